@@ -37,6 +37,7 @@ bench: setup
 	$(VPY) benchmarks/fx.py
 	$(VPY) benchmarks/fake.py
 	$(VPY) benchmarks/nn.py
+	$(VPY) benchmarks/profiler.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

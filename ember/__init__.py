@@ -168,8 +168,9 @@ from .nn.functional import (
     selu_,
 )
 
-# Subpackages imported on first use (torch has them after `import torch`): ember.fx.
-_LAZY_SUBMODULES = ("fx", "_subclasses")
+# Subpackages imported on first use (torch has them after `import torch`): ember.fx,
+# ember.profiler, ember._subclasses.
+_LAZY_SUBMODULES = ("fx", "profiler", "_subclasses")
 # Names of a lazily imported module: torch.SymInt & co. live with the symbolic shapes.
 _LAZY_NAMES = {n: "ember.fx.experimental.symbolic_shapes"
                for n in ("SymInt", "SymFloat", "SymBool", "sym_max", "sym_min")}
@@ -177,6 +178,9 @@ _LAZY_NAMES = {n: "ember.fx.experimental.symbolic_shapes"
 
 def __getattr__(name):
     import importlib
+    if name == "explain":           # ember/_explain.py, loaded on first use
+        from ._explain import explain
+        return explain
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
     if name in _LAZY_NAMES:

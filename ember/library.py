@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 from .core.tensor import Tensor
 from .dispatch import keys as K
+from .dispatch import observers
 from .dispatch.argcheck import ks_list, ks_number, ks_optlist
 from .dispatch.dispatcher import OpOverload, find_op, ops, register_fallback
 from .dispatch.tls import state as _tls
@@ -82,6 +83,8 @@ def _make_entry(op: OpOverload, schema: FunctionSchema):
         k = cache.get(ks)
         if k is None:
             k = op._fill(ks)
+        if observers.active is not None:
+            return observers.call(op, k, args)
         return k(*args)
     return entry
 

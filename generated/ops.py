@@ -15,6 +15,7 @@ from ember.dispatch.argcheck import ks_number as _ks_num
 from ember.dispatch.argcheck import ks_optlist as _ks_optlist
 from ember.dispatch.dispatcher import OpOverload as _Op
 from ember.dispatch.dispatcher import ops as _ops
+from ember.dispatch import observers as _obs
 from ember.dispatch.keys import BACKEND_SELECT_BIT as _BACKEND_SELECT
 from ember.dispatch.keys import ADINPLACE_BIT as _ADINPLACE
 from ember.dispatch.tls import state as _tls
@@ -39,6 +40,8 @@ def _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_f
     _k = _c_empty_memory_format.get(ks)
     if _k is None:
         _k = empty_memory_format._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(empty_memory_format, _k, (size, dtype, layout, device, pin_memory, memory_format,))
     return _k(size, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -64,6 +67,8 @@ def _entry_empty_strided(size, stride, dtype, layout, device, pin_memory):
     _k = _c_empty_strided.get(ks)
     if _k is None:
         _k = empty_strided._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(empty_strided, _k, (size, stride, dtype, layout, device, pin_memory,))
     return _k(size, stride, dtype, layout, device, pin_memory)
 
 
@@ -89,6 +94,8 @@ def _entry_zeros(size, dtype, layout, device, pin_memory):
     _k = _c_zeros.get(ks)
     if _k is None:
         _k = zeros._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(zeros, _k, (size, dtype, layout, device, pin_memory,))
     return _k(size, dtype, layout, device, pin_memory)
 
 
@@ -114,6 +121,8 @@ def _entry_ones(size, dtype, layout, device, pin_memory):
     _k = _c_ones.get(ks)
     if _k is None:
         _k = ones._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ones, _k, (size, dtype, layout, device, pin_memory,))
     return _k(size, dtype, layout, device, pin_memory)
 
 
@@ -139,6 +148,8 @@ def _entry_full(size, fill_value, dtype, layout, device, pin_memory):
     _k = _c_full.get(ks)
     if _k is None:
         _k = full._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(full, _k, (size, fill_value, dtype, layout, device, pin_memory,))
     return _k(size, fill_value, dtype, layout, device, pin_memory)
 
 
@@ -164,6 +175,8 @@ def _entry_scalar_tensor(s, dtype, layout, device, pin_memory):
     _k = _c_scalar_tensor.get(ks)
     if _k is None:
         _k = scalar_tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scalar_tensor, _k, (s, dtype, layout, device, pin_memory,))
     return _k(s, dtype, layout, device, pin_memory)
 
 
@@ -189,6 +202,8 @@ def _entry_arange(end, dtype, layout, device, pin_memory):
     _k = _c_arange.get(ks)
     if _k is None:
         _k = arange._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arange, _k, (end, dtype, layout, device, pin_memory,))
     return _k(end, dtype, layout, device, pin_memory)
 
 
@@ -214,6 +229,8 @@ def _entry_arange_start(start, end, dtype, layout, device, pin_memory):
     _k = _c_arange_start.get(ks)
     if _k is None:
         _k = arange_start._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arange_start, _k, (start, end, dtype, layout, device, pin_memory,))
     return _k(start, end, dtype, layout, device, pin_memory)
 
 
@@ -239,6 +256,8 @@ def _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory
     _k = _c_arange_start_step.get(ks)
     if _k is None:
         _k = arange_start_step._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arange_start_step, _k, (start, end, step, dtype, layout, device, pin_memory,))
     return _k(start, end, step, dtype, layout, device, pin_memory)
 
 
@@ -264,6 +283,8 @@ def _entry_rand(size, dtype, layout, device, pin_memory):
     _k = _c_rand.get(ks)
     if _k is None:
         _k = rand._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rand, _k, (size, dtype, layout, device, pin_memory,))
     return _k(size, dtype, layout, device, pin_memory)
 
 
@@ -289,6 +310,8 @@ def _entry_randn(size, dtype, layout, device, pin_memory):
     _k = _c_randn.get(ks)
     if _k is None:
         _k = randn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randn, _k, (size, dtype, layout, device, pin_memory,))
     return _k(size, dtype, layout, device, pin_memory)
 
 
@@ -317,6 +340,8 @@ def _entry_empty_like(self, dtype, layout, device, pin_memory, memory_format):
     _k = _c_empty_like.get(ks)
     if _k is None:
         _k = empty_like._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(empty_like, _k, (self, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -345,6 +370,8 @@ def _entry_zeros_like(self, dtype, layout, device, pin_memory, memory_format):
     _k = _c_zeros_like.get(ks)
     if _k is None:
         _k = zeros_like._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(zeros_like, _k, (self, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -373,6 +400,8 @@ def _entry_ones_like(self, dtype, layout, device, pin_memory, memory_format):
     _k = _c_ones_like.get(ks)
     if _k is None:
         _k = ones_like._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ones_like, _k, (self, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -401,6 +430,8 @@ def _entry_full_like(self, fill_value, dtype, layout, device, pin_memory, memory
     _k = _c_full_like.get(ks)
     if _k is None:
         _k = full_like._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(full_like, _k, (self, fill_value, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, fill_value, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -429,6 +460,8 @@ def _entry_rand_like(self, dtype, layout, device, pin_memory, memory_format):
     _k = _c_rand_like.get(ks)
     if _k is None:
         _k = rand_like._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rand_like, _k, (self, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -457,6 +490,8 @@ def _entry_randn_like(self, dtype, layout, device, pin_memory, memory_format):
     _k = _c_randn_like.get(ks)
     if _k is None:
         _k = randn_like._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randn_like, _k, (self, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -485,6 +520,8 @@ def _entry_new_empty(self, size, dtype, layout, device, pin_memory):
     _k = _c_new_empty.get(ks)
     if _k is None:
         _k = new_empty._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_empty, _k, (self, size, dtype, layout, device, pin_memory,))
     return _k(self, size, dtype, layout, device, pin_memory)
 
 
@@ -513,6 +550,8 @@ def _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memo
     _k = _c_new_empty_strided.get(ks)
     if _k is None:
         _k = new_empty_strided._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_empty_strided, _k, (self, size, stride, dtype, layout, device, pin_memory,))
     return _k(self, size, stride, dtype, layout, device, pin_memory)
 
 
@@ -541,6 +580,8 @@ def _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory):
     _k = _c_new_full.get(ks)
     if _k is None:
         _k = new_full._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_full, _k, (self, size, fill_value, dtype, layout, device, pin_memory,))
     return _k(self, size, fill_value, dtype, layout, device, pin_memory)
 
 
@@ -569,6 +610,8 @@ def _entry_new_zeros(self, size, dtype, layout, device, pin_memory):
     _k = _c_new_zeros.get(ks)
     if _k is None:
         _k = new_zeros._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_zeros, _k, (self, size, dtype, layout, device, pin_memory,))
     return _k(self, size, dtype, layout, device, pin_memory)
 
 
@@ -597,6 +640,8 @@ def _entry_new_ones(self, size, dtype, layout, device, pin_memory):
     _k = _c_new_ones.get(ks)
     if _k is None:
         _k = new_ones._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_ones, _k, (self, size, dtype, layout, device, pin_memory,))
     return _k(self, size, dtype, layout, device, pin_memory)
 
 
@@ -625,6 +670,8 @@ def _entry_clone(self, memory_format):
     _k = _c_clone.get(ks)
     if _k is None:
         _k = clone._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clone, _k, (self, memory_format,))
     return _k(self, memory_format)
 
 
@@ -655,6 +702,8 @@ def _entry_clone_out(self, memory_format, out):
     _k = _c_clone_out.get(ks)
     if _k is None:
         _k = clone_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clone_out, _k, (self, memory_format, out,))
     return _k(self, memory_format, out)
 
 
@@ -685,6 +734,8 @@ def _entry_copy_(self, src, non_blocking):
     _k = _c_copy_.get(ks)
     if _k is None:
         _k = copy_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(copy_, _k, (self, src, non_blocking,))
     return _k(self, src, non_blocking)
 
 
@@ -713,6 +764,8 @@ def _entry__to_copy(self, dtype, layout, device, pin_memory, non_blocking, memor
     _k = _c__to_copy.get(ks)
     if _k is None:
         _k = _to_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_to_copy, _k, (self, dtype, layout, device, pin_memory, non_blocking, memory_format,))
     return _k(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
 
 
@@ -743,6 +796,8 @@ def _entry__to_copy_out(self, dtype, layout, device, pin_memory, non_blocking, m
     _k = _c__to_copy_out.get(ks)
     if _k is None:
         _k = _to_copy_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_to_copy_out, _k, (self, dtype, layout, device, pin_memory, non_blocking, memory_format, out,))
     return _k(self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
 
 
@@ -771,6 +826,8 @@ def _entry_to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking
     _k = _c_to_dtype_layout.get(ks)
     if _k is None:
         _k = to_dtype_layout._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(to_dtype_layout, _k, (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format,))
     return _k(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
 
 
@@ -799,6 +856,8 @@ def _entry_to_device(self, device, dtype, non_blocking, copy, memory_format):
     _k = _c_to_device.get(ks)
     if _k is None:
         _k = to_device._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(to_device, _k, (self, device, dtype, non_blocking, copy, memory_format,))
     return _k(self, device, dtype, non_blocking, copy, memory_format)
 
 
@@ -827,6 +886,8 @@ def _entry_to_dtype(self, dtype, non_blocking, copy, memory_format):
     _k = _c_to_dtype.get(ks)
     if _k is None:
         _k = to_dtype._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(to_dtype, _k, (self, dtype, non_blocking, copy, memory_format,))
     return _k(self, dtype, non_blocking, copy, memory_format)
 
 
@@ -855,6 +916,8 @@ def _entry_to_other(self, other, non_blocking, copy, memory_format):
     _k = _c_to_other.get(ks)
     if _k is None:
         _k = to_other._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(to_other, _k, (self, other, non_blocking, copy, memory_format,))
     return _k(self, other, non_blocking, copy, memory_format)
 
 
@@ -883,6 +946,8 @@ def _entry_contiguous(self, memory_format):
     _k = _c_contiguous.get(ks)
     if _k is None:
         _k = contiguous._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(contiguous, _k, (self, memory_format,))
     return _k(self, memory_format)
 
 
@@ -913,6 +978,8 @@ def _entry_fill__Scalar(self, value):
     _k = _c_fill__Scalar.get(ks)
     if _k is None:
         _k = fill__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fill__Scalar, _k, (self, value,))
     return _k(self, value)
 
 
@@ -943,6 +1010,8 @@ def _entry_fill__Tensor(self, value):
     _k = _c_fill__Tensor.get(ks)
     if _k is None:
         _k = fill__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fill__Tensor, _k, (self, value,))
     return _k(self, value)
 
 
@@ -973,6 +1042,8 @@ def _entry_zero_(self):
     _k = _c_zero_.get(ks)
     if _k is None:
         _k = zero_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(zero_, _k, (self,))
     return _k(self)
 
 
@@ -1001,6 +1072,8 @@ def _entry_add_Tensor(self, other, alpha):
     _k = _c_add_Tensor.get(ks)
     if _k is None:
         _k = add_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(add_Tensor, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -1031,6 +1104,8 @@ def _entry_add_out(self, other, alpha, out):
     _k = _c_add_out.get(ks)
     if _k is None:
         _k = add_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(add_out, _k, (self, other, alpha, out,))
     return _k(self, other, alpha, out)
 
 
@@ -1059,6 +1134,8 @@ def _entry_add_Scalar(self, other, alpha):
     _k = _c_add_Scalar.get(ks)
     if _k is None:
         _k = add_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(add_Scalar, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -1089,6 +1166,8 @@ def _entry_add_Scalar_out(self, other, alpha, out):
     _k = _c_add_Scalar_out.get(ks)
     if _k is None:
         _k = add_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(add_Scalar_out, _k, (self, other, alpha, out,))
     return _k(self, other, alpha, out)
 
 
@@ -1119,6 +1198,8 @@ def _entry_add__Tensor(self, other, alpha):
     _k = _c_add__Tensor.get(ks)
     if _k is None:
         _k = add__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(add__Tensor, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -1149,6 +1230,8 @@ def _entry_add__Scalar(self, other, alpha):
     _k = _c_add__Scalar.get(ks)
     if _k is None:
         _k = add__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(add__Scalar, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -1177,6 +1260,8 @@ def _entry_sub_Tensor(self, other, alpha):
     _k = _c_sub_Tensor.get(ks)
     if _k is None:
         _k = sub_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sub_Tensor, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -1207,6 +1292,8 @@ def _entry_sub_out(self, other, alpha, out):
     _k = _c_sub_out.get(ks)
     if _k is None:
         _k = sub_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sub_out, _k, (self, other, alpha, out,))
     return _k(self, other, alpha, out)
 
 
@@ -1235,6 +1322,8 @@ def _entry_sub_Scalar(self, other, alpha):
     _k = _c_sub_Scalar.get(ks)
     if _k is None:
         _k = sub_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sub_Scalar, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -1265,6 +1354,8 @@ def _entry_sub_Scalar_out(self, other, alpha, out):
     _k = _c_sub_Scalar_out.get(ks)
     if _k is None:
         _k = sub_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sub_Scalar_out, _k, (self, other, alpha, out,))
     return _k(self, other, alpha, out)
 
 
@@ -1295,6 +1386,8 @@ def _entry_sub__Tensor(self, other, alpha):
     _k = _c_sub__Tensor.get(ks)
     if _k is None:
         _k = sub__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sub__Tensor, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -1325,6 +1418,8 @@ def _entry_sub__Scalar(self, other, alpha):
     _k = _c_sub__Scalar.get(ks)
     if _k is None:
         _k = sub__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sub__Scalar, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -1353,6 +1448,8 @@ def _entry_mul_Tensor(self, other):
     _k = _c_mul_Tensor.get(ks)
     if _k is None:
         _k = mul_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mul_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -1383,6 +1480,8 @@ def _entry_mul_out(self, other, out):
     _k = _c_mul_out.get(ks)
     if _k is None:
         _k = mul_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mul_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -1411,6 +1510,8 @@ def _entry_mul_Scalar(self, other):
     _k = _c_mul_Scalar.get(ks)
     if _k is None:
         _k = mul_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mul_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -1441,6 +1542,8 @@ def _entry_mul_Scalar_out(self, other, out):
     _k = _c_mul_Scalar_out.get(ks)
     if _k is None:
         _k = mul_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mul_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -1471,6 +1574,8 @@ def _entry_mul__Tensor(self, other):
     _k = _c_mul__Tensor.get(ks)
     if _k is None:
         _k = mul__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mul__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -1501,6 +1606,8 @@ def _entry_mul__Scalar(self, other):
     _k = _c_mul__Scalar.get(ks)
     if _k is None:
         _k = mul__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mul__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -1529,6 +1636,8 @@ def _entry_div_Tensor(self, other):
     _k = _c_div_Tensor.get(ks)
     if _k is None:
         _k = div_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -1559,6 +1668,8 @@ def _entry_div_out(self, other, out):
     _k = _c_div_out.get(ks)
     if _k is None:
         _k = div_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -1587,6 +1698,8 @@ def _entry_div_Tensor_mode(self, other, rounding_mode):
     _k = _c_div_Tensor_mode.get(ks)
     if _k is None:
         _k = div_Tensor_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div_Tensor_mode, _k, (self, other, rounding_mode,))
     return _k(self, other, rounding_mode)
 
 
@@ -1617,6 +1730,8 @@ def _entry_div_out_mode(self, other, rounding_mode, out):
     _k = _c_div_out_mode.get(ks)
     if _k is None:
         _k = div_out_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div_out_mode, _k, (self, other, rounding_mode, out,))
     return _k(self, other, rounding_mode, out)
 
 
@@ -1645,6 +1760,8 @@ def _entry_div_Scalar(self, other):
     _k = _c_div_Scalar.get(ks)
     if _k is None:
         _k = div_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -1675,6 +1792,8 @@ def _entry_div_Scalar_out(self, other, out):
     _k = _c_div_Scalar_out.get(ks)
     if _k is None:
         _k = div_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -1705,6 +1824,8 @@ def _entry_div__Tensor(self, other):
     _k = _c_div__Tensor.get(ks)
     if _k is None:
         _k = div__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -1735,6 +1856,8 @@ def _entry_div__Tensor_mode(self, other, rounding_mode):
     _k = _c_div__Tensor_mode.get(ks)
     if _k is None:
         _k = div__Tensor_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div__Tensor_mode, _k, (self, other, rounding_mode,))
     return _k(self, other, rounding_mode)
 
 
@@ -1763,6 +1886,8 @@ def _entry_pow_Tensor_Tensor(self, exponent):
     _k = _c_pow_Tensor_Tensor.get(ks)
     if _k is None:
         _k = pow_Tensor_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(pow_Tensor_Tensor, _k, (self, exponent,))
     return _k(self, exponent)
 
 
@@ -1793,6 +1918,8 @@ def _entry_pow_Tensor_Tensor_out(self, exponent, out):
     _k = _c_pow_Tensor_Tensor_out.get(ks)
     if _k is None:
         _k = pow_Tensor_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(pow_Tensor_Tensor_out, _k, (self, exponent, out,))
     return _k(self, exponent, out)
 
 
@@ -1821,6 +1948,8 @@ def _entry_pow_Tensor_Scalar(self, exponent):
     _k = _c_pow_Tensor_Scalar.get(ks)
     if _k is None:
         _k = pow_Tensor_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(pow_Tensor_Scalar, _k, (self, exponent,))
     return _k(self, exponent)
 
 
@@ -1851,6 +1980,8 @@ def _entry_pow_Tensor_Scalar_out(self, exponent, out):
     _k = _c_pow_Tensor_Scalar_out.get(ks)
     if _k is None:
         _k = pow_Tensor_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(pow_Tensor_Scalar_out, _k, (self, exponent, out,))
     return _k(self, exponent, out)
 
 
@@ -1879,6 +2010,8 @@ def _entry_pow_Scalar(self, exponent):
     _k = _c_pow_Scalar.get(ks)
     if _k is None:
         _k = pow_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(pow_Scalar, _k, (self, exponent,))
     return _k(self, exponent)
 
 
@@ -1909,6 +2042,8 @@ def _entry_pow_Scalar_out(self, exponent, out):
     _k = _c_pow_Scalar_out.get(ks)
     if _k is None:
         _k = pow_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(pow_Scalar_out, _k, (self, exponent, out,))
     return _k(self, exponent, out)
 
 
@@ -1939,6 +2074,8 @@ def _entry_pow__Tensor(self, exponent):
     _k = _c_pow__Tensor.get(ks)
     if _k is None:
         _k = pow__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(pow__Tensor, _k, (self, exponent,))
     return _k(self, exponent)
 
 
@@ -1967,6 +2104,8 @@ def _entry_eq_Tensor(self, other):
     _k = _c_eq_Tensor.get(ks)
     if _k is None:
         _k = eq_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eq_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -1997,6 +2136,8 @@ def _entry_eq_Tensor_out(self, other, out):
     _k = _c_eq_Tensor_out.get(ks)
     if _k is None:
         _k = eq_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eq_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -2025,6 +2166,8 @@ def _entry_eq_Scalar(self, other):
     _k = _c_eq_Scalar.get(ks)
     if _k is None:
         _k = eq_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eq_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -2055,6 +2198,8 @@ def _entry_eq_Scalar_out(self, other, out):
     _k = _c_eq_Scalar_out.get(ks)
     if _k is None:
         _k = eq_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eq_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -2083,6 +2228,8 @@ def _entry_ne_Tensor(self, other):
     _k = _c_ne_Tensor.get(ks)
     if _k is None:
         _k = ne_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ne_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -2113,6 +2260,8 @@ def _entry_ne_Tensor_out(self, other, out):
     _k = _c_ne_Tensor_out.get(ks)
     if _k is None:
         _k = ne_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ne_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -2141,6 +2290,8 @@ def _entry_lt_Tensor(self, other):
     _k = _c_lt_Tensor.get(ks)
     if _k is None:
         _k = lt_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lt_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -2171,6 +2322,8 @@ def _entry_lt_Tensor_out(self, other, out):
     _k = _c_lt_Tensor_out.get(ks)
     if _k is None:
         _k = lt_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lt_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -2199,6 +2352,8 @@ def _entry_lt_Scalar(self, other):
     _k = _c_lt_Scalar.get(ks)
     if _k is None:
         _k = lt_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lt_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -2229,6 +2384,8 @@ def _entry_lt_Scalar_out(self, other, out):
     _k = _c_lt_Scalar_out.get(ks)
     if _k is None:
         _k = lt_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lt_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -2257,6 +2414,8 @@ def _entry_le_Tensor(self, other):
     _k = _c_le_Tensor.get(ks)
     if _k is None:
         _k = le_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(le_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -2287,6 +2446,8 @@ def _entry_le_Tensor_out(self, other, out):
     _k = _c_le_Tensor_out.get(ks)
     if _k is None:
         _k = le_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(le_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -2315,6 +2476,8 @@ def _entry_gt_Tensor(self, other):
     _k = _c_gt_Tensor.get(ks)
     if _k is None:
         _k = gt_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gt_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -2345,6 +2508,8 @@ def _entry_gt_Tensor_out(self, other, out):
     _k = _c_gt_Tensor_out.get(ks)
     if _k is None:
         _k = gt_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gt_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -2373,6 +2538,8 @@ def _entry_gt_Scalar(self, other):
     _k = _c_gt_Scalar.get(ks)
     if _k is None:
         _k = gt_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gt_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -2403,6 +2570,8 @@ def _entry_gt_Scalar_out(self, other, out):
     _k = _c_gt_Scalar_out.get(ks)
     if _k is None:
         _k = gt_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gt_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -2431,6 +2600,8 @@ def _entry_ge_Tensor(self, other):
     _k = _c_ge_Tensor.get(ks)
     if _k is None:
         _k = ge_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ge_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -2461,6 +2632,8 @@ def _entry_ge_Tensor_out(self, other, out):
     _k = _c_ge_Tensor_out.get(ks)
     if _k is None:
         _k = ge_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ge_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -2489,6 +2662,8 @@ def _entry_where_self(condition, self, other):
     _k = _c_where_self.get(ks)
     if _k is None:
         _k = where_self._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(where_self, _k, (condition, self, other,))
     return _k(condition, self, other)
 
 
@@ -2519,6 +2694,8 @@ def _entry_where_self_out(condition, self, other, out):
     _k = _c_where_self_out.get(ks)
     if _k is None:
         _k = where_self_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(where_self_out, _k, (condition, self, other, out,))
     return _k(condition, self, other, out)
 
 
@@ -2547,6 +2724,8 @@ def _entry_clamp(self, min, max):
     _k = _c_clamp.get(ks)
     if _k is None:
         _k = clamp._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp, _k, (self, min, max,))
     return _k(self, min, max)
 
 
@@ -2577,6 +2756,8 @@ def _entry_clamp_out(self, min, max, out):
     _k = _c_clamp_out.get(ks)
     if _k is None:
         _k = clamp_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_out, _k, (self, min, max, out,))
     return _k(self, min, max, out)
 
 
@@ -2605,6 +2786,8 @@ def _entry_clamp_Tensor(self, min, max):
     _k = _c_clamp_Tensor.get(ks)
     if _k is None:
         _k = clamp_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_Tensor, _k, (self, min, max,))
     return _k(self, min, max)
 
 
@@ -2635,6 +2818,8 @@ def _entry_clamp_Tensor_out(self, min, max, out):
     _k = _c_clamp_Tensor_out.get(ks)
     if _k is None:
         _k = clamp_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_Tensor_out, _k, (self, min, max, out,))
     return _k(self, min, max, out)
 
 
@@ -2665,6 +2850,8 @@ def _entry_clamp_(self, min, max):
     _k = _c_clamp_.get(ks)
     if _k is None:
         _k = clamp_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_, _k, (self, min, max,))
     return _k(self, min, max)
 
 
@@ -2693,6 +2880,8 @@ def _entry_masked_fill_Scalar(self, mask, value):
     _k = _c_masked_fill_Scalar.get(ks)
     if _k is None:
         _k = masked_fill_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_fill_Scalar, _k, (self, mask, value,))
     return _k(self, mask, value)
 
 
@@ -2723,6 +2912,8 @@ def _entry_masked_fill_Scalar_out(self, mask, value, out):
     _k = _c_masked_fill_Scalar_out.get(ks)
     if _k is None:
         _k = masked_fill_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_fill_Scalar_out, _k, (self, mask, value, out,))
     return _k(self, mask, value, out)
 
 
@@ -2751,6 +2942,8 @@ def _entry_masked_fill_Tensor(self, mask, value):
     _k = _c_masked_fill_Tensor.get(ks)
     if _k is None:
         _k = masked_fill_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_fill_Tensor, _k, (self, mask, value,))
     return _k(self, mask, value)
 
 
@@ -2781,6 +2974,8 @@ def _entry_masked_fill_Tensor_out(self, mask, value, out):
     _k = _c_masked_fill_Tensor_out.get(ks)
     if _k is None:
         _k = masked_fill_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_fill_Tensor_out, _k, (self, mask, value, out,))
     return _k(self, mask, value, out)
 
 
@@ -2811,6 +3006,8 @@ def _entry_masked_fill__Scalar(self, mask, value):
     _k = _c_masked_fill__Scalar.get(ks)
     if _k is None:
         _k = masked_fill__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_fill__Scalar, _k, (self, mask, value,))
     return _k(self, mask, value)
 
 
@@ -2841,6 +3038,8 @@ def _entry_masked_fill__Tensor(self, mask, value):
     _k = _c_masked_fill__Tensor.get(ks)
     if _k is None:
         _k = masked_fill__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_fill__Tensor, _k, (self, mask, value,))
     return _k(self, mask, value)
 
 
@@ -2869,6 +3068,8 @@ def _entry_rsub_Tensor(self, other, alpha):
     _k = _c_rsub_Tensor.get(ks)
     if _k is None:
         _k = rsub_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rsub_Tensor, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -2899,6 +3100,8 @@ def _entry_rsub_Tensor_out(self, other, alpha, out):
     _k = _c_rsub_Tensor_out.get(ks)
     if _k is None:
         _k = rsub_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rsub_Tensor_out, _k, (self, other, alpha, out,))
     return _k(self, other, alpha, out)
 
 
@@ -2927,6 +3130,8 @@ def _entry_rsub_Scalar(self, other, alpha):
     _k = _c_rsub_Scalar.get(ks)
     if _k is None:
         _k = rsub_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rsub_Scalar, _k, (self, other, alpha,))
     return _k(self, other, alpha)
 
 
@@ -2957,6 +3162,8 @@ def _entry_rsub_Scalar_out(self, other, alpha, out):
     _k = _c_rsub_Scalar_out.get(ks)
     if _k is None:
         _k = rsub_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rsub_Scalar_out, _k, (self, other, alpha, out,))
     return _k(self, other, alpha, out)
 
 
@@ -2985,6 +3192,8 @@ def _entry_floor_divide(self, other):
     _k = _c_floor_divide.get(ks)
     if _k is None:
         _k = floor_divide._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(floor_divide, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3015,6 +3224,8 @@ def _entry_floor_divide_out(self, other, out):
     _k = _c_floor_divide_out.get(ks)
     if _k is None:
         _k = floor_divide_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(floor_divide_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3043,6 +3254,8 @@ def _entry_floor_divide_Scalar(self, other):
     _k = _c_floor_divide_Scalar.get(ks)
     if _k is None:
         _k = floor_divide_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(floor_divide_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3073,6 +3286,8 @@ def _entry_floor_divide_Scalar_out(self, other, out):
     _k = _c_floor_divide_Scalar_out.get(ks)
     if _k is None:
         _k = floor_divide_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(floor_divide_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3103,6 +3318,8 @@ def _entry_floor_divide__Tensor(self, other):
     _k = _c_floor_divide__Tensor.get(ks)
     if _k is None:
         _k = floor_divide__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(floor_divide__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3133,6 +3350,8 @@ def _entry_floor_divide__Scalar(self, other):
     _k = _c_floor_divide__Scalar.get(ks)
     if _k is None:
         _k = floor_divide__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(floor_divide__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3161,6 +3380,8 @@ def _entry_remainder_Tensor(self, other):
     _k = _c_remainder_Tensor.get(ks)
     if _k is None:
         _k = remainder_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(remainder_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3191,6 +3412,8 @@ def _entry_remainder_Tensor_out(self, other, out):
     _k = _c_remainder_Tensor_out.get(ks)
     if _k is None:
         _k = remainder_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(remainder_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3219,6 +3442,8 @@ def _entry_remainder_Scalar(self, other):
     _k = _c_remainder_Scalar.get(ks)
     if _k is None:
         _k = remainder_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(remainder_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3249,6 +3474,8 @@ def _entry_remainder_Scalar_out(self, other, out):
     _k = _c_remainder_Scalar_out.get(ks)
     if _k is None:
         _k = remainder_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(remainder_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3277,6 +3504,8 @@ def _entry_remainder_Scalar_Tensor(self, other):
     _k = _c_remainder_Scalar_Tensor.get(ks)
     if _k is None:
         _k = remainder_Scalar_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(remainder_Scalar_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3307,6 +3536,8 @@ def _entry_remainder_Scalar_Tensor_out(self, other, out):
     _k = _c_remainder_Scalar_Tensor_out.get(ks)
     if _k is None:
         _k = remainder_Scalar_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(remainder_Scalar_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3337,6 +3568,8 @@ def _entry_remainder__Tensor(self, other):
     _k = _c_remainder__Tensor.get(ks)
     if _k is None:
         _k = remainder__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(remainder__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3367,6 +3600,8 @@ def _entry_remainder__Scalar(self, other):
     _k = _c_remainder__Scalar.get(ks)
     if _k is None:
         _k = remainder__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(remainder__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3395,6 +3630,8 @@ def _entry_fmod_Tensor(self, other):
     _k = _c_fmod_Tensor.get(ks)
     if _k is None:
         _k = fmod_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmod_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3425,6 +3662,8 @@ def _entry_fmod_Tensor_out(self, other, out):
     _k = _c_fmod_Tensor_out.get(ks)
     if _k is None:
         _k = fmod_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmod_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3453,6 +3692,8 @@ def _entry_fmod_Scalar(self, other):
     _k = _c_fmod_Scalar.get(ks)
     if _k is None:
         _k = fmod_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmod_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3483,6 +3724,8 @@ def _entry_fmod_Scalar_out(self, other, out):
     _k = _c_fmod_Scalar_out.get(ks)
     if _k is None:
         _k = fmod_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmod_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3513,6 +3756,8 @@ def _entry_fmod__Tensor(self, other):
     _k = _c_fmod__Tensor.get(ks)
     if _k is None:
         _k = fmod__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmod__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3543,6 +3788,8 @@ def _entry_fmod__Scalar(self, other):
     _k = _c_fmod__Scalar.get(ks)
     if _k is None:
         _k = fmod__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmod__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3571,6 +3818,8 @@ def _entry_maximum(self, other):
     _k = _c_maximum.get(ks)
     if _k is None:
         _k = maximum._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(maximum, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3601,6 +3850,8 @@ def _entry_maximum_out(self, other, out):
     _k = _c_maximum_out.get(ks)
     if _k is None:
         _k = maximum_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(maximum_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3629,6 +3880,8 @@ def _entry_minimum(self, other):
     _k = _c_minimum.get(ks)
     if _k is None:
         _k = minimum._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(minimum, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3659,6 +3912,8 @@ def _entry_minimum_out(self, other, out):
     _k = _c_minimum_out.get(ks)
     if _k is None:
         _k = minimum_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(minimum_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3687,6 +3942,8 @@ def _entry_atan2(self, other):
     _k = _c_atan2.get(ks)
     if _k is None:
         _k = atan2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atan2, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3717,6 +3974,8 @@ def _entry_atan2_out(self, other, out):
     _k = _c_atan2_out.get(ks)
     if _k is None:
         _k = atan2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atan2_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3747,6 +4006,8 @@ def _entry_atan2_(self, other):
     _k = _c_atan2_.get(ks)
     if _k is None:
         _k = atan2_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atan2_, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3775,6 +4036,8 @@ def _entry_logical_and(self, other):
     _k = _c_logical_and.get(ks)
     if _k is None:
         _k = logical_and._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_and, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3805,6 +4068,8 @@ def _entry_logical_and_out(self, other, out):
     _k = _c_logical_and_out.get(ks)
     if _k is None:
         _k = logical_and_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_and_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3835,6 +4100,8 @@ def _entry_logical_and_(self, other):
     _k = _c_logical_and_.get(ks)
     if _k is None:
         _k = logical_and_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_and_, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3863,6 +4130,8 @@ def _entry_logical_or(self, other):
     _k = _c_logical_or.get(ks)
     if _k is None:
         _k = logical_or._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_or, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3893,6 +4162,8 @@ def _entry_logical_or_out(self, other, out):
     _k = _c_logical_or_out.get(ks)
     if _k is None:
         _k = logical_or_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_or_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -3923,6 +4194,8 @@ def _entry_logical_or_(self, other):
     _k = _c_logical_or_.get(ks)
     if _k is None:
         _k = logical_or_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_or_, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3951,6 +4224,8 @@ def _entry_logical_xor(self, other):
     _k = _c_logical_xor.get(ks)
     if _k is None:
         _k = logical_xor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_xor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -3981,6 +4256,8 @@ def _entry_logical_xor_out(self, other, out):
     _k = _c_logical_xor_out.get(ks)
     if _k is None:
         _k = logical_xor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_xor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4011,6 +4288,8 @@ def _entry_logical_xor_(self, other):
     _k = _c_logical_xor_.get(ks)
     if _k is None:
         _k = logical_xor_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_xor_, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4039,6 +4318,8 @@ def _entry_bitwise_and_Tensor(self, other):
     _k = _c_bitwise_and_Tensor.get(ks)
     if _k is None:
         _k = bitwise_and_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_and_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4069,6 +4350,8 @@ def _entry_bitwise_and_Tensor_out(self, other, out):
     _k = _c_bitwise_and_Tensor_out.get(ks)
     if _k is None:
         _k = bitwise_and_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_and_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4097,6 +4380,8 @@ def _entry_bitwise_and_Scalar(self, other):
     _k = _c_bitwise_and_Scalar.get(ks)
     if _k is None:
         _k = bitwise_and_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_and_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4127,6 +4412,8 @@ def _entry_bitwise_and_Scalar_out(self, other, out):
     _k = _c_bitwise_and_Scalar_out.get(ks)
     if _k is None:
         _k = bitwise_and_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_and_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4155,6 +4442,8 @@ def _entry_bitwise_and_Scalar_Tensor(self, other):
     _k = _c_bitwise_and_Scalar_Tensor.get(ks)
     if _k is None:
         _k = bitwise_and_Scalar_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_and_Scalar_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4185,6 +4474,8 @@ def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
     _k = _c_bitwise_and_Scalar_Tensor_out.get(ks)
     if _k is None:
         _k = bitwise_and_Scalar_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_and_Scalar_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4215,6 +4506,8 @@ def _entry_bitwise_and__Tensor(self, other):
     _k = _c_bitwise_and__Tensor.get(ks)
     if _k is None:
         _k = bitwise_and__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_and__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4245,6 +4538,8 @@ def _entry_bitwise_and__Scalar(self, other):
     _k = _c_bitwise_and__Scalar.get(ks)
     if _k is None:
         _k = bitwise_and__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_and__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4273,6 +4568,8 @@ def _entry_bitwise_or_Tensor(self, other):
     _k = _c_bitwise_or_Tensor.get(ks)
     if _k is None:
         _k = bitwise_or_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_or_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4303,6 +4600,8 @@ def _entry_bitwise_or_Tensor_out(self, other, out):
     _k = _c_bitwise_or_Tensor_out.get(ks)
     if _k is None:
         _k = bitwise_or_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_or_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4331,6 +4630,8 @@ def _entry_bitwise_or_Scalar(self, other):
     _k = _c_bitwise_or_Scalar.get(ks)
     if _k is None:
         _k = bitwise_or_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_or_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4361,6 +4662,8 @@ def _entry_bitwise_or_Scalar_out(self, other, out):
     _k = _c_bitwise_or_Scalar_out.get(ks)
     if _k is None:
         _k = bitwise_or_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_or_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4389,6 +4692,8 @@ def _entry_bitwise_or_Scalar_Tensor(self, other):
     _k = _c_bitwise_or_Scalar_Tensor.get(ks)
     if _k is None:
         _k = bitwise_or_Scalar_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_or_Scalar_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4419,6 +4724,8 @@ def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
     _k = _c_bitwise_or_Scalar_Tensor_out.get(ks)
     if _k is None:
         _k = bitwise_or_Scalar_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_or_Scalar_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4449,6 +4756,8 @@ def _entry_bitwise_or__Tensor(self, other):
     _k = _c_bitwise_or__Tensor.get(ks)
     if _k is None:
         _k = bitwise_or__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_or__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4479,6 +4788,8 @@ def _entry_bitwise_or__Scalar(self, other):
     _k = _c_bitwise_or__Scalar.get(ks)
     if _k is None:
         _k = bitwise_or__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_or__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4507,6 +4818,8 @@ def _entry_bitwise_xor_Tensor(self, other):
     _k = _c_bitwise_xor_Tensor.get(ks)
     if _k is None:
         _k = bitwise_xor_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_xor_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4537,6 +4850,8 @@ def _entry_bitwise_xor_Tensor_out(self, other, out):
     _k = _c_bitwise_xor_Tensor_out.get(ks)
     if _k is None:
         _k = bitwise_xor_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_xor_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4565,6 +4880,8 @@ def _entry_bitwise_xor_Scalar(self, other):
     _k = _c_bitwise_xor_Scalar.get(ks)
     if _k is None:
         _k = bitwise_xor_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_xor_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4595,6 +4912,8 @@ def _entry_bitwise_xor_Scalar_out(self, other, out):
     _k = _c_bitwise_xor_Scalar_out.get(ks)
     if _k is None:
         _k = bitwise_xor_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_xor_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4623,6 +4942,8 @@ def _entry_bitwise_xor_Scalar_Tensor(self, other):
     _k = _c_bitwise_xor_Scalar_Tensor.get(ks)
     if _k is None:
         _k = bitwise_xor_Scalar_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_xor_Scalar_Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4653,6 +4974,8 @@ def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
     _k = _c_bitwise_xor_Scalar_Tensor_out.get(ks)
     if _k is None:
         _k = bitwise_xor_Scalar_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_xor_Scalar_Tensor_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -4683,6 +5006,8 @@ def _entry_bitwise_xor__Tensor(self, other):
     _k = _c_bitwise_xor__Tensor.get(ks)
     if _k is None:
         _k = bitwise_xor__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_xor__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4713,6 +5038,8 @@ def _entry_bitwise_xor__Scalar(self, other):
     _k = _c_bitwise_xor__Scalar.get(ks)
     if _k is None:
         _k = bitwise_xor__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_xor__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -4741,6 +5068,8 @@ def _entry_lerp_Scalar(self, end, weight):
     _k = _c_lerp_Scalar.get(ks)
     if _k is None:
         _k = lerp_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lerp_Scalar, _k, (self, end, weight,))
     return _k(self, end, weight)
 
 
@@ -4771,6 +5100,8 @@ def _entry_lerp_Scalar_out(self, end, weight, out):
     _k = _c_lerp_Scalar_out.get(ks)
     if _k is None:
         _k = lerp_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lerp_Scalar_out, _k, (self, end, weight, out,))
     return _k(self, end, weight, out)
 
 
@@ -4799,6 +5130,8 @@ def _entry_lerp_Tensor(self, end, weight):
     _k = _c_lerp_Tensor.get(ks)
     if _k is None:
         _k = lerp_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lerp_Tensor, _k, (self, end, weight,))
     return _k(self, end, weight)
 
 
@@ -4829,6 +5162,8 @@ def _entry_lerp_Tensor_out(self, end, weight, out):
     _k = _c_lerp_Tensor_out.get(ks)
     if _k is None:
         _k = lerp_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lerp_Tensor_out, _k, (self, end, weight, out,))
     return _k(self, end, weight, out)
 
 
@@ -4859,6 +5194,8 @@ def _entry_lerp__Scalar(self, end, weight):
     _k = _c_lerp__Scalar.get(ks)
     if _k is None:
         _k = lerp__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lerp__Scalar, _k, (self, end, weight,))
     return _k(self, end, weight)
 
 
@@ -4889,6 +5226,8 @@ def _entry_lerp__Tensor(self, end, weight):
     _k = _c_lerp__Tensor.get(ks)
     if _k is None:
         _k = lerp__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lerp__Tensor, _k, (self, end, weight,))
     return _k(self, end, weight)
 
 
@@ -4917,6 +5256,8 @@ def _entry_addcmul(self, tensor1, tensor2, value):
     _k = _c_addcmul.get(ks)
     if _k is None:
         _k = addcmul._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addcmul, _k, (self, tensor1, tensor2, value,))
     return _k(self, tensor1, tensor2, value)
 
 
@@ -4947,6 +5288,8 @@ def _entry_addcmul_out(self, tensor1, tensor2, value, out):
     _k = _c_addcmul_out.get(ks)
     if _k is None:
         _k = addcmul_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addcmul_out, _k, (self, tensor1, tensor2, value, out,))
     return _k(self, tensor1, tensor2, value, out)
 
 
@@ -4977,6 +5320,8 @@ def _entry_addcmul_(self, tensor1, tensor2, value):
     _k = _c_addcmul_.get(ks)
     if _k is None:
         _k = addcmul_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addcmul_, _k, (self, tensor1, tensor2, value,))
     return _k(self, tensor1, tensor2, value)
 
 
@@ -5005,6 +5350,8 @@ def _entry_addcdiv(self, tensor1, tensor2, value):
     _k = _c_addcdiv.get(ks)
     if _k is None:
         _k = addcdiv._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addcdiv, _k, (self, tensor1, tensor2, value,))
     return _k(self, tensor1, tensor2, value)
 
 
@@ -5035,6 +5382,8 @@ def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
     _k = _c_addcdiv_out.get(ks)
     if _k is None:
         _k = addcdiv_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addcdiv_out, _k, (self, tensor1, tensor2, value, out,))
     return _k(self, tensor1, tensor2, value, out)
 
 
@@ -5065,6 +5414,8 @@ def _entry_addcdiv_(self, tensor1, tensor2, value):
     _k = _c_addcdiv_.get(ks)
     if _k is None:
         _k = addcdiv_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addcdiv_, _k, (self, tensor1, tensor2, value,))
     return _k(self, tensor1, tensor2, value)
 
 
@@ -5093,6 +5444,8 @@ def _entry_ne_Scalar(self, other):
     _k = _c_ne_Scalar.get(ks)
     if _k is None:
         _k = ne_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ne_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5123,6 +5476,8 @@ def _entry_ne_Scalar_out(self, other, out):
     _k = _c_ne_Scalar_out.get(ks)
     if _k is None:
         _k = ne_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ne_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -5151,6 +5506,8 @@ def _entry_le_Scalar(self, other):
     _k = _c_le_Scalar.get(ks)
     if _k is None:
         _k = le_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(le_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5181,6 +5538,8 @@ def _entry_le_Scalar_out(self, other, out):
     _k = _c_le_Scalar_out.get(ks)
     if _k is None:
         _k = le_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(le_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -5209,6 +5568,8 @@ def _entry_ge_Scalar(self, other):
     _k = _c_ge_Scalar.get(ks)
     if _k is None:
         _k = ge_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ge_Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5239,6 +5600,8 @@ def _entry_ge_Scalar_out(self, other, out):
     _k = _c_ge_Scalar_out.get(ks)
     if _k is None:
         _k = ge_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ge_Scalar_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -5269,6 +5632,8 @@ def _entry_eq__Tensor(self, other):
     _k = _c_eq__Tensor.get(ks)
     if _k is None:
         _k = eq__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eq__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5299,6 +5664,8 @@ def _entry_eq__Scalar(self, other):
     _k = _c_eq__Scalar.get(ks)
     if _k is None:
         _k = eq__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eq__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5329,6 +5696,8 @@ def _entry_ne__Tensor(self, other):
     _k = _c_ne__Tensor.get(ks)
     if _k is None:
         _k = ne__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ne__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5359,6 +5728,8 @@ def _entry_ne__Scalar(self, other):
     _k = _c_ne__Scalar.get(ks)
     if _k is None:
         _k = ne__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ne__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5389,6 +5760,8 @@ def _entry_lt__Tensor(self, other):
     _k = _c_lt__Tensor.get(ks)
     if _k is None:
         _k = lt__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lt__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5419,6 +5792,8 @@ def _entry_lt__Scalar(self, other):
     _k = _c_lt__Scalar.get(ks)
     if _k is None:
         _k = lt__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lt__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5449,6 +5824,8 @@ def _entry_le__Tensor(self, other):
     _k = _c_le__Tensor.get(ks)
     if _k is None:
         _k = le__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(le__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5479,6 +5856,8 @@ def _entry_le__Scalar(self, other):
     _k = _c_le__Scalar.get(ks)
     if _k is None:
         _k = le__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(le__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5509,6 +5888,8 @@ def _entry_gt__Tensor(self, other):
     _k = _c_gt__Tensor.get(ks)
     if _k is None:
         _k = gt__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gt__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5539,6 +5920,8 @@ def _entry_gt__Scalar(self, other):
     _k = _c_gt__Scalar.get(ks)
     if _k is None:
         _k = gt__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gt__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5569,6 +5952,8 @@ def _entry_ge__Tensor(self, other):
     _k = _c_ge__Tensor.get(ks)
     if _k is None:
         _k = ge__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ge__Tensor, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5599,6 +5984,8 @@ def _entry_ge__Scalar(self, other):
     _k = _c_ge__Scalar.get(ks)
     if _k is None:
         _k = ge__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ge__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5627,6 +6014,8 @@ def _entry_div_Scalar_mode(self, other, rounding_mode):
     _k = _c_div_Scalar_mode.get(ks)
     if _k is None:
         _k = div_Scalar_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div_Scalar_mode, _k, (self, other, rounding_mode,))
     return _k(self, other, rounding_mode)
 
 
@@ -5657,6 +6046,8 @@ def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
     _k = _c_div_Scalar_mode_out.get(ks)
     if _k is None:
         _k = div_Scalar_mode_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div_Scalar_mode_out, _k, (self, other, rounding_mode, out,))
     return _k(self, other, rounding_mode, out)
 
 
@@ -5687,6 +6078,8 @@ def _entry_div__Scalar(self, other):
     _k = _c_div__Scalar.get(ks)
     if _k is None:
         _k = div__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div__Scalar, _k, (self, other,))
     return _k(self, other)
 
 
@@ -5717,6 +6110,8 @@ def _entry_div__Scalar_mode(self, other, rounding_mode):
     _k = _c_div__Scalar_mode.get(ks)
     if _k is None:
         _k = div__Scalar_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(div__Scalar_mode, _k, (self, other, rounding_mode,))
     return _k(self, other, rounding_mode)
 
 
@@ -5747,6 +6142,8 @@ def _entry_pow__Scalar(self, exponent):
     _k = _c_pow__Scalar.get(ks)
     if _k is None:
         _k = pow__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(pow__Scalar, _k, (self, exponent,))
     return _k(self, exponent)
 
 
@@ -5775,6 +6172,8 @@ def _entry_where_ScalarSelf(condition, self, other):
     _k = _c_where_ScalarSelf.get(ks)
     if _k is None:
         _k = where_ScalarSelf._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(where_ScalarSelf, _k, (condition, self, other,))
     return _k(condition, self, other)
 
 
@@ -5803,6 +6202,8 @@ def _entry_where_ScalarOther(condition, self, other):
     _k = _c_where_ScalarOther.get(ks)
     if _k is None:
         _k = where_ScalarOther._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(where_ScalarOther, _k, (condition, self, other,))
     return _k(condition, self, other)
 
 
@@ -5831,6 +6232,8 @@ def _entry_where_Scalar(condition, self, other):
     _k = _c_where_Scalar.get(ks)
     if _k is None:
         _k = where_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(where_Scalar, _k, (condition, self, other,))
     return _k(condition, self, other)
 
 
@@ -5859,6 +6262,8 @@ def _entry_neg(self):
     _k = _c_neg.get(ks)
     if _k is None:
         _k = neg._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(neg, _k, (self,))
     return _k(self)
 
 
@@ -5889,6 +6294,8 @@ def _entry_neg_out(self, out):
     _k = _c_neg_out.get(ks)
     if _k is None:
         _k = neg_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(neg_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -5919,6 +6326,8 @@ def _entry_neg_(self):
     _k = _c_neg_.get(ks)
     if _k is None:
         _k = neg_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(neg_, _k, (self,))
     return _k(self)
 
 
@@ -5947,6 +6356,8 @@ def _entry_exp(self):
     _k = _c_exp.get(ks)
     if _k is None:
         _k = exp._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(exp, _k, (self,))
     return _k(self)
 
 
@@ -5977,6 +6388,8 @@ def _entry_exp_out(self, out):
     _k = _c_exp_out.get(ks)
     if _k is None:
         _k = exp_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(exp_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6007,6 +6420,8 @@ def _entry_exp_(self):
     _k = _c_exp_.get(ks)
     if _k is None:
         _k = exp_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(exp_, _k, (self,))
     return _k(self)
 
 
@@ -6035,6 +6450,8 @@ def _entry_log(self):
     _k = _c_log.get(ks)
     if _k is None:
         _k = log._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log, _k, (self,))
     return _k(self)
 
 
@@ -6065,6 +6482,8 @@ def _entry_log_out(self, out):
     _k = _c_log_out.get(ks)
     if _k is None:
         _k = log_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6095,6 +6514,8 @@ def _entry_log_(self):
     _k = _c_log_.get(ks)
     if _k is None:
         _k = log_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log_, _k, (self,))
     return _k(self)
 
 
@@ -6123,6 +6544,8 @@ def _entry_relu(self):
     _k = _c_relu.get(ks)
     if _k is None:
         _k = relu._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(relu, _k, (self,))
     return _k(self)
 
 
@@ -6153,6 +6576,8 @@ def _entry_relu_out(self, out):
     _k = _c_relu_out.get(ks)
     if _k is None:
         _k = relu_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(relu_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6183,6 +6608,8 @@ def _entry_relu_(self):
     _k = _c_relu_.get(ks)
     if _k is None:
         _k = relu_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(relu_, _k, (self,))
     return _k(self)
 
 
@@ -6211,6 +6638,8 @@ def _entry_threshold_backward(grad_output, self, threshold):
     _k = _c_threshold_backward.get(ks)
     if _k is None:
         _k = threshold_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(threshold_backward, _k, (grad_output, self, threshold,))
     return _k(grad_output, self, threshold)
 
 
@@ -6241,6 +6670,8 @@ def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_inpu
     _k = _c_threshold_backward_grad_input.get(ks)
     if _k is None:
         _k = threshold_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(threshold_backward_grad_input, _k, (grad_output, self, threshold, grad_input,))
     return _k(grad_output, self, threshold, grad_input)
 
 
@@ -6269,6 +6700,8 @@ def _entry_sigmoid(self):
     _k = _c_sigmoid.get(ks)
     if _k is None:
         _k = sigmoid._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sigmoid, _k, (self,))
     return _k(self)
 
 
@@ -6299,6 +6732,8 @@ def _entry_sigmoid_out(self, out):
     _k = _c_sigmoid_out.get(ks)
     if _k is None:
         _k = sigmoid_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sigmoid_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6329,6 +6764,8 @@ def _entry_sigmoid_(self):
     _k = _c_sigmoid_.get(ks)
     if _k is None:
         _k = sigmoid_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sigmoid_, _k, (self,))
     return _k(self)
 
 
@@ -6357,6 +6794,8 @@ def _entry_tanh(self):
     _k = _c_tanh.get(ks)
     if _k is None:
         _k = tanh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tanh, _k, (self,))
     return _k(self)
 
 
@@ -6387,6 +6826,8 @@ def _entry_tanh_out(self, out):
     _k = _c_tanh_out.get(ks)
     if _k is None:
         _k = tanh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tanh_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6417,6 +6858,8 @@ def _entry_tanh_(self):
     _k = _c_tanh_.get(ks)
     if _k is None:
         _k = tanh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tanh_, _k, (self,))
     return _k(self)
 
 
@@ -6445,6 +6888,8 @@ def _entry_exp2(self):
     _k = _c_exp2.get(ks)
     if _k is None:
         _k = exp2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(exp2, _k, (self,))
     return _k(self)
 
 
@@ -6475,6 +6920,8 @@ def _entry_exp2_out(self, out):
     _k = _c_exp2_out.get(ks)
     if _k is None:
         _k = exp2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(exp2_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6505,6 +6952,8 @@ def _entry_exp2_(self):
     _k = _c_exp2_.get(ks)
     if _k is None:
         _k = exp2_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(exp2_, _k, (self,))
     return _k(self)
 
 
@@ -6533,6 +6982,8 @@ def _entry_expm1(self):
     _k = _c_expm1.get(ks)
     if _k is None:
         _k = expm1._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(expm1, _k, (self,))
     return _k(self)
 
 
@@ -6563,6 +7014,8 @@ def _entry_expm1_out(self, out):
     _k = _c_expm1_out.get(ks)
     if _k is None:
         _k = expm1_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(expm1_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6593,6 +7046,8 @@ def _entry_expm1_(self):
     _k = _c_expm1_.get(ks)
     if _k is None:
         _k = expm1_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(expm1_, _k, (self,))
     return _k(self)
 
 
@@ -6621,6 +7076,8 @@ def _entry_log2(self):
     _k = _c_log2.get(ks)
     if _k is None:
         _k = log2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log2, _k, (self,))
     return _k(self)
 
 
@@ -6651,6 +7108,8 @@ def _entry_log2_out(self, out):
     _k = _c_log2_out.get(ks)
     if _k is None:
         _k = log2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log2_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6681,6 +7140,8 @@ def _entry_log2_(self):
     _k = _c_log2_.get(ks)
     if _k is None:
         _k = log2_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log2_, _k, (self,))
     return _k(self)
 
 
@@ -6709,6 +7170,8 @@ def _entry_log10(self):
     _k = _c_log10.get(ks)
     if _k is None:
         _k = log10._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log10, _k, (self,))
     return _k(self)
 
 
@@ -6739,6 +7202,8 @@ def _entry_log10_out(self, out):
     _k = _c_log10_out.get(ks)
     if _k is None:
         _k = log10_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log10_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6769,6 +7234,8 @@ def _entry_log10_(self):
     _k = _c_log10_.get(ks)
     if _k is None:
         _k = log10_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log10_, _k, (self,))
     return _k(self)
 
 
@@ -6797,6 +7264,8 @@ def _entry_log1p(self):
     _k = _c_log1p.get(ks)
     if _k is None:
         _k = log1p._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log1p, _k, (self,))
     return _k(self)
 
 
@@ -6827,6 +7296,8 @@ def _entry_log1p_out(self, out):
     _k = _c_log1p_out.get(ks)
     if _k is None:
         _k = log1p_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log1p_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6857,6 +7328,8 @@ def _entry_log1p_(self):
     _k = _c_log1p_.get(ks)
     if _k is None:
         _k = log1p_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log1p_, _k, (self,))
     return _k(self)
 
 
@@ -6885,6 +7358,8 @@ def _entry_sqrt(self):
     _k = _c_sqrt.get(ks)
     if _k is None:
         _k = sqrt._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sqrt, _k, (self,))
     return _k(self)
 
 
@@ -6915,6 +7390,8 @@ def _entry_sqrt_out(self, out):
     _k = _c_sqrt_out.get(ks)
     if _k is None:
         _k = sqrt_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sqrt_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -6945,6 +7422,8 @@ def _entry_sqrt_(self):
     _k = _c_sqrt_.get(ks)
     if _k is None:
         _k = sqrt_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sqrt_, _k, (self,))
     return _k(self)
 
 
@@ -6973,6 +7452,8 @@ def _entry_rsqrt(self):
     _k = _c_rsqrt.get(ks)
     if _k is None:
         _k = rsqrt._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rsqrt, _k, (self,))
     return _k(self)
 
 
@@ -7003,6 +7484,8 @@ def _entry_rsqrt_out(self, out):
     _k = _c_rsqrt_out.get(ks)
     if _k is None:
         _k = rsqrt_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rsqrt_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7033,6 +7516,8 @@ def _entry_rsqrt_(self):
     _k = _c_rsqrt_.get(ks)
     if _k is None:
         _k = rsqrt_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rsqrt_, _k, (self,))
     return _k(self)
 
 
@@ -7061,6 +7546,8 @@ def _entry_reciprocal(self):
     _k = _c_reciprocal.get(ks)
     if _k is None:
         _k = reciprocal._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(reciprocal, _k, (self,))
     return _k(self)
 
 
@@ -7091,6 +7578,8 @@ def _entry_reciprocal_out(self, out):
     _k = _c_reciprocal_out.get(ks)
     if _k is None:
         _k = reciprocal_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(reciprocal_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7121,6 +7610,8 @@ def _entry_reciprocal_(self):
     _k = _c_reciprocal_.get(ks)
     if _k is None:
         _k = reciprocal_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(reciprocal_, _k, (self,))
     return _k(self)
 
 
@@ -7149,6 +7640,8 @@ def _entry_sin(self):
     _k = _c_sin.get(ks)
     if _k is None:
         _k = sin._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sin, _k, (self,))
     return _k(self)
 
 
@@ -7179,6 +7672,8 @@ def _entry_sin_out(self, out):
     _k = _c_sin_out.get(ks)
     if _k is None:
         _k = sin_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sin_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7209,6 +7704,8 @@ def _entry_sin_(self):
     _k = _c_sin_.get(ks)
     if _k is None:
         _k = sin_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sin_, _k, (self,))
     return _k(self)
 
 
@@ -7237,6 +7734,8 @@ def _entry_cos(self):
     _k = _c_cos.get(ks)
     if _k is None:
         _k = cos._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cos, _k, (self,))
     return _k(self)
 
 
@@ -7267,6 +7766,8 @@ def _entry_cos_out(self, out):
     _k = _c_cos_out.get(ks)
     if _k is None:
         _k = cos_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cos_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7297,6 +7798,8 @@ def _entry_cos_(self):
     _k = _c_cos_.get(ks)
     if _k is None:
         _k = cos_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cos_, _k, (self,))
     return _k(self)
 
 
@@ -7325,6 +7828,8 @@ def _entry_tan(self):
     _k = _c_tan.get(ks)
     if _k is None:
         _k = tan._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tan, _k, (self,))
     return _k(self)
 
 
@@ -7355,6 +7860,8 @@ def _entry_tan_out(self, out):
     _k = _c_tan_out.get(ks)
     if _k is None:
         _k = tan_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tan_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7385,6 +7892,8 @@ def _entry_tan_(self):
     _k = _c_tan_.get(ks)
     if _k is None:
         _k = tan_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tan_, _k, (self,))
     return _k(self)
 
 
@@ -7413,6 +7922,8 @@ def _entry_asin(self):
     _k = _c_asin.get(ks)
     if _k is None:
         _k = asin._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(asin, _k, (self,))
     return _k(self)
 
 
@@ -7443,6 +7954,8 @@ def _entry_asin_out(self, out):
     _k = _c_asin_out.get(ks)
     if _k is None:
         _k = asin_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(asin_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7473,6 +7986,8 @@ def _entry_asin_(self):
     _k = _c_asin_.get(ks)
     if _k is None:
         _k = asin_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(asin_, _k, (self,))
     return _k(self)
 
 
@@ -7501,6 +8016,8 @@ def _entry_acos(self):
     _k = _c_acos.get(ks)
     if _k is None:
         _k = acos._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(acos, _k, (self,))
     return _k(self)
 
 
@@ -7531,6 +8048,8 @@ def _entry_acos_out(self, out):
     _k = _c_acos_out.get(ks)
     if _k is None:
         _k = acos_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(acos_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7561,6 +8080,8 @@ def _entry_acos_(self):
     _k = _c_acos_.get(ks)
     if _k is None:
         _k = acos_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(acos_, _k, (self,))
     return _k(self)
 
 
@@ -7589,6 +8110,8 @@ def _entry_atan(self):
     _k = _c_atan.get(ks)
     if _k is None:
         _k = atan._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atan, _k, (self,))
     return _k(self)
 
 
@@ -7619,6 +8142,8 @@ def _entry_atan_out(self, out):
     _k = _c_atan_out.get(ks)
     if _k is None:
         _k = atan_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atan_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7649,6 +8174,8 @@ def _entry_atan_(self):
     _k = _c_atan_.get(ks)
     if _k is None:
         _k = atan_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atan_, _k, (self,))
     return _k(self)
 
 
@@ -7677,6 +8204,8 @@ def _entry_sinh(self):
     _k = _c_sinh.get(ks)
     if _k is None:
         _k = sinh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sinh, _k, (self,))
     return _k(self)
 
 
@@ -7707,6 +8236,8 @@ def _entry_sinh_out(self, out):
     _k = _c_sinh_out.get(ks)
     if _k is None:
         _k = sinh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sinh_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7737,6 +8268,8 @@ def _entry_sinh_(self):
     _k = _c_sinh_.get(ks)
     if _k is None:
         _k = sinh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sinh_, _k, (self,))
     return _k(self)
 
 
@@ -7765,6 +8298,8 @@ def _entry_cosh(self):
     _k = _c_cosh.get(ks)
     if _k is None:
         _k = cosh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cosh, _k, (self,))
     return _k(self)
 
 
@@ -7795,6 +8330,8 @@ def _entry_cosh_out(self, out):
     _k = _c_cosh_out.get(ks)
     if _k is None:
         _k = cosh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cosh_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7825,6 +8362,8 @@ def _entry_cosh_(self):
     _k = _c_cosh_.get(ks)
     if _k is None:
         _k = cosh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cosh_, _k, (self,))
     return _k(self)
 
 
@@ -7853,6 +8392,8 @@ def _entry_erf(self):
     _k = _c_erf.get(ks)
     if _k is None:
         _k = erf._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(erf, _k, (self,))
     return _k(self)
 
 
@@ -7883,6 +8424,8 @@ def _entry_erf_out(self, out):
     _k = _c_erf_out.get(ks)
     if _k is None:
         _k = erf_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(erf_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -7913,6 +8456,8 @@ def _entry_erf_(self):
     _k = _c_erf_.get(ks)
     if _k is None:
         _k = erf_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(erf_, _k, (self,))
     return _k(self)
 
 
@@ -7941,6 +8486,8 @@ def _entry_abs(self):
     _k = _c_abs.get(ks)
     if _k is None:
         _k = abs._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(abs, _k, (self,))
     return _k(self)
 
 
@@ -7971,6 +8518,8 @@ def _entry_abs_out(self, out):
     _k = _c_abs_out.get(ks)
     if _k is None:
         _k = abs_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(abs_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8001,6 +8550,8 @@ def _entry_abs_(self):
     _k = _c_abs_.get(ks)
     if _k is None:
         _k = abs_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(abs_, _k, (self,))
     return _k(self)
 
 
@@ -8029,6 +8580,8 @@ def _entry_floor(self):
     _k = _c_floor.get(ks)
     if _k is None:
         _k = floor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(floor, _k, (self,))
     return _k(self)
 
 
@@ -8059,6 +8612,8 @@ def _entry_floor_out(self, out):
     _k = _c_floor_out.get(ks)
     if _k is None:
         _k = floor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(floor_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8089,6 +8644,8 @@ def _entry_floor_(self):
     _k = _c_floor_.get(ks)
     if _k is None:
         _k = floor_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(floor_, _k, (self,))
     return _k(self)
 
 
@@ -8117,6 +8674,8 @@ def _entry_ceil(self):
     _k = _c_ceil.get(ks)
     if _k is None:
         _k = ceil._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ceil, _k, (self,))
     return _k(self)
 
 
@@ -8147,6 +8706,8 @@ def _entry_ceil_out(self, out):
     _k = _c_ceil_out.get(ks)
     if _k is None:
         _k = ceil_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ceil_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8177,6 +8738,8 @@ def _entry_ceil_(self):
     _k = _c_ceil_.get(ks)
     if _k is None:
         _k = ceil_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ceil_, _k, (self,))
     return _k(self)
 
 
@@ -8205,6 +8768,8 @@ def _entry_round(self):
     _k = _c_round.get(ks)
     if _k is None:
         _k = round._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(round, _k, (self,))
     return _k(self)
 
 
@@ -8235,6 +8800,8 @@ def _entry_round_out(self, out):
     _k = _c_round_out.get(ks)
     if _k is None:
         _k = round_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(round_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8263,6 +8830,8 @@ def _entry_round_decimals(self, decimals):
     _k = _c_round_decimals.get(ks)
     if _k is None:
         _k = round_decimals._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(round_decimals, _k, (self, decimals,))
     return _k(self, decimals)
 
 
@@ -8293,6 +8862,8 @@ def _entry_round_decimals_out(self, decimals, out):
     _k = _c_round_decimals_out.get(ks)
     if _k is None:
         _k = round_decimals_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(round_decimals_out, _k, (self, decimals, out,))
     return _k(self, decimals, out)
 
 
@@ -8323,6 +8894,8 @@ def _entry_round_(self):
     _k = _c_round_.get(ks)
     if _k is None:
         _k = round_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(round_, _k, (self,))
     return _k(self)
 
 
@@ -8353,6 +8926,8 @@ def _entry_round__decimals(self, decimals):
     _k = _c_round__decimals.get(ks)
     if _k is None:
         _k = round__decimals._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(round__decimals, _k, (self, decimals,))
     return _k(self, decimals)
 
 
@@ -8381,6 +8956,8 @@ def _entry_trunc(self):
     _k = _c_trunc.get(ks)
     if _k is None:
         _k = trunc._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(trunc, _k, (self,))
     return _k(self)
 
 
@@ -8411,6 +8988,8 @@ def _entry_trunc_out(self, out):
     _k = _c_trunc_out.get(ks)
     if _k is None:
         _k = trunc_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(trunc_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8441,6 +9020,8 @@ def _entry_trunc_(self):
     _k = _c_trunc_.get(ks)
     if _k is None:
         _k = trunc_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(trunc_, _k, (self,))
     return _k(self)
 
 
@@ -8469,6 +9050,8 @@ def _entry_frac(self):
     _k = _c_frac.get(ks)
     if _k is None:
         _k = frac._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(frac, _k, (self,))
     return _k(self)
 
 
@@ -8499,6 +9082,8 @@ def _entry_frac_out(self, out):
     _k = _c_frac_out.get(ks)
     if _k is None:
         _k = frac_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(frac_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8529,6 +9114,8 @@ def _entry_frac_(self):
     _k = _c_frac_.get(ks)
     if _k is None:
         _k = frac_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(frac_, _k, (self,))
     return _k(self)
 
 
@@ -8557,6 +9144,8 @@ def _entry_sign(self):
     _k = _c_sign.get(ks)
     if _k is None:
         _k = sign._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sign, _k, (self,))
     return _k(self)
 
 
@@ -8587,6 +9176,8 @@ def _entry_sign_out(self, out):
     _k = _c_sign_out.get(ks)
     if _k is None:
         _k = sign_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sign_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8617,6 +9208,8 @@ def _entry_sign_(self):
     _k = _c_sign_.get(ks)
     if _k is None:
         _k = sign_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sign_, _k, (self,))
     return _k(self)
 
 
@@ -8645,6 +9238,8 @@ def _entry_logical_not(self):
     _k = _c_logical_not.get(ks)
     if _k is None:
         _k = logical_not._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_not, _k, (self,))
     return _k(self)
 
 
@@ -8675,6 +9270,8 @@ def _entry_logical_not_out(self, out):
     _k = _c_logical_not_out.get(ks)
     if _k is None:
         _k = logical_not_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_not_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8705,6 +9302,8 @@ def _entry_logical_not_(self):
     _k = _c_logical_not_.get(ks)
     if _k is None:
         _k = logical_not_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logical_not_, _k, (self,))
     return _k(self)
 
 
@@ -8733,6 +9332,8 @@ def _entry_bitwise_not(self):
     _k = _c_bitwise_not.get(ks)
     if _k is None:
         _k = bitwise_not._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_not, _k, (self,))
     return _k(self)
 
 
@@ -8763,6 +9364,8 @@ def _entry_bitwise_not_out(self, out):
     _k = _c_bitwise_not_out.get(ks)
     if _k is None:
         _k = bitwise_not_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_not_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8793,6 +9396,8 @@ def _entry_bitwise_not_(self):
     _k = _c_bitwise_not_.get(ks)
     if _k is None:
         _k = bitwise_not_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_not_, _k, (self,))
     return _k(self)
 
 
@@ -8821,6 +9426,8 @@ def _entry_isnan(self):
     _k = _c_isnan.get(ks)
     if _k is None:
         _k = isnan._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isnan, _k, (self,))
     return _k(self)
 
 
@@ -8851,6 +9458,8 @@ def _entry_isnan_out(self, out):
     _k = _c_isnan_out.get(ks)
     if _k is None:
         _k = isnan_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isnan_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8879,6 +9488,8 @@ def _entry_isinf(self):
     _k = _c_isinf.get(ks)
     if _k is None:
         _k = isinf._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isinf, _k, (self,))
     return _k(self)
 
 
@@ -8909,6 +9520,8 @@ def _entry_isinf_out(self, out):
     _k = _c_isinf_out.get(ks)
     if _k is None:
         _k = isinf_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isinf_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -8937,6 +9550,8 @@ def _entry_isfinite(self):
     _k = _c_isfinite.get(ks)
     if _k is None:
         _k = isfinite._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isfinite, _k, (self,))
     return _k(self)
 
 
@@ -8965,6 +9580,8 @@ def _entry_signbit(self):
     _k = _c_signbit.get(ks)
     if _k is None:
         _k = signbit._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(signbit, _k, (self,))
     return _k(self)
 
 
@@ -8995,6 +9612,8 @@ def _entry_signbit_out(self, out):
     _k = _c_signbit_out.get(ks)
     if _k is None:
         _k = signbit_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(signbit_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -9023,6 +9642,8 @@ def _entry_nan_to_num(self, nan, posinf, neginf):
     _k = _c_nan_to_num.get(ks)
     if _k is None:
         _k = nan_to_num._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nan_to_num, _k, (self, nan, posinf, neginf,))
     return _k(self, nan, posinf, neginf)
 
 
@@ -9053,6 +9674,8 @@ def _entry_nan_to_num_out(self, nan, posinf, neginf, out):
     _k = _c_nan_to_num_out.get(ks)
     if _k is None:
         _k = nan_to_num_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nan_to_num_out, _k, (self, nan, posinf, neginf, out,))
     return _k(self, nan, posinf, neginf, out)
 
 
@@ -9083,6 +9706,8 @@ def _entry_nan_to_num_(self, nan, posinf, neginf):
     _k = _c_nan_to_num_.get(ks)
     if _k is None:
         _k = nan_to_num_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nan_to_num_, _k, (self, nan, posinf, neginf,))
     return _k(self, nan, posinf, neginf)
 
 
@@ -9111,6 +9736,8 @@ def _entry_sum(self, dtype):
     _k = _c_sum.get(ks)
     if _k is None:
         _k = sum._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sum, _k, (self, dtype,))
     return _k(self, dtype)
 
 
@@ -9139,6 +9766,8 @@ def _entry_sum_dim_IntList(self, dim, keepdim, dtype):
     _k = _c_sum_dim_IntList.get(ks)
     if _k is None:
         _k = sum_dim_IntList._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sum_dim_IntList, _k, (self, dim, keepdim, dtype,))
     return _k(self, dim, keepdim, dtype)
 
 
@@ -9169,6 +9798,8 @@ def _entry_sum_IntList_out(self, dim, keepdim, dtype, out):
     _k = _c_sum_IntList_out.get(ks)
     if _k is None:
         _k = sum_IntList_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sum_IntList_out, _k, (self, dim, keepdim, dtype, out,))
     return _k(self, dim, keepdim, dtype, out)
 
 
@@ -9197,6 +9828,8 @@ def _entry_mean(self, dtype):
     _k = _c_mean.get(ks)
     if _k is None:
         _k = mean._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mean, _k, (self, dtype,))
     return _k(self, dtype)
 
 
@@ -9225,6 +9858,8 @@ def _entry_mean_dim(self, dim, keepdim, dtype):
     _k = _c_mean_dim.get(ks)
     if _k is None:
         _k = mean_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mean_dim, _k, (self, dim, keepdim, dtype,))
     return _k(self, dim, keepdim, dtype)
 
 
@@ -9255,6 +9890,8 @@ def _entry_mean_out(self, dim, keepdim, dtype, out):
     _k = _c_mean_out.get(ks)
     if _k is None:
         _k = mean_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mean_out, _k, (self, dim, keepdim, dtype, out,))
     return _k(self, dim, keepdim, dtype, out)
 
 
@@ -9283,6 +9920,8 @@ def _entry_amax(self, dim, keepdim):
     _k = _c_amax.get(ks)
     if _k is None:
         _k = amax._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(amax, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -9313,6 +9952,8 @@ def _entry_amax_out(self, dim, keepdim, out):
     _k = _c_amax_out.get(ks)
     if _k is None:
         _k = amax_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(amax_out, _k, (self, dim, keepdim, out,))
     return _k(self, dim, keepdim, out)
 
 
@@ -9341,6 +9982,8 @@ def _entry_argmax(self, dim, keepdim):
     _k = _c_argmax.get(ks)
     if _k is None:
         _k = argmax._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(argmax, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -9371,6 +10014,8 @@ def _entry_argmax_out(self, dim, keepdim, out):
     _k = _c_argmax_out.get(ks)
     if _k is None:
         _k = argmax_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(argmax_out, _k, (self, dim, keepdim, out,))
     return _k(self, dim, keepdim, out)
 
 
@@ -9399,6 +10044,8 @@ def _entry_prod(self, dtype):
     _k = _c_prod.get(ks)
     if _k is None:
         _k = prod._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(prod, _k, (self, dtype,))
     return _k(self, dtype)
 
 
@@ -9429,6 +10076,8 @@ def _entry_prod_out(self, dtype, out):
     _k = _c_prod_out.get(ks)
     if _k is None:
         _k = prod_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(prod_out, _k, (self, dtype, out,))
     return _k(self, dtype, out)
 
 
@@ -9457,6 +10106,8 @@ def _entry_prod_dim_int(self, dim, keepdim, dtype):
     _k = _c_prod_dim_int.get(ks)
     if _k is None:
         _k = prod_dim_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(prod_dim_int, _k, (self, dim, keepdim, dtype,))
     return _k(self, dim, keepdim, dtype)
 
 
@@ -9487,6 +10138,8 @@ def _entry_prod_int_out(self, dim, keepdim, dtype, out):
     _k = _c_prod_int_out.get(ks)
     if _k is None:
         _k = prod_int_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(prod_int_out, _k, (self, dim, keepdim, dtype, out,))
     return _k(self, dim, keepdim, dtype, out)
 
 
@@ -9515,6 +10168,8 @@ def _entry_amin(self, dim, keepdim):
     _k = _c_amin.get(ks)
     if _k is None:
         _k = amin._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(amin, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -9545,6 +10200,8 @@ def _entry_amin_out(self, dim, keepdim, out):
     _k = _c_amin_out.get(ks)
     if _k is None:
         _k = amin_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(amin_out, _k, (self, dim, keepdim, out,))
     return _k(self, dim, keepdim, out)
 
 
@@ -9573,6 +10230,8 @@ def _entry_max(self):
     _k = _c_max.get(ks)
     if _k is None:
         _k = max._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(max, _k, (self,))
     return _k(self)
 
 
@@ -9603,6 +10262,8 @@ def _entry_max_unary_out(self, out):
     _k = _c_max_unary_out.get(ks)
     if _k is None:
         _k = max_unary_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(max_unary_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -9631,6 +10292,8 @@ def _entry_max_dim(self, dim, keepdim):
     _k = _c_max_dim.get(ks)
     if _k is None:
         _k = max_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(max_dim, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -9663,6 +10326,8 @@ def _entry_max_dim_max(self, dim, keepdim, max, max_values):
     _k = _c_max_dim_max.get(ks)
     if _k is None:
         _k = max_dim_max._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(max_dim_max, _k, (self, dim, keepdim, max, max_values,))
     return _k(self, dim, keepdim, max, max_values)
 
 
@@ -9691,6 +10356,8 @@ def _entry_max_other(self, other):
     _k = _c_max_other.get(ks)
     if _k is None:
         _k = max_other._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(max_other, _k, (self, other,))
     return _k(self, other)
 
 
@@ -9721,6 +10388,8 @@ def _entry_max_out(self, other, out):
     _k = _c_max_out.get(ks)
     if _k is None:
         _k = max_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(max_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -9749,6 +10418,8 @@ def _entry_min(self):
     _k = _c_min.get(ks)
     if _k is None:
         _k = min._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(min, _k, (self,))
     return _k(self)
 
 
@@ -9779,6 +10450,8 @@ def _entry_min_unary_out(self, out):
     _k = _c_min_unary_out.get(ks)
     if _k is None:
         _k = min_unary_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(min_unary_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -9807,6 +10480,8 @@ def _entry_min_dim(self, dim, keepdim):
     _k = _c_min_dim.get(ks)
     if _k is None:
         _k = min_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(min_dim, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -9839,6 +10514,8 @@ def _entry_min_dim_min(self, dim, keepdim, min, min_indices):
     _k = _c_min_dim_min.get(ks)
     if _k is None:
         _k = min_dim_min._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(min_dim_min, _k, (self, dim, keepdim, min, min_indices,))
     return _k(self, dim, keepdim, min, min_indices)
 
 
@@ -9867,6 +10544,8 @@ def _entry_min_other(self, other):
     _k = _c_min_other.get(ks)
     if _k is None:
         _k = min_other._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(min_other, _k, (self, other,))
     return _k(self, other)
 
 
@@ -9897,6 +10576,8 @@ def _entry_min_out(self, other, out):
     _k = _c_min_out.get(ks)
     if _k is None:
         _k = min_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(min_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -9925,6 +10606,8 @@ def _entry_argmin(self, dim, keepdim):
     _k = _c_argmin.get(ks)
     if _k is None:
         _k = argmin._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(argmin, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -9955,6 +10638,8 @@ def _entry_argmin_out(self, dim, keepdim, out):
     _k = _c_argmin_out.get(ks)
     if _k is None:
         _k = argmin_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(argmin_out, _k, (self, dim, keepdim, out,))
     return _k(self, dim, keepdim, out)
 
 
@@ -9983,6 +10668,8 @@ def _entry_var(self, unbiased):
     _k = _c_var.get(ks)
     if _k is None:
         _k = var._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(var, _k, (self, unbiased,))
     return _k(self, unbiased)
 
 
@@ -10011,6 +10698,8 @@ def _entry_var_dim(self, dim, unbiased, keepdim):
     _k = _c_var_dim.get(ks)
     if _k is None:
         _k = var_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(var_dim, _k, (self, dim, unbiased, keepdim,))
     return _k(self, dim, unbiased, keepdim)
 
 
@@ -10041,6 +10730,8 @@ def _entry_var_out(self, dim, unbiased, keepdim, out):
     _k = _c_var_out.get(ks)
     if _k is None:
         _k = var_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(var_out, _k, (self, dim, unbiased, keepdim, out,))
     return _k(self, dim, unbiased, keepdim, out)
 
 
@@ -10069,6 +10760,8 @@ def _entry_var_correction(self, dim, correction, keepdim):
     _k = _c_var_correction.get(ks)
     if _k is None:
         _k = var_correction._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(var_correction, _k, (self, dim, correction, keepdim,))
     return _k(self, dim, correction, keepdim)
 
 
@@ -10099,6 +10792,8 @@ def _entry_var_correction_out(self, dim, correction, keepdim, out):
     _k = _c_var_correction_out.get(ks)
     if _k is None:
         _k = var_correction_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(var_correction_out, _k, (self, dim, correction, keepdim, out,))
     return _k(self, dim, correction, keepdim, out)
 
 
@@ -10127,6 +10822,8 @@ def _entry_std(self, unbiased):
     _k = _c_std.get(ks)
     if _k is None:
         _k = std._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(std, _k, (self, unbiased,))
     return _k(self, unbiased)
 
 
@@ -10155,6 +10852,8 @@ def _entry_std_dim(self, dim, unbiased, keepdim):
     _k = _c_std_dim.get(ks)
     if _k is None:
         _k = std_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(std_dim, _k, (self, dim, unbiased, keepdim,))
     return _k(self, dim, unbiased, keepdim)
 
 
@@ -10185,6 +10884,8 @@ def _entry_std_out(self, dim, unbiased, keepdim, out):
     _k = _c_std_out.get(ks)
     if _k is None:
         _k = std_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(std_out, _k, (self, dim, unbiased, keepdim, out,))
     return _k(self, dim, unbiased, keepdim, out)
 
 
@@ -10213,6 +10914,8 @@ def _entry_std_correction(self, dim, correction, keepdim):
     _k = _c_std_correction.get(ks)
     if _k is None:
         _k = std_correction._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(std_correction, _k, (self, dim, correction, keepdim,))
     return _k(self, dim, correction, keepdim)
 
 
@@ -10243,6 +10946,8 @@ def _entry_std_correction_out(self, dim, correction, keepdim, out):
     _k = _c_std_correction_out.get(ks)
     if _k is None:
         _k = std_correction_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(std_correction_out, _k, (self, dim, correction, keepdim, out,))
     return _k(self, dim, correction, keepdim, out)
 
 
@@ -10271,6 +10976,8 @@ def _entry_var_mean(self, unbiased):
     _k = _c_var_mean.get(ks)
     if _k is None:
         _k = var_mean._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(var_mean, _k, (self, unbiased,))
     return _k(self, unbiased)
 
 
@@ -10299,6 +11006,8 @@ def _entry_var_mean_dim(self, dim, unbiased, keepdim):
     _k = _c_var_mean_dim.get(ks)
     if _k is None:
         _k = var_mean_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(var_mean_dim, _k, (self, dim, unbiased, keepdim,))
     return _k(self, dim, unbiased, keepdim)
 
 
@@ -10327,6 +11036,8 @@ def _entry_var_mean_correction(self, dim, correction, keepdim):
     _k = _c_var_mean_correction.get(ks)
     if _k is None:
         _k = var_mean_correction._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(var_mean_correction, _k, (self, dim, correction, keepdim,))
     return _k(self, dim, correction, keepdim)
 
 
@@ -10359,6 +11070,8 @@ def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
     _k = _c_var_mean_correction_out.get(ks)
     if _k is None:
         _k = var_mean_correction_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(var_mean_correction_out, _k, (self, dim, correction, keepdim, out0, out1,))
     return _k(self, dim, correction, keepdim, out0, out1)
 
 
@@ -10387,6 +11100,8 @@ def _entry_std_mean(self, unbiased):
     _k = _c_std_mean.get(ks)
     if _k is None:
         _k = std_mean._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(std_mean, _k, (self, unbiased,))
     return _k(self, unbiased)
 
 
@@ -10415,6 +11130,8 @@ def _entry_std_mean_dim(self, dim, unbiased, keepdim):
     _k = _c_std_mean_dim.get(ks)
     if _k is None:
         _k = std_mean_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(std_mean_dim, _k, (self, dim, unbiased, keepdim,))
     return _k(self, dim, unbiased, keepdim)
 
 
@@ -10443,6 +11160,8 @@ def _entry_std_mean_correction(self, dim, correction, keepdim):
     _k = _c_std_mean_correction.get(ks)
     if _k is None:
         _k = std_mean_correction._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(std_mean_correction, _k, (self, dim, correction, keepdim,))
     return _k(self, dim, correction, keepdim)
 
 
@@ -10475,6 +11194,8 @@ def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
     _k = _c_std_mean_correction_out.get(ks)
     if _k is None:
         _k = std_mean_correction_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(std_mean_correction_out, _k, (self, dim, correction, keepdim, out0, out1,))
     return _k(self, dim, correction, keepdim, out0, out1)
 
 
@@ -10503,6 +11224,8 @@ def _entry_logsumexp(self, dim, keepdim):
     _k = _c_logsumexp.get(ks)
     if _k is None:
         _k = logsumexp._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logsumexp, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -10533,6 +11256,8 @@ def _entry_logsumexp_out(self, dim, keepdim, out):
     _k = _c_logsumexp_out.get(ks)
     if _k is None:
         _k = logsumexp_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logsumexp_out, _k, (self, dim, keepdim, out,))
     return _k(self, dim, keepdim, out)
 
 
@@ -10561,6 +11286,8 @@ def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
     _k = _c_linalg_vector_norm.get(ks)
     if _k is None:
         _k = linalg_vector_norm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_vector_norm, _k, (self, ord, dim, keepdim, dtype,))
     return _k(self, ord, dim, keepdim, dtype)
 
 
@@ -10591,6 +11318,8 @@ def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
     _k = _c_linalg_vector_norm_out.get(ks)
     if _k is None:
         _k = linalg_vector_norm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_vector_norm_out, _k, (self, ord, dim, keepdim, dtype, out,))
     return _k(self, ord, dim, keepdim, dtype, out)
 
 
@@ -10619,6 +11348,8 @@ def _entry_norm_Scalar(self, p):
     _k = _c_norm_Scalar.get(ks)
     if _k is None:
         _k = norm_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(norm_Scalar, _k, (self, p,))
     return _k(self, p)
 
 
@@ -10649,6 +11380,8 @@ def _entry_norm_Scalar_out(self, p, out):
     _k = _c_norm_Scalar_out.get(ks)
     if _k is None:
         _k = norm_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(norm_Scalar_out, _k, (self, p, out,))
     return _k(self, p, out)
 
 
@@ -10677,6 +11410,8 @@ def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
     _k = _c_norm_ScalarOpt_dim.get(ks)
     if _k is None:
         _k = norm_ScalarOpt_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(norm_ScalarOpt_dim, _k, (self, p, dim, keepdim,))
     return _k(self, p, dim, keepdim)
 
 
@@ -10707,6 +11442,8 @@ def _entry_norm_out(self, p, dim, keepdim, out):
     _k = _c_norm_out.get(ks)
     if _k is None:
         _k = norm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(norm_out, _k, (self, p, dim, keepdim, out,))
     return _k(self, p, dim, keepdim, out)
 
 
@@ -10735,6 +11472,8 @@ def _entry_all(self):
     _k = _c_all.get(ks)
     if _k is None:
         _k = all._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(all, _k, (self,))
     return _k(self)
 
 
@@ -10763,6 +11502,8 @@ def _entry_all_dim(self, dim, keepdim):
     _k = _c_all_dim.get(ks)
     if _k is None:
         _k = all_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(all_dim, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -10791,6 +11532,8 @@ def _entry_all_dims(self, dim, keepdim):
     _k = _c_all_dims.get(ks)
     if _k is None:
         _k = all_dims._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(all_dims, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -10821,6 +11564,8 @@ def _entry_all_all_out(self, out):
     _k = _c_all_all_out.get(ks)
     if _k is None:
         _k = all_all_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(all_all_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -10851,6 +11596,8 @@ def _entry_all_out(self, dim, keepdim, out):
     _k = _c_all_out.get(ks)
     if _k is None:
         _k = all_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(all_out, _k, (self, dim, keepdim, out,))
     return _k(self, dim, keepdim, out)
 
 
@@ -10881,6 +11628,8 @@ def _entry_all_dims_out(self, dim, keepdim, out):
     _k = _c_all_dims_out.get(ks)
     if _k is None:
         _k = all_dims_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(all_dims_out, _k, (self, dim, keepdim, out,))
     return _k(self, dim, keepdim, out)
 
 
@@ -10909,6 +11658,8 @@ def _entry_any(self):
     _k = _c_any.get(ks)
     if _k is None:
         _k = any._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(any, _k, (self,))
     return _k(self)
 
 
@@ -10937,6 +11688,8 @@ def _entry_any_dim(self, dim, keepdim):
     _k = _c_any_dim.get(ks)
     if _k is None:
         _k = any_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(any_dim, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -10965,6 +11718,8 @@ def _entry_any_dims(self, dim, keepdim):
     _k = _c_any_dims.get(ks)
     if _k is None:
         _k = any_dims._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(any_dims, _k, (self, dim, keepdim,))
     return _k(self, dim, keepdim)
 
 
@@ -10995,6 +11750,8 @@ def _entry_any_all_out(self, out):
     _k = _c_any_all_out.get(ks)
     if _k is None:
         _k = any_all_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(any_all_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -11025,6 +11782,8 @@ def _entry_any_out(self, dim, keepdim, out):
     _k = _c_any_out.get(ks)
     if _k is None:
         _k = any_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(any_out, _k, (self, dim, keepdim, out,))
     return _k(self, dim, keepdim, out)
 
 
@@ -11055,6 +11814,8 @@ def _entry_any_dims_out(self, dim, keepdim, out):
     _k = _c_any_dims_out.get(ks)
     if _k is None:
         _k = any_dims_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(any_dims_out, _k, (self, dim, keepdim, out,))
     return _k(self, dim, keepdim, out)
 
 
@@ -11083,6 +11844,8 @@ def _entry_cumsum(self, dim, dtype):
     _k = _c_cumsum.get(ks)
     if _k is None:
         _k = cumsum._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cumsum, _k, (self, dim, dtype,))
     return _k(self, dim, dtype)
 
 
@@ -11113,6 +11876,8 @@ def _entry_cumsum_out(self, dim, dtype, out):
     _k = _c_cumsum_out.get(ks)
     if _k is None:
         _k = cumsum_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cumsum_out, _k, (self, dim, dtype, out,))
     return _k(self, dim, dtype, out)
 
 
@@ -11143,6 +11908,8 @@ def _entry_cumsum_(self, dim, dtype):
     _k = _c_cumsum_.get(ks)
     if _k is None:
         _k = cumsum_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cumsum_, _k, (self, dim, dtype,))
     return _k(self, dim, dtype)
 
 
@@ -11171,6 +11938,8 @@ def _entry_cumprod(self, dim, dtype):
     _k = _c_cumprod.get(ks)
     if _k is None:
         _k = cumprod._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cumprod, _k, (self, dim, dtype,))
     return _k(self, dim, dtype)
 
 
@@ -11201,6 +11970,8 @@ def _entry_cumprod_out(self, dim, dtype, out):
     _k = _c_cumprod_out.get(ks)
     if _k is None:
         _k = cumprod_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cumprod_out, _k, (self, dim, dtype, out,))
     return _k(self, dim, dtype, out)
 
 
@@ -11231,6 +12002,8 @@ def _entry_cumprod_(self, dim, dtype):
     _k = _c_cumprod_.get(ks)
     if _k is None:
         _k = cumprod_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cumprod_, _k, (self, dim, dtype,))
     return _k(self, dim, dtype)
 
 
@@ -11259,6 +12032,8 @@ def _entry_count_nonzero_dim_IntList(self, dim):
     _k = _c_count_nonzero_dim_IntList.get(ks)
     if _k is None:
         _k = count_nonzero_dim_IntList._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(count_nonzero_dim_IntList, _k, (self, dim,))
     return _k(self, dim)
 
 
@@ -11289,6 +12064,8 @@ def _entry_count_nonzero_dim_IntList_out(self, dim, out):
     _k = _c_count_nonzero_dim_IntList_out.get(ks)
     if _k is None:
         _k = count_nonzero_dim_IntList_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(count_nonzero_dim_IntList_out, _k, (self, dim, out,))
     return _k(self, dim, out)
 
 
@@ -11317,6 +12094,8 @@ def _entry_count_nonzero(self, dim):
     _k = _c_count_nonzero.get(ks)
     if _k is None:
         _k = count_nonzero._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(count_nonzero, _k, (self, dim,))
     return _k(self, dim)
 
 
@@ -11347,6 +12126,8 @@ def _entry_count_nonzero_out(self, dim, out):
     _k = _c_count_nonzero_out.get(ks)
     if _k is None:
         _k = count_nonzero_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(count_nonzero_out, _k, (self, dim, out,))
     return _k(self, dim, out)
 
 
@@ -11377,6 +12158,8 @@ def _entry_triu_indices_out(row, col, offset, out):
     _k = _c_triu_indices_out.get(ks)
     if _k is None:
         _k = triu_indices_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(triu_indices_out, _k, (row, col, offset, out,))
     return _k(row, col, offset, out)
 
 
@@ -11405,6 +12188,8 @@ def _entry_copy(self, src, non_blocking):
     _k = _c_copy.get(ks)
     if _k is None:
         _k = copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(copy, _k, (self, src, non_blocking,))
     return _k(self, src, non_blocking)
 
 
@@ -11435,6 +12220,8 @@ def _entry_copy_out(self, src, non_blocking, out):
     _k = _c_copy_out.get(ks)
     if _k is None:
         _k = copy_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(copy_out, _k, (self, src, non_blocking, out,))
     return _k(self, src, non_blocking, out)
 
 
@@ -11463,6 +12250,8 @@ def _entry_fill_Scalar(self, value):
     _k = _c_fill_Scalar.get(ks)
     if _k is None:
         _k = fill_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fill_Scalar, _k, (self, value,))
     return _k(self, value)
 
 
@@ -11493,6 +12282,8 @@ def _entry_fill_Scalar_out(self, value, out):
     _k = _c_fill_Scalar_out.get(ks)
     if _k is None:
         _k = fill_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fill_Scalar_out, _k, (self, value, out,))
     return _k(self, value, out)
 
 
@@ -11521,6 +12312,8 @@ def _entry_fill_Tensor(self, value):
     _k = _c_fill_Tensor.get(ks)
     if _k is None:
         _k = fill_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fill_Tensor, _k, (self, value,))
     return _k(self, value)
 
 
@@ -11551,6 +12344,8 @@ def _entry_fill_Tensor_out(self, value, out):
     _k = _c_fill_Tensor_out.get(ks)
     if _k is None:
         _k = fill_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fill_Tensor_out, _k, (self, value, out,))
     return _k(self, value, out)
 
 
@@ -11579,6 +12374,8 @@ def _entry_zero(self):
     _k = _c_zero.get(ks)
     if _k is None:
         _k = zero._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(zero, _k, (self,))
     return _k(self)
 
 
@@ -11609,6 +12406,8 @@ def _entry_zero_out(self, out):
     _k = _c_zero_out.get(ks)
     if _k is None:
         _k = zero_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(zero_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -11639,6 +12438,8 @@ def _entry_empty_strided_out(size, stride, out):
     _k = _c_empty_strided_out.get(ks)
     if _k is None:
         _k = empty_strided_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(empty_strided_out, _k, (size, stride, out,))
     return _k(size, stride, out)
 
 
@@ -11669,6 +12470,8 @@ def _entry_new_empty_out(self, size, out):
     _k = _c_new_empty_out.get(ks)
     if _k is None:
         _k = new_empty_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_empty_out, _k, (self, size, out,))
     return _k(self, size, out)
 
 
@@ -11699,6 +12502,8 @@ def _entry_new_empty_strided_out(self, size, stride, out):
     _k = _c_new_empty_strided_out.get(ks)
     if _k is None:
         _k = new_empty_strided_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_empty_strided_out, _k, (self, size, stride, out,))
     return _k(self, size, stride, out)
 
 
@@ -11729,6 +12534,8 @@ def _entry_new_full_out(self, size, fill_value, out):
     _k = _c_new_full_out.get(ks)
     if _k is None:
         _k = new_full_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_full_out, _k, (self, size, fill_value, out,))
     return _k(self, size, fill_value, out)
 
 
@@ -11759,6 +12566,8 @@ def _entry_new_zeros_out(self, size, out):
     _k = _c_new_zeros_out.get(ks)
     if _k is None:
         _k = new_zeros_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_zeros_out, _k, (self, size, out,))
     return _k(self, size, out)
 
 
@@ -11789,6 +12598,8 @@ def _entry_new_ones_out(self, size, out):
     _k = _c_new_ones_out.get(ks)
     if _k is None:
         _k = new_ones_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(new_ones_out, _k, (self, size, out,))
     return _k(self, size, out)
 
 
@@ -11817,6 +12628,8 @@ def _entry_uniform(self, from_, to, generator):
     _k = _c_uniform.get(ks)
     if _k is None:
         _k = uniform._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(uniform, _k, (self, from_, to, generator,))
     return _k(self, from_, to, generator)
 
 
@@ -11847,6 +12660,8 @@ def _entry_uniform_out(self, from_, to, generator, out):
     _k = _c_uniform_out.get(ks)
     if _k is None:
         _k = uniform_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(uniform_out, _k, (self, from_, to, generator, out,))
     return _k(self, from_, to, generator, out)
 
 
@@ -11875,6 +12690,8 @@ def _entry_exponential(self, lambd, generator):
     _k = _c_exponential.get(ks)
     if _k is None:
         _k = exponential._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(exponential, _k, (self, lambd, generator,))
     return _k(self, lambd, generator)
 
 
@@ -11905,6 +12722,8 @@ def _entry_exponential_out(self, lambd, generator, out):
     _k = _c_exponential_out.get(ks)
     if _k is None:
         _k = exponential_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(exponential_out, _k, (self, lambd, generator, out,))
     return _k(self, lambd, generator, out)
 
 
@@ -11933,6 +12752,8 @@ def _entry_geometric(self, p, generator):
     _k = _c_geometric.get(ks)
     if _k is None:
         _k = geometric._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(geometric, _k, (self, p, generator,))
     return _k(self, p, generator)
 
 
@@ -11963,6 +12784,8 @@ def _entry_geometric_out(self, p, generator, out):
     _k = _c_geometric_out.get(ks)
     if _k is None:
         _k = geometric_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(geometric_out, _k, (self, p, generator, out,))
     return _k(self, p, generator, out)
 
 
@@ -11991,6 +12814,8 @@ def _entry_log_normal(self, mean, std, generator):
     _k = _c_log_normal.get(ks)
     if _k is None:
         _k = log_normal._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log_normal, _k, (self, mean, std, generator,))
     return _k(self, mean, std, generator)
 
 
@@ -12021,6 +12846,8 @@ def _entry_log_normal_out(self, mean, std, generator, out):
     _k = _c_log_normal_out.get(ks)
     if _k is None:
         _k = log_normal_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log_normal_out, _k, (self, mean, std, generator, out,))
     return _k(self, mean, std, generator, out)
 
 
@@ -12049,6 +12876,8 @@ def _entry_cauchy(self, median, sigma, generator):
     _k = _c_cauchy.get(ks)
     if _k is None:
         _k = cauchy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cauchy, _k, (self, median, sigma, generator,))
     return _k(self, median, sigma, generator)
 
 
@@ -12079,6 +12908,8 @@ def _entry_cauchy_out(self, median, sigma, generator, out):
     _k = _c_cauchy_out.get(ks)
     if _k is None:
         _k = cauchy_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cauchy_out, _k, (self, median, sigma, generator, out,))
     return _k(self, median, sigma, generator, out)
 
 
@@ -12107,6 +12938,8 @@ def _entry_random_from(self, from_, to, generator):
     _k = _c_random_from.get(ks)
     if _k is None:
         _k = random_from._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(random_from, _k, (self, from_, to, generator,))
     return _k(self, from_, to, generator)
 
 
@@ -12137,6 +12970,8 @@ def _entry_random_from_out(self, from_, to, generator, out):
     _k = _c_random_from_out.get(ks)
     if _k is None:
         _k = random_from_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(random_from_out, _k, (self, from_, to, generator, out,))
     return _k(self, from_, to, generator, out)
 
 
@@ -12165,6 +13000,8 @@ def _entry_random_to(self, to, generator):
     _k = _c_random_to.get(ks)
     if _k is None:
         _k = random_to._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(random_to, _k, (self, to, generator,))
     return _k(self, to, generator)
 
 
@@ -12195,6 +13032,8 @@ def _entry_random_to_out(self, to, generator, out):
     _k = _c_random_to_out.get(ks)
     if _k is None:
         _k = random_to_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(random_to_out, _k, (self, to, generator, out,))
     return _k(self, to, generator, out)
 
 
@@ -12223,6 +13062,8 @@ def _entry_random(self, generator):
     _k = _c_random.get(ks)
     if _k is None:
         _k = random._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(random, _k, (self, generator,))
     return _k(self, generator)
 
 
@@ -12253,6 +13094,8 @@ def _entry_random_out(self, generator, out):
     _k = _c_random_out.get(ks)
     if _k is None:
         _k = random_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(random_out, _k, (self, generator, out,))
     return _k(self, generator, out)
 
 
@@ -12281,6 +13124,8 @@ def _entry_normal_functional(self, mean, std, generator):
     _k = _c_normal_functional.get(ks)
     if _k is None:
         _k = normal_functional._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_functional, _k, (self, mean, std, generator,))
     return _k(self, mean, std, generator)
 
 
@@ -12306,6 +13151,8 @@ def _entry_hann_window(window_length, dtype, layout, device, pin_memory):
     _k = _c_hann_window.get(ks)
     if _k is None:
         _k = hann_window._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hann_window, _k, (window_length, dtype, layout, device, pin_memory,))
     return _k(window_length, dtype, layout, device, pin_memory)
 
 
@@ -12336,6 +13183,8 @@ def _entry_hann_window_out(window_length, out):
     _k = _c_hann_window_out.get(ks)
     if _k is None:
         _k = hann_window_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hann_window_out, _k, (window_length, out,))
     return _k(window_length, out)
 
 
@@ -12361,6 +13210,8 @@ def _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, 
     _k = _c_hann_window_periodic.get(ks)
     if _k is None:
         _k = hann_window_periodic._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hann_window_periodic, _k, (window_length, periodic, dtype, layout, device, pin_memory,))
     return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
@@ -12391,6 +13242,8 @@ def _entry_hann_window_periodic_out(window_length, periodic, out):
     _k = _c_hann_window_periodic_out.get(ks)
     if _k is None:
         _k = hann_window_periodic_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hann_window_periodic_out, _k, (window_length, periodic, out,))
     return _k(window_length, periodic, out)
 
 
@@ -12416,6 +13269,8 @@ def _entry_hamming_window(window_length, dtype, layout, device, pin_memory):
     _k = _c_hamming_window.get(ks)
     if _k is None:
         _k = hamming_window._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hamming_window, _k, (window_length, dtype, layout, device, pin_memory,))
     return _k(window_length, dtype, layout, device, pin_memory)
 
 
@@ -12446,6 +13301,8 @@ def _entry_hamming_window_out(window_length, out):
     _k = _c_hamming_window_out.get(ks)
     if _k is None:
         _k = hamming_window_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hamming_window_out, _k, (window_length, out,))
     return _k(window_length, out)
 
 
@@ -12471,6 +13328,8 @@ def _entry_hamming_window_periodic(window_length, periodic, dtype, layout, devic
     _k = _c_hamming_window_periodic.get(ks)
     if _k is None:
         _k = hamming_window_periodic._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hamming_window_periodic, _k, (window_length, periodic, dtype, layout, device, pin_memory,))
     return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
@@ -12501,6 +13360,8 @@ def _entry_hamming_window_periodic_out(window_length, periodic, out):
     _k = _c_hamming_window_periodic_out.get(ks)
     if _k is None:
         _k = hamming_window_periodic_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hamming_window_periodic_out, _k, (window_length, periodic, out,))
     return _k(window_length, periodic, out)
 
 
@@ -12526,6 +13387,8 @@ def _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, 
     _k = _c_hamming_window_periodic_alpha.get(ks)
     if _k is None:
         _k = hamming_window_periodic_alpha._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hamming_window_periodic_alpha, _k, (window_length, periodic, alpha, dtype, layout, device, pin_memory,))
     return _k(window_length, periodic, alpha, dtype, layout, device, pin_memory)
 
 
@@ -12556,6 +13419,8 @@ def _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, out
     _k = _c_hamming_window_periodic_alpha_out.get(ks)
     if _k is None:
         _k = hamming_window_periodic_alpha_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hamming_window_periodic_alpha_out, _k, (window_length, periodic, alpha, out,))
     return _k(window_length, periodic, alpha, out)
 
 
@@ -12581,6 +13446,8 @@ def _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, be
     _k = _c_hamming_window_periodic_alpha_beta.get(ks)
     if _k is None:
         _k = hamming_window_periodic_alpha_beta._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hamming_window_periodic_alpha_beta, _k, (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory,))
     return _k(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
 
 
@@ -12611,6 +13478,8 @@ def _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha
     _k = _c_hamming_window_periodic_alpha_beta_out.get(ks)
     if _k is None:
         _k = hamming_window_periodic_alpha_beta_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hamming_window_periodic_alpha_beta_out, _k, (window_length, periodic, alpha, beta, out,))
     return _k(window_length, periodic, alpha, beta, out)
 
 
@@ -12636,6 +13505,8 @@ def _entry_blackman_window(window_length, dtype, layout, device, pin_memory):
     _k = _c_blackman_window.get(ks)
     if _k is None:
         _k = blackman_window._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(blackman_window, _k, (window_length, dtype, layout, device, pin_memory,))
     return _k(window_length, dtype, layout, device, pin_memory)
 
 
@@ -12666,6 +13537,8 @@ def _entry_blackman_window_out(window_length, out):
     _k = _c_blackman_window_out.get(ks)
     if _k is None:
         _k = blackman_window_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(blackman_window_out, _k, (window_length, out,))
     return _k(window_length, out)
 
 
@@ -12691,6 +13564,8 @@ def _entry_blackman_window_periodic(window_length, periodic, dtype, layout, devi
     _k = _c_blackman_window_periodic.get(ks)
     if _k is None:
         _k = blackman_window_periodic._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(blackman_window_periodic, _k, (window_length, periodic, dtype, layout, device, pin_memory,))
     return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
@@ -12721,6 +13596,8 @@ def _entry_blackman_window_periodic_out(window_length, periodic, out):
     _k = _c_blackman_window_periodic_out.get(ks)
     if _k is None:
         _k = blackman_window_periodic_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(blackman_window_periodic_out, _k, (window_length, periodic, out,))
     return _k(window_length, periodic, out)
 
 
@@ -12746,6 +13623,8 @@ def _entry_bartlett_window(window_length, dtype, layout, device, pin_memory):
     _k = _c_bartlett_window.get(ks)
     if _k is None:
         _k = bartlett_window._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bartlett_window, _k, (window_length, dtype, layout, device, pin_memory,))
     return _k(window_length, dtype, layout, device, pin_memory)
 
 
@@ -12776,6 +13655,8 @@ def _entry_bartlett_window_out(window_length, out):
     _k = _c_bartlett_window_out.get(ks)
     if _k is None:
         _k = bartlett_window_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bartlett_window_out, _k, (window_length, out,))
     return _k(window_length, out)
 
 
@@ -12801,6 +13682,8 @@ def _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, devi
     _k = _c_bartlett_window_periodic.get(ks)
     if _k is None:
         _k = bartlett_window_periodic._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bartlett_window_periodic, _k, (window_length, periodic, dtype, layout, device, pin_memory,))
     return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
@@ -12831,6 +13714,8 @@ def _entry_bartlett_window_periodic_out(window_length, periodic, out):
     _k = _c_bartlett_window_periodic_out.get(ks)
     if _k is None:
         _k = bartlett_window_periodic_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bartlett_window_periodic_out, _k, (window_length, periodic, out,))
     return _k(window_length, periodic, out)
 
 
@@ -12856,6 +13741,8 @@ def _entry_kaiser_window(window_length, dtype, layout, device, pin_memory):
     _k = _c_kaiser_window.get(ks)
     if _k is None:
         _k = kaiser_window._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kaiser_window, _k, (window_length, dtype, layout, device, pin_memory,))
     return _k(window_length, dtype, layout, device, pin_memory)
 
 
@@ -12886,6 +13773,8 @@ def _entry_kaiser_window_out(window_length, out):
     _k = _c_kaiser_window_out.get(ks)
     if _k is None:
         _k = kaiser_window_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kaiser_window_out, _k, (window_length, out,))
     return _k(window_length, out)
 
 
@@ -12911,6 +13800,8 @@ def _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device
     _k = _c_kaiser_window_periodic.get(ks)
     if _k is None:
         _k = kaiser_window_periodic._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kaiser_window_periodic, _k, (window_length, periodic, dtype, layout, device, pin_memory,))
     return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
@@ -12941,6 +13832,8 @@ def _entry_kaiser_window_periodic_out(window_length, periodic, out):
     _k = _c_kaiser_window_periodic_out.get(ks)
     if _k is None:
         _k = kaiser_window_periodic_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kaiser_window_periodic_out, _k, (window_length, periodic, out,))
     return _k(window_length, periodic, out)
 
 
@@ -12966,6 +13859,8 @@ def _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, devi
     _k = _c_kaiser_window_beta.get(ks)
     if _k is None:
         _k = kaiser_window_beta._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kaiser_window_beta, _k, (window_length, periodic, beta, dtype, layout, device, pin_memory,))
     return _k(window_length, periodic, beta, dtype, layout, device, pin_memory)
 
 
@@ -12996,6 +13891,8 @@ def _entry_kaiser_window_beta_out(window_length, periodic, beta, out):
     _k = _c_kaiser_window_beta_out.get(ks)
     if _k is None:
         _k = kaiser_window_beta_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kaiser_window_beta_out, _k, (window_length, periodic, beta, out,))
     return _k(window_length, periodic, beta, out)
 
 
@@ -13026,6 +13923,8 @@ def _entry_empty_out(size, memory_format, out):
     _k = _c_empty_out.get(ks)
     if _k is None:
         _k = empty_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(empty_out, _k, (size, memory_format, out,))
     return _k(size, memory_format, out)
 
 
@@ -13056,6 +13955,8 @@ def _entry_zeros_out(size, out):
     _k = _c_zeros_out.get(ks)
     if _k is None:
         _k = zeros_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(zeros_out, _k, (size, out,))
     return _k(size, out)
 
 
@@ -13086,6 +13987,8 @@ def _entry_ones_out(size, out):
     _k = _c_ones_out.get(ks)
     if _k is None:
         _k = ones_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ones_out, _k, (size, out,))
     return _k(size, out)
 
 
@@ -13116,6 +14019,8 @@ def _entry_full_out(size, fill_value, out):
     _k = _c_full_out.get(ks)
     if _k is None:
         _k = full_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(full_out, _k, (size, fill_value, out,))
     return _k(size, fill_value, out)
 
 
@@ -13146,6 +14051,8 @@ def _entry_scalar_tensor_out(s, out):
     _k = _c_scalar_tensor_out.get(ks)
     if _k is None:
         _k = scalar_tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scalar_tensor_out, _k, (s, out,))
     return _k(s, out)
 
 
@@ -13176,6 +14083,8 @@ def _entry_arange_out(end, out):
     _k = _c_arange_out.get(ks)
     if _k is None:
         _k = arange_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arange_out, _k, (end, out,))
     return _k(end, out)
 
 
@@ -13206,6 +14115,8 @@ def _entry_arange_start_out(start, end, step, out):
     _k = _c_arange_start_out.get(ks)
     if _k is None:
         _k = arange_start_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arange_start_out, _k, (start, end, step, out,))
     return _k(start, end, step, out)
 
 
@@ -13236,6 +14147,8 @@ def _entry_empty_like_out(self, memory_format, out):
     _k = _c_empty_like_out.get(ks)
     if _k is None:
         _k = empty_like_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(empty_like_out, _k, (self, memory_format, out,))
     return _k(self, memory_format, out)
 
 
@@ -13266,6 +14179,8 @@ def _entry_zeros_like_out(self, memory_format, out):
     _k = _c_zeros_like_out.get(ks)
     if _k is None:
         _k = zeros_like_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(zeros_like_out, _k, (self, memory_format, out,))
     return _k(self, memory_format, out)
 
 
@@ -13296,6 +14211,8 @@ def _entry_ones_like_out(self, memory_format, out):
     _k = _c_ones_like_out.get(ks)
     if _k is None:
         _k = ones_like_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ones_like_out, _k, (self, memory_format, out,))
     return _k(self, memory_format, out)
 
 
@@ -13326,6 +14243,8 @@ def _entry_full_like_out(self, fill_value, memory_format, out):
     _k = _c_full_like_out.get(ks)
     if _k is None:
         _k = full_like_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(full_like_out, _k, (self, fill_value, memory_format, out,))
     return _k(self, fill_value, memory_format, out)
 
 
@@ -13356,6 +14275,8 @@ def _entry_rand_like_out(self, memory_format, out):
     _k = _c_rand_like_out.get(ks)
     if _k is None:
         _k = rand_like_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rand_like_out, _k, (self, memory_format, out,))
     return _k(self, memory_format, out)
 
 
@@ -13386,6 +14307,8 @@ def _entry_rand_like_generator_out(self, generator, memory_format, out):
     _k = _c_rand_like_generator_out.get(ks)
     if _k is None:
         _k = rand_like_generator_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rand_like_generator_out, _k, (self, generator, memory_format, out,))
     return _k(self, generator, memory_format, out)
 
 
@@ -13416,6 +14339,8 @@ def _entry_randn_like_out(self, memory_format, out):
     _k = _c_randn_like_out.get(ks)
     if _k is None:
         _k = randn_like_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randn_like_out, _k, (self, memory_format, out,))
     return _k(self, memory_format, out)
 
 
@@ -13446,6 +14371,8 @@ def _entry_randn_like_generator_out(self, generator, memory_format, out):
     _k = _c_randn_like_generator_out.get(ks)
     if _k is None:
         _k = randn_like_generator_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randn_like_generator_out, _k, (self, generator, memory_format, out,))
     return _k(self, generator, memory_format, out)
 
 
@@ -13476,6 +14403,8 @@ def _entry_randint_like_out(self, high, memory_format, out):
     _k = _c_randint_like_out.get(ks)
     if _k is None:
         _k = randint_like_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_out, _k, (self, high, memory_format, out,))
     return _k(self, high, memory_format, out)
 
 
@@ -13506,6 +14435,8 @@ def _entry_randint_like_generator_out(self, high, generator, memory_format, out)
     _k = _c_randint_like_generator_out.get(ks)
     if _k is None:
         _k = randint_like_generator_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_generator_out, _k, (self, high, generator, memory_format, out,))
     return _k(self, high, generator, memory_format, out)
 
 
@@ -13536,6 +14467,8 @@ def _entry_randint_like_Tensor_out(self, high, memory_format, out):
     _k = _c_randint_like_Tensor_out.get(ks)
     if _k is None:
         _k = randint_like_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_Tensor_out, _k, (self, high, memory_format, out,))
     return _k(self, high, memory_format, out)
 
 
@@ -13566,6 +14499,8 @@ def _entry_randint_like_Tensor_generator_out(self, high, generator, memory_forma
     _k = _c_randint_like_Tensor_generator_out.get(ks)
     if _k is None:
         _k = randint_like_Tensor_generator_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_Tensor_generator_out, _k, (self, high, generator, memory_format, out,))
     return _k(self, high, generator, memory_format, out)
 
 
@@ -13596,6 +14531,8 @@ def _entry_randint_like_low_dtype_out(self, low, high, memory_format, out):
     _k = _c_randint_like_low_dtype_out.get(ks)
     if _k is None:
         _k = randint_like_low_dtype_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_low_dtype_out, _k, (self, low, high, memory_format, out,))
     return _k(self, low, high, memory_format, out)
 
 
@@ -13626,6 +14563,8 @@ def _entry_randint_like_low_generator_dtype_out(self, low, high, generator, memo
     _k = _c_randint_like_low_generator_dtype_out.get(ks)
     if _k is None:
         _k = randint_like_low_generator_dtype_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_low_generator_dtype_out, _k, (self, low, high, generator, memory_format, out,))
     return _k(self, low, high, generator, memory_format, out)
 
 
@@ -13656,6 +14595,8 @@ def _entry_bernoulli_float_out(self, p, generator, out):
     _k = _c_bernoulli_float_out.get(ks)
     if _k is None:
         _k = bernoulli_float_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bernoulli_float_out, _k, (self, p, generator, out,))
     return _k(self, p, generator, out)
 
 
@@ -13684,6 +14625,8 @@ def _entry_mm(self, mat2):
     _k = _c_mm.get(ks)
     if _k is None:
         _k = mm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mm, _k, (self, mat2,))
     return _k(self, mat2)
 
 
@@ -13714,6 +14657,8 @@ def _entry_mm_out(self, mat2, out):
     _k = _c_mm_out.get(ks)
     if _k is None:
         _k = mm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mm_out, _k, (self, mat2, out,))
     return _k(self, mat2, out)
 
 
@@ -13742,6 +14687,8 @@ def _entry_bmm(self, mat2):
     _k = _c_bmm.get(ks)
     if _k is None:
         _k = bmm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bmm, _k, (self, mat2,))
     return _k(self, mat2)
 
 
@@ -13772,6 +14719,8 @@ def _entry_bmm_out(self, mat2, out):
     _k = _c_bmm_out.get(ks)
     if _k is None:
         _k = bmm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bmm_out, _k, (self, mat2, out,))
     return _k(self, mat2, out)
 
 
@@ -13800,6 +14749,8 @@ def _entry_addmm(self, mat1, mat2, beta, alpha):
     _k = _c_addmm.get(ks)
     if _k is None:
         _k = addmm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addmm, _k, (self, mat1, mat2, beta, alpha,))
     return _k(self, mat1, mat2, beta, alpha)
 
 
@@ -13830,6 +14781,8 @@ def _entry_addmm_out(self, mat1, mat2, beta, alpha, out):
     _k = _c_addmm_out.get(ks)
     if _k is None:
         _k = addmm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addmm_out, _k, (self, mat1, mat2, beta, alpha, out,))
     return _k(self, mat1, mat2, beta, alpha, out)
 
 
@@ -13858,6 +14811,8 @@ def _entry_matmul(self, other):
     _k = _c_matmul.get(ks)
     if _k is None:
         _k = matmul._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(matmul, _k, (self, other,))
     return _k(self, other)
 
 
@@ -13888,6 +14843,8 @@ def _entry_matmul_out(self, other, out):
     _k = _c_matmul_out.get(ks)
     if _k is None:
         _k = matmul_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(matmul_out, _k, (self, other, out,))
     return _k(self, other, out)
 
 
@@ -13916,6 +14873,8 @@ def _entry_linear(input, weight, bias):
     _k = _c_linear.get(ks)
     if _k is None:
         _k = linear._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linear, _k, (input, weight, bias,))
     return _k(input, weight, bias)
 
 
@@ -13946,6 +14905,8 @@ def _entry_linear_out(input, weight, bias, out):
     _k = _c_linear_out.get(ks)
     if _k is None:
         _k = linear_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linear_out, _k, (input, weight, bias, out,))
     return _k(input, weight, bias, out)
 
 
@@ -13974,6 +14935,8 @@ def _entry_view(self, size):
     _k = _c_view.get(ks)
     if _k is None:
         _k = view._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view, _k, (self, size,))
     return _k(self, size)
 
 
@@ -14002,6 +14965,8 @@ def _entry_view_dtype(self, dtype):
     _k = _c_view_dtype.get(ks)
     if _k is None:
         _k = view_dtype._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_dtype, _k, (self, dtype,))
     return _k(self, dtype)
 
 
@@ -14030,6 +14995,8 @@ def _entry_reshape(self, shape):
     _k = _c_reshape.get(ks)
     if _k is None:
         _k = reshape._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(reshape, _k, (self, shape,))
     return _k(self, shape)
 
 
@@ -14058,6 +15025,8 @@ def _entry_view_as(self, other):
     _k = _c_view_as.get(ks)
     if _k is None:
         _k = view_as._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as, _k, (self, other,))
     return _k(self, other)
 
 
@@ -14086,6 +15055,8 @@ def _entry_reshape_as(self, other):
     _k = _c_reshape_as.get(ks)
     if _k is None:
         _k = reshape_as._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(reshape_as, _k, (self, other,))
     return _k(self, other)
 
 
@@ -14114,6 +15085,8 @@ def _entry_as_strided(self, size, stride, storage_offset):
     _k = _c_as_strided.get(ks)
     if _k is None:
         _k = as_strided._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(as_strided, _k, (self, size, stride, storage_offset,))
     return _k(self, size, stride, storage_offset)
 
 
@@ -14142,6 +15115,8 @@ def _entry_permute(self, dims):
     _k = _c_permute.get(ks)
     if _k is None:
         _k = permute._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(permute, _k, (self, dims,))
     return _k(self, dims)
 
 
@@ -14170,6 +15145,8 @@ def _entry_transpose_int(self, dim0, dim1):
     _k = _c_transpose_int.get(ks)
     if _k is None:
         _k = transpose_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(transpose_int, _k, (self, dim0, dim1,))
     return _k(self, dim0, dim1)
 
 
@@ -14198,6 +15175,8 @@ def _entry_t(self):
     _k = _c_t.get(ks)
     if _k is None:
         _k = t._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(t, _k, (self,))
     return _k(self)
 
 
@@ -14226,6 +15205,8 @@ def _entry_adjoint(self):
     _k = _c_adjoint.get(ks)
     if _k is None:
         _k = adjoint._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(adjoint, _k, (self,))
     return _k(self)
 
 
@@ -14254,6 +15235,8 @@ def _entry_unsqueeze(self, dim):
     _k = _c_unsqueeze.get(ks)
     if _k is None:
         _k = unsqueeze._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unsqueeze, _k, (self, dim,))
     return _k(self, dim)
 
 
@@ -14282,6 +15265,8 @@ def _entry_squeeze(self):
     _k = _c_squeeze.get(ks)
     if _k is None:
         _k = squeeze._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(squeeze, _k, (self,))
     return _k(self)
 
 
@@ -14310,6 +15295,8 @@ def _entry_squeeze_dim(self, dim):
     _k = _c_squeeze_dim.get(ks)
     if _k is None:
         _k = squeeze_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(squeeze_dim, _k, (self, dim,))
     return _k(self, dim)
 
 
@@ -14338,6 +15325,8 @@ def _entry_squeeze_dims(self, dim):
     _k = _c_squeeze_dims.get(ks)
     if _k is None:
         _k = squeeze_dims._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(squeeze_dims, _k, (self, dim,))
     return _k(self, dim)
 
 
@@ -14366,6 +15355,8 @@ def _entry_expand(self, size, implicit):
     _k = _c_expand.get(ks)
     if _k is None:
         _k = expand._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(expand, _k, (self, size, implicit,))
     return _k(self, size, implicit)
 
 
@@ -14394,6 +15385,8 @@ def _entry_expand_as(self, other):
     _k = _c_expand_as.get(ks)
     if _k is None:
         _k = expand_as._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(expand_as, _k, (self, other,))
     return _k(self, other)
 
 
@@ -14422,6 +15415,8 @@ def _entry_slice_Tensor(self, dim, start, end, step):
     _k = _c_slice_Tensor.get(ks)
     if _k is None:
         _k = slice_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(slice_Tensor, _k, (self, dim, start, end, step,))
     return _k(self, dim, start, end, step)
 
 
@@ -14450,6 +15445,8 @@ def _entry_select_int(self, dim, index):
     _k = _c_select_int.get(ks)
     if _k is None:
         _k = select_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(select_int, _k, (self, dim, index,))
     return _k(self, dim, index)
 
 
@@ -14478,6 +15475,8 @@ def _entry_narrow(self, dim, start, length):
     _k = _c_narrow.get(ks)
     if _k is None:
         _k = narrow._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(narrow, _k, (self, dim, start, length,))
     return _k(self, dim, start, length)
 
 
@@ -14506,6 +15505,8 @@ def _entry_diagonal(self, offset, dim1, dim2):
     _k = _c_diagonal.get(ks)
     if _k is None:
         _k = diagonal._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diagonal, _k, (self, offset, dim1, dim2,))
     return _k(self, offset, dim1, dim2)
 
 
@@ -14534,6 +15535,8 @@ def _entry_split_Tensor(self, split_size, dim):
     _k = _c_split_Tensor.get(ks)
     if _k is None:
         _k = split_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(split_Tensor, _k, (self, split_size, dim,))
     return _k(self, split_size, dim)
 
 
@@ -14562,6 +15565,8 @@ def _entry_split_sizes(self, split_size, dim):
     _k = _c_split_sizes.get(ks)
     if _k is None:
         _k = split_sizes._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(split_sizes, _k, (self, split_size, dim,))
     return _k(self, split_size, dim)
 
 
@@ -14590,6 +15595,8 @@ def _entry_split_with_sizes(self, split_sizes, dim):
     _k = _c_split_with_sizes.get(ks)
     if _k is None:
         _k = split_with_sizes._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(split_with_sizes, _k, (self, split_sizes, dim,))
     return _k(self, split_sizes, dim)
 
 
@@ -14618,6 +15625,8 @@ def _entry_chunk(self, chunks, dim):
     _k = _c_chunk.get(ks)
     if _k is None:
         _k = chunk._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(chunk, _k, (self, chunks, dim,))
     return _k(self, chunks, dim)
 
 
@@ -14646,6 +15655,8 @@ def _entry_unbind_int(self, dim):
     _k = _c_unbind_int.get(ks)
     if _k is None:
         _k = unbind_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unbind_int, _k, (self, dim,))
     return _k(self, dim)
 
 
@@ -14674,6 +15685,8 @@ def _entry_flatten_using_ints(self, start_dim, end_dim):
     _k = _c_flatten_using_ints.get(ks)
     if _k is None:
         _k = flatten_using_ints._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(flatten_using_ints, _k, (self, start_dim, end_dim,))
     return _k(self, start_dim, end_dim)
 
 
@@ -14702,6 +15715,8 @@ def _entry_unflatten_int(self, dim, sizes):
     _k = _c_unflatten_int.get(ks)
     if _k is None:
         _k = unflatten_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unflatten_int, _k, (self, dim, sizes,))
     return _k(self, dim, sizes)
 
 
@@ -14730,6 +15745,8 @@ def _entry_movedim_intlist(self, source, destination):
     _k = _c_movedim_intlist.get(ks)
     if _k is None:
         _k = movedim_intlist._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(movedim_intlist, _k, (self, source, destination,))
     return _k(self, source, destination)
 
 
@@ -14758,6 +15775,8 @@ def _entry_movedim_int(self, source, destination):
     _k = _c_movedim_int.get(ks)
     if _k is None:
         _k = movedim_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(movedim_int, _k, (self, source, destination,))
     return _k(self, source, destination)
 
 
@@ -14786,6 +15805,8 @@ def _entry_detach(self):
     _k = _c_detach.get(ks)
     if _k is None:
         _k = detach._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(detach, _k, (self,))
     return _k(self)
 
 
@@ -14814,6 +15835,8 @@ def _entry_alias(self):
     _k = _c_alias.get(ks)
     if _k is None:
         _k = alias._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(alias, _k, (self,))
     return _k(self)
 
 
@@ -15228,6 +16251,8 @@ def _entry_cat(tensors, dim):
     _k = _c_cat.get(ks)
     if _k is None:
         _k = cat._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cat, _k, (tensors, dim,))
     return _k(tensors, dim)
 
 
@@ -15258,6 +16283,8 @@ def _entry_cat_out(tensors, dim, out):
     _k = _c_cat_out.get(ks)
     if _k is None:
         _k = cat_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cat_out, _k, (tensors, dim, out,))
     return _k(tensors, dim, out)
 
 
@@ -15286,6 +16313,8 @@ def _entry_stack(tensors, dim):
     _k = _c_stack.get(ks)
     if _k is None:
         _k = stack._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(stack, _k, (tensors, dim,))
     return _k(tensors, dim)
 
 
@@ -15314,6 +16343,8 @@ def _entry_index_Tensor(self, indices):
     _k = _c_index_Tensor.get(ks)
     if _k is None:
         _k = index_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_Tensor, _k, (self, indices,))
     return _k(self, indices)
 
 
@@ -15344,6 +16375,8 @@ def _entry_index_Tensor_out(self, indices, out):
     _k = _c_index_Tensor_out.get(ks)
     if _k is None:
         _k = index_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_Tensor_out, _k, (self, indices, out,))
     return _k(self, indices, out)
 
 
@@ -15374,6 +16407,8 @@ def _entry_index_put_(self, indices, values, accumulate):
     _k = _c_index_put_.get(ks)
     if _k is None:
         _k = index_put_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_put_, _k, (self, indices, values, accumulate,))
     return _k(self, indices, values, accumulate)
 
 
@@ -15402,6 +16437,8 @@ def _entry_index_put(self, indices, values, accumulate):
     _k = _c_index_put.get(ks)
     if _k is None:
         _k = index_put._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_put, _k, (self, indices, values, accumulate,))
     return _k(self, indices, values, accumulate)
 
 
@@ -15430,6 +16467,8 @@ def _entry_repeat(self, repeats):
     _k = _c_repeat.get(ks)
     if _k is None:
         _k = repeat._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(repeat, _k, (self, repeats,))
     return _k(self, repeats)
 
 
@@ -15460,6 +16499,8 @@ def _entry_repeat_out(self, repeats, out):
     _k = _c_repeat_out.get(ks)
     if _k is None:
         _k = repeat_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(repeat_out, _k, (self, repeats, out,))
     return _k(self, repeats, out)
 
 
@@ -15488,6 +16529,8 @@ def _entry_tile(self, dims):
     _k = _c_tile.get(ks)
     if _k is None:
         _k = tile._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tile, _k, (self, dims,))
     return _k(self, dims)
 
 
@@ -15516,6 +16559,8 @@ def _entry_flip(self, dims):
     _k = _c_flip.get(ks)
     if _k is None:
         _k = flip._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(flip, _k, (self, dims,))
     return _k(self, dims)
 
 
@@ -15546,6 +16591,8 @@ def _entry_flip_out(self, dims, out):
     _k = _c_flip_out.get(ks)
     if _k is None:
         _k = flip_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(flip_out, _k, (self, dims, out,))
     return _k(self, dims, out)
 
 
@@ -15574,6 +16621,8 @@ def _entry_roll(self, shifts, dims):
     _k = _c_roll.get(ks)
     if _k is None:
         _k = roll._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(roll, _k, (self, shifts, dims,))
     return _k(self, shifts, dims)
 
 
@@ -15604,6 +16653,8 @@ def _entry_roll_out(self, shifts, dims, out):
     _k = _c_roll_out.get(ks)
     if _k is None:
         _k = roll_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(roll_out, _k, (self, shifts, dims, out,))
     return _k(self, shifts, dims, out)
 
 
@@ -15632,6 +16683,8 @@ def _entry_tril(self, diagonal):
     _k = _c_tril.get(ks)
     if _k is None:
         _k = tril._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tril, _k, (self, diagonal,))
     return _k(self, diagonal)
 
 
@@ -15662,6 +16715,8 @@ def _entry_tril_out(self, diagonal, out):
     _k = _c_tril_out.get(ks)
     if _k is None:
         _k = tril_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tril_out, _k, (self, diagonal, out,))
     return _k(self, diagonal, out)
 
 
@@ -15692,6 +16747,8 @@ def _entry_tril_(self, diagonal):
     _k = _c_tril_.get(ks)
     if _k is None:
         _k = tril_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tril_, _k, (self, diagonal,))
     return _k(self, diagonal)
 
 
@@ -15720,6 +16777,8 @@ def _entry_triu(self, diagonal):
     _k = _c_triu.get(ks)
     if _k is None:
         _k = triu._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(triu, _k, (self, diagonal,))
     return _k(self, diagonal)
 
 
@@ -15750,6 +16809,8 @@ def _entry_triu_out(self, diagonal, out):
     _k = _c_triu_out.get(ks)
     if _k is None:
         _k = triu_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(triu_out, _k, (self, diagonal, out,))
     return _k(self, diagonal, out)
 
 
@@ -15780,6 +16841,8 @@ def _entry_triu_(self, diagonal):
     _k = _c_triu_.get(ks)
     if _k is None:
         _k = triu_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(triu_, _k, (self, diagonal,))
     return _k(self, diagonal)
 
 
@@ -15808,6 +16871,8 @@ def _entry_index_select(self, dim, index):
     _k = _c_index_select.get(ks)
     if _k is None:
         _k = index_select._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_select, _k, (self, dim, index,))
     return _k(self, dim, index)
 
 
@@ -15838,6 +16903,8 @@ def _entry_index_select_out(self, dim, index, out):
     _k = _c_index_select_out.get(ks)
     if _k is None:
         _k = index_select_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_select_out, _k, (self, dim, index, out,))
     return _k(self, dim, index, out)
 
 
@@ -15866,6 +16933,8 @@ def _entry_gather(self, dim, index, sparse_grad):
     _k = _c_gather.get(ks)
     if _k is None:
         _k = gather._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gather, _k, (self, dim, index, sparse_grad,))
     return _k(self, dim, index, sparse_grad)
 
 
@@ -15896,6 +16965,8 @@ def _entry_gather_out(self, dim, index, sparse_grad, out):
     _k = _c_gather_out.get(ks)
     if _k is None:
         _k = gather_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gather_out, _k, (self, dim, index, sparse_grad, out,))
     return _k(self, dim, index, sparse_grad, out)
 
 
@@ -15924,6 +16995,8 @@ def _entry_scatter_src(self, dim, index, src):
     _k = _c_scatter_src.get(ks)
     if _k is None:
         _k = scatter_src._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_src, _k, (self, dim, index, src,))
     return _k(self, dim, index, src)
 
 
@@ -15954,6 +17027,8 @@ def _entry_scatter_src_out(self, dim, index, src, out):
     _k = _c_scatter_src_out.get(ks)
     if _k is None:
         _k = scatter_src_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_src_out, _k, (self, dim, index, src, out,))
     return _k(self, dim, index, src, out)
 
 
@@ -15982,6 +17057,8 @@ def _entry_scatter_value(self, dim, index, value):
     _k = _c_scatter_value.get(ks)
     if _k is None:
         _k = scatter_value._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_value, _k, (self, dim, index, value,))
     return _k(self, dim, index, value)
 
 
@@ -16012,6 +17089,8 @@ def _entry_scatter_value_out(self, dim, index, value, out):
     _k = _c_scatter_value_out.get(ks)
     if _k is None:
         _k = scatter_value_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_value_out, _k, (self, dim, index, value, out,))
     return _k(self, dim, index, value, out)
 
 
@@ -16040,6 +17119,8 @@ def _entry_scatter_reduce(self, dim, index, src, reduce):
     _k = _c_scatter_reduce.get(ks)
     if _k is None:
         _k = scatter_reduce._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_reduce, _k, (self, dim, index, src, reduce,))
     return _k(self, dim, index, src, reduce)
 
 
@@ -16070,6 +17151,8 @@ def _entry_scatter_reduce_out(self, dim, index, src, reduce, out):
     _k = _c_scatter_reduce_out.get(ks)
     if _k is None:
         _k = scatter_reduce_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_reduce_out, _k, (self, dim, index, src, reduce, out,))
     return _k(self, dim, index, src, reduce, out)
 
 
@@ -16098,6 +17181,8 @@ def _entry_scatter_value_reduce(self, dim, index, value, reduce):
     _k = _c_scatter_value_reduce.get(ks)
     if _k is None:
         _k = scatter_value_reduce._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_value_reduce, _k, (self, dim, index, value, reduce,))
     return _k(self, dim, index, value, reduce)
 
 
@@ -16128,6 +17213,8 @@ def _entry_scatter_value_reduce_out(self, dim, index, value, reduce, out):
     _k = _c_scatter_value_reduce_out.get(ks)
     if _k is None:
         _k = scatter_value_reduce_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_value_reduce_out, _k, (self, dim, index, value, reduce, out,))
     return _k(self, dim, index, value, reduce, out)
 
 
@@ -16158,6 +17245,8 @@ def _entry_scatter__src(self, dim, index, src):
     _k = _c_scatter__src.get(ks)
     if _k is None:
         _k = scatter__src._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter__src, _k, (self, dim, index, src,))
     return _k(self, dim, index, src)
 
 
@@ -16188,6 +17277,8 @@ def _entry_scatter__value(self, dim, index, value):
     _k = _c_scatter__value.get(ks)
     if _k is None:
         _k = scatter__value._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter__value, _k, (self, dim, index, value,))
     return _k(self, dim, index, value)
 
 
@@ -16218,6 +17309,8 @@ def _entry_scatter__reduce(self, dim, index, src, reduce):
     _k = _c_scatter__reduce.get(ks)
     if _k is None:
         _k = scatter__reduce._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter__reduce, _k, (self, dim, index, src, reduce,))
     return _k(self, dim, index, src, reduce)
 
 
@@ -16248,6 +17341,8 @@ def _entry_scatter__value_reduce(self, dim, index, value, reduce):
     _k = _c_scatter__value_reduce.get(ks)
     if _k is None:
         _k = scatter__value_reduce._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter__value_reduce, _k, (self, dim, index, value, reduce,))
     return _k(self, dim, index, value, reduce)
 
 
@@ -16276,6 +17371,8 @@ def _entry_scatter_add(self, dim, index, src):
     _k = _c_scatter_add.get(ks)
     if _k is None:
         _k = scatter_add._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_add, _k, (self, dim, index, src,))
     return _k(self, dim, index, src)
 
 
@@ -16306,6 +17403,8 @@ def _entry_scatter_add_out(self, dim, index, src, out):
     _k = _c_scatter_add_out.get(ks)
     if _k is None:
         _k = scatter_add_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_add_out, _k, (self, dim, index, src, out,))
     return _k(self, dim, index, src, out)
 
 
@@ -16336,6 +17435,8 @@ def _entry_scatter_add_(self, dim, index, src):
     _k = _c_scatter_add_.get(ks)
     if _k is None:
         _k = scatter_add_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_add_, _k, (self, dim, index, src,))
     return _k(self, dim, index, src)
 
 
@@ -16364,6 +17465,8 @@ def _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self):
     _k = _c_scatter_reduce_two.get(ks)
     if _k is None:
         _k = scatter_reduce_two._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_reduce_two, _k, (self, dim, index, src, reduce, include_self,))
     return _k(self, dim, index, src, reduce, include_self)
 
 
@@ -16394,6 +17497,8 @@ def _entry_scatter_reduce_two_out(self, dim, index, src, reduce, include_self, o
     _k = _c_scatter_reduce_two_out.get(ks)
     if _k is None:
         _k = scatter_reduce_two_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_reduce_two_out, _k, (self, dim, index, src, reduce, include_self, out,))
     return _k(self, dim, index, src, reduce, include_self, out)
 
 
@@ -16424,6 +17529,8 @@ def _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self):
     _k = _c_scatter_reduce__two.get(ks)
     if _k is None:
         _k = scatter_reduce__two._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scatter_reduce__two, _k, (self, dim, index, src, reduce, include_self,))
     return _k(self, dim, index, src, reduce, include_self)
 
 
@@ -16452,6 +17559,8 @@ def _entry_masked_select(self, mask):
     _k = _c_masked_select.get(ks)
     if _k is None:
         _k = masked_select._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_select, _k, (self, mask,))
     return _k(self, mask)
 
 
@@ -16482,6 +17591,8 @@ def _entry_masked_select_out(self, mask, out):
     _k = _c_masked_select_out.get(ks)
     if _k is None:
         _k = masked_select_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_select_out, _k, (self, mask, out,))
     return _k(self, mask, out)
 
 
@@ -16510,6 +17621,8 @@ def _entry_nonzero(self):
     _k = _c_nonzero.get(ks)
     if _k is None:
         _k = nonzero._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nonzero, _k, (self,))
     return _k(self)
 
 
@@ -16540,6 +17653,8 @@ def _entry_nonzero_out(self, out):
     _k = _c_nonzero_out.get(ks)
     if _k is None:
         _k = nonzero_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nonzero_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -16568,6 +17683,8 @@ def _entry_topk(self, k, dim, largest, sorted):
     _k = _c_topk.get(ks)
     if _k is None:
         _k = topk._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(topk, _k, (self, k, dim, largest, sorted,))
     return _k(self, k, dim, largest, sorted)
 
 
@@ -16600,6 +17717,8 @@ def _entry_topk_values(self, k, dim, largest, sorted, values, indices):
     _k = _c_topk_values.get(ks)
     if _k is None:
         _k = topk_values._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(topk_values, _k, (self, k, dim, largest, sorted, values, indices,))
     return _k(self, k, dim, largest, sorted, values, indices)
 
 
@@ -16628,6 +17747,8 @@ def _entry_sort(self, dim, descending):
     _k = _c_sort.get(ks)
     if _k is None:
         _k = sort._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sort, _k, (self, dim, descending,))
     return _k(self, dim, descending)
 
 
@@ -16660,6 +17781,8 @@ def _entry_sort_values(self, dim, descending, values, indices):
     _k = _c_sort_values.get(ks)
     if _k is None:
         _k = sort_values._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sort_values, _k, (self, dim, descending, values, indices,))
     return _k(self, dim, descending, values, indices)
 
 
@@ -16688,6 +17811,8 @@ def _entry_sort_stable(self, stable, dim, descending):
     _k = _c_sort_stable.get(ks)
     if _k is None:
         _k = sort_stable._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sort_stable, _k, (self, stable, dim, descending,))
     return _k(self, stable, dim, descending)
 
 
@@ -16720,6 +17845,8 @@ def _entry_sort_values_stable(self, stable, dim, descending, values, indices):
     _k = _c_sort_values_stable.get(ks)
     if _k is None:
         _k = sort_values_stable._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sort_values_stable, _k, (self, stable, dim, descending, values, indices,))
     return _k(self, stable, dim, descending, values, indices)
 
 
@@ -16748,6 +17875,8 @@ def _entry_argsort(self, dim, descending):
     _k = _c_argsort.get(ks)
     if _k is None:
         _k = argsort._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(argsort, _k, (self, dim, descending,))
     return _k(self, dim, descending)
 
 
@@ -16776,6 +17905,8 @@ def _entry_argsort_stable(self, stable, dim, descending):
     _k = _c_argsort_stable.get(ks)
     if _k is None:
         _k = argsort_stable._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(argsort_stable, _k, (self, stable, dim, descending,))
     return _k(self, stable, dim, descending)
 
 
@@ -16806,6 +17937,8 @@ def _entry_argsort_stable_out(self, stable, dim, descending, out):
     _k = _c_argsort_stable_out.get(ks)
     if _k is None:
         _k = argsort_stable_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(argsort_stable_out, _k, (self, stable, dim, descending, out,))
     return _k(self, stable, dim, descending, out)
 
 
@@ -16834,6 +17967,8 @@ def _entry__unique2(self, sorted, return_inverse, return_counts):
     _k = _c__unique2.get(ks)
     if _k is None:
         _k = _unique2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_unique2, _k, (self, sorted, return_inverse, return_counts,))
     return _k(self, sorted, return_inverse, return_counts)
 
 
@@ -16868,6 +18003,8 @@ def _entry__unique2_out(self, sorted, return_inverse, return_counts, out0, out1,
     _k = _c__unique2_out.get(ks)
     if _k is None:
         _k = _unique2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_unique2_out, _k, (self, sorted, return_inverse, return_counts, out0, out1, out2,))
     return _k(self, sorted, return_inverse, return_counts, out0, out1, out2)
 
 
@@ -16896,6 +18033,8 @@ def _entry_unique_dim(self, dim, sorted, return_inverse, return_counts):
     _k = _c_unique_dim.get(ks)
     if _k is None:
         _k = unique_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unique_dim, _k, (self, dim, sorted, return_inverse, return_counts,))
     return _k(self, dim, sorted, return_inverse, return_counts)
 
 
@@ -16930,6 +18069,8 @@ def _entry_unique_dim_out(self, dim, sorted, return_inverse, return_counts, out0
     _k = _c_unique_dim_out.get(ks)
     if _k is None:
         _k = unique_dim_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unique_dim_out, _k, (self, dim, sorted, return_inverse, return_counts, out0, out1, out2,))
     return _k(self, dim, sorted, return_inverse, return_counts, out0, out1, out2)
 
 
@@ -16958,6 +18099,8 @@ def _entry_slice_scatter(self, src, dim, start, end, step):
     _k = _c_slice_scatter.get(ks)
     if _k is None:
         _k = slice_scatter._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(slice_scatter, _k, (self, src, dim, start, end, step,))
     return _k(self, src, dim, start, end, step)
 
 
@@ -16988,6 +18131,8 @@ def _entry_slice_scatter_out(self, src, dim, start, end, step, out):
     _k = _c_slice_scatter_out.get(ks)
     if _k is None:
         _k = slice_scatter_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(slice_scatter_out, _k, (self, src, dim, start, end, step, out,))
     return _k(self, src, dim, start, end, step, out)
 
 
@@ -17016,6 +18161,8 @@ def _entry_select_scatter(self, src, dim, index):
     _k = _c_select_scatter.get(ks)
     if _k is None:
         _k = select_scatter._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(select_scatter, _k, (self, src, dim, index,))
     return _k(self, src, dim, index)
 
 
@@ -17046,6 +18193,8 @@ def _entry_select_scatter_out(self, src, dim, index, out):
     _k = _c_select_scatter_out.get(ks)
     if _k is None:
         _k = select_scatter_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(select_scatter_out, _k, (self, src, dim, index, out,))
     return _k(self, src, dim, index, out)
 
 
@@ -17074,6 +18223,8 @@ def _entry_diagonal_scatter(self, src, offset, dim1, dim2):
     _k = _c_diagonal_scatter.get(ks)
     if _k is None:
         _k = diagonal_scatter._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diagonal_scatter, _k, (self, src, offset, dim1, dim2,))
     return _k(self, src, offset, dim1, dim2)
 
 
@@ -17104,6 +18255,8 @@ def _entry_diagonal_scatter_out(self, src, offset, dim1, dim2, out):
     _k = _c_diagonal_scatter_out.get(ks)
     if _k is None:
         _k = diagonal_scatter_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diagonal_scatter_out, _k, (self, src, offset, dim1, dim2, out,))
     return _k(self, src, offset, dim1, dim2, out)
 
 
@@ -17132,6 +18285,8 @@ def _entry_as_strided_scatter(self, src, size, stride, storage_offset):
     _k = _c_as_strided_scatter.get(ks)
     if _k is None:
         _k = as_strided_scatter._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(as_strided_scatter, _k, (self, src, size, stride, storage_offset,))
     return _k(self, src, size, stride, storage_offset)
 
 
@@ -17162,6 +18317,8 @@ def _entry_as_strided_scatter_out(self, src, size, stride, storage_offset, out):
     _k = _c_as_strided_scatter_out.get(ks)
     if _k is None:
         _k = as_strided_scatter_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(as_strided_scatter_out, _k, (self, src, size, stride, storage_offset, out,))
     return _k(self, src, size, stride, storage_offset, out)
 
 
@@ -17190,6 +18347,8 @@ def _entry_index_add(self, dim, index, source, alpha):
     _k = _c_index_add.get(ks)
     if _k is None:
         _k = index_add._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_add, _k, (self, dim, index, source, alpha,))
     return _k(self, dim, index, source, alpha)
 
 
@@ -17220,6 +18379,8 @@ def _entry_index_add_out(self, dim, index, source, alpha, out):
     _k = _c_index_add_out.get(ks)
     if _k is None:
         _k = index_add_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_add_out, _k, (self, dim, index, source, alpha, out,))
     return _k(self, dim, index, source, alpha, out)
 
 
@@ -17250,6 +18411,8 @@ def _entry_index_add_(self, dim, index, source, alpha):
     _k = _c_index_add_.get(ks)
     if _k is None:
         _k = index_add_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_add_, _k, (self, dim, index, source, alpha,))
     return _k(self, dim, index, source, alpha)
 
 
@@ -17278,6 +18441,8 @@ def _entry_index_copy(self, dim, index, source):
     _k = _c_index_copy.get(ks)
     if _k is None:
         _k = index_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_copy, _k, (self, dim, index, source,))
     return _k(self, dim, index, source)
 
 
@@ -17308,6 +18473,8 @@ def _entry_index_copy_out(self, dim, index, source, out):
     _k = _c_index_copy_out.get(ks)
     if _k is None:
         _k = index_copy_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_copy_out, _k, (self, dim, index, source, out,))
     return _k(self, dim, index, source, out)
 
 
@@ -17338,6 +18505,8 @@ def _entry_index_copy_(self, dim, index, source):
     _k = _c_index_copy_.get(ks)
     if _k is None:
         _k = index_copy_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_copy_, _k, (self, dim, index, source,))
     return _k(self, dim, index, source)
 
 
@@ -17366,6 +18535,8 @@ def _entry_index_fill_int_Scalar(self, dim, index, value):
     _k = _c_index_fill_int_Scalar.get(ks)
     if _k is None:
         _k = index_fill_int_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_fill_int_Scalar, _k, (self, dim, index, value,))
     return _k(self, dim, index, value)
 
 
@@ -17396,6 +18567,8 @@ def _entry_index_fill_int_Scalar_out(self, dim, index, value, out):
     _k = _c_index_fill_int_Scalar_out.get(ks)
     if _k is None:
         _k = index_fill_int_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_fill_int_Scalar_out, _k, (self, dim, index, value, out,))
     return _k(self, dim, index, value, out)
 
 
@@ -17424,6 +18597,8 @@ def _entry_index_fill_int_Tensor(self, dim, index, value):
     _k = _c_index_fill_int_Tensor.get(ks)
     if _k is None:
         _k = index_fill_int_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_fill_int_Tensor, _k, (self, dim, index, value,))
     return _k(self, dim, index, value)
 
 
@@ -17454,6 +18629,8 @@ def _entry_index_fill_int_Tensor_out(self, dim, index, value, out):
     _k = _c_index_fill_int_Tensor_out.get(ks)
     if _k is None:
         _k = index_fill_int_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_fill_int_Tensor_out, _k, (self, dim, index, value, out,))
     return _k(self, dim, index, value, out)
 
 
@@ -17484,6 +18661,8 @@ def _entry_index_fill__int_Scalar(self, dim, index, value):
     _k = _c_index_fill__int_Scalar.get(ks)
     if _k is None:
         _k = index_fill__int_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_fill__int_Scalar, _k, (self, dim, index, value,))
     return _k(self, dim, index, value)
 
 
@@ -17514,6 +18693,8 @@ def _entry_index_fill__int_Tensor(self, dim, index, value):
     _k = _c_index_fill__int_Tensor.get(ks)
     if _k is None:
         _k = index_fill__int_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(index_fill__int_Tensor, _k, (self, dim, index, value,))
     return _k(self, dim, index, value)
 
 
@@ -17542,6 +18723,8 @@ def _entry_masked_scatter(self, mask, source):
     _k = _c_masked_scatter.get(ks)
     if _k is None:
         _k = masked_scatter._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_scatter, _k, (self, mask, source,))
     return _k(self, mask, source)
 
 
@@ -17572,6 +18755,8 @@ def _entry_masked_scatter_out(self, mask, source, out):
     _k = _c_masked_scatter_out.get(ks)
     if _k is None:
         _k = masked_scatter_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_scatter_out, _k, (self, mask, source, out,))
     return _k(self, mask, source, out)
 
 
@@ -17602,6 +18787,8 @@ def _entry_masked_scatter_(self, mask, source):
     _k = _c_masked_scatter_.get(ks)
     if _k is None:
         _k = masked_scatter_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(masked_scatter_, _k, (self, mask, source,))
     return _k(self, mask, source)
 
 
@@ -17630,6 +18817,8 @@ def _entry_take(self, index):
     _k = _c_take.get(ks)
     if _k is None:
         _k = take._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(take, _k, (self, index,))
     return _k(self, index)
 
 
@@ -17660,6 +18849,8 @@ def _entry_take_out(self, index, out):
     _k = _c_take_out.get(ks)
     if _k is None:
         _k = take_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(take_out, _k, (self, index, out,))
     return _k(self, index, out)
 
 
@@ -17688,6 +18879,8 @@ def _entry_put(self, index, source, accumulate):
     _k = _c_put.get(ks)
     if _k is None:
         _k = put._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(put, _k, (self, index, source, accumulate,))
     return _k(self, index, source, accumulate)
 
 
@@ -17718,6 +18911,8 @@ def _entry_put_out(self, index, source, accumulate, out):
     _k = _c_put_out.get(ks)
     if _k is None:
         _k = put_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(put_out, _k, (self, index, source, accumulate, out,))
     return _k(self, index, source, accumulate, out)
 
 
@@ -17748,6 +18943,8 @@ def _entry_put_(self, index, source, accumulate):
     _k = _c_put_.get(ks)
     if _k is None:
         _k = put_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(put_, _k, (self, index, source, accumulate,))
     return _k(self, index, source, accumulate)
 
 
@@ -17776,6 +18973,8 @@ def _entry_take_along_dim(self, indices, dim):
     _k = _c_take_along_dim.get(ks)
     if _k is None:
         _k = take_along_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(take_along_dim, _k, (self, indices, dim,))
     return _k(self, indices, dim)
 
 
@@ -17806,6 +19005,8 @@ def _entry_take_along_dim_out(self, indices, dim, out):
     _k = _c_take_along_dim_out.get(ks)
     if _k is None:
         _k = take_along_dim_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(take_along_dim_out, _k, (self, indices, dim, out,))
     return _k(self, indices, dim, out)
 
 
@@ -17834,6 +19035,8 @@ def _entry_argwhere(self):
     _k = _c_argwhere.get(ks)
     if _k is None:
         _k = argwhere._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(argwhere, _k, (self,))
     return _k(self)
 
 
@@ -17862,6 +19065,8 @@ def _entry_fliplr(self):
     _k = _c_fliplr.get(ks)
     if _k is None:
         _k = fliplr._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fliplr, _k, (self,))
     return _k(self)
 
 
@@ -17890,6 +19095,8 @@ def _entry_flipud(self):
     _k = _c_flipud.get(ks)
     if _k is None:
         _k = flipud._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(flipud, _k, (self,))
     return _k(self)
 
 
@@ -17918,6 +19125,8 @@ def _entry_rot90(self, k, dims):
     _k = _c_rot90.get(ks)
     if _k is None:
         _k = rot90._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rot90, _k, (self, k, dims,))
     return _k(self, k, dims)
 
 
@@ -17948,6 +19157,8 @@ def _entry_rot90_out(self, k, dims, out):
     _k = _c_rot90_out.get(ks)
     if _k is None:
         _k = rot90_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rot90_out, _k, (self, k, dims, out,))
     return _k(self, k, dims, out)
 
 
@@ -17976,6 +19187,8 @@ def _entry_msort(self):
     _k = _c_msort.get(ks)
     if _k is None:
         _k = msort._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(msort, _k, (self,))
     return _k(self)
 
 
@@ -18006,6 +19219,8 @@ def _entry_msort_out(self, out):
     _k = _c_msort_out.get(ks)
     if _k is None:
         _k = msort_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(msort_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -18034,6 +19249,8 @@ def _entry_unique_consecutive(self, return_inverse, return_counts, dim):
     _k = _c_unique_consecutive.get(ks)
     if _k is None:
         _k = unique_consecutive._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unique_consecutive, _k, (self, return_inverse, return_counts, dim,))
     return _k(self, return_inverse, return_counts, dim)
 
 
@@ -18068,6 +19285,8 @@ def _entry_unique_consecutive_out(self, return_inverse, return_counts, dim, out0
     _k = _c_unique_consecutive_out.get(ks)
     if _k is None:
         _k = unique_consecutive_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unique_consecutive_out, _k, (self, return_inverse, return_counts, dim, out0, out1, out2,))
     return _k(self, return_inverse, return_counts, dim, out0, out1, out2)
 
 
@@ -18096,6 +19315,8 @@ def _entry_unfold(self, dimension, size, step):
     _k = _c_unfold.get(ks)
     if _k is None:
         _k = unfold._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unfold, _k, (self, dimension, size, step,))
     return _k(self, dimension, size, step)
 
 
@@ -18124,6 +19345,8 @@ def _entry_swapaxes(self, axis0, axis1):
     _k = _c_swapaxes.get(ks)
     if _k is None:
         _k = swapaxes._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(swapaxes, _k, (self, axis0, axis1,))
     return _k(self, axis0, axis1)
 
 
@@ -18152,6 +19375,8 @@ def _entry_swapdims(self, dim0, dim1):
     _k = _c_swapdims.get(ks)
     if _k is None:
         _k = swapdims._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(swapdims, _k, (self, dim0, dim1,))
     return _k(self, dim0, dim1)
 
 
@@ -18180,6 +19405,8 @@ def _entry_moveaxis_intlist(self, source, destination):
     _k = _c_moveaxis_intlist.get(ks)
     if _k is None:
         _k = moveaxis_intlist._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(moveaxis_intlist, _k, (self, source, destination,))
     return _k(self, source, destination)
 
 
@@ -18208,6 +19435,8 @@ def _entry_moveaxis_int(self, source, destination):
     _k = _c_moveaxis_int.get(ks)
     if _k is None:
         _k = moveaxis_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(moveaxis_int, _k, (self, source, destination,))
     return _k(self, source, destination)
 
 
@@ -18236,6 +19465,8 @@ def _entry_ravel(self):
     _k = _c_ravel.get(ks)
     if _k is None:
         _k = ravel._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ravel, _k, (self,))
     return _k(self)
 
 
@@ -18264,6 +19495,8 @@ def _entry_narrow_copy(self, dim, start, length):
     _k = _c_narrow_copy.get(ks)
     if _k is None:
         _k = narrow_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(narrow_copy, _k, (self, dim, start, length,))
     return _k(self, dim, start, length)
 
 
@@ -18294,6 +19527,8 @@ def _entry_narrow_copy_out(self, dim, start, length, out):
     _k = _c_narrow_copy_out.get(ks)
     if _k is None:
         _k = narrow_copy_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(narrow_copy_out, _k, (self, dim, start, length, out,))
     return _k(self, dim, start, length, out)
 
 
@@ -18322,6 +19557,8 @@ def _entry_tensor_split_sections(self, sections, dim):
     _k = _c_tensor_split_sections.get(ks)
     if _k is None:
         _k = tensor_split_sections._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tensor_split_sections, _k, (self, sections, dim,))
     return _k(self, sections, dim)
 
 
@@ -18350,6 +19587,8 @@ def _entry_tensor_split_indices(self, indices, dim):
     _k = _c_tensor_split_indices.get(ks)
     if _k is None:
         _k = tensor_split_indices._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tensor_split_indices, _k, (self, indices, dim,))
     return _k(self, indices, dim)
 
 
@@ -18378,6 +19617,8 @@ def _entry_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_secti
     _k = _c_tensor_split_tensor_indices_or_sections.get(ks)
     if _k is None:
         _k = tensor_split_tensor_indices_or_sections._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tensor_split_tensor_indices_or_sections, _k, (self, tensor_indices_or_sections, dim,))
     return _k(self, tensor_indices_or_sections, dim)
 
 
@@ -18406,6 +19647,8 @@ def _entry_hsplit_int(self, sections):
     _k = _c_hsplit_int.get(ks)
     if _k is None:
         _k = hsplit_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hsplit_int, _k, (self, sections,))
     return _k(self, sections)
 
 
@@ -18434,6 +19677,8 @@ def _entry_hsplit_array(self, indices):
     _k = _c_hsplit_array.get(ks)
     if _k is None:
         _k = hsplit_array._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hsplit_array, _k, (self, indices,))
     return _k(self, indices)
 
 
@@ -18462,6 +19707,8 @@ def _entry_vsplit_int(self, sections):
     _k = _c_vsplit_int.get(ks)
     if _k is None:
         _k = vsplit_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(vsplit_int, _k, (self, sections,))
     return _k(self, sections)
 
 
@@ -18490,6 +19737,8 @@ def _entry_vsplit_array(self, indices):
     _k = _c_vsplit_array.get(ks)
     if _k is None:
         _k = vsplit_array._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(vsplit_array, _k, (self, indices,))
     return _k(self, indices)
 
 
@@ -18518,6 +19767,8 @@ def _entry_dsplit_int(self, sections):
     _k = _c_dsplit_int.get(ks)
     if _k is None:
         _k = dsplit_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dsplit_int, _k, (self, sections,))
     return _k(self, sections)
 
 
@@ -18546,6 +19797,8 @@ def _entry_dsplit_array(self, indices):
     _k = _c_dsplit_array.get(ks)
     if _k is None:
         _k = dsplit_array._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dsplit_array, _k, (self, indices,))
     return _k(self, indices)
 
 
@@ -18574,6 +19827,8 @@ def _entry_atleast_1d(self):
     _k = _c_atleast_1d.get(ks)
     if _k is None:
         _k = atleast_1d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atleast_1d, _k, (self,))
     return _k(self)
 
 
@@ -18602,6 +19857,8 @@ def _entry_atleast_1d_Sequence(tensors):
     _k = _c_atleast_1d_Sequence.get(ks)
     if _k is None:
         _k = atleast_1d_Sequence._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atleast_1d_Sequence, _k, (tensors,))
     return _k(tensors)
 
 
@@ -18630,6 +19887,8 @@ def _entry_atleast_2d(self):
     _k = _c_atleast_2d.get(ks)
     if _k is None:
         _k = atleast_2d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atleast_2d, _k, (self,))
     return _k(self)
 
 
@@ -18658,6 +19917,8 @@ def _entry_atleast_2d_Sequence(tensors):
     _k = _c_atleast_2d_Sequence.get(ks)
     if _k is None:
         _k = atleast_2d_Sequence._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atleast_2d_Sequence, _k, (tensors,))
     return _k(tensors)
 
 
@@ -18686,6 +19947,8 @@ def _entry_atleast_3d(self):
     _k = _c_atleast_3d.get(ks)
     if _k is None:
         _k = atleast_3d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atleast_3d, _k, (self,))
     return _k(self)
 
 
@@ -18714,6 +19977,8 @@ def _entry_atleast_3d_Sequence(tensors):
     _k = _c_atleast_3d_Sequence.get(ks)
     if _k is None:
         _k = atleast_3d_Sequence._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atleast_3d_Sequence, _k, (tensors,))
     return _k(tensors)
 
 
@@ -18742,6 +20007,8 @@ def _entry_hstack(tensors):
     _k = _c_hstack.get(ks)
     if _k is None:
         _k = hstack._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hstack, _k, (tensors,))
     return _k(tensors)
 
 
@@ -18772,6 +20039,8 @@ def _entry_hstack_out(tensors, out):
     _k = _c_hstack_out.get(ks)
     if _k is None:
         _k = hstack_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hstack_out, _k, (tensors, out,))
     return _k(tensors, out)
 
 
@@ -18800,6 +20069,8 @@ def _entry_vstack(tensors):
     _k = _c_vstack.get(ks)
     if _k is None:
         _k = vstack._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(vstack, _k, (tensors,))
     return _k(tensors)
 
 
@@ -18830,6 +20101,8 @@ def _entry_vstack_out(tensors, out):
     _k = _c_vstack_out.get(ks)
     if _k is None:
         _k = vstack_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(vstack_out, _k, (tensors, out,))
     return _k(tensors, out)
 
 
@@ -18858,6 +20131,8 @@ def _entry_row_stack(tensors):
     _k = _c_row_stack.get(ks)
     if _k is None:
         _k = row_stack._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(row_stack, _k, (tensors,))
     return _k(tensors)
 
 
@@ -18888,6 +20163,8 @@ def _entry_row_stack_out(tensors, out):
     _k = _c_row_stack_out.get(ks)
     if _k is None:
         _k = row_stack_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(row_stack_out, _k, (tensors, out,))
     return _k(tensors, out)
 
 
@@ -18916,6 +20193,8 @@ def _entry_dstack(tensors):
     _k = _c_dstack.get(ks)
     if _k is None:
         _k = dstack._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dstack, _k, (tensors,))
     return _k(tensors)
 
 
@@ -18946,6 +20225,8 @@ def _entry_dstack_out(tensors, out):
     _k = _c_dstack_out.get(ks)
     if _k is None:
         _k = dstack_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dstack_out, _k, (tensors, out,))
     return _k(tensors, out)
 
 
@@ -18974,6 +20255,8 @@ def _entry_column_stack(tensors):
     _k = _c_column_stack.get(ks)
     if _k is None:
         _k = column_stack._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(column_stack, _k, (tensors,))
     return _k(tensors)
 
 
@@ -19004,6 +20287,8 @@ def _entry_column_stack_out(tensors, out):
     _k = _c_column_stack_out.get(ks)
     if _k is None:
         _k = column_stack_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(column_stack_out, _k, (tensors, out,))
     return _k(tensors, out)
 
 
@@ -19032,6 +20317,8 @@ def _entry_diag_embed(self, offset, dim1, dim2):
     _k = _c_diag_embed.get(ks)
     if _k is None:
         _k = diag_embed._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diag_embed, _k, (self, offset, dim1, dim2,))
     return _k(self, offset, dim1, dim2)
 
 
@@ -19062,6 +20349,8 @@ def _entry_diag_embed_out(self, offset, dim1, dim2, out):
     _k = _c_diag_embed_out.get(ks)
     if _k is None:
         _k = diag_embed_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diag_embed_out, _k, (self, offset, dim1, dim2, out,))
     return _k(self, offset, dim1, dim2, out)
 
 
@@ -19090,6 +20379,8 @@ def _entry_diag(self, diagonal):
     _k = _c_diag.get(ks)
     if _k is None:
         _k = diag._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diag, _k, (self, diagonal,))
     return _k(self, diagonal)
 
 
@@ -19120,6 +20411,8 @@ def _entry_diag_out(self, diagonal, out):
     _k = _c_diag_out.get(ks)
     if _k is None:
         _k = diag_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diag_out, _k, (self, diagonal, out,))
     return _k(self, diagonal, out)
 
 
@@ -19148,6 +20441,8 @@ def _entry_diagflat(self, offset):
     _k = _c_diagflat.get(ks)
     if _k is None:
         _k = diagflat._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diagflat, _k, (self, offset,))
     return _k(self, offset)
 
 
@@ -19176,6 +20471,8 @@ def _entry_repeat_interleave_Tensor(repeats, output_size):
     _k = _c_repeat_interleave_Tensor.get(ks)
     if _k is None:
         _k = repeat_interleave_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(repeat_interleave_Tensor, _k, (repeats, output_size,))
     return _k(repeats, output_size)
 
 
@@ -19206,6 +20503,8 @@ def _entry_repeat_interleave_Tensor_out(repeats, output_size, out):
     _k = _c_repeat_interleave_Tensor_out.get(ks)
     if _k is None:
         _k = repeat_interleave_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(repeat_interleave_Tensor_out, _k, (repeats, output_size, out,))
     return _k(repeats, output_size, out)
 
 
@@ -19234,6 +20533,8 @@ def _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size):
     _k = _c_repeat_interleave_self_Tensor.get(ks)
     if _k is None:
         _k = repeat_interleave_self_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(repeat_interleave_self_Tensor, _k, (self, repeats, dim, output_size,))
     return _k(self, repeats, dim, output_size)
 
 
@@ -19262,6 +20563,8 @@ def _entry_repeat_interleave_self_int(self, repeats, dim, output_size):
     _k = _c_repeat_interleave_self_int.get(ks)
     if _k is None:
         _k = repeat_interleave_self_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(repeat_interleave_self_int, _k, (self, repeats, dim, output_size,))
     return _k(self, repeats, dim, output_size)
 
 
@@ -19290,6 +20593,8 @@ def _entry_searchsorted_Tensor(sorted_sequence, self, out_int32, right, side, so
     _k = _c_searchsorted_Tensor.get(ks)
     if _k is None:
         _k = searchsorted_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(searchsorted_Tensor, _k, (sorted_sequence, self, out_int32, right, side, sorter,))
     return _k(sorted_sequence, self, out_int32, right, side, sorter)
 
 
@@ -19320,6 +20625,8 @@ def _entry_searchsorted_Tensor_out(sorted_sequence, self, out_int32, right, side
     _k = _c_searchsorted_Tensor_out.get(ks)
     if _k is None:
         _k = searchsorted_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(searchsorted_Tensor_out, _k, (sorted_sequence, self, out_int32, right, side, sorter, out,))
     return _k(sorted_sequence, self, out_int32, right, side, sorter, out)
 
 
@@ -19348,6 +20655,8 @@ def _entry_searchsorted_Scalar(sorted_sequence, self, out_int32, right, side, so
     _k = _c_searchsorted_Scalar.get(ks)
     if _k is None:
         _k = searchsorted_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(searchsorted_Scalar, _k, (sorted_sequence, self, out_int32, right, side, sorter,))
     return _k(sorted_sequence, self, out_int32, right, side, sorter)
 
 
@@ -19378,6 +20687,8 @@ def _entry_searchsorted_Scalar_out(sorted_sequence, self, out_int32, right, side
     _k = _c_searchsorted_Scalar_out.get(ks)
     if _k is None:
         _k = searchsorted_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(searchsorted_Scalar_out, _k, (sorted_sequence, self, out_int32, right, side, sorter, out,))
     return _k(sorted_sequence, self, out_int32, right, side, sorter, out)
 
 
@@ -19406,6 +20717,8 @@ def _entry_bucketize_Tensor(self, boundaries, out_int32, right):
     _k = _c_bucketize_Tensor.get(ks)
     if _k is None:
         _k = bucketize_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bucketize_Tensor, _k, (self, boundaries, out_int32, right,))
     return _k(self, boundaries, out_int32, right)
 
 
@@ -19436,6 +20749,8 @@ def _entry_bucketize_Tensor_out(self, boundaries, out_int32, right, out):
     _k = _c_bucketize_Tensor_out.get(ks)
     if _k is None:
         _k = bucketize_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bucketize_Tensor_out, _k, (self, boundaries, out_int32, right, out,))
     return _k(self, boundaries, out_int32, right, out)
 
 
@@ -19464,6 +20779,8 @@ def _entry_bucketize_Scalar(self, boundaries, out_int32, right):
     _k = _c_bucketize_Scalar.get(ks)
     if _k is None:
         _k = bucketize_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bucketize_Scalar, _k, (self, boundaries, out_int32, right,))
     return _k(self, boundaries, out_int32, right)
 
 
@@ -19494,6 +20811,8 @@ def _entry_bucketize_Scalar_out(self, boundaries, out_int32, right, out):
     _k = _c_bucketize_Scalar_out.get(ks)
     if _k is None:
         _k = bucketize_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bucketize_Scalar_out, _k, (self, boundaries, out_int32, right, out,))
     return _k(self, boundaries, out_int32, right, out)
 
 
@@ -19519,6 +20838,8 @@ def _entry_rand_generator(size, generator, dtype, layout, device, pin_memory):
     _k = _c_rand_generator.get(ks)
     if _k is None:
         _k = rand_generator._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rand_generator, _k, (size, generator, dtype, layout, device, pin_memory,))
     return _k(size, generator, dtype, layout, device, pin_memory)
 
 
@@ -19544,6 +20865,8 @@ def _entry_randn_generator(size, generator, dtype, layout, device, pin_memory):
     _k = _c_randn_generator.get(ks)
     if _k is None:
         _k = randn_generator._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randn_generator, _k, (size, generator, dtype, layout, device, pin_memory,))
     return _k(size, generator, dtype, layout, device, pin_memory)
 
 
@@ -19574,6 +20897,8 @@ def _entry_rand_out(size, out):
     _k = _c_rand_out.get(ks)
     if _k is None:
         _k = rand_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rand_out, _k, (size, out,))
     return _k(size, out)
 
 
@@ -19604,6 +20929,8 @@ def _entry_rand_generator_out(size, generator, out):
     _k = _c_rand_generator_out.get(ks)
     if _k is None:
         _k = rand_generator_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rand_generator_out, _k, (size, generator, out,))
     return _k(size, generator, out)
 
 
@@ -19634,6 +20961,8 @@ def _entry_randn_out(size, out):
     _k = _c_randn_out.get(ks)
     if _k is None:
         _k = randn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randn_out, _k, (size, out,))
     return _k(size, out)
 
 
@@ -19664,6 +20993,8 @@ def _entry_randn_generator_out(size, generator, out):
     _k = _c_randn_generator_out.get(ks)
     if _k is None:
         _k = randn_generator_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randn_generator_out, _k, (size, generator, out,))
     return _k(size, generator, out)
 
 
@@ -19692,6 +21023,8 @@ def _entry_rand_like_generator(self, generator, dtype, layout, device, pin_memor
     _k = _c_rand_like_generator.get(ks)
     if _k is None:
         _k = rand_like_generator._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rand_like_generator, _k, (self, generator, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, generator, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -19720,6 +21053,8 @@ def _entry_randn_like_generator(self, generator, dtype, layout, device, pin_memo
     _k = _c_randn_like_generator.get(ks)
     if _k is None:
         _k = randn_like_generator._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randn_like_generator, _k, (self, generator, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, generator, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -19745,6 +21080,8 @@ def _entry_linspace(start, end, steps, dtype, layout, device, pin_memory):
     _k = _c_linspace.get(ks)
     if _k is None:
         _k = linspace._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linspace, _k, (start, end, steps, dtype, layout, device, pin_memory,))
     return _k(start, end, steps, dtype, layout, device, pin_memory)
 
 
@@ -19775,6 +21112,8 @@ def _entry_linspace_out(start, end, steps, out):
     _k = _c_linspace_out.get(ks)
     if _k is None:
         _k = linspace_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linspace_out, _k, (start, end, steps, out,))
     return _k(start, end, steps, out)
 
 
@@ -19800,6 +21139,8 @@ def _entry_eye(n, dtype, layout, device, pin_memory):
     _k = _c_eye.get(ks)
     if _k is None:
         _k = eye._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eye, _k, (n, dtype, layout, device, pin_memory,))
     return _k(n, dtype, layout, device, pin_memory)
 
 
@@ -19825,6 +21166,8 @@ def _entry_eye_m(n, m, dtype, layout, device, pin_memory):
     _k = _c_eye_m.get(ks)
     if _k is None:
         _k = eye_m._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eye_m, _k, (n, m, dtype, layout, device, pin_memory,))
     return _k(n, m, dtype, layout, device, pin_memory)
 
 
@@ -19855,6 +21198,8 @@ def _entry_eye_out(n, out):
     _k = _c_eye_out.get(ks)
     if _k is None:
         _k = eye_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eye_out, _k, (n, out,))
     return _k(n, out)
 
 
@@ -19885,6 +21230,8 @@ def _entry_eye_m_out(n, m, out):
     _k = _c_eye_m_out.get(ks)
     if _k is None:
         _k = eye_m_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(eye_m_out, _k, (n, m, out,))
     return _k(n, m, out)
 
 
@@ -19910,6 +21257,8 @@ def _entry_randint(high, size, dtype, layout, device, pin_memory):
     _k = _c_randint.get(ks)
     if _k is None:
         _k = randint._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint, _k, (high, size, dtype, layout, device, pin_memory,))
     return _k(high, size, dtype, layout, device, pin_memory)
 
 
@@ -19935,6 +21284,8 @@ def _entry_randint_generator(high, size, generator, dtype, layout, device, pin_m
     _k = _c_randint_generator.get(ks)
     if _k is None:
         _k = randint_generator._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_generator, _k, (high, size, generator, dtype, layout, device, pin_memory,))
     return _k(high, size, generator, dtype, layout, device, pin_memory)
 
 
@@ -19960,6 +21311,8 @@ def _entry_randint_low(low, high, size, dtype, layout, device, pin_memory):
     _k = _c_randint_low.get(ks)
     if _k is None:
         _k = randint_low._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_low, _k, (low, high, size, dtype, layout, device, pin_memory,))
     return _k(low, high, size, dtype, layout, device, pin_memory)
 
 
@@ -19985,6 +21338,8 @@ def _entry_randint_low_generator(low, high, size, generator, dtype, layout, devi
     _k = _c_randint_low_generator.get(ks)
     if _k is None:
         _k = randint_low_generator._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_low_generator, _k, (low, high, size, generator, dtype, layout, device, pin_memory,))
     return _k(low, high, size, generator, dtype, layout, device, pin_memory)
 
 
@@ -20015,6 +21370,8 @@ def _entry_randint_out(high, size, out):
     _k = _c_randint_out.get(ks)
     if _k is None:
         _k = randint_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_out, _k, (high, size, out,))
     return _k(high, size, out)
 
 
@@ -20045,6 +21402,8 @@ def _entry_randint_generator_out(high, size, generator, out):
     _k = _c_randint_generator_out.get(ks)
     if _k is None:
         _k = randint_generator_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_generator_out, _k, (high, size, generator, out,))
     return _k(high, size, generator, out)
 
 
@@ -20075,6 +21434,8 @@ def _entry_randint_low_out(low, high, size, out):
     _k = _c_randint_low_out.get(ks)
     if _k is None:
         _k = randint_low_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_low_out, _k, (low, high, size, out,))
     return _k(low, high, size, out)
 
 
@@ -20105,6 +21466,8 @@ def _entry_randint_low_generator_out(low, high, size, generator, out):
     _k = _c_randint_low_generator_out.get(ks)
     if _k is None:
         _k = randint_low_generator_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_low_generator_out, _k, (low, high, size, generator, out,))
     return _k(low, high, size, generator, out)
 
 
@@ -20130,6 +21493,8 @@ def _entry_randperm(n, dtype, layout, device, pin_memory):
     _k = _c_randperm.get(ks)
     if _k is None:
         _k = randperm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randperm, _k, (n, dtype, layout, device, pin_memory,))
     return _k(n, dtype, layout, device, pin_memory)
 
 
@@ -20155,6 +21520,8 @@ def _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory):
     _k = _c_randperm_generator.get(ks)
     if _k is None:
         _k = randperm_generator._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randperm_generator, _k, (n, generator, dtype, layout, device, pin_memory,))
     return _k(n, generator, dtype, layout, device, pin_memory)
 
 
@@ -20185,6 +21552,8 @@ def _entry_randperm_out(n, out):
     _k = _c_randperm_out.get(ks)
     if _k is None:
         _k = randperm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randperm_out, _k, (n, out,))
     return _k(n, out)
 
 
@@ -20215,6 +21584,8 @@ def _entry_randperm_generator_out(n, generator, out):
     _k = _c_randperm_generator_out.get(ks)
     if _k is None:
         _k = randperm_generator_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randperm_generator_out, _k, (n, generator, out,))
     return _k(n, generator, out)
 
 
@@ -20243,6 +21614,8 @@ def _entry_randint_like(self, high, dtype, layout, device, pin_memory, memory_fo
     _k = _c_randint_like.get(ks)
     if _k is None:
         _k = randint_like._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like, _k, (self, high, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, high, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -20271,6 +21644,8 @@ def _entry_randint_like_Tensor(self, high, dtype, layout, device, pin_memory, me
     _k = _c_randint_like_Tensor.get(ks)
     if _k is None:
         _k = randint_like_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_Tensor, _k, (self, high, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, high, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -20299,6 +21674,8 @@ def _entry_randint_like_low_dtype(self, low, high, dtype, layout, device, pin_me
     _k = _c_randint_like_low_dtype.get(ks)
     if _k is None:
         _k = randint_like_low_dtype._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_low_dtype, _k, (self, low, high, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, low, high, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -20327,6 +21704,8 @@ def _entry_randint_like_generator(self, high, generator, dtype, layout, device, 
     _k = _c_randint_like_generator.get(ks)
     if _k is None:
         _k = randint_like_generator._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_generator, _k, (self, high, generator, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -20355,6 +21734,8 @@ def _entry_randint_like_Tensor_generator(self, high, generator, dtype, layout, d
     _k = _c_randint_like_Tensor_generator.get(ks)
     if _k is None:
         _k = randint_like_Tensor_generator._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_Tensor_generator, _k, (self, high, generator, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -20383,6 +21764,8 @@ def _entry_randint_like_low_generator_dtype(self, low, high, generator, dtype, l
     _k = _c_randint_like_low_generator_dtype.get(ks)
     if _k is None:
         _k = randint_like_low_generator_dtype._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(randint_like_low_generator_dtype, _k, (self, low, high, generator, dtype, layout, device, pin_memory, memory_format,))
     return _k(self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
 
 
@@ -20413,6 +21796,8 @@ def _entry_uniform_(self, from_, to, generator):
     _k = _c_uniform_.get(ks)
     if _k is None:
         _k = uniform_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(uniform_, _k, (self, from_, to, generator,))
     return _k(self, from_, to, generator)
 
 
@@ -20443,6 +21828,8 @@ def _entry_normal_(self, mean, std, generator):
     _k = _c_normal_.get(ks)
     if _k is None:
         _k = normal_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_, _k, (self, mean, std, generator,))
     return _k(self, mean, std, generator)
 
 
@@ -20473,6 +21860,8 @@ def _entry_exponential_(self, lambd, generator):
     _k = _c_exponential_.get(ks)
     if _k is None:
         _k = exponential_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(exponential_, _k, (self, lambd, generator,))
     return _k(self, lambd, generator)
 
 
@@ -20503,6 +21892,8 @@ def _entry_random__from(self, from_, to, generator):
     _k = _c_random__from.get(ks)
     if _k is None:
         _k = random__from._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(random__from, _k, (self, from_, to, generator,))
     return _k(self, from_, to, generator)
 
 
@@ -20533,6 +21924,8 @@ def _entry_random__to(self, to, generator):
     _k = _c_random__to.get(ks)
     if _k is None:
         _k = random__to._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(random__to, _k, (self, to, generator,))
     return _k(self, to, generator)
 
 
@@ -20563,6 +21956,8 @@ def _entry_random_(self, generator):
     _k = _c_random_.get(ks)
     if _k is None:
         _k = random_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(random_, _k, (self, generator,))
     return _k(self, generator)
 
 
@@ -20591,6 +21986,8 @@ def _entry_bernoulli(self, generator):
     _k = _c_bernoulli.get(ks)
     if _k is None:
         _k = bernoulli._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bernoulli, _k, (self, generator,))
     return _k(self, generator)
 
 
@@ -20621,6 +22018,8 @@ def _entry_bernoulli_out(self, generator, out):
     _k = _c_bernoulli_out.get(ks)
     if _k is None:
         _k = bernoulli_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bernoulli_out, _k, (self, generator, out,))
     return _k(self, generator, out)
 
 
@@ -20649,6 +22048,8 @@ def _entry_bernoulli_p(self, p, generator):
     _k = _c_bernoulli_p.get(ks)
     if _k is None:
         _k = bernoulli_p._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bernoulli_p, _k, (self, p, generator,))
     return _k(self, p, generator)
 
 
@@ -20677,6 +22078,8 @@ def _entry_bernoulli_Tensor(self, p, generator):
     _k = _c_bernoulli_Tensor.get(ks)
     if _k is None:
         _k = bernoulli_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bernoulli_Tensor, _k, (self, p, generator,))
     return _k(self, p, generator)
 
 
@@ -20707,6 +22110,8 @@ def _entry_bernoulli_Tensor_out(self, p, generator, out):
     _k = _c_bernoulli_Tensor_out.get(ks)
     if _k is None:
         _k = bernoulli_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bernoulli_Tensor_out, _k, (self, p, generator, out,))
     return _k(self, p, generator, out)
 
 
@@ -20737,6 +22142,8 @@ def _entry_bernoulli__Tensor(self, p, generator):
     _k = _c_bernoulli__Tensor.get(ks)
     if _k is None:
         _k = bernoulli__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bernoulli__Tensor, _k, (self, p, generator,))
     return _k(self, p, generator)
 
 
@@ -20767,6 +22174,8 @@ def _entry_bernoulli__float(self, p, generator):
     _k = _c_bernoulli__float.get(ks)
     if _k is None:
         _k = bernoulli__float._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bernoulli__float, _k, (self, p, generator,))
     return _k(self, p, generator)
 
 
@@ -20795,6 +22204,8 @@ def _entry_native_dropout(input, p, train):
     _k = _c_native_dropout.get(ks)
     if _k is None:
         _k = native_dropout._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_dropout, _k, (input, p, train,))
     return _k(input, p, train)
 
 
@@ -20823,6 +22234,8 @@ def _entry_native_dropout_backward(grad_output, mask, scale):
     _k = _c_native_dropout_backward.get(ks)
     if _k is None:
         _k = native_dropout_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_dropout_backward, _k, (grad_output, mask, scale,))
     return _k(grad_output, mask, scale)
 
 
@@ -20853,6 +22266,8 @@ def _entry_native_dropout_backward_out(grad_output, mask, scale, out):
     _k = _c_native_dropout_backward_out.get(ks)
     if _k is None:
         _k = native_dropout_backward_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_dropout_backward_out, _k, (grad_output, mask, scale, out,))
     return _k(grad_output, mask, scale, out)
 
 
@@ -20881,6 +22296,8 @@ def _entry_dropout(input, p, train):
     _k = _c_dropout.get(ks)
     if _k is None:
         _k = dropout._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dropout, _k, (input, p, train,))
     return _k(input, p, train)
 
 
@@ -20911,6 +22328,8 @@ def _entry_dropout_(self, p, train):
     _k = _c_dropout_.get(ks)
     if _k is None:
         _k = dropout_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dropout_, _k, (self, p, train,))
     return _k(self, p, train)
 
 
@@ -20939,6 +22358,8 @@ def _entry_feature_dropout(input, p, train):
     _k = _c_feature_dropout.get(ks)
     if _k is None:
         _k = feature_dropout._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(feature_dropout, _k, (input, p, train,))
     return _k(input, p, train)
 
 
@@ -20969,6 +22390,8 @@ def _entry_feature_dropout_(self, p, train):
     _k = _c_feature_dropout_.get(ks)
     if _k is None:
         _k = feature_dropout_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(feature_dropout_, _k, (self, p, train,))
     return _k(self, p, train)
 
 
@@ -20997,6 +22420,8 @@ def _entry_alpha_dropout(input, p, train):
     _k = _c_alpha_dropout.get(ks)
     if _k is None:
         _k = alpha_dropout._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(alpha_dropout, _k, (input, p, train,))
     return _k(input, p, train)
 
 
@@ -21027,6 +22452,8 @@ def _entry_alpha_dropout_(self, p, train):
     _k = _c_alpha_dropout_.get(ks)
     if _k is None:
         _k = alpha_dropout_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(alpha_dropout_, _k, (self, p, train,))
     return _k(self, p, train)
 
 
@@ -21055,6 +22482,8 @@ def _entry_feature_alpha_dropout(input, p, train):
     _k = _c_feature_alpha_dropout.get(ks)
     if _k is None:
         _k = feature_alpha_dropout._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(feature_alpha_dropout, _k, (input, p, train,))
     return _k(input, p, train)
 
 
@@ -21085,6 +22514,8 @@ def _entry_feature_alpha_dropout_(self, p, train):
     _k = _c_feature_alpha_dropout_.get(ks)
     if _k is None:
         _k = feature_alpha_dropout_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(feature_alpha_dropout_, _k, (self, p, train,))
     return _k(self, p, train)
 
 
@@ -21110,6 +22541,8 @@ def _entry_normal_float_float(mean, std, size, generator, dtype, layout, device,
     _k = _c_normal_float_float.get(ks)
     if _k is None:
         _k = normal_float_float._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_float_float, _k, (mean, std, size, generator, dtype, layout, device, pin_memory,))
     return _k(mean, std, size, generator, dtype, layout, device, pin_memory)
 
 
@@ -21140,6 +22573,8 @@ def _entry_normal_float_float_out(mean, std, size, generator, out):
     _k = _c_normal_float_float_out.get(ks)
     if _k is None:
         _k = normal_float_float_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_float_float_out, _k, (mean, std, size, generator, out,))
     return _k(mean, std, size, generator, out)
 
 
@@ -21168,6 +22603,8 @@ def _entry_normal_Tensor_float(mean, std, generator):
     _k = _c_normal_Tensor_float.get(ks)
     if _k is None:
         _k = normal_Tensor_float._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_Tensor_float, _k, (mean, std, generator,))
     return _k(mean, std, generator)
 
 
@@ -21198,6 +22635,8 @@ def _entry_normal_Tensor_float_out(mean, std, generator, out):
     _k = _c_normal_Tensor_float_out.get(ks)
     if _k is None:
         _k = normal_Tensor_float_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_Tensor_float_out, _k, (mean, std, generator, out,))
     return _k(mean, std, generator, out)
 
 
@@ -21226,6 +22665,8 @@ def _entry_normal_float_Tensor(mean, std, generator):
     _k = _c_normal_float_Tensor.get(ks)
     if _k is None:
         _k = normal_float_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_float_Tensor, _k, (mean, std, generator,))
     return _k(mean, std, generator)
 
 
@@ -21256,6 +22697,8 @@ def _entry_normal_float_Tensor_out(mean, std, generator, out):
     _k = _c_normal_float_Tensor_out.get(ks)
     if _k is None:
         _k = normal_float_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_float_Tensor_out, _k, (mean, std, generator, out,))
     return _k(mean, std, generator, out)
 
 
@@ -21284,6 +22727,8 @@ def _entry_normal_Tensor_Tensor(mean, std, generator):
     _k = _c_normal_Tensor_Tensor.get(ks)
     if _k is None:
         _k = normal_Tensor_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_Tensor_Tensor, _k, (mean, std, generator,))
     return _k(mean, std, generator)
 
 
@@ -21314,6 +22759,8 @@ def _entry_normal_Tensor_Tensor_out(mean, std, generator, out):
     _k = _c_normal_Tensor_Tensor_out.get(ks)
     if _k is None:
         _k = normal_Tensor_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(normal_Tensor_Tensor_out, _k, (mean, std, generator, out,))
     return _k(mean, std, generator, out)
 
 
@@ -21344,6 +22791,8 @@ def _entry_log_normal_(self, mean, std, generator):
     _k = _c_log_normal_.get(ks)
     if _k is None:
         _k = log_normal_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log_normal_, _k, (self, mean, std, generator,))
     return _k(self, mean, std, generator)
 
 
@@ -21374,6 +22823,8 @@ def _entry_cauchy_(self, median, sigma, generator):
     _k = _c_cauchy_.get(ks)
     if _k is None:
         _k = cauchy_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cauchy_, _k, (self, median, sigma, generator,))
     return _k(self, median, sigma, generator)
 
 
@@ -21404,6 +22855,8 @@ def _entry_geometric_(self, p, generator):
     _k = _c_geometric_.get(ks)
     if _k is None:
         _k = geometric_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(geometric_, _k, (self, p, generator,))
     return _k(self, p, generator)
 
 
@@ -21432,6 +22885,8 @@ def _entry_multinomial(self, num_samples, replacement, generator):
     _k = _c_multinomial.get(ks)
     if _k is None:
         _k = multinomial._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(multinomial, _k, (self, num_samples, replacement, generator,))
     return _k(self, num_samples, replacement, generator)
 
 
@@ -21462,6 +22917,8 @@ def _entry_multinomial_out(self, num_samples, replacement, generator, out):
     _k = _c_multinomial_out.get(ks)
     if _k is None:
         _k = multinomial_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(multinomial_out, _k, (self, num_samples, replacement, generator, out,))
     return _k(self, num_samples, replacement, generator, out)
 
 
@@ -21490,6 +22947,8 @@ def _entry_poisson(self, generator):
     _k = _c_poisson.get(ks)
     if _k is None:
         _k = poisson._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(poisson, _k, (self, generator,))
     return _k(self, generator)
 
 
@@ -21520,6 +22979,8 @@ def _entry_poisson_out(self, generator, out):
     _k = _c_poisson_out.get(ks)
     if _k is None:
         _k = poisson_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(poisson_out, _k, (self, generator, out,))
     return _k(self, generator, out)
 
 
@@ -21545,6 +23006,8 @@ def _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory):
     _k = _c_logspace.get(ks)
     if _k is None:
         _k = logspace._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logspace, _k, (start, end, steps, base, dtype, layout, device, pin_memory,))
     return _k(start, end, steps, base, dtype, layout, device, pin_memory)
 
 
@@ -21575,6 +23038,8 @@ def _entry_logspace_out(start, end, steps, base, out):
     _k = _c_logspace_out.get(ks)
     if _k is None:
         _k = logspace_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logspace_out, _k, (start, end, steps, base, out,))
     return _k(start, end, steps, base, out)
 
 
@@ -21600,6 +23065,8 @@ def _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memo
     _k = _c_empty_permuted.get(ks)
     if _k is None:
         _k = empty_permuted._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(empty_permuted, _k, (size, physical_layout, dtype, layout, device, pin_memory,))
     return _k(size, physical_layout, dtype, layout, device, pin_memory)
 
 
@@ -21630,6 +23097,8 @@ def _entry_empty_permuted_out(size, physical_layout, out):
     _k = _c_empty_permuted_out.get(ks)
     if _k is None:
         _k = empty_permuted_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(empty_permuted_out, _k, (size, physical_layout, out,))
     return _k(size, physical_layout, out)
 
 
@@ -21655,6 +23124,8 @@ def _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory):
     _k = _c_tril_indices.get(ks)
     if _k is None:
         _k = tril_indices._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tril_indices, _k, (row, col, offset, dtype, layout, device, pin_memory,))
     return _k(row, col, offset, dtype, layout, device, pin_memory)
 
 
@@ -21685,6 +23156,8 @@ def _entry_tril_indices_out(row, col, offset, out):
     _k = _c_tril_indices_out.get(ks)
     if _k is None:
         _k = tril_indices_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tril_indices_out, _k, (row, col, offset, out,))
     return _k(row, col, offset, out)
 
 
@@ -21710,6 +23183,8 @@ def _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory):
     _k = _c_triu_indices.get(ks)
     if _k is None:
         _k = triu_indices._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(triu_indices, _k, (row, col, offset, dtype, layout, device, pin_memory,))
     return _k(row, col, offset, dtype, layout, device, pin_memory)
 
 
@@ -21738,6 +23213,8 @@ def _entry_meshgrid(tensors):
     _k = _c_meshgrid.get(ks)
     if _k is None:
         _k = meshgrid._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(meshgrid, _k, (tensors,))
     return _k(tensors)
 
 
@@ -21766,6 +23243,8 @@ def _entry_meshgrid_indexing(tensors, indexing):
     _k = _c_meshgrid_indexing.get(ks)
     if _k is None:
         _k = meshgrid_indexing._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(meshgrid_indexing, _k, (tensors, indexing,))
     return _k(tensors, indexing)
 
 
@@ -21794,6 +23273,8 @@ def _entry_broadcast_to(self, size):
     _k = _c_broadcast_to.get(ks)
     if _k is None:
         _k = broadcast_to._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(broadcast_to, _k, (self, size,))
     return _k(self, size)
 
 
@@ -21822,6 +23303,8 @@ def _entry_broadcast_tensors(tensors):
     _k = _c_broadcast_tensors.get(ks)
     if _k is None:
         _k = broadcast_tensors._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(broadcast_tensors, _k, (tensors,))
     return _k(tensors)
 
 
@@ -21850,6 +23333,8 @@ def _entry_cartesian_prod(tensors):
     _k = _c_cartesian_prod.get(ks)
     if _k is None:
         _k = cartesian_prod._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cartesian_prod, _k, (tensors,))
     return _k(tensors)
 
 
@@ -21878,6 +23363,8 @@ def _entry_block_diag(tensors):
     _k = _c_block_diag.get(ks)
     if _k is None:
         _k = block_diag._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(block_diag, _k, (tensors,))
     return _k(tensors)
 
 
@@ -21908,6 +23395,8 @@ def _entry_block_diag_out(tensors, out):
     _k = _c_block_diag_out.get(ks)
     if _k is None:
         _k = block_diag_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(block_diag_out, _k, (tensors, out,))
     return _k(tensors, out)
 
 
@@ -21936,6 +23425,8 @@ def _entry_combinations(self, r, with_replacement):
     _k = _c_combinations.get(ks)
     if _k is None:
         _k = combinations._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(combinations, _k, (self, r, with_replacement,))
     return _k(self, r, with_replacement)
 
 
@@ -21964,6 +23455,8 @@ def _entry_convolution(input, weight, bias, stride, padding, dilation, transpose
     _k = _c_convolution.get(ks)
     if _k is None:
         _k = convolution._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(convolution, _k, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups,))
     return _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 
 
@@ -21994,6 +23487,8 @@ def _entry_convolution_out(input, weight, bias, stride, padding, dilation, trans
     _k = _c_convolution_out.get(ks)
     if _k is None:
         _k = convolution_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(convolution_out, _k, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out,))
     return _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
@@ -22022,6 +23517,8 @@ def _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, 
     _k = _c_convolution_backward.get(ks)
     if _k is None:
         _k = convolution_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(convolution_backward, _k, (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask,))
     return _k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
 
 
@@ -22050,6 +23547,8 @@ def _entry_conv1d(input, weight, bias, stride, padding, dilation, groups):
     _k = _c_conv1d.get(ks)
     if _k is None:
         _k = conv1d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conv1d, _k, (input, weight, bias, stride, padding, dilation, groups,))
     return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -22078,6 +23577,8 @@ def _entry_conv2d(input, weight, bias, stride, padding, dilation, groups):
     _k = _c_conv2d.get(ks)
     if _k is None:
         _k = conv2d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conv2d, _k, (input, weight, bias, stride, padding, dilation, groups,))
     return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -22106,6 +23607,8 @@ def _entry_conv3d(input, weight, bias, stride, padding, dilation, groups):
     _k = _c_conv3d.get(ks)
     if _k is None:
         _k = conv3d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conv3d, _k, (input, weight, bias, stride, padding, dilation, groups,))
     return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -22134,6 +23637,8 @@ def _entry_conv_transpose1d(input, weight, bias, stride, padding, output_padding
     _k = _c_conv_transpose1d.get(ks)
     if _k is None:
         _k = conv_transpose1d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conv_transpose1d, _k, (input, weight, bias, stride, padding, output_padding, groups, dilation,))
     return _k(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
@@ -22162,6 +23667,8 @@ def _entry_conv_transpose2d_input(input, weight, bias, stride, padding, output_p
     _k = _c_conv_transpose2d_input.get(ks)
     if _k is None:
         _k = conv_transpose2d_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conv_transpose2d_input, _k, (input, weight, bias, stride, padding, output_padding, groups, dilation,))
     return _k(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
@@ -22190,6 +23697,8 @@ def _entry_conv_transpose3d_input(input, weight, bias, stride, padding, output_p
     _k = _c_conv_transpose3d_input.get(ks)
     if _k is None:
         _k = conv_transpose3d_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conv_transpose3d_input, _k, (input, weight, bias, stride, padding, output_padding, groups, dilation,))
     return _k(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
@@ -22218,6 +23727,8 @@ def _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups
     _k = _c_conv1d_padding.get(ks)
     if _k is None:
         _k = conv1d_padding._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conv1d_padding, _k, (input, weight, bias, stride, padding, dilation, groups,))
     return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -22246,6 +23757,8 @@ def _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups
     _k = _c_conv2d_padding.get(ks)
     if _k is None:
         _k = conv2d_padding._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conv2d_padding, _k, (input, weight, bias, stride, padding, dilation, groups,))
     return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -22274,6 +23787,8 @@ def _entry_conv3d_padding(input, weight, bias, stride, padding, dilation, groups
     _k = _c_conv3d_padding.get(ks)
     if _k is None:
         _k = conv3d_padding._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conv3d_padding, _k, (input, weight, bias, stride, padding, dilation, groups,))
     return _k(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -22302,6 +23817,8 @@ def _entry_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation,
     _k = _c_max_pool2d_with_indices.get(ks)
     if _k is None:
         _k = max_pool2d_with_indices._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(max_pool2d_with_indices, _k, (self, kernel_size, stride, padding, dilation, ceil_mode,))
     return _k(self, kernel_size, stride, padding, dilation, ceil_mode)
 
 
@@ -22330,6 +23847,8 @@ def _entry_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stri
     _k = _c_max_pool2d_with_indices_backward.get(ks)
     if _k is None:
         _k = max_pool2d_with_indices_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(max_pool2d_with_indices_backward, _k, (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices,))
     return _k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
@@ -22358,6 +23877,8 @@ def _entry_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
     _k = _c_max_pool2d.get(ks)
     if _k is None:
         _k = max_pool2d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(max_pool2d, _k, (self, kernel_size, stride, padding, dilation, ceil_mode,))
     return _k(self, kernel_size, stride, padding, dilation, ceil_mode)
 
 
@@ -22386,6 +23907,8 @@ def _entry_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_inclu
     _k = _c_avg_pool2d.get(ks)
     if _k is None:
         _k = avg_pool2d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(avg_pool2d, _k, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,))
     return _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -22416,6 +23939,8 @@ def _entry_avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_i
     _k = _c_avg_pool2d_out.get(ks)
     if _k is None:
         _k = avg_pool2d_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(avg_pool2d_out, _k, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out,))
     return _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
@@ -22444,6 +23969,8 @@ def _entry_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, 
     _k = _c_avg_pool2d_backward.get(ks)
     if _k is None:
         _k = avg_pool2d_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(avg_pool2d_backward, _k, (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override,))
     return _k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -22472,6 +23999,8 @@ def _entry__adaptive_avg_pool2d(self, output_size):
     _k = _c__adaptive_avg_pool2d.get(ks)
     if _k is None:
         _k = _adaptive_avg_pool2d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_adaptive_avg_pool2d, _k, (self, output_size,))
     return _k(self, output_size)
 
 
@@ -22502,6 +24031,8 @@ def _entry__adaptive_avg_pool2d_out(self, output_size, out):
     _k = _c__adaptive_avg_pool2d_out.get(ks)
     if _k is None:
         _k = _adaptive_avg_pool2d_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_adaptive_avg_pool2d_out, _k, (self, output_size, out,))
     return _k(self, output_size, out)
 
 
@@ -22530,6 +24061,8 @@ def _entry__adaptive_avg_pool2d_backward(grad_output, self):
     _k = _c__adaptive_avg_pool2d_backward.get(ks)
     if _k is None:
         _k = _adaptive_avg_pool2d_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_adaptive_avg_pool2d_backward, _k, (grad_output, self,))
     return _k(grad_output, self)
 
 
@@ -22560,6 +24093,8 @@ def _entry__adaptive_avg_pool2d_backward_out(grad_output, self, out):
     _k = _c__adaptive_avg_pool2d_backward_out.get(ks)
     if _k is None:
         _k = _adaptive_avg_pool2d_backward_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_adaptive_avg_pool2d_backward_out, _k, (grad_output, self, out,))
     return _k(grad_output, self, out)
 
 
@@ -22588,6 +24123,8 @@ def _entry_adaptive_avg_pool2d(self, output_size):
     _k = _c_adaptive_avg_pool2d.get(ks)
     if _k is None:
         _k = adaptive_avg_pool2d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(adaptive_avg_pool2d, _k, (self, output_size,))
     return _k(self, output_size)
 
 
@@ -22616,6 +24153,8 @@ def _entry_constant_pad_nd(self, pad, value):
     _k = _c_constant_pad_nd.get(ks)
     if _k is None:
         _k = constant_pad_nd._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(constant_pad_nd, _k, (self, pad, value,))
     return _k(self, pad, value)
 
 
@@ -22646,6 +24185,8 @@ def _entry_constant_pad_nd_out(self, pad, value, out):
     _k = _c_constant_pad_nd_out.get(ks)
     if _k is None:
         _k = constant_pad_nd_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(constant_pad_nd_out, _k, (self, pad, value, out,))
     return _k(self, pad, value, out)
 
 
@@ -22675,6 +24216,8 @@ def _entry_pad(self, pad, mode, value):
     _k = _c_pad.get(ks)
     if _k is None:
         _k = _op_pad._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_op_pad, _k, (self, pad, mode, value,))
     return _k(self, pad, mode, value)
 
 
@@ -22703,6 +24246,8 @@ def _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
     _k = _c_embedding.get(ks)
     if _k is None:
         _k = embedding._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(embedding, _k, (weight, indices, padding_idx, scale_grad_by_freq, sparse,))
     return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
 
 
@@ -22733,6 +24278,8 @@ def _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, spars
     _k = _c_embedding_out.get(ks)
     if _k is None:
         _k = embedding_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(embedding_out, _k, (weight, indices, padding_idx, scale_grad_by_freq, sparse, out,))
     return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
@@ -22761,6 +24308,8 @@ def _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_i
     _k = _c_embedding_dense_backward.get(ks)
     if _k is None:
         _k = embedding_dense_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(embedding_dense_backward, _k, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq,))
     return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
 
 
@@ -22791,6 +24340,8 @@ def _entry_embedding_dense_backward_out(grad_output, indices, num_weights, paddi
     _k = _c_embedding_dense_backward_out.get(ks)
     if _k is None:
         _k = embedding_dense_backward_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(embedding_dense_backward_out, _k, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out,))
     return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
 
 
@@ -22819,6 +24370,8 @@ def _entry_one_hot(self, num_classes):
     _k = _c_one_hot.get(ks)
     if _k is None:
         _k = one_hot._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(one_hot, _k, (self, num_classes,))
     return _k(self, num_classes)
 
 
@@ -22847,6 +24400,8 @@ def _entry_dot(self, tensor):
     _k = _c_dot.get(ks)
     if _k is None:
         _k = dot._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dot, _k, (self, tensor,))
     return _k(self, tensor)
 
 
@@ -22877,6 +24432,8 @@ def _entry_dot_out(self, tensor, out):
     _k = _c_dot_out.get(ks)
     if _k is None:
         _k = dot_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dot_out, _k, (self, tensor, out,))
     return _k(self, tensor, out)
 
 
@@ -22905,6 +24462,8 @@ def _entry_mv(self, vec):
     _k = _c_mv.get(ks)
     if _k is None:
         _k = mv._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mv, _k, (self, vec,))
     return _k(self, vec)
 
 
@@ -22935,6 +24494,8 @@ def _entry_mv_out(self, vec, out):
     _k = _c_mv_out.get(ks)
     if _k is None:
         _k = mv_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mv_out, _k, (self, vec, out,))
     return _k(self, vec, out)
 
 
@@ -22963,6 +24524,8 @@ def _entry_outer(self, vec2):
     _k = _c_outer.get(ks)
     if _k is None:
         _k = outer._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(outer, _k, (self, vec2,))
     return _k(self, vec2)
 
 
@@ -22993,6 +24556,8 @@ def _entry_outer_out(self, vec2, out):
     _k = _c_outer_out.get(ks)
     if _k is None:
         _k = outer_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(outer_out, _k, (self, vec2, out,))
     return _k(self, vec2, out)
 
 
@@ -23021,6 +24586,8 @@ def _entry_baddbmm(self, batch1, batch2, beta, alpha):
     _k = _c_baddbmm.get(ks)
     if _k is None:
         _k = baddbmm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(baddbmm, _k, (self, batch1, batch2, beta, alpha,))
     return _k(self, batch1, batch2, beta, alpha)
 
 
@@ -23051,6 +24618,8 @@ def _entry_baddbmm_out(self, batch1, batch2, beta, alpha, out):
     _k = _c_baddbmm_out.get(ks)
     if _k is None:
         _k = baddbmm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(baddbmm_out, _k, (self, batch1, batch2, beta, alpha, out,))
     return _k(self, batch1, batch2, beta, alpha, out)
 
 
@@ -23081,6 +24650,8 @@ def _entry_baddbmm_(self, batch1, batch2, beta, alpha):
     _k = _c_baddbmm_.get(ks)
     if _k is None:
         _k = baddbmm_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(baddbmm_, _k, (self, batch1, batch2, beta, alpha,))
     return _k(self, batch1, batch2, beta, alpha)
 
 
@@ -23109,6 +24680,8 @@ def _entry_einsum(equation, tensors, path):
     _k = _c_einsum.get(ks)
     if _k is None:
         _k = einsum._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(einsum, _k, (equation, tensors, path,))
     return _k(equation, tensors, path)
 
 
@@ -23137,6 +24710,8 @@ def _entry__softmax(self, dim, half_to_float):
     _k = _c__softmax.get(ks)
     if _k is None:
         _k = _softmax._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_softmax, _k, (self, dim, half_to_float,))
     return _k(self, dim, half_to_float)
 
 
@@ -23167,6 +24742,8 @@ def _entry__softmax_out(self, dim, half_to_float, out):
     _k = _c__softmax_out.get(ks)
     if _k is None:
         _k = _softmax_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_softmax_out, _k, (self, dim, half_to_float, out,))
     return _k(self, dim, half_to_float, out)
 
 
@@ -23195,6 +24772,8 @@ def _entry__log_softmax(self, dim, half_to_float):
     _k = _c__log_softmax.get(ks)
     if _k is None:
         _k = _log_softmax._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_log_softmax, _k, (self, dim, half_to_float,))
     return _k(self, dim, half_to_float)
 
 
@@ -23225,6 +24804,8 @@ def _entry__log_softmax_out(self, dim, half_to_float, out):
     _k = _c__log_softmax_out.get(ks)
     if _k is None:
         _k = _log_softmax_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_log_softmax_out, _k, (self, dim, half_to_float, out,))
     return _k(self, dim, half_to_float, out)
 
 
@@ -23253,6 +24834,8 @@ def _entry_softmax_int(self, dim, dtype):
     _k = _c_softmax_int.get(ks)
     if _k is None:
         _k = softmax_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(softmax_int, _k, (self, dim, dtype,))
     return _k(self, dim, dtype)
 
 
@@ -23283,6 +24866,8 @@ def _entry_softmax_int_out(self, dim, dtype, out):
     _k = _c_softmax_int_out.get(ks)
     if _k is None:
         _k = softmax_int_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(softmax_int_out, _k, (self, dim, dtype, out,))
     return _k(self, dim, dtype, out)
 
 
@@ -23311,6 +24896,8 @@ def _entry_log_softmax_int(self, dim, dtype):
     _k = _c_log_softmax_int.get(ks)
     if _k is None:
         _k = log_softmax_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log_softmax_int, _k, (self, dim, dtype,))
     return _k(self, dim, dtype)
 
 
@@ -23341,6 +24928,8 @@ def _entry_log_softmax_int_out(self, dim, dtype, out):
     _k = _c_log_softmax_int_out.get(ks)
     if _k is None:
         _k = log_softmax_int_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(log_softmax_int_out, _k, (self, dim, dtype, out,))
     return _k(self, dim, dtype, out)
 
 
@@ -23369,6 +24958,8 @@ def _entry__softmax_backward_data(grad_output, output, dim, input_dtype):
     _k = _c__softmax_backward_data.get(ks)
     if _k is None:
         _k = _softmax_backward_data._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_softmax_backward_data, _k, (grad_output, output, dim, input_dtype,))
     return _k(grad_output, output, dim, input_dtype)
 
 
@@ -23399,6 +24990,8 @@ def _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, gra
     _k = _c__softmax_backward_data_out.get(ks)
     if _k is None:
         _k = _softmax_backward_data_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_softmax_backward_data_out, _k, (grad_output, output, dim, input_dtype, grad_input,))
     return _k(grad_output, output, dim, input_dtype, grad_input)
 
 
@@ -23427,6 +25020,8 @@ def _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype):
     _k = _c__log_softmax_backward_data.get(ks)
     if _k is None:
         _k = _log_softmax_backward_data._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_log_softmax_backward_data, _k, (grad_output, output, dim, input_dtype,))
     return _k(grad_output, output, dim, input_dtype)
 
 
@@ -23457,6 +25052,8 @@ def _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype,
     _k = _c__log_softmax_backward_data_out.get(ks)
     if _k is None:
         _k = _log_softmax_backward_data_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_log_softmax_backward_data_out, _k, (grad_output, output, dim, input_dtype, out,))
     return _k(grad_output, output, dim, input_dtype, out)
 
 
@@ -23485,6 +25082,8 @@ def _entry_gelu(self, approximate):
     _k = _c_gelu.get(ks)
     if _k is None:
         _k = gelu._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gelu, _k, (self, approximate,))
     return _k(self, approximate)
 
 
@@ -23515,6 +25114,8 @@ def _entry_gelu_out(self, approximate, out):
     _k = _c_gelu_out.get(ks)
     if _k is None:
         _k = gelu_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gelu_out, _k, (self, approximate, out,))
     return _k(self, approximate, out)
 
 
@@ -23545,6 +25146,8 @@ def _entry_gelu_(self, approximate):
     _k = _c_gelu_.get(ks)
     if _k is None:
         _k = gelu_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gelu_, _k, (self, approximate,))
     return _k(self, approximate)
 
 
@@ -23573,6 +25176,8 @@ def _entry_gelu_backward(grad_output, self, approximate):
     _k = _c_gelu_backward.get(ks)
     if _k is None:
         _k = gelu_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gelu_backward, _k, (grad_output, self, approximate,))
     return _k(grad_output, self, approximate)
 
 
@@ -23603,6 +25208,8 @@ def _entry_gelu_backward_grad_input(grad_output, self, approximate, grad_input):
     _k = _c_gelu_backward_grad_input.get(ks)
     if _k is None:
         _k = gelu_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gelu_backward_grad_input, _k, (grad_output, self, approximate, grad_input,))
     return _k(grad_output, self, approximate, grad_input)
 
 
@@ -23631,6 +25238,8 @@ def _entry_silu(self):
     _k = _c_silu.get(ks)
     if _k is None:
         _k = silu._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(silu, _k, (self,))
     return _k(self)
 
 
@@ -23661,6 +25270,8 @@ def _entry_silu_out(self, out):
     _k = _c_silu_out.get(ks)
     if _k is None:
         _k = silu_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(silu_out, _k, (self, out,))
     return _k(self, out)
 
 
@@ -23691,6 +25302,8 @@ def _entry_silu_(self):
     _k = _c_silu_.get(ks)
     if _k is None:
         _k = silu_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(silu_, _k, (self,))
     return _k(self)
 
 
@@ -23719,6 +25332,8 @@ def _entry_silu_backward(grad_output, self):
     _k = _c_silu_backward.get(ks)
     if _k is None:
         _k = silu_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(silu_backward, _k, (grad_output, self,))
     return _k(grad_output, self)
 
 
@@ -23749,6 +25364,8 @@ def _entry_silu_backward_grad_input(grad_output, self, grad_input):
     _k = _c_silu_backward_grad_input.get(ks)
     if _k is None:
         _k = silu_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(silu_backward_grad_input, _k, (grad_output, self, grad_input,))
     return _k(grad_output, self, grad_input)
 
 
@@ -23777,6 +25394,8 @@ def _entry_softplus(self, beta, threshold):
     _k = _c_softplus.get(ks)
     if _k is None:
         _k = softplus._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(softplus, _k, (self, beta, threshold,))
     return _k(self, beta, threshold)
 
 
@@ -23807,6 +25426,8 @@ def _entry_softplus_out(self, beta, threshold, out):
     _k = _c_softplus_out.get(ks)
     if _k is None:
         _k = softplus_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(softplus_out, _k, (self, beta, threshold, out,))
     return _k(self, beta, threshold, out)
 
 
@@ -23835,6 +25456,8 @@ def _entry_softplus_backward(grad_output, self, beta, threshold):
     _k = _c_softplus_backward.get(ks)
     if _k is None:
         _k = softplus_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(softplus_backward, _k, (grad_output, self, beta, threshold,))
     return _k(grad_output, self, beta, threshold)
 
 
@@ -23865,6 +25488,8 @@ def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad
     _k = _c_softplus_backward_grad_input.get(ks)
     if _k is None:
         _k = softplus_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(softplus_backward_grad_input, _k, (grad_output, self, beta, threshold, grad_input,))
     return _k(grad_output, self, beta, threshold, grad_input)
 
 
@@ -23893,6 +25518,8 @@ def _entry_leaky_relu(self, negative_slope):
     _k = _c_leaky_relu.get(ks)
     if _k is None:
         _k = leaky_relu._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(leaky_relu, _k, (self, negative_slope,))
     return _k(self, negative_slope)
 
 
@@ -23923,6 +25550,8 @@ def _entry_leaky_relu_out(self, negative_slope, out):
     _k = _c_leaky_relu_out.get(ks)
     if _k is None:
         _k = leaky_relu_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(leaky_relu_out, _k, (self, negative_slope, out,))
     return _k(self, negative_slope, out)
 
 
@@ -23953,6 +25582,8 @@ def _entry_leaky_relu_(self, negative_slope):
     _k = _c_leaky_relu_.get(ks)
     if _k is None:
         _k = leaky_relu_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(leaky_relu_, _k, (self, negative_slope,))
     return _k(self, negative_slope)
 
 
@@ -23981,6 +25612,8 @@ def _entry_leaky_relu_backward(grad_output, self, negative_slope, self_is_result
     _k = _c_leaky_relu_backward.get(ks)
     if _k is None:
         _k = leaky_relu_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(leaky_relu_backward, _k, (grad_output, self, negative_slope, self_is_result,))
     return _k(grad_output, self, negative_slope, self_is_result)
 
 
@@ -24011,6 +25644,8 @@ def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, sel
     _k = _c_leaky_relu_backward_grad_input.get(ks)
     if _k is None:
         _k = leaky_relu_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(leaky_relu_backward_grad_input, _k, (grad_output, self, negative_slope, self_is_result, grad_input,))
     return _k(grad_output, self, negative_slope, self_is_result, grad_input)
 
 
@@ -24039,6 +25674,8 @@ def _entry_elu(self, alpha, scale, input_scale):
     _k = _c_elu.get(ks)
     if _k is None:
         _k = elu._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(elu, _k, (self, alpha, scale, input_scale,))
     return _k(self, alpha, scale, input_scale)
 
 
@@ -24069,6 +25706,8 @@ def _entry_elu_out(self, alpha, scale, input_scale, out):
     _k = _c_elu_out.get(ks)
     if _k is None:
         _k = elu_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(elu_out, _k, (self, alpha, scale, input_scale, out,))
     return _k(self, alpha, scale, input_scale, out)
 
 
@@ -24099,6 +25738,8 @@ def _entry_elu_(self, alpha, scale, input_scale):
     _k = _c_elu_.get(ks)
     if _k is None:
         _k = elu_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(elu_, _k, (self, alpha, scale, input_scale,))
     return _k(self, alpha, scale, input_scale)
 
 
@@ -24127,6 +25768,8 @@ def _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_
     _k = _c_elu_backward.get(ks)
     if _k is None:
         _k = elu_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(elu_backward, _k, (grad_output, alpha, scale, input_scale, is_result, self_or_result,))
     return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
 
 
@@ -24157,6 +25800,8 @@ def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_re
     _k = _c_elu_backward_grad_input.get(ks)
     if _k is None:
         _k = elu_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(elu_backward_grad_input, _k, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input,))
     return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
 
 
@@ -24185,6 +25830,8 @@ def _entry_hardtanh(self, min_val, max_val):
     _k = _c_hardtanh.get(ks)
     if _k is None:
         _k = hardtanh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hardtanh, _k, (self, min_val, max_val,))
     return _k(self, min_val, max_val)
 
 
@@ -24215,6 +25862,8 @@ def _entry_hardtanh_out(self, min_val, max_val, out):
     _k = _c_hardtanh_out.get(ks)
     if _k is None:
         _k = hardtanh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hardtanh_out, _k, (self, min_val, max_val, out,))
     return _k(self, min_val, max_val, out)
 
 
@@ -24245,6 +25894,8 @@ def _entry_hardtanh_(self, min_val, max_val):
     _k = _c_hardtanh_.get(ks)
     if _k is None:
         _k = hardtanh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hardtanh_, _k, (self, min_val, max_val,))
     return _k(self, min_val, max_val)
 
 
@@ -24273,6 +25924,8 @@ def _entry_hardtanh_backward(grad_output, self, min_val, max_val):
     _k = _c_hardtanh_backward.get(ks)
     if _k is None:
         _k = hardtanh_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hardtanh_backward, _k, (grad_output, self, min_val, max_val,))
     return _k(grad_output, self, min_val, max_val)
 
 
@@ -24303,6 +25956,8 @@ def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, gra
     _k = _c_hardtanh_backward_grad_input.get(ks)
     if _k is None:
         _k = hardtanh_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hardtanh_backward_grad_input, _k, (grad_output, self, min_val, max_val, grad_input,))
     return _k(grad_output, self, min_val, max_val, grad_input)
 
 
@@ -24332,6 +25987,8 @@ def _entry_threshold(self, threshold, value):
     _k = _c_threshold.get(ks)
     if _k is None:
         _k = _op_threshold._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_op_threshold, _k, (self, threshold, value,))
     return _k(self, threshold, value)
 
 
@@ -24362,6 +26019,8 @@ def _entry_threshold_out(self, threshold, value, out):
     _k = _c_threshold_out.get(ks)
     if _k is None:
         _k = threshold_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(threshold_out, _k, (self, threshold, value, out,))
     return _k(self, threshold, value, out)
 
 
@@ -24392,6 +26051,8 @@ def _entry_threshold_(self, threshold, value):
     _k = _c_threshold_.get(ks)
     if _k is None:
         _k = threshold_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(threshold_, _k, (self, threshold, value,))
     return _k(self, threshold, value)
 
 
@@ -24420,6 +26081,8 @@ def _entry_sigmoid_backward(grad_output, output):
     _k = _c_sigmoid_backward.get(ks)
     if _k is None:
         _k = sigmoid_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sigmoid_backward, _k, (grad_output, output,))
     return _k(grad_output, output)
 
 
@@ -24450,6 +26113,8 @@ def _entry_sigmoid_backward_grad_input(grad_output, output, grad_input):
     _k = _c_sigmoid_backward_grad_input.get(ks)
     if _k is None:
         _k = sigmoid_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sigmoid_backward_grad_input, _k, (grad_output, output, grad_input,))
     return _k(grad_output, output, grad_input)
 
 
@@ -24478,6 +26143,8 @@ def _entry_tanh_backward(grad_output, output):
     _k = _c_tanh_backward.get(ks)
     if _k is None:
         _k = tanh_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tanh_backward, _k, (grad_output, output,))
     return _k(grad_output, output)
 
 
@@ -24508,6 +26175,8 @@ def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
     _k = _c_tanh_backward_grad_input.get(ks)
     if _k is None:
         _k = tanh_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tanh_backward_grad_input, _k, (grad_output, output, grad_input,))
     return _k(grad_output, output, grad_input)
 
 
@@ -24536,6 +26205,8 @@ def _entry_clamp_min(self, min):
     _k = _c_clamp_min.get(ks)
     if _k is None:
         _k = clamp_min._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_min, _k, (self, min,))
     return _k(self, min)
 
 
@@ -24566,6 +26237,8 @@ def _entry_clamp_min_out(self, min, out):
     _k = _c_clamp_min_out.get(ks)
     if _k is None:
         _k = clamp_min_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_min_out, _k, (self, min, out,))
     return _k(self, min, out)
 
 
@@ -24594,6 +26267,8 @@ def _entry_clamp_min_Tensor(self, min):
     _k = _c_clamp_min_Tensor.get(ks)
     if _k is None:
         _k = clamp_min_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_min_Tensor, _k, (self, min,))
     return _k(self, min)
 
 
@@ -24624,6 +26299,8 @@ def _entry_clamp_min_Tensor_out(self, min, out):
     _k = _c_clamp_min_Tensor_out.get(ks)
     if _k is None:
         _k = clamp_min_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_min_Tensor_out, _k, (self, min, out,))
     return _k(self, min, out)
 
 
@@ -24654,6 +26331,8 @@ def _entry_clamp_min_(self, min):
     _k = _c_clamp_min_.get(ks)
     if _k is None:
         _k = clamp_min_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_min_, _k, (self, min,))
     return _k(self, min)
 
 
@@ -24684,6 +26363,8 @@ def _entry_clamp_min__Tensor(self, min):
     _k = _c_clamp_min__Tensor.get(ks)
     if _k is None:
         _k = clamp_min__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_min__Tensor, _k, (self, min,))
     return _k(self, min)
 
 
@@ -24712,6 +26393,8 @@ def _entry_clamp_max(self, max):
     _k = _c_clamp_max.get(ks)
     if _k is None:
         _k = clamp_max._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_max, _k, (self, max,))
     return _k(self, max)
 
 
@@ -24742,6 +26425,8 @@ def _entry_clamp_max_out(self, max, out):
     _k = _c_clamp_max_out.get(ks)
     if _k is None:
         _k = clamp_max_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_max_out, _k, (self, max, out,))
     return _k(self, max, out)
 
 
@@ -24770,6 +26455,8 @@ def _entry_clamp_max_Tensor(self, max):
     _k = _c_clamp_max_Tensor.get(ks)
     if _k is None:
         _k = clamp_max_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_max_Tensor, _k, (self, max,))
     return _k(self, max)
 
 
@@ -24800,6 +26487,8 @@ def _entry_clamp_max_Tensor_out(self, max, out):
     _k = _c_clamp_max_Tensor_out.get(ks)
     if _k is None:
         _k = clamp_max_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_max_Tensor_out, _k, (self, max, out,))
     return _k(self, max, out)
 
 
@@ -24830,6 +26519,8 @@ def _entry_clamp_max_(self, max):
     _k = _c_clamp_max_.get(ks)
     if _k is None:
         _k = clamp_max_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_max_, _k, (self, max,))
     return _k(self, max)
 
 
@@ -24860,6 +26551,8 @@ def _entry_clamp_max__Tensor(self, max):
     _k = _c_clamp_max__Tensor.get(ks)
     if _k is None:
         _k = clamp_max__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp_max__Tensor, _k, (self, max,))
     return _k(self, max)
 
 
@@ -24890,6 +26583,8 @@ def _entry_clamp__Tensor(self, min, max):
     _k = _c_clamp__Tensor.get(ks)
     if _k is None:
         _k = clamp__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clamp__Tensor, _k, (self, min, max,))
     return _k(self, min, max)
 
 
@@ -24918,6 +26613,8 @@ def _entry_nll_loss_forward(self, target, weight, reduction, ignore_index):
     _k = _c_nll_loss_forward.get(ks)
     if _k is None:
         _k = nll_loss_forward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss_forward, _k, (self, target, weight, reduction, ignore_index,))
     return _k(self, target, weight, reduction, ignore_index)
 
 
@@ -24950,6 +26647,8 @@ def _entry_nll_loss_forward_output(self, target, weight, reduction, ignore_index
     _k = _c_nll_loss_forward_output.get(ks)
     if _k is None:
         _k = nll_loss_forward_output._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss_forward_output, _k, (self, target, weight, reduction, ignore_index, output, total_weight,))
     return _k(self, target, weight, reduction, ignore_index, output, total_weight)
 
 
@@ -24978,6 +26677,8 @@ def _entry_nll_loss_backward(grad_output, self, target, weight, reduction, ignor
     _k = _c_nll_loss_backward.get(ks)
     if _k is None:
         _k = nll_loss_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss_backward, _k, (grad_output, self, target, weight, reduction, ignore_index, total_weight,))
     return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
 
 
@@ -25008,6 +26709,8 @@ def _entry_nll_loss_backward_grad_input(grad_output, self, target, weight, reduc
     _k = _c_nll_loss_backward_grad_input.get(ks)
     if _k is None:
         _k = nll_loss_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss_backward_grad_input, _k, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input,))
     return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
 
 
@@ -25036,6 +26739,8 @@ def _entry_nll_loss(self, target, weight, reduction, ignore_index):
     _k = _c_nll_loss.get(ks)
     if _k is None:
         _k = nll_loss._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss, _k, (self, target, weight, reduction, ignore_index,))
     return _k(self, target, weight, reduction, ignore_index)
 
 
@@ -25066,6 +26771,8 @@ def _entry_nll_loss_out(self, target, weight, reduction, ignore_index, out):
     _k = _c_nll_loss_out.get(ks)
     if _k is None:
         _k = nll_loss_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss_out, _k, (self, target, weight, reduction, ignore_index, out,))
     return _k(self, target, weight, reduction, ignore_index, out)
 
 
@@ -25094,6 +26801,8 @@ def _entry_nll_loss_nd(self, target, weight, reduction, ignore_index):
     _k = _c_nll_loss_nd.get(ks)
     if _k is None:
         _k = nll_loss_nd._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss_nd, _k, (self, target, weight, reduction, ignore_index,))
     return _k(self, target, weight, reduction, ignore_index)
 
 
@@ -25122,6 +26831,8 @@ def _entry_cross_entropy_loss(self, target, weight, reduction, ignore_index, lab
     _k = _c_cross_entropy_loss.get(ks)
     if _k is None:
         _k = cross_entropy_loss._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cross_entropy_loss, _k, (self, target, weight, reduction, ignore_index, label_smoothing,))
     return _k(self, target, weight, reduction, ignore_index, label_smoothing)
 
 
@@ -25150,6 +26861,8 @@ def _entry_mse_loss(self, target, reduction):
     _k = _c_mse_loss.get(ks)
     if _k is None:
         _k = mse_loss._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mse_loss, _k, (self, target, reduction,))
     return _k(self, target, reduction)
 
 
@@ -25180,6 +26893,8 @@ def _entry_mse_loss_out(self, target, reduction, out):
     _k = _c_mse_loss_out.get(ks)
     if _k is None:
         _k = mse_loss_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mse_loss_out, _k, (self, target, reduction, out,))
     return _k(self, target, reduction, out)
 
 
@@ -25208,6 +26923,8 @@ def _entry_l1_loss(self, target, reduction):
     _k = _c_l1_loss.get(ks)
     if _k is None:
         _k = l1_loss._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(l1_loss, _k, (self, target, reduction,))
     return _k(self, target, reduction)
 
 
@@ -25236,6 +26953,8 @@ def _entry_binary_cross_entropy(self, target, weight, reduction):
     _k = _c_binary_cross_entropy.get(ks)
     if _k is None:
         _k = binary_cross_entropy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(binary_cross_entropy, _k, (self, target, weight, reduction,))
     return _k(self, target, weight, reduction)
 
 
@@ -25266,6 +26985,8 @@ def _entry_binary_cross_entropy_out(self, target, weight, reduction, out):
     _k = _c_binary_cross_entropy_out.get(ks)
     if _k is None:
         _k = binary_cross_entropy_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(binary_cross_entropy_out, _k, (self, target, weight, reduction, out,))
     return _k(self, target, weight, reduction, out)
 
 
@@ -25294,6 +27015,8 @@ def _entry_binary_cross_entropy_backward(grad_output, self, target, weight, redu
     _k = _c_binary_cross_entropy_backward.get(ks)
     if _k is None:
         _k = binary_cross_entropy_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(binary_cross_entropy_backward, _k, (grad_output, self, target, weight, reduction,))
     return _k(grad_output, self, target, weight, reduction)
 
 
@@ -25324,6 +27047,8 @@ def _entry_binary_cross_entropy_backward_grad_input(grad_output, self, target, w
     _k = _c_binary_cross_entropy_backward_grad_input.get(ks)
     if _k is None:
         _k = binary_cross_entropy_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(binary_cross_entropy_backward_grad_input, _k, (grad_output, self, target, weight, reduction, grad_input,))
     return _k(grad_output, self, target, weight, reduction, grad_input)
 
 
@@ -25352,6 +27077,8 @@ def _entry_binary_cross_entropy_with_logits(self, target, weight, pos_weight, re
     _k = _c_binary_cross_entropy_with_logits.get(ks)
     if _k is None:
         _k = binary_cross_entropy_with_logits._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(binary_cross_entropy_with_logits, _k, (self, target, weight, pos_weight, reduction,))
     return _k(self, target, weight, pos_weight, reduction)
 
 
@@ -25382,6 +27109,8 @@ def _entry_binary_cross_entropy_with_logits_out(self, target, weight, pos_weight
     _k = _c_binary_cross_entropy_with_logits_out.get(ks)
     if _k is None:
         _k = binary_cross_entropy_with_logits_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(binary_cross_entropy_with_logits_out, _k, (self, target, weight, pos_weight, reduction, out,))
     return _k(self, target, weight, pos_weight, reduction, out)
 
 
@@ -25410,6 +27139,8 @@ def _entry_native_layer_norm(input, normalized_shape, weight, bias, eps):
     _k = _c_native_layer_norm.get(ks)
     if _k is None:
         _k = native_layer_norm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_layer_norm, _k, (input, normalized_shape, weight, bias, eps,))
     return _k(input, normalized_shape, weight, bias, eps)
 
 
@@ -25444,6 +27175,8 @@ def _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out
     _k = _c_native_layer_norm_out.get(ks)
     if _k is None:
         _k = native_layer_norm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_layer_norm_out, _k, (input, normalized_shape, weight, bias, eps, out0, out1, out2,))
     return _k(input, normalized_shape, weight, bias, eps, out0, out1, out2)
 
 
@@ -25472,6 +27205,8 @@ def _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, r
     _k = _c_native_layer_norm_backward.get(ks)
     if _k is None:
         _k = native_layer_norm_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_layer_norm_backward, _k, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask,))
     return _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
 
 
@@ -25506,6 +27241,8 @@ def _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mea
     _k = _c_native_layer_norm_backward_out.get(ks)
     if _k is None:
         _k = native_layer_norm_backward_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_layer_norm_backward_out, _k, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2,))
     return _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
 
 
@@ -25534,6 +27271,8 @@ def _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
     _k = _c_layer_norm.get(ks)
     if _k is None:
         _k = layer_norm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(layer_norm, _k, (input, normalized_shape, weight, bias, eps, cudnn_enable,))
     return _k(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 
@@ -25562,6 +27301,8 @@ def _entry_native_batch_norm(input, weight, bias, running_mean, running_var, tra
     _k = _c_native_batch_norm.get(ks)
     if _k is None:
         _k = native_batch_norm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_batch_norm, _k, (input, weight, bias, running_mean, running_var, training, momentum, eps,))
     return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
 
 
@@ -25596,6 +27337,8 @@ def _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var,
     _k = _c_native_batch_norm_out.get(ks)
     if _k is None:
         _k = native_batch_norm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_batch_norm_out, _k, (input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd,))
     return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
 
 
@@ -25624,6 +27367,8 @@ def _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, run
     _k = _c_native_batch_norm_backward.get(ks)
     if _k is None:
         _k = native_batch_norm_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_batch_norm_backward, _k, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask,))
     return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
 
 
@@ -25658,6 +27403,8 @@ def _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean,
     _k = _c_native_batch_norm_backward_out.get(ks)
     if _k is None:
         _k = native_batch_norm_backward_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(native_batch_norm_backward_out, _k, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2,))
     return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
 
 
@@ -25686,6 +27433,8 @@ def _entry_batch_norm(input, weight, bias, running_mean, running_var, training, 
     _k = _c_batch_norm.get(ks)
     if _k is None:
         _k = batch_norm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(batch_norm, _k, (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled,))
     return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
@@ -25714,6 +27463,8 @@ def _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p,
     _k = _c_scaled_dot_product_attention.get(ks)
     if _k is None:
         _k = scaled_dot_product_attention._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(scaled_dot_product_attention, _k, (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa,))
     return _k(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
@@ -25742,6 +27493,8 @@ def _entry_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     _k = _c_nll_loss2d_forward.get(ks)
     if _k is None:
         _k = nll_loss2d_forward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss2d_forward, _k, (self, target, weight, reduction, ignore_index,))
     return _k(self, target, weight, reduction, ignore_index)
 
 
@@ -25774,6 +27527,8 @@ def _entry_nll_loss2d_forward_output(self, target, weight, reduction, ignore_ind
     _k = _c_nll_loss2d_forward_output.get(ks)
     if _k is None:
         _k = nll_loss2d_forward_output._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss2d_forward_output, _k, (self, target, weight, reduction, ignore_index, output, total_weight,))
     return _k(self, target, weight, reduction, ignore_index, output, total_weight)
 
 
@@ -25802,6 +27557,8 @@ def _entry_nll_loss2d_backward(grad_output, self, target, weight, reduction, ign
     _k = _c_nll_loss2d_backward.get(ks)
     if _k is None:
         _k = nll_loss2d_backward._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss2d_backward, _k, (grad_output, self, target, weight, reduction, ignore_index, total_weight,))
     return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
 
 
@@ -25832,6 +27589,8 @@ def _entry_nll_loss2d_backward_grad_input(grad_output, self, target, weight, red
     _k = _c_nll_loss2d_backward_grad_input.get(ks)
     if _k is None:
         _k = nll_loss2d_backward_grad_input._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss2d_backward_grad_input, _k, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input,))
     return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
 
 
@@ -25860,6 +27619,8 @@ def _entry_nll_loss2d(self, target, weight, reduction, ignore_index):
     _k = _c_nll_loss2d.get(ks)
     if _k is None:
         _k = nll_loss2d._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss2d, _k, (self, target, weight, reduction, ignore_index,))
     return _k(self, target, weight, reduction, ignore_index)
 
 
@@ -25890,6 +27651,8 @@ def _entry_nll_loss2d_out(self, target, weight, reduction, ignore_index, out):
     _k = _c_nll_loss2d_out.get(ks)
     if _k is None:
         _k = nll_loss2d_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nll_loss2d_out, _k, (self, target, weight, reduction, ignore_index, out,))
     return _k(self, target, weight, reduction, ignore_index, out)
 
 
@@ -25918,6 +27681,8 @@ def _entry_ger(self, vec2):
     _k = _c_ger.get(ks)
     if _k is None:
         _k = ger._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ger, _k, (self, vec2,))
     return _k(self, vec2)
 
 
@@ -25948,6 +27713,8 @@ def _entry_ger_out(self, vec2, out):
     _k = _c_ger_out.get(ks)
     if _k is None:
         _k = ger_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ger_out, _k, (self, vec2, out,))
     return _k(self, vec2, out)
 
 

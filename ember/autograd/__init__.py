@@ -33,3 +33,11 @@ __all__ = [
     "is_inference_mode_enabled", "no_grad", "once_differentiable", "set_anomaly_enabled",
     "set_detect_anomaly", "set_grad_enabled",
 ]
+
+
+def __getattr__(name):
+    """`ember.autograd.profiler` on first use (it is not imported by `import ember`)."""
+    if name == "profiler":
+        import importlib
+        return importlib.import_module(f"{__name__}.profiler")
+    raise AttributeError(f"module '{__name__}' has no attribute '{name}'")

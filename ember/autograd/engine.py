@@ -23,7 +23,9 @@ import numpy as np
 import ember
 
 from ..core.tensor import from_array
+from ..dispatch import observers as _observers
 from ..dispatch.keys import AUTOGRAD_BIT
+from ..dispatch.observers import Range
 from ..dispatch.tls import state as _tls
 from . import graph as G
 from .accumulate import _checked_hook_result, _checked_hook_values, _run_leaf_hooks, accumulate_grad
@@ -50,8 +52,10 @@ def make_grads(outputs, grads):
     if not grads and len(outputs) == 1:
         t = outputs[0]
         if t._shape == () and t._ks & AUTOGRAD_BIT and t._np is not None \
-                and t._dtype.is_floating_point and not _tls.dispatch_modes:
-            # `loss.backward()`, the usual case (a mode sees the dispatched ones_like below)
+                and t._dtype.is_floating_point and not _tls.dispatch_modes \
+                and _observers.active is None:
+            # `loss.backward()`, the usual case (a mode or the profiler sees the dispatched
+            # ones_like below)
             one = _ONES.get(t._dtype)
             if one is None:
                 one = _ONES[t._dtype] = np.ones((), t._dtype.np)
@@ -199,81 +203,118 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
     tick = 1
     push, pop = heapq.heappush, heapq.heappop
     anomaly = G._anomaly[0]
+    profiling = _observers.active is not None
     outputs = root.grads
     node = pop(heap)[2]
     ready = None        # the first node made ready by the current step
-    while True:
-        if node is not root:
-            buf = buffers.pop(node, None)
-            if buf is None:
-                buf = [None] * len(node._out_meta)
-            ex = node._extra
-            if ex is not None:
-                buf = _run_pre_hooks(node, ex, buf)
-            if captures is not None and not _capture(node, buf, captures, needed, results,
-                                                     accumulate, inputs):
-                outputs = ()
-            elif len(buf) == 1:
-                if buf[0] is None and node._skip_if_no_grad:
+    span = None         # the profiler's range of the running node
+    leaves = []         # (leaf, grad, held) accumulated after that range, when profiling
+    try:
+        while True:
+            if node is not root:
+                if profiling:
+                    name = _profile_name(node)
+                    span = _evaluate_range(name).__enter__()
+                    inner = Range(name, "cpu_op").__enter__()
+                buf = buffers.pop(node, None)
+                if buf is None:
+                    buf = [None] * len(node._out_meta)
+                ex = node._extra
+                if ex is not None:
+                    buf = _run_pre_hooks(node, ex, buf)
+                if captures is not None and not _capture(node, buf, captures, needed, results,
+                                                         accumulate, inputs):
                     outputs = ()
-                elif anomaly:
-                    outputs = _call_anomaly(node, buf)
+                elif len(buf) == 1:
+                    if buf[0] is None and node._skip_if_no_grad:
+                        outputs = ()
+                    elif anomaly:
+                        outputs = _call_anomaly(node, buf)
+                    else:
+                        outputs = node.apply(buf)
+                        if ex is not None and ex.post_hooks:
+                            outputs = _run_post_hooks(ex, outputs, buf)
                 else:
-                    outputs = node.apply(buf)
-                    if ex is not None and ex.post_hooks:
-                        outputs = _run_post_hooks(ex, outputs, buf)
-            else:
-                outputs = _call_multi(node, buf, anomaly)
-            if not keep_graph and node._release_after_backward:
-                node.release_variables()
-        n_out = len(outputs)
-        for i, (fn, nr) in enumerate(node.next_functions):
-            if fn is None or (needed is not None and fn not in needed):
-                continue
-            g = outputs[i] if i < n_out else None
-            if g is not None:
-                meta = fn._out_meta[nr]
-                if g._shape != meta[0] or g._dtype is not meta[1] or g._device is not meta[2]:
-                    g = _validate(g, meta, node, i)
-                b = buffers.get(fn)
-                if b is None:
-                    b = buffers[fn] = [None] * len(fn._out_meta)
-                    b[nr] = g
-                elif b[nr] is None:
-                    b[nr] = g
-                else:
-                    b[nr] = b[nr] + g
-            d = deps[fn] - 1
-            deps[fn] = d
-            if d == 0:
-                if fn.__class__ is AccumulateGrad and captures is None and fn._extra is None:
-                    # a leaf whose gradient is complete: accumulate now (it would run next)
-                    g = b = None
-                    b = buffers.pop(fn, None)
-                    variable = fn._variable()
-                    if b is not None and b[0] is not None and variable is not None:
-                        # the caller's reference: outputs[i] when it is this gradient
-                        # (never read again); b.pop() leaves the buffer without one
-                        held = i < n_out and outputs[i] is b[0]
-                        accumulate_grad(variable, b.pop(), held=held)
+                    outputs = _call_multi(node, buf, anomaly)
+                if span is not None:
+                    inner.__exit__()
+                if not keep_graph and node._release_after_backward:
+                    node.release_variables()
+            n_out = len(outputs)
+            for i, (fn, nr) in enumerate(node.next_functions):
+                if fn is None or (needed is not None and fn not in needed):
                     continue
-                if ready is None:
-                    ready = fn
-                else:
-                    push(heap, (-fn._seq, tick, fn))
-                    tick += 1
-        # drop this step's references so a leaf can take its gradient without a copy
-        outputs = buf = g = b = None
-        if ready is not None:
-            if not heap:                # the only ready node: no heap round trip (chains)
-                node, ready = ready, None
-                continue
-            push(heap, (-ready._seq, tick, ready))
-            tick += 1
-            ready = None
-        if not heap:
-            return
-        node = pop(heap)[2]
+                g = outputs[i] if i < n_out else None
+                if g is not None:
+                    meta = fn._out_meta[nr]
+                    if g._shape != meta[0] or g._dtype is not meta[1] or g._device is not meta[2]:
+                        g = _validate(g, meta, node, i)
+                    b = buffers.get(fn)
+                    if b is None:
+                        b = buffers[fn] = [None] * len(fn._out_meta)
+                        b[nr] = g
+                    elif b[nr] is None:
+                        b[nr] = g
+                    else:
+                        b[nr] = b[nr] + g
+                d = deps[fn] - 1
+                deps[fn] = d
+                if d == 0:
+                    if fn.__class__ is AccumulateGrad and captures is None and fn._extra is None:
+                        # a leaf whose gradient is complete: accumulate now (it would run next)
+                        g = b = None
+                        b = buffers.pop(fn, None)
+                        variable = fn._variable()
+                        if b is not None and b[0] is not None and variable is not None:
+                            # the caller's reference: outputs[i] when it is this gradient
+                            # (never read again); b.pop() leaves the buffer without one
+                            held = i < n_out and outputs[i] is b[0]
+                            if profiling:   # its own range after this node's, as in torch
+                                leaves.append((variable, b.pop(), held))
+                            else:
+                                accumulate_grad(variable, b.pop(), held=held)
+                        continue
+                    if ready is None:
+                        ready = fn
+                    else:
+                        push(heap, (-fn._seq, tick, fn))
+                        tick += 1
+            if span is not None:
+                span.__exit__()
+                span = None
+            for variable, g, held in leaves:
+                with _evaluate_range(_ACCUMULATE), Range(_ACCUMULATE, "cpu_op"):
+                    accumulate_grad(variable, g, held=held)
+            leaves.clear()
+            # drop this step's references so a leaf can take its gradient without a copy
+            outputs = buf = g = b = None
+            if ready is not None:
+                if not heap:                # the only ready node: no heap round trip (chains)
+                    node, ready = ready, None
+                    continue
+                push(heap, (-ready._seq, tick, ready))
+                tick += 1
+                ready = None
+            if not heap:
+                return
+            node = pop(heap)[2]
+    except BaseException:     # a failing node: its profiler ranges end here
+        if span is not None:
+            inner.__exit__()
+            span.__exit__()
+        raise
+
+
+_ACCUMULATE = "torch::autograd::AccumulateGrad"   # torch's profiler name for the node
+
+
+def _profile_name(node) -> str:
+    return _ACCUMULATE if node.__class__ is AccumulateGrad else node.name()
+
+
+def _evaluate_range(name):
+    """The profiler's range around running one node, as torch's engine names it."""
+    return Range(f"autograd::engine::evaluate_function: {name}", "cpu_op")
 
 
 def _capture(node, buf, captures, needed, results, accumulate, inputs) -> bool:

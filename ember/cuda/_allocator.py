@@ -19,6 +19,8 @@ import os
 import time
 import traceback
 
+from ..dispatch import observers as _observers
+
 MIN_BLOCK = 512
 SMALL_SIZE = 1 << 20            # largest "small" request
 SMALL_BUFFER = 2 << 20          # small pool segment size
@@ -221,6 +223,7 @@ class CachingAllocator:
         if block.size >= self.max_split_size:
             self.oversize_allocations.update(1)
         self._trace("alloc", block.ptr, block.size, stream)
+        _observers.memory(block.size, ("cuda", self.device))
         return block
 
     def _free_block(self, pool: int, size: int, stream) -> Block | None:
@@ -292,6 +295,7 @@ class CachingAllocator:
         if block.size >= self.max_split_size:
             self.oversize_allocations.update(-1)
         self._trace("free_requested", block.ptr, block.size, block.stream)
+        _observers.memory(-block.size, ("cuda", self.device))
         if block.stream_uses:
             events = [self.driver.record_event(s) for s in block.stream_uses]
             block.stream_uses = set()

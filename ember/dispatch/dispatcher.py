@@ -18,6 +18,7 @@ import sys
 from functools import partial
 
 from . import keys as K
+from . import observers
 
 
 class Fallthrough:
@@ -37,7 +38,6 @@ for _k in (K.ADInplaceOrView, K.AutocastCPU, K.AutocastCUDA, K.Functionalize,
 
 _all_ops: list[OpOverload] = []
 _DECOMPOSING_KEYS = (K.Autograd, K.ADInplaceOrView, K.Functionalize, K.Python)
-_trace = [os.environ.get("EMBER_SHOW_DISPATCH_TRACE", "") not in ("", "0")]
 
 
 def register_fallback(key: int, fn, *, boxed=True) -> None:
@@ -51,10 +51,19 @@ def clear_caches() -> None:
         op._cache.clear()
 
 
+def _print_step(op, keyset, key, fn, args):
+    name = getattr(fn, "__qualname__", None) or getattr(getattr(fn, "func", None),
+                                                        "__qualname__", repr(fn))
+    print(f"[dispatch] {op._cpp_name}  keys={K.names(keyset)}  -> {K.KEY_NAMES[key]}: {name}",
+          file=sys.stderr)
+
+
 def set_dispatch_trace(flag: bool) -> None:
     """Print each op, its keyset and the kernel chosen (also EMBER_SHOW_DISPATCH_TRACE=1)."""
-    _trace[0] = bool(flag)
-    clear_caches()
+    if flag and _print_step not in observers.step_hooks:
+        observers.add_step_hook(_print_step)
+    elif not flag and _print_step in observers.step_hooks:
+        observers.remove_step_hook(_print_step)
 
 
 class OpOverload:
@@ -229,8 +238,8 @@ class OpOverload:
                 raise NotImplementedError(_missing_kernel_message(self, key, keyset))
             fn, with_ks = entry
             kernel = partial(fn, keyset) if with_ks else fn
-            if _trace[0]:
-                kernel = _traced(self, keyset, key, kernel)
+            if observers.step_hooks:
+                kernel = observers.observed_kernel(self, keyset, key, fn, kernel)
             self._cache[keyset] = kernel
             return kernel
         raise NotImplementedError(f"There were no tensor arguments to {self._cpp_name} and no device, "
@@ -250,17 +259,6 @@ def _available(op):
     if op._composite_implicit:
         out.append("CompositeImplicitAutograd")
     return out
-
-
-def _traced(op, keyset, key, kernel):
-    name = getattr(kernel, "__qualname__", None) or getattr(getattr(kernel, "func", None),
-                                                              "__qualname__", repr(kernel))
-
-    def run(*args):
-        print(f"[dispatch] {op._cpp_name}  keys={K.names(keyset)}  -> {K.KEY_NAMES[key]}: {name}",
-              file=sys.stderr)
-        return kernel(*args)
-    return run
 
 
 class OpOverloadPacket:
@@ -293,6 +291,9 @@ class OpOverloadPacket:
 
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._namespace}.{self._name}')>"
+
+    def __str__(self):
+        return f"{self._namespace}.{self._name}"    # torch's: aten.mm
 
     def __call__(self, *args, **kwargs):
         from .argcheck import bind_first_match
@@ -353,3 +354,7 @@ def find_op(qualname: str) -> OpOverload:
     ns, _, rest = qualname.partition("::")
     name, _, overload = rest.partition(".")
     return getattr(getattr(ops.namespace(ns), name), overload or "default")
+
+
+if os.environ.get("EMBER_SHOW_DISPATCH_TRACE", "") not in ("", "0"):
+    set_dispatch_trace(True)

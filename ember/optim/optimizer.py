@@ -15,11 +15,13 @@ from __future__ import annotations
 import warnings
 from collections import defaultdict
 from copy import deepcopy
+from functools import wraps
 from itertools import chain
 
 from ..autograd.grad_mode import enable_grad
 from ..core.tensor import Tensor
 from ..core.toplevel import typename
+from ..dispatch import observers as _observers
 from ..dispatch.tls import state as _tls
 from ..utils._grads import zero_grads
 
@@ -34,6 +36,20 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
+
+
+def _profiled(method):
+    """`method` (step or zero_grad) in a profiler range named as torch's:
+    `Optimizer.step#SGD.step`. Outside a profile, one check."""
+    name = method.__name__
+
+    @wraps(method)
+    def run(self, *args, **kwargs):
+        if _observers.active is None:
+            return method(self, *args, **kwargs)
+        with _observers.Range(f"Optimizer.{name}#{type(self).__name__}.{name}"):
+            return method(self, *args, **kwargs)
+    return run
 
 
 def _to_float(value):
@@ -72,6 +88,12 @@ class Optimizer:
             (parameter groups, each with a "params" entry and optional overrides).
         defaults: the default value of each optimization option.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("step", "zero_grad"):
+            if name in cls.__dict__:
+                setattr(cls, name, _profiled(cls.__dict__[name]))
 
     def __init__(self, params, defaults: dict) -> None:
         self.defaults = defaults
@@ -177,11 +199,13 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     # --- gradients -----------------------------------------------------------------------
+    @_profiled
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients: to None (default), or to zeros in place."""
         for group in self.param_groups:
             zero_grads(group["params"], set_to_none)
 
+    @_profiled
     def step(self, closure=None):
         """Perform one optimization step and return the closure's loss (or None).
 
