@@ -15867,6 +15867,8 @@ def _entry_t_(self):
     _k = _c_t_.get(ks)
     if _k is None:
         _k = t_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(t_, _k, (self,))
     return _k(self)
 
 
@@ -15897,6 +15899,8 @@ def _entry_transpose_(self, dim0, dim1):
     _k = _c_transpose_.get(ks)
     if _k is None:
         _k = transpose_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(transpose_, _k, (self, dim0, dim1,))
     return _k(self, dim0, dim1)
 
 
@@ -15927,6 +15931,8 @@ def _entry_unsqueeze_(self, dim):
     _k = _c_unsqueeze_.get(ks)
     if _k is None:
         _k = unsqueeze_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unsqueeze_, _k, (self, dim,))
     return _k(self, dim)
 
 
@@ -15957,6 +15963,8 @@ def _entry_squeeze_(self):
     _k = _c_squeeze_.get(ks)
     if _k is None:
         _k = squeeze_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(squeeze_, _k, (self,))
     return _k(self)
 
 
@@ -15987,6 +15995,8 @@ def _entry_squeeze__dim(self, dim):
     _k = _c_squeeze__dim.get(ks)
     if _k is None:
         _k = squeeze__dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(squeeze__dim, _k, (self, dim,))
     return _k(self, dim)
 
 
@@ -16017,6 +16027,8 @@ def _entry_squeeze__dims(self, dim):
     _k = _c_squeeze__dims.get(ks)
     if _k is None:
         _k = squeeze__dims._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(squeeze__dims, _k, (self, dim,))
     return _k(self, dim)
 
 
@@ -16047,6 +16059,8 @@ def _entry_as_strided_(self, size, stride, storage_offset):
     _k = _c_as_strided_.get(ks)
     if _k is None:
         _k = as_strided_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(as_strided_, _k, (self, size, stride, storage_offset,))
     return _k(self, size, stride, storage_offset)
 
 
@@ -16077,6 +16091,8 @@ def _entry_resize_(self, size, memory_format):
     _k = _c_resize_.get(ks)
     if _k is None:
         _k = resize_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(resize_, _k, (self, size, memory_format,))
     return _k(self, size, memory_format)
 
 
@@ -16107,6 +16123,8 @@ def _entry_set__source_Tensor(self, source):
     _k = _c_set__source_Tensor.get(ks)
     if _k is None:
         _k = set__source_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(set__source_Tensor, _k, (self, source,))
     return _k(self, source)
 
 
@@ -16137,6 +16155,8 @@ def _entry_set__source_Tensor_storage_offset(self, source, storage_offset, size,
     _k = _c_set__source_Tensor_storage_offset.get(ks)
     if _k is None:
         _k = set__source_Tensor_storage_offset._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(set__source_Tensor_storage_offset, _k, (self, source, storage_offset, size, stride,))
     return _k(self, source, storage_offset, size, stride)
 
 
@@ -16167,6 +16187,8 @@ def _entry_set_(self):
     _k = _c_set_.get(ks)
     if _k is None:
         _k = set_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(set_, _k, (self,))
     return _k(self)
 
 
@@ -16195,6 +16217,8 @@ def _entry_lift_fresh(self):
     _k = _c_lift_fresh.get(ks)
     if _k is None:
         _k = lift_fresh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lift_fresh, _k, (self,))
     return _k(self)
 
 
@@ -16223,6 +16247,8 @@ def _entry_lift_fresh_copy(self):
     _k = _c_lift_fresh_copy.get(ks)
     if _k is None:
         _k = lift_fresh_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lift_fresh_copy, _k, (self,))
     return _k(self)
 
 
