@@ -168,8 +168,9 @@ from .nn.functional import (
     selu_,
 )
 
-# Subpackages imported on first use (torch has them after `import torch`): ember.fx.
-_LAZY_SUBMODULES = ("fx",)
+# Subpackages imported on first use (torch has them after `import torch`): ember.fx,
+# ember.distributed.
+_LAZY_SUBMODULES = ("fx", "distributed")
 
 
 def __getattr__(name):

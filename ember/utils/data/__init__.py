@@ -19,6 +19,7 @@ from .dataset import (
 )
 from .sampler import (
     BatchSampler,
+    DistributedSampler,
     RandomSampler,
     Sampler,
     SequentialSampler,
@@ -26,7 +27,7 @@ from .sampler import (
 )
 
 __all__ = [
-    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "IterableDataset",
+    "BatchSampler", "ChainDataset", "ConcatDataset", "DataLoader", "Dataset", "DistributedSampler", "IterableDataset",
     "RandomSampler", "Sampler", "SequentialSampler", "StackDataset", "Subset",
     "SubsetRandomSampler", "TensorDataset", "default_collate", "default_convert",
     "get_worker_info", "random_split",
