@@ -60,14 +60,16 @@ class Work:
     """An operation in flight (torch's `Work`): `wait()` blocks until it completes (or
     raises on timeout / dead peer), then runs its finishing steps (copy-backs)."""
 
-    def __init__(self, group, requests, what, finish=(), steps=()):
+    def __init__(self, group, requests, what, finish=(), steps=(), statuses=None):
         self._group, self._reqs, self._what = group, list(requests), what
+        self._statuses = statuses
         self._finish, self._steps = list(finish), list(steps)
         self._done = False
         self._result = None
 
     def is_completed(self) -> bool:
-        if not self._done and not self._steps and mpi().Request.Testall(self._reqs):
+        if not self._done and not self._steps and mpi().Request.Testall(self._reqs,
+                                                                       self._statuses):
             self._complete()
         return self._done
 
@@ -79,10 +81,10 @@ class Work:
             return True
         seconds = self._group._timeout_seconds(timeout)
         while True:
-            poll(self._group, self._reqs, self._what, seconds)
+            poll(self._group, self._reqs, self._what, seconds, self._statuses)
             if not self._steps:
                 break
-            self._reqs = list(self._steps.pop(0)())     # the next stage (recv after its header)
+            self._reqs, self._statuses = list(self._steps.pop(0)()), None     # the next stage
         self._complete()
         return True
 
@@ -98,13 +100,13 @@ class Work:
         self._finish, self._done = [], True
 
 
-def poll(group, reqs, what, seconds):
-    """Drives `reqs` to completion; DistBackendError after `seconds` or when a peer on this
-    host has exited (the wait would never end)."""
+def poll(group, reqs, what, seconds, statuses=None):
+    """Drives `reqs` to completion (filling `statuses`); DistBackendError after `seconds` or
+    when a peer on this host has exited (the wait would never end)."""
     MPI = mpi()
     start = time.monotonic()
     spins, next_check = 0, start + 0.05
-    while not MPI.Request.Testall(reqs):
+    while not MPI.Request.Testall(reqs, statuses):
         spins += 1
         if spins < 200:
             continue
@@ -132,7 +134,7 @@ _MPI_OP = {RedOpType.SUM: "SUM", RedOpType.AVG: "SUM", RedOpType.PRODUCT: "PROD"
            RedOpType.BOR: "BOR", RedOpType.BXOR: "BXOR"}
 _BOOL_OP = {RedOpType.SUM: "LOR", RedOpType.MAX: "LOR", RedOpType.BOR: "LOR",
             RedOpType.PRODUCT: "LAND", RedOpType.MIN: "LAND", RedOpType.BAND: "LAND",
-            RedOpType.BXOR: "LXOR", RedOpType.AVG: "LOR"}
+            RedOpType.BXOR: "LXOR"}
 
 
 def raw(a: np.ndarray):
@@ -152,10 +154,7 @@ def reducible(a: np.ndarray, op):
 
 
 def _avg(buf, n):
-    if buf.dtype.kind == "f":
-        np.divide(buf, n, out=buf)
-    elif buf.dtype.kind in "iu":
-        np.floor_divide(buf, n, out=buf)
+    np.divide(buf, n, out=buf)      # (AVG is refused on integer dtypes, as torch)
 
 
 # --- operations on C-contiguous arrays (group: the ProcessGroup, comm: its communicator) ----------
@@ -257,11 +256,10 @@ def recv(group, a, expect, src, tag, describe):
     got = []
 
     def payload():
-        req.Wait(status)        # already complete: reads the status
         sender = status.Get_source()
         if not np.array_equal(h, expect):
             raise DistError(f"[Rank {group._global_rank}] recv: rank {group._ranks[sender]} "
                             f"sent {describe(h)} but the receiving tensor is {describe(expect)}")
         got.append(sender)
         return [group._comm.Irecv(raw(a), sender, 2 * tag + 1)]
-    return Work(group, [req], "recv", [lambda: got[0]], steps=[payload])
+    return Work(group, [req], "recv", [lambda: got[0]], steps=[payload], statuses=[status])

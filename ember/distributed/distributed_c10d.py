@@ -304,6 +304,9 @@ def _check_op(op, dtype):
     op = RedOpType(op)
     if op in (RedOpType.BAND, RedOpType.BOR, RedOpType.BXOR) and dtype.is_floating_point:
         raise RuntimeError(f"Cannot use ReduceOp.{op.name} with non-integral dtype")
+    if op == RedOpType.AVG and not dtype.is_floating_point:
+        raise RuntimeError("result type Float can't be cast to the desired output type "
+                           f"{dtype.scalar_name}")
     if op in (RedOpType.PREMUL_SUM, RedOpType.UNUSED):
         raise ValueError(f"ember.distributed does not support ReduceOp.{op.name}")
     return op
