@@ -9,9 +9,5 @@ train.py`, like torchrun) or with mpiexec, then in each:
     t = ember.ones(3) * dist.get_rank()
     dist.all_reduce(t)                    # the sum over the ranks, on every rank
 """
-from .constants import Backend, ReduceOp, default_pg_timeout
-from .distributed_c10d import *  # noqa: F403
-from .distributed_c10d import __all__ as _c10d_all
-
-__all__ = ["Backend", "ReduceOp", "default_pg_timeout", *_c10d_all]
-__all__ = sorted(set(__all__))
+from .distributed_c10d import *
+from .distributed_c10d import __all__ as __all__

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import ClassVar
 
 import numpy as np
 
@@ -31,15 +32,17 @@ def mpi():
 
 class DistError(RuntimeError):
     """Base of ember.distributed's errors (torch.distributed.DistError)."""
+    __module__ = "ember.distributed"
 
 
 class DistBackendError(DistError):
     """A collective failed in the backend: a timeout or a peer that died."""
+    __module__ = "ember.distributed"
 
 
 class _State:
     broken = False        # a wait gave up with requests in flight: skip MPI_Finalize at exit
-    pids: dict = {}       # global rank -> pid of the ranks on this host
+    pids: ClassVar[dict] = {}       # global rank -> pid of the ranks on this host
 
 
 def _alive(pid: int) -> bool:

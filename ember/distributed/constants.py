@@ -37,11 +37,11 @@ class Backend(str):
     """A backend name, lower-cased: "mpi" (CPU tensors), "nccl" (CUDA tensors); "gloo"
     is accepted and runs on MPI, so torch code that asks for Gloo runs unchanged."""
     UNDEFINED, GLOO, NCCL, MPI = "undefined", "gloo", "nccl", "mpi"
-    backend_list = [UNDEFINED, GLOO, NCCL, MPI]
+    backend_list = (UNDEFINED, GLOO, NCCL, MPI)
 
     def __new__(cls, name: str):
         if not isinstance(name, str):
-            raise ValueError(f"Backend constructor parameter must be string-ish, but got: {name!r}")
+            raise TypeError(f"Backend constructor parameter must be string-ish, but got: {name!r}")
         value = getattr(Backend, name.upper(), Backend.UNDEFINED)
         if value == Backend.UNDEFINED:
             value = name.lower()

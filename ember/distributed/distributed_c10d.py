@@ -21,9 +21,9 @@ import numpy as np
 
 import ember
 
+from ..core.dtype import ALL_DTYPES as _DTYPES
 from . import _mpi
 from ._mpi import DistBackendError, DistError, Work
-from ..core.dtype import ALL_DTYPES as _DTYPES
 from .constants import Backend, RedOpType, ReduceOp, default_pg_timeout
 
 _NOT_INIT = ("Default process group has not been initialized, please make sure to call "
@@ -75,8 +75,9 @@ group = GroupMember
 
 
 class _World:
-    default: ProcessGroup | None = None
-    groups: list = []
+    def __init__(self):
+        self.default: ProcessGroup | None = None
+        self.groups: list = []
 
 
 _world = _World()
@@ -101,7 +102,7 @@ def is_gloo_available() -> bool:
 def is_nccl_available() -> bool:
     try:
         from cupy.cuda import nccl  # noqa: F401
-    except Exception:
+    except (ImportError, OSError, RuntimeError):
         return False
     return True
 
@@ -670,7 +671,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
 __all__ = [
     "Backend", "DistBackendError", "DistError", "GroupMember", "P2POp", "ProcessGroup",
     "ReduceOp", "Work", "all_gather", "all_gather_into_tensor", "all_gather_object", "all_reduce",
-    "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list", "destroy_process_group",
+    "barrier", "batch_isend_irecv", "broadcast", "broadcast_object_list", "default_pg_timeout", "destroy_process_group",
     "gather", "get_backend", "get_global_rank", "get_group_rank", "get_process_group_ranks",
     "get_rank", "get_world_size", "group", "init_process_group", "irecv", "is_available",
     "is_gloo_available", "is_initialized", "is_mpi_available", "is_nccl_available", "isend",

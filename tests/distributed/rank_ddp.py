@@ -53,7 +53,7 @@ for cap in (None, 0.001):
     train(model, lambda s: slice(64 * s + 32 * R, 64 * s + 32 * R + 32))
     for (name, p), q in zip(model.named_parameters(), reference.parameters()):
         close(p, q, f"{name} after 20 DDP steps, bucket_cap_mb={cap}")
-    assert list(model.state_dict())[0] == "module.0.weight"
+    assert next(iter(model.state_dict())) == "module.0.weight"
 
 # no_sync: micro-batch A without sync, B with; one process: A then B, gradients accumulated
 ref = mlp(1)

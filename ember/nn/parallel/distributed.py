@@ -201,7 +201,8 @@ class DistributedDataParallel(Module):
         self._mark_ready(b, p)
 
     def _mark_ready(self, bucket, p):
-        from ...distributed import ReduceOp, distributed_c10d as c10d
+        from ...distributed import ReduceOp
+        from ...distributed import distributed_c10d as c10d
         if id(p) in self._got:
             return
         self._got.add(id(p))
