@@ -233,13 +233,13 @@ def broadcast_bytes(group, data: bytes | None, root, what) -> bytes:
 
 
 # --- point to point: a small header (dtype, shape) then the payload, so a mismatch is named -------
-_HEADER = 10        # int64s: dtype code, ndim, up to 8 sizes
+_HEADER = 10        # int64s: dtype code, itemsize, numel, ndim, up to 6 sizes
 
 
-def header(code, shape):
+def header(code, itemsize, shape):
     h = np.full(_HEADER, -1, np.int64)
-    h[0], h[1] = code, len(shape)
-    h[2:2 + min(len(shape), 8)] = shape[:8]
+    h[:4] = code, itemsize, int(np.prod(shape, dtype=np.int64)), len(shape)
+    h[4:4 + min(len(shape), 6)] = shape[:6]
     return h
 
 
@@ -260,7 +260,9 @@ def recv(group, a, expect, src, tag, describe):
 
     def payload():
         sender = status.Get_source()
-        if not np.array_equal(h, expect):
+        if not np.array_equal(h, expect):     # take the payload off the queue, then raise
+            poll(group, [group._comm.Irecv([np.empty(h[1] * h[2], np.uint8), MPI.BYTE], sender,
+                                           2 * tag + 1)], "recv", group._timeout_seconds())
             raise DistError(f"[Rank {group._global_rank}] recv: rank {group._ranks[sender]} "
                             f"sent {describe(h)} but the receiving tensor is {describe(expect)}")
         got.append(sender)

@@ -449,7 +449,7 @@ def all_gather(tensor_list, tensor, group=None, async_op=False):
     pg = _pg(group)
     if pg is None:
         return None
-    _check_outputs("all_gather", tensor_list, tensor, pg.size())
+    _check_outputs("allgather", tensor_list, tensor, pg.size())
     _fingerprint(pg, "all_gather", [tensor])
     a, _ = _host(tensor)
     out = np.empty((pg.size(), *a.shape), a.dtype)
@@ -567,12 +567,13 @@ def barrier(group=None, async_op=False, device_ids=None):
 
 # --- point to point ------------------------------------------------------------------------------
 def _header(t):
-    return _mpi.header(_DTYPES.index(t.dtype), list(t.shape))
+    return _mpi.header(_DTYPES.index(t.dtype), t.dtype.itemsize, list(t.shape))
 
 
 def _render(h):
     dt = _DTYPES[int(h[0])].scalar_name if 0 <= h[0] < len(_DTYPES) else "?"
-    return f"a {dt} tensor of shape [{', '.join(str(int(s)) for s in h[2:2 + int(h[1])])}]"
+    dims = [str(int(s)) for s in h[4:4 + min(int(h[3]), 6)]] + ["..."] * (int(h[3]) > 6)
+    return f"a {dt} tensor of shape [{', '.join(dims)}]"
 
 
 def _peer(pg, rank, role):
