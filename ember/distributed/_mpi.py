@@ -108,12 +108,12 @@ def poll(group, reqs, what, seconds, statuses=None):
     when a peer on this host has exited (the wait would never end)."""
     MPI = mpi()
     start = time.monotonic()
-    spins, next_check = 0, start + 0.05
+    next_check = start + 0.05
     while not MPI.Request.Testall(reqs, statuses):
-        spins += 1
-        if spins < 200:
-            continue
         now = time.monotonic()
+        if now - start < 0.05:      # a collective's usual wait: yield the core to the peers
+            os.sched_yield()
+            continue
         if now >= next_check:
             next_check = now + 0.05
             dead = [r for r in group._ranks if r in _State.pids and not _alive(_State.pids[r])]
@@ -128,7 +128,7 @@ def poll(group, reqs, what, seconds, statuses=None):
             raise DistBackendError(
                 f"[Rank {group._global_rank}] {what}: Timed out waiting {int(seconds * 1000)}ms "
                 "for the operation to complete (a rank did not reach it)")
-        time.sleep(min(1e-3, 2e-6 * spins))
+        time.sleep(min(1e-3, (now - start) / 100))
 
 
 # --- buffers -------------------------------------------------------------------------------------
