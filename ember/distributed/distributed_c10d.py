@@ -151,8 +151,9 @@ def init_process_group(backend=None, init_method=None, timeout=None, world_size=
             f"init_process_group: rank {rank} of world_size {world_size} does not match MPI's "
             f"world (rank {world.Get_rank()} of {world.Get_size()}): start the processes with "
             "`python -m ember.distributed.run --nproc-per-node N script.py` or mpiexec")
-    pg = ProcessGroup(world.Dup(), range(world_size), backend, timeout or default_pg_timeout,
-                      rank)
+    comm, ready = world.Idup()      # (non-blocking: a rank that never comes times out)
+    pg = ProcessGroup(comm, range(world_size), backend, timeout or default_pg_timeout, rank)
+    _mpi.poll(pg, [ready], "init_process_group", pg._timeout_seconds())
     here = socket.gethostname()
     peers = [pickle.loads(b) for b in _mpi.all_gather_bytes(
         pg, pickle.dumps((here, os.getpid())), "init_process_group")]
@@ -247,6 +248,7 @@ def new_group(ranks=None, timeout=None, backend=None, pg_options=None,
     if len(set(ranks)) != len(ranks):
         raise ValueError(f"new_group: duplicate ranks in {ranks}")
     me = d.rank()
+    _fingerprint(d, f"new_group(ranks={ranks})")     # (Split blocks: first check everyone came)
     MPI = _mpi.mpi()
     comm = d._comm.Split(0 if me in ranks else MPI.UNDEFINED, me)
     if me not in ranks:
@@ -562,6 +564,7 @@ def barrier(group=None, async_op=False, device_ids=None):
     pg = _pg(group)
     if pg is None:
         return None
+    _fingerprint(pg, "barrier")
     return _finish(_mpi.barrier(pg), async_op=async_op)
 
 
@@ -651,6 +654,7 @@ def all_gather_object(object_list, obj, group=None):
     if len(object_list) != pg.size():
         raise ValueError(f"all_gather_object: object_list must have {pg.size()} entries "
                          f"(the group size), got {len(object_list)}")
+    _fingerprint(pg, "all_gather_object")
     for i, b in enumerate(_mpi.all_gather_bytes(pg, pickle.dumps(obj), "all_gather_object")):
         object_list[i] = pickle.loads(b)
 
@@ -661,6 +665,7 @@ def broadcast_object_list(object_list, src=None, group=None, device=None, group_
     if pg is None:
         return
     root = group_src if group_src is not None else pg._group_rank(src, "broadcast")
+    _fingerprint(pg, "broadcast_object_list", root=root)
     data = pickle.dumps(list(object_list)) if pg.rank() == root else None
     got = pickle.loads(_mpi.broadcast_bytes(pg, data, root, "broadcast_object_list"))
     if len(got) != len(object_list):

@@ -18,6 +18,12 @@ import torch.distributed as tdist
 import ember
 import ember.distributed as dist
 
+try:        # a world size that is not the launch's: refused, and init still works after
+    dist.init_process_group(world_size=3)
+except ValueError as e:
+    assert "of world_size 3 does not match MPI's world" in str(e), e
+else:
+    raise AssertionError("init_process_group(world_size=3) on 2 processes passed")
 dist.init_process_group()
 tdist.init_process_group("gloo")
 R, N = dist.get_rank(), dist.get_world_size()
@@ -82,6 +88,9 @@ mismatch(lambda: dist.all_reduce(e1) if R else dist.broadcast(e1, 0), "all_reduc
 mismatch(lambda: dist.all_reduce(e1, op=dist.ReduceOp.MAX if R else dist.ReduceOp.SUM),
          "all_reduce[SUM]", "all_reduce[MAX]")
 mismatch(lambda: dist.broadcast(e1, src=R), "Root=0", "Root=1")
+mismatch(lambda: dist.barrier() if R else dist.all_reduce(e1), "barrier(", "all_reduce[SUM](")
+mismatch(lambda: dist.new_group([0, 1] if R else [0]), "new_group(ranks=[0])",
+         "new_group(ranks=[0, 1])")
 x = ember.full((2,), float(R))
 dist.all_reduce(x)                                   # the group still works
 assert x.tolist() == [1.0, 1.0]
