@@ -47,7 +47,7 @@ def allreduce_times(lib, dist, max_mib):
     for nbytes in sizes(max_mib):
         x = lib.ones(nbytes // 4)
         loops = max(3, min(200, (64 << 20) // nbytes // 4))
-        for _ in range(2):
+        for _ in range(min(loops, 20)):       # warm-up
             dist.all_reduce(x)
         runs = []
         for _ in range(5):
