@@ -5,7 +5,7 @@
   default bucket and with buckets so small that every parameter has its own;
 - no_sync: gradients of two micro-batches, the first not synchronised, equal one process's
   accumulated gradients;
-- find_unused_parameters, and the error without it.
+- find_unused_parameters, and the error without it; different models on the ranks.
 """
 import numpy as np
 from sklearn.datasets import load_digits
@@ -42,6 +42,14 @@ def train(model, rows, steps=20):
         loss_fn(model(X[idx]), Y[idx]).backward()
         opt.step()
 
+
+try:        # replicas of different models: every rank refuses at construction
+    DDP(nn.Linear(3 if R else 4, 2))
+except RuntimeError as e:
+    assert f"[{R}]: params[0] in this process with sizes [2, {3 if R else 4}]" in str(e), e
+    assert f"appears not to match sizes [2, {4 if R else 3}]" in str(e), e
+else:
+    raise AssertionError("DDP over different models passed")
 
 reference = mlp(0)
 train(reference, lambda s: slice(64 * s, 64 * s + 64))
