@@ -245,8 +245,10 @@ def header(code, itemsize, shape):
 
 def send(group, a, h, dst, tag):
     comm = group._comm
-    reqs = [comm.Isend(h, dst, 2 * tag), comm.Isend(raw(a), dst, 2 * tag + 1)]
-    return Work(group, reqs, "send", [lambda: h])       # (keeps the header alive)
+    work = Work(group, [comm.Isend(h, dst, 2 * tag), comm.Isend(raw(a), dst, 2 * tag + 1)],
+                "send")
+    work._buffers = (h, a)      # alive until the sends complete
+    return work
 
 
 def recv(group, a, expect, src, tag, describe):
