@@ -38,6 +38,7 @@ bench: setup
 	$(VPY) benchmarks/fake.py
 	$(VPY) benchmarks/nn.py
 	$(VPY) benchmarks/profiler.py
+	$(VPY) benchmarks/distributed.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

@@ -169,8 +169,8 @@ from .nn.functional import (
 )
 
 # Subpackages imported on first use (torch has them after `import torch`): ember.fx,
-# ember.profiler, ember._subclasses.
-_LAZY_SUBMODULES = ("fx", "profiler", "_subclasses")
+# ember.profiler, ember.distributed, ember._subclasses.
+_LAZY_SUBMODULES = ("fx", "profiler", "distributed", "_subclasses")
 # Names of a lazily imported module: torch.SymInt & co. live with the symbolic shapes.
 _LAZY_NAMES = {n: "ember.fx.experimental.symbolic_shapes"
                for n in ("SymInt", "SymFloat", "SymBool", "sym_max", "sym_min")}
