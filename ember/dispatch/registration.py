@@ -82,7 +82,8 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
     """ADInplaceOrView kernel of a mutating op: redispatch, then bump the version
     counter of every mutated tensor (inference tensors have none)."""
     below = K.below(K.ADInplaceOrView)
-    check_overlap = op.name not in ("fill_", "zero_")  # torch's fill_ allows expanded selves
+    # torch's fill_ allows expanded selves; in-place view ops (t_, set_) write no data
+    check_overlap = op.name not in ("fill_", "zero_") and "inplace_view" not in op.tags
 
     def kernel(keyset, *args):
         if check_overlap:

@@ -531,14 +531,18 @@ def set_source_tensor(self, source):
 
 def set_source_tensor_storage_offset(self, source, storage_offset, size, stride):
     from ember.core.tensor import _copy_layout
-    if source._dtype is not self._dtype:
-        raise RuntimeError(f"Expected a Storage of type {self._dtype} or an UntypedStorage, but "
-                           f"got type {source._dtype} for argument #1 'source' (in position 1)")
+    from ember.kernels.common._pointwise import CPP_NAMES
+    if source._dtype is not self._dtype and source.numel():
+        raise RuntimeError(f"Could not set tensor of type {CPP_NAMES[source._dtype.name]} to "
+                           f"a tensor of type {CPP_NAMES[self._dtype.name]}")
     size = tuple(R.int_list(size))
     stride = tuple(R.int_list(stride)) if len(stride) else contiguous_strides(size)
-    _grow_for(source, size, stride, storage_offset)   # torch grows the shared storage
+    if size:          # torch grows the shared storage (not for a 0-d result)
+        _grow_for(source, size, stride, storage_offset)
     view = as_strided(source, size, stride, storage_offset)
+    dtype = self._dtype
     _copy_layout(self, view)
+    self._dtype = dtype       # (an empty source of another dtype: self keeps its own)
     return self
 
 
