@@ -143,6 +143,7 @@ from . import (
     distributions,
     functional,
     library,
+    linalg,
     nn,
     onnx,
     optim,

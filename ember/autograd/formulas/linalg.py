@@ -1,0 +1,250 @@
+"""Backward helpers of torch.linalg (torch's formulas, FunctionsManual.cpp), for real
+inputs: A^H is A.mT. Every helper is written in ember ops, so backward is differentiable.
+
+    >>> A = ember.eye(2, dtype=ember.float64) * 2
+    >>> linalg_inv_backward(ember.ones(2, 2, dtype=ember.float64), A.inverse())
+    tensor([[-0.2500, -0.2500],
+            [-0.2500, -0.2500]], dtype=ember.float64)
+"""
+from __future__ import annotations
+
+import ember
+
+from .common import sum_to_size
+
+
+def _is_vector_rhs(A_shape, B_shape):
+    """torch's linalg_solve_is_vector_rhs: B is a (batch of) vector(s)."""
+    return len(B_shape) == 1 or (len(B_shape) == len(A_shape) - 1
+                                 and tuple(B_shape) == tuple(A_shape[:-1]))
+
+
+def linalg_solve_backward(grad, A, B_shape, X, left):
+    """AX = B (XA = B if not left): gB = A^{-H} gX (gX A^{-H}), gA = -gB X^H (-X^H gB);
+    broadcast batch dims are summed back to each input's shape."""
+    gB = ember.linalg_solve(A.mT, grad, left=left)
+    if _is_vector_rhs(A.shape, B_shape):
+        gB_m, X_m = gB.unsqueeze(-1), X.unsqueeze(-1)
+    else:
+        gB_m, X_m = gB, X
+    gA = -(gB_m @ X_m.mT) if left else -(X_m.mT @ gB_m)
+    return sum_to_size(gA, A.shape), sum_to_size(gB, B_shape)
+
+
+def linalg_inv_backward(grad, inverse):
+    """d(A^{-1}) = -A^{-1} dA A^{-1}, so gA = -A^{-H} g A^{-H}."""
+    return -(inverse.mT @ grad @ inverse.mT)
+
+
+def _eps(dtype):
+    return ember.finfo(dtype).eps
+
+
+def linalg_det_backward(grad, A, det):
+    """gA = g det A^{-H} (solved, not inverted); near-singular matrices use the adjugate
+    from the SVD, U diag(prod of the other singular values) Vh times det(U) det(Vh)."""
+    if A.numel() == 0:
+        return ember.zeros_like(A)
+    singular = det.abs() < 100 * _eps(A.dtype)
+    d = (grad * det).unsqueeze(-1).unsqueeze(-1) * ember.eye(A.shape[-1], dtype=A.dtype)
+    if not bool(singular.any()):
+        return ember.linalg_solve(A.mT, d)
+    U, S, Vh = ember.linalg_svd(A)
+    alpha = ember.linalg_det(U) * ember.linalg_det(Vh) * grad
+    adj = (U * (alpha.unsqueeze(-1) * _prod_of_others(S)).unsqueeze(-2)) @ Vh
+    mask = singular.unsqueeze(-1).unsqueeze(-1)
+    safe = ember.where(mask, ember.eye(A.shape[-1], dtype=A.dtype), A)   # solvable stand-ins
+    return ember.where(mask, adj, ember.linalg_solve(safe.mT, d))
+
+
+def _prod_of_others(S):
+    """p_i = prod_{j != i} S_j, without dividing (exact for zeros)."""
+    n = S.shape[-1]
+    cols = [ember.cat([S[..., :i], S[..., i + 1:]], -1).prod(-1) for i in range(n)]
+    return ember.stack(cols, -1)
+
+
+def linalg_slogdet_backward(grad_logabsdet, A):
+    """log|det A| has gradient A^{-H} (sign is locally constant for real A)."""
+    n = A.shape[-1]
+    d = grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * ember.eye(n, dtype=A.dtype)
+    return ember.linalg_solve(A.mT, d)
+
+
+def cholesky_backward(grad, upper, L):
+    """gA = L^{-H} Phi(L^H gL) L^{-1}, Phi taking the lower triangle with a halved diagonal,
+    symmetrized (torch's cholesky_backward)."""
+    if upper:
+        L, grad = L.mT, grad.mT
+    gA = (L.mT @ grad).tril()
+    gA = 0.5 * (gA + gA.tril(-1).mT)
+    gA = ember.linalg_solve_triangular(L.mT, gA, upper=True, left=True)
+    return ember.linalg_solve_triangular(L, gA, upper=False, left=False)
+
+
+def linalg_qr_backward(gQ, gR, Q, R, mode):
+    """torch's linalg_qr_backward (real case)."""
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
+                           "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going "
+                           "to differentiate through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
+                           "nrows > ncols.")
+    gA = gR @ R.mT - Q.mT @ gQ
+    if m >= n:
+        t = gA.triu()
+        sym = t + t.mT
+        sym = sym - 0.5 * ember.diag_embed(sym.diagonal(0, -2, -1))
+        gA = Q @ sym + gQ
+        return ember.linalg_solve_triangular(R.mT, gA, upper=False, left=False)
+    X = -gA
+    gA = Q @ (X - X.mT).tril()
+    gA = ember.linalg_solve_triangular(R[..., :m].mT, gA, upper=False, left=False)
+    gA = ember.cat([gA, gA.new_zeros(tuple(R.shape[:-1]) + (n - m,))], -1)
+    return gA + Q @ gR
+
+
+def _svd_E(S):
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    return E + ember.diag_embed(ember.ones_like(S))
+
+
+def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
+    """torch's svd_backward (real case): distinct singular values (and full rank when
+    rectangular) are assumed; full_matrices=True is differentiable only for square A."""
+    m, n = U.shape[-2], Vh.shape[-1]
+    if full_matrices and m != n:
+        raise RuntimeError("torch.linalg.svd: The derivative of linalg.svd is not implemented "
+                           "when full_matrices=True and the input is not square. Use "
+                           "full_matrices=False.")
+    UhgU = U.mT @ gU
+    UhgU = UhgU - UhgU.mT
+    VhgV = Vh @ gVh.mT
+    VhgV = VhgV - VhgV.mT
+    gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / _svd_E(S) + ember.diag_embed(gS)
+    if m > n:
+        gA = U @ gA
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = gA + gUSinv - U @ (U.mT @ gUSinv)
+        return gA @ Vh
+    if m < n:
+        gA = gA @ Vh
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = gA + SinvgVh - (SinvgVh @ Vh.mT) @ Vh
+        return U @ gA
+    return U @ (gA @ Vh)
+
+
+def eigh_backward(gL, gV, L, V):
+    """torch's linalg_eig_backward for Hermitian input: gA = V (diag(gL) + skew(V^H gV) /
+    2E) V^H with E_ij = L_j - L_i (distinct eigenvalues assumed)."""
+    VhgV = V.mT @ gV
+    VhgV = 0.5 * (VhgV - VhgV.mT)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1)
+    E = E + ember.diag_embed(ember.ones_like(L))
+    gA = VhgV / E
+    gA = gA - ember.diag_embed(gA.diagonal(0, -2, -1)) + ember.diag_embed(gL)
+    return V @ (gA @ V.mT)
+
+
+def pinv_backward(grad, pinvA, A):
+    """The gradient of A^+ (torch's pinv_backward, real case)."""
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh, gradh = pinvA.mT, grad.mT
+    if m <= n:
+        K = gradh @ pinvA
+        KpinvAh = K @ pinvAh
+        return (-(pinvA @ K).mT + KpinvAh - (A @ pinvA) @ KpinvAh
+                + (pinvAh @ pinvA) @ (gradh - K @ A))
+    K = pinvA @ gradh
+    pinvAhK = pinvAh @ K
+    return (-(K @ pinvA).mT + ((gradh - A @ K) @ pinvA) @ pinvAh + pinvAhK
+            - (pinvAhK @ pinvA) @ A)
+
+
+def linalg_lstsq_backward(gX, gL, A, B, X):
+    """torch's linalg_lstsq_backward: the solution's gradient through pinv(A), the
+    residuals' (when computed) as if X did not depend on A and B (Danskin)."""
+    vector = B.dim() == A.dim() - 1
+    Bm = B.unsqueeze(-1) if vector else B
+    gXm = gX.unsqueeze(-1) if vector else gX
+    pinvA = ember.linalg_pinv(A)
+    gA = pinv_backward(gXm @ Bm.mT, pinvA, A)
+    gB = pinvA.mT @ gXm
+    if gL.numel():
+        Xm = X.unsqueeze(-1) if vector else X
+        r = A @ Xm - Bm
+        g = gL.unsqueeze(-2)
+        gA = gA + 2 * (g * r) @ Xm.mT
+        gB = gB - 2 * g * r
+    return sum_to_size(gA, A.shape), sum_to_size(gB.squeeze(-1) if vector else gB, B.shape)
+
+
+def linalg_lu_backward(gL, gU, P, L, U):
+    """A = P L U (square A): gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}."""
+    m, n = L.shape[-2], U.shape[-1]
+    if m != n:
+        raise NotImplementedError("ember: the derivative of linalg.lu is implemented for square "
+                                  "matrices only")
+    gR = (L.mT @ gL).tril(-1) + (gU @ U.mT).triu()
+    gR = ember.linalg_solve_triangular(L.mT, gR, upper=True, left=True, unitriangular=True)
+    gR = ember.linalg_solve_triangular(U.mT, gR, upper=False, left=False)
+    return P @ gR
+
+
+def lu_factor_ex_backward(grad, LU, pivots):
+    """Through lu_unpack: the packed gradient splits into gL (strictly lower) and gU."""
+    P, _, _ = ember.lu_unpack(LU.detach(), pivots)
+    n = LU.shape[-1]
+    L = LU.tril(-1) + ember.eye(LU.shape[-2], n, dtype=LU.dtype)
+    return linalg_lu_backward(grad.tril(-1), grad.triu(), P, L, LU.triu())
+
+
+def linalg_lu_solve_backward(grad, LU, pivots, B_shape, X, left, adjoint):
+    """(gLU, gB) of linalg.lu_solve. gB solves the adjoint system; gLU (torch's
+    linalg_lu_solve_LU) is implemented for left=True, adjoint=False."""
+    gB = sum_to_size(ember.linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adjoint),
+                     B_shape)
+    if not left or adjoint:
+        return None, gB
+    L = LU.tril(-1) + ember.eye(LU.shape[-1], dtype=LU.dtype)
+    U = LU.triu()
+    gR = ember.linalg_solve_triangular(U.mT, -grad @ X.mT, upper=False)
+    gU = gR.triu()
+    gLo = ember.linalg_solve_triangular(L.mT, gR @ U.mT, upper=True, unitriangular=True)
+    return sum_to_size(gLo.tril(-1) + gU, LU.shape), gB
+
+
+def linalg_solve_triangular_backward(grad, A, B_shape, X, upper, left, unitriangular):
+    """gB = A^{-H} gX; gA = -gB X^H (-X^H gB) projected on A's triangle."""
+    gB = ember.linalg_solve_triangular(A.mT, grad, upper=not upper, left=left,
+                                       unitriangular=unitriangular)
+    gA = -(gB @ X.mT) if left else -(X.mT @ gB)
+    k = int(unitriangular)
+    gA = gA.triu(k) if upper else gA.tril(-k)
+    return sum_to_size(gA, A.shape), sum_to_size(gB, B_shape)
+
+
+def lu_unpack_backward(gL, gU, shape):
+    """The packed LU's gradient: gL's strictly lower part and gU's upper part, each padded
+    to the (m, n) of `shape`."""
+    m, n = shape[-2], shape[-1]
+    gL, gU = gL.tril(-1), gU.triu()
+    if m < n:
+        gL = ember.cat([gL, gL.new_zeros(tuple(gL.shape[:-1]) + (n - m,))], -1)
+    elif m > n:
+        gU = ember.cat([gU, gU.new_zeros(tuple(gU.shape[:-2]) + (m - n, n))], -2)
+    return gL + gU
+
+
+def matrix_exp_backward(self, grad):
+    """exp([[A^H, G], [0, A^H]]) holds the adjoint of d exp at A in its upper right block
+    (Mathias' chain rule for analytic matrix functions)."""
+    A = self.mT
+    n = A.shape[-1]
+    Z = ember.zeros_like(A)
+    M = ember.cat([ember.cat([A, grad], -1), ember.cat([Z, A], -1)], -2)
+    return ember.linalg_matrix_exp(M)[..., :n, n:]
