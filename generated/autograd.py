@@ -2067,20 +2067,30 @@ class LinalgSolveTriangularBackward0(_Node):
 # schema/derivatives.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor
 class LinalgHouseholderProductBackward0(_Node):
     """Backward of linalg_householder_product, from schema/derivatives.yaml."""
-    __slots__ = ()
-    _saved_slots = ()
+    __slots__ = ('_s_input', '_s_tau')
+    _saved_slots = ('_s_input', '_s_tau')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('input', 'tau')
 
     def apply(_node, grads):
         _n = _node._needs
+        grad = grads[0]
         _r_input = None
         _r_tau = None
-        if _n[0]:
-            raise _not_implemented('linalg_householder_product')
-        if _n[1]:
-            raise _not_implemented('linalg_householder_product')
+        if _n[0] or _n[1]:
+            input = _unpack(_node._s_input, _node)
+            tau = _unpack(_node._s_tau, _node)
+            _r_input, _r_tau = _H.householder_product_backward(grad, input, tau)
         return (_r_input, _r_tau)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_tau(self):
+        return _unpack(self._s_tau, self)
 
 
 # schema/derivatives.yaml: linalg_matrix_exp(Tensor self) -> Tensor
@@ -13082,6 +13092,9 @@ def _ag_linalg_householder_product(ks, input, tau):
     if not (_e_input is not None or _e_tau is not None):
         return _out
     _node = _new_node(LinalgHouseholderProductBackward0, (_e_input or _NO_EDGE, _e_tau or _NO_EDGE), (_e_input is not None, _e_tau is not None))
+    if _e_input is not None or _e_tau is not None:
+        _node._s_input = _save(input)
+        _node._s_tau = _save(tau)
     _set_history_one(_out, _node)
     return _out
 

@@ -98,13 +98,19 @@ def linear(input, weight, bias):
 # pinv, matrix_rank, multi_dot, ...), over the LAPACK ops: autograd comes with them.
 
 
+def _checked(result, info, api, kind):
+    """result, after raising LinAlgError like torch's `api` if `info` reports a failure."""
+    _lm.raise_for_info(info, api, kind)
+    return result
+
+
 def linalg_solve(A, B, left):
     """`linalg.solve(A, B, left=True)`; a singular A raises LinAlgError."""
-    return ember.linalg_solve_ex(A, B, left=left, check_errors=True)[0]
+    return _checked(*ember.linalg_solve_ex(A, B, left=left), "ember.linalg.solve", "solve")
 
 
 def linalg_inv(A):
-    return ember.linalg_inv_ex(A, check_errors=True)[0]
+    return _checked(*ember.linalg_inv_ex(A), "linalg.inv", "inv")
 
 
 def inverse(self):
@@ -127,7 +133,7 @@ def logdet(self):
 
 
 def linalg_cholesky(self, upper):
-    return ember.linalg_cholesky_ex(self, upper=upper, check_errors=True)[0]
+    return _checked(*ember.linalg_cholesky_ex(self, upper=upper), "linalg.cholesky", "cholesky")
 
 
 def cholesky(self, upper):
@@ -143,7 +149,8 @@ def cholesky_solve(self, input2, upper):
 
 def cholesky_inverse(self, upper):
     n = self.shape[-1]
-    return cholesky_solve(ember.eye(n, dtype=self.dtype).expand(self.shape), self, upper)
+    eye = ember.eye(n, dtype=self.dtype, device=self.device)
+    return cholesky_solve(eye.expand(self.shape), self, upper)
 
 
 def qr(self, some):
@@ -160,9 +167,7 @@ def svd(self, some, compute_uv):
     if not compute_uv:
         m, n = self.shape[-2:]
         batch = tuple(self.shape[:-2])
-        return (ember.zeros(batch + (m, m), dtype=self.dtype),
-                S.detach() if not self.requires_grad else S,
-                ember.zeros(batch + (n, n), dtype=self.dtype))
+        return self.new_zeros(batch + (m, m)), S, self.new_zeros(batch + (n, n)).mT
     return U, S, Vh.mT
 
 
@@ -171,8 +176,8 @@ def linalg_eigvalsh(self, UPLO):
 
 
 def linalg_lu_factor(A, pivot):
-    LU, pivots, _ = ember.linalg_lu_factor_ex(A, pivot=pivot, check_errors=True)
-    return LU, pivots
+    LU, pivots, info = ember.linalg_lu_factor_ex(A, pivot=pivot)
+    return _checked((LU, pivots), info, "ember.linalg.lu_factor", "lu_factor")
 
 
 def lu_solve(self, LU_data, LU_pivots):
@@ -183,7 +188,7 @@ def triangular_solve(self, A, upper, transpose, unitriangular):
     """The legacy solver: (X with op(A) X = self, a copy of A)."""
     X = ember.linalg_solve_triangular(A.mT if transpose else A, self, upper=upper != transpose,
                                       unitriangular=unitriangular)
-    return X, A.clone()
+    return X, A.mT.contiguous().mT      # the copy in LAPACK's column-major layout
 
 
 def orgqr(self, input2):
@@ -200,7 +205,8 @@ def linalg_matrix_power(self, n):
     _lm.check_matrix(self, fn)
     _lm.check_square(self, fn)
     if n == 0:
-        return ember.eye(self.shape[-1], dtype=self.dtype).expand(self.shape).clone()
+        eye = ember.eye(self.shape[-1], dtype=self.dtype, device=self.device)
+        return eye.expand(self.shape).clone()
     a = linalg_inv(self) if n < 0 else self
     n = abs(n)
     if n == 1:
@@ -332,12 +338,12 @@ def _tolerance(S_max, atol, rtol, shape, dtype):
 
 def linalg_matrix_rank_atol_rtol_float(self, atol, rtol, hermitian):
     """The number of singular values (|eigenvalues| if hermitian) above the tolerance."""
-    _lm.check_matrix(self, "torch.linalg.matrix_rank", "input")
+    _lm.check_matrix(self, "ember.linalg.matrix_rank", "input")
     _check_float_double(self)
     with ember.no_grad():
         S = ember.linalg_eigvalsh(self).abs() if hermitian else ember.linalg_svdvals(self)
         if S.shape[-1] == 0:
-            return ember.zeros(tuple(S.shape[:-1]), dtype=D.int64)
+            return S.new_zeros(tuple(S.shape[:-1]), dtype=D.int64)
         tol = _tolerance(S.amax(-1, True), atol, rtol, self.shape, self.dtype)
         return (S > tol).sum(-1)
 
@@ -349,13 +355,13 @@ def linalg_matrix_rank(self, tol, hermitian):
 def linalg_pinv_atol_rtol_float(self, atol, rtol, hermitian):
     """A^+ from the SVD (the eigendecomposition if hermitian), singular values at most the
     tolerance dropped."""
-    if self.dim() < 2 or self.dtype not in (D.float32, D.float64):
-        raise RuntimeError(f"linalg.pinv({self.dtype.scalar_name}{{{list(self.shape)}}}): "
-                           "expected a tensor with 2 or more dimensions of float, double, cfloat "
-                           "or cdouble types")
+    if self.dim() < 2:   # torch reads size(-2) first
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(self.dim(), 1)}, "
+                         f"{max(self.dim(), 1) - 1}], but got -2)")
+    _check_float_double(self)
     m, n = self.shape[-2:]
     if self.numel() == 0:
-        return ember.zeros(tuple(self.shape[:-2]) + (n, m), dtype=self.dtype)
+        return self.new_zeros(tuple(self.shape[:-2]) + (n, m))
     if hermitian:
         S, U = ember.linalg_eigh(self)
         tol = _tolerance(S.abs().amax(-1, True), atol, rtol, self.shape, self.dtype)
@@ -390,8 +396,8 @@ def _multi_dot_checks(tensors, fn):
             raise RuntimeError(f"{fn}: tensor {i} must be 2D but got {d}D")
         if t.dtype is not tensors[0].dtype:
             raise RuntimeError(f"{fn}: all tensors must have be the same dtype but tensor 0 is "
-                               f"{tensors[0].dtype.scalar_name} and tensor {i} is "
-                               f"{t.dtype.scalar_name}")
+                               f"{_lm.CPP_NAMES[tensors[0].dtype]} and tensor {i} "
+                               f"{_lm.CPP_NAMES[t.dtype]}")
 
 
 def linalg_multi_dot(tensors):
@@ -464,19 +470,18 @@ def linalg_cross(self, other, dim):
     if self.shape[dim] != 3 or other.shape[dim] != 3:
         raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got "
                            f"{self.shape[dim]} and {other.shape[dim]}")
-    i1 = ember.tensor([1, 2, 0])
-    i2 = ember.tensor([2, 0, 1])
     a, b = ember.broadcast_tensors(self, other)
-    return (a.index_select(dim, i1) * b.index_select(dim, i2)
-            - a.index_select(dim, i2) * b.index_select(dim, i1))
+    # (a1 b2 - a2 b1, a2 b0 - a0 b2, a0 b1 - a1 b0): rolls by 1 and 2 along dim
+    return (ember.roll(a, -1, dim) * ember.roll(b, -2, dim)
+            - ember.roll(a, -2, dim) * ember.roll(b, -1, dim))
 
 
 def cross(self, other, dim):
     """The legacy cross: dim=None picks the first dim of length 3 (torch warns)."""
     if dim is None:
         import warnings
-        warnings.warn("Using torch.cross without specifying the dim arg is deprecated.\n"
-                      "Please either pass the dim explicitly or simply use torch.linalg.cross.\n"
+        warnings.warn("Using ember.cross without specifying the dim arg is deprecated.\n"
+                      "Please either pass the dim explicitly or simply use ember.linalg.cross.\n"
                       "The default value of dim will change to agree with that of "
                       "linalg.cross in a future release.", UserWarning, stacklevel=3)
         shape = ember.broadcast_shapes(self.shape, other.shape)

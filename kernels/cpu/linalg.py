@@ -1,7 +1,7 @@
-"""mm, bmm, addmm and torch.linalg (LAPACK) on CPU tensors: np.matmul on the ready arrays (BLAS for float32/64,
+"""mm, bmm, addmm on CPU tensors: np.matmul on the ready arrays (BLAS for float32/64,
 NumPy's own loops for integers), written into a fresh contiguous result. float16 and
 bfloat16 are multiplied in float32 and rounded once at the end; bool is rejected like
-torch's CPU kernels.
+torch's CPU kernels. Below them, torch.linalg's LAPACK ops.
 
     >>> ember.ones(2, 3).mm(ember.ones(3, 4)).shape
     ember.Size([2, 4])
@@ -13,7 +13,7 @@ from scipy.linalg import lapack as _lapack
 from ember.core import dtype as D
 from ember.core.tensor import Tensor, from_array
 from ember.kernels.common import _pointwise as P
-from ember.kernels.common._errors import LinAlgError, not_implemented_for
+from ember.kernels.common._errors import not_implemented_for
 
 from ..meta import linalg as _meta
 
@@ -124,7 +124,7 @@ def _wrap(a, dt, colmajor=False):
 
 
 def _int32(a):
-    return from_array(np.ascontiguousarray(a, _I32), D.int32)
+    return from_array(np.array(a, _I32), D.int32)
 
 
 def _each(fn, *arrays, batch):
@@ -136,16 +136,6 @@ def _each(fn, *arrays, batch):
         [fn(*arrays)]
     return tuple(np.array([o[j] for o in outs]).reshape(tuple(batch) + np.shape(outs[0][j]))
                  if outs else None for j in range(len(outs[0]) if outs else 0))
-
-
-def _batch_info(info, fn, message):
-    """Raises LinAlgError for the first failed matrix (`message(code)` describes it)."""
-    info = np.asarray(info)
-    bad = np.flatnonzero(info.reshape(-1))
-    if bad.size:
-        i = int(bad[0])
-        where = f"(Batch element {i}): " if info.ndim else ""
-        raise LinAlgError(f"{fn}: {where}{message(int(info.reshape(-1)[i]))}")
 
 
 def _getrf(a):
@@ -165,19 +155,16 @@ def _lu_batch(a):
     return _each(_getrf, a, batch=batch)
 
 
-def _solve_fallback(a, b):
-    """np.linalg.solve per matrix, with getrf's info for the singular ones (whose result is
-    LAPACK's: NaN/inf)."""
-    lu, piv, info = _lu_batch(a)
-
+def _solve_fallback(a, b, lu, piv, info):
+    """Each system of the broadcast batch by A's LU (getrf); the singular ones get NaN
+    (LAPACK's result there is no solution)."""
     def one(lu1, piv1, info1, b1):
         if info1:
-            with np.errstate(all="ignore"):
-                return (np.full(b1.shape, np.nan, a.dtype),)
+            return (np.full(b1.shape, np.nan, a.dtype),)
         return (_sl.lu_solve((lu1, piv1 - 1), b1, check_finite=False),)
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     (x,) = _each(one, lu, piv[..., None], info[..., None, None], b, batch=batch)
-    return x, np.broadcast_to(info, batch)
+    return x
 
 
 def linalg_solve_ex(A, B, left, check_errors):
@@ -189,22 +176,18 @@ def linalg_solve_ex(A, B, left, check_errors):
         b = b[..., None]
     if not left:
         a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
-    a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    info = np.zeros(a.shape[:-2], _I32)      # one per matrix of A (not of the broadcast)
     try:
-        x, info = np.linalg.solve(a, b), np.zeros(batch, _I32)
+        x = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]),
+                            np.broadcast_to(b, batch + b.shape[-2:]))
     except np.linalg.LinAlgError:
-        x, info = _solve_fallback(a, b)
+        lu, piv, info = _lu_batch(a)
+        x = _solve_fallback(a, b, lu, piv, info)
     if check_errors:
-        _batch_info(info, "torch.linalg.solve",
-                    lambda c: "The solver failed because the input matrix is singular.")
+        _meta.raise_for_info(info, "ember.linalg.solve_ex", "solve")
     if not left:
         x = np.swapaxes(x, -1, -2)
-    return _wrap(x.reshape(shape), A._dtype, colmajor=not vector), _int32(info)
-
-
-def _singular_inv(c):
-    return (f"The diagonal element {c} is zero, the inversion could not be completed because "
-            "the input matrix is singular.")
+    return _wrap(x.reshape(shape), A._dtype, colmajor=left), _int32(info)
 
 
 def linalg_inv_ex(A, check_errors):
@@ -218,7 +201,7 @@ def linalg_inv_ex(A, check_errors):
         inv = np.linalg.inv(np.where(info[..., None, None] != 0, np.eye(a.shape[-1]), a))
         inv[info != 0] = np.nan
     if check_errors:
-        _batch_info(info, "linalg.inv", _singular_inv)
+        _meta.raise_for_info(info, "linalg.inv_ex", "inv")
     return _wrap(inv, A._dtype, colmajor=True), _int32(info)
 
 
@@ -233,11 +216,6 @@ def linalg_slogdet(A):
     _meta.linalg_slogdet(A)
     sign, logabs = np.linalg.slogdet(A._np)
     return _wrap(sign, A._dtype), _wrap(logabs, A._dtype)
-
-
-def _not_pd(c):
-    return ("The factorization could not be completed because the input is not "
-            f"positive-definite (the leading minor of order {c} is not positive-definite).")
 
 
 def _potrf(a, lower):
@@ -257,7 +235,7 @@ def linalg_cholesky_ex(self, upper, check_errors):
         c, info = _each(lambda x: _potrf(x, not upper), a, batch=a.shape[:-2])
         c = np.triu(c) if upper else np.tril(c)
     if check_errors:
-        _batch_info(info, "linalg.cholesky", _not_pd)
+        _meta.raise_for_info(info, "linalg.cholesky_ex", "cholesky")
     return _wrap(c, self._dtype, colmajor=True), _int32(info)
 
 
@@ -339,7 +317,7 @@ def linalg_lstsq(self, b, rcond, driver):
         res = np.zeros((0,), dt.np)
     rank = rank if rank_shape != (0,) else np.zeros((0,), np.int64)
     sv = sv if sv_shape != (0,) else np.zeros((0,), dt.np)
-    return (from_array(sol, dt), _wrap(res, dt), from_array(np.ascontiguousarray(rank, np.int64)),
+    return (from_array(sol, dt), _wrap(res, dt), from_array(np.array(rank, np.int64)),
             _wrap(sv, dt))
 
 
@@ -348,10 +326,7 @@ def linalg_lu_factor_ex(A, pivot, check_errors):
     _meta.linalg_lu_factor_ex(A, pivot, check_errors)
     lu, piv, info = _lu_batch(A._np)
     if check_errors:
-        _batch_info(info, "torch.linalg.lu_factor", lambda c: (
-            f"U[{c},{c}] is zero and using it on lu_solve would result in a division by zero. "
-            "If you still want to perform the factorization, consider calling "
-            "linalg.lu(A, pivot) or linalg.lu_factor_ex(A, pivot)"))
+        _meta.raise_for_info(info, "ember.linalg.lu_factor_ex", "lu_factor")
     return _wrap(lu, A._dtype, colmajor=True), _int32(piv), _int32(info)
 
 
@@ -407,18 +382,18 @@ def linalg_lu_solve(LU, pivots, B, left, adjoint):
         (x,) = _each(one, LU._np, pivots._np[..., None], b, batch=batch)
     if not left:
         x = np.swapaxes(x, -1, -2)
-    return _wrap(x, B._dtype, colmajor=True)
+    return _wrap(x, B._dtype, colmajor=left)
 
 
 def linalg_solve_triangular(self, B, upper, left, unitriangular):
     """`linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False)`: trtrs
     on A's upper (or lower) triangle; XA = B as A^T X^T = B^T."""
     shape = _meta.solve_triangular_layout(self, B, left)
-    a, b = self._np, B._np
+    a, b = self._np, _as(B._np, self._dtype.np)
     if not left:
         a, b, upper = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper
     if 0 in shape:
-        x = np.zeros(shape, B._dtype.np)
+        x = np.zeros(shape, self._dtype.np)
     else:
         a = np.broadcast_to(a, shape[:-2] + a.shape[-2:])
         b = np.broadcast_to(b, shape[:-2] + b.shape[-2:])
@@ -427,7 +402,7 @@ def linalg_solve_triangular(self, B, upper, left, unitriangular):
                                      check_finite=False)
         if not left:
             x = np.swapaxes(x, -1, -2)
-    return _wrap(x, B._dtype, colmajor=True)
+    return _wrap(x, self._dtype, colmajor=True)
 
 
 def linalg_householder_product(input, tau):

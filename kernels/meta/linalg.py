@@ -4,10 +4,12 @@ the CPU kernels share. Results are contiguous.
     >>> ember.empty(2, 3, device="meta").mm(ember.empty(3, 4, device="meta")).shape
     ember.Size([2, 4])
 """
+import numpy as np
+
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.tensor import contiguous_strides
-from ember.kernels.common._errors import not_implemented_for
+from ember.kernels.common._errors import LinAlgError, not_implemented_for
 
 # torch names the element types by their C++ type in the mm dtype message.
 CPP_NAMES = {D.bool_: "bool", D.uint8: "unsigned char", D.int8: "signed char",
@@ -162,6 +164,37 @@ def square_input(A, fn, kernel=None):
         check_lapack_dtype(A, kernel)
 
 
+# What LAPACK's info > 0 means, per factorization (torch's _linalg_check_errors).
+_INFO_MESSAGES = {
+    "solve": lambda c: "The solver failed because the input matrix is singular.",
+    "inv": lambda c: (f"The diagonal element {c} is zero, the inversion could not be completed "
+                      "because the input matrix is singular."),
+    "cholesky": lambda c: ("The factorization could not be completed because the input is not "
+                           f"positive-definite (the leading minor of order {c} is not "
+                           "positive-definite)."),
+    "lu_factor": lambda c: (f"U[{c},{c}] is zero and using it on lu_solve would result in a "
+                            "division by zero. If you still want to perform the factorization, "
+                            "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
+                            "pivot)"),
+}
+
+
+def raise_for_info(info, api, kind):
+    """LinAlgError naming `api` for the first matrix whose LAPACK `info` (a NumPy array, or
+    a tensor: Meta ones hold no values) reports a failure."""
+    if not isinstance(info, np.ndarray):
+        if info.device.type == "meta":
+            return
+        info = info.detach().cpu().numpy()
+    bad = np.flatnonzero(info.reshape(-1))
+    if bad.size:
+        i = int(bad[0])
+        where = f"(Batch element {i}): " if info.ndim else ""
+        code = int(info.reshape(-1)[i])
+        error = LinAlgError if kind != "lu_factor" else RuntimeError
+        raise error(f"{api}: {where}{_INFO_MESSAGES[kind](code)}")
+
+
 def _check_same_dtype(A, B, fn):
     if A._dtype is not B._dtype:
         raise RuntimeError(f"{fn}: Expected A and B to have the same dtype, but found A of type "
@@ -195,7 +228,13 @@ def linalg_solve_ex(A, B, left, check_errors):
     square_input(A, "linalg.solve", "lu_cpu")
     _check_same_dtype(A, B, "linalg.solve")
     shape, batch, _ = solve_layout(A, B, left)
-    return empty_colmajor(shape, A._dtype), empty_meta(batch, D.int32)
+    return solve_result(shape, A._dtype, left), empty_meta(A._shape[:-2], D.int32)
+
+
+def solve_result(shape, dt, left):
+    """torch's solver results: batched column-major when left (a batch of vectors counts
+    as a matrix), C-contiguous when right (the transposed system's column-major result)."""
+    return empty_colmajor(shape, dt) if left else empty_meta(shape, dt)
 
 
 def linalg_inv_ex(A, check_errors):
@@ -247,7 +286,7 @@ def svd_shapes(A, full_matrices, driver):
     check_floating(A, "linalg.svd")
     check_matrix(A, "linalg.svd")
     if driver is not None:
-        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on "
+        raise RuntimeError("ember.linalg.svd: keyword argument `driver=` is only supported on "
                            "CUDA inputs with cuSOLVER backend.")
     check_lapack_dtype(A, "linalg_svd_cpu")
     *batch, m, n = A._shape
@@ -281,7 +320,7 @@ LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
 
 def lstsq_layout(A, B, driver):
     """(driver, vector case, batch, m, n, k) of linalg.lstsq(A, B)."""
-    fn = "torch.linalg.lstsq"
+    fn = "ember.linalg.lstsq"
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
     if not (A._dtype is D.float32 or A._dtype is D.float64):
@@ -297,10 +336,11 @@ def lstsq_layout(A, B, driver):
     Bm = B._shape + (1,) if vector else B._shape
     if len(Bm) < 2:
         raise RuntimeError(f"{fn}: other must have at least 1 dimension.")
+    batch = _batch(A._shape[:-2], Bm[:-2])
     m, n = A._shape[-2:]
     if Bm[-2] != m:
         raise RuntimeError(f"{fn}: input.size(-2) should match other.size(-2)")
-    return driver, vector, _batch(A._shape[:-2], Bm[:-2]), m, n, Bm[-1]
+    return driver, vector, batch, m, n, Bm[-1]
 
 
 def lstsq_shapes(A, B, driver):
@@ -350,7 +390,7 @@ def linalg_lu(A, pivot):
 
 
 def linalg_lu_factor_ex(A, pivot, check_errors):
-    lu_check(A, pivot, "torch.lu_factor")
+    lu_check(A, pivot, "ember.lu_factor")
     *batch, m, n = A._shape
     batch = tuple(batch)
     return (empty_colmajor(A._shape, A._dtype), empty_meta(batch + (min(m, n),), D.int32),
@@ -359,11 +399,11 @@ def linalg_lu_factor_ex(A, pivot, check_errors):
 
 def lu_unpack_check(LU_data, LU_pivots):
     if LU_pivots._dtype is not D.int32:
-        raise RuntimeError("torch.lu_unpack: LU_pivots is expected to be a contiguous tensor "
-                           "of torch.int32 dtype. Note: this function is intended to be used "
-                           "with the output produced by torch.linalg.lu_factor")
+        raise RuntimeError("ember.lu_unpack: LU_pivots is expected to be a contiguous tensor of "
+                           "ember.int32 dtype.\nNote: this function is intended to be used with "
+                           "the output produced by ember.linalg.lu_factor")
     if LU_data.dim() < 2:
-        raise RuntimeError("torch.lu_unpack: Expected tensor with 2 or more dimensions. Got "
+        raise RuntimeError("ember.lu_unpack: Expected tensor with 2 or more dimensions. Got "
                            f"size: {list(LU_data._shape)} instead")
 
 
@@ -392,7 +432,7 @@ def lu_solve_layout(LU, pivots, B, left):
                            f"type {LU._dtype.scalar_name} and B of type {B._dtype.scalar_name} "
                            "instead")
     if pivots._dtype is not D.int32:
-        raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type torch.int32")
+        raise RuntimeError(f"{fn}: pivots should be a Tensor of scalar type ember.int32")
     if pivots._shape[-1:] != (n,):
         raise RuntimeError(f"{fn}: Number of pivots per batch should be same as the dimension "
                            "of the matrix")
@@ -401,7 +441,7 @@ def lu_solve_layout(LU, pivots, B, left):
 
 
 def linalg_lu_solve(LU, pivots, B, left, adjoint):
-    return empty_colmajor(lu_solve_layout(LU, pivots, B, left), B._dtype)
+    return solve_result(lu_solve_layout(LU, pivots, B, left), B._dtype, left)
 
 
 def solve_triangular_layout(A, B, left):
@@ -414,8 +454,7 @@ def solve_triangular_layout(A, B, left):
         eq = "AX = B" if left else "XA = B"
         raise RuntimeError(f"{fn}: Incompatible shapes of A and B for the equation {eq} "
                            f"({n}x{n} and {B._shape[-2]}x{B._shape[-1]})")
-    _check_same_dtype(A, B, fn)
-    check_lapack_dtype(A, "triangular_solve_cpu")
+    check_lapack_dtype(A, "triangular_solve_cpu")   # B is cast to A's dtype, as torch
     return _batch(A._shape[:-2], B._shape[:-2]) + B._shape[-2:]
 
 
@@ -424,7 +463,7 @@ def linalg_solve_triangular(self, B, upper, left, unitriangular):
 
 
 def householder_check(A, tau):
-    fn = "torch.linalg.householder_product"
+    fn = "ember.linalg.householder_product"
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
     m, n = A._shape[-2:]

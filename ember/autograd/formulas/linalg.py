@@ -240,6 +240,26 @@ def lu_unpack_backward(gL, gU, shape):
     return gL + gU
 
 
+def householder_product_backward(grad, input, tau):
+    """Through the product written out in ember ops, H_1 ... H_k with H_i = I - tau_i v_i
+    v_i^T (v_i: column i below the diagonal, 1 on it), first n columns; differentiated by
+    the engine (create_graph keeps it differentiable)."""
+    with ember.enable_grad():
+        A = input.detach().requires_grad_(input.requires_grad)
+        t = tau.detach().requires_grad_(tau.requires_grad)
+        m, n = A.shape[-2], A.shape[-1]
+        eye = ember.eye(m, dtype=A.dtype)
+        V = A.tril(-1) + ember.eye(m, n, dtype=A.dtype)
+        Q = eye.expand(tuple(A.shape[:-2]) + (m, m))
+        for i in range(t.shape[-1]):
+            v = V[..., :, i:i + 1]
+            Q = Q - (Q @ v) * t[..., i, None, None] @ v.mT
+        Q = Q[..., :, :n]
+        leaves = [x for x in (A, t) if x.requires_grad]
+        grads = iter(ember.autograd.grad(Q, leaves, grad, create_graph=ember.is_grad_enabled()))
+    return tuple(next(grads) if x.requires_grad else None for x in (A, t))
+
+
 def matrix_exp_backward(self, grad):
     """exp([[A^H, G], [0, A^H]]) holds the adjoint of d exp at A in its upper right block
     (Mathias' chain rule for analytic matrix functions)."""
