@@ -12842,7 +12842,7 @@ def _ag_linalg_slogdet(ks, A):
         return _out
     _node = _new_node(LinalgSlogdetBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
     _node._s_A = _save(A)
-    _set_history_many(_out, _node, (False, True))
+    _set_history_many(_out, _node, (True, True))
     return _out
 
 

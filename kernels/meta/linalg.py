@@ -227,7 +227,7 @@ def solve_layout(A, B, left, fn="linalg.solve", eq_name=None):
 def linalg_solve_ex(A, B, left, check_errors):
     square_input(A, "linalg.solve", "lu_cpu")
     _check_same_dtype(A, B, "linalg.solve")
-    shape, batch, _ = solve_layout(A, B, left)
+    shape, _, _ = solve_layout(A, B, left)
     return solve_result(shape, A._dtype, left), empty_meta(A._shape[:-2], D.int32)
 
 

@@ -172,12 +172,14 @@ def _rect_samples(**err):
 
 
 _reg("linalg_qr.default", lambda: _rect_samples() + [
-    S(_tall((4, 3), F64), "complete", name="complete"), S(_tall((3, 4)), "r", name="r"),
+    S(_tall((4, 3), F64), "complete", name="complete_tall_backward_error"),
+    S(_tall((3, 4)), "r", name="r_backward_error"),
     S(_tall((2, 3), F64), "complete", name="complete_wide"),
     S(_tall((3, 3)), "bad", name="mode_error")])
 _reg("qr.default", lambda: [S(_tall((4, 3)), name="some"), S(_tall((4, 3), F64), False, name="full")])
 _reg("linalg_svd.default", **SIGNED, samples=lambda: [S(*s.args, False, name=s.name) for s in _rect_samples()] + [
-    S(_tall((3, 3), F64), name="full_square"), S(_tall((4, 2), F64), name="full_tall"),
+    S(_tall((3, 3), F64), name="full_square"),
+    S(_tall((4, 2), F64), name="full_tall_backward_error"),
     S(_tall((3, 3)), driver="gesvd", name="driver_error")])
 _reg("linalg_svdvals.default", lambda: _rect_samples())
 _reg("svd.default", **SIGNED, samples=lambda: [S(_tall((4, 3)), name="some"), S(_tall((3, 3), F64), False, name="full"),
@@ -234,7 +236,7 @@ def _lu_unpack_samples():
     lu, piv = _packed((3, 3))
     lu4, piv4 = _packed((4, 4), F64)
     return [S(lu, piv, name="float32"), S(lu4, piv4, name="float64"),
-            S(lu4, piv4, False, name="no_data"), S(lu4, piv4, True, False, name="no_pivots"),
+            S(lu4, piv4, False, name="no_data_backward_error"), S(lu4, piv4, True, False, name="no_pivots"),
             S(lu, piv.astype(I64), name="int64_pivots_error")]
 
 

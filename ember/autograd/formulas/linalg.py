@@ -13,6 +13,11 @@ import ember
 from .common import sum_to_size
 
 
+def _z(g, like):
+    """An output's gradient, zeros when none reached it (the engine may pass None)."""
+    return ember.zeros_like(like) if g is None else g
+
+
 def _is_vector_rhs(A_shape, B_shape):
     """torch's linalg_solve_is_vector_rhs: B is a (batch of) vector(s)."""
     return len(B_shape) == 1 or (len(B_shape) == len(A_shape) - 1
@@ -88,6 +93,7 @@ def linalg_qr_backward(gQ, gR, Q, R, mode):
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when "
                            "mode='r'. Please use linalg.qr(A, mode='reduced') if you are going "
                            "to differentiate through linalg.qr.")
+    gQ, gR = _z(gQ, Q), _z(gR, R)
     m, n = Q.shape[-2], R.shape[-1]
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
@@ -115,6 +121,7 @@ def _svd_E(S):
 def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
     """torch's svd_backward (real case): distinct singular values (and full rank when
     rectangular) are assumed; full_matrices=True is differentiable only for square A."""
+    gU, gS, gVh = _z(gU, U), _z(gS, S), _z(gVh, Vh)
     m, n = U.shape[-2], Vh.shape[-1]
     if full_matrices and m != n:
         raise RuntimeError("torch.linalg.svd: The derivative of linalg.svd is not implemented "
@@ -141,6 +148,7 @@ def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
 def eigh_backward(gL, gV, L, V):
     """torch's linalg_eig_backward for Hermitian input: gA = V (diag(gL) + skew(V^H gV) /
     2E) V^H with E_ij = L_j - L_i (distinct eigenvalues assumed)."""
+    gL, gV = _z(gL, L), _z(gV, V)
     VhgV = V.mT @ gV
     VhgV = 0.5 * (VhgV - VhgV.mT)
     E = L.unsqueeze(-2) - L.unsqueeze(-1)
@@ -168,13 +176,14 @@ def pinv_backward(grad, pinvA, A):
 def linalg_lstsq_backward(gX, gL, A, B, X):
     """torch's linalg_lstsq_backward: the solution's gradient through pinv(A), the
     residuals' (when computed) as if X did not depend on A and B (Danskin)."""
+    gX = _z(gX, X)
     vector = B.dim() == A.dim() - 1
     Bm = B.unsqueeze(-1) if vector else B
     gXm = gX.unsqueeze(-1) if vector else gX
     pinvA = ember.linalg_pinv(A)
     gA = pinv_backward(gXm @ Bm.mT, pinvA, A)
     gB = pinvA.mT @ gXm
-    if gL.numel():
+    if gL is not None and gL.numel():
         Xm = X.unsqueeze(-1) if vector else X
         r = A @ Xm - Bm
         g = gL.unsqueeze(-2)
@@ -184,38 +193,61 @@ def linalg_lstsq_backward(gX, gL, A, B, X):
 
 
 def linalg_lu_backward(gL, gU, P, L, U):
-    """A = P L U (square A): gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H}."""
+    """torch's linalg_lu_backward, A = P L U (k = min(m, n)):
+    square: gA = P L^{-H} (tril(L^H gL, -1) + triu(gU U^H)) U^{-H};
+    wide:   [gA1, gA2] = P L^{-H} [tril(L^H gL - gU U^H, -1) U1^{-H} + triu(gU1), gU2];
+    tall:   [gA1; gA2] = P [L1^{-H} triu(gU U^H - L^H gL) + tril(gL1, -1); gL2] U^{-H}."""
+    gL, gU = _z(gL, L), _z(gU, U)
     m, n = L.shape[-2], U.shape[-1]
-    if m != n:
-        raise NotImplementedError("ember: the derivative of linalg.lu is implemented for square "
-                                  "matrices only")
-    gR = (L.mT @ gL).tril(-1) + (gU @ U.mT).triu()
-    gR = ember.linalg_solve_triangular(L.mT, gR, upper=True, left=True, unitriangular=True)
-    gR = ember.linalg_solve_triangular(U.mT, gR, upper=False, left=False)
-    return P @ gR
+    k = min(m, n)
+    if m == n:
+        gR = (L.mT @ gL).tril(-1) + (gU @ U.mT).triu()
+        gR = ember.linalg_solve_triangular(L.mT, gR, upper=True, unitriangular=True)
+        return P @ ember.linalg_solve_triangular(U.mT, gR, upper=False, left=False)
+    if m < n:
+        gA = (L.mT @ gL - gU.triu() @ U.mT).tril(-1)
+        gA = ember.linalg_solve_triangular(U[..., :k].mT, gA, upper=False, left=False)
+        gA = ember.cat([gA + gU[..., :k].triu(), gU[..., k:]], -1)
+        return P @ ember.linalg_solve_triangular(L.mT, gA, upper=True, unitriangular=True)
+    gA = (gU @ U.mT - L.mT @ gL.tril(-1)).triu()
+    gA = ember.linalg_solve_triangular(L[..., :k, :].mT, gA, upper=True, unitriangular=True)
+    gA = ember.cat([gA + gL[..., :k, :].tril(-1), gL[..., k:, :]], -2)
+    return P @ ember.linalg_solve_triangular(U.mT, gA, upper=False, left=False)
 
 
 def lu_factor_ex_backward(grad, LU, pivots):
-    """Through lu_unpack: the packed gradient splits into gL (strictly lower) and gU."""
+    """Through lu_unpack: the packed gradient splits into gL (strictly lower, m x k) and
+    gU (upper, k x n)."""
     P, _, _ = ember.lu_unpack(LU.detach(), pivots)
-    n = LU.shape[-1]
-    L = LU.tril(-1) + ember.eye(LU.shape[-2], n, dtype=LU.dtype)
-    return linalg_lu_backward(grad.tril(-1), grad.triu(), P, L, LU.triu())
+    m, n = LU.shape[-2], LU.shape[-1]
+    k = min(m, n)
+    L = LU[..., :, :k].tril(-1) + ember.eye(m, k, dtype=LU.dtype)
+    U = LU[..., :k, :].triu()
+    return linalg_lu_backward(grad[..., :, :k].tril(-1), grad[..., :k, :].triu(), P, L, U)
 
 
 def linalg_lu_solve_backward(grad, LU, pivots, B_shape, X, left, adjoint):
-    """(gLU, gB) of linalg.lu_solve. gB solves the adjoint system; gLU (torch's
-    linalg_lu_solve_LU) is implemented for left=True, adjoint=False."""
+    """(gLU, gB) of linalg.lu_solve (torch's linalg_lu_solve_LU). With op2 = identity when
+    left, the transpose otherwise: if left != adjoint, gR = -U^{-H} op2(gX) op2(X)^H,
+    gU = triu(gR), gL = tril(L^{-H} gR U^H, -1); else gR = -P^T op2(X)^H... written below
+    with the transposes spelled out; gLU = gL + gU."""
     gB = sum_to_size(ember.linalg_lu_solve(LU, pivots, grad, left=left, adjoint=not adjoint),
                      B_shape)
-    if not left or adjoint:
-        return None, gB
-    L = LU.tril(-1) + ember.eye(LU.shape[-1], dtype=LU.dtype)
+    n = LU.shape[-1]
+    L = LU.tril(-1) + ember.eye(n, dtype=LU.dtype)
     U = LU.triu()
-    gR = ember.linalg_solve_triangular(U.mT, -grad @ X.mT, upper=False)
-    gU = gR.triu()
-    gLo = ember.linalg_solve_triangular(L.mT, gR @ U.mT, upper=True, unitriangular=True)
-    return sum_to_size(gLo.tril(-1) + gU, LU.shape), gB
+    gX, Xo = (grad, X) if left else (grad.mT, X.mT)
+    if left != adjoint:
+        gR = ember.linalg_solve_triangular(U.mT, -gX @ Xo.mT, upper=False)
+        gLo = ember.linalg_solve_triangular(L.mT, gR @ U.mT, upper=True, unitriangular=True)
+        gLU = gLo.tril(-1) + gR.triu()
+    else:
+        P, _, _ = ember.lu_unpack(LU.detach(), pivots)
+        gR = -(P.mT @ Xo @ gX.mT @ P)
+        gR = ember.linalg_solve_triangular(L.mT, gR, upper=True, left=False, unitriangular=True)
+        gUo = ember.linalg_solve_triangular(U.mT, L.mT @ gR, upper=False, left=False)
+        gLU = gR.tril(-1) + gUo.triu()
+    return sum_to_size(gLU, LU.shape), gB
 
 
 def linalg_solve_triangular_backward(grad, A, B_shape, X, upper, left, unitriangular):
@@ -232,6 +264,8 @@ def lu_unpack_backward(gL, gU, shape):
     """The packed LU's gradient: gL's strictly lower part and gU's upper part, each padded
     to the (m, n) of `shape`."""
     m, n = shape[-2], shape[-1]
+    if gL is None or gL.dim() < 2:      # unpack_data=False: L and U are empty
+        return None
     gL, gU = gL.tril(-1), gU.triu()
     if m < n:
         gL = ember.cat([gL, gL.new_zeros(tuple(gL.shape[:-1]) + (n - m,))], -1)
@@ -242,22 +276,22 @@ def lu_unpack_backward(gL, gU, shape):
 
 def householder_product_backward(grad, input, tau):
     """Through the product written out in ember ops, H_1 ... H_k with H_i = I - tau_i v_i
-    v_i^T (v_i: column i below the diagonal, 1 on it), first n columns; differentiated by
-    the engine (create_graph keeps it differentiable)."""
+    v_i^T (v_i: column i below the diagonal, 1 on it), first n columns, differentiated by
+    the engine. Under create_graph it is built on the inputs themselves, so the gradient
+    stays differentiable with respect to them."""
+    create = ember.is_grad_enabled()
     with ember.enable_grad():
-        A = input.detach().requires_grad_(input.requires_grad)
-        t = tau.detach().requires_grad_(tau.requires_grad)
+        ins = [x if create and x.requires_grad else x.detach().requires_grad_()
+               for x in (input, tau)]
+        A, t = ins
         m, n = A.shape[-2], A.shape[-1]
-        eye = ember.eye(m, dtype=A.dtype)
         V = A.tril(-1) + ember.eye(m, n, dtype=A.dtype)
-        Q = eye.expand(tuple(A.shape[:-2]) + (m, m))
+        Q = ember.eye(m, dtype=A.dtype).expand(tuple(A.shape[:-2]) + (m, m))
         for i in range(t.shape[-1]):
             v = V[..., :, i:i + 1]
             Q = Q - (Q @ v) * t[..., i, None, None] @ v.mT
-        Q = Q[..., :, :n]
-        leaves = [x for x in (A, t) if x.requires_grad]
-        grads = iter(ember.autograd.grad(Q, leaves, grad, create_graph=ember.is_grad_enabled()))
-    return tuple(next(grads) if x.requires_grad else None for x in (A, t))
+        return ember.autograd.grad(Q[..., :, :n], ins, grad, create_graph=create,
+                                   allow_unused=True)
 
 
 def matrix_exp_backward(self, grad):
