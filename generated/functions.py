@@ -1020,7 +1020,6 @@ __all__ = [
     'cat',
     'ceil',
     'ceil_',
-    'chain_matmul',
     'cholesky',
     'cholesky_inverse',
     'cholesky_solve',
@@ -3084,23 +3083,6 @@ def ceil_(input):
 
     except TypeError:
         _r = _hra(ceil_, (input,), (input,), {})
-        if _r is _NO:
-            raise
-        return _r
-
-
-# schema/native_functions.yaml: chain_matmul(Tensor[] matrices) -> Tensor
-def chain_matmul(matrices):
-    """chain_matmul(Tensor[] matrices) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(chain_matmul, (matrices,), (matrices,), {})
-        if _r is not _NO:
-            return _r
-    try:
-        return _entry_chain_matmul(matrices)
-
-    except TypeError:
-        _r = _hra(chain_matmul, (matrices,), (matrices,), {})
         if _r is _NO:
             raise
         return _r

@@ -459,6 +459,24 @@ def chain_matmul(matrices):
     return linalg_multi_dot(matrices)
 
 
+def python_chain_matmul(*matrices, out=None):
+    """`ember.chain_matmul(*matrices)`, torch.functional's deprecated wrapper of aten
+    chain_matmul (use ember.linalg.multi_dot).
+
+    >>> ember.chain_matmul(ember.ones(2, 3), ember.ones(3, 4), ember.ones(4, 1)).shape
+    ember.Size([2, 1])
+    """
+    from ember.overrides import NO_OVERRIDE, handle_torch_function_any, tf_state
+    if tf_state[0]:
+        r = handle_torch_function_any(python_chain_matmul, matrices, {"out": out})
+        if r is not NO_OVERRIDE:
+            return r
+    if len(matrices) == 1 and isinstance(matrices[0], (list, tuple)):
+        matrices = matrices[0]
+    result = ember.ops.aten.chain_matmul.default(list(matrices))
+    return result if out is None else out.resize_(result.shape).copy_(result)
+
+
 def linalg_cross(self, other, dim):
     """a x b along `dim` (of length 3), inputs broadcast."""
     if self.dim() != other.dim():
