@@ -111,8 +111,12 @@ _I32 = np.dtype(np.int32)
 
 
 def _colmajor(a):
-    """`a` copied into torch's LAPACK layout (each matrix column-major)."""
-    return np.swapaxes(np.ascontiguousarray(np.swapaxes(a, -1, -2)), -1, -2)
+    """`a` copied into torch's LAPACK layout (each matrix column-major; a fresh buffer, so
+    that size-1 dims get torch's strides too)."""
+    out = np.empty(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
+    out = np.swapaxes(out, -1, -2)
+    np.copyto(out, a)
+    return out
 
 
 def _wrap(a, dt, colmajor=False):
@@ -159,9 +163,9 @@ def _solve_fallback(a, b, lu, piv, info):
     """Each system of the broadcast batch by A's LU (getrf); the singular ones get NaN
     (LAPACK's result there is no solution)."""
     def one(lu1, piv1, info1, b1):
-        if info1:
+        if info1.item():
             return (np.full(b1.shape, np.nan, a.dtype),)
-        return (_sl.lu_solve((lu1, piv1 - 1), b1, check_finite=False),)
+        return (_sl.lu_solve((lu1, piv1.reshape(-1) - 1), b1, check_finite=False),)
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     (x,) = _each(one, lu, piv[..., None], info[..., None, None], b, batch=batch)
     return x
@@ -377,7 +381,7 @@ def linalg_lu_solve(LU, pivots, B, left, adjoint):
     else:
         def one(lu1, piv1, b1):
             getrs = _lapack.get_lapack_funcs("getrs", (lu1, b1))
-            x1, _ = getrs(lu1, piv1 - 1, b1, trans=trans)
+            x1, _ = getrs(lu1, piv1.reshape(-1) - 1, b1, trans=trans)
             return (x1,)
         (x,) = _each(one, LU._np, pivots._np[..., None], b, batch=batch)
     if not left:

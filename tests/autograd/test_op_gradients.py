@@ -55,6 +55,9 @@ TOLS = {"float32": (1e-5, 1e-5), "float64": (1e-10, 1e-12)}
 
 # (op, sample): why a sample is not gradcheck'ed (its torch comparison still runs)
 NO_GRADCHECK = {
+    ("linalg_svd.default", "full_tall"):
+        "the last m - k columns of U are not determined by A: their gradient is ignored (as "
+        "torch's is), which finite differences of a loss reading them disagree with",
     ("as_strided.default", "input_offset_overridden"):
         "reads storage outside its (view) input: the gradient can only reach the input's "
         "own elements, in torch too",

@@ -120,13 +120,12 @@ def _svd_E(S):
 
 def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
     """torch's svd_backward (real case): distinct singular values (and full rank when
-    rectangular) are assumed; full_matrices=True is differentiable only for square A."""
+    rectangular) are assumed."""
     gU, gS, gVh = _z(gU, U), _z(gS, S), _z(gVh, Vh)
+    if full_matrices:    # like torch: only the first k singular vectors count
+        k = S.shape[-1]
+        gU, U, gVh, Vh = gU[..., :k], U[..., :k], gVh[..., :k, :], Vh[..., :k, :]
     m, n = U.shape[-2], Vh.shape[-1]
-    if full_matrices and m != n:
-        raise RuntimeError("torch.linalg.svd: The derivative of linalg.svd is not implemented "
-                           "when full_matrices=True and the input is not square. Use "
-                           "full_matrices=False.")
     UhgU = U.mT @ gU
     UhgU = UhgU - UhgU.mT
     VhgV = Vh @ gVh.mT
