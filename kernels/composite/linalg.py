@@ -140,8 +140,16 @@ def cholesky(self, upper):
     return linalg_cholesky(self, upper)
 
 
+def _check_b_A(b, A):
+    """torch's linearSolveCheckInputs dtype check (cholesky_solve, triangular_solve)."""
+    if b.dtype is not A.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{b.dtype.scalar_name} and A of type {A.dtype.scalar_name} instead.")
+
+
 def cholesky_solve(self, input2, upper):
     """X with A X = self, A = L L^H (upper: U^H U) given its factor `input2`."""
+    _check_b_A(self, input2)
     f = input2.mT if upper else input2
     y = ember.linalg_solve_triangular(f, self, upper=False)
     return ember.linalg_solve_triangular(f.mT, y, upper=True)
@@ -186,6 +194,7 @@ def lu_solve(self, LU_data, LU_pivots):
 
 def triangular_solve(self, A, upper, transpose, unitriangular):
     """The legacy solver: (X with op(A) X = self, a copy of A)."""
+    _check_b_A(self, A)
     X = ember.linalg_solve_triangular(A.mT if transpose else A, self, upper=upper != transpose,
                                       unitriangular=unitriangular)
     return X, A.mT.contiguous().mT      # the copy in LAPACK's column-major layout
