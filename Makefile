@@ -39,6 +39,7 @@ bench: setup
 	$(VPY) benchmarks/nn.py
 	$(VPY) benchmarks/profiler.py
 	$(VPY) benchmarks/distributed.py
+	$(VPY) benchmarks/linalg.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

@@ -99,6 +99,7 @@ from .core.toplevel import (
 )
 from .core.typeinfo import finfo, iinfo
 from .dispatch.dispatcher import ops
+from .kernels.composite.linalg import python_chain_matmul as chain_matmul  # torch.functional
 from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
 from .random import (
     Generator,
@@ -121,7 +122,7 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "from_numpy", "get_default_dtype", "is_grad_enabled", "manual_seed", "no_grad",
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
-    "set_printoptions", "get_printoptions", "norm", "einsum", "unique", "unique_consecutive",
+    "set_printoptions", "get_printoptions", "norm", "chain_matmul", "einsum", "unique", "unique_consecutive",
     "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag", "typename",
     "isclose", "allclose", "equal", "set_float32_matmul_precision",
     "get_float32_matmul_precision", "use_deterministic_algorithms",
@@ -143,6 +144,7 @@ from . import (
     distributions,
     functional,
     library,
+    linalg,
     nn,
     onnx,
     optim,

@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     broadcast_shapes,
     broadcast_tensors,
     cartesian_prod,
+    chain_matmul,
     einsum,
     meshgrid,
     norm,

@@ -147,6 +147,16 @@ def cpu_conv_transpose3d_input(keyset, input, weight, bias, stride, padding, out
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.lower_precision_fp: linalg_vecdot
+def cpu_linalg_vecdot(keyset, x, y, dim):
+    to = _lower_dtype('cpu')
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_vecdot.redispatch(keyset & _BELOW_CPU, _cast(x, to, 'cpu'), _cast(y, to, 'cpu'), dim)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.lower_precision_fp: linear
 def cpu_linear(keyset, input, weight, bias):
     to = _lower_dtype('cpu')
@@ -207,6 +217,36 @@ def cpu_binary_cross_entropy_with_logits(keyset, self, target, weight, pos_weigh
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.fp32: cholesky
+def cpu_cholesky(keyset, self, upper):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.cholesky.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), upper)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: cholesky_inverse
+def cpu_cholesky_inverse(keyset, self, upper):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.cholesky_inverse.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), upper)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: cholesky_solve
+def cpu_cholesky_solve(keyset, self, input2, upper):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.cholesky_solve.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(input2, to, 'cpu'), upper)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.fp32: cross_entropy_loss
 def cpu_cross_entropy_loss(keyset, self, target, weight, reduction, ignore_index, label_smoothing):
     to = _FLOAT32
@@ -217,12 +257,192 @@ def cpu_cross_entropy_loss(keyset, self, target, weight, reduction, ignore_index
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.fp32: inverse
+def cpu_inverse(keyset, self):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.inverse.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'))
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.fp32: l1_loss
 def cpu_l1_loss(keyset, self, target, reduction):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
     try:
         return _o.l1_loss.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(target, to, 'cpu'), reduction)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_cholesky
+def cpu_linalg_cholesky(keyset, self, upper):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_cholesky.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), upper)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_cholesky_ex
+def cpu_linalg_cholesky_ex(keyset, self, upper, check_errors):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_cholesky_ex.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), upper, check_errors)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_eigh
+def cpu_linalg_eigh(keyset, self, UPLO):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_eigh.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), UPLO)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_eigvalsh
+def cpu_linalg_eigvalsh(keyset, self, UPLO):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_eigvalsh.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), UPLO)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_householder_product
+def cpu_linalg_householder_product(keyset, input, tau):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_householder_product.redispatch(keyset & _BELOW_CPU, _cast(input, to, 'cpu'), _cast(tau, to, 'cpu'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_inv
+def cpu_linalg_inv(keyset, A):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_inv.redispatch(keyset & _BELOW_CPU, _cast(A, to, 'cpu'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_inv_ex
+def cpu_linalg_inv_ex(keyset, A, check_errors):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_inv_ex.redispatch(keyset & _BELOW_CPU, _cast(A, to, 'cpu'), check_errors)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_lstsq
+def cpu_linalg_lstsq(keyset, self, b, rcond, driver):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_lstsq.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(b, to, 'cpu'), rcond, driver)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_matrix_rank
+def cpu_linalg_matrix_rank(keyset, self, tol, hermitian):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_matrix_rank.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), tol, hermitian)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_matrix_rank.atol_rtol_float
+def cpu_linalg_matrix_rank_atol_rtol_float(keyset, self, atol, rtol, hermitian):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_matrix_rank_atol_rtol_float.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), atol, rtol, hermitian)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_qr
+def cpu_linalg_qr(keyset, A, mode):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_qr.redispatch(keyset & _BELOW_CPU, _cast(A, to, 'cpu'), mode)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_solve
+def cpu_linalg_solve(keyset, A, B, left):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_solve.redispatch(keyset & _BELOW_CPU, _cast(A, to, 'cpu'), _cast(B, to, 'cpu'), left)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_svd
+def cpu_linalg_svd(keyset, A, full_matrices, driver):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_svd.redispatch(keyset & _BELOW_CPU, _cast(A, to, 'cpu'), full_matrices, driver)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_svdvals
+def cpu_linalg_svdvals(keyset, A, driver):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_svdvals.redispatch(keyset & _BELOW_CPU, _cast(A, to, 'cpu'), driver)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_tensorinv
+def cpu_linalg_tensorinv(keyset, self, ind):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_tensorinv.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), ind)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_tensorsolve
+def cpu_linalg_tensorsolve(keyset, self, other, dims):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_tensorsolve.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(other, to, 'cpu'), dims)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: lu_solve
+def cpu_lu_solve(keyset, self, LU_data, LU_pivots):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.lu_solve.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(LU_data, to, 'cpu'), _cast(LU_pivots, to, 'cpu'))
     finally:
         _restore(saved)
 
@@ -257,6 +477,26 @@ def cpu_nll_loss2d(keyset, self, target, weight, reduction, ignore_index):
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.fp32: orgqr
+def cpu_orgqr(keyset, self, input2):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.orgqr.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(input2, to, 'cpu'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: pinverse
+def cpu_pinverse(keyset, self, rcond):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.pinverse.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), rcond)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.fp32: prod
 def cpu_prod(keyset, self, dtype):
     to = _FLOAT32
@@ -273,6 +513,46 @@ def cpu_prod_dim_int(keyset, self, dim, keepdim, dtype):
     saved = _exclude(_CPU_BIT)
     try:
         return _o.prod_dim_int.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), dim, keepdim, dtype)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: qr
+def cpu_qr(keyset, self, some):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.qr.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), some)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: svd
+def cpu_svd(keyset, self, some, compute_uv):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.svd.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), some, compute_uv)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: trace
+def cpu_trace(keyset, self):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.trace.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: triangular_solve
+def cpu_triangular_solve(keyset, self, A, upper, transpose, unitriangular):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.triangular_solve.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(A, to, 'cpu'), upper, transpose, unitriangular)
     finally:
         _restore(saved)
 
@@ -333,6 +613,16 @@ def cuda_bmm(keyset, self, mat2):
     saved = _exclude(_CUDA_BIT)
     try:
         return _o.bmm.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(mat2, to, 'cuda'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: chain_matmul
+def cuda_chain_matmul(keyset, matrices):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.chain_matmul.redispatch(keyset & _BELOW_CUDA, _cast_list(matrices, to, 'cuda'))
     finally:
         _restore(saved)
 
@@ -413,6 +703,26 @@ def cuda_einsum(keyset, equation, tensors, path):
     saved = _exclude(_CUDA_BIT)
     try:
         return _o.einsum.redispatch(keyset & _BELOW_CUDA, equation, _cast_list(tensors, to, 'cuda'), path)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: linalg_multi_dot
+def cuda_linalg_multi_dot(keyset, tensors):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.linalg_multi_dot.redispatch(keyset & _BELOW_CUDA, _cast_list(tensors, to, 'cuda'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: linalg_vecdot
+def cuda_linalg_vecdot(keyset, x, y, dim):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.linalg_vecdot.redispatch(keyset & _BELOW_CUDA, _cast(x, to, 'cuda'), _cast(y, to, 'cuda'), dim)
     finally:
         _restore(saved)
 
@@ -759,6 +1069,28 @@ def cuda_cumsum(keyset, self, dim, dtype):
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: linalg_matrix_norm
+def cuda_linalg_matrix_norm(keyset, self, ord, dim, keepdim, dtype):
+    if dtype is None and _eligible(self, 'cuda'):
+        dtype = _FLOAT32
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.linalg_matrix_norm.redispatch(keyset & _BELOW_CUDA, self, ord, dim, keepdim, dtype)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: linalg_matrix_norm.str_ord
+def cuda_linalg_matrix_norm_str_ord(keyset, self, ord, dim, keepdim, dtype):
+    if dtype is None and _eligible(self, 'cuda'):
+        dtype = _FLOAT32
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.linalg_matrix_norm_str_ord.redispatch(keyset & _BELOW_CUDA, self, ord, dim, keepdim, dtype)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.fp32_set_opt_dtype: linalg_vector_norm
 def cuda_linalg_vector_norm(keyset, self, ord, dim, keepdim, dtype):
     if dtype is None and _eligible(self, 'cuda'):
@@ -866,6 +1198,16 @@ def cuda_atan2(keyset, self, other):
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.promote: cross
+def cuda_cross(keyset, self, other, dim):
+    to = _promote_dtype('cuda', self, other)
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.cross.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(other, to, 'cuda'), dim)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.promote: dot
 def cuda_dot(keyset, self, tensor):
     to = _promote_dtype('cuda', self, tensor)
@@ -915,25 +1257,54 @@ _o.conv3d_padding.register("AutocastCPU", cpu_conv3d_padding, with_keyset=True)
 _o.conv_transpose1d.register("AutocastCPU", cpu_conv_transpose1d, with_keyset=True)
 _o.conv_transpose2d_input.register("AutocastCPU", cpu_conv_transpose2d_input, with_keyset=True)
 _o.conv_transpose3d_input.register("AutocastCPU", cpu_conv_transpose3d_input, with_keyset=True)
+_o.linalg_vecdot.register("AutocastCPU", cpu_linalg_vecdot, with_keyset=True)
 _o.linear.register("AutocastCPU", cpu_linear, with_keyset=True)
 _o.matmul.register("AutocastCPU", cpu_matmul, with_keyset=True)
 _o.mm.register("AutocastCPU", cpu_mm, with_keyset=True)
 _o.scaled_dot_product_attention.register("AutocastCPU", cpu_scaled_dot_product_attention, with_keyset=True)
 _o.binary_cross_entropy.register("AutocastCPU", cpu_binary_cross_entropy, with_keyset=True)
 _o.binary_cross_entropy_with_logits.register("AutocastCPU", cpu_binary_cross_entropy_with_logits, with_keyset=True)
+_o.cholesky.register("AutocastCPU", cpu_cholesky, with_keyset=True)
+_o.cholesky_inverse.register("AutocastCPU", cpu_cholesky_inverse, with_keyset=True)
+_o.cholesky_solve.register("AutocastCPU", cpu_cholesky_solve, with_keyset=True)
 _o.cross_entropy_loss.register("AutocastCPU", cpu_cross_entropy_loss, with_keyset=True)
+_o.inverse.register("AutocastCPU", cpu_inverse, with_keyset=True)
 _o.l1_loss.register("AutocastCPU", cpu_l1_loss, with_keyset=True)
+_o.linalg_cholesky.register("AutocastCPU", cpu_linalg_cholesky, with_keyset=True)
+_o.linalg_cholesky_ex.register("AutocastCPU", cpu_linalg_cholesky_ex, with_keyset=True)
+_o.linalg_eigh.register("AutocastCPU", cpu_linalg_eigh, with_keyset=True)
+_o.linalg_eigvalsh.register("AutocastCPU", cpu_linalg_eigvalsh, with_keyset=True)
+_o.linalg_householder_product.register("AutocastCPU", cpu_linalg_householder_product, with_keyset=True)
+_o.linalg_inv.register("AutocastCPU", cpu_linalg_inv, with_keyset=True)
+_o.linalg_inv_ex.register("AutocastCPU", cpu_linalg_inv_ex, with_keyset=True)
+_o.linalg_lstsq.register("AutocastCPU", cpu_linalg_lstsq, with_keyset=True)
+_o.linalg_matrix_rank.register("AutocastCPU", cpu_linalg_matrix_rank, with_keyset=True)
+_o.linalg_matrix_rank_atol_rtol_float.register("AutocastCPU", cpu_linalg_matrix_rank_atol_rtol_float, with_keyset=True)
+_o.linalg_qr.register("AutocastCPU", cpu_linalg_qr, with_keyset=True)
+_o.linalg_solve.register("AutocastCPU", cpu_linalg_solve, with_keyset=True)
+_o.linalg_svd.register("AutocastCPU", cpu_linalg_svd, with_keyset=True)
+_o.linalg_svdvals.register("AutocastCPU", cpu_linalg_svdvals, with_keyset=True)
+_o.linalg_tensorinv.register("AutocastCPU", cpu_linalg_tensorinv, with_keyset=True)
+_o.linalg_tensorsolve.register("AutocastCPU", cpu_linalg_tensorsolve, with_keyset=True)
+_o.lu_solve.register("AutocastCPU", cpu_lu_solve, with_keyset=True)
 _o.mse_loss.register("AutocastCPU", cpu_mse_loss, with_keyset=True)
 _o.nll_loss.register("AutocastCPU", cpu_nll_loss, with_keyset=True)
 _o.nll_loss2d.register("AutocastCPU", cpu_nll_loss2d, with_keyset=True)
+_o.orgqr.register("AutocastCPU", cpu_orgqr, with_keyset=True)
+_o.pinverse.register("AutocastCPU", cpu_pinverse, with_keyset=True)
 _o.prod.register("AutocastCPU", cpu_prod, with_keyset=True)
 _o.prod_dim_int.register("AutocastCPU", cpu_prod_dim_int, with_keyset=True)
+_o.qr.register("AutocastCPU", cpu_qr, with_keyset=True)
+_o.svd.register("AutocastCPU", cpu_svd, with_keyset=True)
+_o.trace.register("AutocastCPU", cpu_trace, with_keyset=True)
+_o.triangular_solve.register("AutocastCPU", cpu_triangular_solve, with_keyset=True)
 _o.cat.register("AutocastCPU", cpu_cat, with_keyset=True)
 _o.index_copy.register("AutocastCPU", cpu_index_copy, with_keyset=True)
 _o.stack.register("AutocastCPU", cpu_stack, with_keyset=True)
 _o.addmm.register("AutocastCUDA", cuda_addmm, with_keyset=True)
 _o.baddbmm.register("AutocastCUDA", cuda_baddbmm, with_keyset=True)
 _o.bmm.register("AutocastCUDA", cuda_bmm, with_keyset=True)
+_o.chain_matmul.register("AutocastCUDA", cuda_chain_matmul, with_keyset=True)
 _o.conv1d.register("AutocastCUDA", cuda_conv1d, with_keyset=True)
 _o.conv2d.register("AutocastCUDA", cuda_conv2d, with_keyset=True)
 _o.conv3d.register("AutocastCUDA", cuda_conv3d, with_keyset=True)
@@ -942,6 +1313,8 @@ _o.conv_transpose2d_input.register("AutocastCUDA", cuda_conv_transpose2d_input, 
 _o.conv_transpose3d_input.register("AutocastCUDA", cuda_conv_transpose3d_input, with_keyset=True)
 _o.convolution.register("AutocastCUDA", cuda_convolution, with_keyset=True)
 _o.einsum.register("AutocastCUDA", cuda_einsum, with_keyset=True)
+_o.linalg_multi_dot.register("AutocastCUDA", cuda_linalg_multi_dot, with_keyset=True)
+_o.linalg_vecdot.register("AutocastCUDA", cuda_linalg_vecdot, with_keyset=True)
 _o.linear.register("AutocastCUDA", cuda_linear, with_keyset=True)
 _o.matmul.register("AutocastCUDA", cuda_matmul, with_keyset=True)
 _o.mm.register("AutocastCUDA", cuda_mm, with_keyset=True)
@@ -976,6 +1349,8 @@ _o.softplus.register("AutocastCUDA", cuda_softplus, with_keyset=True)
 _o.tan.register("AutocastCUDA", cuda_tan, with_keyset=True)
 _o.cumprod.register("AutocastCUDA", cuda_cumprod, with_keyset=True)
 _o.cumsum.register("AutocastCUDA", cuda_cumsum, with_keyset=True)
+_o.linalg_matrix_norm.register("AutocastCUDA", cuda_linalg_matrix_norm, with_keyset=True)
+_o.linalg_matrix_norm_str_ord.register("AutocastCUDA", cuda_linalg_matrix_norm_str_ord, with_keyset=True)
 _o.linalg_vector_norm.register("AutocastCUDA", cuda_linalg_vector_norm, with_keyset=True)
 _o.log_softmax_int.register("AutocastCUDA", cuda_log_softmax_int, with_keyset=True)
 _o.prod.register("AutocastCUDA", cuda_prod, with_keyset=True)
@@ -986,6 +1361,7 @@ _o.sum_dim_IntList.register("AutocastCUDA", cuda_sum_dim_IntList, with_keyset=Tr
 _o.addcdiv.register("AutocastCUDA", cuda_addcdiv, with_keyset=True)
 _o.addcmul.register("AutocastCUDA", cuda_addcmul, with_keyset=True)
 _o.atan2.register("AutocastCUDA", cuda_atan2, with_keyset=True)
+_o.cross.register("AutocastCUDA", cuda_cross, with_keyset=True)
 _o.dot.register("AutocastCUDA", cuda_dot, with_keyset=True)
 _o.index_put.register("AutocastCUDA", cuda_index_put, with_keyset=True)
 _o.scatter_add.register("AutocastCUDA", cuda_scatter_add, with_keyset=True)

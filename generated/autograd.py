@@ -210,6 +210,22 @@ _c_normal_functional = _o.normal_functional._cache
 _c_mm = _o.mm._cache
 _c_bmm = _o.bmm._cache
 _c_addmm = _o.addmm._cache
+_c_linalg_solve_ex = _o.linalg_solve_ex._cache
+_c_linalg_inv_ex = _o.linalg_inv_ex._cache
+_c_linalg_det = _o.linalg_det._cache
+_c_linalg_slogdet = _o.linalg_slogdet._cache
+_c_linalg_cholesky_ex = _o.linalg_cholesky_ex._cache
+_c_linalg_qr = _o.linalg_qr._cache
+_c_linalg_svd = _o.linalg_svd._cache
+_c_linalg_eigh = _o.linalg_eigh._cache
+_c_linalg_lstsq = _o.linalg_lstsq._cache
+_c_linalg_lu = _o.linalg_lu._cache
+_c_linalg_lu_factor_ex = _o.linalg_lu_factor_ex._cache
+_c_lu_unpack = _o.lu_unpack._cache
+_c_linalg_lu_solve = _o.linalg_lu_solve._cache
+_c_linalg_solve_triangular = _o.linalg_solve_triangular._cache
+_c_linalg_householder_product = _o.linalg_householder_product._cache
+_c_linalg_matrix_exp = _o.linalg_matrix_exp._cache
 _c_view = _o.view._cache
 _c_as_strided = _o.as_strided._cache
 _c_permute = _o.permute._cache
@@ -1596,6 +1612,520 @@ class AddmmBackward0(_Node):
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
+
+
+# schema/derivatives.yaml: linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+class LinalgSolveExBackward0(_Node):
+    """Backward of linalg_solve_ex, from schema/derivatives.yaml."""
+    __slots__ = ('_s_A', '_s_B_shape', '_s_left', '_s_result')
+    _saved_slots = ('_s_A', '_s_result')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('A', 'B')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_result = grads[0]
+        _r_A = None
+        _r_B = None
+        if _n[0] or _n[1]:
+            A = _unpack(_node._s_A, _node)
+            B_shape = _node._s_B_shape
+            left = _node._s_left
+            result = _unpack(_node._s_result, _node)
+            _r_A, _r_B = _H.linalg_solve_backward(grad_result, A, B_shape, result, left)
+        return (_r_A, _r_B)
+
+    @property
+    def _saved_A(self):
+        return _unpack(self._s_A, self)
+
+    @property
+    def _saved_B_shape(self):
+        return self._s_B_shape
+
+    @property
+    def _saved_left(self):
+        return self._s_left
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml: linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+class LinalgInvExBackward0(_Node):
+    """Backward of linalg_inv_ex, from schema/derivatives.yaml."""
+    __slots__ = ('_s_inverse',)
+    _saved_slots = ('_s_inverse',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('A',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_inverse = grads[0]
+        _r_A = None
+        if _n[0]:
+            inverse = _unpack(_node._s_inverse, _node)
+            _r_A = _H.linalg_inv_backward(grad_inverse, inverse)
+        return (_r_A,)
+
+    @property
+    def _saved_inverse(self):
+        return _unpack(self._s_inverse, self)
+
+
+# schema/derivatives.yaml: linalg_det(Tensor A) -> Tensor
+class LinalgDetBackward0(_Node):
+    """Backward of linalg_det, from schema/derivatives.yaml."""
+    __slots__ = ('_s_A', '_s_result')
+    _saved_slots = ('_s_A', '_s_result')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('A',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_A = None
+        if _n[0]:
+            A = _unpack(_node._s_A, _node)
+            result = _unpack(_node._s_result, _node)
+            _r_A = _H.linalg_det_backward(grad, A, result)
+        return (_r_A,)
+
+    @property
+    def _saved_A(self):
+        return _unpack(self._s_A, self)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml: linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+class LinalgSlogdetBackward0(_Node):
+    """Backward of linalg_slogdet, from schema/derivatives.yaml."""
+    __slots__ = ('_s_A',)
+    _saved_slots = ('_s_A',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('A',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_logabsdet = grads[1]
+        _r_A = None
+        if _n[0]:
+            A = _unpack(_node._s_A, _node)
+            _r_A = _H.linalg_slogdet_backward(grad_logabsdet, A)
+        return (_r_A,)
+
+    @property
+    def _saved_A(self):
+        return _unpack(self._s_A, self)
+
+
+# schema/derivatives.yaml: linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+class LinalgCholeskyExBackward0(_Node):
+    """Backward of linalg_cholesky_ex, from schema/derivatives.yaml."""
+    __slots__ = ('_s_L', '_s_upper')
+    _saved_slots = ('_s_L',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_L = grads[0]
+        _r_self = None
+        if _n[0]:
+            L = _unpack(_node._s_L, _node)
+            upper = _node._s_upper
+            _r_self = _H.cholesky_backward(grad_L, upper, L)
+        return (_r_self,)
+
+    @property
+    def _saved_L(self):
+        return _unpack(self._s_L, self)
+
+    @property
+    def _saved_upper(self):
+        return self._s_upper
+
+
+# schema/derivatives.yaml: linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
+class LinalgQrBackward0(_Node):
+    """Backward of linalg_qr, from schema/derivatives.yaml."""
+    __slots__ = ('_s_Q', '_s_R', '_s_mode')
+    _saved_slots = ('_s_Q', '_s_R')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('A',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_Q = grads[0]
+        grad_R = grads[1]
+        _r_A = None
+        if _n[0]:
+            Q = _unpack(_node._s_Q, _node)
+            R = _unpack(_node._s_R, _node)
+            mode = _node._s_mode
+            _r_A = _H.linalg_qr_backward(grad_Q, grad_R, Q, R, mode)
+        return (_r_A,)
+
+    @property
+    def _saved_Q(self):
+        return _unpack(self._s_Q, self)
+
+    @property
+    def _saved_R(self):
+        return _unpack(self._s_R, self)
+
+    @property
+    def _saved_mode(self):
+        return self._s_mode
+
+
+# schema/derivatives.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+class LinalgSvdBackward0(_Node):
+    """Backward of linalg_svd, from schema/derivatives.yaml."""
+    __slots__ = ('_s_S', '_s_U', '_s_Vh', '_s_full_matrices')
+    _saved_slots = ('_s_S', '_s_U', '_s_Vh')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('A',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_S = grads[1]
+        grad_U = grads[0]
+        grad_Vh = grads[2]
+        _r_A = None
+        if _n[0]:
+            S = _unpack(_node._s_S, _node)
+            U = _unpack(_node._s_U, _node)
+            Vh = _unpack(_node._s_Vh, _node)
+            full_matrices = _node._s_full_matrices
+            _r_A = _H.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
+        return (_r_A,)
+
+    @property
+    def _saved_S(self):
+        return _unpack(self._s_S, self)
+
+    @property
+    def _saved_U(self):
+        return _unpack(self._s_U, self)
+
+    @property
+    def _saved_Vh(self):
+        return _unpack(self._s_Vh, self)
+
+    @property
+    def _saved_full_matrices(self):
+        return self._s_full_matrices
+
+
+# schema/derivatives.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
+class LinalgEighBackward0(_Node):
+    """Backward of linalg_eigh, from schema/derivatives.yaml."""
+    __slots__ = ('_s_eigenvalues', '_s_eigenvectors')
+    _saved_slots = ('_s_eigenvalues', '_s_eigenvectors')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_eigenvalues = grads[0]
+        grad_eigenvectors = grads[1]
+        _r_self = None
+        if _n[0]:
+            eigenvalues = _unpack(_node._s_eigenvalues, _node)
+            eigenvectors = _unpack(_node._s_eigenvectors, _node)
+            _r_self = _H.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
+        return (_r_self,)
+
+    @property
+    def _saved_eigenvalues(self):
+        return _unpack(self._s_eigenvalues, self)
+
+    @property
+    def _saved_eigenvectors(self):
+        return _unpack(self._s_eigenvectors, self)
+
+
+# schema/derivatives.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+class LinalgLstsqBackward0(_Node):
+    """Backward of linalg_lstsq, from schema/derivatives.yaml."""
+    __slots__ = ('_s_b', '_s_self', '_s_solution')
+    _saved_slots = ('_s_b', '_s_self', '_s_solution')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'b')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_residuals = grads[1]
+        grad_solution = grads[0]
+        _r_self = None
+        _r_b = None
+        if _n[0] or _n[1]:
+            b = _unpack(_node._s_b, _node)
+            self = _unpack(_node._s_self, _node)
+            solution = _unpack(_node._s_solution, _node)
+            _r_self, _r_b = _H.linalg_lstsq_backward(grad_solution, grad_residuals, self, b, solution)
+        return (_r_self, _r_b)
+
+    @property
+    def _saved_b(self):
+        return _unpack(self._s_b, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_solution(self):
+        return _unpack(self._s_solution, self)
+
+
+# schema/derivatives.yaml: linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+class LinalgLuBackward0(_Node):
+    """Backward of linalg_lu, from schema/derivatives.yaml."""
+    __slots__ = ('_s_L', '_s_P', '_s_U')
+    _saved_slots = ('_s_L', '_s_P', '_s_U')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('A',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_L = grads[1]
+        grad_U = grads[2]
+        _r_A = None
+        if _n[0]:
+            L = _unpack(_node._s_L, _node)
+            P = _unpack(_node._s_P, _node)
+            U = _unpack(_node._s_U, _node)
+            _r_A = _H.linalg_lu_backward(grad_L, grad_U, P, L, U)
+        return (_r_A,)
+
+    @property
+    def _saved_L(self):
+        return _unpack(self._s_L, self)
+
+    @property
+    def _saved_P(self):
+        return _unpack(self._s_P, self)
+
+    @property
+    def _saved_U(self):
+        return _unpack(self._s_U, self)
+
+
+# schema/derivatives.yaml: linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+class LinalgLuFactorExBackward0(_Node):
+    """Backward of linalg_lu_factor_ex, from schema/derivatives.yaml."""
+    __slots__ = ('_s_LU', '_s_pivots')
+    _saved_slots = ('_s_LU', '_s_pivots')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('A',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_LU = grads[0]
+        _r_A = None
+        if _n[0]:
+            LU = _unpack(_node._s_LU, _node)
+            pivots = _unpack(_node._s_pivots, _node)
+            _r_A = _H.lu_factor_ex_backward(grad_LU, LU, pivots)
+        return (_r_A,)
+
+    @property
+    def _saved_LU(self):
+        return _unpack(self._s_LU, self)
+
+    @property
+    def _saved_pivots(self):
+        return _unpack(self._s_pivots, self)
+
+
+# schema/derivatives.yaml: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+class LuUnpackBackward0(_Node):
+    """Backward of lu_unpack, from schema/derivatives.yaml."""
+    __slots__ = ('_s_LU_data_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('LU_data',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_L = grads[1]
+        grad_U = grads[2]
+        _r_LU_data = None
+        if _n[0]:
+            LU_data_shape = _node._s_LU_data_shape
+            _r_LU_data = _H.lu_unpack_backward(grad_L, grad_U, LU_data_shape)
+        return (_r_LU_data,)
+
+    @property
+    def _saved_LU_data_shape(self):
+        return self._s_LU_data_shape
+
+
+# schema/derivatives.yaml: linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+class LinalgLuSolveBackward0(_Node):
+    """Backward of linalg_lu_solve, from schema/derivatives.yaml."""
+    __slots__ = ('_s_B_shape', '_s_LU', '_s_adjoint', '_s_left', '_s_pivots', '_s_result')
+    _saved_slots = ('_s_LU', '_s_pivots', '_s_result')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('LU', 'B')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_LU = None
+        _r_B = None
+        if _n[0] or _n[1]:
+            B_shape = _node._s_B_shape
+            LU = _unpack(_node._s_LU, _node)
+            adjoint = _node._s_adjoint
+            left = _node._s_left
+            pivots = _unpack(_node._s_pivots, _node)
+            result = _unpack(_node._s_result, _node)
+            _r_LU, _r_B = _H.linalg_lu_solve_backward(grad, LU, pivots, B_shape, result, left, adjoint)
+        return (_r_LU, _r_B)
+
+    @property
+    def _saved_B_shape(self):
+        return self._s_B_shape
+
+    @property
+    def _saved_LU(self):
+        return _unpack(self._s_LU, self)
+
+    @property
+    def _saved_adjoint(self):
+        return self._s_adjoint
+
+    @property
+    def _saved_left(self):
+        return self._s_left
+
+    @property
+    def _saved_pivots(self):
+        return _unpack(self._s_pivots, self)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml: linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+class LinalgSolveTriangularBackward0(_Node):
+    """Backward of linalg_solve_triangular, from schema/derivatives.yaml."""
+    __slots__ = ('_s_B_shape', '_s_left', '_s_result', '_s_self', '_s_unitriangular', '_s_upper')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'B')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_B = None
+        if _n[0] or _n[1]:
+            B_shape = _node._s_B_shape
+            left = _node._s_left
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            unitriangular = _node._s_unitriangular
+            upper = _node._s_upper
+            _r_self, _r_B = _H.linalg_solve_triangular_backward(grad, self, B_shape, result, upper, left, unitriangular)
+        return (_r_self, _r_B)
+
+    @property
+    def _saved_B_shape(self):
+        return self._s_B_shape
+
+    @property
+    def _saved_left(self):
+        return self._s_left
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_unitriangular(self):
+        return self._s_unitriangular
+
+    @property
+    def _saved_upper(self):
+        return self._s_upper
+
+
+# schema/derivatives.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor
+class LinalgHouseholderProductBackward0(_Node):
+    """Backward of linalg_householder_product, from schema/derivatives.yaml."""
+    __slots__ = ('_s_input', '_s_tau')
+    _saved_slots = ('_s_input', '_s_tau')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'tau')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_input = None
+        _r_tau = None
+        if _n[0] or _n[1]:
+            input = _unpack(_node._s_input, _node)
+            tau = _unpack(_node._s_tau, _node)
+            _r_input, _r_tau = _H.householder_product_backward(grad, input, tau)
+        return (_r_input, _r_tau)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_tau(self):
+        return _unpack(self._s_tau, self)
+
+
+# schema/derivatives.yaml: linalg_matrix_exp(Tensor self) -> Tensor
+class LinalgMatrixExpBackward0(_Node):
+    """Backward of linalg_matrix_exp, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.matrix_exp_backward(self, grad)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
 
 
 # schema/derivatives.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
@@ -12332,6 +12862,361 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
+# schema/native_functions.yaml: linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info) (derivative: schema/derivatives.yaml: linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info))
+def _ag_linalg_solve_ex(ks, A, B, left, check_errors):
+    _ks = ks & _BELOW
+    _k = _c_linalg_solve_ex.get(_ks)
+    if _k is None:
+        _k = _o.linalg_solve_ex._fill(_ks)
+    _out = _k(A, B, left, check_errors)
+    if not _tls.grad_enabled:
+        return _out
+    _e_A = _edge(A)
+    _e_B = _edge(B)
+    if not (_e_A is not None or _e_B is not None):
+        return _out
+    _node = _new_node(LinalgSolveExBackward0, (_e_A or _NO_EDGE, _e_B or _NO_EDGE), (_e_A is not None, _e_B is not None))
+    if _e_A is not None or _e_B is not None:
+        _node._s_A = _save(A)
+        _node._s_B_shape = B._shape
+        _node._s_left = left
+    result = _out[0]
+    info = _out[1]
+    if _e_A is not None or _e_B is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info) (derivative: schema/derivatives.yaml: linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info))
+def _ag_linalg_inv_ex(ks, A, check_errors):
+    _ks = ks & _BELOW
+    _k = _c_linalg_inv_ex.get(_ks)
+    if _k is None:
+        _k = _o.linalg_inv_ex._fill(_ks)
+    _out = _k(A, check_errors)
+    if not _tls.grad_enabled:
+        return _out
+    _e_A = _edge(A)
+    if not (_e_A is not None):
+        return _out
+    _node = _new_node(LinalgInvExBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    inverse = _out[0]
+    info = _out[1]
+    _node._s_inverse = _save_output(inverse, 0)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_det(Tensor A) -> Tensor (derivative: schema/derivatives.yaml: linalg_det(Tensor A) -> Tensor)
+def _ag_linalg_det(ks, A):
+    _ks = ks & _BELOW
+    _k = _c_linalg_det.get(_ks)
+    if _k is None:
+        _k = _o.linalg_det._fill(_ks)
+    _out = _k(A)
+    if not _tls.grad_enabled:
+        return _out
+    _e_A = _edge(A)
+    if not (_e_A is not None):
+        return _out
+    _node = _new_node(LinalgDetBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node._s_A = _save(A)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet) (derivative: schema/derivatives.yaml: linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet))
+def _ag_linalg_slogdet(ks, A):
+    _ks = ks & _BELOW
+    _k = _c_linalg_slogdet.get(_ks)
+    if _k is None:
+        _k = _o.linalg_slogdet._fill(_ks)
+    _out = _k(A)
+    if not _tls.grad_enabled:
+        return _out
+    _e_A = _edge(A)
+    if not (_e_A is not None):
+        return _out
+    _node = _new_node(LinalgSlogdetBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node._s_A = _save(A)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info) (derivative: schema/derivatives.yaml: linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info))
+def _ag_linalg_cholesky_ex(ks, self, upper, check_errors):
+    _ks = ks & _BELOW
+    _k = _c_linalg_cholesky_ex.get(_ks)
+    if _k is None:
+        _k = _o.linalg_cholesky_ex._fill(_ks)
+    _out = _k(self, upper, check_errors)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgCholeskyExBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_upper = upper
+    L = _out[0]
+    info = _out[1]
+    _node._s_L = _save_output(L, 0)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R) (derivative: schema/derivatives.yaml: linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R))
+def _ag_linalg_qr(ks, A, mode):
+    _ks = ks & _BELOW
+    _k = _c_linalg_qr.get(_ks)
+    if _k is None:
+        _k = _o.linalg_qr._fill(_ks)
+    _out = _k(A, mode)
+    if not _tls.grad_enabled:
+        return _out
+    _e_A = _edge(A)
+    if not (_e_A is not None):
+        return _out
+    _node = _new_node(LinalgQrBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node._s_mode = mode
+    Q = _out[0]
+    R = _out[1]
+    _node._s_Q = _save_output(Q, 0)
+    _node._s_R = _save_output(R, 1)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh) (derivative: schema/derivatives.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh))
+def _ag_linalg_svd(ks, A, full_matrices, driver):
+    _ks = ks & _BELOW
+    _k = _c_linalg_svd.get(_ks)
+    if _k is None:
+        _k = _o.linalg_svd._fill(_ks)
+    _out = _k(A, full_matrices, driver)
+    if not _tls.grad_enabled:
+        return _out
+    _e_A = _edge(A)
+    if not (_e_A is not None):
+        return _out
+    _node = _new_node(LinalgSvdBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node._s_full_matrices = full_matrices
+    U = _out[0]
+    S = _out[1]
+    Vh = _out[2]
+    _node._s_S = _save_output(S, 1)
+    _node._s_U = _save_output(U, 0)
+    _node._s_Vh = _save_output(Vh, 2)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors) (derivative: schema/derivatives.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors))
+def _ag_linalg_eigh(ks, self, UPLO):
+    _ks = ks & _BELOW
+    _k = _c_linalg_eigh.get(_ks)
+    if _k is None:
+        _k = _o.linalg_eigh._fill(_ks)
+    _out = _k(self, UPLO)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgEighBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    eigenvalues = _out[0]
+    eigenvectors = _out[1]
+    _node._s_eigenvalues = _save_output(eigenvalues, 0)
+    _node._s_eigenvectors = _save_output(eigenvectors, 1)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values) (derivative: schema/derivatives.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values))
+def _ag_linalg_lstsq(ks, self, b, rcond, driver):
+    _ks = ks & _BELOW
+    _k = _c_linalg_lstsq.get(_ks)
+    if _k is None:
+        _k = _o.linalg_lstsq._fill(_ks)
+    _out = _k(self, b, rcond, driver)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_b = _edge(b)
+    if not (_e_self is not None or _e_b is not None):
+        return _out
+    _node = _new_node(LinalgLstsqBackward0, (_e_self or _NO_EDGE, _e_b or _NO_EDGE), (_e_self is not None, _e_b is not None))
+    if _e_self is not None or _e_b is not None:
+        _node._s_b = _save(b)
+        _node._s_self = _save(self)
+    solution = _out[0]
+    residuals = _out[1]
+    rank = _out[2]
+    singular_values = _out[3]
+    if _e_self is not None or _e_b is not None:
+        _node._s_solution = _save_output(solution, 0)
+    _set_history_many(_out, _node, (True, True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U) (derivative: schema/derivatives.yaml: linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U))
+def _ag_linalg_lu(ks, A, pivot):
+    _ks = ks & _BELOW
+    _k = _c_linalg_lu.get(_ks)
+    if _k is None:
+        _k = _o.linalg_lu._fill(_ks)
+    _out = _k(A, pivot)
+    if not _tls.grad_enabled:
+        return _out
+    _e_A = _edge(A)
+    if not (_e_A is not None):
+        return _out
+    _node = _new_node(LinalgLuBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    P = _out[0]
+    L = _out[1]
+    U = _out[2]
+    _node._s_L = _save_output(L, 1)
+    _node._s_P = _save_output(P, 0)
+    _node._s_U = _save_output(U, 2)
+    _set_history_many(_out, _node, (False, True, True))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info) (derivative: schema/derivatives.yaml: linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info))
+def _ag_linalg_lu_factor_ex(ks, A, pivot, check_errors):
+    _ks = ks & _BELOW
+    _k = _c_linalg_lu_factor_ex.get(_ks)
+    if _k is None:
+        _k = _o.linalg_lu_factor_ex._fill(_ks)
+    _out = _k(A, pivot, check_errors)
+    if not _tls.grad_enabled:
+        return _out
+    _e_A = _edge(A)
+    if not (_e_A is not None):
+        return _out
+    _node = _new_node(LinalgLuFactorExBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    LU = _out[0]
+    pivots = _out[1]
+    info = _out[2]
+    _node._s_LU = _save_output(LU, 0)
+    _node._s_pivots = _save_output(pivots, 1)
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U) (derivative: schema/derivatives.yaml: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U))
+def _ag_lu_unpack(ks, LU_data, LU_pivots, unpack_data, unpack_pivots):
+    _ks = ks & _BELOW
+    _k = _c_lu_unpack.get(_ks)
+    if _k is None:
+        _k = _o.lu_unpack._fill(_ks)
+    _out = _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    if not _tls.grad_enabled:
+        return _out
+    _e_LU_data = _edge(LU_data)
+    if not (_e_LU_data is not None):
+        return _out
+    _node = _new_node(LuUnpackBackward0, (_e_LU_data or _NO_EDGE,), (_e_LU_data is not None,))
+    _node._s_LU_data_shape = LU_data._shape
+    _set_history_many(_out, _node, (False, True, True))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor (derivative: schema/derivatives.yaml: linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor)
+def _ag_linalg_lu_solve(ks, LU, pivots, B, left, adjoint):
+    _ks = ks & _BELOW
+    _k = _c_linalg_lu_solve.get(_ks)
+    if _k is None:
+        _k = _o.linalg_lu_solve._fill(_ks)
+    _out = _k(LU, pivots, B, left, adjoint)
+    if not _tls.grad_enabled:
+        return _out
+    _e_LU = _edge(LU)
+    _e_B = _edge(B)
+    if not (_e_LU is not None or _e_B is not None):
+        return _out
+    _node = _new_node(LinalgLuSolveBackward0, (_e_LU or _NO_EDGE, _e_B or _NO_EDGE), (_e_LU is not None, _e_B is not None))
+    if _e_LU is not None or _e_B is not None:
+        _node._s_B_shape = B._shape
+        _node._s_LU = _save(LU)
+        _node._s_adjoint = adjoint
+        _node._s_left = left
+        _node._s_pivots = _save(pivots)
+    result = _out
+    if _e_LU is not None or _e_B is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor (derivative: schema/derivatives.yaml: linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor)
+def _ag_linalg_solve_triangular(ks, self, B, upper, left, unitriangular):
+    _ks = ks & _BELOW
+    _k = _c_linalg_solve_triangular.get(_ks)
+    if _k is None:
+        _k = _o.linalg_solve_triangular._fill(_ks)
+    _out = _k(self, B, upper, left, unitriangular)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_B = _edge(B)
+    if not (_e_self is not None or _e_B is not None):
+        return _out
+    _node = _new_node(LinalgSolveTriangularBackward0, (_e_self or _NO_EDGE, _e_B or _NO_EDGE), (_e_self is not None, _e_B is not None))
+    if _e_self is not None or _e_B is not None:
+        _node._s_B_shape = B._shape
+        _node._s_left = left
+        _node._s_self = _save(self)
+        _node._s_unitriangular = unitriangular
+        _node._s_upper = upper
+    result = _out
+    if _e_self is not None or _e_B is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor (derivative: schema/derivatives.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor)
+def _ag_linalg_householder_product(ks, input, tau):
+    _ks = ks & _BELOW
+    _k = _c_linalg_householder_product.get(_ks)
+    if _k is None:
+        _k = _o.linalg_householder_product._fill(_ks)
+    _out = _k(input, tau)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_tau = _edge(tau)
+    if not (_e_input is not None or _e_tau is not None):
+        return _out
+    _node = _new_node(LinalgHouseholderProductBackward0, (_e_input or _NO_EDGE, _e_tau or _NO_EDGE), (_e_input is not None, _e_tau is not None))
+    if _e_input is not None or _e_tau is not None:
+        _node._s_input = _save(input)
+        _node._s_tau = _save(tau)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: linalg_matrix_exp(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: linalg_matrix_exp(Tensor self) -> Tensor)
+def _ag_linalg_matrix_exp(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_linalg_matrix_exp.get(_ks)
+    if _k is None:
+        _k = _o.linalg_matrix_exp._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgMatrixExpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a) (derivative: schema/derivatives.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a))
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
@@ -16254,6 +17139,22 @@ _o.addmm.register("Autograd", _ag_addmm, with_keyset=True)
 _o.addmm_out.register("Autograd", _autograd_out(_o.addmm_out), with_keyset=True)
 _o.matmul_out.register("Autograd", _autograd_out(_o.matmul_out), with_keyset=True)
 _o.linear_out.register("Autograd", _autograd_out(_o.linear_out), with_keyset=True)
+_o.linalg_solve_ex.register("Autograd", _ag_linalg_solve_ex, with_keyset=True)
+_o.linalg_inv_ex.register("Autograd", _ag_linalg_inv_ex, with_keyset=True)
+_o.linalg_det.register("Autograd", _ag_linalg_det, with_keyset=True)
+_o.linalg_slogdet.register("Autograd", _ag_linalg_slogdet, with_keyset=True)
+_o.linalg_cholesky_ex.register("Autograd", _ag_linalg_cholesky_ex, with_keyset=True)
+_o.linalg_qr.register("Autograd", _ag_linalg_qr, with_keyset=True)
+_o.linalg_svd.register("Autograd", _ag_linalg_svd, with_keyset=True)
+_o.linalg_eigh.register("Autograd", _ag_linalg_eigh, with_keyset=True)
+_o.linalg_lstsq.register("Autograd", _ag_linalg_lstsq, with_keyset=True)
+_o.linalg_lu.register("Autograd", _ag_linalg_lu, with_keyset=True)
+_o.linalg_lu_factor_ex.register("Autograd", _ag_linalg_lu_factor_ex, with_keyset=True)
+_o.lu_unpack.register("Autograd", _ag_lu_unpack, with_keyset=True)
+_o.linalg_lu_solve.register("Autograd", _ag_linalg_lu_solve, with_keyset=True)
+_o.linalg_solve_triangular.register("Autograd", _ag_linalg_solve_triangular, with_keyset=True)
+_o.linalg_householder_product.register("Autograd", _ag_linalg_householder_product, with_keyset=True)
+_o.linalg_matrix_exp.register("Autograd", _ag_linalg_matrix_exp, with_keyset=True)
 _o.view.register("Autograd", _ag_view, with_keyset=True)
 _o.as_strided.register("Autograd", _ag_as_strided, with_keyset=True)
 _o.permute.register("Autograd", _ag_permute, with_keyset=True)

@@ -181,6 +181,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
+    _entry_chain_matmul,
+    _entry_cholesky,
+    _entry_cholesky_inverse,
+    _entry_cholesky_solve,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
@@ -233,6 +237,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_count_nonzero_dim_IntList,
     _entry_count_nonzero_dim_IntList_out,
     _entry_count_nonzero_out,
+    _entry_cross,
     _entry_cross_entropy_loss,
     _entry_cumprod,
     _entry_cumprod_,
@@ -240,6 +245,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cumsum,
     _entry_cumsum_,
     _entry_cumsum_out,
+    _entry_det,
     _entry_detach,
     _entry_diag,
     _entry_diag_embed,
@@ -414,6 +420,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_index_select,
     _entry_index_select_out,
+    _entry_inverse,
     _entry_isfinite,
     _entry_isinf,
     _entry_isinf_out,
@@ -446,6 +453,44 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp__Tensor,
     _entry_lift_fresh,
     _entry_lift_fresh_copy,
+    _entry_linalg_cholesky,
+    _entry_linalg_cholesky_ex,
+    _entry_linalg_cross,
+    _entry_linalg_det,
+    _entry_linalg_diagonal,
+    _entry_linalg_eigh,
+    _entry_linalg_eigvalsh,
+    _entry_linalg_householder_product,
+    _entry_linalg_inv,
+    _entry_linalg_inv_ex,
+    _entry_linalg_lstsq,
+    _entry_linalg_lu,
+    _entry_linalg_lu_factor,
+    _entry_linalg_lu_factor_ex,
+    _entry_linalg_lu_solve,
+    _entry_linalg_matmul,
+    _entry_linalg_matrix_exp,
+    _entry_linalg_matrix_norm,
+    _entry_linalg_matrix_norm_str_ord,
+    _entry_linalg_matrix_power,
+    _entry_linalg_matrix_rank,
+    _entry_linalg_matrix_rank_atol_rtol_float,
+    _entry_linalg_multi_dot,
+    _entry_linalg_norm,
+    _entry_linalg_norm_ord_str,
+    _entry_linalg_pinv,
+    _entry_linalg_pinv_atol_rtol_float,
+    _entry_linalg_qr,
+    _entry_linalg_slogdet,
+    _entry_linalg_solve,
+    _entry_linalg_solve_ex,
+    _entry_linalg_solve_triangular,
+    _entry_linalg_svd,
+    _entry_linalg_svdvals,
+    _entry_linalg_tensorinv,
+    _entry_linalg_tensorsolve,
+    _entry_linalg_vander,
+    _entry_linalg_vecdot,
     _entry_linalg_vector_norm,
     _entry_linalg_vector_norm_out,
     _entry_linear,
@@ -469,6 +514,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
+    _entry_logdet,
     _entry_logical_and,
     _entry_logical_and_,
     _entry_logical_and_out,
@@ -491,6 +537,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lt_Tensor_out,
     _entry_lt__Scalar,
     _entry_lt__Tensor,
+    _entry_lu_solve,
+    _entry_lu_unpack,
     _entry_masked_fill_Scalar,
     _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
@@ -504,6 +552,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_select_out,
     _entry_matmul,
     _entry_matmul_out,
+    _entry_matrix_exp,
+    _entry_matrix_power,
     _entry_max,
     _entry_max_dim,
     _entry_max_dim_max,
@@ -618,10 +668,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ones_like,
     _entry_ones_like_out,
     _entry_ones_out,
+    _entry_orgqr,
     _entry_outer,
     _entry_outer_out,
     _entry_pad,
     _entry_permute,
+    _entry_pinverse,
     _entry_poisson,
     _entry_poisson_out,
     _entry_pow_Scalar,
@@ -639,6 +691,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put,
     _entry_put_,
     _entry_put_out,
+    _entry_qr,
     _entry_rand,
     _entry_rand_generator,
     _entry_rand_generator_out,
@@ -786,6 +839,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_slice_Tensor,
     _entry_slice_scatter,
     _entry_slice_scatter_out,
+    _entry_slogdet,
     _entry_softmax_int,
     _entry_softmax_int_out,
     _entry_softplus,
@@ -827,6 +881,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_svd,
     _entry_swapaxes,
     _entry_swapdims,
     _entry_t,
@@ -858,8 +913,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_to_other,
     _entry_topk,
     _entry_topk_values,
+    _entry_trace,
     _entry_transpose_,
     _entry_transpose_int,
+    _entry_triangular_solve,
     _entry_tril,
     _entry_tril_,
     _entry_tril_indices,
@@ -977,6 +1034,9 @@ __all__ = [
     'cat',
     'ceil',
     'ceil_',
+    'cholesky',
+    'cholesky_inverse',
+    'cholesky_solve',
     'chunk',
     'clamp',
     'clamp_',
@@ -1002,9 +1062,11 @@ __all__ = [
     'cosh',
     'cosh_',
     'count_nonzero',
+    'cross',
     'cross_entropy_loss',
     'cumprod',
     'cumsum',
+    'det',
     'detach',
     'diag',
     'diag_embed',
@@ -1075,6 +1137,7 @@ __all__ = [
     'index_put',
     'index_put_',
     'index_select',
+    'inverse',
     'isfinite',
     'isinf',
     'isnan',
@@ -1088,6 +1151,40 @@ __all__ = [
     'lerp',
     'lift_fresh',
     'lift_fresh_copy',
+    'linalg_cholesky',
+    'linalg_cholesky_ex',
+    'linalg_cross',
+    'linalg_det',
+    'linalg_diagonal',
+    'linalg_eigh',
+    'linalg_eigvalsh',
+    'linalg_householder_product',
+    'linalg_inv',
+    'linalg_inv_ex',
+    'linalg_lstsq',
+    'linalg_lu',
+    'linalg_lu_factor',
+    'linalg_lu_factor_ex',
+    'linalg_lu_solve',
+    'linalg_matmul',
+    'linalg_matrix_exp',
+    'linalg_matrix_norm',
+    'linalg_matrix_power',
+    'linalg_matrix_rank',
+    'linalg_multi_dot',
+    'linalg_norm',
+    'linalg_pinv',
+    'linalg_qr',
+    'linalg_slogdet',
+    'linalg_solve',
+    'linalg_solve_ex',
+    'linalg_solve_triangular',
+    'linalg_svd',
+    'linalg_svdvals',
+    'linalg_tensorinv',
+    'linalg_tensorsolve',
+    'linalg_vander',
+    'linalg_vecdot',
     'linalg_vector_norm',
     'linear',
     'linspace',
@@ -1100,6 +1197,7 @@ __all__ = [
     'log2_',
     'log_',
     'log_softmax',
+    'logdet',
     'logical_and',
     'logical_not',
     'logical_or',
@@ -1107,10 +1205,14 @@ __all__ = [
     'logspace',
     'logsumexp',
     'lt',
+    'lu_solve',
+    'lu_unpack',
     'masked_fill',
     'masked_scatter',
     'masked_select',
     'matmul',
+    'matrix_exp',
+    'matrix_power',
     'max',
     'max_pool2d',
     'max_pool2d_with_indices',
@@ -1151,13 +1253,16 @@ __all__ = [
     'one_hot',
     'ones',
     'ones_like',
+    'orgqr',
     'outer',
     'pad',
     'permute',
+    'pinverse',
     'poisson',
     'pow',
     'prod',
     'put',
+    'qr',
     'rand',
     'rand_like',
     'randint',
@@ -1203,6 +1308,7 @@ __all__ = [
     'sinh_',
     'slice',
     'slice_scatter',
+    'slogdet',
     'softmax',
     'softplus',
     'softplus_backward',
@@ -1217,6 +1323,7 @@ __all__ = [
     'std_mean',
     'sub',
     'sum',
+    'svd',
     'swapaxes',
     'swapdims',
     't',
@@ -1233,7 +1340,9 @@ __all__ = [
     'threshold_backward',
     'tile',
     'topk',
+    'trace',
     'transpose',
+    'triangular_solve',
     'tril',
     'tril_indices',
     'triu',
@@ -1253,16 +1362,32 @@ __all__ = [
     'zeros',
     'zeros_like',
 ]
+_rt_linalg_cholesky_ex = _return_type('linalg_cholesky_ex', ('L', 'info'))
+_rt_linalg_eigh = _return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_inv_ex = _return_type('linalg_inv_ex', ('inverse', 'info'))
+_rt_linalg_lstsq = _return_type('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
+_rt_linalg_lu = _return_type('linalg_lu', ('P', 'L', 'U'))
+_rt_linalg_lu_factor = _return_type('linalg_lu_factor', ('LU', 'pivots'))
+_rt_linalg_lu_factor_ex = _return_type('linalg_lu_factor_ex', ('LU', 'pivots', 'info'))
+_rt_linalg_qr = _return_type('linalg_qr', ('Q', 'R'))
+_rt_linalg_slogdet = _return_type('linalg_slogdet', ('sign', 'logabsdet'))
+_rt_linalg_solve_ex = _return_type('linalg_solve_ex', ('result', 'info'))
+_rt_linalg_svd = _return_type('linalg_svd', ('U', 'S', 'Vh'))
+_rt_lu_unpack = _return_type('lu_unpack', ('P', 'L', 'U'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
 _rt_min = _return_type('min', ('values', 'indices'))
 _rt_min_out = _return_type('min_out', ('values', 'indices'))
 _rt_nll_loss2d_forward = _return_type('nll_loss2d_forward', ('output', 'total_weight'))
 _rt_nll_loss_forward = _return_type('nll_loss_forward', ('output', 'total_weight'))
+_rt_qr = _return_type('qr', ('Q', 'R'))
+_rt_slogdet = _return_type('slogdet', ('sign', 'logabsdet'))
 _rt_sort = _return_type('sort', ('values', 'indices'))
 _rt_sort_out = _return_type('sort_out', ('values', 'indices'))
+_rt_svd = _return_type('svd', ('U', 'S', 'V'))
 _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
+_rt_triangular_solve = _return_type('triangular_solve', ('solution', 'cloned_coefficient'))
 
 
 # schema/native_functions.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
@@ -2996,6 +3121,57 @@ def ceil_(input):
         return _r
 
 
+# schema/native_functions.yaml: cholesky(Tensor self, bool upper=False) -> Tensor
+def cholesky(input, upper=False):
+    """cholesky(Tensor self, bool upper=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cholesky, (input,), (input, upper), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cholesky(input, upper)
+
+    except TypeError:
+        _r = _hra(cholesky, (input,), (input, upper), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+def cholesky_inverse(input, upper=False):
+    """cholesky_inverse(Tensor self, bool upper=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cholesky_inverse, (input,), (input, upper), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cholesky_inverse(input, upper)
+
+    except TypeError:
+        _r = _hra(cholesky_inverse, (input,), (input, upper), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+def cholesky_solve(input, input2, upper=False):
+    """cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cholesky_solve, (input, input2), (input, input2, upper), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cholesky_solve(input, input2, upper)
+
+    except TypeError:
+        _r = _hra(cholesky_solve, (input, input2), (input, input2, upper), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
@@ -3789,6 +3965,23 @@ def count_nonzero(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+def cross(input, other, dim=None):
+    """cross(Tensor self, Tensor other, int? dim=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cross, (input, other), (input, other, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cross(input, other, dim)
+
+    except TypeError:
+        _r = _hra(cross, (input, other), (input, other, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
@@ -3839,6 +4032,23 @@ def cumsum(input, dim, *, dtype=None, out=None):
 
     except TypeError:
         _r = _hra(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: det(Tensor self) -> Tensor
+def det(input):
+    """det(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(det, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_det(input)
+
+    except TypeError:
+        _r = _hra(det, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -5657,6 +5867,23 @@ def index_select(input, dim, index, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: inverse(Tensor self) -> Tensor
+def inverse(input):
+    """inverse(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(inverse, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_inverse(input)
+
+    except TypeError:
+        _r = _hra(inverse, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
@@ -6013,6 +6240,720 @@ def lift_fresh_copy(input):
         return _r
 
 
+# schema/native_functions.yaml: linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
+def linalg_cholesky(input, *, upper=False):
+    """linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_cholesky, (input,), (input,), {'upper': upper})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_cholesky(input, upper)
+
+    except TypeError:
+        _r = _hra(linalg_cholesky, (input,), (input,), {'upper': upper})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
+    """linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)"""
+    if _tf[0]:
+        _r = _htf(linalg_cholesky_ex, (input,), (input,), {'upper': upper, 'check_errors': check_errors})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_cholesky_ex._make(_entry_linalg_cholesky_ex(input, upper, check_errors))
+
+    except TypeError:
+        _r = _hra(linalg_cholesky_ex, (input,), (input,), {'upper': upper, 'check_errors': check_errors})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+def linalg_cross(input, other, *, dim=-1):
+    """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_cross, (input, other), (input, other), {'dim': dim})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_cross(input, other, dim)
+
+    except TypeError:
+        _r = _hra(linalg_cross, (input, other), (input, other), {'dim': dim})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_det(Tensor A) -> Tensor
+def linalg_det(A):
+    """linalg_det(Tensor A) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_det, (A,), (A,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_det(A)
+
+    except TypeError:
+        _r = _hra(linalg_det, (A,), (A,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)
+def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    """linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(linalg_diagonal, (A,), (A,), {'offset': offset, 'dim1': dim1, 'dim2': dim2})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_diagonal(A, offset, dim1, dim2)
+
+    except TypeError:
+        _r = _hra(linalg_diagonal, (A,), (A,), {'offset': offset, 'dim1': dim1, 'dim2': dim2})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
+def linalg_eigh(input, UPLO='L'):
+    """linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)"""
+    if _tf[0]:
+        _r = _htf(linalg_eigh, (input,), (input, UPLO), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_eigh._make(_entry_linalg_eigh(input, UPLO))
+
+    except TypeError:
+        _r = _hra(linalg_eigh, (input,), (input, UPLO), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor
+def linalg_eigvalsh(input, UPLO='L'):
+    """linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_eigvalsh, (input,), (input, UPLO), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_eigvalsh(input, UPLO)
+
+    except TypeError:
+        _r = _hra(linalg_eigvalsh, (input,), (input, UPLO), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor
+def linalg_householder_product(input, tau):
+    """linalg_householder_product(Tensor input, Tensor tau) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_householder_product, (input, tau), (input, tau), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_householder_product(input, tau)
+
+    except TypeError:
+        _r = _hra(linalg_householder_product, (input, tau), (input, tau), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_inv(Tensor A) -> Tensor
+def linalg_inv(A):
+    """linalg_inv(Tensor A) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_inv, (A,), (A,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_inv(A)
+
+    except TypeError:
+        _r = _hra(linalg_inv, (A,), (A,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+def linalg_inv_ex(A, *, check_errors=False):
+    """linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)"""
+    if _tf[0]:
+        _r = _htf(linalg_inv_ex, (A,), (A,), {'check_errors': check_errors})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_inv_ex._make(_entry_linalg_inv_ex(A, check_errors))
+
+    except TypeError:
+        _r = _hra(linalg_inv_ex, (A,), (A,), {'check_errors': check_errors})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+def linalg_lstsq(input, b, rcond=None, *, driver=None):
+    """linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)"""
+    if _tf[0]:
+        _r = _htf(linalg_lstsq, (input, b), (input, b, rcond), {'driver': driver})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_lstsq._make(_entry_linalg_lstsq(input, b, rcond, driver))
+
+    except TypeError:
+        _r = _hra(linalg_lstsq, (input, b), (input, b, rcond), {'driver': driver})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+def linalg_lu(A, *, pivot=True):
+    """linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)"""
+    if _tf[0]:
+        _r = _htf(linalg_lu, (A,), (A,), {'pivot': pivot})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_lu._make(_entry_linalg_lu(A, pivot))
+
+    except TypeError:
+        _r = _hra(linalg_lu, (A,), (A,), {'pivot': pivot})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+def linalg_lu_factor(A, *, pivot=True):
+    """linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)"""
+    if _tf[0]:
+        _r = _htf(linalg_lu_factor, (A,), (A,), {'pivot': pivot})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_lu_factor._make(_entry_linalg_lu_factor(A, pivot))
+
+    except TypeError:
+        _r = _hra(linalg_lu_factor, (A,), (A,), {'pivot': pivot})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    """linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)"""
+    if _tf[0]:
+        _r = _htf(linalg_lu_factor_ex, (A,), (A,), {'pivot': pivot, 'check_errors': check_errors})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_lu_factor_ex._make(_entry_linalg_lu_factor_ex(A, pivot, check_errors))
+
+    except TypeError:
+        _r = _hra(linalg_lu_factor_ex, (A,), (A,), {'pivot': pivot, 'check_errors': check_errors})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    """linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_lu_solve, (LU, pivots, B), (LU, pivots, B), {'left': left, 'adjoint': adjoint})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_lu_solve(LU, pivots, B, left, adjoint)
+
+    except TypeError:
+        _r = _hra(linalg_lu_solve, (LU, pivots, B), (LU, pivots, B), {'left': left, 'adjoint': adjoint})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_matmul(Tensor self, Tensor other) -> Tensor
+def linalg_matmul(input, other):
+    """linalg_matmul(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_matmul, (input, other), (input, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_matmul(input, other)
+
+    except TypeError:
+        _r = _hra(linalg_matmul, (input, other), (input, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_matrix_exp(Tensor self) -> Tensor
+def linalg_matrix_exp(input):
+    """linalg_matrix_exp(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_matrix_exp, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_matrix_exp(input)
+
+    except TypeError:
+        _r = _hra(linalg_matrix_exp, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def _m0_linalg_matrix_norm(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
+    if _F['Tensor'](input) and _F['str'](ord) and _F['int[]'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (input, ord, dim, keepdim, dtype)
+    return None
+
+
+def _c0_linalg_matrix_norm(input, ord, dim, keepdim, dtype):
+    return _entry_linalg_matrix_norm_str_ord(input, ord, dim, keepdim, dtype)
+
+
+# schema/native_functions.yaml: linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def _m1_linalg_matrix_norm(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    if _F['Tensor'](input) and _F['Scalar'](ord) and _F['int[]'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (input, ord, dim, keepdim, dtype)
+    return None
+
+
+def _c1_linalg_matrix_norm(input, ord, dim, keepdim, dtype):
+    return _entry_linalg_matrix_norm(input, ord, dim, keepdim, dtype)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_linalg_matrix_norm = (
+    (_m0_linalg_matrix_norm, _c0_linalg_matrix_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord'))),
+    (_m1_linalg_matrix_norm, _c1_linalg_matrix_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord'))),
+)
+_sigs_linalg_matrix_norm = (
+    'linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    'linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def linalg_matrix_norm(*args, **kwargs):
+    """Overloads:
+    linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(linalg_matrix_norm, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_linalg_matrix_norm, args, kwargs, 'linalg_matrix_norm', _sigs_linalg_matrix_norm)
+    except TypeError:
+        _r = _hra_any(linalg_matrix_norm, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_matrix_power(Tensor self, int n) -> Tensor
+def linalg_matrix_power(input, n):
+    """linalg_matrix_power(Tensor self, int n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_matrix_power, (input,), (input, n), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_matrix_power(input, n)
+
+    except TypeError:
+        _r = _hra(linalg_matrix_power, (input,), (input, n), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+def _m0_linalg_matrix_rank(input, *, atol=None, rtol=None, hermitian=False):
+    if _F['Tensor'](input) and _F['float?'](atol) and _F['float?'](rtol) and _F['bool'](hermitian):
+        return (input, atol, rtol, hermitian)
+    return None
+
+
+def _c0_linalg_matrix_rank(input, atol, rtol, hermitian):
+    return _entry_linalg_matrix_rank_atol_rtol_float(input, atol, rtol, hermitian)
+
+
+# schema/native_functions.yaml: linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
+def _m1_linalg_matrix_rank(input, tol, hermitian=False):
+    if _F['Tensor'](input) and _F['float'](tol) and _F['bool'](hermitian):
+        return (input, tol, hermitian)
+    return None
+
+
+def _c1_linalg_matrix_rank(input, tol, hermitian):
+    return _entry_linalg_matrix_rank(input, tol, hermitian)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_linalg_matrix_rank = (
+    (_m0_linalg_matrix_rank, _c0_linalg_matrix_rank, 1, frozenset(('atol', 'hermitian', 'input', 'rtol'))),
+    (_m1_linalg_matrix_rank, _c1_linalg_matrix_rank, 3, frozenset(('hermitian', 'input', 'tol'))),
+)
+_sigs_linalg_matrix_rank = (
+    'linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor',
+    'linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor',
+)
+
+
+def linalg_matrix_rank(*args, **kwargs):
+    """Overloads:
+    linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+    linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(linalg_matrix_rank, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_linalg_matrix_rank, args, kwargs, 'linalg_matrix_rank', _sigs_linalg_matrix_rank)
+    except TypeError:
+        _r = _hra_any(linalg_matrix_rank, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_multi_dot(Tensor[] tensors) -> Tensor
+def linalg_multi_dot(tensors):
+    """linalg_multi_dot(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_multi_dot, (tensors,), (tensors,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_multi_dot(tensors)
+
+    except TypeError:
+        _r = _hra(linalg_multi_dot, (tensors,), (tensors,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def _m0_linalg_norm(input, ord, dim=None, keepdim=False, *, dtype=None):
+    if _F['Tensor'](input) and _F['str'](ord) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (input, ord, dim, keepdim, dtype)
+    return None
+
+
+def _c0_linalg_norm(input, ord, dim, keepdim, dtype):
+    return _entry_linalg_norm_ord_str(input, ord, dim, keepdim, dtype)
+
+
+# schema/native_functions.yaml: linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def _m1_linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None):
+    if _F['Tensor'](input) and _F['Scalar?'](ord) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (input, ord, dim, keepdim, dtype)
+    return None
+
+
+def _c1_linalg_norm(input, ord, dim, keepdim, dtype):
+    return _entry_linalg_norm(input, ord, dim, keepdim, dtype)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_linalg_norm = (
+    (_m0_linalg_norm, _c0_linalg_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord'))),
+    (_m1_linalg_norm, _c1_linalg_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord'))),
+)
+_sigs_linalg_norm = (
+    'linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    'linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def linalg_norm(*args, **kwargs):
+    """Overloads:
+    linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(linalg_norm, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_linalg_norm, args, kwargs, 'linalg_norm', _sigs_linalg_norm)
+    except TypeError:
+        _r = _hra_any(linalg_norm, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+def _m0_linalg_pinv(input, *, atol=None, rtol=None, hermitian=False):
+    if _F['Tensor'](input) and _F['float?'](atol) and _F['float?'](rtol) and _F['bool'](hermitian):
+        return (input, atol, rtol, hermitian)
+    return None
+
+
+def _c0_linalg_pinv(input, atol, rtol, hermitian):
+    return _entry_linalg_pinv_atol_rtol_float(input, atol, rtol, hermitian)
+
+
+# schema/native_functions.yaml: linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+def _m1_linalg_pinv(input, rcond, hermitian=False):
+    if _F['Tensor'](input) and _F['float'](rcond) and _F['bool'](hermitian):
+        return (input, rcond, hermitian)
+    return None
+
+
+def _c1_linalg_pinv(input, rcond, hermitian):
+    return _entry_linalg_pinv(input, rcond, hermitian)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_linalg_pinv = (
+    (_m0_linalg_pinv, _c0_linalg_pinv, 1, frozenset(('atol', 'hermitian', 'input', 'rtol'))),
+    (_m1_linalg_pinv, _c1_linalg_pinv, 3, frozenset(('hermitian', 'input', 'rcond'))),
+)
+_sigs_linalg_pinv = (
+    'linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor',
+    'linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor',
+)
+
+
+def linalg_pinv(*args, **kwargs):
+    """Overloads:
+    linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+    linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(linalg_pinv, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_linalg_pinv, args, kwargs, 'linalg_pinv', _sigs_linalg_pinv)
+    except TypeError:
+        _r = _hra_any(linalg_pinv, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
+def linalg_qr(A, mode='reduced'):
+    """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)"""
+    if _tf[0]:
+        _r = _htf(linalg_qr, (A,), (A, mode), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_qr._make(_entry_linalg_qr(A, mode))
+
+    except TypeError:
+        _r = _hra(linalg_qr, (A,), (A, mode), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+def linalg_slogdet(A):
+    """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)"""
+    if _tf[0]:
+        _r = _htf(linalg_slogdet, (A,), (A,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_slogdet._make(_entry_linalg_slogdet(A))
+
+    except TypeError:
+        _r = _hra(linalg_slogdet, (A,), (A,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+def linalg_solve(A, B, *, left=True):
+    """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_solve, (A, B), (A, B), {'left': left})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_solve(A, B, left)
+
+    except TypeError:
+        _r = _hra(linalg_solve, (A, B), (A, B), {'left': left})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+def linalg_solve_ex(A, B, *, left=True, check_errors=False):
+    """linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)"""
+    if _tf[0]:
+        _r = _htf(linalg_solve_ex, (A, B), (A, B), {'left': left, 'check_errors': check_errors})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_solve_ex._make(_entry_linalg_solve_ex(A, B, left, check_errors))
+
+    except TypeError:
+        _r = _hra(linalg_solve_ex, (A, B), (A, B), {'left': left, 'check_errors': check_errors})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False):
+    """linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_solve_triangular, (input, B), (input, B), {'upper': upper, 'left': left, 'unitriangular': unitriangular})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_solve_triangular(input, B, upper, left, unitriangular)
+
+    except TypeError:
+        _r = _hra(linalg_solve_triangular, (input, B), (input, B), {'upper': upper, 'left': left, 'unitriangular': unitriangular})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+def linalg_svd(A, full_matrices=True, *, driver=None):
+    """linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)"""
+    if _tf[0]:
+        _r = _htf(linalg_svd, (A,), (A, full_matrices), {'driver': driver})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_svd._make(_entry_linalg_svd(A, full_matrices, driver))
+
+    except TypeError:
+        _r = _hra(linalg_svd, (A,), (A, full_matrices), {'driver': driver})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+def linalg_svdvals(A, *, driver=None):
+    """linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_svdvals, (A,), (A,), {'driver': driver})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_svdvals(A, driver)
+
+    except TypeError:
+        _r = _hra(linalg_svdvals, (A,), (A,), {'driver': driver})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_tensorinv(Tensor self, int ind=2) -> Tensor
+def linalg_tensorinv(input, ind=2):
+    """linalg_tensorinv(Tensor self, int ind=2) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_tensorinv, (input,), (input, ind), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_tensorinv(input, ind)
+
+    except TypeError:
+        _r = _hra(linalg_tensorinv, (input,), (input, ind), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
+def linalg_tensorsolve(input, other, dims=None):
+    """linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_tensorsolve, (input, other), (input, other, dims), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_tensorsolve(input, other, dims)
+
+    except TypeError:
+        _r = _hra(linalg_tensorsolve, (input, other), (input, other, dims), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor
+def linalg_vander(x, *, N=None):
+    """linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_vander, (x,), (x,), {'N': N})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_vander(x, N)
+
+    except TypeError:
+        _r = _hra(linalg_vander, (x,), (x,), {'N': N})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
+def linalg_vecdot(x, y, *, dim=-1):
+    """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_vecdot, (x, y), (x, y), {'dim': dim})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_vecdot(x, y, dim)
+
+    except TypeError:
+        _r = _hra(linalg_vecdot, (x, y), (x, y), {'dim': dim})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
@@ -6232,6 +7173,23 @@ def log_softmax(input, dim, dtype=None, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: logdet(Tensor self) -> Tensor
+def logdet(input):
+    """logdet(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logdet, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logdet(input)
+
+    except TypeError:
+        _r = _hra(logdet, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
@@ -6406,6 +7364,40 @@ def lt(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+def lu_solve(input, LU_data, LU_pivots):
+    """lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lu_solve, (input, LU_data, LU_pivots), (input, LU_data, LU_pivots), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lu_solve(input, LU_data, LU_pivots)
+
+    except TypeError:
+        _r = _hra(lu_solve, (input, LU_data, LU_pivots), (input, LU_data, LU_pivots), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    """lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)"""
+    if _tf[0]:
+        _r = _htf(lu_unpack, (LU_data, LU_pivots), (LU_data, LU_pivots, unpack_data, unpack_pivots), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_lu_unpack._make(_entry_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots))
+
+    except TypeError:
+        _r = _hra(lu_unpack, (LU_data, LU_pivots), (LU_data, LU_pivots, unpack_data, unpack_pivots), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 def _m0_masked_fill(input, mask, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](mask) and _F['Tensor'](value):
@@ -6513,6 +7505,40 @@ def matmul(input, other, *, out=None):
 
     except TypeError:
         _r = _hra(matmul, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: matrix_exp(Tensor self) -> Tensor
+def matrix_exp(input):
+    """matrix_exp(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(matrix_exp, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_matrix_exp(input)
+
+    except TypeError:
+        _r = _hra(matrix_exp, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: matrix_power(Tensor self, int n) -> Tensor
+def matrix_power(input, n):
+    """matrix_power(Tensor self, int n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(matrix_power, (input,), (input, n), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_matrix_power(input, n)
+
+    except TypeError:
+        _r = _hra(matrix_power, (input,), (input, n), {})
         if _r is _NO:
             raise
         return _r
@@ -7570,6 +8596,23 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
         return _r
 
 
+# schema/native_functions.yaml: orgqr(Tensor self, Tensor input2) -> Tensor
+def orgqr(input, input2):
+    """orgqr(Tensor self, Tensor input2) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(orgqr, (input, input2), (input, input2), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_orgqr(input, input2)
+
+    except TypeError:
+        _r = _hra(orgqr, (input, input2), (input, input2), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: outer(Tensor self, Tensor vec2) -> Tensor
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
@@ -7618,6 +8661,23 @@ def permute(input, dims):
 
     except TypeError:
         _r = _hra(permute, (input,), (input, dims), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: pinverse(Tensor self, float rcond=1e-15) -> Tensor
+def pinverse(input, rcond=1e-15):
+    """pinverse(Tensor self, float rcond=1e-15) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(pinverse, (input,), (input, rcond), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_pinverse(input, rcond)
+
+    except TypeError:
+        _r = _hra(pinverse, (input,), (input, rcond), {})
         if _r is _NO:
             raise
         return _r
@@ -7782,6 +8842,23 @@ def put(input, index, source, accumulate=False, *, out=None):
 
     except TypeError:
         _r = _hra(put, (input, index, source), (input, index, source, accumulate), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+def qr(input, some=True):
+    """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)"""
+    if _tf[0]:
+        _r = _htf(qr, (input,), (input, some), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_qr._make(_entry_qr(input, some))
+
+    except TypeError:
+        _r = _hra(qr, (input,), (input, some), {})
         if _r is _NO:
             raise
         return _r
@@ -9261,6 +10338,23 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+def slogdet(input):
+    """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)"""
+    if _tf[0]:
+        _r = _htf(slogdet, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_slogdet._make(_entry_slogdet(input))
+
+    except TypeError:
+        _r = _hra(slogdet, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
@@ -9767,6 +10861,23 @@ def sum(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+def svd(input, some=True, compute_uv=True):
+    """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)"""
+    if _tf[0]:
+        _r = _htf(svd, (input,), (input, some, compute_uv), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_svd._make(_entry_svd(input, some, compute_uv))
+
+    except TypeError:
+        _r = _hra(svd, (input,), (input, some, compute_uv), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
@@ -10107,6 +11218,23 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: trace(Tensor self) -> Tensor
+def trace(input):
+    """trace(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(trace, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_trace(input)
+
+    except TypeError:
+        _r = _hra(trace, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
@@ -10119,6 +11247,23 @@ def transpose(input, dim0, dim1):
 
     except TypeError:
         _r = _hra(transpose, (input,), (input, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+    """triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)"""
+    if _tf[0]:
+        _r = _htf(triangular_solve, (input, A), (input, A, upper, transpose, unitriangular), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_triangular_solve._make(_entry_triangular_solve(input, A, upper, transpose, unitriangular))
+
+    except TypeError:
+        _r = _hra(triangular_solve, (input, A), (input, A, upper, transpose, unitriangular), {})
         if _r is _NO:
             raise
         return _r

@@ -14915,6 +14915,1716 @@ linear_out._entry = _entry_linear_out
 _aten._packet('linear')._add(linear_out)
 
 
+# schema/native_functions.yaml: linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+linalg_solve_ex = _Op("aten", 'linalg_solve_ex', 'default',
+    'linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)',
+    ('A', 'B', 'left', 'check_errors'), 2, tags=())
+_c_linalg_solve_ex = linalg_solve_ex._cache
+
+
+def _bind_linalg_solve_ex(A, B, *, left=True, check_errors=False):
+    return (A, B, left, check_errors)
+
+
+def _entry_linalg_solve_ex(A, B, left, check_errors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | B._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_solve_ex, (A, B, left, check_errors)) from None
+    _k = _c_linalg_solve_ex.get(ks)
+    if _k is None:
+        _k = linalg_solve_ex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_solve_ex, _k, (A, B, left, check_errors,))
+    return _k(A, B, left, check_errors)
+
+
+linalg_solve_ex._bind = _bind_linalg_solve_ex
+linalg_solve_ex._entry = _entry_linalg_solve_ex
+_aten._packet('linalg_solve_ex')._add(linalg_solve_ex)
+
+
+# schema/native_functions.yaml: linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+linalg_solve = _Op("aten", 'linalg_solve', 'default',
+    'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor',
+    ('A', 'B', 'left'), 2, tags=())
+_c_linalg_solve = linalg_solve._cache
+
+
+def _bind_linalg_solve(A, B, *, left=True):
+    return (A, B, left)
+
+
+def _entry_linalg_solve(A, B, left):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | B._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_solve, (A, B, left)) from None
+    _k = _c_linalg_solve.get(ks)
+    if _k is None:
+        _k = linalg_solve._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_solve, _k, (A, B, left,))
+    return _k(A, B, left)
+
+
+linalg_solve._bind = _bind_linalg_solve
+linalg_solve._entry = _entry_linalg_solve
+_aten._packet('linalg_solve')._add(linalg_solve)
+
+
+# schema/native_functions.yaml: linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+linalg_inv_ex = _Op("aten", 'linalg_inv_ex', 'default',
+    'linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)',
+    ('A', 'check_errors'), 1, tags=())
+_c_linalg_inv_ex = linalg_inv_ex._cache
+
+
+def _bind_linalg_inv_ex(A, *, check_errors=False):
+    return (A, check_errors)
+
+
+def _entry_linalg_inv_ex(A, check_errors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_inv_ex, (A, check_errors)) from None
+    _k = _c_linalg_inv_ex.get(ks)
+    if _k is None:
+        _k = linalg_inv_ex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_inv_ex, _k, (A, check_errors,))
+    return _k(A, check_errors)
+
+
+linalg_inv_ex._bind = _bind_linalg_inv_ex
+linalg_inv_ex._entry = _entry_linalg_inv_ex
+_aten._packet('linalg_inv_ex')._add(linalg_inv_ex)
+
+
+# schema/native_functions.yaml: linalg_inv(Tensor A) -> Tensor
+linalg_inv = _Op("aten", 'linalg_inv', 'default',
+    'linalg_inv(Tensor A) -> Tensor',
+    ('A',), 1, tags=())
+_c_linalg_inv = linalg_inv._cache
+
+
+def _bind_linalg_inv(A):
+    return (A,)
+
+
+def _entry_linalg_inv(A):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_inv, (A,)) from None
+    _k = _c_linalg_inv.get(ks)
+    if _k is None:
+        _k = linalg_inv._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_inv, _k, (A,))
+    return _k(A)
+
+
+linalg_inv._bind = _bind_linalg_inv
+linalg_inv._entry = _entry_linalg_inv
+_aten._packet('linalg_inv')._add(linalg_inv)
+
+
+# schema/native_functions.yaml: inverse(Tensor self) -> Tensor
+inverse = _Op("aten", 'inverse', 'default',
+    'inverse(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_inverse = inverse._cache
+
+
+def _bind_inverse(self):
+    return (self,)
+
+
+def _entry_inverse(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(inverse, (self,)) from None
+    _k = _c_inverse.get(ks)
+    if _k is None:
+        _k = inverse._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(inverse, _k, (self,))
+    return _k(self)
+
+
+inverse._bind = _bind_inverse
+inverse._entry = _entry_inverse
+_aten._packet('inverse')._add(inverse)
+
+
+# schema/native_functions.yaml: linalg_det(Tensor A) -> Tensor
+linalg_det = _Op("aten", 'linalg_det', 'default',
+    'linalg_det(Tensor A) -> Tensor',
+    ('A',), 1, tags=())
+_c_linalg_det = linalg_det._cache
+
+
+def _bind_linalg_det(A):
+    return (A,)
+
+
+def _entry_linalg_det(A):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_det, (A,)) from None
+    _k = _c_linalg_det.get(ks)
+    if _k is None:
+        _k = linalg_det._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_det, _k, (A,))
+    return _k(A)
+
+
+linalg_det._bind = _bind_linalg_det
+linalg_det._entry = _entry_linalg_det
+_aten._packet('linalg_det')._add(linalg_det)
+
+
+# schema/native_functions.yaml: det(Tensor self) -> Tensor
+det = _Op("aten", 'det', 'default',
+    'det(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_det = det._cache
+
+
+def _bind_det(self):
+    return (self,)
+
+
+def _entry_det(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(det, (self,)) from None
+    _k = _c_det.get(ks)
+    if _k is None:
+        _k = det._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(det, _k, (self,))
+    return _k(self)
+
+
+det._bind = _bind_det
+det._entry = _entry_det
+_aten._packet('det')._add(det)
+
+
+# schema/native_functions.yaml: linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+linalg_slogdet = _Op("aten", 'linalg_slogdet', 'default',
+    'linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)',
+    ('A',), 1, tags=())
+_c_linalg_slogdet = linalg_slogdet._cache
+
+
+def _bind_linalg_slogdet(A):
+    return (A,)
+
+
+def _entry_linalg_slogdet(A):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_slogdet, (A,)) from None
+    _k = _c_linalg_slogdet.get(ks)
+    if _k is None:
+        _k = linalg_slogdet._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_slogdet, _k, (A,))
+    return _k(A)
+
+
+linalg_slogdet._bind = _bind_linalg_slogdet
+linalg_slogdet._entry = _entry_linalg_slogdet
+_aten._packet('linalg_slogdet')._add(linalg_slogdet)
+
+
+# schema/native_functions.yaml: slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+slogdet = _Op("aten", 'slogdet', 'default',
+    'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)',
+    ('self',), 1, tags=())
+_c_slogdet = slogdet._cache
+
+
+def _bind_slogdet(self):
+    return (self,)
+
+
+def _entry_slogdet(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(slogdet, (self,)) from None
+    _k = _c_slogdet.get(ks)
+    if _k is None:
+        _k = slogdet._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(slogdet, _k, (self,))
+    return _k(self)
+
+
+slogdet._bind = _bind_slogdet
+slogdet._entry = _entry_slogdet
+_aten._packet('slogdet')._add(slogdet)
+
+
+# schema/native_functions.yaml: logdet(Tensor self) -> Tensor
+logdet = _Op("aten", 'logdet', 'default',
+    'logdet(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_logdet = logdet._cache
+
+
+def _bind_logdet(self):
+    return (self,)
+
+
+def _entry_logdet(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logdet, (self,)) from None
+    _k = _c_logdet.get(ks)
+    if _k is None:
+        _k = logdet._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logdet, _k, (self,))
+    return _k(self)
+
+
+logdet._bind = _bind_logdet
+logdet._entry = _entry_logdet
+_aten._packet('logdet')._add(logdet)
+
+
+# schema/native_functions.yaml: linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+linalg_cholesky_ex = _Op("aten", 'linalg_cholesky_ex', 'default',
+    'linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)',
+    ('self', 'upper', 'check_errors'), 1, tags=())
+_c_linalg_cholesky_ex = linalg_cholesky_ex._cache
+
+
+def _bind_linalg_cholesky_ex(self, *, upper=False, check_errors=False):
+    return (self, upper, check_errors)
+
+
+def _entry_linalg_cholesky_ex(self, upper, check_errors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cholesky_ex, (self, upper, check_errors)) from None
+    _k = _c_linalg_cholesky_ex.get(ks)
+    if _k is None:
+        _k = linalg_cholesky_ex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cholesky_ex, _k, (self, upper, check_errors,))
+    return _k(self, upper, check_errors)
+
+
+linalg_cholesky_ex._bind = _bind_linalg_cholesky_ex
+linalg_cholesky_ex._entry = _entry_linalg_cholesky_ex
+_aten._packet('linalg_cholesky_ex')._add(linalg_cholesky_ex)
+
+
+# schema/native_functions.yaml: linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
+linalg_cholesky = _Op("aten", 'linalg_cholesky', 'default',
+    'linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor',
+    ('self', 'upper'), 1, tags=())
+_c_linalg_cholesky = linalg_cholesky._cache
+
+
+def _bind_linalg_cholesky(self, *, upper=False):
+    return (self, upper)
+
+
+def _entry_linalg_cholesky(self, upper):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cholesky, (self, upper)) from None
+    _k = _c_linalg_cholesky.get(ks)
+    if _k is None:
+        _k = linalg_cholesky._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cholesky, _k, (self, upper,))
+    return _k(self, upper)
+
+
+linalg_cholesky._bind = _bind_linalg_cholesky
+linalg_cholesky._entry = _entry_linalg_cholesky
+_aten._packet('linalg_cholesky')._add(linalg_cholesky)
+
+
+# schema/native_functions.yaml: cholesky(Tensor self, bool upper=False) -> Tensor
+cholesky = _Op("aten", 'cholesky', 'default',
+    'cholesky(Tensor self, bool upper=False) -> Tensor',
+    ('self', 'upper'), 2, tags=())
+_c_cholesky = cholesky._cache
+
+
+def _bind_cholesky(self, upper=False):
+    return (self, upper)
+
+
+def _entry_cholesky(self, upper):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cholesky, (self, upper)) from None
+    _k = _c_cholesky.get(ks)
+    if _k is None:
+        _k = cholesky._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cholesky, _k, (self, upper,))
+    return _k(self, upper)
+
+
+cholesky._bind = _bind_cholesky
+cholesky._entry = _entry_cholesky
+_aten._packet('cholesky')._add(cholesky)
+
+
+# schema/native_functions.yaml: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+cholesky_solve = _Op("aten", 'cholesky_solve', 'default',
+    'cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor',
+    ('self', 'input2', 'upper'), 3, tags=())
+_c_cholesky_solve = cholesky_solve._cache
+
+
+def _bind_cholesky_solve(self, input2, upper=False):
+    return (self, input2, upper)
+
+
+def _entry_cholesky_solve(self, input2, upper):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | input2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cholesky_solve, (self, input2, upper)) from None
+    _k = _c_cholesky_solve.get(ks)
+    if _k is None:
+        _k = cholesky_solve._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cholesky_solve, _k, (self, input2, upper,))
+    return _k(self, input2, upper)
+
+
+cholesky_solve._bind = _bind_cholesky_solve
+cholesky_solve._entry = _entry_cholesky_solve
+_aten._packet('cholesky_solve')._add(cholesky_solve)
+
+
+# schema/native_functions.yaml: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+cholesky_inverse = _Op("aten", 'cholesky_inverse', 'default',
+    'cholesky_inverse(Tensor self, bool upper=False) -> Tensor',
+    ('self', 'upper'), 2, tags=())
+_c_cholesky_inverse = cholesky_inverse._cache
+
+
+def _bind_cholesky_inverse(self, upper=False):
+    return (self, upper)
+
+
+def _entry_cholesky_inverse(self, upper):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cholesky_inverse, (self, upper)) from None
+    _k = _c_cholesky_inverse.get(ks)
+    if _k is None:
+        _k = cholesky_inverse._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cholesky_inverse, _k, (self, upper,))
+    return _k(self, upper)
+
+
+cholesky_inverse._bind = _bind_cholesky_inverse
+cholesky_inverse._entry = _entry_cholesky_inverse
+_aten._packet('cholesky_inverse')._add(cholesky_inverse)
+
+
+# schema/native_functions.yaml: linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
+linalg_qr = _Op("aten", 'linalg_qr', 'default',
+    'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)',
+    ('A', 'mode'), 2, tags=())
+_c_linalg_qr = linalg_qr._cache
+
+
+def _bind_linalg_qr(A, mode='reduced'):
+    return (A, mode)
+
+
+def _entry_linalg_qr(A, mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_qr, (A, mode)) from None
+    _k = _c_linalg_qr.get(ks)
+    if _k is None:
+        _k = linalg_qr._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_qr, _k, (A, mode,))
+    return _k(A, mode)
+
+
+linalg_qr._bind = _bind_linalg_qr
+linalg_qr._entry = _entry_linalg_qr
+_aten._packet('linalg_qr')._add(linalg_qr)
+
+
+# schema/native_functions.yaml: qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+qr = _Op("aten", 'qr', 'default',
+    'qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)',
+    ('self', 'some'), 2, tags=())
+_c_qr = qr._cache
+
+
+def _bind_qr(self, some=True):
+    return (self, some)
+
+
+def _entry_qr(self, some):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(qr, (self, some)) from None
+    _k = _c_qr.get(ks)
+    if _k is None:
+        _k = qr._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(qr, _k, (self, some,))
+    return _k(self, some)
+
+
+qr._bind = _bind_qr
+qr._entry = _entry_qr
+_aten._packet('qr')._add(qr)
+
+
+# schema/native_functions.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+linalg_svd = _Op("aten", 'linalg_svd', 'default',
+    'linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)',
+    ('A', 'full_matrices', 'driver'), 2, tags=())
+_c_linalg_svd = linalg_svd._cache
+
+
+def _bind_linalg_svd(A, full_matrices=True, *, driver=None):
+    return (A, full_matrices, driver)
+
+
+def _entry_linalg_svd(A, full_matrices, driver):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_svd, (A, full_matrices, driver)) from None
+    _k = _c_linalg_svd.get(ks)
+    if _k is None:
+        _k = linalg_svd._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_svd, _k, (A, full_matrices, driver,))
+    return _k(A, full_matrices, driver)
+
+
+linalg_svd._bind = _bind_linalg_svd
+linalg_svd._entry = _entry_linalg_svd
+_aten._packet('linalg_svd')._add(linalg_svd)
+
+
+# schema/native_functions.yaml: linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+linalg_svdvals = _Op("aten", 'linalg_svdvals', 'default',
+    'linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor',
+    ('A', 'driver'), 1, tags=())
+_c_linalg_svdvals = linalg_svdvals._cache
+
+
+def _bind_linalg_svdvals(A, *, driver=None):
+    return (A, driver)
+
+
+def _entry_linalg_svdvals(A, driver):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_svdvals, (A, driver)) from None
+    _k = _c_linalg_svdvals.get(ks)
+    if _k is None:
+        _k = linalg_svdvals._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_svdvals, _k, (A, driver,))
+    return _k(A, driver)
+
+
+linalg_svdvals._bind = _bind_linalg_svdvals
+linalg_svdvals._entry = _entry_linalg_svdvals
+_aten._packet('linalg_svdvals')._add(linalg_svdvals)
+
+
+# schema/native_functions.yaml: svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+svd = _Op("aten", 'svd', 'default',
+    'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)',
+    ('self', 'some', 'compute_uv'), 3, tags=())
+_c_svd = svd._cache
+
+
+def _bind_svd(self, some=True, compute_uv=True):
+    return (self, some, compute_uv)
+
+
+def _entry_svd(self, some, compute_uv):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(svd, (self, some, compute_uv)) from None
+    _k = _c_svd.get(ks)
+    if _k is None:
+        _k = svd._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(svd, _k, (self, some, compute_uv,))
+    return _k(self, some, compute_uv)
+
+
+svd._bind = _bind_svd
+svd._entry = _entry_svd
+_aten._packet('svd')._add(svd)
+
+
+# schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
+linalg_eigh = _Op("aten", 'linalg_eigh', 'default',
+    'linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)',
+    ('self', 'UPLO'), 2, tags=())
+_c_linalg_eigh = linalg_eigh._cache
+
+
+def _bind_linalg_eigh(self, UPLO='L'):
+    return (self, UPLO)
+
+
+def _entry_linalg_eigh(self, UPLO):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eigh, (self, UPLO)) from None
+    _k = _c_linalg_eigh.get(ks)
+    if _k is None:
+        _k = linalg_eigh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eigh, _k, (self, UPLO,))
+    return _k(self, UPLO)
+
+
+linalg_eigh._bind = _bind_linalg_eigh
+linalg_eigh._entry = _entry_linalg_eigh
+_aten._packet('linalg_eigh')._add(linalg_eigh)
+
+
+# schema/native_functions.yaml: linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor
+linalg_eigvalsh = _Op("aten", 'linalg_eigvalsh', 'default',
+    'linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor',
+    ('self', 'UPLO'), 2, tags=())
+_c_linalg_eigvalsh = linalg_eigvalsh._cache
+
+
+def _bind_linalg_eigvalsh(self, UPLO='L'):
+    return (self, UPLO)
+
+
+def _entry_linalg_eigvalsh(self, UPLO):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eigvalsh, (self, UPLO)) from None
+    _k = _c_linalg_eigvalsh.get(ks)
+    if _k is None:
+        _k = linalg_eigvalsh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eigvalsh, _k, (self, UPLO,))
+    return _k(self, UPLO)
+
+
+linalg_eigvalsh._bind = _bind_linalg_eigvalsh
+linalg_eigvalsh._entry = _entry_linalg_eigvalsh
+_aten._packet('linalg_eigvalsh')._add(linalg_eigvalsh)
+
+
+# schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+linalg_lstsq = _Op("aten", 'linalg_lstsq', 'default',
+    'linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)',
+    ('self', 'b', 'rcond', 'driver'), 3, tags=())
+_c_linalg_lstsq = linalg_lstsq._cache
+
+
+def _bind_linalg_lstsq(self, b, rcond=None, *, driver=None):
+    return (self, b, rcond, driver)
+
+
+def _entry_linalg_lstsq(self, b, rcond, driver):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | b._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lstsq, (self, b, rcond, driver)) from None
+    _k = _c_linalg_lstsq.get(ks)
+    if _k is None:
+        _k = linalg_lstsq._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lstsq, _k, (self, b, rcond, driver,))
+    return _k(self, b, rcond, driver)
+
+
+linalg_lstsq._bind = _bind_linalg_lstsq
+linalg_lstsq._entry = _entry_linalg_lstsq
+_aten._packet('linalg_lstsq')._add(linalg_lstsq)
+
+
+# schema/native_functions.yaml: linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+linalg_lu = _Op("aten", 'linalg_lu', 'default',
+    'linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)',
+    ('A', 'pivot'), 1, tags=())
+_c_linalg_lu = linalg_lu._cache
+
+
+def _bind_linalg_lu(A, *, pivot=True):
+    return (A, pivot)
+
+
+def _entry_linalg_lu(A, pivot):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lu, (A, pivot)) from None
+    _k = _c_linalg_lu.get(ks)
+    if _k is None:
+        _k = linalg_lu._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lu, _k, (A, pivot,))
+    return _k(A, pivot)
+
+
+linalg_lu._bind = _bind_linalg_lu
+linalg_lu._entry = _entry_linalg_lu
+_aten._packet('linalg_lu')._add(linalg_lu)
+
+
+# schema/native_functions.yaml: linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+linalg_lu_factor_ex = _Op("aten", 'linalg_lu_factor_ex', 'default',
+    'linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)',
+    ('A', 'pivot', 'check_errors'), 1, tags=())
+_c_linalg_lu_factor_ex = linalg_lu_factor_ex._cache
+
+
+def _bind_linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+    return (A, pivot, check_errors)
+
+
+def _entry_linalg_lu_factor_ex(A, pivot, check_errors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lu_factor_ex, (A, pivot, check_errors)) from None
+    _k = _c_linalg_lu_factor_ex.get(ks)
+    if _k is None:
+        _k = linalg_lu_factor_ex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lu_factor_ex, _k, (A, pivot, check_errors,))
+    return _k(A, pivot, check_errors)
+
+
+linalg_lu_factor_ex._bind = _bind_linalg_lu_factor_ex
+linalg_lu_factor_ex._entry = _entry_linalg_lu_factor_ex
+_aten._packet('linalg_lu_factor_ex')._add(linalg_lu_factor_ex)
+
+
+# schema/native_functions.yaml: linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+linalg_lu_factor = _Op("aten", 'linalg_lu_factor', 'default',
+    'linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)',
+    ('A', 'pivot'), 1, tags=())
+_c_linalg_lu_factor = linalg_lu_factor._cache
+
+
+def _bind_linalg_lu_factor(A, *, pivot=True):
+    return (A, pivot)
+
+
+def _entry_linalg_lu_factor(A, pivot):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lu_factor, (A, pivot)) from None
+    _k = _c_linalg_lu_factor.get(ks)
+    if _k is None:
+        _k = linalg_lu_factor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lu_factor, _k, (A, pivot,))
+    return _k(A, pivot)
+
+
+linalg_lu_factor._bind = _bind_linalg_lu_factor
+linalg_lu_factor._entry = _entry_linalg_lu_factor
+_aten._packet('linalg_lu_factor')._add(linalg_lu_factor)
+
+
+# schema/native_functions.yaml: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+lu_unpack = _Op("aten", 'lu_unpack', 'default',
+    'lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)',
+    ('LU_data', 'LU_pivots', 'unpack_data', 'unpack_pivots'), 4, tags=())
+_c_lu_unpack = lu_unpack._cache
+
+
+def _bind_lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+    return (LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+def _entry_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (LU_data._ks | LU_pivots._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lu_unpack, (LU_data, LU_pivots, unpack_data, unpack_pivots)) from None
+    _k = _c_lu_unpack.get(ks)
+    if _k is None:
+        _k = lu_unpack._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lu_unpack, _k, (LU_data, LU_pivots, unpack_data, unpack_pivots,))
+    return _k(LU_data, LU_pivots, unpack_data, unpack_pivots)
+
+
+lu_unpack._bind = _bind_lu_unpack
+lu_unpack._entry = _entry_lu_unpack
+_aten._packet('lu_unpack')._add(lu_unpack)
+
+
+# schema/native_functions.yaml: linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+linalg_lu_solve = _Op("aten", 'linalg_lu_solve', 'default',
+    'linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor',
+    ('LU', 'pivots', 'B', 'left', 'adjoint'), 3, tags=())
+_c_linalg_lu_solve = linalg_lu_solve._cache
+
+
+def _bind_linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+    return (LU, pivots, B, left, adjoint)
+
+
+def _entry_linalg_lu_solve(LU, pivots, B, left, adjoint):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (LU._ks | pivots._ks | B._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lu_solve, (LU, pivots, B, left, adjoint)) from None
+    _k = _c_linalg_lu_solve.get(ks)
+    if _k is None:
+        _k = linalg_lu_solve._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lu_solve, _k, (LU, pivots, B, left, adjoint,))
+    return _k(LU, pivots, B, left, adjoint)
+
+
+linalg_lu_solve._bind = _bind_linalg_lu_solve
+linalg_lu_solve._entry = _entry_linalg_lu_solve
+_aten._packet('linalg_lu_solve')._add(linalg_lu_solve)
+
+
+# schema/native_functions.yaml: lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+lu_solve = _Op("aten", 'lu_solve', 'default',
+    'lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor',
+    ('self', 'LU_data', 'LU_pivots'), 3, tags=())
+_c_lu_solve = lu_solve._cache
+
+
+def _bind_lu_solve(self, LU_data, LU_pivots):
+    return (self, LU_data, LU_pivots)
+
+
+def _entry_lu_solve(self, LU_data, LU_pivots):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | LU_data._ks | LU_pivots._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lu_solve, (self, LU_data, LU_pivots)) from None
+    _k = _c_lu_solve.get(ks)
+    if _k is None:
+        _k = lu_solve._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lu_solve, _k, (self, LU_data, LU_pivots,))
+    return _k(self, LU_data, LU_pivots)
+
+
+lu_solve._bind = _bind_lu_solve
+lu_solve._entry = _entry_lu_solve
+_aten._packet('lu_solve')._add(lu_solve)
+
+
+# schema/native_functions.yaml: linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+linalg_solve_triangular = _Op("aten", 'linalg_solve_triangular', 'default',
+    'linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor',
+    ('self', 'B', 'upper', 'left', 'unitriangular'), 2, tags=())
+_c_linalg_solve_triangular = linalg_solve_triangular._cache
+
+
+def _bind_linalg_solve_triangular(self, B, *, upper, left=True, unitriangular=False):
+    return (self, B, upper, left, unitriangular)
+
+
+def _entry_linalg_solve_triangular(self, B, upper, left, unitriangular):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | B._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_solve_triangular, (self, B, upper, left, unitriangular)) from None
+    _k = _c_linalg_solve_triangular.get(ks)
+    if _k is None:
+        _k = linalg_solve_triangular._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_solve_triangular, _k, (self, B, upper, left, unitriangular,))
+    return _k(self, B, upper, left, unitriangular)
+
+
+linalg_solve_triangular._bind = _bind_linalg_solve_triangular
+linalg_solve_triangular._entry = _entry_linalg_solve_triangular
+_aten._packet('linalg_solve_triangular')._add(linalg_solve_triangular)
+
+
+# schema/native_functions.yaml: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+triangular_solve = _Op("aten", 'triangular_solve', 'default',
+    'triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)',
+    ('self', 'A', 'upper', 'transpose', 'unitriangular'), 5, tags=())
+_c_triangular_solve = triangular_solve._cache
+
+
+def _bind_triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    return (self, A, upper, transpose, unitriangular)
+
+
+def _entry_triangular_solve(self, A, upper, transpose, unitriangular):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triangular_solve, (self, A, upper, transpose, unitriangular)) from None
+    _k = _c_triangular_solve.get(ks)
+    if _k is None:
+        _k = triangular_solve._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(triangular_solve, _k, (self, A, upper, transpose, unitriangular,))
+    return _k(self, A, upper, transpose, unitriangular)
+
+
+triangular_solve._bind = _bind_triangular_solve
+triangular_solve._entry = _entry_triangular_solve
+_aten._packet('triangular_solve')._add(triangular_solve)
+
+
+# schema/native_functions.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor
+linalg_householder_product = _Op("aten", 'linalg_householder_product', 'default',
+    'linalg_householder_product(Tensor input, Tensor tau) -> Tensor',
+    ('input', 'tau'), 2, tags=())
+_c_linalg_householder_product = linalg_householder_product._cache
+
+
+def _bind_linalg_householder_product(input, tau):
+    return (input, tau)
+
+
+def _entry_linalg_householder_product(input, tau):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | tau._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_householder_product, (input, tau)) from None
+    _k = _c_linalg_householder_product.get(ks)
+    if _k is None:
+        _k = linalg_householder_product._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_householder_product, _k, (input, tau,))
+    return _k(input, tau)
+
+
+linalg_householder_product._bind = _bind_linalg_householder_product
+linalg_householder_product._entry = _entry_linalg_householder_product
+_aten._packet('linalg_householder_product')._add(linalg_householder_product)
+
+
+# schema/native_functions.yaml: orgqr(Tensor self, Tensor input2) -> Tensor
+orgqr = _Op("aten", 'orgqr', 'default',
+    'orgqr(Tensor self, Tensor input2) -> Tensor',
+    ('self', 'input2'), 2, tags=())
+_c_orgqr = orgqr._cache
+
+
+def _bind_orgqr(self, input2):
+    return (self, input2)
+
+
+def _entry_orgqr(self, input2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | input2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(orgqr, (self, input2)) from None
+    _k = _c_orgqr.get(ks)
+    if _k is None:
+        _k = orgqr._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(orgqr, _k, (self, input2,))
+    return _k(self, input2)
+
+
+orgqr._bind = _bind_orgqr
+orgqr._entry = _entry_orgqr
+_aten._packet('orgqr')._add(orgqr)
+
+
+# schema/native_functions.yaml: linalg_matrix_exp(Tensor self) -> Tensor
+linalg_matrix_exp = _Op("aten", 'linalg_matrix_exp', 'default',
+    'linalg_matrix_exp(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_linalg_matrix_exp = linalg_matrix_exp._cache
+
+
+def _bind_linalg_matrix_exp(self):
+    return (self,)
+
+
+def _entry_linalg_matrix_exp(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_exp, (self,)) from None
+    _k = _c_linalg_matrix_exp.get(ks)
+    if _k is None:
+        _k = linalg_matrix_exp._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_exp, _k, (self,))
+    return _k(self)
+
+
+linalg_matrix_exp._bind = _bind_linalg_matrix_exp
+linalg_matrix_exp._entry = _entry_linalg_matrix_exp
+_aten._packet('linalg_matrix_exp')._add(linalg_matrix_exp)
+
+
+# schema/native_functions.yaml: matrix_exp(Tensor self) -> Tensor
+matrix_exp = _Op("aten", 'matrix_exp', 'default',
+    'matrix_exp(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_matrix_exp = matrix_exp._cache
+
+
+def _bind_matrix_exp(self):
+    return (self,)
+
+
+def _entry_matrix_exp(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(matrix_exp, (self,)) from None
+    _k = _c_matrix_exp.get(ks)
+    if _k is None:
+        _k = matrix_exp._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(matrix_exp, _k, (self,))
+    return _k(self)
+
+
+matrix_exp._bind = _bind_matrix_exp
+matrix_exp._entry = _entry_matrix_exp
+_aten._packet('matrix_exp')._add(matrix_exp)
+
+
+# schema/native_functions.yaml: linalg_matrix_power(Tensor self, int n) -> Tensor
+linalg_matrix_power = _Op("aten", 'linalg_matrix_power', 'default',
+    'linalg_matrix_power(Tensor self, int n) -> Tensor',
+    ('self', 'n'), 2, tags=())
+_c_linalg_matrix_power = linalg_matrix_power._cache
+
+
+def _bind_linalg_matrix_power(self, n):
+    return (self, n)
+
+
+def _entry_linalg_matrix_power(self, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_power, (self, n)) from None
+    _k = _c_linalg_matrix_power.get(ks)
+    if _k is None:
+        _k = linalg_matrix_power._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_power, _k, (self, n,))
+    return _k(self, n)
+
+
+linalg_matrix_power._bind = _bind_linalg_matrix_power
+linalg_matrix_power._entry = _entry_linalg_matrix_power
+_aten._packet('linalg_matrix_power')._add(linalg_matrix_power)
+
+
+# schema/native_functions.yaml: matrix_power(Tensor self, int n) -> Tensor
+matrix_power = _Op("aten", 'matrix_power', 'default',
+    'matrix_power(Tensor self, int n) -> Tensor',
+    ('self', 'n'), 2, tags=())
+_c_matrix_power = matrix_power._cache
+
+
+def _bind_matrix_power(self, n):
+    return (self, n)
+
+
+def _entry_matrix_power(self, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(matrix_power, (self, n)) from None
+    _k = _c_matrix_power.get(ks)
+    if _k is None:
+        _k = matrix_power._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(matrix_power, _k, (self, n,))
+    return _k(self, n)
+
+
+matrix_power._bind = _bind_matrix_power
+matrix_power._entry = _entry_matrix_power
+_aten._packet('matrix_power')._add(matrix_power)
+
+
+# schema/native_functions.yaml: linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+linalg_matrix_norm = _Op("aten", 'linalg_matrix_norm', 'default',
+    'linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=())
+_c_linalg_matrix_norm = linalg_matrix_norm._cache
+
+
+def _bind_linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+    return (self, ord, dim, keepdim, dtype)
+
+
+def _entry_linalg_matrix_norm(self, ord, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_norm, (self, ord, dim, keepdim, dtype)) from None
+    _k = _c_linalg_matrix_norm.get(ks)
+    if _k is None:
+        _k = linalg_matrix_norm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_norm, _k, (self, ord, dim, keepdim, dtype,))
+    return _k(self, ord, dim, keepdim, dtype)
+
+
+linalg_matrix_norm._bind = _bind_linalg_matrix_norm
+linalg_matrix_norm._entry = _entry_linalg_matrix_norm
+_aten._packet('linalg_matrix_norm')._add(linalg_matrix_norm)
+
+
+# schema/native_functions.yaml: linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+linalg_matrix_norm_str_ord = _Op("aten", 'linalg_matrix_norm', 'str_ord',
+    'linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=())
+_c_linalg_matrix_norm_str_ord = linalg_matrix_norm_str_ord._cache
+
+
+def _bind_linalg_matrix_norm_str_ord(self, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
+    return (self, ord, dim, keepdim, dtype)
+
+
+def _entry_linalg_matrix_norm_str_ord(self, ord, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_norm_str_ord, (self, ord, dim, keepdim, dtype)) from None
+    _k = _c_linalg_matrix_norm_str_ord.get(ks)
+    if _k is None:
+        _k = linalg_matrix_norm_str_ord._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_norm_str_ord, _k, (self, ord, dim, keepdim, dtype,))
+    return _k(self, ord, dim, keepdim, dtype)
+
+
+linalg_matrix_norm_str_ord._bind = _bind_linalg_matrix_norm_str_ord
+linalg_matrix_norm_str_ord._entry = _entry_linalg_matrix_norm_str_ord
+_aten._packet('linalg_matrix_norm')._add(linalg_matrix_norm_str_ord)
+
+
+# schema/native_functions.yaml: linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+linalg_norm = _Op("aten", 'linalg_norm', 'default',
+    'linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=())
+_c_linalg_norm = linalg_norm._cache
+
+
+def _bind_linalg_norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
+    return (self, ord, dim, keepdim, dtype)
+
+
+def _entry_linalg_norm(self, ord, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_norm, (self, ord, dim, keepdim, dtype)) from None
+    _k = _c_linalg_norm.get(ks)
+    if _k is None:
+        _k = linalg_norm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_norm, _k, (self, ord, dim, keepdim, dtype,))
+    return _k(self, ord, dim, keepdim, dtype)
+
+
+linalg_norm._bind = _bind_linalg_norm
+linalg_norm._entry = _entry_linalg_norm
+_aten._packet('linalg_norm')._add(linalg_norm)
+
+
+# schema/native_functions.yaml: linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+linalg_norm_ord_str = _Op("aten", 'linalg_norm', 'ord_str',
+    'linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=())
+_c_linalg_norm_ord_str = linalg_norm_ord_str._cache
+
+
+def _bind_linalg_norm_ord_str(self, ord, dim=None, keepdim=False, *, dtype=None):
+    return (self, ord, dim, keepdim, dtype)
+
+
+def _entry_linalg_norm_ord_str(self, ord, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_norm_ord_str, (self, ord, dim, keepdim, dtype)) from None
+    _k = _c_linalg_norm_ord_str.get(ks)
+    if _k is None:
+        _k = linalg_norm_ord_str._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_norm_ord_str, _k, (self, ord, dim, keepdim, dtype,))
+    return _k(self, ord, dim, keepdim, dtype)
+
+
+linalg_norm_ord_str._bind = _bind_linalg_norm_ord_str
+linalg_norm_ord_str._entry = _entry_linalg_norm_ord_str
+_aten._packet('linalg_norm')._add(linalg_norm_ord_str)
+
+
+# schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+linalg_matrix_rank_atol_rtol_float = _Op("aten", 'linalg_matrix_rank', 'atol_rtol_float',
+    'linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor',
+    ('self', 'atol', 'rtol', 'hermitian'), 1, tags=())
+_c_linalg_matrix_rank_atol_rtol_float = linalg_matrix_rank_atol_rtol_float._cache
+
+
+def _bind_linalg_matrix_rank_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
+    return (self, atol, rtol, hermitian)
+
+
+def _entry_linalg_matrix_rank_atol_rtol_float(self, atol, rtol, hermitian):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_rank_atol_rtol_float, (self, atol, rtol, hermitian)) from None
+    _k = _c_linalg_matrix_rank_atol_rtol_float.get(ks)
+    if _k is None:
+        _k = linalg_matrix_rank_atol_rtol_float._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_rank_atol_rtol_float, _k, (self, atol, rtol, hermitian,))
+    return _k(self, atol, rtol, hermitian)
+
+
+linalg_matrix_rank_atol_rtol_float._bind = _bind_linalg_matrix_rank_atol_rtol_float
+linalg_matrix_rank_atol_rtol_float._entry = _entry_linalg_matrix_rank_atol_rtol_float
+_aten._packet('linalg_matrix_rank')._add(linalg_matrix_rank_atol_rtol_float)
+
+
+# schema/native_functions.yaml: linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
+linalg_matrix_rank = _Op("aten", 'linalg_matrix_rank', 'default',
+    'linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor',
+    ('self', 'tol', 'hermitian'), 3, tags=())
+_c_linalg_matrix_rank = linalg_matrix_rank._cache
+
+
+def _bind_linalg_matrix_rank(self, tol, hermitian=False):
+    return (self, tol, hermitian)
+
+
+def _entry_linalg_matrix_rank(self, tol, hermitian):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_rank, (self, tol, hermitian)) from None
+    _k = _c_linalg_matrix_rank.get(ks)
+    if _k is None:
+        _k = linalg_matrix_rank._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_rank, _k, (self, tol, hermitian,))
+    return _k(self, tol, hermitian)
+
+
+linalg_matrix_rank._bind = _bind_linalg_matrix_rank
+linalg_matrix_rank._entry = _entry_linalg_matrix_rank
+_aten._packet('linalg_matrix_rank')._add(linalg_matrix_rank)
+
+
+# schema/native_functions.yaml: linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+linalg_pinv_atol_rtol_float = _Op("aten", 'linalg_pinv', 'atol_rtol_float',
+    'linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor',
+    ('self', 'atol', 'rtol', 'hermitian'), 1, tags=())
+_c_linalg_pinv_atol_rtol_float = linalg_pinv_atol_rtol_float._cache
+
+
+def _bind_linalg_pinv_atol_rtol_float(self, *, atol=None, rtol=None, hermitian=False):
+    return (self, atol, rtol, hermitian)
+
+
+def _entry_linalg_pinv_atol_rtol_float(self, atol, rtol, hermitian):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_pinv_atol_rtol_float, (self, atol, rtol, hermitian)) from None
+    _k = _c_linalg_pinv_atol_rtol_float.get(ks)
+    if _k is None:
+        _k = linalg_pinv_atol_rtol_float._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_pinv_atol_rtol_float, _k, (self, atol, rtol, hermitian,))
+    return _k(self, atol, rtol, hermitian)
+
+
+linalg_pinv_atol_rtol_float._bind = _bind_linalg_pinv_atol_rtol_float
+linalg_pinv_atol_rtol_float._entry = _entry_linalg_pinv_atol_rtol_float
+_aten._packet('linalg_pinv')._add(linalg_pinv_atol_rtol_float)
+
+
+# schema/native_functions.yaml: linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+linalg_pinv = _Op("aten", 'linalg_pinv', 'default',
+    'linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor',
+    ('self', 'rcond', 'hermitian'), 3, tags=())
+_c_linalg_pinv = linalg_pinv._cache
+
+
+def _bind_linalg_pinv(self, rcond, hermitian=False):
+    return (self, rcond, hermitian)
+
+
+def _entry_linalg_pinv(self, rcond, hermitian):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_pinv, (self, rcond, hermitian)) from None
+    _k = _c_linalg_pinv.get(ks)
+    if _k is None:
+        _k = linalg_pinv._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_pinv, _k, (self, rcond, hermitian,))
+    return _k(self, rcond, hermitian)
+
+
+linalg_pinv._bind = _bind_linalg_pinv
+linalg_pinv._entry = _entry_linalg_pinv
+_aten._packet('linalg_pinv')._add(linalg_pinv)
+
+
+# schema/native_functions.yaml: pinverse(Tensor self, float rcond=1e-15) -> Tensor
+pinverse = _Op("aten", 'pinverse', 'default',
+    'pinverse(Tensor self, float rcond=1e-15) -> Tensor',
+    ('self', 'rcond'), 2, tags=())
+_c_pinverse = pinverse._cache
+
+
+def _bind_pinverse(self, rcond=1e-15):
+    return (self, rcond)
+
+
+def _entry_pinverse(self, rcond):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pinverse, (self, rcond)) from None
+    _k = _c_pinverse.get(ks)
+    if _k is None:
+        _k = pinverse._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(pinverse, _k, (self, rcond,))
+    return _k(self, rcond)
+
+
+pinverse._bind = _bind_pinverse
+pinverse._entry = _entry_pinverse
+_aten._packet('pinverse')._add(pinverse)
+
+
+# schema/native_functions.yaml: linalg_multi_dot(Tensor[] tensors) -> Tensor
+linalg_multi_dot = _Op("aten", 'linalg_multi_dot', 'default',
+    'linalg_multi_dot(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_linalg_multi_dot = linalg_multi_dot._cache
+
+
+def _bind_linalg_multi_dot(tensors):
+    return (tensors,)
+
+
+def _entry_linalg_multi_dot(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_multi_dot, (tensors,)) from None
+    _k = _c_linalg_multi_dot.get(ks)
+    if _k is None:
+        _k = linalg_multi_dot._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_multi_dot, _k, (tensors,))
+    return _k(tensors)
+
+
+linalg_multi_dot._bind = _bind_linalg_multi_dot
+linalg_multi_dot._entry = _entry_linalg_multi_dot
+_aten._packet('linalg_multi_dot')._add(linalg_multi_dot)
+
+
+# schema/native_functions.yaml: chain_matmul(Tensor[] matrices) -> Tensor
+chain_matmul = _Op("aten", 'chain_matmul', 'default',
+    'chain_matmul(Tensor[] matrices) -> Tensor',
+    ('matrices',), 1, tags=())
+_c_chain_matmul = chain_matmul._cache
+
+
+def _bind_chain_matmul(matrices):
+    return (matrices,)
+
+
+def _entry_chain_matmul(matrices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(matrices) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(chain_matmul, (matrices,)) from None
+    _k = _c_chain_matmul.get(ks)
+    if _k is None:
+        _k = chain_matmul._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(chain_matmul, _k, (matrices,))
+    return _k(matrices)
+
+
+chain_matmul._bind = _bind_chain_matmul
+chain_matmul._entry = _entry_chain_matmul
+_aten._packet('chain_matmul')._add(chain_matmul)
+
+
+# schema/native_functions.yaml: linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+linalg_cross = _Op("aten", 'linalg_cross', 'default',
+    'linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor',
+    ('self', 'other', 'dim'), 2, tags=())
+_c_linalg_cross = linalg_cross._cache
+
+
+def _bind_linalg_cross(self, other, *, dim=-1):
+    return (self, other, dim)
+
+
+def _entry_linalg_cross(self, other, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cross, (self, other, dim)) from None
+    _k = _c_linalg_cross.get(ks)
+    if _k is None:
+        _k = linalg_cross._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cross, _k, (self, other, dim,))
+    return _k(self, other, dim)
+
+
+linalg_cross._bind = _bind_linalg_cross
+linalg_cross._entry = _entry_linalg_cross
+_aten._packet('linalg_cross')._add(linalg_cross)
+
+
+# schema/native_functions.yaml: cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+cross = _Op("aten", 'cross', 'default',
+    'cross(Tensor self, Tensor other, int? dim=None) -> Tensor',
+    ('self', 'other', 'dim'), 3, tags=())
+_c_cross = cross._cache
+
+
+def _bind_cross(self, other, dim=None):
+    return (self, other, dim)
+
+
+def _entry_cross(self, other, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cross, (self, other, dim)) from None
+    _k = _c_cross.get(ks)
+    if _k is None:
+        _k = cross._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cross, _k, (self, other, dim,))
+    return _k(self, other, dim)
+
+
+cross._bind = _bind_cross
+cross._entry = _entry_cross
+_aten._packet('cross')._add(cross)
+
+
+# schema/native_functions.yaml: linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
+linalg_vecdot = _Op("aten", 'linalg_vecdot', 'default',
+    'linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor',
+    ('x', 'y', 'dim'), 2, tags=())
+_c_linalg_vecdot = linalg_vecdot._cache
+
+
+def _bind_linalg_vecdot(x, y, *, dim=-1):
+    return (x, y, dim)
+
+
+def _entry_linalg_vecdot(x, y, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | y._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vecdot, (x, y, dim)) from None
+    _k = _c_linalg_vecdot.get(ks)
+    if _k is None:
+        _k = linalg_vecdot._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_vecdot, _k, (x, y, dim,))
+    return _k(x, y, dim)
+
+
+linalg_vecdot._bind = _bind_linalg_vecdot
+linalg_vecdot._entry = _entry_linalg_vecdot
+_aten._packet('linalg_vecdot')._add(linalg_vecdot)
+
+
+# schema/native_functions.yaml: linalg_tensorinv(Tensor self, int ind=2) -> Tensor
+linalg_tensorinv = _Op("aten", 'linalg_tensorinv', 'default',
+    'linalg_tensorinv(Tensor self, int ind=2) -> Tensor',
+    ('self', 'ind'), 2, tags=())
+_c_linalg_tensorinv = linalg_tensorinv._cache
+
+
+def _bind_linalg_tensorinv(self, ind=2):
+    return (self, ind)
+
+
+def _entry_linalg_tensorinv(self, ind):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_tensorinv, (self, ind)) from None
+    _k = _c_linalg_tensorinv.get(ks)
+    if _k is None:
+        _k = linalg_tensorinv._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_tensorinv, _k, (self, ind,))
+    return _k(self, ind)
+
+
+linalg_tensorinv._bind = _bind_linalg_tensorinv
+linalg_tensorinv._entry = _entry_linalg_tensorinv
+_aten._packet('linalg_tensorinv')._add(linalg_tensorinv)
+
+
+# schema/native_functions.yaml: linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
+linalg_tensorsolve = _Op("aten", 'linalg_tensorsolve', 'default',
+    'linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor',
+    ('self', 'other', 'dims'), 3, tags=())
+_c_linalg_tensorsolve = linalg_tensorsolve._cache
+
+
+def _bind_linalg_tensorsolve(self, other, dims=None):
+    return (self, other, dims)
+
+
+def _entry_linalg_tensorsolve(self, other, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_tensorsolve, (self, other, dims)) from None
+    _k = _c_linalg_tensorsolve.get(ks)
+    if _k is None:
+        _k = linalg_tensorsolve._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_tensorsolve, _k, (self, other, dims,))
+    return _k(self, other, dims)
+
+
+linalg_tensorsolve._bind = _bind_linalg_tensorsolve
+linalg_tensorsolve._entry = _entry_linalg_tensorsolve
+_aten._packet('linalg_tensorsolve')._add(linalg_tensorsolve)
+
+
+# schema/native_functions.yaml: linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor
+linalg_vander = _Op("aten", 'linalg_vander', 'default',
+    'linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor',
+    ('x', 'N'), 1, tags=())
+_c_linalg_vander = linalg_vander._cache
+
+
+def _bind_linalg_vander(x, *, N=None):
+    return (x, N)
+
+
+def _entry_linalg_vander(x, N):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vander, (x, N)) from None
+    _k = _c_linalg_vander.get(ks)
+    if _k is None:
+        _k = linalg_vander._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_vander, _k, (x, N,))
+    return _k(x, N)
+
+
+linalg_vander._bind = _bind_linalg_vander
+linalg_vander._entry = _entry_linalg_vander
+_aten._packet('linalg_vander')._add(linalg_vander)
+
+
+# schema/native_functions.yaml: linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)
+linalg_diagonal = _Op("aten", 'linalg_diagonal', 'default',
+    'linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)',
+    ('A', 'offset', 'dim1', 'dim2'), 1, tags=())
+_c_linalg_diagonal = linalg_diagonal._cache
+
+
+def _bind_linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
+    return (A, offset, dim1, dim2)
+
+
+def _entry_linalg_diagonal(A, offset, dim1, dim2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_diagonal, (A, offset, dim1, dim2)) from None
+    _k = _c_linalg_diagonal.get(ks)
+    if _k is None:
+        _k = linalg_diagonal._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_diagonal, _k, (A, offset, dim1, dim2,))
+    return _k(A, offset, dim1, dim2)
+
+
+linalg_diagonal._bind = _bind_linalg_diagonal
+linalg_diagonal._entry = _entry_linalg_diagonal
+_aten._packet('linalg_diagonal')._add(linalg_diagonal)
+
+
+# schema/native_functions.yaml: linalg_matmul(Tensor self, Tensor other) -> Tensor
+linalg_matmul = _Op("aten", 'linalg_matmul', 'default',
+    'linalg_matmul(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_linalg_matmul = linalg_matmul._cache
+
+
+def _bind_linalg_matmul(self, other):
+    return (self, other)
+
+
+def _entry_linalg_matmul(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matmul, (self, other)) from None
+    _k = _c_linalg_matmul.get(ks)
+    if _k is None:
+        _k = linalg_matmul._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matmul, _k, (self, other,))
+    return _k(self, other)
+
+
+linalg_matmul._bind = _bind_linalg_matmul
+linalg_matmul._entry = _entry_linalg_matmul
+_aten._packet('linalg_matmul')._add(linalg_matmul)
+
+
+# schema/native_functions.yaml: trace(Tensor self) -> Tensor
+trace = _Op("aten", 'trace', 'default',
+    'trace(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_trace = trace._cache
+
+
+def _bind_trace(self):
+    return (self,)
+
+
+def _entry_trace(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trace, (self,)) from None
+    _k = _c_trace.get(ks)
+    if _k is None:
+        _k = trace._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(trace, _k, (self,))
+    return _k(self)
+
+
+trace._bind = _bind_trace
+trace._entry = _entry_trace
+_aten._packet('trace')._add(trace)
+
+
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',

@@ -2131,6 +2131,193 @@ _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 _o.linear_out.register('CompositeExplicitAutograd', _autogen_out(_o.linear))
 _o.linear_out.register("ADInplaceOrView", _inplace_or_view(_o.linear_out, (3,)), with_keyset=True)
 
+# schema/native_functions.yaml: linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
+_o.linalg_solve_ex.register('CPU', _cpu_linalg.linalg_solve_ex)
+_o.linalg_solve_ex.register('Meta', _meta_linalg.linalg_solve_ex)
+
+# schema/native_functions.yaml: linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
+_o.linalg_solve.register('CompositeImplicitAutograd', _composite_linalg.linalg_solve)
+
+# schema/native_functions.yaml: linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
+_o.linalg_inv_ex.register('CPU', _cpu_linalg.linalg_inv_ex)
+_o.linalg_inv_ex.register('Meta', _meta_linalg.linalg_inv_ex)
+
+# schema/native_functions.yaml: linalg_inv(Tensor A) -> Tensor
+_o.linalg_inv.register('CompositeImplicitAutograd', _composite_linalg.linalg_inv)
+
+# schema/native_functions.yaml: inverse(Tensor self) -> Tensor
+_o.inverse.register('CompositeImplicitAutograd', _composite_linalg.inverse)
+
+# schema/native_functions.yaml: linalg_det(Tensor A) -> Tensor
+_o.linalg_det.register('CPU', _cpu_linalg.linalg_det)
+_o.linalg_det.register('Meta', _meta_linalg.linalg_det)
+
+# schema/native_functions.yaml: det(Tensor self) -> Tensor
+_o.det.register('CompositeImplicitAutograd', _composite_linalg.det)
+
+# schema/native_functions.yaml: linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
+_o.linalg_slogdet.register('CPU', _cpu_linalg.linalg_slogdet)
+_o.linalg_slogdet.register('Meta', _meta_linalg.linalg_slogdet)
+
+# schema/native_functions.yaml: slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+_o.slogdet.register('CompositeImplicitAutograd', _composite_linalg.slogdet)
+
+# schema/native_functions.yaml: logdet(Tensor self) -> Tensor
+_o.logdet.register('CompositeImplicitAutograd', _composite_linalg.logdet)
+
+# schema/native_functions.yaml: linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
+_o.linalg_cholesky_ex.register('CPU', _cpu_linalg.linalg_cholesky_ex)
+_o.linalg_cholesky_ex.register('Meta', _meta_linalg.linalg_cholesky_ex)
+
+# schema/native_functions.yaml: linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
+_o.linalg_cholesky.register('CompositeImplicitAutograd', _composite_linalg.linalg_cholesky)
+
+# schema/native_functions.yaml: cholesky(Tensor self, bool upper=False) -> Tensor
+_o.cholesky.register('CompositeImplicitAutograd', _composite_linalg.cholesky)
+
+# schema/native_functions.yaml: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+_o.cholesky_solve.register('CompositeImplicitAutograd', _composite_linalg.cholesky_solve)
+
+# schema/native_functions.yaml: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+_o.cholesky_inverse.register('CompositeImplicitAutograd', _composite_linalg.cholesky_inverse)
+
+# schema/native_functions.yaml: linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
+_o.linalg_qr.register('CPU', _cpu_linalg.linalg_qr)
+_o.linalg_qr.register('Meta', _meta_linalg.linalg_qr)
+
+# schema/native_functions.yaml: qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+_o.qr.register('CompositeImplicitAutograd', _composite_linalg.qr)
+
+# schema/native_functions.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+_o.linalg_svd.register('CPU', _cpu_linalg.linalg_svd)
+_o.linalg_svd.register('Meta', _meta_linalg.linalg_svd)
+
+# schema/native_functions.yaml: linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
+_o.linalg_svdvals.register('CompositeImplicitAutograd', _composite_linalg.linalg_svdvals)
+
+# schema/native_functions.yaml: svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+_o.svd.register('CompositeImplicitAutograd', _composite_linalg.svd)
+
+# schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
+_o.linalg_eigh.register('CPU', _cpu_linalg.linalg_eigh)
+_o.linalg_eigh.register('Meta', _meta_linalg.linalg_eigh)
+
+# schema/native_functions.yaml: linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor
+_o.linalg_eigvalsh.register('CompositeImplicitAutograd', _composite_linalg.linalg_eigvalsh)
+
+# schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
+_o.linalg_lstsq.register('CPU', _cpu_linalg.linalg_lstsq)
+_o.linalg_lstsq.register('Meta', _meta_linalg.linalg_lstsq)
+
+# schema/native_functions.yaml: linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
+_o.linalg_lu.register('CPU', _cpu_linalg.linalg_lu)
+_o.linalg_lu.register('Meta', _meta_linalg.linalg_lu)
+
+# schema/native_functions.yaml: linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
+_o.linalg_lu_factor_ex.register('CPU', _cpu_linalg.linalg_lu_factor_ex)
+_o.linalg_lu_factor_ex.register('Meta', _meta_linalg.linalg_lu_factor_ex)
+
+# schema/native_functions.yaml: linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
+_o.linalg_lu_factor.register('CompositeImplicitAutograd', _composite_linalg.linalg_lu_factor)
+
+# schema/native_functions.yaml: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
+_o.lu_unpack.register('CPU', _cpu_linalg.lu_unpack)
+_o.lu_unpack.register('Meta', _meta_linalg.lu_unpack)
+
+# schema/native_functions.yaml: linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
+_o.linalg_lu_solve.register('CPU', _cpu_linalg.linalg_lu_solve)
+_o.linalg_lu_solve.register('Meta', _meta_linalg.linalg_lu_solve)
+
+# schema/native_functions.yaml: lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+_o.lu_solve.register('CompositeImplicitAutograd', _composite_linalg.lu_solve)
+
+# schema/native_functions.yaml: linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
+_o.linalg_solve_triangular.register('CPU', _cpu_linalg.linalg_solve_triangular)
+_o.linalg_solve_triangular.register('Meta', _meta_linalg.linalg_solve_triangular)
+
+# schema/native_functions.yaml: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+_o.triangular_solve.register('CompositeImplicitAutograd', _composite_linalg.triangular_solve)
+
+# schema/native_functions.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor
+_o.linalg_householder_product.register('CPU', _cpu_linalg.linalg_householder_product)
+_o.linalg_householder_product.register('Meta', _meta_linalg.linalg_householder_product)
+
+# schema/native_functions.yaml: orgqr(Tensor self, Tensor input2) -> Tensor
+_o.orgqr.register('CompositeImplicitAutograd', _composite_linalg.orgqr)
+
+# schema/native_functions.yaml: linalg_matrix_exp(Tensor self) -> Tensor
+_o.linalg_matrix_exp.register('CPU', _cpu_linalg.linalg_matrix_exp)
+_o.linalg_matrix_exp.register('Meta', _meta_linalg.linalg_matrix_exp)
+
+# schema/native_functions.yaml: matrix_exp(Tensor self) -> Tensor
+_o.matrix_exp.register('CompositeImplicitAutograd', _composite_linalg.matrix_exp)
+
+# schema/native_functions.yaml: linalg_matrix_power(Tensor self, int n) -> Tensor
+_o.linalg_matrix_power.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_power)
+
+# schema/native_functions.yaml: matrix_power(Tensor self, int n) -> Tensor
+_o.matrix_power.register('CompositeImplicitAutograd', _composite_linalg.matrix_power)
+
+# schema/native_functions.yaml: linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.linalg_matrix_norm.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_norm)
+
+# schema/native_functions.yaml: linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.linalg_matrix_norm_str_ord.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_norm_str_ord)
+
+# schema/native_functions.yaml: linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.linalg_norm.register('CompositeImplicitAutograd', _composite_linalg.linalg_norm)
+
+# schema/native_functions.yaml: linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.linalg_norm_ord_str.register('CompositeImplicitAutograd', _composite_linalg.linalg_norm_ord_str)
+
+# schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+_o.linalg_matrix_rank_atol_rtol_float.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_rank_atol_rtol_float)
+
+# schema/native_functions.yaml: linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
+_o.linalg_matrix_rank.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_rank)
+
+# schema/native_functions.yaml: linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
+_o.linalg_pinv_atol_rtol_float.register('CompositeImplicitAutograd', _composite_linalg.linalg_pinv_atol_rtol_float)
+
+# schema/native_functions.yaml: linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
+_o.linalg_pinv.register('CompositeImplicitAutograd', _composite_linalg.linalg_pinv)
+
+# schema/native_functions.yaml: pinverse(Tensor self, float rcond=1e-15) -> Tensor
+_o.pinverse.register('CompositeImplicitAutograd', _composite_linalg.pinverse)
+
+# schema/native_functions.yaml: linalg_multi_dot(Tensor[] tensors) -> Tensor
+_o.linalg_multi_dot.register('CompositeImplicitAutograd', _composite_linalg.linalg_multi_dot)
+
+# schema/native_functions.yaml: chain_matmul(Tensor[] matrices) -> Tensor
+_o.chain_matmul.register('CompositeImplicitAutograd', _composite_linalg.chain_matmul)
+
+# schema/native_functions.yaml: linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
+_o.linalg_cross.register('CompositeImplicitAutograd', _composite_linalg.linalg_cross)
+
+# schema/native_functions.yaml: cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+_o.cross.register('CompositeImplicitAutograd', _composite_linalg.cross)
+
+# schema/native_functions.yaml: linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
+_o.linalg_vecdot.register('CompositeImplicitAutograd', _composite_linalg.linalg_vecdot)
+
+# schema/native_functions.yaml: linalg_tensorinv(Tensor self, int ind=2) -> Tensor
+_o.linalg_tensorinv.register('CompositeImplicitAutograd', _composite_linalg.linalg_tensorinv)
+
+# schema/native_functions.yaml: linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
+_o.linalg_tensorsolve.register('CompositeImplicitAutograd', _composite_linalg.linalg_tensorsolve)
+
+# schema/native_functions.yaml: linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor
+_o.linalg_vander.register('CompositeImplicitAutograd', _composite_linalg.linalg_vander)
+
+# schema/native_functions.yaml: linalg_diagonal(Tensor(a) A, *, int offset=0, int dim1=-2, int dim2=-1) -> Tensor(a)
+_o.linalg_diagonal.register('CompositeImplicitAutograd', _composite_linalg.linalg_diagonal)
+
+# schema/native_functions.yaml: linalg_matmul(Tensor self, Tensor other) -> Tensor
+_o.linalg_matmul.register('CompositeImplicitAutograd', _composite_linalg.linalg_matmul)
+
+# schema/native_functions.yaml: trace(Tensor self) -> Tensor
+_o.trace.register('CompositeImplicitAutograd', _composite_linalg.trace)
+
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 

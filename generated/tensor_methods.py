@@ -185,6 +185,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
+    _entry_chain_matmul,
+    _entry_cholesky,
+    _entry_cholesky_inverse,
+    _entry_cholesky_solve,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
@@ -237,6 +241,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_count_nonzero_dim_IntList,
     _entry_count_nonzero_dim_IntList_out,
     _entry_count_nonzero_out,
+    _entry_cross,
     _entry_cross_entropy_loss,
     _entry_cumprod,
     _entry_cumprod_,
@@ -244,6 +249,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cumsum,
     _entry_cumsum_,
     _entry_cumsum_out,
+    _entry_det,
     _entry_detach,
     _entry_diag,
     _entry_diag_embed,
@@ -418,6 +424,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_index_select,
     _entry_index_select_out,
+    _entry_inverse,
     _entry_isfinite,
     _entry_isinf,
     _entry_isinf_out,
@@ -450,6 +457,44 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp__Tensor,
     _entry_lift_fresh,
     _entry_lift_fresh_copy,
+    _entry_linalg_cholesky,
+    _entry_linalg_cholesky_ex,
+    _entry_linalg_cross,
+    _entry_linalg_det,
+    _entry_linalg_diagonal,
+    _entry_linalg_eigh,
+    _entry_linalg_eigvalsh,
+    _entry_linalg_householder_product,
+    _entry_linalg_inv,
+    _entry_linalg_inv_ex,
+    _entry_linalg_lstsq,
+    _entry_linalg_lu,
+    _entry_linalg_lu_factor,
+    _entry_linalg_lu_factor_ex,
+    _entry_linalg_lu_solve,
+    _entry_linalg_matmul,
+    _entry_linalg_matrix_exp,
+    _entry_linalg_matrix_norm,
+    _entry_linalg_matrix_norm_str_ord,
+    _entry_linalg_matrix_power,
+    _entry_linalg_matrix_rank,
+    _entry_linalg_matrix_rank_atol_rtol_float,
+    _entry_linalg_multi_dot,
+    _entry_linalg_norm,
+    _entry_linalg_norm_ord_str,
+    _entry_linalg_pinv,
+    _entry_linalg_pinv_atol_rtol_float,
+    _entry_linalg_qr,
+    _entry_linalg_slogdet,
+    _entry_linalg_solve,
+    _entry_linalg_solve_ex,
+    _entry_linalg_solve_triangular,
+    _entry_linalg_svd,
+    _entry_linalg_svdvals,
+    _entry_linalg_tensorinv,
+    _entry_linalg_tensorsolve,
+    _entry_linalg_vander,
+    _entry_linalg_vecdot,
     _entry_linalg_vector_norm,
     _entry_linalg_vector_norm_out,
     _entry_linear,
@@ -473,6 +518,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
+    _entry_logdet,
     _entry_logical_and,
     _entry_logical_and_,
     _entry_logical_and_out,
@@ -495,6 +541,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lt_Tensor_out,
     _entry_lt__Scalar,
     _entry_lt__Tensor,
+    _entry_lu_solve,
+    _entry_lu_unpack,
     _entry_masked_fill_Scalar,
     _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
@@ -508,6 +556,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_masked_select_out,
     _entry_matmul,
     _entry_matmul_out,
+    _entry_matrix_exp,
+    _entry_matrix_power,
     _entry_max,
     _entry_max_dim,
     _entry_max_dim_max,
@@ -622,10 +672,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ones_like,
     _entry_ones_like_out,
     _entry_ones_out,
+    _entry_orgqr,
     _entry_outer,
     _entry_outer_out,
     _entry_pad,
     _entry_permute,
+    _entry_pinverse,
     _entry_poisson,
     _entry_poisson_out,
     _entry_pow_Scalar,
@@ -643,6 +695,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put,
     _entry_put_,
     _entry_put_out,
+    _entry_qr,
     _entry_rand,
     _entry_rand_generator,
     _entry_rand_generator_out,
@@ -790,6 +843,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_slice_Tensor,
     _entry_slice_scatter,
     _entry_slice_scatter_out,
+    _entry_slogdet,
     _entry_softmax_int,
     _entry_softmax_int_out,
     _entry_softplus,
@@ -831,6 +885,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_svd,
     _entry_swapaxes,
     _entry_swapdims,
     _entry_t,
@@ -862,8 +917,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_to_other,
     _entry_topk,
     _entry_topk_values,
+    _entry_trace,
     _entry_transpose_,
     _entry_transpose_int,
+    _entry_triangular_solve,
     _entry_tril,
     _entry_tril_,
     _entry_tril_indices,
@@ -922,10 +979,14 @@ _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
 _rt_min = _return_type('min', ('values', 'indices'))
 _rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_qr = _return_type('qr', ('Q', 'R'))
+_rt_slogdet = _return_type('slogdet', ('sign', 'logabsdet'))
 _rt_sort = _return_type('sort', ('values', 'indices'))
 _rt_sort_out = _return_type('sort_out', ('values', 'indices'))
+_rt_svd = _return_type('svd', ('U', 'S', 'V'))
 _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
+_rt_triangular_solve = _return_type('triangular_solve', ('solution', 'cloned_coefficient'))
 
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor
@@ -2150,6 +2211,57 @@ def ceil_(self):
         return _r
 
 
+# schema/native_functions.yaml: cholesky(Tensor self, bool upper=False) -> Tensor
+def cholesky(self, upper=False):
+    """cholesky(Tensor self, bool upper=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cholesky, (self,), (self, upper), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cholesky(self, upper)
+
+    except TypeError:
+        _r = _hra(cholesky, (self,), (self, upper), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
+def cholesky_inverse(self, upper=False):
+    """cholesky_inverse(Tensor self, bool upper=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cholesky_inverse, (self,), (self, upper), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cholesky_inverse(self, upper)
+
+    except TypeError:
+        _r = _hra(cholesky_inverse, (self,), (self, upper), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
+def cholesky_solve(self, input2, upper=False):
+    """cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cholesky_solve, (self, input2), (self, input2, upper), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cholesky_solve(self, input2, upper)
+
+    except TypeError:
+        _r = _hra(cholesky_solve, (self, input2), (self, input2, upper), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
@@ -2644,6 +2756,23 @@ def count_nonzero(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+def cross(self, other, dim=None):
+    """cross(Tensor self, Tensor other, int? dim=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cross, (self, other), (self, other, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cross(self, other, dim)
+
+    except TypeError:
+        _r = _hra(cross, (self, other), (self, other, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
@@ -2707,6 +2836,23 @@ def cumsum_(self, dim, *, dtype=None):
 
     except TypeError:
         _r = _hra(cumsum_, (self,), (self, dim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: det(Tensor self) -> Tensor
+def det(self):
+    """det(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(det, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_det(self)
+
+    except TypeError:
+        _r = _hra(det, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -4206,6 +4352,23 @@ def index_select(self, dim, index):
         return _r
 
 
+# schema/native_functions.yaml: inverse(Tensor self) -> Tensor
+def inverse(self):
+    """inverse(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(inverse, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_inverse(self)
+
+    except TypeError:
+        _r = _hra(inverse, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
@@ -4631,6 +4794,23 @@ def log_softmax(self, dim, dtype=None):
         return _r
 
 
+# schema/native_functions.yaml: logdet(Tensor self) -> Tensor
+def logdet(self):
+    """logdet(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logdet, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logdet(self)
+
+    except TypeError:
+        _r = _hra(logdet, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
@@ -4898,6 +5078,23 @@ def lt_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
+def lu_solve(self, LU_data, LU_pivots):
+    """lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lu_solve, (self, LU_data, LU_pivots), (self, LU_data, LU_pivots), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lu_solve(self, LU_data, LU_pivots)
+
+    except TypeError:
+        _r = _hra(lu_solve, (self, LU_data, LU_pivots), (self, LU_data, LU_pivots), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 def _m0_masked_fill(self, mask, value):
     if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Tensor'](value):
@@ -5063,6 +5260,40 @@ def matmul(self, other):
 
     except TypeError:
         _r = _hra(matmul, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: matrix_exp(Tensor self) -> Tensor
+def matrix_exp(self):
+    """matrix_exp(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(matrix_exp, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_matrix_exp(self)
+
+    except TypeError:
+        _r = _hra(matrix_exp, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: matrix_power(Tensor self, int n) -> Tensor
+def matrix_power(self, n):
+    """matrix_power(Tensor self, int n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(matrix_power, (self,), (self, n), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_matrix_power(self, n)
+
+    except TypeError:
+        _r = _hra(matrix_power, (self,), (self, n), {})
         if _r is _NO:
             raise
         return _r
@@ -5805,6 +6036,23 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         return _r
 
 
+# schema/native_functions.yaml: orgqr(Tensor self, Tensor input2) -> Tensor
+def orgqr(self, input2):
+    """orgqr(Tensor self, Tensor input2) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(orgqr, (self, input2), (self, input2), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_orgqr(self, input2)
+
+    except TypeError:
+        _r = _hra(orgqr, (self, input2), (self, input2), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: outer(Tensor self, Tensor vec2) -> Tensor
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
@@ -5835,6 +6083,23 @@ def permute(self, *_dims, dims=None):
 
     except TypeError:
         _r = _hra(permute, (self,), (self, dims), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: pinverse(Tensor self, float rcond=1e-15) -> Tensor
+def pinverse(self, rcond=1e-15):
+    """pinverse(Tensor self, float rcond=1e-15) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(pinverse, (self,), (self, rcond), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_pinverse(self, rcond)
+
+    except TypeError:
+        _r = _hra(pinverse, (self,), (self, rcond), {})
         if _r is _NO:
             raise
         return _r
@@ -6022,6 +6287,23 @@ def put_(self, index, source, accumulate=False):
 
     except TypeError:
         _r = _hra(put_, (self, index, source), (self, index, source, accumulate), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+def qr(self, some=True):
+    """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)"""
+    if _tf[0]:
+        _r = _htf(qr, (self,), (self, some), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_qr._make(_entry_qr(self, some))
+
+    except TypeError:
+        _r = _hra(qr, (self,), (self, some), {})
         if _r is _NO:
             raise
         return _r
@@ -7083,6 +7365,23 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         return _r
 
 
+# schema/native_functions.yaml: slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+def slogdet(self):
+    """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)"""
+    if _tf[0]:
+        _r = _htf(slogdet, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_slogdet._make(_entry_slogdet(self))
+
+    except TypeError:
+        _r = _hra(slogdet, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
@@ -7535,6 +7834,23 @@ def sum(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+def svd(self, some=True, compute_uv=True):
+    """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)"""
+    if _tf[0]:
+        _r = _htf(svd, (self,), (self, some, compute_uv), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_svd._make(_entry_svd(self, some, compute_uv))
+
+    except TypeError:
+        _r = _hra(svd, (self,), (self, some, compute_uv), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
@@ -7805,6 +8121,23 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         return _r
 
 
+# schema/native_functions.yaml: trace(Tensor self) -> Tensor
+def trace(self):
+    """trace(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(trace, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_trace(self)
+
+    except TypeError:
+        _r = _hra(trace, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
@@ -7834,6 +8167,23 @@ def transpose_(self, dim0, dim1):
 
     except TypeError:
         _r = _hra(transpose_, (self,), (self, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
+def triangular_solve(self, A, upper=True, transpose=False, unitriangular=False):
+    """triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)"""
+    if _tf[0]:
+        _r = _htf(triangular_solve, (self, A), (self, A, upper, transpose, unitriangular), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_triangular_solve._make(_entry_triangular_solve(self, A, upper, transpose, unitriangular))
+
+    except TypeError:
+        _r = _hra(triangular_solve, (self, A), (self, A, upper, transpose, unitriangular), {})
         if _r is _NO:
             raise
         return _r
@@ -8886,6 +9236,9 @@ TENSOR_ATTRIBUTES = {
     'cauchy_': cauchy_,
     'ceil': ceil,
     'ceil_': ceil_,
+    'cholesky': cholesky,
+    'cholesky_inverse': cholesky_inverse,
+    'cholesky_solve': cholesky_solve,
     'chunk': chunk,
     'clamp': clamp,
     'clamp_': clamp_,
@@ -8901,10 +9254,12 @@ TENSOR_ATTRIBUTES = {
     'cosh': cosh,
     'cosh_': cosh_,
     'count_nonzero': count_nonzero,
+    'cross': cross,
     'cumprod': cumprod,
     'cumprod_': cumprod_,
     'cumsum': cumsum,
     'cumsum_': cumsum_,
+    'det': det,
     'detach': detach,
     'diag': diag,
     'diag_embed': diag_embed,
@@ -8959,6 +9314,7 @@ TENSOR_ATTRIBUTES = {
     'index_put': index_put,
     'index_put_': index_put_,
     'index_select': index_select,
+    'inverse': inverse,
     'isfinite': isfinite,
     'isinf': isinf,
     'isnan': isnan,
@@ -8976,6 +9332,7 @@ TENSOR_ATTRIBUTES = {
     'log_': log_,
     'log_normal_': log_normal_,
     'log_softmax': log_softmax,
+    'logdet': logdet,
     'logical_and': logical_and,
     'logical_and_': logical_and_,
     'logical_not': logical_not,
@@ -8987,12 +9344,15 @@ TENSOR_ATTRIBUTES = {
     'logsumexp': logsumexp,
     'lt': lt,
     'lt_': lt_,
+    'lu_solve': lu_solve,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
     'masked_scatter': masked_scatter,
     'masked_scatter_': masked_scatter_,
     'masked_select': masked_select,
     'matmul': matmul,
+    'matrix_exp': matrix_exp,
+    'matrix_power': matrix_power,
     'max': max,
     'maximum': maximum,
     'mean': mean,
@@ -9020,13 +9380,16 @@ TENSOR_ATTRIBUTES = {
     'new_ones': new_ones,
     'new_zeros': new_zeros,
     'normal_': normal_,
+    'orgqr': orgqr,
     'outer': outer,
     'permute': permute,
+    'pinverse': pinverse,
     'pow': pow,
     'pow_': pow_,
     'prod': prod,
     'put': put,
     'put_': put_,
+    'qr': qr,
     'random_': random_,
     'ravel': ravel,
     'reciprocal': reciprocal,
@@ -9066,6 +9429,7 @@ TENSOR_ATTRIBUTES = {
     'sinh_': sinh_,
     'slice': slice,
     'slice_scatter': slice_scatter,
+    'slogdet': slogdet,
     'softmax': softmax,
     'sort': sort,
     'split': split,
@@ -9078,6 +9442,7 @@ TENSOR_ATTRIBUTES = {
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
+    'svd': svd,
     'swapaxes': swapaxes,
     'swapdims': swapdims,
     't': t,
@@ -9091,8 +9456,10 @@ TENSOR_ATTRIBUTES = {
     'tensor_split': tensor_split,
     'tile': tile,
     'topk': topk,
+    'trace': trace,
     'transpose': transpose,
     'transpose_': transpose_,
+    'triangular_solve': triangular_solve,
     'tril': tril,
     'tril_': tril_,
     'triu': triu,

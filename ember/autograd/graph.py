@@ -176,8 +176,8 @@ class SavedTensor:
     __slots__ = ("data", "output_nr", "version")
 
     def unpack(self, node, with_grad_fn=False):
-        """The tensor, checked against in-place changes. A saved output gets `node` back
-        as its grad_fn when grad mode is on (double backward) or `with_grad_fn`."""
+        """The tensor, checked against in-place changes. A saved (differentiable) output gets
+        `node` back as its grad_fn when grad mode is on (double backward) or `with_grad_fn`."""
         t = self.data
         if t is None:
             raise RuntimeError(RELEASED)
@@ -185,7 +185,8 @@ class SavedTensor:
         if (0 if st is None else st._version) != self.version:
             raise RuntimeError(_modified_message(t, self, node))
         nr = self.output_nr
-        if nr is not None and (_tls.grad_enabled or with_grad_fn) and t._dtype.is_floating_point:
+        if nr is not None and (_tls.grad_enabled or with_grad_fn) and t._dtype.is_floating_point \
+                and node._out_meta[nr] is not None:     # not a non-differentiable output
             u = shallow_copy(t)
             ag = u._ag = AutogradMeta()
             ag.grad_fn, ag.output_nr = node, nr

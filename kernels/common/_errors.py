@@ -9,3 +9,11 @@ def not_implemented_for(kernel: str, dt) -> NotImplementedError:
     "pow" not implemented for 'Bool'
     """
     return NotImplementedError(f'"{kernel}" not implemented for \'{dt.scalar_name}\'')
+
+
+class LinAlgError(RuntimeError):
+    """torch.linalg.LinAlgError (torch._C._LinAlgError): a RuntimeError raised when a
+    matrix is singular or not positive-definite."""
+
+
+LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"

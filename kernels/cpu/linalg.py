@@ -1,12 +1,14 @@
 """mm, bmm, addmm on CPU tensors: np.matmul on the ready arrays (BLAS for float32/64,
 NumPy's own loops for integers), written into a fresh contiguous result. float16 and
 bfloat16 are multiplied in float32 and rounded once at the end; bool is rejected like
-torch's CPU kernels.
+torch's CPU kernels. Below them, torch.linalg's LAPACK ops.
 
     >>> ember.ones(2, 3).mm(ember.ones(3, 4)).shape
     ember.Size([2, 4])
 """
 import numpy as np
+import scipy.linalg as _sl
+from scipy.linalg import lapack as _lapack
 
 from ember.core import dtype as D
 from ember.core.tensor import Tensor, from_array
@@ -98,3 +100,338 @@ def _scaled_product(self, a, b, beta, alpha, shape, dt, name):
         s = _as(self._np, out.dtype)
         out += s if beta == 1 else s * beta
     return out
+
+
+# ---------------------------------------------------------------- torch.linalg
+# LAPACK through NumPy's batched gufuncs and scipy.linalg (batched via its `_apply_over_batch`
+# wrappers). Results that come from LAPACK get torch's batched column-major layout
+# (`_colmajor`); failures are reported in `info` like LAPACK's, and the *_ex ops with
+# check_errors=True (and the composites over them) raise LinAlgError with torch's message.
+_I32 = np.dtype(np.int32)
+
+
+def _colmajor(a):
+    """`a` copied into torch's LAPACK layout (each matrix column-major; a fresh buffer, so
+    that size-1 dims get torch's strides too)."""
+    out = np.empty(a.shape[:-2] + (a.shape[-1], a.shape[-2]), a.dtype)
+    out = np.swapaxes(out, -1, -2)
+    np.copyto(out, a)
+    return out
+
+
+def _wrap(a, dt, colmajor=False):
+    """A fresh LAPACK result as a tensor of dtype `dt`, C- or batched column-major."""
+    a = np.asarray(a, dt.np)
+    if colmajor and a.ndim >= 2:
+        return from_array(_colmajor(a), dt)
+    return from_array(a if a.flags.c_contiguous else a.copy(), dt)
+
+
+def _int32(a):
+    return from_array(np.array(a, _I32), D.int32)
+
+
+def _each(fn, *arrays, batch):
+    """fn applied to the matrices of each batch entry (arrays broadcast to `batch`); the
+    results, a tuple per entry, stacked into arrays of shape batch + their own."""
+    arrays = [np.broadcast_to(a, tuple(batch) + a.shape[a.ndim - 2 if a.ndim >= 2 else 0:])
+              for a in arrays]
+    outs = [fn(*(a[i] for a in arrays)) for i in np.ndindex(*batch)] if batch else \
+        [fn(*arrays)]
+    return tuple(np.array([o[j] for o in outs]).reshape(tuple(batch) + np.shape(outs[0][j]))
+                 if outs else None for j in range(len(outs[0]) if outs else 0))
+
+
+def _getrf(a):
+    """LAPACK getrf on one matrix: (LU, 1-based pivots, info)."""
+    getrf = _lapack.get_lapack_funcs("getrf", (a,))
+    lu, piv, info = getrf(a)
+    return lu, piv + 1, info
+
+
+def _lu_batch(a):
+    """(LU, pivots, info) of each matrix of `a` (..., m, n)."""
+    batch = a.shape[:-2]
+    k = min(a.shape[-2:])
+    if 0 in a.shape:
+        return a.copy(), np.tile(np.arange(1, k + 1, dtype=_I32), batch + (1,)), \
+            np.zeros(batch, _I32)
+    return _each(_getrf, a, batch=batch)
+
+
+def _solve_fallback(a, b, lu, piv, info):
+    """Each system of the broadcast batch by A's LU (getrf); the singular ones get NaN
+    (LAPACK's result there is no solution)."""
+    def one(lu1, piv1, info1, b1):
+        if info1.item():
+            return (np.full(b1.shape, np.nan, a.dtype),)
+        return (_sl.lu_solve((lu1, piv1.reshape(-1) - 1), b1, check_finite=False),)
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    (x,) = _each(one, lu, piv[..., None], info[..., None, None], b, batch=batch)
+    return x
+
+
+def linalg_solve_ex(A, B, left, check_errors):
+    """`linalg.solve_ex(A, B)`: X with AX = B (XA = B if not left), and LAPACK's info."""
+    shape, batch, vector = _meta.solve_layout(A, B, left)
+    _meta.linalg_solve_ex(A, B, left, check_errors)
+    a, b = A._np, B._np
+    if vector:
+        b = b[..., None]
+    if not left:
+        a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+    info = np.zeros(a.shape[:-2], _I32)      # one per matrix of A (not of the broadcast)
+    try:
+        x = np.linalg.solve(np.broadcast_to(a, batch + a.shape[-2:]),
+                            np.broadcast_to(b, batch + b.shape[-2:]))
+    except np.linalg.LinAlgError:
+        lu, piv, info = _lu_batch(a)
+        x = _solve_fallback(a, b, lu, piv, info)
+    if check_errors:
+        _meta.raise_for_info(info, "ember.linalg.solve_ex", "solve")
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    return _wrap(x.reshape(shape), A._dtype, colmajor=left), _int32(info)
+
+
+def linalg_inv_ex(A, check_errors):
+    """`linalg.inv_ex(A)`: the inverse and getrf's info (its first zero pivot, 1-based)."""
+    _meta.linalg_inv_ex(A, check_errors)
+    a = A._np
+    try:
+        inv, info = np.linalg.inv(a), np.zeros(a.shape[:-2], _I32)
+    except np.linalg.LinAlgError:
+        _, _, info = _lu_batch(a)
+        inv = np.linalg.inv(np.where(info[..., None, None] != 0, np.eye(a.shape[-1]), a))
+        inv[info != 0] = np.nan
+    if check_errors:
+        _meta.raise_for_info(info, "linalg.inv_ex", "inv")
+    return _wrap(inv, A._dtype, colmajor=True), _int32(info)
+
+
+def linalg_det(A):
+    """`linalg.det(A)` over LAPACK's LU (NumPy's batched det)."""
+    _meta.linalg_det(A)
+    return _wrap(np.linalg.det(A._np), A._dtype)
+
+
+def linalg_slogdet(A):
+    """`linalg.slogdet(A)`: sign and log|det|; a singular matrix gives (0, -inf)."""
+    _meta.linalg_slogdet(A)
+    sign, logabs = np.linalg.slogdet(A._np)
+    return _wrap(sign, A._dtype), _wrap(logabs, A._dtype)
+
+
+def _potrf(a, lower):
+    potrf = _lapack.get_lapack_funcs("potrf", (a,))
+    c, info = potrf(a, lower=lower, clean=True)
+    return c, info
+
+
+def linalg_cholesky_ex(self, upper, check_errors):
+    """`linalg.cholesky_ex(A, upper=False)`: L (lower, from A's lower triangle) or U = L^H
+    (from the upper one), with potrf's info."""
+    _meta.linalg_cholesky_ex(self, upper, check_errors)
+    a = self._np
+    if 0 in a.shape:
+        c, info = a.copy(), np.zeros(a.shape[:-2], _I32)
+    else:
+        c, info = _each(lambda x: _potrf(x, not upper), a, batch=a.shape[:-2])
+        c = np.triu(c) if upper else np.tril(c)
+    if check_errors:
+        _meta.raise_for_info(info, "linalg.cholesky_ex", "cholesky")
+    return _wrap(c, self._dtype, colmajor=True), _int32(info)
+
+
+def linalg_qr(A, mode):
+    """`linalg.qr(A, mode)`: Householder QR (geqrf/orgqr, NumPy's batched qr)."""
+    q_shape, r_shape = _meta.qr_shapes(A, mode)
+    dt = A._dtype
+    if mode == "r":
+        r = np.linalg.qr(A._np, mode="r") if 0 not in A._shape else np.zeros(r_shape, dt.np)
+        return _wrap(np.zeros(0), dt), _wrap(r, dt, colmajor=True)
+    q, r = np.linalg.qr(A._np, mode=mode) if 0 not in A._shape else \
+        (_eye_like(q_shape, dt), np.zeros(r_shape, dt.np))
+    return _wrap(q, dt, colmajor=True), _wrap(r, dt, colmajor=True)
+
+
+def _eye_like(shape, dt):
+    """Identity matrices of `shape` (..., m, k): what LAPACK leaves for empty inputs."""
+    return np.broadcast_to(np.eye(shape[-2], shape[-1], dtype=dt.np), shape).copy()
+
+
+def linalg_svd(A, full_matrices, driver):
+    """`linalg.svd(A, full_matrices=True)`: U, S (descending), Vh by gesdd (NumPy's)."""
+    u_shape, s_shape, vh_shape = _meta.svd_shapes(A, full_matrices, driver)
+    dt = A._dtype
+    if 0 in A._shape:
+        u, s, vh = _eye_like(u_shape, dt), np.zeros(s_shape, dt.np), _eye_like(vh_shape, dt)
+    else:
+        u, s, vh = np.linalg.svd(A._np, full_matrices=full_matrices)
+    return _wrap(u, dt, colmajor=True), _wrap(s, dt), _wrap(vh, dt, colmajor=True)
+
+
+def linalg_eigh(self, UPLO):
+    """`linalg.eigh(A, UPLO='L')`: ascending eigenvalues and orthonormal eigenvectors of the
+    symmetric matrix read from A's lower (or upper) triangle."""
+    _meta.eigh_check(self, UPLO)
+    dt = self._dtype
+    if 0 in self._shape:
+        w, v = np.zeros(self._shape[:-1], dt.np), np.zeros(self._shape, dt.np)
+    else:
+        w, v = np.linalg.eigh(self._np, UPLO=UPLO)
+    return _wrap(w, dt), _wrap(v, dt, colmajor=True)
+
+
+def _lstsq_one(driver, rcond, k_sv):
+    def one(a, b):
+        if driver == "gels":
+            gels = _lapack.get_lapack_funcs("gels", (a, b))
+            _, x, _ = gels(a, b)
+            return x[:a.shape[1]], np.int64(a.shape[1]), np.zeros(k_sv, a.dtype)
+        x, _, rank, sv = _sl.lstsq(a, b, cond=rcond, lapack_driver=driver, check_finite=False)
+        return x, np.int64(rank), (np.zeros(k_sv, a.dtype) if sv is None else sv)
+    return one
+
+
+def linalg_lstsq(self, b, rcond, driver):
+    """`linalg.lstsq(A, B, rcond=None, driver=None)`: min ||AX - B|| by LAPACK's gelsy
+    (default), gels, gelsd or gelss; residuals when m > n and every A has full rank (gels:
+    always), rank for all but gels, singular values for gelsd/gelss (torch's rules)."""
+    drv, vector, batch, m, n, k = _meta.lstsq_layout(self, b, driver)
+    _, res_shape, rank_shape, sv_shape = _meta.lstsq_shapes(self, b, driver)
+    dt = self._dtype
+    a, bb = self._np, (b._np[..., None] if vector else b._np)
+    if rcond is None:
+        rcond = float(np.finfo(dt.np).eps) * max(m, n)
+    if 0 in a.shape or k == 0:
+        x, rank, sv = np.zeros(batch + (n, k), dt.np), np.zeros(batch, np.int64), \
+            np.zeros(batch + (min(m, n),), dt.np)
+    else:
+        x, rank, sv = _each(_lstsq_one(drv, rcond, min(m, n)), a, bb, batch=batch)
+    buf = np.zeros(batch + (max(m, n), k), dt.np)
+    buf[..., :n, :] = x
+    buf = _colmajor(buf)[..., :n, :]
+    sol = buf[..., 0] if vector else buf
+    full_rank = drv == "gels" or bool(np.all(rank == n))
+    if res_shape != (0,) and full_rank:
+        r = np.einsum("...ij,...jk->...ik", a, x) - bb
+        res = np.sum(r * r, axis=-2)
+    else:
+        res = np.zeros((0,), dt.np)
+    rank = rank if rank_shape != (0,) else np.zeros((0,), np.int64)
+    sv = sv if sv_shape != (0,) else np.zeros((0,), dt.np)
+    return (from_array(sol, dt), _wrap(res, dt), from_array(np.array(rank, np.int64)),
+            _wrap(sv, dt))
+
+
+def linalg_lu_factor_ex(A, pivot, check_errors):
+    """`linalg.lu_factor_ex(A)`: getrf's packed LU, 1-based int32 pivots and info."""
+    _meta.linalg_lu_factor_ex(A, pivot, check_errors)
+    lu, piv, info = _lu_batch(A._np)
+    if check_errors:
+        _meta.raise_for_info(info, "ember.linalg.lu_factor_ex", "lu_factor")
+    return _wrap(lu, A._dtype, colmajor=True), _int32(piv), _int32(info)
+
+
+def _unpack(lu, piv, m, dt):
+    """P, L, U of a packed LU (..., m, n) and its 1-based pivots."""
+    k = min(lu.shape[-2:])
+    L = np.tril(lu[..., :, :k], -1) + np.eye(m, k, dtype=dt)
+    U = np.triu(lu[..., :k, :])
+    perm = np.broadcast_to(np.arange(m), piv.shape[:-1] + (m,)).copy()
+    for i in range(piv.shape[-1]):       # apply the row swaps in order
+        j = piv[..., i].astype(np.int64) - 1
+        pi = perm[..., i].copy()
+        pj = np.take_along_axis(perm, j[..., None], -1)[..., 0]
+        perm[..., i] = pj
+        np.put_along_axis(perm, j[..., None], pi[..., None], -1)
+    P = np.swapaxes(np.eye(m, dtype=dt)[perm], -1, -2)    # A = P L U
+    return P, L, U
+
+
+def linalg_lu(A, pivot):
+    """`linalg.lu(A)`: A = P L U with L unit lower trapezoidal and U upper trapezoidal."""
+    _meta.linalg_lu(A, pivot)
+    lu, piv, _ = _lu_batch(A._np)
+    P, L, U = _unpack(lu, piv, A._shape[-2], A._dtype.np)
+    dt = A._dtype
+    return _wrap(P, dt), _wrap(L, dt), _wrap(U, dt)
+
+
+def lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
+    """`lu_unpack(LU, pivots)`: P, L, U of lu_factor's packed result."""
+    _meta.lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots)
+    dt = LU_data._dtype
+    P, L, U = _unpack(LU_data._np, LU_pivots._np, LU_data._shape[-2], dt.np)
+    empty = np.zeros((0,), dt.np)
+    return (_wrap(P if unpack_pivots else empty, dt), _wrap(L if unpack_data else empty, dt),
+            _wrap(U if unpack_data else empty, dt))
+
+
+def linalg_lu_solve(LU, pivots, B, left, adjoint):
+    """`linalg.lu_solve(LU, pivots, B, left=True, adjoint=False)`: getrs with lu_factor's
+    result; XA = B is solved as A^T X^T = B^T."""
+    shape = _meta.lu_solve_layout(LU, pivots, B, left)
+    batch = shape[:-2]
+    b = B._np if left else np.swapaxes(B._np, -1, -2)
+    trans = int(adjoint) if left else int(not adjoint)
+    if 0 in shape:
+        x = np.zeros(b.shape if not batch else batch + b.shape[-2:], B._dtype.np)
+    else:
+        def one(lu1, piv1, b1):
+            getrs = _lapack.get_lapack_funcs("getrs", (lu1, b1))
+            x1, _ = getrs(lu1, piv1.reshape(-1) - 1, b1, trans=trans)
+            return (x1,)
+        (x,) = _each(one, LU._np, pivots._np[..., None], b, batch=batch)
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    return _wrap(x, B._dtype, colmajor=left)
+
+
+def linalg_solve_triangular(self, B, upper, left, unitriangular):
+    """`linalg.solve_triangular(A, B, *, upper, left=True, unitriangular=False)`: trtrs
+    on A's upper (or lower) triangle; XA = B as A^T X^T = B^T."""
+    shape = _meta.solve_triangular_layout(self, B, left)
+    a, b = self._np, _as(B._np, self._dtype.np)
+    if not left:
+        a, b, upper = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), not upper
+    if 0 in shape:
+        x = np.zeros(shape, self._dtype.np)
+    else:
+        a = np.broadcast_to(a, shape[:-2] + a.shape[-2:])
+        b = np.broadcast_to(b, shape[:-2] + b.shape[-2:])
+        with np.errstate(all="ignore"):
+            x = _sl.solve_triangular(a, b, lower=not upper, unit_diagonal=unitriangular,
+                                     check_finite=False)
+        if not left:
+            x = np.swapaxes(x, -1, -2)
+    return _wrap(x, self._dtype, colmajor=True)
+
+
+def linalg_householder_product(input, tau):
+    """`linalg.householder_product(A, tau)`: the first n columns of the product of the
+    Householder reflectors stored below A's diagonal (LAPACK orgqr)."""
+    _meta.householder_check(input, tau)
+    a, t = input._np, tau._np
+    n = a.shape[-1]
+    if 0 in a.shape:
+        return _wrap(np.zeros(a.shape, a.dtype), input._dtype, colmajor=True)
+    t = np.concatenate([t, np.zeros(t.shape[:-1] + (n - t.shape[-1],), t.dtype)], -1)
+
+    def one(a1, t1):
+        orgqr = _lapack.get_lapack_funcs("orgqr", (a1,))
+        q, _, _ = orgqr(a1, t1[0])
+        return (q,)
+    (q,) = _each(one, a, t[..., None, :], batch=a.shape[:-2])
+    return _wrap(q, input._dtype, colmajor=True)
+
+
+def linalg_matrix_exp(self):
+    """`linalg.matrix_exp(A)`: scipy's Pade approximant with scaling and squaring
+    (float16/bfloat16 computed in float32)."""
+    _meta.linalg_matrix_exp(self)
+    dt = self._dtype
+    a = _as(self._np, _acc(dt))
+    r = _sl.expm(a) if a.size else a.copy()
+    return _wrap(r, dt)

@@ -152,7 +152,8 @@ def test_cpu_policy_matches_torch(name, policy, sample):
             e_res, e_exc = call(ember_op(name), e_args, e_kwargs)
         with torch.autocast("cpu"):
             t_res, t_exc = call(torch_ref(OPS[name], t_args), t_args, t_kwargs)
-        compare(e_res, e_exc, t_res, t_exc, values=True, tol=6e-2)
+        # values=False ops (singular vectors: their sign is LAPACK's) compare dtypes/shapes
+        compare(e_res, e_exc, t_res, t_exc, values=OPS[name].values, tol=6e-2)
 
 
 def _fake_cuda(mode, x):

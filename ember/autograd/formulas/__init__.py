@@ -14,6 +14,7 @@ from .activation import *
 from .binary import *
 from .common import *
 from .conv import *
+from .linalg import *
 from .nn import *
 from .random import *
 from .reduction import *

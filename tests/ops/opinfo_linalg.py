@@ -1,0 +1,443 @@
+"""Samples for torch.linalg and the legacy linear-algebra names (issue 22), registered
+into `opinfo.OPS`.
+
+Matrices are well conditioned (a random matrix plus n * I, or A A^T + n * I where a
+symmetric positive-definite one is needed) so that float32 LAPACK results agree with
+torch's to a few ulps; singular and non-PD inputs, integer and half dtypes, vectors and
+shape mismatches are error samples. opinfo.py imports this module at its end;
+`grad_extra()` adds gradient samples.
+"""
+from __future__ import annotations
+
+import numpy as np
+from helpers import ACCUMULATING_ULPS
+from opinfo import F16, F32, F64, I64, E, S, View, make, own_rng, register
+
+_rng = own_rng(2222)
+TOLS = ACCUMULATING_ULPS
+
+
+def _rand(shape, dt=F32):
+    return make(shape, dt, low=-1, high=1, rng=_rng)
+
+
+def _cond(shape, dt=F32):
+    """A well-conditioned (diagonally dominant) batch of square matrices."""
+    a = make(shape, F64, low=-1, high=1, rng=_rng) + shape[-1] * np.eye(shape[-1])
+    return a.astype(dt)
+
+
+def _spd(shape, dt=F32):
+    """A symmetric positive-definite batch."""
+    a = make(shape, F64, low=-1, high=1, rng=_rng)
+    return (a @ np.swapaxes(a, -1, -2) + shape[-1] * np.eye(shape[-1])).astype(dt)
+
+
+def _sym(shape, dt=F32):
+    """A symmetric batch with well-separated eigenvalues."""
+    q, _ = np.linalg.qr(make(shape, F64, low=-1, high=1, rng=_rng))
+    w = np.arange(1, shape[-1] + 1) * 1.5 - 2.0
+    return ((q * w[..., None, :]) @ np.swapaxes(q, -1, -2)).astype(dt)
+
+
+def _T(a):
+    """`a` laid out transposed in memory (a View of a.T's copy)."""
+    return View(np.ascontiguousarray(np.swapaxes(a, -1, -2)), "transpose.int", (-1, -2))
+
+
+def _tall(shape, dt=F32):
+    """A full-rank rectangular batch with distinct singular values."""
+    *b, m, n = shape
+    k = min(m, n)
+    u, _ = np.linalg.qr(make(tuple(b) + (m, m), F64, low=-1, high=1, rng=_rng))
+    v, _ = np.linalg.qr(make(tuple(b) + (n, n), F64, low=-1, high=1, rng=_rng))
+    s = np.zeros(tuple(b) + (m, n))
+    idx = np.arange(k)
+    s[..., idx, idx] = np.linspace(3.0, 1.0, k)
+    return (u @ s @ v).astype(dt)
+
+
+def _singular(n=3, dt=F32):
+    """A matrix with a zero row: LAPACK's LU meets an exact zero pivot (det exactly 0)."""
+    a = _rand((n, n), dt)
+    a[-1] = 0
+    return a
+
+
+def _errors(*, name_1d="vector_error", square=True, int_ok=False, half_ok=False):
+    """The error samples most ops share: an int64 and a float16 matrix, a vector and
+    (square ops) a non-square matrix."""
+    out = [S(np.ones(3, np.float32), name=name_1d)]
+    if not int_ok:
+        out.append(S(np.eye(3, dtype=I64), name="int64_error"))
+    if not half_ok:
+        out.append(S(np.eye(3, dtype=F16), name="float16_error"))
+    if square:
+        out.append(S(_rand((2, 3)), name="nonsquare_error"))
+    return out
+
+
+def _square_samples(make_a=_cond, **err):
+    return [S(make_a((3, 3), F32), name="float32"), S(make_a((3, 3), F64), name="float64"),
+            S(make_a((2, 4, 4), F32), name="batched"), S(_T(make_a((3, 3), F64)), name="transposed"),
+            S(np.zeros((0, 2, 2), np.float32), name="empty_batch"),
+            S(np.zeros((0, 0), np.float32), name="empty_matrix")] + _errors(**err)
+
+
+def _reg(name, samples, **kw):
+    register(name, samples, tols=TOLS, **kw)
+
+
+# Singular vectors and eigenvectors are defined up to sign, which differs between LAPACK
+# builds (NumPy's OpenBLAS, torch's MKL): their values are compared up to sign in
+# tests/linalg/test_linalg_torch.py; here shapes, dtypes, strides and errors.
+SIGNED = {"values": False}
+
+
+# ---------------------------------------------------------------- solve, inv, det
+def _solve_samples(check=False):
+    def samples():
+        kw = {"check_errors": True} if check else {}
+        out = [
+            S(_cond((3, 3)), _rand((3, 2)), name="float32", **kw),
+            S(_cond((3, 3), F64), _rand((3,), F64), name="vector", **kw),
+            S(_cond((2, 3, 3), F64), _rand((2, 3), F64), name="batched_vector", **kw),
+            S(_cond((2, 3, 3)), _rand((3, 4)), name="broadcast_B", **kw),
+            S(_cond((3, 3), F64), _rand((2, 2, 3, 1), F64), name="broadcast_A", **kw),
+            S(_T(_cond((3, 3), F64)), _T(_rand((3, 2), F64)), name="transposed", **kw),
+            S(_cond((3, 3)), _rand((2, 3)), left=False, name="right", **kw),
+            S(_cond((3, 3)), _rand((4, 3)), name="shape_error", **kw),
+            S(_cond((3, 3)), _rand((3, 2), F64), name="dtype_error", **kw),
+            S(np.eye(3, dtype=I64), np.ones((3, 1), I64), name="int64_error", **kw),
+            S(np.eye(3, dtype=F16), np.ones((3, 1), F16), name="float16_error", **kw),
+            S(np.zeros((0, 3, 3), np.float32), np.zeros((0, 3, 2), np.float32), name="empty", **kw),
+        ]
+        if check:
+            out.append(S(_singular(), _rand((3, 2)), name="singular_error", **kw))
+        return out
+    return samples
+
+
+_reg("linalg_solve_ex.default", _solve_samples(True))
+_reg("linalg_solve.default", _solve_samples())
+_reg("linalg_inv_ex.default", lambda: _square_samples() + [
+    S(np.stack([_cond((3, 3)), _singular()]), check_errors=True, name="singular_error")])
+_reg("linalg_inv.default", lambda: _square_samples() + [S(_singular(), name="singular_error")])
+_reg("inverse.default", lambda: _square_samples())
+_reg("linalg_det.default", lambda: _square_samples() + [S(_singular(dt=F64), name="singular")])
+_reg("det.default", lambda: _square_samples())
+_reg("linalg_slogdet.default", lambda: _square_samples() + [
+    S(-_cond((3, 3), F64), name="negative"), S(np.zeros((3, 3)), name="singular")])
+_reg("slogdet.default", lambda: _square_samples())
+_reg("logdet.default", lambda: _square_samples() + [
+    S(np.diag([1.0, -2.0, 3.0]), name="negative_det_nan"), S(np.zeros((2, 2)), name="zero_det")])
+
+
+# ---------------------------------------------------------------- factorizations
+def _chol_samples(check=False):
+    def samples():
+        out = _square_samples(_spd) + [S(_spd((3, 3), F64), upper=True, name="upper"),
+                                       S(_T(_spd((2, 3, 3), F64)), upper=True, name="upper_T")]
+        bad = np.stack([_spd((3, 3)), -np.eye(3, dtype=np.float32)])
+        out.append(S(bad, name="not_pd_info") if not check else
+                   S(bad, check_errors=True, name="not_pd_error"))
+        return out
+    return samples
+
+
+_reg("linalg_cholesky_ex.default", _chol_samples(True))
+_reg("linalg_cholesky.default", lambda: _chol_samples()()[:-1] + [
+    S(-np.eye(3), name="not_pd_error")])
+_reg("cholesky.default", lambda: [S(_spd((3, 3)), name="float32"),
+                                  S(_spd((2, 3, 3), F64), True, name="upper")])
+
+
+def _chol_factor(shape, dt, upper):
+    c = np.linalg.cholesky(_spd(shape, F64))
+    return (np.swapaxes(c, -1, -2) if upper else c).astype(dt)
+
+
+_reg("cholesky_solve.default", lambda: [
+    S(_rand((3, 2)), _chol_factor((3, 3), F32, False), name="float32"),
+    S(_rand((2, 3, 2), F64), _chol_factor((2, 3, 3), F64, True), True, name="upper_batched")])
+_reg("cholesky_inverse.default", lambda: [
+    S(_chol_factor((3, 3), F32, False), name="float32"),
+    S(_chol_factor((3, 3), F64, True), True, name="upper")])
+
+
+def _rect_samples(**err):
+    return [S(_tall((4, 3)), name="tall"), S(_tall((3, 5), F64), name="wide"),
+            S(_tall((2, 3, 3), F64), name="batched"), S(_T(_tall((4, 3), F64)), name="transposed"),
+            S(np.zeros((0, 3, 2), np.float32), name="empty_batch")] + _errors(square=False, **err)
+
+
+_reg("linalg_qr.default", lambda: _rect_samples() + [
+    S(_tall((4, 3), F64), "complete", name="complete_tall_backward_error"),
+    S(_tall((3, 4)), "r", name="r_backward_error"),
+    S(_tall((2, 3), F64), "complete", name="complete_wide"),
+    S(_tall((3, 3)), "bad", name="mode_error")])
+_reg("qr.default", lambda: [S(_tall((4, 3)), name="some"), S(_tall((4, 3), F64), False, name="full")])
+_reg("linalg_svd.default", **SIGNED, samples=lambda: [S(*s.args, False, name=s.name) for s in _rect_samples()] + [
+    S(_tall((3, 3), F64), name="full_square"),
+    S(_tall((4, 2), F64), name="full_tall"),
+    S(_tall((3, 3)), driver="gesvd", name="driver_error")])
+_reg("linalg_svdvals.default", lambda: _rect_samples())
+_reg("svd.default", **SIGNED, samples=lambda: [S(_tall((4, 3)), name="some"), S(_tall((3, 3), F64), False, name="full"),
+                             S(_tall((4, 3), F64), True, False, name="no_uv")])
+_reg("linalg_eigh.default", **SIGNED, samples=lambda: _square_samples(_sym, int_ok=False) + [
+    S(_sym((3, 3), F64), "U", name="upper"), S(_sym((3, 3)), "X", name="uplo_error")])
+_reg("linalg_eigvalsh.default", lambda: _square_samples(_sym) + [
+    S(_sym((3, 3), F64), "U", name="upper")])
+
+
+def _lstsq_samples():
+    return [
+        S(_tall((5, 3)), _rand((5, 2)), name="tall"),
+        S(_tall((5, 3), F64), _rand((5, 2), F64), driver="gelsd", name="gelsd"),
+        S(_tall((5, 3), F64), _rand((5, 2), F64), driver="gelss", name="gelss"),
+        S(_tall((5, 3), F64), _rand((5, 2), F64), driver="gels", name="gels"),
+        S(_tall((3, 5), F64), _rand((3, 2), F64), driver="gelsd", name="wide_gelsd"),
+        S(_tall((2, 4, 3), F64), _rand((2, 4), F64), name="batched_vector"),
+        S(_tall((2, 4, 3), F64), _rand((1, 4, 2), F64), driver="gelsd", name="broadcast"),
+        S(_tall((2, 4, 3), F64), _rand((4, 2), F64), name="broadcast_error"),
+        S(_tall((3, 3)), _rand((4, 2)), name="shape_error"),
+        S(_tall((3, 3)), _rand((3, 2), F64), name="dtype_error"),
+        S(_tall((3, 3)), _rand((3, 2)), driver="xyz", name="driver_error"),
+        S(np.eye(3, dtype=F16), np.ones((3, 1), F16), name="float16_error"),
+    ]
+
+
+_reg("linalg_lstsq.default", _lstsq_samples)
+
+
+def _lu_samples():
+    return [S(_rand((3, 3)), name="float32"), S(_rand((3, 4), F64), name="wide"),
+            S(_rand((2, 4, 3), F64), name="tall_batched"), S(_T(_rand((3, 3), F64)), name="transposed"),
+            S(np.zeros((0, 2, 2), np.float32), name="empty_batch"),
+            S(_rand((3, 3)), pivot=False, name="no_pivot_error")] + _errors(square=False)
+
+
+_reg("linalg_lu.default", _lu_samples)
+_reg("linalg_lu_factor_ex.default", lambda: _lu_samples() + [
+    S(np.zeros((3, 3), np.float32), name="singular_info"),
+    S(np.zeros((3, 3), np.float32), check_errors=True, name="singular_error")])
+_reg("linalg_lu_factor.default", lambda: _lu_samples() + [
+    S(np.zeros((3, 3), np.float32), name="singular_error")])
+
+
+def _packed(shape, dt=F32):
+    import scipy.linalg as sl
+    a = _rand(shape, F64) + np.eye(shape[-2], shape[-1]) * 3
+    lu, piv = sl.lu_factor(a)
+    return lu.astype(dt), (piv + 1).astype(np.int32)
+
+
+def _lu_unpack_samples():
+    lu, piv = _packed((3, 3))
+    lu4, piv4 = _packed((4, 4), F64)
+    return [S(lu, piv, name="float32"), S(lu4, piv4, name="float64"),
+            S(lu4, piv4, False, name="no_data_backward_error"), S(lu4, piv4, True, False, name="no_pivots"),
+            S(lu, piv.astype(I64), name="int64_pivots_error")]
+
+
+_reg("lu_unpack.default", _lu_unpack_samples)
+
+
+def _lu_solve_samples():
+    lu, piv = _packed((3, 3), F64)
+    lu32, piv32 = _packed((3, 3))
+    return [S(lu32, piv32, _rand((3, 2)), name="float32"),
+            S(lu, piv, _rand((3, 2), F64), adjoint=True, name="adjoint"),
+            S(lu, piv, _rand((2, 3), F64), left=False, name="right"),
+            S(lu, piv, _rand((2, 3), F64), left=False, adjoint=True, name="right_adjoint"),
+            S(lu, piv, _rand((2, 3, 1), F64), name="broadcast"),
+            S(lu, piv, _rand((4, 2), F64), name="shape_error"),
+            S(lu, piv.astype(I64), _rand((3, 2), F64), name="pivots_dtype_error")]
+
+
+_reg("linalg_lu_solve.default", _lu_solve_samples)
+_reg("lu_solve.default", lambda: [S(s.args[2], s.args[0], s.args[1], name=s.name)
+                                  for s in _lu_solve_samples()[:1]])
+
+
+def _tri(shape, dt=F32, upper=True):
+    a = _cond(shape, dt)
+    return np.triu(a) if upper else np.tril(a)
+
+
+_reg("linalg_solve_triangular.default", lambda: [
+    S(_tri((3, 3)), _rand((3, 2)), upper=True, name="upper"),
+    S(_tri((3, 3), F64, False), _rand((3, 4), F64), upper=False, name="lower"),
+    S(_cond((3, 3), F64), _rand((3, 2), F64), upper=True, name="reads_upper_triangle"),
+    S(_tri((3, 3), F64), _rand((2, 3), F64), upper=True, left=False, name="right"),
+    S(_tri((3, 3), F64, False), _rand((3, 2), F64), upper=False, unitriangular=True, name="unit"),
+    S(_tri((2, 3, 3), F64), _T(_rand((3, 2), F64)), upper=True, name="broadcast_transposed"),
+    S(_tri((3, 3)), _rand((4, 2)), upper=True, name="shape_error"),
+    S(_tri((3, 3)), _rand((3,)), upper=True, name="vector_error"),
+    S(_tri((3, 3)), _rand((3, 2), F64), upper=True, name="dtype_error")])
+_reg("triangular_solve.default", lambda: [
+    S(_rand((3, 2)), _tri((3, 3)), name="upper"),
+    S(_rand((3, 2), F64), _tri((3, 3), F64, False), False, True, name="lower_transpose")])
+
+
+def _hh_samples():
+    return [S(_rand((4, 3)), _rand((3,)), name="float32"),
+            S(_rand((4, 3), F64), _rand((2,), F64), name="fewer_reflectors"),
+            S(_rand((2, 3, 3), F64), _rand((2, 3), F64), name="batched"),
+            S(_rand((3, 4)), _rand((3,)), name="wide_error"),
+            S(_rand((4, 3)), _rand((4,)), name="tau_error"),
+            S(_rand((4, 3)), _rand((3,), F64), name="dtype_error")]
+
+
+_reg("linalg_householder_product.default", _hh_samples)
+_reg("orgqr.default", lambda: _hh_samples()[:2])
+
+# ---------------------------------------------------------------- matrix functions
+_reg("linalg_matrix_exp.default", lambda: [
+    S(_rand((3, 3)), name="float32"), S(_rand((2, 3, 3), F64), name="batched"),
+    S(_T(_rand((3, 3), F64)), name="transposed"),
+    S(np.zeros((0, 2, 2), np.float32), name="empty")] + _errors(half_ok=True))
+_reg("matrix_exp.default", lambda: [S(_rand((3, 3)), name="float32")])
+
+
+def _power_samples():
+    return [S(_cond((3, 3)), 3, name="cube"), S(_cond((2, 3, 3), F64), -2, name="inverse_square"),
+            S(_cond((3, 3), F64), 0, name="zero"), S(_cond((3, 3), F64), 1, name="one"),
+            S(_T(_cond((3, 3), F64)), 5, name="transposed"),
+            S(np.arange(9, dtype=I64).reshape(3, 3), 2, name="int64"),
+            S(np.arange(9, dtype=I64).reshape(3, 3), -1, name="int64_inverse_error"),
+            S(_rand((2, 3)), 2, name="nonsquare_error"), S(_rand((3,)), 2, name="vector_error")]
+
+
+_reg("linalg_matrix_power.default", _power_samples)
+_reg("matrix_power.default", lambda: _power_samples()[:3])
+
+
+# ---------------------------------------------------------------- norms
+def _matrix_norm_samples():
+    out = [S(_tall((3, 4)), o, name=f"ord_{o}") for o in (1, -1, 2, -2, float("inf"),
+                                                           float("-inf"))]
+    return out + [
+        S(_tall((2, 3, 4), F64), 2, [0, 2], True, name="dims_keepdim_2"),
+        S(_tall((2, 3, 4), F64), 1, [2, 0], name="dims_1"),
+        S(_tall((2, 3, 4), F64), float("inf"), [-1, -2], True, name="inf_keepdim"),
+        S(_tall((3, 4)), 1, dtype=E.float64, name="dtype_float64"),
+        S(np.ones((3, 3), F16), 1, name="float16"),
+        S(np.ones((3, 3), F16), 2, name="float16_2_error"),
+        S(_tall((3, 4)), 3, name="ord_error"),
+        S(_tall((3, 4)), 1, [0], name="dim_error"),
+        S(_tall((3, 4)), 1, [1, 1], name="same_dims_error"),
+        S(np.ones(3, np.float32), 1, name="vector_error"),
+        S(np.eye(3, dtype=I64), 1, name="int64_error")]
+
+
+_reg("linalg_matrix_norm.default", _matrix_norm_samples)
+_reg("linalg_matrix_norm.str_ord", lambda: [
+    S(_tall((3, 4))), S(_tall((3, 4), F64), "nuc", name="nuc"),
+    S(_tall((2, 3, 4), F64), "nuc", [0, 2], True, name="nuc_dims_keepdim"),
+    S(_tall((2, 3, 4)), "fro", [-1, 0], True, name="fro_dims_keepdim"),
+    S(np.ones((3, 3), F16), "fro", name="float16_fro"),
+    S(_tall((3, 4)), "bad", name="ord_error")])
+_reg("linalg_norm.default", lambda: [
+    S(_rand((3, 4))), S(_rand((3, 4), F64), 1, name="matrix_1"),
+    S(_rand((2, 3, 4), F64), None, [0, 2], True, name="vector_2_dims"),
+    S(_rand((2, 3, 4), F64), float("inf"), [1, 2], name="matrix_inf_dims"),
+    S(_rand((2, 3, 4)), 3, [1], name="vector_3"), S(_rand((4,)), 0.5, name="vector"),
+    S(_rand((2, 3, 4)), 2, name="3d_ord_error"),
+    S(_rand((2, 3, 4)), 2, [0, 1, 2], name="dims_error")])
+_reg("linalg_norm.ord_str", lambda: [
+    S(_rand((3, 4)), "fro"), S(_rand((2, 3, 4), F64), "nuc", [1, 2], True, name="nuc_dims"),
+    S(_rand((2, 3, 4)), "fro", name="3d_error")])
+
+
+# ---------------------------------------------------------------- rank, pinv
+def _rank_deficient(dt=F32):
+    a = _tall((4, 3), F64)
+    a[:, 2] = a[:, 0] + a[:, 1]
+    return a.astype(dt)
+
+
+_reg("linalg_matrix_rank.atol_rtol_float", lambda: [
+    S(_tall((4, 3)), name="full"), S(_rank_deficient(F64), name="deficient"),
+    S(_tall((2, 3, 5), F64), atol=1.5, name="atol"), S(_tall((3, 3), F64), rtol=0.5, name="rtol"),
+    S(_sym((3, 3), F64), hermitian=True, name="hermitian"),
+    S(np.ones(3, np.float32), name="vector_error"), S(np.eye(3, dtype=I64), name="int64_error")])
+_reg("linalg_matrix_rank.default", lambda: [S(_tall((4, 3), F64), 1.5, name="tol"),
+                                            S(_sym((3, 3), F64), 0.1, True, name="hermitian")])
+_reg("linalg_pinv.atol_rtol_float", lambda: [
+    S(_tall((4, 3)), name="tall"), S(_tall((3, 5), F64), name="wide"),
+    S(_rank_deficient(F64), name="deficient"), S(_tall((2, 3, 3), F64), atol=1.5, name="atol"),
+    S(_sym((3, 3), F64), hermitian=True, name="hermitian"),
+    S(np.zeros((0, 3), np.float32), name="empty"),
+    S(np.ones(3, np.float32), name="vector_error"), S(np.eye(3, dtype=I64), name="int64_error")])
+_reg("linalg_pinv.default", lambda: [S(_tall((4, 3), F64), 0.5, name="rcond"),
+                                     S(_sym((3, 3), F64), 0.1, True, name="hermitian")])
+_reg("pinverse.default", lambda: [S(_tall((4, 3))), S(_tall((3, 5), F64), 0.5, name="rcond")])
+
+
+# ---------------------------------------------------------------- products
+def _multi_dot_samples():
+    return [
+        S([_rand((2, 3)), _rand((3, 4))], name="two"),
+        S([_rand((5, 2), F64), _rand((2, 6), F64), _rand((6, 3), F64), _rand((3, 4), F64)],
+          name="chain"),
+        S([_rand((3,)), _rand((3, 4)), _rand((4,))], name="vectors"),
+        S([_rand((3,), F64), _rand((3, 2), F64)], name="first_vector"),
+        S([np.arange(6, dtype=I64).reshape(2, 3), np.arange(6, dtype=I64).reshape(3, 2)],
+          name="int64"),
+        S([_rand((2, 3))], name="one_error"),
+        S([_rand((2, 3)), _rand((2, 3))], name="shape_error"),
+        S([_rand((2, 3)), _rand((3, 4), F64)], name="dtype_error"),
+        S([_rand((2, 2, 3)), _rand((3, 4))], name="3d_error")]
+
+
+_reg("linalg_multi_dot.default", _multi_dot_samples)
+_reg("chain_matmul.default", lambda: [S([_rand((2, 3)), _rand((3, 4)), _rand((4, 2))]),
+                                      S([_rand((2, 3))], name="one")])
+_reg("linalg_cross.default", lambda: [
+    S(_rand((4, 3)), _rand((4, 3)), name="float32"),
+    S(_rand((3, 2), F64), _rand((3, 1), F64), dim=0, name="dim0_broadcast"),
+    S(np.arange(6, dtype=I64).reshape(2, 3), np.ones((2, 3), I64), name="int64"),
+    S(_rand((4, 2)), _rand((4, 2)), name="length_error"),
+    S(_rand((4, 3)), _rand((3,)), name="ndim_error")])
+_reg("cross.default", lambda: [S(_rand((3, 4)), _rand((3, 4)), name="dim_none"),
+                               S(_rand((4, 3), F64), _rand((4, 3), F64), 1, name="dim1")])
+_reg("linalg_vecdot.default", lambda: [
+    S(_rand((3, 4)), _rand((3, 4)), name="float32"),
+    S(_rand((3, 4), F64), _rand((4,), F64), dim=-1, name="broadcast"),
+    S(_rand((3, 4), F64), _rand((3, 4), F64), dim=0, name="dim0"),
+    S(np.ones((3, 4), I64), np.ones((3, 4), I64), name="int64_error"),
+    S(_rand((3, 4)), _rand((3, 4), F64), name="dtype_error")])
+_reg("linalg_tensorinv.default", lambda: [
+    S(_cond((6, 6)).reshape(2, 3, 6), name="ind2"), S(_cond((4, 4), F64).reshape(4, 2, 2), 1,
+                                                      name="ind1"),
+    S(_rand((2, 3, 4)), name="shape_error"), S(_rand((2, 3)), 0, name="ind_error")])
+_reg("linalg_tensorsolve.default", lambda: [
+    S(_cond((6, 6)).reshape(2, 3, 6), _rand((2, 3)), name="float32"),
+    S(np.moveaxis(_cond((6, 6), F64).reshape(2, 3, 6), 0, 2).copy(), _rand((3, 2), F64),
+      [0], name="dims"),
+    S(_rand((2, 3, 4)), _rand((2, 3)), name="shape_error")])
+_reg("linalg_vander.default", lambda: [
+    S(_rand((4,))), S(_rand((2, 3), F64), N=5, name="batched_N"),
+    S(np.arange(1, 4, dtype=I64), name="int64"), S(np.array(2.0, np.float32), N=3, name="0d"),
+    S(_rand((3,)), N=1, name="N_error"), S(_rand((3,)).astype(F16), name="float16_error")])
+_reg("linalg_diagonal.default", lambda: [
+    S(_rand((2, 3, 4)), name="float32"), S(_rand((3, 4), F64), offset=1, name="offset"),
+    S(_rand((2, 3, 4)), dim1=0, dim2=2, name="dims")], exact_strides=True)
+_reg("linalg_matmul.default", lambda: [S(_rand((2, 3, 4)), _rand((4, 5))),
+                                       S(_rand((3,), F64), _rand((3,), F64), name="dot")])
+_reg("trace.default", lambda: [S(_rand((3, 4)), name="float32"),
+                               S(np.arange(12, dtype=I64).reshape(3, 4), name="int64"),
+                               S(_rand((3,)), name="vector_error")])
+
+
+# ---------------------------------------------------------------- gradients
+def grad_extra() -> dict:
+    """{overload name: [SampleInput, ...]} added to the gradient samples."""
+    return {
+        "linalg_det.default": [S(_singular(dt=F64), name="singular")],
+        "linalg_svd.default": [S(_tall((3, 3), F64), True, name="full_square_grad")],
+        "linalg_qr.default": [S(_tall((2, 4), F64), name="wide_grad")],
+        "linalg_lu_solve.default": [S(*_lu_solve_samples()[0].args[:2], _rand((3, 2), F64),
+                                      name="float64_grad")],
+    }
