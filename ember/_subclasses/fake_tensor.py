@@ -287,23 +287,9 @@ class FakeTensorMode(TorchDispatchMode):
         self.fake_tensor_converter = FakeTensorConverter()
         self.cache: dict[Any, Any] = {}
         self.cache_hits = self.cache_misses = self.cache_bypasses = 0
-        self._depth = 0
-
-    # --- entering ------------------------------------------------------------------------
-    def __enter__(self):
-        self._depth += 1
-        return super().__enter__()
-
-    def __exit__(self, *exc):
-        self._depth -= 1
-        return super().__exit__(*exc)
 
     def is_our_fake(self, t) -> bool:
         return isinstance(t, FakeTensor) and t.fake_mode is self
-
-    @property
-    def avoid_device_init(self) -> bool:
-        return True
 
     def from_tensor(self, tensor: Tensor, *, static_shapes=None, source=None,
                     symbolic_context=None, trace=True) -> FakeTensor:
@@ -360,8 +346,8 @@ class FakeTensorMode(TorchDispatchMode):
             if self.is_our_fake(t):
                 continue
             if isinstance(t, FakeTensor):
-                raise AssertionError(  # noqa: TRY004 - torch raises AssertionErrorf"Mixing fake modes NYI x.fake_mode={t.fake_mode} vs "
-                                     f"self={self}")
+                raise AssertionError(  # noqa: TRY004 - torch raises AssertionError
+                    f"Mixing fake modes NYI x.fake_mode={t.fake_mode} vs self={self}")
             if _is_unknown_subclass(type(t)):
                 return NotImplemented
             if "inplace_view" in func.tags:
@@ -383,7 +369,8 @@ class FakeTensorMode(TorchDispatchMode):
             dynamic = kwargs.get("output_size") is None
         else:
             dynamic = "dynamic_output_shape" in func.tags
-        if dynamic and self.shape_env is None:
+        # (with a ShapeEnv, nonzero and masked_select give unbacked sizes instead)
+        if dynamic and (self.shape_env is None or func not in _UNBACKED_SIZE_OPS):
             raise DynamicOutputShapeException(func)
 
     def _run(self, func, args, kwargs):

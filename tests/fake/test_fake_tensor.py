@@ -287,3 +287,11 @@ def test_out_and_in_place_ops_update_the_fake_like_torch():
 
 def test_lazy_names_torch_has():
     assert ember.SymInt.__name__ == "SymInt" and ember._subclasses.FakeTensor is FakeTensor
+
+
+def test_fakes_of_two_modes_do_not_mix():
+    a = FakeTensorMode().from_tensor(ember.ones(2))
+    m = FakeTensorMode()
+    b = m.from_tensor(ember.ones(2))
+    with m, pytest.raises(AssertionError, match="Mixing fake modes NYI x.fake_mode="):
+        b + a

@@ -155,3 +155,10 @@ def test_training_step_traces_on_fakes(tracing_mode):
         x, y = ember.randn(batch, 8), ember.randint(0, 3, (batch,))
         for got, want in zip(gm(x, y), step(x, y)):
             assert ember.allclose(got, want, atol=1e-5)
+
+
+def test_other_dynamic_ops_still_raise_with_a_shape_env():
+    from ember._subclasses.fake_tensor import DynamicOutputShapeException
+    _, mode, (x,) = fakes((4, 3))
+    with mode, pytest.raises(DynamicOutputShapeException):
+        ember.unique(x)
