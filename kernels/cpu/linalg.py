@@ -11,7 +11,8 @@ import scipy.linalg as _sl
 from scipy.linalg import lapack as _lapack
 
 from ember.core import dtype as D
-from ember.core.tensor import Tensor, from_array
+from ember.core.alloc import empty_cpu
+from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 
@@ -123,6 +124,10 @@ def _wrap(a, dt, colmajor=False):
     """A fresh LAPACK result as a tensor of dtype `dt`, C- or batched column-major."""
     a = np.asarray(a, dt.np)
     if colmajor and a.ndim >= 2:
+        if a.size == 0:     # an empty array keeps no strides: torch's layout explicitly
+            *batch, m, n = a.shape
+            st = contiguous_strides((*batch, n, m))
+            return empty_cpu(a.shape, dt, st[:-2] + (st[-1], st[-2]))
         return from_array(_colmajor(a), dt)
     return from_array(a if a.flags.c_contiguous else a.copy(), dt)
 

@@ -183,7 +183,7 @@ def raise_for_info(info, api, kind):
     """LinAlgError naming `api` for the first matrix whose LAPACK `info` (a NumPy array, or
     a tensor: Meta ones hold no values) reports a failure."""
     if not isinstance(info, np.ndarray):
-        if info.device.type == "meta":
+        if info._device.type == "meta":     # (a FakeTensor too: no values to check)
             return
         info = info.detach().cpu().numpy()
     bad = np.flatnonzero(info.reshape(-1))
