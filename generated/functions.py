@@ -222,6 +222,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copy,
     _entry_copy_,
     _entry_copy_out,
+    _entry_copysign_Tensor,
+    _entry_copysign__Tensor,
+    _entry_copysign_out,
     _entry_cos,
     _entry_cos_,
     _entry_cos_out,
@@ -239,6 +242,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cumsum,
     _entry_cumsum_,
     _entry_cumsum_out,
+    _entry_deg2rad,
+    _entry_deg2rad_,
+    _entry_deg2rad_out,
     _entry_detach,
     _entry_diag,
     _entry_diag_embed,
@@ -248,6 +254,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_diagonal,
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
+    _entry_digamma,
+    _entry_digamma_,
+    _entry_digamma_out,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -295,6 +304,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_erf,
     _entry_erf_,
     _entry_erf_out,
+    _entry_erfc,
+    _entry_erfc_,
+    _entry_erfc_out,
+    _entry_erfinv,
+    _entry_erfinv_,
+    _entry_erfinv_out,
     _entry_exp,
     _entry_exp2,
     _entry_exp2_,
@@ -328,6 +343,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flip_out,
     _entry_fliplr,
     _entry_flipud,
+    _entry_float_power_Scalar,
+    _entry_float_power_Tensor_Scalar,
+    _entry_float_power_Tensor_Tensor,
     _entry_floor,
     _entry_floor_,
     _entry_floor_divide,
@@ -337,6 +355,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_floor_divide__Tensor,
     _entry_floor_divide_out,
     _entry_floor_out,
+    _entry_fmax,
+    _entry_fmax_out,
+    _entry_fmin,
+    _entry_fmin_out,
     _entry_fmod_Scalar,
     _entry_fmod_Scalar_out,
     _entry_fmod_Tensor,
@@ -346,12 +368,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_frac,
     _entry_frac_,
     _entry_frac_out,
+    _entry_frexp_Tensor,
     _entry_full,
     _entry_full_like,
     _entry_full_like_out,
     _entry_full_out,
     _entry_gather,
     _entry_gather_out,
+    _entry_gcd,
+    _entry_gcd_,
+    _entry_gcd_out,
     _entry_ge_Scalar,
     _entry_ge_Scalar_out,
     _entry_ge_Tensor,
@@ -391,10 +417,19 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hardtanh_backward,
     _entry_hardtanh_backward_grad_input,
     _entry_hardtanh_out,
+    _entry_heaviside,
+    _entry_heaviside_,
+    _entry_heaviside_out,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
     _entry_hstack_out,
+    _entry_hypot,
+    _entry_hypot_,
+    _entry_hypot_out,
+    _entry_i0,
+    _entry_i0_,
+    _entry_i0_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -426,6 +461,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_kaiser_window_periodic_out,
     _entry_l1_loss,
     _entry_layer_norm,
+    _entry_lcm,
+    _entry_lcm_,
+    _entry_lcm_out,
+    _entry_ldexp_Tensor,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
     _entry_le_Tensor,
@@ -443,6 +482,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_lgamma,
+    _entry_lgamma_,
+    _entry_lgamma_out,
     _entry_linalg_vector_norm,
     _entry_linalg_vector_norm_out,
     _entry_linear,
@@ -466,6 +508,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
+    _entry_logaddexp,
+    _entry_logaddexp2,
+    _entry_logaddexp2_out,
+    _entry_logaddexp_out,
     _entry_logical_and,
     _entry_logical_and_,
     _entry_logical_and_out,
@@ -478,6 +524,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logit,
+    _entry_logit_,
+    _entry_logit_out,
     _entry_logspace,
     _entry_logspace_out,
     _entry_logsumexp,
@@ -545,6 +594,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_multinomial_out,
     _entry_mv,
     _entry_mv_out,
+    _entry_mvlgamma,
+    _entry_mvlgamma_,
+    _entry_mvlgamma_out,
     _entry_nan_to_num,
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
@@ -581,6 +633,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones_out,
     _entry_new_zeros,
     _entry_new_zeros_out,
+    _entry_nextafter,
+    _entry_nextafter_,
+    _entry_nextafter_out,
     _entry_nll_loss,
     _entry_nll_loss2d,
     _entry_nll_loss2d_backward,
@@ -621,6 +676,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_permute,
     _entry_poisson,
     _entry_poisson_out,
+    _entry_polygamma,
+    _entry_polygamma_,
+    _entry_polygamma_out,
     _entry_pow_Scalar,
     _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
@@ -636,6 +694,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put,
     _entry_put_,
     _entry_put_out,
+    _entry_rad2deg,
+    _entry_rad2deg_,
+    _entry_rad2deg_out,
     _entry_rand,
     _entry_rand_generator,
     _entry_rand_generator_out,
@@ -773,6 +834,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sin,
     _entry_sin_,
     _entry_sin_out,
+    _entry_sinc,
+    _entry_sinc_,
+    _entry_sinc_out,
     _entry_sinh,
     _entry_sinh_,
     _entry_sinh_out,
@@ -789,6 +853,74 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sort_stable,
     _entry_sort_values,
     _entry_sort_values_stable,
+    _entry_special_airy_ai,
+    _entry_special_airy_ai_out,
+    _entry_special_bessel_j0,
+    _entry_special_bessel_j0_out,
+    _entry_special_bessel_j1,
+    _entry_special_bessel_j1_out,
+    _entry_special_bessel_y0,
+    _entry_special_bessel_y0_out,
+    _entry_special_bessel_y1,
+    _entry_special_bessel_y1_out,
+    _entry_special_chebyshev_polynomial_t,
+    _entry_special_chebyshev_polynomial_t_out,
+    _entry_special_chebyshev_polynomial_u,
+    _entry_special_chebyshev_polynomial_u_out,
+    _entry_special_chebyshev_polynomial_v,
+    _entry_special_chebyshev_polynomial_v_out,
+    _entry_special_chebyshev_polynomial_w,
+    _entry_special_chebyshev_polynomial_w_out,
+    _entry_special_entr,
+    _entry_special_entr_out,
+    _entry_special_erfcx,
+    _entry_special_erfcx_out,
+    _entry_special_hermite_polynomial_h,
+    _entry_special_hermite_polynomial_h_out,
+    _entry_special_hermite_polynomial_he,
+    _entry_special_hermite_polynomial_he_out,
+    _entry_special_i0e,
+    _entry_special_i0e_out,
+    _entry_special_i1,
+    _entry_special_i1_out,
+    _entry_special_i1e,
+    _entry_special_i1e_out,
+    _entry_special_laguerre_polynomial_l,
+    _entry_special_laguerre_polynomial_l_out,
+    _entry_special_legendre_polynomial_p,
+    _entry_special_legendre_polynomial_p_out,
+    _entry_special_log_ndtr,
+    _entry_special_log_ndtr_out,
+    _entry_special_modified_bessel_i0,
+    _entry_special_modified_bessel_i0_out,
+    _entry_special_modified_bessel_i1,
+    _entry_special_modified_bessel_i1_out,
+    _entry_special_modified_bessel_k0,
+    _entry_special_modified_bessel_k0_out,
+    _entry_special_modified_bessel_k1,
+    _entry_special_modified_bessel_k1_out,
+    _entry_special_ndtr,
+    _entry_special_ndtr_out,
+    _entry_special_ndtri,
+    _entry_special_ndtri_out,
+    _entry_special_scaled_modified_bessel_k0,
+    _entry_special_scaled_modified_bessel_k0_out,
+    _entry_special_scaled_modified_bessel_k1,
+    _entry_special_scaled_modified_bessel_k1_out,
+    _entry_special_shifted_chebyshev_polynomial_t,
+    _entry_special_shifted_chebyshev_polynomial_t_out,
+    _entry_special_shifted_chebyshev_polynomial_u,
+    _entry_special_shifted_chebyshev_polynomial_u_out,
+    _entry_special_shifted_chebyshev_polynomial_v,
+    _entry_special_shifted_chebyshev_polynomial_v_out,
+    _entry_special_shifted_chebyshev_polynomial_w,
+    _entry_special_shifted_chebyshev_polynomial_w_out,
+    _entry_special_spherical_bessel_j0,
+    _entry_special_spherical_bessel_j0_out,
+    _entry_special_xlog1py,
+    _entry_special_xlog1py_out,
+    _entry_special_zeta,
+    _entry_special_zeta_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -893,6 +1025,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_xlogy_OutTensor,
+    _entry_xlogy_Tensor,
+    _entry_xlogy__Tensor,
     _entry_zero,
     _entry_zero_,
     _entry_zero_out,
@@ -983,6 +1118,7 @@ __all__ = [
     'convolution',
     'convolution_backward',
     'copy_',
+    'copysign',
     'cos',
     'cos_',
     'cosh',
@@ -991,12 +1127,16 @@ __all__ = [
     'cross_entropy_loss',
     'cumprod',
     'cumsum',
+    'deg2rad',
+    'deg2rad_',
     'detach',
     'diag',
     'diag_embed',
     'diagflat',
     'diagonal',
     'diagonal_scatter',
+    'digamma',
+    'digamma_',
     'div',
     'dot',
     'dropout',
@@ -1015,6 +1155,10 @@ __all__ = [
     'eq',
     'erf',
     'erf_',
+    'erfc',
+    'erfc_',
+    'erfinv',
+    'erfinv_',
     'exp',
     'exp2',
     'exp2_',
@@ -1032,15 +1176,20 @@ __all__ = [
     'flip',
     'fliplr',
     'flipud',
+    'float_power',
     'floor',
     'floor_',
     'floor_divide',
+    'fmax',
+    'fmin',
     'fmod',
     'frac',
     'frac_',
+    'frexp',
     'full',
     'full_like',
     'gather',
+    'gcd',
     'ge',
     'gelu',
     'gelu_',
@@ -1052,8 +1201,12 @@ __all__ = [
     'hardtanh',
     'hardtanh_',
     'hardtanh_backward',
+    'heaviside',
     'hsplit',
     'hstack',
+    'hypot',
+    'i0',
+    'i0_',
     'index',
     'index_add',
     'index_copy',
@@ -1067,11 +1220,15 @@ __all__ = [
     'kaiser_window',
     'l1_loss',
     'layer_norm',
+    'lcm',
+    'ldexp',
     'le',
     'leaky_relu',
     'leaky_relu_',
     'leaky_relu_backward',
     'lerp',
+    'lgamma',
+    'lgamma_',
     'linalg_vector_norm',
     'linear',
     'linspace',
@@ -1084,10 +1241,14 @@ __all__ = [
     'log2_',
     'log_',
     'log_softmax',
+    'logaddexp',
+    'logaddexp2',
     'logical_and',
     'logical_not',
     'logical_or',
     'logical_xor',
+    'logit',
+    'logit_',
     'logspace',
     'logsumexp',
     'lt',
@@ -1111,6 +1272,7 @@ __all__ = [
     'mul',
     'multinomial',
     'mv',
+    'mvlgamma',
     'nan_to_num',
     'nan_to_num_',
     'narrow',
@@ -1124,6 +1286,7 @@ __all__ = [
     'ne',
     'neg',
     'neg_',
+    'nextafter',
     'nll_loss',
     'nll_loss2d',
     'nll_loss2d_backward',
@@ -1139,9 +1302,12 @@ __all__ = [
     'pad',
     'permute',
     'poisson',
+    'polygamma',
     'pow',
     'prod',
     'put',
+    'rad2deg',
+    'rad2deg_',
     'rand',
     'rand_like',
     'randint',
@@ -1183,6 +1349,8 @@ __all__ = [
     'silu_backward',
     'sin',
     'sin_',
+    'sinc',
+    'sinc_',
     'sinh',
     'sinh_',
     'slice',
@@ -1191,6 +1359,40 @@ __all__ = [
     'softplus',
     'softplus_backward',
     'sort',
+    'special_airy_ai',
+    'special_bessel_j0',
+    'special_bessel_j1',
+    'special_bessel_y0',
+    'special_bessel_y1',
+    'special_chebyshev_polynomial_t',
+    'special_chebyshev_polynomial_u',
+    'special_chebyshev_polynomial_v',
+    'special_chebyshev_polynomial_w',
+    'special_entr',
+    'special_erfcx',
+    'special_hermite_polynomial_h',
+    'special_hermite_polynomial_he',
+    'special_i0e',
+    'special_i1',
+    'special_i1e',
+    'special_laguerre_polynomial_l',
+    'special_legendre_polynomial_p',
+    'special_log_ndtr',
+    'special_modified_bessel_i0',
+    'special_modified_bessel_i1',
+    'special_modified_bessel_k0',
+    'special_modified_bessel_k1',
+    'special_ndtr',
+    'special_ndtri',
+    'special_scaled_modified_bessel_k0',
+    'special_scaled_modified_bessel_k1',
+    'special_shifted_chebyshev_polynomial_t',
+    'special_shifted_chebyshev_polynomial_u',
+    'special_shifted_chebyshev_polynomial_v',
+    'special_shifted_chebyshev_polynomial_w',
+    'special_spherical_bessel_j0',
+    'special_xlog1py',
+    'special_zeta',
     'split',
     'split_with_sizes',
     'sqrt',
@@ -1233,10 +1435,13 @@ __all__ = [
     'vsplit',
     'vstack',
     'where',
+    'xlogy',
+    'xlogy_',
     'zero_',
     'zeros',
     'zeros_like',
 ]
+_rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
 _rt_min = _return_type('min', ('values', 'indices'))
@@ -3629,6 +3834,27 @@ def copy_(input, src, non_blocking=False):
         return _r
 
 
+# schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
+def copysign(input, other, *, out=None):
+    """copysign.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(copysign, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('copysign', 'other', 2, other)
+        if out is None:
+            return _entry_copysign_Tensor(input, other)
+        return _entry_copysign_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(copysign, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
@@ -3811,6 +4037,42 @@ def cumsum(input, dim, *, dtype=None, out=None):
         return _r
 
 
+# schema/native_functions.yaml: deg2rad(Tensor self) -> Tensor
+def deg2rad(input, *, out=None):
+    """deg2rad(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(deg2rad, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_deg2rad(input)
+        return _entry_deg2rad_out(input, out)
+
+    except TypeError:
+        _r = _hra(deg2rad, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: deg2rad_(Tensor(a!) self) -> Tensor(a!)
+def deg2rad_(input):
+    """deg2rad_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(deg2rad_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_deg2rad_(input)
+
+    except TypeError:
+        _r = _hra(deg2rad_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: detach(Tensor(a) self) -> Tensor(a)
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
@@ -3914,6 +4176,42 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
 
     except TypeError:
         _r = _hra(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: digamma(Tensor self) -> Tensor
+def digamma(input, *, out=None):
+    """digamma(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(digamma, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_digamma(input)
+        return _entry_digamma_out(input, out)
+
+    except TypeError:
+        _r = _hra(digamma, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: digamma_(Tensor(a!) self) -> Tensor(a!)
+def digamma_(input):
+    """digamma_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(digamma_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_digamma_(input)
+
+    except TypeError:
+        _r = _hra(digamma_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -4370,6 +4668,78 @@ def erf_(input):
         return _r
 
 
+# schema/native_functions.yaml: erfc(Tensor self) -> Tensor
+def erfc(input, *, out=None):
+    """erfc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(erfc, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_erfc(input)
+        return _entry_erfc_out(input, out)
+
+    except TypeError:
+        _r = _hra(erfc, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfc_(Tensor(a!) self) -> Tensor(a!)
+def erfc_(input):
+    """erfc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(erfc_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfc_(input)
+
+    except TypeError:
+        _r = _hra(erfc_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfinv(Tensor self) -> Tensor
+def erfinv(input, *, out=None):
+    """erfinv(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(erfinv, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_erfinv(input)
+        return _entry_erfinv_out(input, out)
+
+    except TypeError:
+        _r = _hra(erfinv, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfinv_(Tensor(a!) self) -> Tensor(a!)
+def erfinv_(input):
+    """erfinv_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(erfinv_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfinv_(input)
+
+    except TypeError:
+        _r = _hra(erfinv_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
@@ -4775,6 +5145,71 @@ def flipud(input):
         return _r
 
 
+# schema/native_functions.yaml: float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+def _m0_float_power(input, exponent):
+    if _F['Tensor'](input) and _F['Tensor'](exponent):
+        return (input, exponent)
+    return None
+
+
+def _c0_float_power(input, exponent):
+    return _entry_float_power_Tensor_Tensor(input, exponent)
+
+
+# schema/native_functions.yaml: float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+def _m1_float_power(input, exponent):
+    if _F['Tensor'](input) and _F['Scalar'](exponent):
+        return (input, exponent)
+    return None
+
+
+def _c1_float_power(input, exponent):
+    return _entry_float_power_Tensor_Scalar(input, exponent)
+
+
+# schema/native_functions.yaml: float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+def _m2_float_power(input, exponent):
+    if _F['Scalar'](input) and _F['Tensor'](exponent):
+        return (input, exponent)
+    return None
+
+
+def _c2_float_power(input, exponent):
+    return _entry_float_power_Scalar(input, exponent)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_float_power = (
+    (_m0_float_power, _c0_float_power, 2, frozenset(('exponent', 'input'))),
+    (_m1_float_power, _c1_float_power, 2, frozenset(('exponent', 'input'))),
+    (_m2_float_power, _c2_float_power, 2, frozenset(('exponent', 'input'))),
+)
+_sigs_float_power = (
+    'float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
+    'float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
+    'float_power.Scalar(Scalar self, Tensor exponent) -> Tensor',
+)
+
+
+def float_power(*args, **kwargs):
+    """Overloads:
+    float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+    float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+    float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(float_power, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_float_power, args, kwargs, 'float_power', _sigs_float_power)
+    except TypeError:
+        _r = _hra_any(float_power, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
@@ -4861,6 +5296,48 @@ def floor_divide(*args, **kwargs):
         return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
     except TypeError:
         _r = _hra_any(floor_divide, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fmax(Tensor self, Tensor other) -> Tensor
+def fmax(input, other, *, out=None):
+    """fmax(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fmax, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('fmax', 'other', 2, other)
+        if out is None:
+            return _entry_fmax(input, other)
+        return _entry_fmax_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(fmax, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fmin(Tensor self, Tensor other) -> Tensor
+def fmin(input, other, *, out=None):
+    """fmin(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fmin, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('fmin', 'other', 2, other)
+        if out is None:
+            return _entry_fmin(input, other)
+        return _entry_fmin_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(fmin, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -4957,6 +5434,23 @@ def frac_(input):
         return _r
 
 
+# schema/native_functions.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+def frexp(input):
+    """frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)"""
+    if _tf[0]:
+        _r = _htf(frexp, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_frexp._make(_entry_frexp_Tensor(input))
+
+    except TypeError:
+        _r = _hra(frexp, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -5007,6 +5501,27 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
     except TypeError:
         _r = _hra(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: gcd(Tensor self, Tensor other) -> Tensor
+def gcd(input, other, *, out=None):
+    """gcd(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(gcd, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('gcd', 'other', 2, other)
+        if out is None:
+            return _entry_gcd(input, other)
+        return _entry_gcd_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(gcd, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -5389,6 +5904,27 @@ def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor
+def heaviside(input, values, *, out=None):
+    """heaviside(Tensor self, Tensor values) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(heaviside, (input, values), (input, values), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(values, _Tensor):
+            raise _not_tensor('heaviside', 'values', 2, values)
+        if out is None:
+            return _entry_heaviside(input, values)
+        return _entry_heaviside_out(input, values, out)
+
+    except TypeError:
+        _r = _hra(heaviside, (input, values), (input, values), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
@@ -5454,6 +5990,63 @@ def hstack(tensors, *, out=None):
 
     except TypeError:
         _r = _hra(hstack, (tensors,), (tensors,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor
+def hypot(input, other, *, out=None):
+    """hypot(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hypot, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('hypot', 'other', 2, other)
+        if out is None:
+            return _entry_hypot(input, other)
+        return _entry_hypot_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(hypot, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: i0(Tensor self) -> Tensor
+def i0(input, *, out=None):
+    """i0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(i0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_i0(input)
+        return _entry_i0_out(input, out)
+
+    except TypeError:
+        _r = _hra(i0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: i0_(Tensor(a!) self) -> Tensor(a!)
+def i0_(input):
+    """i0_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(i0_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_i0_(input)
+
+    except TypeError:
+        _r = _hra(i0_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -5781,6 +6374,44 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
         return _r
 
 
+# schema/native_functions.yaml: lcm(Tensor self, Tensor other) -> Tensor
+def lcm(input, other, *, out=None):
+    """lcm(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lcm, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('lcm', 'other', 2, other)
+        if out is None:
+            return _entry_lcm(input, other)
+        return _entry_lcm_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(lcm, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+def ldexp(input, other):
+    """ldexp.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(ldexp, (input, other), (input, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_ldexp_Tensor(input, other)
+
+    except TypeError:
+        _r = _hra(ldexp, (input, other), (input, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_le(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
@@ -5941,6 +6572,42 @@ def lerp(*args, **kwargs):
         return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
     except TypeError:
         _r = _hra_any(lerp, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lgamma(Tensor self) -> Tensor
+def lgamma(input, *, out=None):
+    """lgamma(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lgamma, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_lgamma(input)
+        return _entry_lgamma_out(input, out)
+
+    except TypeError:
+        _r = _hra(lgamma, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lgamma_(Tensor(a!) self) -> Tensor(a!)
+def lgamma_(input):
+    """lgamma_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(lgamma_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lgamma_(input)
+
+    except TypeError:
+        _r = _hra(lgamma_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -6165,6 +6832,48 @@ def log_softmax(input, dim, dtype=None, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: logaddexp(Tensor self, Tensor other) -> Tensor
+def logaddexp(input, other, *, out=None):
+    """logaddexp(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logaddexp, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logaddexp', 'other', 2, other)
+        if out is None:
+            return _entry_logaddexp(input, other)
+        return _entry_logaddexp_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(logaddexp, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor
+def logaddexp2(input, other, *, out=None):
+    """logaddexp2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logaddexp2, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logaddexp2', 'other', 2, other)
+        if out is None:
+            return _entry_logaddexp2(input, other)
+        return _entry_logaddexp2_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(logaddexp2, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
@@ -6242,6 +6951,42 @@ def logical_xor(input, other, *, out=None):
 
     except TypeError:
         _r = _hra(logical_xor, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logit(Tensor self, float? eps=None) -> Tensor
+def logit(input, eps=None, *, out=None):
+    """logit(Tensor self, float? eps=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logit, (input,), (input, eps), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_logit(input, eps)
+        return _entry_logit_out(input, eps, out)
+
+    except TypeError:
+        _r = _hra(logit, (input,), (input, eps), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+def logit_(input, eps=None):
+    """logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(logit_, (input,), (input, eps), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logit_(input, eps)
+
+    except TypeError:
+        _r = _hra(logit_, (input,), (input, eps), {})
         if _r is _NO:
             raise
         return _r
@@ -6955,6 +7700,25 @@ def mv(input, vec, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: mvlgamma(Tensor self, int p) -> Tensor
+def mvlgamma(input, p, *, out=None):
+    """mvlgamma(Tensor self, int p) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(mvlgamma, (input,), (input, p), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_mvlgamma(input, p)
+        return _entry_mvlgamma_out(input, p, out)
+
+    except TypeError:
+        _r = _hra(mvlgamma, (input,), (input, p), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
@@ -7227,6 +7991,27 @@ def neg_(input):
 
     except TypeError:
         _r = _hra(neg_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nextafter(Tensor self, Tensor other) -> Tensor
+def nextafter(input, other, *, out=None):
+    """nextafter(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nextafter, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('nextafter', 'other', 2, other)
+        if out is None:
+            return _entry_nextafter(input, other)
+        return _entry_nextafter_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(nextafter, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -7575,6 +8360,27 @@ def poisson(input, generator=None, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: polygamma(int n, Tensor self) -> Tensor
+def polygamma(n, input, *, out=None):
+    """polygamma(int n, Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(polygamma, (input,), (n, input), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(input, _Tensor):
+            raise _not_tensor('polygamma', 'self', 2, input)
+        if out is None:
+            return _entry_polygamma(n, input)
+        return _entry_polygamma_out(n, input, out)
+
+    except TypeError:
+        _r = _hra(polygamma, (input,), (n, input), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](exponent):
@@ -7715,6 +8521,42 @@ def put(input, index, source, accumulate=False, *, out=None):
 
     except TypeError:
         _r = _hra(put, (input, index, source), (input, index, source, accumulate), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rad2deg(Tensor self) -> Tensor
+def rad2deg(input, *, out=None):
+    """rad2deg(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(rad2deg, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_rad2deg(input)
+        return _entry_rad2deg_out(input, out)
+
+    except TypeError:
+        _r = _hra(rad2deg, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rad2deg_(Tensor(a!) self) -> Tensor(a!)
+def rad2deg_(input):
+    """rad2deg_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(rad2deg_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rad2deg_(input)
+
+    except TypeError:
+        _r = _hra(rad2deg_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -9122,6 +9964,42 @@ def sin_(input):
         return _r
 
 
+# schema/native_functions.yaml: sinc(Tensor self) -> Tensor
+def sinc(input, *, out=None):
+    """sinc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(sinc, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_sinc(input)
+        return _entry_sinc_out(input, out)
+
+    except TypeError:
+        _r = _hra(sinc, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: sinc_(Tensor(a!) self) -> Tensor(a!)
+def sinc_(input):
+    """sinc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(sinc_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sinc_(input)
+
+    except TypeError:
+        _r = _hra(sinc_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: sinh(Tensor self) -> Tensor
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
@@ -9301,6 +10179,680 @@ def sort(*args, **kwargs):
         return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
     except TypeError:
         _r = _hra_any(sort, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_airy_ai(Tensor x) -> Tensor
+def special_airy_ai(x, *, out=None):
+    """special_airy_ai(Tensor x) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_airy_ai, (x,), (x,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_airy_ai(x)
+        return _entry_special_airy_ai_out(x, out)
+
+    except TypeError:
+        _r = _hra(special_airy_ai, (x,), (x,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_bessel_j0(Tensor self) -> Tensor
+def special_bessel_j0(input, *, out=None):
+    """special_bessel_j0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_bessel_j0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_bessel_j0(input)
+        return _entry_special_bessel_j0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_bessel_j0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_bessel_j1(Tensor self) -> Tensor
+def special_bessel_j1(input, *, out=None):
+    """special_bessel_j1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_bessel_j1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_bessel_j1(input)
+        return _entry_special_bessel_j1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_bessel_j1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_bessel_y0(Tensor self) -> Tensor
+def special_bessel_y0(input, *, out=None):
+    """special_bessel_y0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_bessel_y0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_bessel_y0(input)
+        return _entry_special_bessel_y0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_bessel_y0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_bessel_y1(Tensor self) -> Tensor
+def special_bessel_y1(input, *, out=None):
+    """special_bessel_y1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_bessel_y1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_bessel_y1(input)
+        return _entry_special_bessel_y1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_bessel_y1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+def special_chebyshev_polynomial_t(x, n, *, out=None):
+    """special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_chebyshev_polynomial_t', 'n', 2, n)
+        if out is None:
+            return _entry_special_chebyshev_polynomial_t(x, n)
+        return _entry_special_chebyshev_polynomial_t_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+def special_chebyshev_polynomial_u(x, n, *, out=None):
+    """special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_chebyshev_polynomial_u', 'n', 2, n)
+        if out is None:
+            return _entry_special_chebyshev_polynomial_u(x, n)
+        return _entry_special_chebyshev_polynomial_u_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+def special_chebyshev_polynomial_v(x, n, *, out=None):
+    """special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_chebyshev_polynomial_v', 'n', 2, n)
+        if out is None:
+            return _entry_special_chebyshev_polynomial_v(x, n)
+        return _entry_special_chebyshev_polynomial_v_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+def special_chebyshev_polynomial_w(x, n, *, out=None):
+    """special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_chebyshev_polynomial_w', 'n', 2, n)
+        if out is None:
+            return _entry_special_chebyshev_polynomial_w(x, n)
+        return _entry_special_chebyshev_polynomial_w_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_entr(Tensor self) -> Tensor
+def special_entr(input, *, out=None):
+    """special_entr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_entr, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_entr(input)
+        return _entry_special_entr_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_entr, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_erfcx(Tensor self) -> Tensor
+def special_erfcx(input, *, out=None):
+    """special_erfcx(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_erfcx, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_erfcx(input)
+        return _entry_special_erfcx_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_erfcx, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
+def special_hermite_polynomial_h(x, n, *, out=None):
+    """special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_hermite_polynomial_h, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_hermite_polynomial_h', 'n', 2, n)
+        if out is None:
+            return _entry_special_hermite_polynomial_h(x, n)
+        return _entry_special_hermite_polynomial_h_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_hermite_polynomial_h, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
+def special_hermite_polynomial_he(x, n, *, out=None):
+    """special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_hermite_polynomial_he, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_hermite_polynomial_he', 'n', 2, n)
+        if out is None:
+            return _entry_special_hermite_polynomial_he(x, n)
+        return _entry_special_hermite_polynomial_he_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_hermite_polynomial_he, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_i0e(Tensor self) -> Tensor
+def special_i0e(input, *, out=None):
+    """special_i0e(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_i0e, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_i0e(input)
+        return _entry_special_i0e_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_i0e, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_i1(Tensor self) -> Tensor
+def special_i1(input, *, out=None):
+    """special_i1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_i1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_i1(input)
+        return _entry_special_i1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_i1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_i1e(Tensor self) -> Tensor
+def special_i1e(input, *, out=None):
+    """special_i1e(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_i1e, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_i1e(input)
+        return _entry_special_i1e_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_i1e, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
+def special_laguerre_polynomial_l(x, n, *, out=None):
+    """special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_laguerre_polynomial_l, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_laguerre_polynomial_l', 'n', 2, n)
+        if out is None:
+            return _entry_special_laguerre_polynomial_l(x, n)
+        return _entry_special_laguerre_polynomial_l_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_laguerre_polynomial_l, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
+def special_legendre_polynomial_p(x, n, *, out=None):
+    """special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_legendre_polynomial_p, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_legendre_polynomial_p', 'n', 2, n)
+        if out is None:
+            return _entry_special_legendre_polynomial_p(x, n)
+        return _entry_special_legendre_polynomial_p_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_legendre_polynomial_p, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_log_ndtr(Tensor self) -> Tensor
+def special_log_ndtr(input, *, out=None):
+    """special_log_ndtr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_log_ndtr, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_log_ndtr(input)
+        return _entry_special_log_ndtr_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_log_ndtr, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_modified_bessel_i0(Tensor self) -> Tensor
+def special_modified_bessel_i0(input, *, out=None):
+    """special_modified_bessel_i0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_modified_bessel_i0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_modified_bessel_i0(input)
+        return _entry_special_modified_bessel_i0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_modified_bessel_i0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_modified_bessel_i1(Tensor self) -> Tensor
+def special_modified_bessel_i1(input, *, out=None):
+    """special_modified_bessel_i1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_modified_bessel_i1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_modified_bessel_i1(input)
+        return _entry_special_modified_bessel_i1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_modified_bessel_i1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_modified_bessel_k0(Tensor self) -> Tensor
+def special_modified_bessel_k0(input, *, out=None):
+    """special_modified_bessel_k0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_modified_bessel_k0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_modified_bessel_k0(input)
+        return _entry_special_modified_bessel_k0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_modified_bessel_k0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_modified_bessel_k1(Tensor self) -> Tensor
+def special_modified_bessel_k1(input, *, out=None):
+    """special_modified_bessel_k1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_modified_bessel_k1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_modified_bessel_k1(input)
+        return _entry_special_modified_bessel_k1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_modified_bessel_k1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_ndtr(Tensor self) -> Tensor
+def special_ndtr(input, *, out=None):
+    """special_ndtr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_ndtr, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_ndtr(input)
+        return _entry_special_ndtr_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_ndtr, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_ndtri(Tensor self) -> Tensor
+def special_ndtri(input, *, out=None):
+    """special_ndtri(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_ndtri, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_ndtri(input)
+        return _entry_special_ndtri_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_ndtri, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k0(Tensor self) -> Tensor
+def special_scaled_modified_bessel_k0(input, *, out=None):
+    """special_scaled_modified_bessel_k0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_scaled_modified_bessel_k0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_scaled_modified_bessel_k0(input)
+        return _entry_special_scaled_modified_bessel_k0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_scaled_modified_bessel_k0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k1(Tensor self) -> Tensor
+def special_scaled_modified_bessel_k1(input, *, out=None):
+    """special_scaled_modified_bessel_k1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_scaled_modified_bessel_k1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_scaled_modified_bessel_k1(input)
+        return _entry_special_scaled_modified_bessel_k1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_scaled_modified_bessel_k1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
+    """special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_shifted_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_shifted_chebyshev_polynomial_t', 'n', 2, n)
+        if out is None:
+            return _entry_special_shifted_chebyshev_polynomial_t(x, n)
+        return _entry_special_shifted_chebyshev_polynomial_t_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_shifted_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
+    """special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_shifted_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_shifted_chebyshev_polynomial_u', 'n', 2, n)
+        if out is None:
+            return _entry_special_shifted_chebyshev_polynomial_u(x, n)
+        return _entry_special_shifted_chebyshev_polynomial_u_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_shifted_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
+    """special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_shifted_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_shifted_chebyshev_polynomial_v', 'n', 2, n)
+        if out is None:
+            return _entry_special_shifted_chebyshev_polynomial_v(x, n)
+        return _entry_special_shifted_chebyshev_polynomial_v_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_shifted_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
+    """special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_shifted_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_shifted_chebyshev_polynomial_w', 'n', 2, n)
+        if out is None:
+            return _entry_special_shifted_chebyshev_polynomial_w(x, n)
+        return _entry_special_shifted_chebyshev_polynomial_w_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_shifted_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_spherical_bessel_j0(Tensor self) -> Tensor
+def special_spherical_bessel_j0(input, *, out=None):
+    """special_spherical_bessel_j0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_spherical_bessel_j0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_spherical_bessel_j0(input)
+        return _entry_special_spherical_bessel_j0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_spherical_bessel_j0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor
+def special_xlog1py(input, other, *, out=None):
+    """special_xlog1py(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_xlog1py, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('special_xlog1py', 'other', 2, other)
+        if out is None:
+            return _entry_special_xlog1py(input, other)
+        return _entry_special_xlog1py_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(special_xlog1py, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_zeta(Tensor self, Tensor other) -> Tensor
+def special_zeta(input, other, *, out=None):
+    """special_zeta(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_zeta, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('special_zeta', 'other', 2, other)
+        if out is None:
+            return _entry_special_zeta(input, other)
+        return _entry_special_zeta_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(special_zeta, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -10519,6 +12071,46 @@ def where(*args, **kwargs):
         return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
     except TypeError:
         _r = _hra_any(where, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+def xlogy(input, other, *, out=None):
+    """xlogy.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(xlogy, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('xlogy', 'other', 2, other)
+        if out is None:
+            return _entry_xlogy_Tensor(input, other)
+        return _entry_xlogy_OutTensor(input, other, out)
+
+    except TypeError:
+        _r = _hra(xlogy, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def xlogy_(input, other):
+    """xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(xlogy_, (input, other), (input, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('xlogy_', 'other', 2, other)
+        return _entry_xlogy__Tensor(input, other)
+
+    except TypeError:
+        _r = _hra(xlogy_, (input, other), (input, other), {})
         if _r is _NO:
             raise
         return _r

@@ -9091,6 +9091,3934 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
+# schema/native_functions.yaml: digamma(Tensor self) -> Tensor
+digamma = _Op("aten", 'digamma', 'default',
+    'digamma(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_digamma = digamma._cache
+
+
+def _bind_digamma(self):
+    return (self,)
+
+
+def _entry_digamma(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(digamma, (self,)) from None
+    _k = _c_digamma.get(ks)
+    if _k is None:
+        _k = digamma._fill(ks)
+    return _k(self)
+
+
+digamma._bind = _bind_digamma
+digamma._entry = _entry_digamma
+_aten._packet('digamma')._add(digamma)
+
+
+# schema/native_functions.yaml: digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of digamma)
+digamma_out = _Op("aten", 'digamma', 'out',
+    'digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_digamma_out = digamma_out._cache
+
+
+def _bind_digamma_out(self, *, out):
+    return (self, out)
+
+
+def _entry_digamma_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(digamma_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_digamma_out.get(ks)
+    if _k is None:
+        _k = digamma_out._fill(ks)
+    return _k(self, out)
+
+
+digamma_out._bind = _bind_digamma_out
+digamma_out._entry = _entry_digamma_out
+_aten._packet('digamma')._add(digamma_out)
+
+
+# schema/native_functions.yaml: digamma_(Tensor(a!) self) -> Tensor(a!)
+digamma_ = _Op("aten", 'digamma_', 'default',
+    'digamma_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_digamma_ = digamma_._cache
+
+
+def _bind_digamma_(self):
+    return (self,)
+
+
+def _entry_digamma_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(digamma_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_digamma_.get(ks)
+    if _k is None:
+        _k = digamma_._fill(ks)
+    return _k(self)
+
+
+digamma_._bind = _bind_digamma_
+digamma_._entry = _entry_digamma_
+_aten._packet('digamma_')._add(digamma_)
+
+
+# schema/native_functions.yaml: lgamma(Tensor self) -> Tensor
+lgamma = _Op("aten", 'lgamma', 'default',
+    'lgamma(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_lgamma = lgamma._cache
+
+
+def _bind_lgamma(self):
+    return (self,)
+
+
+def _entry_lgamma(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lgamma, (self,)) from None
+    _k = _c_lgamma.get(ks)
+    if _k is None:
+        _k = lgamma._fill(ks)
+    return _k(self)
+
+
+lgamma._bind = _bind_lgamma
+lgamma._entry = _entry_lgamma
+_aten._packet('lgamma')._add(lgamma)
+
+
+# schema/native_functions.yaml: lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of lgamma)
+lgamma_out = _Op("aten", 'lgamma', 'out',
+    'lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_lgamma_out = lgamma_out._cache
+
+
+def _bind_lgamma_out(self, *, out):
+    return (self, out)
+
+
+def _entry_lgamma_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lgamma_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lgamma_out.get(ks)
+    if _k is None:
+        _k = lgamma_out._fill(ks)
+    return _k(self, out)
+
+
+lgamma_out._bind = _bind_lgamma_out
+lgamma_out._entry = _entry_lgamma_out
+_aten._packet('lgamma')._add(lgamma_out)
+
+
+# schema/native_functions.yaml: lgamma_(Tensor(a!) self) -> Tensor(a!)
+lgamma_ = _Op("aten", 'lgamma_', 'default',
+    'lgamma_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_lgamma_ = lgamma_._cache
+
+
+def _bind_lgamma_(self):
+    return (self,)
+
+
+def _entry_lgamma_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lgamma_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lgamma_.get(ks)
+    if _k is None:
+        _k = lgamma_._fill(ks)
+    return _k(self)
+
+
+lgamma_._bind = _bind_lgamma_
+lgamma_._entry = _entry_lgamma_
+_aten._packet('lgamma_')._add(lgamma_)
+
+
+# schema/native_functions.yaml: erfinv(Tensor self) -> Tensor
+erfinv = _Op("aten", 'erfinv', 'default',
+    'erfinv(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_erfinv = erfinv._cache
+
+
+def _bind_erfinv(self):
+    return (self,)
+
+
+def _entry_erfinv(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfinv, (self,)) from None
+    _k = _c_erfinv.get(ks)
+    if _k is None:
+        _k = erfinv._fill(ks)
+    return _k(self)
+
+
+erfinv._bind = _bind_erfinv
+erfinv._entry = _entry_erfinv
+_aten._packet('erfinv')._add(erfinv)
+
+
+# schema/native_functions.yaml: erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erfinv)
+erfinv_out = _Op("aten", 'erfinv', 'out',
+    'erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_erfinv_out = erfinv_out._cache
+
+
+def _bind_erfinv_out(self, *, out):
+    return (self, out)
+
+
+def _entry_erfinv_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfinv_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_erfinv_out.get(ks)
+    if _k is None:
+        _k = erfinv_out._fill(ks)
+    return _k(self, out)
+
+
+erfinv_out._bind = _bind_erfinv_out
+erfinv_out._entry = _entry_erfinv_out
+_aten._packet('erfinv')._add(erfinv_out)
+
+
+# schema/native_functions.yaml: erfinv_(Tensor(a!) self) -> Tensor(a!)
+erfinv_ = _Op("aten", 'erfinv_', 'default',
+    'erfinv_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_erfinv_ = erfinv_._cache
+
+
+def _bind_erfinv_(self):
+    return (self,)
+
+
+def _entry_erfinv_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfinv_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_erfinv_.get(ks)
+    if _k is None:
+        _k = erfinv_._fill(ks)
+    return _k(self)
+
+
+erfinv_._bind = _bind_erfinv_
+erfinv_._entry = _entry_erfinv_
+_aten._packet('erfinv_')._add(erfinv_)
+
+
+# schema/native_functions.yaml: erfc(Tensor self) -> Tensor
+erfc = _Op("aten", 'erfc', 'default',
+    'erfc(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_erfc = erfc._cache
+
+
+def _bind_erfc(self):
+    return (self,)
+
+
+def _entry_erfc(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfc, (self,)) from None
+    _k = _c_erfc.get(ks)
+    if _k is None:
+        _k = erfc._fill(ks)
+    return _k(self)
+
+
+erfc._bind = _bind_erfc
+erfc._entry = _entry_erfc
+_aten._packet('erfc')._add(erfc)
+
+
+# schema/native_functions.yaml: erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erfc)
+erfc_out = _Op("aten", 'erfc', 'out',
+    'erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_erfc_out = erfc_out._cache
+
+
+def _bind_erfc_out(self, *, out):
+    return (self, out)
+
+
+def _entry_erfc_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfc_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_erfc_out.get(ks)
+    if _k is None:
+        _k = erfc_out._fill(ks)
+    return _k(self, out)
+
+
+erfc_out._bind = _bind_erfc_out
+erfc_out._entry = _entry_erfc_out
+_aten._packet('erfc')._add(erfc_out)
+
+
+# schema/native_functions.yaml: erfc_(Tensor(a!) self) -> Tensor(a!)
+erfc_ = _Op("aten", 'erfc_', 'default',
+    'erfc_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_erfc_ = erfc_._cache
+
+
+def _bind_erfc_(self):
+    return (self,)
+
+
+def _entry_erfc_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfc_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_erfc_.get(ks)
+    if _k is None:
+        _k = erfc_._fill(ks)
+    return _k(self)
+
+
+erfc_._bind = _bind_erfc_
+erfc_._entry = _entry_erfc_
+_aten._packet('erfc_')._add(erfc_)
+
+
+# schema/native_functions.yaml: i0(Tensor self) -> Tensor
+i0 = _Op("aten", 'i0', 'default',
+    'i0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_i0 = i0._cache
+
+
+def _bind_i0(self):
+    return (self,)
+
+
+def _entry_i0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(i0, (self,)) from None
+    _k = _c_i0.get(ks)
+    if _k is None:
+        _k = i0._fill(ks)
+    return _k(self)
+
+
+i0._bind = _bind_i0
+i0._entry = _entry_i0
+_aten._packet('i0')._add(i0)
+
+
+# schema/native_functions.yaml: i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of i0)
+i0_out = _Op("aten", 'i0', 'out',
+    'i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_i0_out = i0_out._cache
+
+
+def _bind_i0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_i0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(i0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_i0_out.get(ks)
+    if _k is None:
+        _k = i0_out._fill(ks)
+    return _k(self, out)
+
+
+i0_out._bind = _bind_i0_out
+i0_out._entry = _entry_i0_out
+_aten._packet('i0')._add(i0_out)
+
+
+# schema/native_functions.yaml: i0_(Tensor(a!) self) -> Tensor(a!)
+i0_ = _Op("aten", 'i0_', 'default',
+    'i0_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_i0_ = i0_._cache
+
+
+def _bind_i0_(self):
+    return (self,)
+
+
+def _entry_i0_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(i0_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_i0_.get(ks)
+    if _k is None:
+        _k = i0_._fill(ks)
+    return _k(self)
+
+
+i0_._bind = _bind_i0_
+i0_._entry = _entry_i0_
+_aten._packet('i0_')._add(i0_)
+
+
+# schema/native_functions.yaml: sinc(Tensor self) -> Tensor
+sinc = _Op("aten", 'sinc', 'default',
+    'sinc(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_sinc = sinc._cache
+
+
+def _bind_sinc(self):
+    return (self,)
+
+
+def _entry_sinc(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinc, (self,)) from None
+    _k = _c_sinc.get(ks)
+    if _k is None:
+        _k = sinc._fill(ks)
+    return _k(self)
+
+
+sinc._bind = _bind_sinc
+sinc._entry = _entry_sinc
+_aten._packet('sinc')._add(sinc)
+
+
+# schema/native_functions.yaml: sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinc)
+sinc_out = _Op("aten", 'sinc', 'out',
+    'sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_sinc_out = sinc_out._cache
+
+
+def _bind_sinc_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sinc_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinc_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sinc_out.get(ks)
+    if _k is None:
+        _k = sinc_out._fill(ks)
+    return _k(self, out)
+
+
+sinc_out._bind = _bind_sinc_out
+sinc_out._entry = _entry_sinc_out
+_aten._packet('sinc')._add(sinc_out)
+
+
+# schema/native_functions.yaml: sinc_(Tensor(a!) self) -> Tensor(a!)
+sinc_ = _Op("aten", 'sinc_', 'default',
+    'sinc_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sinc_ = sinc_._cache
+
+
+def _bind_sinc_(self):
+    return (self,)
+
+
+def _entry_sinc_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinc_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sinc_.get(ks)
+    if _k is None:
+        _k = sinc_._fill(ks)
+    return _k(self)
+
+
+sinc_._bind = _bind_sinc_
+sinc_._entry = _entry_sinc_
+_aten._packet('sinc_')._add(sinc_)
+
+
+# schema/native_functions.yaml: deg2rad(Tensor self) -> Tensor
+deg2rad = _Op("aten", 'deg2rad', 'default',
+    'deg2rad(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_deg2rad = deg2rad._cache
+
+
+def _bind_deg2rad(self):
+    return (self,)
+
+
+def _entry_deg2rad(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(deg2rad, (self,)) from None
+    _k = _c_deg2rad.get(ks)
+    if _k is None:
+        _k = deg2rad._fill(ks)
+    return _k(self)
+
+
+deg2rad._bind = _bind_deg2rad
+deg2rad._entry = _entry_deg2rad
+_aten._packet('deg2rad')._add(deg2rad)
+
+
+# schema/native_functions.yaml: deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of deg2rad)
+deg2rad_out = _Op("aten", 'deg2rad', 'out',
+    'deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_deg2rad_out = deg2rad_out._cache
+
+
+def _bind_deg2rad_out(self, *, out):
+    return (self, out)
+
+
+def _entry_deg2rad_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(deg2rad_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_deg2rad_out.get(ks)
+    if _k is None:
+        _k = deg2rad_out._fill(ks)
+    return _k(self, out)
+
+
+deg2rad_out._bind = _bind_deg2rad_out
+deg2rad_out._entry = _entry_deg2rad_out
+_aten._packet('deg2rad')._add(deg2rad_out)
+
+
+# schema/native_functions.yaml: deg2rad_(Tensor(a!) self) -> Tensor(a!)
+deg2rad_ = _Op("aten", 'deg2rad_', 'default',
+    'deg2rad_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_deg2rad_ = deg2rad_._cache
+
+
+def _bind_deg2rad_(self):
+    return (self,)
+
+
+def _entry_deg2rad_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(deg2rad_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_deg2rad_.get(ks)
+    if _k is None:
+        _k = deg2rad_._fill(ks)
+    return _k(self)
+
+
+deg2rad_._bind = _bind_deg2rad_
+deg2rad_._entry = _entry_deg2rad_
+_aten._packet('deg2rad_')._add(deg2rad_)
+
+
+# schema/native_functions.yaml: rad2deg(Tensor self) -> Tensor
+rad2deg = _Op("aten", 'rad2deg', 'default',
+    'rad2deg(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_rad2deg = rad2deg._cache
+
+
+def _bind_rad2deg(self):
+    return (self,)
+
+
+def _entry_rad2deg(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rad2deg, (self,)) from None
+    _k = _c_rad2deg.get(ks)
+    if _k is None:
+        _k = rad2deg._fill(ks)
+    return _k(self)
+
+
+rad2deg._bind = _bind_rad2deg
+rad2deg._entry = _entry_rad2deg
+_aten._packet('rad2deg')._add(rad2deg)
+
+
+# schema/native_functions.yaml: rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rad2deg)
+rad2deg_out = _Op("aten", 'rad2deg', 'out',
+    'rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_rad2deg_out = rad2deg_out._cache
+
+
+def _bind_rad2deg_out(self, *, out):
+    return (self, out)
+
+
+def _entry_rad2deg_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rad2deg_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rad2deg_out.get(ks)
+    if _k is None:
+        _k = rad2deg_out._fill(ks)
+    return _k(self, out)
+
+
+rad2deg_out._bind = _bind_rad2deg_out
+rad2deg_out._entry = _entry_rad2deg_out
+_aten._packet('rad2deg')._add(rad2deg_out)
+
+
+# schema/native_functions.yaml: rad2deg_(Tensor(a!) self) -> Tensor(a!)
+rad2deg_ = _Op("aten", 'rad2deg_', 'default',
+    'rad2deg_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_rad2deg_ = rad2deg_._cache
+
+
+def _bind_rad2deg_(self):
+    return (self,)
+
+
+def _entry_rad2deg_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rad2deg_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_rad2deg_.get(ks)
+    if _k is None:
+        _k = rad2deg_._fill(ks)
+    return _k(self)
+
+
+rad2deg_._bind = _bind_rad2deg_
+rad2deg_._entry = _entry_rad2deg_
+_aten._packet('rad2deg_')._add(rad2deg_)
+
+
+# schema/native_functions.yaml: logit(Tensor self, float? eps=None) -> Tensor
+logit = _Op("aten", 'logit', 'default',
+    'logit(Tensor self, float? eps=None) -> Tensor',
+    ('self', 'eps'), 2, tags=('pointwise',))
+_c_logit = logit._cache
+
+
+def _bind_logit(self, eps=None):
+    return (self, eps)
+
+
+def _entry_logit(self, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logit, (self, eps)) from None
+    _k = _c_logit.get(ks)
+    if _k is None:
+        _k = logit._fill(ks)
+    return _k(self, eps)
+
+
+logit._bind = _bind_logit
+logit._entry = _entry_logit
+_aten._packet('logit')._add(logit)
+
+
+# schema/native_functions.yaml: logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of logit)
+logit_out = _Op("aten", 'logit', 'out',
+    'logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'eps', 'out'), 2, tags=('pointwise',))
+_c_logit_out = logit_out._cache
+
+
+def _bind_logit_out(self, eps=None, *, out):
+    return (self, eps, out)
+
+
+def _entry_logit_out(self, eps, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logit_out, (self, eps, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logit_out.get(ks)
+    if _k is None:
+        _k = logit_out._fill(ks)
+    return _k(self, eps, out)
+
+
+logit_out._bind = _bind_logit_out
+logit_out._entry = _entry_logit_out
+_aten._packet('logit')._add(logit_out)
+
+
+# schema/native_functions.yaml: logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+logit_ = _Op("aten", 'logit_', 'default',
+    'logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)',
+    ('self', 'eps'), 2, tags=('pointwise',))
+_c_logit_ = logit_._cache
+
+
+def _bind_logit_(self, eps=None):
+    return (self, eps)
+
+
+def _entry_logit_(self, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logit_, (self, eps)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logit_.get(ks)
+    if _k is None:
+        _k = logit_._fill(ks)
+    return _k(self, eps)
+
+
+logit_._bind = _bind_logit_
+logit_._entry = _entry_logit_
+_aten._packet('logit_')._add(logit_)
+
+
+# schema/native_functions.yaml: polygamma(int n, Tensor self) -> Tensor
+polygamma = _Op("aten", 'polygamma', 'default',
+    'polygamma(int n, Tensor self) -> Tensor',
+    ('n', 'self'), 2, tags=('pointwise',))
+_c_polygamma = polygamma._cache
+
+
+def _bind_polygamma(n, self):
+    return (n, self)
+
+
+def _entry_polygamma(n, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polygamma, (n, self)) from None
+    _k = _c_polygamma.get(ks)
+    if _k is None:
+        _k = polygamma._fill(ks)
+    return _k(n, self)
+
+
+polygamma._bind = _bind_polygamma
+polygamma._entry = _entry_polygamma
+_aten._packet('polygamma')._add(polygamma)
+
+
+# schema/native_functions.yaml: polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of polygamma)
+polygamma_out = _Op("aten", 'polygamma', 'out',
+    'polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'self', 'out'), 2, tags=('pointwise',))
+_c_polygamma_out = polygamma_out._cache
+
+
+def _bind_polygamma_out(n, self, *, out):
+    return (n, self, out)
+
+
+def _entry_polygamma_out(n, self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polygamma_out, (n, self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_polygamma_out.get(ks)
+    if _k is None:
+        _k = polygamma_out._fill(ks)
+    return _k(n, self, out)
+
+
+polygamma_out._bind = _bind_polygamma_out
+polygamma_out._entry = _entry_polygamma_out
+_aten._packet('polygamma')._add(polygamma_out)
+
+
+# schema/native_functions.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+polygamma_ = _Op("aten", 'polygamma_', 'default',
+    'polygamma_(Tensor(a!) self, int n) -> Tensor(a!)',
+    ('self', 'n'), 2, tags=('pointwise',))
+_c_polygamma_ = polygamma_._cache
+
+
+def _bind_polygamma_(self, n):
+    return (self, n)
+
+
+def _entry_polygamma_(self, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polygamma_, (self, n)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_polygamma_.get(ks)
+    if _k is None:
+        _k = polygamma_._fill(ks)
+    return _k(self, n)
+
+
+polygamma_._bind = _bind_polygamma_
+polygamma_._entry = _entry_polygamma_
+_aten._packet('polygamma_')._add(polygamma_)
+
+
+# schema/native_functions.yaml: mvlgamma(Tensor self, int p) -> Tensor
+mvlgamma = _Op("aten", 'mvlgamma', 'default',
+    'mvlgamma(Tensor self, int p) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_mvlgamma = mvlgamma._cache
+
+
+def _bind_mvlgamma(self, p):
+    return (self, p)
+
+
+def _entry_mvlgamma(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mvlgamma, (self, p)) from None
+    _k = _c_mvlgamma.get(ks)
+    if _k is None:
+        _k = mvlgamma._fill(ks)
+    return _k(self, p)
+
+
+mvlgamma._bind = _bind_mvlgamma
+mvlgamma._entry = _entry_mvlgamma
+_aten._packet('mvlgamma')._add(mvlgamma)
+
+
+# schema/native_functions.yaml: mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!) (autogen of mvlgamma)
+mvlgamma_out = _Op("aten", 'mvlgamma', 'out',
+    'mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'out'), 2, tags=())
+_c_mvlgamma_out = mvlgamma_out._cache
+
+
+def _bind_mvlgamma_out(self, p, *, out):
+    return (self, p, out)
+
+
+def _entry_mvlgamma_out(self, p, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mvlgamma_out, (self, p, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_mvlgamma_out.get(ks)
+    if _k is None:
+        _k = mvlgamma_out._fill(ks)
+    return _k(self, p, out)
+
+
+mvlgamma_out._bind = _bind_mvlgamma_out
+mvlgamma_out._entry = _entry_mvlgamma_out
+_aten._packet('mvlgamma')._add(mvlgamma_out)
+
+
+# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+mvlgamma_ = _Op("aten", 'mvlgamma_', 'default',
+    'mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)',
+    ('self', 'p'), 2, tags=())
+_c_mvlgamma_ = mvlgamma_._cache
+
+
+def _bind_mvlgamma_(self, p):
+    return (self, p)
+
+
+def _entry_mvlgamma_(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mvlgamma_, (self, p)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_mvlgamma_.get(ks)
+    if _k is None:
+        _k = mvlgamma_._fill(ks)
+    return _k(self, p)
+
+
+mvlgamma_._bind = _bind_mvlgamma_
+mvlgamma_._entry = _entry_mvlgamma_
+_aten._packet('mvlgamma_')._add(mvlgamma_)
+
+
+# schema/native_functions.yaml: special_i0e(Tensor self) -> Tensor
+special_i0e = _Op("aten", 'special_i0e', 'default',
+    'special_i0e(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_i0e = special_i0e._cache
+
+
+def _bind_special_i0e(self):
+    return (self,)
+
+
+def _entry_special_i0e(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i0e, (self,)) from None
+    _k = _c_special_i0e.get(ks)
+    if _k is None:
+        _k = special_i0e._fill(ks)
+    return _k(self)
+
+
+special_i0e._bind = _bind_special_i0e
+special_i0e._entry = _entry_special_i0e
+_aten._packet('special_i0e')._add(special_i0e)
+
+
+# schema/native_functions.yaml: special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_i0e)
+special_i0e_out = _Op("aten", 'special_i0e', 'out',
+    'special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_i0e_out = special_i0e_out._cache
+
+
+def _bind_special_i0e_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_i0e_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i0e_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_i0e_out.get(ks)
+    if _k is None:
+        _k = special_i0e_out._fill(ks)
+    return _k(self, out)
+
+
+special_i0e_out._bind = _bind_special_i0e_out
+special_i0e_out._entry = _entry_special_i0e_out
+_aten._packet('special_i0e')._add(special_i0e_out)
+
+
+# schema/native_functions.yaml: special_i1(Tensor self) -> Tensor
+special_i1 = _Op("aten", 'special_i1', 'default',
+    'special_i1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_i1 = special_i1._cache
+
+
+def _bind_special_i1(self):
+    return (self,)
+
+
+def _entry_special_i1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i1, (self,)) from None
+    _k = _c_special_i1.get(ks)
+    if _k is None:
+        _k = special_i1._fill(ks)
+    return _k(self)
+
+
+special_i1._bind = _bind_special_i1
+special_i1._entry = _entry_special_i1
+_aten._packet('special_i1')._add(special_i1)
+
+
+# schema/native_functions.yaml: special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_i1)
+special_i1_out = _Op("aten", 'special_i1', 'out',
+    'special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_i1_out = special_i1_out._cache
+
+
+def _bind_special_i1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_i1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_i1_out.get(ks)
+    if _k is None:
+        _k = special_i1_out._fill(ks)
+    return _k(self, out)
+
+
+special_i1_out._bind = _bind_special_i1_out
+special_i1_out._entry = _entry_special_i1_out
+_aten._packet('special_i1')._add(special_i1_out)
+
+
+# schema/native_functions.yaml: special_i1e(Tensor self) -> Tensor
+special_i1e = _Op("aten", 'special_i1e', 'default',
+    'special_i1e(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_i1e = special_i1e._cache
+
+
+def _bind_special_i1e(self):
+    return (self,)
+
+
+def _entry_special_i1e(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i1e, (self,)) from None
+    _k = _c_special_i1e.get(ks)
+    if _k is None:
+        _k = special_i1e._fill(ks)
+    return _k(self)
+
+
+special_i1e._bind = _bind_special_i1e
+special_i1e._entry = _entry_special_i1e
+_aten._packet('special_i1e')._add(special_i1e)
+
+
+# schema/native_functions.yaml: special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_i1e)
+special_i1e_out = _Op("aten", 'special_i1e', 'out',
+    'special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_i1e_out = special_i1e_out._cache
+
+
+def _bind_special_i1e_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_i1e_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i1e_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_i1e_out.get(ks)
+    if _k is None:
+        _k = special_i1e_out._fill(ks)
+    return _k(self, out)
+
+
+special_i1e_out._bind = _bind_special_i1e_out
+special_i1e_out._entry = _entry_special_i1e_out
+_aten._packet('special_i1e')._add(special_i1e_out)
+
+
+# schema/native_functions.yaml: special_ndtr(Tensor self) -> Tensor
+special_ndtr = _Op("aten", 'special_ndtr', 'default',
+    'special_ndtr(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_ndtr = special_ndtr._cache
+
+
+def _bind_special_ndtr(self):
+    return (self,)
+
+
+def _entry_special_ndtr(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_ndtr, (self,)) from None
+    _k = _c_special_ndtr.get(ks)
+    if _k is None:
+        _k = special_ndtr._fill(ks)
+    return _k(self)
+
+
+special_ndtr._bind = _bind_special_ndtr
+special_ndtr._entry = _entry_special_ndtr
+_aten._packet('special_ndtr')._add(special_ndtr)
+
+
+# schema/native_functions.yaml: special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_ndtr)
+special_ndtr_out = _Op("aten", 'special_ndtr', 'out',
+    'special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_ndtr_out = special_ndtr_out._cache
+
+
+def _bind_special_ndtr_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_ndtr_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_ndtr_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_ndtr_out.get(ks)
+    if _k is None:
+        _k = special_ndtr_out._fill(ks)
+    return _k(self, out)
+
+
+special_ndtr_out._bind = _bind_special_ndtr_out
+special_ndtr_out._entry = _entry_special_ndtr_out
+_aten._packet('special_ndtr')._add(special_ndtr_out)
+
+
+# schema/native_functions.yaml: special_ndtri(Tensor self) -> Tensor
+special_ndtri = _Op("aten", 'special_ndtri', 'default',
+    'special_ndtri(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_ndtri = special_ndtri._cache
+
+
+def _bind_special_ndtri(self):
+    return (self,)
+
+
+def _entry_special_ndtri(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_ndtri, (self,)) from None
+    _k = _c_special_ndtri.get(ks)
+    if _k is None:
+        _k = special_ndtri._fill(ks)
+    return _k(self)
+
+
+special_ndtri._bind = _bind_special_ndtri
+special_ndtri._entry = _entry_special_ndtri
+_aten._packet('special_ndtri')._add(special_ndtri)
+
+
+# schema/native_functions.yaml: special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_ndtri)
+special_ndtri_out = _Op("aten", 'special_ndtri', 'out',
+    'special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_ndtri_out = special_ndtri_out._cache
+
+
+def _bind_special_ndtri_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_ndtri_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_ndtri_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_ndtri_out.get(ks)
+    if _k is None:
+        _k = special_ndtri_out._fill(ks)
+    return _k(self, out)
+
+
+special_ndtri_out._bind = _bind_special_ndtri_out
+special_ndtri_out._entry = _entry_special_ndtri_out
+_aten._packet('special_ndtri')._add(special_ndtri_out)
+
+
+# schema/native_functions.yaml: special_log_ndtr(Tensor self) -> Tensor
+special_log_ndtr = _Op("aten", 'special_log_ndtr', 'default',
+    'special_log_ndtr(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_log_ndtr = special_log_ndtr._cache
+
+
+def _bind_special_log_ndtr(self):
+    return (self,)
+
+
+def _entry_special_log_ndtr(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_log_ndtr, (self,)) from None
+    _k = _c_special_log_ndtr.get(ks)
+    if _k is None:
+        _k = special_log_ndtr._fill(ks)
+    return _k(self)
+
+
+special_log_ndtr._bind = _bind_special_log_ndtr
+special_log_ndtr._entry = _entry_special_log_ndtr
+_aten._packet('special_log_ndtr')._add(special_log_ndtr)
+
+
+# schema/native_functions.yaml: special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_log_ndtr)
+special_log_ndtr_out = _Op("aten", 'special_log_ndtr', 'out',
+    'special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_log_ndtr_out = special_log_ndtr_out._cache
+
+
+def _bind_special_log_ndtr_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_log_ndtr_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_log_ndtr_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_log_ndtr_out.get(ks)
+    if _k is None:
+        _k = special_log_ndtr_out._fill(ks)
+    return _k(self, out)
+
+
+special_log_ndtr_out._bind = _bind_special_log_ndtr_out
+special_log_ndtr_out._entry = _entry_special_log_ndtr_out
+_aten._packet('special_log_ndtr')._add(special_log_ndtr_out)
+
+
+# schema/native_functions.yaml: special_erfcx(Tensor self) -> Tensor
+special_erfcx = _Op("aten", 'special_erfcx', 'default',
+    'special_erfcx(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_erfcx = special_erfcx._cache
+
+
+def _bind_special_erfcx(self):
+    return (self,)
+
+
+def _entry_special_erfcx(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_erfcx, (self,)) from None
+    _k = _c_special_erfcx.get(ks)
+    if _k is None:
+        _k = special_erfcx._fill(ks)
+    return _k(self)
+
+
+special_erfcx._bind = _bind_special_erfcx
+special_erfcx._entry = _entry_special_erfcx
+_aten._packet('special_erfcx')._add(special_erfcx)
+
+
+# schema/native_functions.yaml: special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_erfcx)
+special_erfcx_out = _Op("aten", 'special_erfcx', 'out',
+    'special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_erfcx_out = special_erfcx_out._cache
+
+
+def _bind_special_erfcx_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_erfcx_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_erfcx_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_erfcx_out.get(ks)
+    if _k is None:
+        _k = special_erfcx_out._fill(ks)
+    return _k(self, out)
+
+
+special_erfcx_out._bind = _bind_special_erfcx_out
+special_erfcx_out._entry = _entry_special_erfcx_out
+_aten._packet('special_erfcx')._add(special_erfcx_out)
+
+
+# schema/native_functions.yaml: special_entr(Tensor self) -> Tensor
+special_entr = _Op("aten", 'special_entr', 'default',
+    'special_entr(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_entr = special_entr._cache
+
+
+def _bind_special_entr(self):
+    return (self,)
+
+
+def _entry_special_entr(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_entr, (self,)) from None
+    _k = _c_special_entr.get(ks)
+    if _k is None:
+        _k = special_entr._fill(ks)
+    return _k(self)
+
+
+special_entr._bind = _bind_special_entr
+special_entr._entry = _entry_special_entr
+_aten._packet('special_entr')._add(special_entr)
+
+
+# schema/native_functions.yaml: special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_entr)
+special_entr_out = _Op("aten", 'special_entr', 'out',
+    'special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_entr_out = special_entr_out._cache
+
+
+def _bind_special_entr_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_entr_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_entr_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_entr_out.get(ks)
+    if _k is None:
+        _k = special_entr_out._fill(ks)
+    return _k(self, out)
+
+
+special_entr_out._bind = _bind_special_entr_out
+special_entr_out._entry = _entry_special_entr_out
+_aten._packet('special_entr')._add(special_entr_out)
+
+
+# schema/native_functions.yaml: special_bessel_j0(Tensor self) -> Tensor
+special_bessel_j0 = _Op("aten", 'special_bessel_j0', 'default',
+    'special_bessel_j0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_bessel_j0 = special_bessel_j0._cache
+
+
+def _bind_special_bessel_j0(self):
+    return (self,)
+
+
+def _entry_special_bessel_j0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_j0, (self,)) from None
+    _k = _c_special_bessel_j0.get(ks)
+    if _k is None:
+        _k = special_bessel_j0._fill(ks)
+    return _k(self)
+
+
+special_bessel_j0._bind = _bind_special_bessel_j0
+special_bessel_j0._entry = _entry_special_bessel_j0
+_aten._packet('special_bessel_j0')._add(special_bessel_j0)
+
+
+# schema/native_functions.yaml: special_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_j0)
+special_bessel_j0_out = _Op("aten", 'special_bessel_j0', 'out',
+    'special_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_bessel_j0_out = special_bessel_j0_out._cache
+
+
+def _bind_special_bessel_j0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_bessel_j0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_j0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_bessel_j0_out.get(ks)
+    if _k is None:
+        _k = special_bessel_j0_out._fill(ks)
+    return _k(self, out)
+
+
+special_bessel_j0_out._bind = _bind_special_bessel_j0_out
+special_bessel_j0_out._entry = _entry_special_bessel_j0_out
+_aten._packet('special_bessel_j0')._add(special_bessel_j0_out)
+
+
+# schema/native_functions.yaml: special_bessel_j1(Tensor self) -> Tensor
+special_bessel_j1 = _Op("aten", 'special_bessel_j1', 'default',
+    'special_bessel_j1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_bessel_j1 = special_bessel_j1._cache
+
+
+def _bind_special_bessel_j1(self):
+    return (self,)
+
+
+def _entry_special_bessel_j1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_j1, (self,)) from None
+    _k = _c_special_bessel_j1.get(ks)
+    if _k is None:
+        _k = special_bessel_j1._fill(ks)
+    return _k(self)
+
+
+special_bessel_j1._bind = _bind_special_bessel_j1
+special_bessel_j1._entry = _entry_special_bessel_j1
+_aten._packet('special_bessel_j1')._add(special_bessel_j1)
+
+
+# schema/native_functions.yaml: special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_j1)
+special_bessel_j1_out = _Op("aten", 'special_bessel_j1', 'out',
+    'special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_bessel_j1_out = special_bessel_j1_out._cache
+
+
+def _bind_special_bessel_j1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_bessel_j1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_j1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_bessel_j1_out.get(ks)
+    if _k is None:
+        _k = special_bessel_j1_out._fill(ks)
+    return _k(self, out)
+
+
+special_bessel_j1_out._bind = _bind_special_bessel_j1_out
+special_bessel_j1_out._entry = _entry_special_bessel_j1_out
+_aten._packet('special_bessel_j1')._add(special_bessel_j1_out)
+
+
+# schema/native_functions.yaml: special_bessel_y0(Tensor self) -> Tensor
+special_bessel_y0 = _Op("aten", 'special_bessel_y0', 'default',
+    'special_bessel_y0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_bessel_y0 = special_bessel_y0._cache
+
+
+def _bind_special_bessel_y0(self):
+    return (self,)
+
+
+def _entry_special_bessel_y0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_y0, (self,)) from None
+    _k = _c_special_bessel_y0.get(ks)
+    if _k is None:
+        _k = special_bessel_y0._fill(ks)
+    return _k(self)
+
+
+special_bessel_y0._bind = _bind_special_bessel_y0
+special_bessel_y0._entry = _entry_special_bessel_y0
+_aten._packet('special_bessel_y0')._add(special_bessel_y0)
+
+
+# schema/native_functions.yaml: special_bessel_y0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_y0)
+special_bessel_y0_out = _Op("aten", 'special_bessel_y0', 'out',
+    'special_bessel_y0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_bessel_y0_out = special_bessel_y0_out._cache
+
+
+def _bind_special_bessel_y0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_bessel_y0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_y0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_bessel_y0_out.get(ks)
+    if _k is None:
+        _k = special_bessel_y0_out._fill(ks)
+    return _k(self, out)
+
+
+special_bessel_y0_out._bind = _bind_special_bessel_y0_out
+special_bessel_y0_out._entry = _entry_special_bessel_y0_out
+_aten._packet('special_bessel_y0')._add(special_bessel_y0_out)
+
+
+# schema/native_functions.yaml: special_bessel_y1(Tensor self) -> Tensor
+special_bessel_y1 = _Op("aten", 'special_bessel_y1', 'default',
+    'special_bessel_y1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_bessel_y1 = special_bessel_y1._cache
+
+
+def _bind_special_bessel_y1(self):
+    return (self,)
+
+
+def _entry_special_bessel_y1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_y1, (self,)) from None
+    _k = _c_special_bessel_y1.get(ks)
+    if _k is None:
+        _k = special_bessel_y1._fill(ks)
+    return _k(self)
+
+
+special_bessel_y1._bind = _bind_special_bessel_y1
+special_bessel_y1._entry = _entry_special_bessel_y1
+_aten._packet('special_bessel_y1')._add(special_bessel_y1)
+
+
+# schema/native_functions.yaml: special_bessel_y1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_y1)
+special_bessel_y1_out = _Op("aten", 'special_bessel_y1', 'out',
+    'special_bessel_y1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_bessel_y1_out = special_bessel_y1_out._cache
+
+
+def _bind_special_bessel_y1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_bessel_y1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_y1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_bessel_y1_out.get(ks)
+    if _k is None:
+        _k = special_bessel_y1_out._fill(ks)
+    return _k(self, out)
+
+
+special_bessel_y1_out._bind = _bind_special_bessel_y1_out
+special_bessel_y1_out._entry = _entry_special_bessel_y1_out
+_aten._packet('special_bessel_y1')._add(special_bessel_y1_out)
+
+
+# schema/native_functions.yaml: special_modified_bessel_i0(Tensor self) -> Tensor
+special_modified_bessel_i0 = _Op("aten", 'special_modified_bessel_i0', 'default',
+    'special_modified_bessel_i0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_modified_bessel_i0 = special_modified_bessel_i0._cache
+
+
+def _bind_special_modified_bessel_i0(self):
+    return (self,)
+
+
+def _entry_special_modified_bessel_i0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_i0, (self,)) from None
+    _k = _c_special_modified_bessel_i0.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_i0._fill(ks)
+    return _k(self)
+
+
+special_modified_bessel_i0._bind = _bind_special_modified_bessel_i0
+special_modified_bessel_i0._entry = _entry_special_modified_bessel_i0
+_aten._packet('special_modified_bessel_i0')._add(special_modified_bessel_i0)
+
+
+# schema/native_functions.yaml: special_modified_bessel_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_i0)
+special_modified_bessel_i0_out = _Op("aten", 'special_modified_bessel_i0', 'out',
+    'special_modified_bessel_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_modified_bessel_i0_out = special_modified_bessel_i0_out._cache
+
+
+def _bind_special_modified_bessel_i0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_modified_bessel_i0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_i0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_modified_bessel_i0_out.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_i0_out._fill(ks)
+    return _k(self, out)
+
+
+special_modified_bessel_i0_out._bind = _bind_special_modified_bessel_i0_out
+special_modified_bessel_i0_out._entry = _entry_special_modified_bessel_i0_out
+_aten._packet('special_modified_bessel_i0')._add(special_modified_bessel_i0_out)
+
+
+# schema/native_functions.yaml: special_modified_bessel_i1(Tensor self) -> Tensor
+special_modified_bessel_i1 = _Op("aten", 'special_modified_bessel_i1', 'default',
+    'special_modified_bessel_i1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_modified_bessel_i1 = special_modified_bessel_i1._cache
+
+
+def _bind_special_modified_bessel_i1(self):
+    return (self,)
+
+
+def _entry_special_modified_bessel_i1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_i1, (self,)) from None
+    _k = _c_special_modified_bessel_i1.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_i1._fill(ks)
+    return _k(self)
+
+
+special_modified_bessel_i1._bind = _bind_special_modified_bessel_i1
+special_modified_bessel_i1._entry = _entry_special_modified_bessel_i1
+_aten._packet('special_modified_bessel_i1')._add(special_modified_bessel_i1)
+
+
+# schema/native_functions.yaml: special_modified_bessel_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_i1)
+special_modified_bessel_i1_out = _Op("aten", 'special_modified_bessel_i1', 'out',
+    'special_modified_bessel_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_modified_bessel_i1_out = special_modified_bessel_i1_out._cache
+
+
+def _bind_special_modified_bessel_i1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_modified_bessel_i1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_i1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_modified_bessel_i1_out.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_i1_out._fill(ks)
+    return _k(self, out)
+
+
+special_modified_bessel_i1_out._bind = _bind_special_modified_bessel_i1_out
+special_modified_bessel_i1_out._entry = _entry_special_modified_bessel_i1_out
+_aten._packet('special_modified_bessel_i1')._add(special_modified_bessel_i1_out)
+
+
+# schema/native_functions.yaml: special_modified_bessel_k0(Tensor self) -> Tensor
+special_modified_bessel_k0 = _Op("aten", 'special_modified_bessel_k0', 'default',
+    'special_modified_bessel_k0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_modified_bessel_k0 = special_modified_bessel_k0._cache
+
+
+def _bind_special_modified_bessel_k0(self):
+    return (self,)
+
+
+def _entry_special_modified_bessel_k0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_k0, (self,)) from None
+    _k = _c_special_modified_bessel_k0.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_k0._fill(ks)
+    return _k(self)
+
+
+special_modified_bessel_k0._bind = _bind_special_modified_bessel_k0
+special_modified_bessel_k0._entry = _entry_special_modified_bessel_k0
+_aten._packet('special_modified_bessel_k0')._add(special_modified_bessel_k0)
+
+
+# schema/native_functions.yaml: special_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_k0)
+special_modified_bessel_k0_out = _Op("aten", 'special_modified_bessel_k0', 'out',
+    'special_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_modified_bessel_k0_out = special_modified_bessel_k0_out._cache
+
+
+def _bind_special_modified_bessel_k0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_modified_bessel_k0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_k0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_modified_bessel_k0_out.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_k0_out._fill(ks)
+    return _k(self, out)
+
+
+special_modified_bessel_k0_out._bind = _bind_special_modified_bessel_k0_out
+special_modified_bessel_k0_out._entry = _entry_special_modified_bessel_k0_out
+_aten._packet('special_modified_bessel_k0')._add(special_modified_bessel_k0_out)
+
+
+# schema/native_functions.yaml: special_modified_bessel_k1(Tensor self) -> Tensor
+special_modified_bessel_k1 = _Op("aten", 'special_modified_bessel_k1', 'default',
+    'special_modified_bessel_k1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_modified_bessel_k1 = special_modified_bessel_k1._cache
+
+
+def _bind_special_modified_bessel_k1(self):
+    return (self,)
+
+
+def _entry_special_modified_bessel_k1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_k1, (self,)) from None
+    _k = _c_special_modified_bessel_k1.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_k1._fill(ks)
+    return _k(self)
+
+
+special_modified_bessel_k1._bind = _bind_special_modified_bessel_k1
+special_modified_bessel_k1._entry = _entry_special_modified_bessel_k1
+_aten._packet('special_modified_bessel_k1')._add(special_modified_bessel_k1)
+
+
+# schema/native_functions.yaml: special_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_k1)
+special_modified_bessel_k1_out = _Op("aten", 'special_modified_bessel_k1', 'out',
+    'special_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_modified_bessel_k1_out = special_modified_bessel_k1_out._cache
+
+
+def _bind_special_modified_bessel_k1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_modified_bessel_k1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_k1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_modified_bessel_k1_out.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_k1_out._fill(ks)
+    return _k(self, out)
+
+
+special_modified_bessel_k1_out._bind = _bind_special_modified_bessel_k1_out
+special_modified_bessel_k1_out._entry = _entry_special_modified_bessel_k1_out
+_aten._packet('special_modified_bessel_k1')._add(special_modified_bessel_k1_out)
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k0(Tensor self) -> Tensor
+special_scaled_modified_bessel_k0 = _Op("aten", 'special_scaled_modified_bessel_k0', 'default',
+    'special_scaled_modified_bessel_k0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_scaled_modified_bessel_k0 = special_scaled_modified_bessel_k0._cache
+
+
+def _bind_special_scaled_modified_bessel_k0(self):
+    return (self,)
+
+
+def _entry_special_scaled_modified_bessel_k0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_scaled_modified_bessel_k0, (self,)) from None
+    _k = _c_special_scaled_modified_bessel_k0.get(ks)
+    if _k is None:
+        _k = special_scaled_modified_bessel_k0._fill(ks)
+    return _k(self)
+
+
+special_scaled_modified_bessel_k0._bind = _bind_special_scaled_modified_bessel_k0
+special_scaled_modified_bessel_k0._entry = _entry_special_scaled_modified_bessel_k0
+_aten._packet('special_scaled_modified_bessel_k0')._add(special_scaled_modified_bessel_k0)
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_scaled_modified_bessel_k0)
+special_scaled_modified_bessel_k0_out = _Op("aten", 'special_scaled_modified_bessel_k0', 'out',
+    'special_scaled_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_scaled_modified_bessel_k0_out = special_scaled_modified_bessel_k0_out._cache
+
+
+def _bind_special_scaled_modified_bessel_k0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_scaled_modified_bessel_k0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_scaled_modified_bessel_k0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_scaled_modified_bessel_k0_out.get(ks)
+    if _k is None:
+        _k = special_scaled_modified_bessel_k0_out._fill(ks)
+    return _k(self, out)
+
+
+special_scaled_modified_bessel_k0_out._bind = _bind_special_scaled_modified_bessel_k0_out
+special_scaled_modified_bessel_k0_out._entry = _entry_special_scaled_modified_bessel_k0_out
+_aten._packet('special_scaled_modified_bessel_k0')._add(special_scaled_modified_bessel_k0_out)
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k1(Tensor self) -> Tensor
+special_scaled_modified_bessel_k1 = _Op("aten", 'special_scaled_modified_bessel_k1', 'default',
+    'special_scaled_modified_bessel_k1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_scaled_modified_bessel_k1 = special_scaled_modified_bessel_k1._cache
+
+
+def _bind_special_scaled_modified_bessel_k1(self):
+    return (self,)
+
+
+def _entry_special_scaled_modified_bessel_k1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_scaled_modified_bessel_k1, (self,)) from None
+    _k = _c_special_scaled_modified_bessel_k1.get(ks)
+    if _k is None:
+        _k = special_scaled_modified_bessel_k1._fill(ks)
+    return _k(self)
+
+
+special_scaled_modified_bessel_k1._bind = _bind_special_scaled_modified_bessel_k1
+special_scaled_modified_bessel_k1._entry = _entry_special_scaled_modified_bessel_k1
+_aten._packet('special_scaled_modified_bessel_k1')._add(special_scaled_modified_bessel_k1)
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_scaled_modified_bessel_k1)
+special_scaled_modified_bessel_k1_out = _Op("aten", 'special_scaled_modified_bessel_k1', 'out',
+    'special_scaled_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_scaled_modified_bessel_k1_out = special_scaled_modified_bessel_k1_out._cache
+
+
+def _bind_special_scaled_modified_bessel_k1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_scaled_modified_bessel_k1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_scaled_modified_bessel_k1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_scaled_modified_bessel_k1_out.get(ks)
+    if _k is None:
+        _k = special_scaled_modified_bessel_k1_out._fill(ks)
+    return _k(self, out)
+
+
+special_scaled_modified_bessel_k1_out._bind = _bind_special_scaled_modified_bessel_k1_out
+special_scaled_modified_bessel_k1_out._entry = _entry_special_scaled_modified_bessel_k1_out
+_aten._packet('special_scaled_modified_bessel_k1')._add(special_scaled_modified_bessel_k1_out)
+
+
+# schema/native_functions.yaml: special_spherical_bessel_j0(Tensor self) -> Tensor
+special_spherical_bessel_j0 = _Op("aten", 'special_spherical_bessel_j0', 'default',
+    'special_spherical_bessel_j0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_spherical_bessel_j0 = special_spherical_bessel_j0._cache
+
+
+def _bind_special_spherical_bessel_j0(self):
+    return (self,)
+
+
+def _entry_special_spherical_bessel_j0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_spherical_bessel_j0, (self,)) from None
+    _k = _c_special_spherical_bessel_j0.get(ks)
+    if _k is None:
+        _k = special_spherical_bessel_j0._fill(ks)
+    return _k(self)
+
+
+special_spherical_bessel_j0._bind = _bind_special_spherical_bessel_j0
+special_spherical_bessel_j0._entry = _entry_special_spherical_bessel_j0
+_aten._packet('special_spherical_bessel_j0')._add(special_spherical_bessel_j0)
+
+
+# schema/native_functions.yaml: special_spherical_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_spherical_bessel_j0)
+special_spherical_bessel_j0_out = _Op("aten", 'special_spherical_bessel_j0', 'out',
+    'special_spherical_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_spherical_bessel_j0_out = special_spherical_bessel_j0_out._cache
+
+
+def _bind_special_spherical_bessel_j0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_spherical_bessel_j0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_spherical_bessel_j0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_spherical_bessel_j0_out.get(ks)
+    if _k is None:
+        _k = special_spherical_bessel_j0_out._fill(ks)
+    return _k(self, out)
+
+
+special_spherical_bessel_j0_out._bind = _bind_special_spherical_bessel_j0_out
+special_spherical_bessel_j0_out._entry = _entry_special_spherical_bessel_j0_out
+_aten._packet('special_spherical_bessel_j0')._add(special_spherical_bessel_j0_out)
+
+
+# schema/native_functions.yaml: special_airy_ai(Tensor x) -> Tensor
+special_airy_ai = _Op("aten", 'special_airy_ai', 'default',
+    'special_airy_ai(Tensor x) -> Tensor',
+    ('x',), 1, tags=('pointwise',))
+_c_special_airy_ai = special_airy_ai._cache
+
+
+def _bind_special_airy_ai(x):
+    return (x,)
+
+
+def _entry_special_airy_ai(x):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_airy_ai, (x,)) from None
+    _k = _c_special_airy_ai.get(ks)
+    if _k is None:
+        _k = special_airy_ai._fill(ks)
+    return _k(x)
+
+
+special_airy_ai._bind = _bind_special_airy_ai
+special_airy_ai._entry = _entry_special_airy_ai
+_aten._packet('special_airy_ai')._add(special_airy_ai)
+
+
+# schema/native_functions.yaml: special_airy_ai.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_airy_ai)
+special_airy_ai_out = _Op("aten", 'special_airy_ai', 'out',
+    'special_airy_ai.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'out'), 1, tags=('pointwise',))
+_c_special_airy_ai_out = special_airy_ai_out._cache
+
+
+def _bind_special_airy_ai_out(x, *, out):
+    return (x, out)
+
+
+def _entry_special_airy_ai_out(x, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_airy_ai_out, (x, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_airy_ai_out.get(ks)
+    if _k is None:
+        _k = special_airy_ai_out._fill(ks)
+    return _k(x, out)
+
+
+special_airy_ai_out._bind = _bind_special_airy_ai_out
+special_airy_ai_out._entry = _entry_special_airy_ai_out
+_aten._packet('special_airy_ai')._add(special_airy_ai_out)
+
+
+# schema/native_functions.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+frexp_Tensor = _Op("aten", 'frexp', 'Tensor',
+    'frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)',
+    ('self',), 1, tags=())
+_c_frexp_Tensor = frexp_Tensor._cache
+
+
+def _bind_frexp_Tensor(self):
+    return (self,)
+
+
+def _entry_frexp_Tensor(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frexp_Tensor, (self,)) from None
+    _k = _c_frexp_Tensor.get(ks)
+    if _k is None:
+        _k = frexp_Tensor._fill(ks)
+    return _k(self)
+
+
+frexp_Tensor._bind = _bind_frexp_Tensor
+frexp_Tensor._entry = _entry_frexp_Tensor
+_aten._packet('frexp')._add(frexp_Tensor)
+
+
+# schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor
+hypot = _Op("aten", 'hypot', 'default',
+    'hypot(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_hypot = hypot._cache
+
+
+def _bind_hypot(self, other):
+    return (self, other)
+
+
+def _entry_hypot(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hypot, (self, other)) from None
+    _k = _c_hypot.get(ks)
+    if _k is None:
+        _k = hypot._fill(ks)
+    return _k(self, other)
+
+
+hypot._bind = _bind_hypot
+hypot._entry = _entry_hypot
+_aten._packet('hypot')._add(hypot)
+
+
+# schema/native_functions.yaml: hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of hypot)
+hypot_out = _Op("aten", 'hypot', 'out',
+    'hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_hypot_out = hypot_out._cache
+
+
+def _bind_hypot_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_hypot_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hypot_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hypot_out.get(ks)
+    if _k is None:
+        _k = hypot_out._fill(ks)
+    return _k(self, other, out)
+
+
+hypot_out._bind = _bind_hypot_out
+hypot_out._entry = _entry_hypot_out
+_aten._packet('hypot')._add(hypot_out)
+
+
+# schema/native_functions.yaml: hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+hypot_ = _Op("aten", 'hypot_', 'default',
+    'hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_hypot_ = hypot_._cache
+
+
+def _bind_hypot_(self, other):
+    return (self, other)
+
+
+def _entry_hypot_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hypot_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_hypot_.get(ks)
+    if _k is None:
+        _k = hypot_._fill(ks)
+    return _k(self, other)
+
+
+hypot_._bind = _bind_hypot_
+hypot_._entry = _entry_hypot_
+_aten._packet('hypot_')._add(hypot_)
+
+
+# schema/native_functions.yaml: nextafter(Tensor self, Tensor other) -> Tensor
+nextafter = _Op("aten", 'nextafter', 'default',
+    'nextafter(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_nextafter = nextafter._cache
+
+
+def _bind_nextafter(self, other):
+    return (self, other)
+
+
+def _entry_nextafter(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nextafter, (self, other)) from None
+    _k = _c_nextafter.get(ks)
+    if _k is None:
+        _k = nextafter._fill(ks)
+    return _k(self, other)
+
+
+nextafter._bind = _bind_nextafter
+nextafter._entry = _entry_nextafter
+_aten._packet('nextafter')._add(nextafter)
+
+
+# schema/native_functions.yaml: nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of nextafter)
+nextafter_out = _Op("aten", 'nextafter', 'out',
+    'nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_nextafter_out = nextafter_out._cache
+
+
+def _bind_nextafter_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_nextafter_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nextafter_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nextafter_out.get(ks)
+    if _k is None:
+        _k = nextafter_out._fill(ks)
+    return _k(self, other, out)
+
+
+nextafter_out._bind = _bind_nextafter_out
+nextafter_out._entry = _entry_nextafter_out
+_aten._packet('nextafter')._add(nextafter_out)
+
+
+# schema/native_functions.yaml: nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+nextafter_ = _Op("aten", 'nextafter_', 'default',
+    'nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_nextafter_ = nextafter_._cache
+
+
+def _bind_nextafter_(self, other):
+    return (self, other)
+
+
+def _entry_nextafter_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nextafter_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_nextafter_.get(ks)
+    if _k is None:
+        _k = nextafter_._fill(ks)
+    return _k(self, other)
+
+
+nextafter_._bind = _bind_nextafter_
+nextafter_._entry = _entry_nextafter_
+_aten._packet('nextafter_')._add(nextafter_)
+
+
+# schema/native_functions.yaml: logaddexp(Tensor self, Tensor other) -> Tensor
+logaddexp = _Op("aten", 'logaddexp', 'default',
+    'logaddexp(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logaddexp = logaddexp._cache
+
+
+def _bind_logaddexp(self, other):
+    return (self, other)
+
+
+def _entry_logaddexp(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logaddexp, (self, other)) from None
+    _k = _c_logaddexp.get(ks)
+    if _k is None:
+        _k = logaddexp._fill(ks)
+    return _k(self, other)
+
+
+logaddexp._bind = _bind_logaddexp
+logaddexp._entry = _entry_logaddexp
+_aten._packet('logaddexp')._add(logaddexp)
+
+
+# schema/native_functions.yaml: logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logaddexp)
+logaddexp_out = _Op("aten", 'logaddexp', 'out',
+    'logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logaddexp_out = logaddexp_out._cache
+
+
+def _bind_logaddexp_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logaddexp_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logaddexp_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logaddexp_out.get(ks)
+    if _k is None:
+        _k = logaddexp_out._fill(ks)
+    return _k(self, other, out)
+
+
+logaddexp_out._bind = _bind_logaddexp_out
+logaddexp_out._entry = _entry_logaddexp_out
+_aten._packet('logaddexp')._add(logaddexp_out)
+
+
+# schema/native_functions.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor
+logaddexp2 = _Op("aten", 'logaddexp2', 'default',
+    'logaddexp2(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logaddexp2 = logaddexp2._cache
+
+
+def _bind_logaddexp2(self, other):
+    return (self, other)
+
+
+def _entry_logaddexp2(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logaddexp2, (self, other)) from None
+    _k = _c_logaddexp2.get(ks)
+    if _k is None:
+        _k = logaddexp2._fill(ks)
+    return _k(self, other)
+
+
+logaddexp2._bind = _bind_logaddexp2
+logaddexp2._entry = _entry_logaddexp2
+_aten._packet('logaddexp2')._add(logaddexp2)
+
+
+# schema/native_functions.yaml: logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logaddexp2)
+logaddexp2_out = _Op("aten", 'logaddexp2', 'out',
+    'logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logaddexp2_out = logaddexp2_out._cache
+
+
+def _bind_logaddexp2_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logaddexp2_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logaddexp2_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logaddexp2_out.get(ks)
+    if _k is None:
+        _k = logaddexp2_out._fill(ks)
+    return _k(self, other, out)
+
+
+logaddexp2_out._bind = _bind_logaddexp2_out
+logaddexp2_out._entry = _entry_logaddexp2_out
+_aten._packet('logaddexp2')._add(logaddexp2_out)
+
+
+# schema/native_functions.yaml: fmax(Tensor self, Tensor other) -> Tensor
+fmax = _Op("aten", 'fmax', 'default',
+    'fmax(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmax = fmax._cache
+
+
+def _bind_fmax(self, other):
+    return (self, other)
+
+
+def _entry_fmax(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmax, (self, other)) from None
+    _k = _c_fmax.get(ks)
+    if _k is None:
+        _k = fmax._fill(ks)
+    return _k(self, other)
+
+
+fmax._bind = _bind_fmax
+fmax._entry = _entry_fmax
+_aten._packet('fmax')._add(fmax)
+
+
+# schema/native_functions.yaml: fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmax)
+fmax_out = _Op("aten", 'fmax', 'out',
+    'fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmax_out = fmax_out._cache
+
+
+def _bind_fmax_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmax_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmax_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmax_out.get(ks)
+    if _k is None:
+        _k = fmax_out._fill(ks)
+    return _k(self, other, out)
+
+
+fmax_out._bind = _bind_fmax_out
+fmax_out._entry = _entry_fmax_out
+_aten._packet('fmax')._add(fmax_out)
+
+
+# schema/native_functions.yaml: fmin(Tensor self, Tensor other) -> Tensor
+fmin = _Op("aten", 'fmin', 'default',
+    'fmin(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmin = fmin._cache
+
+
+def _bind_fmin(self, other):
+    return (self, other)
+
+
+def _entry_fmin(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmin, (self, other)) from None
+    _k = _c_fmin.get(ks)
+    if _k is None:
+        _k = fmin._fill(ks)
+    return _k(self, other)
+
+
+fmin._bind = _bind_fmin
+fmin._entry = _entry_fmin
+_aten._packet('fmin')._add(fmin)
+
+
+# schema/native_functions.yaml: fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmin)
+fmin_out = _Op("aten", 'fmin', 'out',
+    'fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmin_out = fmin_out._cache
+
+
+def _bind_fmin_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmin_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmin_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmin_out.get(ks)
+    if _k is None:
+        _k = fmin_out._fill(ks)
+    return _k(self, other, out)
+
+
+fmin_out._bind = _bind_fmin_out
+fmin_out._entry = _entry_fmin_out
+_aten._packet('fmin')._add(fmin_out)
+
+
+# schema/native_functions.yaml: gcd(Tensor self, Tensor other) -> Tensor
+gcd = _Op("aten", 'gcd', 'default',
+    'gcd(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gcd = gcd._cache
+
+
+def _bind_gcd(self, other):
+    return (self, other)
+
+
+def _entry_gcd(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gcd, (self, other)) from None
+    _k = _c_gcd.get(ks)
+    if _k is None:
+        _k = gcd._fill(ks)
+    return _k(self, other)
+
+
+gcd._bind = _bind_gcd
+gcd._entry = _entry_gcd
+_aten._packet('gcd')._add(gcd)
+
+
+# schema/native_functions.yaml: gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gcd)
+gcd_out = _Op("aten", 'gcd', 'out',
+    'gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_gcd_out = gcd_out._cache
+
+
+def _bind_gcd_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_gcd_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gcd_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_gcd_out.get(ks)
+    if _k is None:
+        _k = gcd_out._fill(ks)
+    return _k(self, other, out)
+
+
+gcd_out._bind = _bind_gcd_out
+gcd_out._entry = _entry_gcd_out
+_aten._packet('gcd')._add(gcd_out)
+
+
+# schema/native_functions.yaml: gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+gcd_ = _Op("aten", 'gcd_', 'default',
+    'gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gcd_ = gcd_._cache
+
+
+def _bind_gcd_(self, other):
+    return (self, other)
+
+
+def _entry_gcd_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gcd_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gcd_.get(ks)
+    if _k is None:
+        _k = gcd_._fill(ks)
+    return _k(self, other)
+
+
+gcd_._bind = _bind_gcd_
+gcd_._entry = _entry_gcd_
+_aten._packet('gcd_')._add(gcd_)
+
+
+# schema/native_functions.yaml: lcm(Tensor self, Tensor other) -> Tensor
+lcm = _Op("aten", 'lcm', 'default',
+    'lcm(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lcm = lcm._cache
+
+
+def _bind_lcm(self, other):
+    return (self, other)
+
+
+def _entry_lcm(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lcm, (self, other)) from None
+    _k = _c_lcm.get(ks)
+    if _k is None:
+        _k = lcm._fill(ks)
+    return _k(self, other)
+
+
+lcm._bind = _bind_lcm
+lcm._entry = _entry_lcm
+_aten._packet('lcm')._add(lcm)
+
+
+# schema/native_functions.yaml: lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lcm)
+lcm_out = _Op("aten", 'lcm', 'out',
+    'lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_lcm_out = lcm_out._cache
+
+
+def _bind_lcm_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_lcm_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lcm_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lcm_out.get(ks)
+    if _k is None:
+        _k = lcm_out._fill(ks)
+    return _k(self, other, out)
+
+
+lcm_out._bind = _bind_lcm_out
+lcm_out._entry = _entry_lcm_out
+_aten._packet('lcm')._add(lcm_out)
+
+
+# schema/native_functions.yaml: lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+lcm_ = _Op("aten", 'lcm_', 'default',
+    'lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lcm_ = lcm_._cache
+
+
+def _bind_lcm_(self, other):
+    return (self, other)
+
+
+def _entry_lcm_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lcm_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lcm_.get(ks)
+    if _k is None:
+        _k = lcm_._fill(ks)
+    return _k(self, other)
+
+
+lcm_._bind = _bind_lcm_
+lcm_._entry = _entry_lcm_
+_aten._packet('lcm_')._add(lcm_)
+
+
+# schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor
+heaviside = _Op("aten", 'heaviside', 'default',
+    'heaviside(Tensor self, Tensor values) -> Tensor',
+    ('self', 'values'), 2, tags=('pointwise',))
+_c_heaviside = heaviside._cache
+
+
+def _bind_heaviside(self, values):
+    return (self, values)
+
+
+def _entry_heaviside(self, values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (values._ks if values.__class__ is _Tensor else _ks_num(values)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(heaviside, (self, values)) from None
+    _k = _c_heaviside.get(ks)
+    if _k is None:
+        _k = heaviside._fill(ks)
+    return _k(self, values)
+
+
+heaviside._bind = _bind_heaviside
+heaviside._entry = _entry_heaviside
+_aten._packet('heaviside')._add(heaviside)
+
+
+# schema/native_functions.yaml: heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!) (autogen of heaviside)
+heaviside_out = _Op("aten", 'heaviside', 'out',
+    'heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'values', 'out'), 2, tags=('pointwise',))
+_c_heaviside_out = heaviside_out._cache
+
+
+def _bind_heaviside_out(self, values, *, out):
+    return (self, values, out)
+
+
+def _entry_heaviside_out(self, values, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (values._ks if values.__class__ is _Tensor else _ks_num(values)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(heaviside_out, (self, values, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_heaviside_out.get(ks)
+    if _k is None:
+        _k = heaviside_out._fill(ks)
+    return _k(self, values, out)
+
+
+heaviside_out._bind = _bind_heaviside_out
+heaviside_out._entry = _entry_heaviside_out
+_aten._packet('heaviside')._add(heaviside_out)
+
+
+# schema/native_functions.yaml: heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)
+heaviside_ = _Op("aten", 'heaviside_', 'default',
+    'heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)',
+    ('self', 'values'), 2, tags=('pointwise',))
+_c_heaviside_ = heaviside_._cache
+
+
+def _bind_heaviside_(self, values):
+    return (self, values)
+
+
+def _entry_heaviside_(self, values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (values._ks if values.__class__ is _Tensor else _ks_num(values)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(heaviside_, (self, values)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_heaviside_.get(ks)
+    if _k is None:
+        _k = heaviside_._fill(ks)
+    return _k(self, values)
+
+
+heaviside_._bind = _bind_heaviside_
+heaviside_._entry = _entry_heaviside_
+_aten._packet('heaviside_')._add(heaviside_)
+
+
+# schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
+copysign_Tensor = _Op("aten", 'copysign', 'Tensor',
+    'copysign.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_copysign_Tensor = copysign_Tensor._cache
+
+
+def _bind_copysign_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_copysign_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copysign_Tensor, (self, other)) from None
+    _k = _c_copysign_Tensor.get(ks)
+    if _k is None:
+        _k = copysign_Tensor._fill(ks)
+    return _k(self, other)
+
+
+copysign_Tensor._bind = _bind_copysign_Tensor
+copysign_Tensor._entry = _entry_copysign_Tensor
+_aten._packet('copysign')._add(copysign_Tensor)
+
+
+# schema/native_functions.yaml: copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of copysign.Tensor)
+copysign_out = _Op("aten", 'copysign', 'out',
+    'copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_copysign_out = copysign_out._cache
+
+
+def _bind_copysign_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_copysign_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copysign_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_copysign_out.get(ks)
+    if _k is None:
+        _k = copysign_out._fill(ks)
+    return _k(self, other, out)
+
+
+copysign_out._bind = _bind_copysign_out
+copysign_out._entry = _entry_copysign_out
+_aten._packet('copysign')._add(copysign_out)
+
+
+# schema/native_functions.yaml: copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+copysign__Tensor = _Op("aten", 'copysign_', 'Tensor',
+    'copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_copysign__Tensor = copysign__Tensor._cache
+
+
+def _bind_copysign__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_copysign__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copysign__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_copysign__Tensor.get(ks)
+    if _k is None:
+        _k = copysign__Tensor._fill(ks)
+    return _k(self, other)
+
+
+copysign__Tensor._bind = _bind_copysign__Tensor
+copysign__Tensor._entry = _entry_copysign__Tensor
+_aten._packet('copysign_')._add(copysign__Tensor)
+
+
+# schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+xlogy_Tensor = _Op("aten", 'xlogy', 'Tensor',
+    'xlogy.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_xlogy_Tensor = xlogy_Tensor._cache
+
+
+def _bind_xlogy_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_xlogy_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy_Tensor, (self, other)) from None
+    _k = _c_xlogy_Tensor.get(ks)
+    if _k is None:
+        _k = xlogy_Tensor._fill(ks)
+    return _k(self, other)
+
+
+xlogy_Tensor._bind = _bind_xlogy_Tensor
+xlogy_Tensor._entry = _entry_xlogy_Tensor
+_aten._packet('xlogy')._add(xlogy_Tensor)
+
+
+# schema/native_functions.yaml: xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of xlogy.Tensor)
+xlogy_OutTensor = _Op("aten", 'xlogy', 'OutTensor',
+    'xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_xlogy_OutTensor = xlogy_OutTensor._cache
+
+
+def _bind_xlogy_OutTensor(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_xlogy_OutTensor(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy_OutTensor, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_xlogy_OutTensor.get(ks)
+    if _k is None:
+        _k = xlogy_OutTensor._fill(ks)
+    return _k(self, other, out)
+
+
+xlogy_OutTensor._bind = _bind_xlogy_OutTensor
+xlogy_OutTensor._entry = _entry_xlogy_OutTensor
+_aten._packet('xlogy')._add(xlogy_OutTensor)
+
+
+# schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+xlogy__Tensor = _Op("aten", 'xlogy_', 'Tensor',
+    'xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_xlogy__Tensor = xlogy__Tensor._cache
+
+
+def _bind_xlogy__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_xlogy__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_xlogy__Tensor.get(ks)
+    if _k is None:
+        _k = xlogy__Tensor._fill(ks)
+    return _k(self, other)
+
+
+xlogy__Tensor._bind = _bind_xlogy__Tensor
+xlogy__Tensor._entry = _entry_xlogy__Tensor
+_aten._packet('xlogy_')._add(xlogy__Tensor)
+
+
+# schema/native_functions.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor
+special_xlog1py = _Op("aten", 'special_xlog1py', 'default',
+    'special_xlog1py(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_xlog1py = special_xlog1py._cache
+
+
+def _bind_special_xlog1py(self, other):
+    return (self, other)
+
+
+def _entry_special_xlog1py(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlog1py, (self, other)) from None
+    _k = _c_special_xlog1py.get(ks)
+    if _k is None:
+        _k = special_xlog1py._fill(ks)
+    return _k(self, other)
+
+
+special_xlog1py._bind = _bind_special_xlog1py
+special_xlog1py._entry = _entry_special_xlog1py
+_aten._packet('special_xlog1py')._add(special_xlog1py)
+
+
+# schema/native_functions.yaml: special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlog1py)
+special_xlog1py_out = _Op("aten", 'special_xlog1py', 'out',
+    'special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_xlog1py_out = special_xlog1py_out._cache
+
+
+def _bind_special_xlog1py_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_xlog1py_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlog1py_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_xlog1py_out.get(ks)
+    if _k is None:
+        _k = special_xlog1py_out._fill(ks)
+    return _k(self, other, out)
+
+
+special_xlog1py_out._bind = _bind_special_xlog1py_out
+special_xlog1py_out._entry = _entry_special_xlog1py_out
+_aten._packet('special_xlog1py')._add(special_xlog1py_out)
+
+
+# schema/native_functions.yaml: special_zeta(Tensor self, Tensor other) -> Tensor
+special_zeta = _Op("aten", 'special_zeta', 'default',
+    'special_zeta(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_zeta = special_zeta._cache
+
+
+def _bind_special_zeta(self, other):
+    return (self, other)
+
+
+def _entry_special_zeta(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_zeta, (self, other)) from None
+    _k = _c_special_zeta.get(ks)
+    if _k is None:
+        _k = special_zeta._fill(ks)
+    return _k(self, other)
+
+
+special_zeta._bind = _bind_special_zeta
+special_zeta._entry = _entry_special_zeta
+_aten._packet('special_zeta')._add(special_zeta)
+
+
+# schema/native_functions.yaml: special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_zeta)
+special_zeta_out = _Op("aten", 'special_zeta', 'out',
+    'special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_zeta_out = special_zeta_out._cache
+
+
+def _bind_special_zeta_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_zeta_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_zeta_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_zeta_out.get(ks)
+    if _k is None:
+        _k = special_zeta_out._fill(ks)
+    return _k(self, other, out)
+
+
+special_zeta_out._bind = _bind_special_zeta_out
+special_zeta_out._entry = _entry_special_zeta_out
+_aten._packet('special_zeta')._add(special_zeta_out)
+
+
+# schema/native_functions.yaml: ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+ldexp_Tensor = _Op("aten", 'ldexp', 'Tensor',
+    'ldexp.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_ldexp_Tensor = ldexp_Tensor._cache
+
+
+def _bind_ldexp_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ldexp_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ldexp_Tensor, (self, other)) from None
+    _k = _c_ldexp_Tensor.get(ks)
+    if _k is None:
+        _k = ldexp_Tensor._fill(ks)
+    return _k(self, other)
+
+
+ldexp_Tensor._bind = _bind_ldexp_Tensor
+ldexp_Tensor._entry = _entry_ldexp_Tensor
+_aten._packet('ldexp')._add(ldexp_Tensor)
+
+
+# schema/native_functions.yaml: float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+float_power_Tensor_Tensor = _Op("aten", 'float_power', 'Tensor_Tensor',
+    'float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
+    ('self', 'exponent'), 2, tags=())
+_c_float_power_Tensor_Tensor = float_power_Tensor_Tensor._cache
+
+
+def _bind_float_power_Tensor_Tensor(self, exponent):
+    return (self, exponent)
+
+
+def _entry_float_power_Tensor_Tensor(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | exponent._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(float_power_Tensor_Tensor, (self, exponent)) from None
+    _k = _c_float_power_Tensor_Tensor.get(ks)
+    if _k is None:
+        _k = float_power_Tensor_Tensor._fill(ks)
+    return _k(self, exponent)
+
+
+float_power_Tensor_Tensor._bind = _bind_float_power_Tensor_Tensor
+float_power_Tensor_Tensor._entry = _entry_float_power_Tensor_Tensor
+_aten._packet('float_power')._add(float_power_Tensor_Tensor)
+
+
+# schema/native_functions.yaml: float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+float_power_Tensor_Scalar = _Op("aten", 'float_power', 'Tensor_Scalar',
+    'float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
+    ('self', 'exponent'), 2, tags=())
+_c_float_power_Tensor_Scalar = float_power_Tensor_Scalar._cache
+
+
+def _bind_float_power_Tensor_Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_float_power_Tensor_Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(float_power_Tensor_Scalar, (self, exponent)) from None
+    _k = _c_float_power_Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = float_power_Tensor_Scalar._fill(ks)
+    return _k(self, exponent)
+
+
+float_power_Tensor_Scalar._bind = _bind_float_power_Tensor_Scalar
+float_power_Tensor_Scalar._entry = _entry_float_power_Tensor_Scalar
+_aten._packet('float_power')._add(float_power_Tensor_Scalar)
+
+
+# schema/native_functions.yaml: float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+float_power_Scalar = _Op("aten", 'float_power', 'Scalar',
+    'float_power.Scalar(Scalar self, Tensor exponent) -> Tensor',
+    ('self', 'exponent'), 2, tags=())
+_c_float_power_Scalar = float_power_Scalar._cache
+
+
+def _bind_float_power_Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_float_power_Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (exponent._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(float_power_Scalar, (self, exponent)) from None
+    _k = _c_float_power_Scalar.get(ks)
+    if _k is None:
+        _k = float_power_Scalar._fill(ks)
+    return _k(self, exponent)
+
+
+float_power_Scalar._bind = _bind_float_power_Scalar
+float_power_Scalar._entry = _entry_float_power_Scalar
+_aten._packet('float_power')._add(float_power_Scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+special_chebyshev_polynomial_t = _Op("aten", 'special_chebyshev_polynomial_t', 'default',
+    'special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_t = special_chebyshev_polynomial_t._cache
+
+
+def _bind_special_chebyshev_polynomial_t(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_t(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_t, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_t.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_t._fill(ks)
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_t._bind = _bind_special_chebyshev_polynomial_t
+special_chebyshev_polynomial_t._entry = _entry_special_chebyshev_polynomial_t
+_aten._packet('special_chebyshev_polynomial_t')._add(special_chebyshev_polynomial_t)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_t)
+special_chebyshev_polynomial_t_out = _Op("aten", 'special_chebyshev_polynomial_t', 'out',
+    'special_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_t_out = special_chebyshev_polynomial_t_out._cache
+
+
+def _bind_special_chebyshev_polynomial_t_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_t_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_t_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_t_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_t_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_t_out._bind = _bind_special_chebyshev_polynomial_t_out
+special_chebyshev_polynomial_t_out._entry = _entry_special_chebyshev_polynomial_t_out
+_aten._packet('special_chebyshev_polynomial_t')._add(special_chebyshev_polynomial_t_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+special_chebyshev_polynomial_u = _Op("aten", 'special_chebyshev_polynomial_u', 'default',
+    'special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_u = special_chebyshev_polynomial_u._cache
+
+
+def _bind_special_chebyshev_polynomial_u(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_u(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_u, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_u.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_u._fill(ks)
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_u._bind = _bind_special_chebyshev_polynomial_u
+special_chebyshev_polynomial_u._entry = _entry_special_chebyshev_polynomial_u
+_aten._packet('special_chebyshev_polynomial_u')._add(special_chebyshev_polynomial_u)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_u)
+special_chebyshev_polynomial_u_out = _Op("aten", 'special_chebyshev_polynomial_u', 'out',
+    'special_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_u_out = special_chebyshev_polynomial_u_out._cache
+
+
+def _bind_special_chebyshev_polynomial_u_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_u_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_u_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_u_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_u_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_u_out._bind = _bind_special_chebyshev_polynomial_u_out
+special_chebyshev_polynomial_u_out._entry = _entry_special_chebyshev_polynomial_u_out
+_aten._packet('special_chebyshev_polynomial_u')._add(special_chebyshev_polynomial_u_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+special_chebyshev_polynomial_v = _Op("aten", 'special_chebyshev_polynomial_v', 'default',
+    'special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_v = special_chebyshev_polynomial_v._cache
+
+
+def _bind_special_chebyshev_polynomial_v(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_v(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_v, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_v.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_v._fill(ks)
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_v._bind = _bind_special_chebyshev_polynomial_v
+special_chebyshev_polynomial_v._entry = _entry_special_chebyshev_polynomial_v
+_aten._packet('special_chebyshev_polynomial_v')._add(special_chebyshev_polynomial_v)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_v)
+special_chebyshev_polynomial_v_out = _Op("aten", 'special_chebyshev_polynomial_v', 'out',
+    'special_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_v_out = special_chebyshev_polynomial_v_out._cache
+
+
+def _bind_special_chebyshev_polynomial_v_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_v_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_v_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_v_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_v_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_v_out._bind = _bind_special_chebyshev_polynomial_v_out
+special_chebyshev_polynomial_v_out._entry = _entry_special_chebyshev_polynomial_v_out
+_aten._packet('special_chebyshev_polynomial_v')._add(special_chebyshev_polynomial_v_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+special_chebyshev_polynomial_w = _Op("aten", 'special_chebyshev_polynomial_w', 'default',
+    'special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_w = special_chebyshev_polynomial_w._cache
+
+
+def _bind_special_chebyshev_polynomial_w(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_w(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_w, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_w.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_w._fill(ks)
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_w._bind = _bind_special_chebyshev_polynomial_w
+special_chebyshev_polynomial_w._entry = _entry_special_chebyshev_polynomial_w
+_aten._packet('special_chebyshev_polynomial_w')._add(special_chebyshev_polynomial_w)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_w)
+special_chebyshev_polynomial_w_out = _Op("aten", 'special_chebyshev_polynomial_w', 'out',
+    'special_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_w_out = special_chebyshev_polynomial_w_out._cache
+
+
+def _bind_special_chebyshev_polynomial_w_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_w_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_w_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_w_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_w_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_w_out._bind = _bind_special_chebyshev_polynomial_w_out
+special_chebyshev_polynomial_w_out._entry = _entry_special_chebyshev_polynomial_w_out
+_aten._packet('special_chebyshev_polynomial_w')._add(special_chebyshev_polynomial_w_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_t = _Op("aten", 'special_shifted_chebyshev_polynomial_t', 'default',
+    'special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_t = special_shifted_chebyshev_polynomial_t._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_t(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_t(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_t, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_t.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_t._fill(ks)
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_t._bind = _bind_special_shifted_chebyshev_polynomial_t
+special_shifted_chebyshev_polynomial_t._entry = _entry_special_shifted_chebyshev_polynomial_t
+_aten._packet('special_shifted_chebyshev_polynomial_t')._add(special_shifted_chebyshev_polynomial_t)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_t)
+special_shifted_chebyshev_polynomial_t_out = _Op("aten", 'special_shifted_chebyshev_polynomial_t', 'out',
+    'special_shifted_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_t_out = special_shifted_chebyshev_polynomial_t_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_t_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_t_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_t_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_t_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_t_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_t_out._bind = _bind_special_shifted_chebyshev_polynomial_t_out
+special_shifted_chebyshev_polynomial_t_out._entry = _entry_special_shifted_chebyshev_polynomial_t_out
+_aten._packet('special_shifted_chebyshev_polynomial_t')._add(special_shifted_chebyshev_polynomial_t_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_u = _Op("aten", 'special_shifted_chebyshev_polynomial_u', 'default',
+    'special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_u = special_shifted_chebyshev_polynomial_u._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_u(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_u(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_u, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_u.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_u._fill(ks)
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_u._bind = _bind_special_shifted_chebyshev_polynomial_u
+special_shifted_chebyshev_polynomial_u._entry = _entry_special_shifted_chebyshev_polynomial_u
+_aten._packet('special_shifted_chebyshev_polynomial_u')._add(special_shifted_chebyshev_polynomial_u)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_u)
+special_shifted_chebyshev_polynomial_u_out = _Op("aten", 'special_shifted_chebyshev_polynomial_u', 'out',
+    'special_shifted_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_u_out = special_shifted_chebyshev_polynomial_u_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_u_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_u_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_u_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_u_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_u_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_u_out._bind = _bind_special_shifted_chebyshev_polynomial_u_out
+special_shifted_chebyshev_polynomial_u_out._entry = _entry_special_shifted_chebyshev_polynomial_u_out
+_aten._packet('special_shifted_chebyshev_polynomial_u')._add(special_shifted_chebyshev_polynomial_u_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_v = _Op("aten", 'special_shifted_chebyshev_polynomial_v', 'default',
+    'special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_v = special_shifted_chebyshev_polynomial_v._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_v(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_v(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_v, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_v.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_v._fill(ks)
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_v._bind = _bind_special_shifted_chebyshev_polynomial_v
+special_shifted_chebyshev_polynomial_v._entry = _entry_special_shifted_chebyshev_polynomial_v
+_aten._packet('special_shifted_chebyshev_polynomial_v')._add(special_shifted_chebyshev_polynomial_v)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_v)
+special_shifted_chebyshev_polynomial_v_out = _Op("aten", 'special_shifted_chebyshev_polynomial_v', 'out',
+    'special_shifted_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_v_out = special_shifted_chebyshev_polynomial_v_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_v_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_v_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_v_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_v_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_v_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_v_out._bind = _bind_special_shifted_chebyshev_polynomial_v_out
+special_shifted_chebyshev_polynomial_v_out._entry = _entry_special_shifted_chebyshev_polynomial_v_out
+_aten._packet('special_shifted_chebyshev_polynomial_v')._add(special_shifted_chebyshev_polynomial_v_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_w = _Op("aten", 'special_shifted_chebyshev_polynomial_w', 'default',
+    'special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_w = special_shifted_chebyshev_polynomial_w._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_w(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_w(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_w, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_w.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_w._fill(ks)
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_w._bind = _bind_special_shifted_chebyshev_polynomial_w
+special_shifted_chebyshev_polynomial_w._entry = _entry_special_shifted_chebyshev_polynomial_w
+_aten._packet('special_shifted_chebyshev_polynomial_w')._add(special_shifted_chebyshev_polynomial_w)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_w)
+special_shifted_chebyshev_polynomial_w_out = _Op("aten", 'special_shifted_chebyshev_polynomial_w', 'out',
+    'special_shifted_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_w_out = special_shifted_chebyshev_polynomial_w_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_w_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_w_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_w_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_w_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_w_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_w_out._bind = _bind_special_shifted_chebyshev_polynomial_w_out
+special_shifted_chebyshev_polynomial_w_out._entry = _entry_special_shifted_chebyshev_polynomial_w_out
+_aten._packet('special_shifted_chebyshev_polynomial_w')._add(special_shifted_chebyshev_polynomial_w_out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
+special_hermite_polynomial_h = _Op("aten", 'special_hermite_polynomial_h', 'default',
+    'special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_h = special_hermite_polynomial_h._cache
+
+
+def _bind_special_hermite_polynomial_h(x, n):
+    return (x, n)
+
+
+def _entry_special_hermite_polynomial_h(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_h, (x, n)) from None
+    _k = _c_special_hermite_polynomial_h.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_h._fill(ks)
+    return _k(x, n)
+
+
+special_hermite_polynomial_h._bind = _bind_special_hermite_polynomial_h
+special_hermite_polynomial_h._entry = _entry_special_hermite_polynomial_h
+_aten._packet('special_hermite_polynomial_h')._add(special_hermite_polynomial_h)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_h)
+special_hermite_polynomial_h_out = _Op("aten", 'special_hermite_polynomial_h', 'out',
+    'special_hermite_polynomial_h.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_h_out = special_hermite_polynomial_h_out._cache
+
+
+def _bind_special_hermite_polynomial_h_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_hermite_polynomial_h_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_h_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_hermite_polynomial_h_out.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_h_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_hermite_polynomial_h_out._bind = _bind_special_hermite_polynomial_h_out
+special_hermite_polynomial_h_out._entry = _entry_special_hermite_polynomial_h_out
+_aten._packet('special_hermite_polynomial_h')._add(special_hermite_polynomial_h_out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
+special_hermite_polynomial_he = _Op("aten", 'special_hermite_polynomial_he', 'default',
+    'special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_he = special_hermite_polynomial_he._cache
+
+
+def _bind_special_hermite_polynomial_he(x, n):
+    return (x, n)
+
+
+def _entry_special_hermite_polynomial_he(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_he, (x, n)) from None
+    _k = _c_special_hermite_polynomial_he.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_he._fill(ks)
+    return _k(x, n)
+
+
+special_hermite_polynomial_he._bind = _bind_special_hermite_polynomial_he
+special_hermite_polynomial_he._entry = _entry_special_hermite_polynomial_he
+_aten._packet('special_hermite_polynomial_he')._add(special_hermite_polynomial_he)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_he)
+special_hermite_polynomial_he_out = _Op("aten", 'special_hermite_polynomial_he', 'out',
+    'special_hermite_polynomial_he.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_he_out = special_hermite_polynomial_he_out._cache
+
+
+def _bind_special_hermite_polynomial_he_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_hermite_polynomial_he_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_he_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_hermite_polynomial_he_out.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_he_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_hermite_polynomial_he_out._bind = _bind_special_hermite_polynomial_he_out
+special_hermite_polynomial_he_out._entry = _entry_special_hermite_polynomial_he_out
+_aten._packet('special_hermite_polynomial_he')._add(special_hermite_polynomial_he_out)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
+special_laguerre_polynomial_l = _Op("aten", 'special_laguerre_polynomial_l', 'default',
+    'special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_laguerre_polynomial_l = special_laguerre_polynomial_l._cache
+
+
+def _bind_special_laguerre_polynomial_l(x, n):
+    return (x, n)
+
+
+def _entry_special_laguerre_polynomial_l(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_laguerre_polynomial_l, (x, n)) from None
+    _k = _c_special_laguerre_polynomial_l.get(ks)
+    if _k is None:
+        _k = special_laguerre_polynomial_l._fill(ks)
+    return _k(x, n)
+
+
+special_laguerre_polynomial_l._bind = _bind_special_laguerre_polynomial_l
+special_laguerre_polynomial_l._entry = _entry_special_laguerre_polynomial_l
+_aten._packet('special_laguerre_polynomial_l')._add(special_laguerre_polynomial_l)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_laguerre_polynomial_l)
+special_laguerre_polynomial_l_out = _Op("aten", 'special_laguerre_polynomial_l', 'out',
+    'special_laguerre_polynomial_l.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_laguerre_polynomial_l_out = special_laguerre_polynomial_l_out._cache
+
+
+def _bind_special_laguerre_polynomial_l_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_laguerre_polynomial_l_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_laguerre_polynomial_l_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_laguerre_polynomial_l_out.get(ks)
+    if _k is None:
+        _k = special_laguerre_polynomial_l_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_laguerre_polynomial_l_out._bind = _bind_special_laguerre_polynomial_l_out
+special_laguerre_polynomial_l_out._entry = _entry_special_laguerre_polynomial_l_out
+_aten._packet('special_laguerre_polynomial_l')._add(special_laguerre_polynomial_l_out)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
+special_legendre_polynomial_p = _Op("aten", 'special_legendre_polynomial_p', 'default',
+    'special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_legendre_polynomial_p = special_legendre_polynomial_p._cache
+
+
+def _bind_special_legendre_polynomial_p(x, n):
+    return (x, n)
+
+
+def _entry_special_legendre_polynomial_p(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_legendre_polynomial_p, (x, n)) from None
+    _k = _c_special_legendre_polynomial_p.get(ks)
+    if _k is None:
+        _k = special_legendre_polynomial_p._fill(ks)
+    return _k(x, n)
+
+
+special_legendre_polynomial_p._bind = _bind_special_legendre_polynomial_p
+special_legendre_polynomial_p._entry = _entry_special_legendre_polynomial_p
+_aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_p)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_legendre_polynomial_p)
+special_legendre_polynomial_p_out = _Op("aten", 'special_legendre_polynomial_p', 'out',
+    'special_legendre_polynomial_p.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_legendre_polynomial_p_out = special_legendre_polynomial_p_out._cache
+
+
+def _bind_special_legendre_polynomial_p_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_legendre_polynomial_p_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_legendre_polynomial_p_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_legendre_polynomial_p_out.get(ks)
+    if _k is None:
+        _k = special_legendre_polynomial_p_out._fill(ks)
+    return _k(x, n, out)
+
+
+special_legendre_polynomial_p_out._bind = _bind_special_legendre_polynomial_p_out
+special_legendre_polynomial_p_out._entry = _entry_special_legendre_polynomial_p_out
+_aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_p_out)
+
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',

@@ -226,6 +226,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copy,
     _entry_copy_,
     _entry_copy_out,
+    _entry_copysign_Tensor,
+    _entry_copysign__Tensor,
+    _entry_copysign_out,
     _entry_cos,
     _entry_cos_,
     _entry_cos_out,
@@ -243,6 +246,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cumsum,
     _entry_cumsum_,
     _entry_cumsum_out,
+    _entry_deg2rad,
+    _entry_deg2rad_,
+    _entry_deg2rad_out,
     _entry_detach,
     _entry_diag,
     _entry_diag_embed,
@@ -252,6 +258,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_diagonal,
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
+    _entry_digamma,
+    _entry_digamma_,
+    _entry_digamma_out,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -299,6 +308,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_erf,
     _entry_erf_,
     _entry_erf_out,
+    _entry_erfc,
+    _entry_erfc_,
+    _entry_erfc_out,
+    _entry_erfinv,
+    _entry_erfinv_,
+    _entry_erfinv_out,
     _entry_exp,
     _entry_exp2,
     _entry_exp2_,
@@ -332,6 +347,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flip_out,
     _entry_fliplr,
     _entry_flipud,
+    _entry_float_power_Scalar,
+    _entry_float_power_Tensor_Scalar,
+    _entry_float_power_Tensor_Tensor,
     _entry_floor,
     _entry_floor_,
     _entry_floor_divide,
@@ -341,6 +359,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_floor_divide__Tensor,
     _entry_floor_divide_out,
     _entry_floor_out,
+    _entry_fmax,
+    _entry_fmax_out,
+    _entry_fmin,
+    _entry_fmin_out,
     _entry_fmod_Scalar,
     _entry_fmod_Scalar_out,
     _entry_fmod_Tensor,
@@ -350,12 +372,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_frac,
     _entry_frac_,
     _entry_frac_out,
+    _entry_frexp_Tensor,
     _entry_full,
     _entry_full_like,
     _entry_full_like_out,
     _entry_full_out,
     _entry_gather,
     _entry_gather_out,
+    _entry_gcd,
+    _entry_gcd_,
+    _entry_gcd_out,
     _entry_ge_Scalar,
     _entry_ge_Scalar_out,
     _entry_ge_Tensor,
@@ -395,10 +421,19 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hardtanh_backward,
     _entry_hardtanh_backward_grad_input,
     _entry_hardtanh_out,
+    _entry_heaviside,
+    _entry_heaviside_,
+    _entry_heaviside_out,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
     _entry_hstack_out,
+    _entry_hypot,
+    _entry_hypot_,
+    _entry_hypot_out,
+    _entry_i0,
+    _entry_i0_,
+    _entry_i0_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -430,6 +465,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_kaiser_window_periodic_out,
     _entry_l1_loss,
     _entry_layer_norm,
+    _entry_lcm,
+    _entry_lcm_,
+    _entry_lcm_out,
+    _entry_ldexp_Tensor,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
     _entry_le_Tensor,
@@ -447,6 +486,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_lgamma,
+    _entry_lgamma_,
+    _entry_lgamma_out,
     _entry_linalg_vector_norm,
     _entry_linalg_vector_norm_out,
     _entry_linear,
@@ -470,6 +512,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
+    _entry_logaddexp,
+    _entry_logaddexp2,
+    _entry_logaddexp2_out,
+    _entry_logaddexp_out,
     _entry_logical_and,
     _entry_logical_and_,
     _entry_logical_and_out,
@@ -482,6 +528,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logit,
+    _entry_logit_,
+    _entry_logit_out,
     _entry_logspace,
     _entry_logspace_out,
     _entry_logsumexp,
@@ -549,6 +598,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_multinomial_out,
     _entry_mv,
     _entry_mv_out,
+    _entry_mvlgamma,
+    _entry_mvlgamma_,
+    _entry_mvlgamma_out,
     _entry_nan_to_num,
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
@@ -585,6 +637,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones_out,
     _entry_new_zeros,
     _entry_new_zeros_out,
+    _entry_nextafter,
+    _entry_nextafter_,
+    _entry_nextafter_out,
     _entry_nll_loss,
     _entry_nll_loss2d,
     _entry_nll_loss2d_backward,
@@ -625,6 +680,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_permute,
     _entry_poisson,
     _entry_poisson_out,
+    _entry_polygamma,
+    _entry_polygamma_,
+    _entry_polygamma_out,
     _entry_pow_Scalar,
     _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
@@ -640,6 +698,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put,
     _entry_put_,
     _entry_put_out,
+    _entry_rad2deg,
+    _entry_rad2deg_,
+    _entry_rad2deg_out,
     _entry_rand,
     _entry_rand_generator,
     _entry_rand_generator_out,
@@ -777,6 +838,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sin,
     _entry_sin_,
     _entry_sin_out,
+    _entry_sinc,
+    _entry_sinc_,
+    _entry_sinc_out,
     _entry_sinh,
     _entry_sinh_,
     _entry_sinh_out,
@@ -793,6 +857,74 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sort_stable,
     _entry_sort_values,
     _entry_sort_values_stable,
+    _entry_special_airy_ai,
+    _entry_special_airy_ai_out,
+    _entry_special_bessel_j0,
+    _entry_special_bessel_j0_out,
+    _entry_special_bessel_j1,
+    _entry_special_bessel_j1_out,
+    _entry_special_bessel_y0,
+    _entry_special_bessel_y0_out,
+    _entry_special_bessel_y1,
+    _entry_special_bessel_y1_out,
+    _entry_special_chebyshev_polynomial_t,
+    _entry_special_chebyshev_polynomial_t_out,
+    _entry_special_chebyshev_polynomial_u,
+    _entry_special_chebyshev_polynomial_u_out,
+    _entry_special_chebyshev_polynomial_v,
+    _entry_special_chebyshev_polynomial_v_out,
+    _entry_special_chebyshev_polynomial_w,
+    _entry_special_chebyshev_polynomial_w_out,
+    _entry_special_entr,
+    _entry_special_entr_out,
+    _entry_special_erfcx,
+    _entry_special_erfcx_out,
+    _entry_special_hermite_polynomial_h,
+    _entry_special_hermite_polynomial_h_out,
+    _entry_special_hermite_polynomial_he,
+    _entry_special_hermite_polynomial_he_out,
+    _entry_special_i0e,
+    _entry_special_i0e_out,
+    _entry_special_i1,
+    _entry_special_i1_out,
+    _entry_special_i1e,
+    _entry_special_i1e_out,
+    _entry_special_laguerre_polynomial_l,
+    _entry_special_laguerre_polynomial_l_out,
+    _entry_special_legendre_polynomial_p,
+    _entry_special_legendre_polynomial_p_out,
+    _entry_special_log_ndtr,
+    _entry_special_log_ndtr_out,
+    _entry_special_modified_bessel_i0,
+    _entry_special_modified_bessel_i0_out,
+    _entry_special_modified_bessel_i1,
+    _entry_special_modified_bessel_i1_out,
+    _entry_special_modified_bessel_k0,
+    _entry_special_modified_bessel_k0_out,
+    _entry_special_modified_bessel_k1,
+    _entry_special_modified_bessel_k1_out,
+    _entry_special_ndtr,
+    _entry_special_ndtr_out,
+    _entry_special_ndtri,
+    _entry_special_ndtri_out,
+    _entry_special_scaled_modified_bessel_k0,
+    _entry_special_scaled_modified_bessel_k0_out,
+    _entry_special_scaled_modified_bessel_k1,
+    _entry_special_scaled_modified_bessel_k1_out,
+    _entry_special_shifted_chebyshev_polynomial_t,
+    _entry_special_shifted_chebyshev_polynomial_t_out,
+    _entry_special_shifted_chebyshev_polynomial_u,
+    _entry_special_shifted_chebyshev_polynomial_u_out,
+    _entry_special_shifted_chebyshev_polynomial_v,
+    _entry_special_shifted_chebyshev_polynomial_v_out,
+    _entry_special_shifted_chebyshev_polynomial_w,
+    _entry_special_shifted_chebyshev_polynomial_w_out,
+    _entry_special_spherical_bessel_j0,
+    _entry_special_spherical_bessel_j0_out,
+    _entry_special_xlog1py,
+    _entry_special_xlog1py_out,
+    _entry_special_zeta,
+    _entry_special_zeta_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -897,6 +1029,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_xlogy_OutTensor,
+    _entry_xlogy_Tensor,
+    _entry_xlogy__Tensor,
     _entry_zero,
     _entry_zero_,
     _entry_zero_out,
@@ -905,6 +1040,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zeros_like_out,
     _entry_zeros_out,
 )
+_rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
 _rt_min = _return_type('min', ('values', 'indices'))
@@ -2494,6 +2630,44 @@ def copy_(self, src, non_blocking=False):
         return _r
 
 
+# schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
+def copysign(self, other):
+    """copysign.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(copysign, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('copysign', 'other', 2, other)
+        return _entry_copysign_Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(copysign, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def copysign_(self, other):
+    """copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(copysign_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('copysign_', 'other', 2, other)
+        return _entry_copysign__Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(copysign_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
 def cos(self):
     """cos(Tensor self) -> Tensor"""
@@ -2682,6 +2856,40 @@ def cumsum_(self, dim, *, dtype=None):
         return _r
 
 
+# schema/native_functions.yaml: deg2rad(Tensor self) -> Tensor
+def deg2rad(self):
+    """deg2rad(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(deg2rad, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_deg2rad(self)
+
+    except TypeError:
+        _r = _hra(deg2rad, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: deg2rad_(Tensor(a!) self) -> Tensor(a!)
+def deg2rad_(self):
+    """deg2rad_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(deg2rad_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_deg2rad_(self)
+
+    except TypeError:
+        _r = _hra(deg2rad_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: detach(Tensor(a) self) -> Tensor(a)
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
@@ -2779,6 +2987,40 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
 
     except TypeError:
         _r = _hra(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: digamma(Tensor self) -> Tensor
+def digamma(self):
+    """digamma(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(digamma, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_digamma(self)
+
+    except TypeError:
+        _r = _hra(digamma, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: digamma_(Tensor(a!) self) -> Tensor(a!)
+def digamma_(self):
+    """digamma_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(digamma_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_digamma_(self)
+
+    except TypeError:
+        _r = _hra(digamma_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -3119,6 +3361,74 @@ def erf_(self):
         return _r
 
 
+# schema/native_functions.yaml: erfc(Tensor self) -> Tensor
+def erfc(self):
+    """erfc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(erfc, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfc(self)
+
+    except TypeError:
+        _r = _hra(erfc, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfc_(Tensor(a!) self) -> Tensor(a!)
+def erfc_(self):
+    """erfc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(erfc_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfc_(self)
+
+    except TypeError:
+        _r = _hra(erfc_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfinv(Tensor self) -> Tensor
+def erfinv(self):
+    """erfinv(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(erfinv, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfinv(self)
+
+    except TypeError:
+        _r = _hra(erfinv, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfinv_(Tensor(a!) self) -> Tensor(a!)
+def erfinv_(self):
+    """erfinv_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(erfinv_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfinv_(self)
+
+    except TypeError:
+        _r = _hra(erfinv_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
 def exp(self):
     """exp(Tensor self) -> Tensor"""
@@ -3393,6 +3703,57 @@ def flipud(self):
         return _r
 
 
+# schema/native_functions.yaml: float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+def _m0_float_power(self, exponent):
+    if _F['Tensor'](self) and _F['Tensor'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c0_float_power(self, exponent):
+    return _entry_float_power_Tensor_Tensor(self, exponent)
+
+
+# schema/native_functions.yaml: float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+def _m1_float_power(self, exponent):
+    if _F['Tensor'](self) and _F['Scalar'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c1_float_power(self, exponent):
+    return _entry_float_power_Tensor_Scalar(self, exponent)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_float_power = (
+    (_m0_float_power, _c0_float_power, 2, frozenset(('exponent',))),
+    (_m1_float_power, _c1_float_power, 2, frozenset(('exponent',))),
+)
+_sigs_float_power = (
+    'float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
+    'float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
+)
+
+
+def float_power(*args, **kwargs):
+    """Overloads:
+    float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+    float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(float_power, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_float_power, args, kwargs, 'float_power', _sigs_float_power)
+    except TypeError:
+        _r = _hra_any(float_power, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
 def floor(self):
     """floor(Tensor self) -> Tensor"""
@@ -3490,6 +3851,44 @@ def floor_divide_(self, other):
 
     except TypeError:
         _r = _hra(floor_divide_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fmax(Tensor self, Tensor other) -> Tensor
+def fmax(self, other):
+    """fmax(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fmax, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('fmax', 'other', 2, other)
+        return _entry_fmax(self, other)
+
+    except TypeError:
+        _r = _hra(fmax, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fmin(Tensor self, Tensor other) -> Tensor
+def fmin(self, other):
+    """fmin(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fmin, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('fmin', 'other', 2, other)
+        return _entry_fmin(self, other)
+
+    except TypeError:
+        _r = _hra(fmin, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -3631,6 +4030,23 @@ def frac_(self):
         return _r
 
 
+# schema/native_functions.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+def frexp(self):
+    """frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)"""
+    if _tf[0]:
+        _r = _htf(frexp, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_frexp._make(_entry_frexp_Tensor(self))
+
+    except TypeError:
+        _r = _hra(frexp, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 def gather(self, dim, index, *, sparse_grad=False):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
@@ -3643,6 +4059,44 @@ def gather(self, dim, index, *, sparse_grad=False):
 
     except TypeError:
         _r = _hra(gather, (self, index), (self, dim, index), {'sparse_grad': sparse_grad})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: gcd(Tensor self, Tensor other) -> Tensor
+def gcd(self, other):
+    """gcd(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(gcd, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('gcd', 'other', 2, other)
+        return _entry_gcd(self, other)
+
+    except TypeError:
+        _r = _hra(gcd, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def gcd_(self, other):
+    """gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(gcd_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('gcd_', 'other', 2, other)
+        return _entry_gcd_(self, other)
+
+    except TypeError:
+        _r = _hra(gcd_, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -3886,6 +4340,44 @@ def gt_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor
+def heaviside(self, values):
+    """heaviside(Tensor self, Tensor values) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(heaviside, (self, values), (self, values), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(values, _Tensor):
+            raise _not_tensor('heaviside', 'values', 2, values)
+        return _entry_heaviside(self, values)
+
+    except TypeError:
+        _r = _hra(heaviside, (self, values), (self, values), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)
+def heaviside_(self, values):
+    """heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(heaviside_, (self, values), (self, values), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(values, _Tensor):
+            raise _not_tensor('heaviside_', 'values', 2, values)
+        return _entry_heaviside_(self, values)
+
+    except TypeError:
+        _r = _hra(heaviside_, (self, values), (self, values), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
@@ -3933,6 +4425,78 @@ def hsplit(*args, **kwargs):
         return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
     except TypeError:
         _r = _hra_any(hsplit, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor
+def hypot(self, other):
+    """hypot(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hypot, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('hypot', 'other', 2, other)
+        return _entry_hypot(self, other)
+
+    except TypeError:
+        _r = _hra(hypot, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def hypot_(self, other):
+    """hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(hypot_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('hypot_', 'other', 2, other)
+        return _entry_hypot_(self, other)
+
+    except TypeError:
+        _r = _hra(hypot_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: i0(Tensor self) -> Tensor
+def i0(self):
+    """i0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(i0, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_i0(self)
+
+    except TypeError:
+        _r = _hra(i0, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: i0_(Tensor(a!) self) -> Tensor(a!)
+def i0_(self):
+    """i0_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(i0_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_i0_(self)
+
+    except TypeError:
+        _r = _hra(i0_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -4227,6 +4791,61 @@ def isnan(self):
         return _r
 
 
+# schema/native_functions.yaml: lcm(Tensor self, Tensor other) -> Tensor
+def lcm(self, other):
+    """lcm(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lcm, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('lcm', 'other', 2, other)
+        return _entry_lcm(self, other)
+
+    except TypeError:
+        _r = _hra(lcm, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def lcm_(self, other):
+    """lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(lcm_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('lcm_', 'other', 2, other)
+        return _entry_lcm_(self, other)
+
+    except TypeError:
+        _r = _hra(lcm_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+def ldexp(self, other):
+    """ldexp.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(ldexp, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_ldexp_Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(ldexp, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_le(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
@@ -4431,6 +5050,40 @@ def lerp_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: lgamma(Tensor self) -> Tensor
+def lgamma(self):
+    """lgamma(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lgamma, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lgamma(self)
+
+    except TypeError:
+        _r = _hra(lgamma, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lgamma_(Tensor(a!) self) -> Tensor(a!)
+def lgamma_(self):
+    """lgamma_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(lgamma_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lgamma_(self)
+
+    except TypeError:
+        _r = _hra(lgamma_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
 def log(self):
     """log(Tensor self) -> Tensor"""
@@ -4601,6 +5254,44 @@ def log_softmax(self, dim, dtype=None):
         return _r
 
 
+# schema/native_functions.yaml: logaddexp(Tensor self, Tensor other) -> Tensor
+def logaddexp(self, other):
+    """logaddexp(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logaddexp, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logaddexp', 'other', 2, other)
+        return _entry_logaddexp(self, other)
+
+    except TypeError:
+        _r = _hra(logaddexp, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor
+def logaddexp2(self, other):
+    """logaddexp2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logaddexp2, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logaddexp2', 'other', 2, other)
+        return _entry_logaddexp2(self, other)
+
+    except TypeError:
+        _r = _hra(logaddexp2, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
@@ -4744,6 +5435,40 @@ def logical_xor_(self, other):
 
     except TypeError:
         _r = _hra(logical_xor_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logit(Tensor self, float? eps=None) -> Tensor
+def logit(self, eps=None):
+    """logit(Tensor self, float? eps=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logit, (self,), (self, eps), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logit(self, eps)
+
+    except TypeError:
+        _r = _hra(logit, (self,), (self, eps), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+def logit_(self, eps=None):
+    """logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(logit_, (self,), (self, eps), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logit_(self, eps)
+
+    except TypeError:
+        _r = _hra(logit_, (self,), (self, eps), {})
         if _r is _NO:
             raise
         return _r
@@ -5461,6 +6186,40 @@ def mv(self, vec):
         return _r
 
 
+# schema/native_functions.yaml: mvlgamma(Tensor self, int p) -> Tensor
+def mvlgamma(self, p):
+    """mvlgamma(Tensor self, int p) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(mvlgamma, (self,), (self, p), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_mvlgamma(self, p)
+
+    except TypeError:
+        _r = _hra(mvlgamma, (self,), (self, p), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+def mvlgamma_(self, p):
+    """mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(mvlgamma_, (self,), (self, p), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_mvlgamma_(self, p)
+
+    except TypeError:
+        _r = _hra(mvlgamma_, (self,), (self, p), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
@@ -5758,6 +6517,44 @@ def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin
         return _r
 
 
+# schema/native_functions.yaml: nextafter(Tensor self, Tensor other) -> Tensor
+def nextafter(self, other):
+    """nextafter(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nextafter, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('nextafter', 'other', 2, other)
+        return _entry_nextafter(self, other)
+
+    except TypeError:
+        _r = _hra(nextafter, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def nextafter_(self, other):
+    """nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(nextafter_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('nextafter_', 'other', 2, other)
+        return _entry_nextafter_(self, other)
+
+    except TypeError:
+        _r = _hra(nextafter_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
@@ -5805,6 +6602,23 @@ def permute(self, *_dims, dims=None):
 
     except TypeError:
         _r = _hra(permute, (self,), (self, dims), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+def polygamma_(self, n):
+    """polygamma_(Tensor(a!) self, int n) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(polygamma_, (self,), (self, n), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_polygamma_(self, n)
+
+    except TypeError:
+        _r = _hra(polygamma_, (self,), (self, n), {})
         if _r is _NO:
             raise
         return _r
@@ -5992,6 +6806,40 @@ def put_(self, index, source, accumulate=False):
 
     except TypeError:
         _r = _hra(put_, (self, index, source), (self, index, source, accumulate), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rad2deg(Tensor self) -> Tensor
+def rad2deg(self):
+    """rad2deg(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(rad2deg, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rad2deg(self)
+
+    except TypeError:
+        _r = _hra(rad2deg, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rad2deg_(Tensor(a!) self) -> Tensor(a!)
+def rad2deg_(self):
+    """rad2deg_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(rad2deg_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rad2deg_(self)
+
+    except TypeError:
+        _r = _hra(rad2deg_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -6897,6 +7745,40 @@ def sin_(self):
 
     except TypeError:
         _r = _hra(sin_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: sinc(Tensor self) -> Tensor
+def sinc(self):
+    """sinc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(sinc, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sinc(self)
+
+    except TypeError:
+        _r = _hra(sinc, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: sinc_(Tensor(a!) self) -> Tensor(a!)
+def sinc_(self):
+    """sinc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(sinc_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sinc_(self)
+
+    except TypeError:
+        _r = _hra(sinc_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -8050,6 +8932,44 @@ def where(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+def xlogy(self, other):
+    """xlogy.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(xlogy, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('xlogy', 'other', 2, other)
+        return _entry_xlogy_Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(xlogy, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def xlogy_(self, other):
+    """xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(xlogy_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('xlogy_', 'other', 2, other)
+        return _entry_xlogy__Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(xlogy_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
@@ -8665,6 +9585,8 @@ TENSOR_ATTRIBUTES = {
     'clone': clone,
     'contiguous': contiguous,
     'copy_': copy_,
+    'copysign': copysign,
+    'copysign_': copysign_,
     'cos': cos,
     'cos_': cos_,
     'cosh': cosh,
@@ -8674,12 +9596,16 @@ TENSOR_ATTRIBUTES = {
     'cumprod_': cumprod_,
     'cumsum': cumsum,
     'cumsum_': cumsum_,
+    'deg2rad': deg2rad,
+    'deg2rad_': deg2rad_,
     'detach': detach,
     'diag': diag,
     'diag_embed': diag_embed,
     'diagflat': diagflat,
     'diagonal': diagonal,
     'diagonal_scatter': diagonal_scatter,
+    'digamma': digamma,
+    'digamma_': digamma_,
     'div': div,
     'div_': div_,
     'dot': dot,
@@ -8688,6 +9614,10 @@ TENSOR_ATTRIBUTES = {
     'eq_': eq_,
     'erf': erf,
     'erf_': erf_,
+    'erfc': erfc,
+    'erfc_': erfc_,
+    'erfinv': erfinv,
+    'erfinv_': erfinv_,
     'exp': exp,
     'exp2': exp2,
     'exp2_': exp2_,
@@ -8702,22 +9632,34 @@ TENSOR_ATTRIBUTES = {
     'flip': flip,
     'fliplr': fliplr,
     'flipud': flipud,
+    'float_power': float_power,
     'floor': floor,
     'floor_': floor_,
     'floor_divide': floor_divide,
     'floor_divide_': floor_divide_,
+    'fmax': fmax,
+    'fmin': fmin,
     'fmod': fmod,
     'fmod_': fmod_,
     'frac': frac,
     'frac_': frac_,
+    'frexp': frexp,
     'gather': gather,
+    'gcd': gcd,
+    'gcd_': gcd_,
     'ge': ge,
     'ge_': ge_,
     'geometric_': geometric_,
     'ger': ger,
     'gt': gt,
     'gt_': gt_,
+    'heaviside': heaviside,
+    'heaviside_': heaviside_,
     'hsplit': hsplit,
+    'hypot': hypot,
+    'hypot_': hypot_,
+    'i0': i0,
+    'i0_': i0_,
     'index': index,
     'index_add': index_add,
     'index_add_': index_add_,
@@ -8731,10 +9673,15 @@ TENSOR_ATTRIBUTES = {
     'isfinite': isfinite,
     'isinf': isinf,
     'isnan': isnan,
+    'lcm': lcm,
+    'lcm_': lcm_,
+    'ldexp': ldexp,
     'le': le,
     'le_': le_,
     'lerp': lerp,
     'lerp_': lerp_,
+    'lgamma': lgamma,
+    'lgamma_': lgamma_,
     'log': log,
     'log10': log10,
     'log10_': log10_,
@@ -8745,6 +9692,8 @@ TENSOR_ATTRIBUTES = {
     'log_': log_,
     'log_normal_': log_normal_,
     'log_softmax': log_softmax,
+    'logaddexp': logaddexp,
+    'logaddexp2': logaddexp2,
     'logical_and': logical_and,
     'logical_and_': logical_and_,
     'logical_not': logical_not,
@@ -8753,6 +9702,8 @@ TENSOR_ATTRIBUTES = {
     'logical_or_': logical_or_,
     'logical_xor': logical_xor,
     'logical_xor_': logical_xor_,
+    'logit': logit,
+    'logit_': logit_,
     'logsumexp': logsumexp,
     'lt': lt,
     'lt_': lt_,
@@ -8775,6 +9726,8 @@ TENSOR_ATTRIBUTES = {
     'mul_': mul_,
     'multinomial': multinomial,
     'mv': mv,
+    'mvlgamma': mvlgamma,
+    'mvlgamma_': mvlgamma_,
     'nan_to_num': nan_to_num,
     'nan_to_num_': nan_to_num_,
     'narrow': narrow,
@@ -8788,14 +9741,19 @@ TENSOR_ATTRIBUTES = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
+    'nextafter': nextafter,
+    'nextafter_': nextafter_,
     'normal_': normal_,
     'outer': outer,
     'permute': permute,
+    'polygamma_': polygamma_,
     'pow': pow,
     'pow_': pow_,
     'prod': prod,
     'put': put,
     'put_': put_,
+    'rad2deg': rad2deg,
+    'rad2deg_': rad2deg_,
     'random_': random_,
     'ravel': ravel,
     'reciprocal': reciprocal,
@@ -8829,6 +9787,8 @@ TENSOR_ATTRIBUTES = {
     'signbit': signbit,
     'sin': sin,
     'sin_': sin_,
+    'sinc': sinc,
+    'sinc_': sinc_,
     'sinh': sinh,
     'sinh_': sinh_,
     'slice': slice,
@@ -8873,6 +9833,8 @@ TENSOR_ATTRIBUTES = {
     'view_as': view_as,
     'vsplit': vsplit,
     'where': where,
+    'xlogy': xlogy,
+    'xlogy_': xlogy_,
     'zero_': zero_,
     '__abs__': __abs__,
     '__add__': __add__,

@@ -18,3 +18,4 @@ from .nn import *
 from .random import *
 from .reduction import *
 from .shape import *
+from .special import *
