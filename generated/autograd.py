@@ -189,6 +189,7 @@ _c_rad2deg_ = _o.rad2deg_._cache
 _c_logit = _o.logit._cache
 _c_logit_ = _o.logit_._cache
 _c_polygamma = _o.polygamma._cache
+_c_polygamma_ = _o.polygamma_._cache
 _c_mvlgamma = _o.mvlgamma._cache
 _c_mvlgamma_ = _o.mvlgamma_._cache
 _c_special_i0e = _o.special_i0e._cache
@@ -3866,6 +3867,34 @@ class PolygammaBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+class PolygammaBackward1(_Node):
+    """Backward of polygamma_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_n', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            n = _node._s_n
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.polygamma_backward(grad, n, self)
+        return (_r_self,)
+
+    @property
+    def _saved_n(self):
+        return self._s_n
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/derivatives.yaml: mvlgamma(Tensor self, int p) -> Tensor
 class MvlgammaBackward0(_Node):
     """Backward of mvlgamma, from schema/derivatives.yaml."""
@@ -4340,21 +4369,34 @@ class HypotBackward0(_Node):
 # schema/derivatives.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
 class CopysignBackward0(_Node):
     """Backward of copysign.Tensor, from schema/derivatives.yaml."""
-    __slots__ = ('_s_result', '_s_self')
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
     _release_after_backward = True
-    _input_names = ('self',)
+    _input_names = ('self', 'other')
 
     def apply(_node, grads):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        _r_other = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
             self = _unpack(_node._s_self, _node)
             _r_self = _H.copysign_backward(grad, self, result)
-        return (_r_self,)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
 
     @property
     def _saved_result(self):
@@ -4368,9 +4410,10 @@ class CopysignBackward0(_Node):
 # schema/derivatives.yaml: nextafter(Tensor self, Tensor other) -> Tensor
 class NextafterBackward0(_Node):
     """Backward of nextafter, from schema/derivatives.yaml."""
-    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self', 'other')
 
     def apply(_node, grads):
@@ -4379,14 +4422,20 @@ class NextafterBackward0(_Node):
         _r_self = None
         _r_other = None
         if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            _r_self = _H.reduce_to(_F.zeros_like(grad), self_shape, self_dtype)
+            _r_self = _H.reduce_to(_H.grad_where(self != other, grad), self_shape, self_dtype)
         if _n[1]:
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            _r_other = _H.reduce_to(_F.zeros_like(grad), other_shape, other_dtype)
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
         return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
 
     @property
     def _saved_other_dtype(self):
@@ -4395,6 +4444,10 @@ class NextafterBackward0(_Node):
     @property
     def _saved_other_shape(self):
         return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
 
     @property
     def _saved_self_dtype(self):
@@ -12639,6 +12692,26 @@ def _ag_polygamma(ks, n, self):
     return _out
 
 
+# schema/native_functions.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!) (derivative: schema/derivatives.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!))
+def _ag_polygamma_(ks, self, n):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(PolygammaBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_n = n
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_polygamma_.get(_ks)
+    if _k is None:
+        _k = _o.polygamma_._fill(_ks)
+    _out = _k(self, n)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 # schema/native_functions.yaml: mvlgamma(Tensor self, int p) -> Tensor (derivative: schema/derivatives.yaml: mvlgamma(Tensor self, int p) -> Tensor)
 def _ag_mvlgamma(ks, self, p):
     _ks = ks & _BELOW
@@ -12926,10 +12999,13 @@ def _ag_nextafter(ks, self, other):
     if not (_e_self is not None or _e_other is not None):
         return _out
     _node = _new_node(NextafterBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None:
+        _node._s_other = _save(other)
     if _e_other is not None:
         _node._s_other_dtype = other._dtype
         _node._s_other_shape = other._shape
     if _e_self is not None:
+        _node._s_self = _save(self)
         _node._s_self_dtype = self._dtype
         _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -12945,10 +13021,13 @@ def _ag_nextafter_(ks, self, other):
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
             _node = _new_node(NextafterBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_self is not None:
+                _node._s_other = _save(other)
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
             if _e_self is not None:
+                _node._s_self = _save(self.clone())
                 _node._s_self_dtype = self._dtype
                 _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13092,12 +13171,18 @@ def _ag_copysign_Tensor(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
         return _out
-    _node = _new_node(CopysignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
+    _node = _new_node(CopysignBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self = _save(self)
     result = _out
-    _node._s_result = _save_output(result, 0)
+    if _e_self is not None:
+        _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
     return _out
 
@@ -13107,10 +13192,15 @@ def _ag_copysign__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
-        if _e_self is not None:
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(CopysignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
+            _node = _new_node(CopysignBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_copysign__Tensor.get(_ks)
     if _k is None:
@@ -13119,7 +13209,8 @@ def _ag_copysign__Tensor(ks, self, other):
     if _node is not None:
         _rebase_history(self, _node)
         result = _out
-        _node._s_result = _save_output(result, 0)
+        if _e_self is not None:
+            _node._s_result = _save_output(result, 0)
     return _out
 
 
@@ -17624,7 +17715,7 @@ _o.logit_out.register("Autograd", _autograd_out(_o.logit_out), with_keyset=True)
 _o.logit_.register("Autograd", _ag_logit_, with_keyset=True)
 _o.polygamma.register("Autograd", _ag_polygamma, with_keyset=True)
 _o.polygamma_out.register("Autograd", _autograd_out(_o.polygamma_out), with_keyset=True)
-_o.polygamma_.register("Autograd", _autograd_not_implemented(_o.polygamma_), with_keyset=True)
+_o.polygamma_.register("Autograd", _ag_polygamma_, with_keyset=True)
 _o.mvlgamma.register("Autograd", _ag_mvlgamma, with_keyset=True)
 _o.mvlgamma_out.register("Autograd", _autograd_out(_o.mvlgamma_out), with_keyset=True)
 _o.mvlgamma_.register("Autograd", _ag_mvlgamma_, with_keyset=True)

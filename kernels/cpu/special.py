@@ -1,7 +1,8 @@
 """CPU kernels of torch.special and the pointwise math ops, over scipy.special and NumPy:
 a table of one line per op. Layouts, dtypes and torch's dtype errors come from
 kernels/meta/special.py; float16/bfloat16 compute in float32 like torch's opmath
-(nextafter, which steps one unit of the result's own dtype, excepted).
+(nextafter, which steps one unit of the result's own dtype, excepted), and the scipy
+functions in float64, rounded once.
 
     >>> digamma(from_array(np.array([1.0, 2.0]))).numpy()
     array([-0.57721566,  0.42278434])
@@ -97,10 +98,15 @@ def _shifted(fn):
 
 
 # --- kernel makers ---------------------------------------------------------------------------
-def _float(op, fn):
-    """A float op (unary or binary): kernels/meta/special.float_layout, then fn."""
+def _float(op, fn, in_float64=True):
+    """A float op (unary or binary): kernels/meta/special.float_layout, then fn computed in
+    float64 and rounded once to the result dtype (scipy's float32 loops lose digits), or
+    in the result's opmath dtype like torch (`in_float64=False`: NumPy's elementary
+    functions, whose rounding torch's values show, e.g. sinc(1) = -2.78e-08 in float32)."""
+    cdt = D.float64 if in_float64 else None
+
     def kernel(*operands):
-        return _run(fn, M.float_layout(op, *operands), operands)
+        return _run(fn, M.float_layout(op, *operands), operands, cdt=cdt)
     kernel.__name__ = op
     return kernel
 
@@ -121,9 +127,9 @@ lgamma = _float("lgamma", _lgamma)
 erfinv = _float("erfinv", sp.erfinv)
 erfc = _float("erfc", sp.erfc)
 i0 = _float("i0", sp.i0)
-sinc = _float("sinc", np.sinc)
-deg2rad = _float("deg2rad", np.deg2rad)
-rad2deg = _float("rad2deg", np.rad2deg)
+sinc = _float("sinc", np.sinc, in_float64=False)
+deg2rad = _float("deg2rad", np.deg2rad, in_float64=False)
+rad2deg = _float("rad2deg", np.rad2deg, in_float64=False)
 special_i0e = _float("special_i0e", sp.i0e)
 special_i1 = _float("special_i1", sp.i1)
 special_i1e = _float("special_i1e", sp.i1e)
@@ -146,7 +152,7 @@ special_spherical_bessel_j0 = _float("special_spherical_bessel_j0",
                                      lambda a: sp.spherical_jn(0, a))
 special_airy_ai = _float("special_airy_ai", lambda a: sp.airy(a)[0])
 
-copysign = _float("copysign", np.copysign)
+copysign = _float("copysign", np.copysign, in_float64=False)
 xlogy = _float("xlogy", _xlogy(np.log))
 special_xlog1py = _float("special_xlog1py", _xlogy(np.log1p))
 special_zeta = _float("special_zeta", sp.zeta)
@@ -190,17 +196,19 @@ def heaviside(self, values):
 
 
 def logit(self, eps=None):
-    return _run(_logit(eps), M.float_layout("logit", self), (self,))
+    return _run(_logit(eps), M.float_layout("logit", self), (self,),
+                cdt=D.float64)
 
 
 def polygamma(n, self):
     M.check_polygamma(n)
-    return _run(_polygamma(n), M.float_layout("polygamma", self), (self,))
+    return _run(_polygamma(n), M.float_layout("polygamma", self), (self,),
+                cdt=D.float64)
 
 
 def mvlgamma(self, p):
     M.check_mvlgamma(p)
-    return _run(_mvlgamma(p), M.float_layout("mvlgamma", self), (self,))
+    return _run(_mvlgamma(p), M.mvlgamma_layout(self), (self,), cdt=D.float64)
 
 
 def frexp(self):

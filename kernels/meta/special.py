@@ -12,6 +12,7 @@ after torch's dtype checks, shared with kernels/cpu/special.py so both backends 
 from __future__ import annotations
 
 from ember.core import dtype as D
+from ember.core.tensor import contiguous_strides
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.meta._pointwise import Layout, _inplace, _layout, _meta
@@ -85,7 +86,7 @@ def check_mvlgamma(p) -> None:
 def frexp_layouts(self):
     """(mantissa, exponent): self's dtype and an int32 exponent, in self's layout."""
     if self._dtype.category != D.FLOAT:
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        raise RuntimeError("ember.frexp() only supports floating-point dtypes")
     lay = _layout(self._dtype, self)
     return lay, Layout(lay._shape, lay._stride, D.int32)
 
@@ -174,9 +175,15 @@ def polygamma(n, self):
     return _meta(float_layout("polygamma", self))
 
 
+def mvlgamma_layout(self) -> Layout:
+    """torch's mvlgamma is a composite (a sum over a new last dim): a contiguous result."""
+    lay = float_layout("mvlgamma", self)
+    return Layout(lay._shape, contiguous_strides(lay._shape), lay._dtype)
+
+
 def mvlgamma(self, p):
     check_mvlgamma(p)
-    return _meta(float_layout("mvlgamma", self))
+    return _meta(mvlgamma_layout(self))
 
 
 def frexp(self):

@@ -55,16 +55,19 @@ def i1e_backward(grad, self, result):
 def logit_backward(grad, self, eps=None):
     """grad / (x (1 - x)); outside [eps, 1 - eps] 0 (NaN outside [0, 1] without eps)."""
     d = grad / (self * (1 - self))
-    if eps is None:
+    if eps is None or eps < 0:
         return ember.where((self < 0) | (self > 1), d.new_full((), float("nan")), d)
     return ember.where((self < eps) | (self > 1 - eps), d.new_zeros(()), d)
 
 
 def sinc_backward(grad, self):
-    """(cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at 0."""
-    px = self * 3.141592653589793
-    d = (px * px.cos() - px.sin()) / (px * self)
-    return grad * zero_where(self == 0, d)
+    """(cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at 0 (computed at 1 there, so that no
+    NaN reaches the double backward)."""
+    zero = self == 0
+    x = ember.where(zero, self.new_ones(()), self)
+    px = x * 3.141592653589793
+    d = (px * px.cos() - px.sin()) / (px * x)
+    return grad * zero_where(zero, d)
 
 
 def xlogy_backward(grad, self, other, log1p=False):
@@ -77,7 +80,8 @@ def xlogy_backward(grad, self, other, log1p=False):
 
 def zeta_other_backward(grad, self, other):
     """d zeta(x, q) / dq = -x zeta(x + 1, q)."""
-    return reduce_to(grad * -self * _aten().special_zeta.default(self + 1.0, other),
+    x = self.to(grad.dtype)
+    return reduce_to(grad * -x * _aten().special_zeta.default(x + 1.0, other),
                      other.shape, other.dtype)
 
 
@@ -99,6 +103,7 @@ def logaddexp_backward(grad, self, other, base2=False):
     """grad / (1 + e^(other - self)) and grad / (1 + e^(self - other)) (base 2 for
     logaddexp2)."""
     def part(a, b):
-        e = (b - a).exp2() if base2 else (b - a).exp()
+        d = b.to(grad.dtype) - a.to(grad.dtype)
+        e = d.exp2() if base2 else d.exp()
         return reduce_to(grad / (1 + e), a.shape, a.dtype)
     return part(self, other), part(other, self)
