@@ -146,6 +146,7 @@ from . import (
     nn,
     onnx,
     optim,
+    special,
     storage,
     utils,
 )
