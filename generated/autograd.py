@@ -254,6 +254,18 @@ _c_random_from = _o.random_from._cache
 _c_random_to = _o.random_to._cache
 _c_random = _o.random._cache
 _c_normal_functional = _o.normal_functional._cache
+_c_nansum = _o.nansum._cache
+_c_median = _o.median._cache
+_c_median_dim = _o.median_dim._cache
+_c_nanmedian = _o.nanmedian._cache
+_c_nanmedian_dim = _o.nanmedian_dim._cache
+_c_kthvalue = _o.kthvalue._cache
+_c_mode = _o.mode._cache
+_c_cummax = _o.cummax._cache
+_c_cummin = _o.cummin._cache
+_c_logcumsumexp = _o.logcumsumexp._cache
+_c_aminmax = _o.aminmax._cache
+_c_histc = _o.histc._cache
 _c_mm = _o.mm._cache
 _c_bmm = _o.bmm._cache
 _c_addmm = _o.addmm._cache
@@ -8586,6 +8598,406 @@ class CumprodBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+class NansumBackward0(_Node):
+    """Backward of nansum, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.nansum_backward(grad, self, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: median(Tensor self) -> Tensor
+class MedianBackward0(_Node):
+    """Backward of median, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: nanmedian(Tensor self) -> Tensor
+class NanmedianBackward0(_Node):
+    """Backward of nanmedian, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+class MedianBackward1(_Node):
+    """Backward of median.dim, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+class NanmedianBackward1(_Node):
+    """Backward of nanmedian.dim, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+class KthvalueBackward0(_Node):
+    """Backward of kthvalue, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+class ModeBackward0(_Node):
+    """Backward of mode, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+class CummaxBackward0(_Node):
+    """Backward of cummax, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self')
+    _saved_slots = ('_s_indices', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.cummaxmin_backward(grad_values, self, indices, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+class CumminBackward0(_Node):
+    """Backward of cummin, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self')
+    _saved_slots = ('_s_indices', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.cummaxmin_backward(grad_values, self, indices, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+class LogcumsumexpBackward0(_Node):
+    """Backward of logcumsumexp, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.logcumsumexp_backward(grad, self, result, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+class AminmaxBackward0(_Node):
+    """Backward of aminmax, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_max', '_s_min', '_s_self')
+    _saved_slots = ('_s_max', '_s_min', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_max = grads[1]
+        grad_min = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            max = _unpack(_node._s_max, _node)
+            min = _unpack(_node._s_min, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.aminmax_backward(grad_min, grad_max, self, min, max, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_max(self):
+        return _unpack(self._s_max, self)
+
+    @property
+    def _saved_min(self):
+        return _unpack(self._s_min, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+class HistcBackward0(_Node):
+    """Backward of histc, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('histc')
+        return (_r_self,)
+
+
 # schema/derivatives.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 class RandintLikeBackward0(_Node):
     """Backward of randint_like, from schema/derivatives.yaml."""
@@ -14051,6 +14463,264 @@ def _ag_normal_functional(ks, self, mean, std, generator):
     return _out
 
 
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
+def _ag_nansum(ks, self, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_nansum.get(_ks)
+    if _k is None:
+        _k = _o.nansum._fill(_ks)
+    _out = _k(self, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NansumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: median(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: median(Tensor self) -> Tensor)
+def _ag_median(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_median.get(_ks)
+    if _k is None:
+        _k = _o.median._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MedianBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_median_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_median_dim.get(_ks)
+    if _k is None:
+        _k = _o.median_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MedianBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: nanmedian(Tensor self) -> Tensor)
+def _ag_nanmedian(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_nanmedian.get(_ks)
+    if _k is None:
+        _k = _o.nanmedian._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NanmedianBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_nanmedian_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_nanmedian_dim.get(_ks)
+    if _k is None:
+        _k = _o.nanmedian_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NanmedianBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_kthvalue(ks, self, k, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_kthvalue.get(_ks)
+    if _k is None:
+        _k = _o.kthvalue._fill(_ks)
+    _out = _k(self, k, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(KthvalueBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_mode(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_mode.get(_ks)
+    if _k is None:
+        _k = _o.mode._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ModeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices))
+def _ag_cummax(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_cummax.get(_ks)
+    if _k is None:
+        _k = _o.cummax._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CummaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices))
+def _ag_cummin(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_cummin.get(_ks)
+    if _k is None:
+        _k = _o.cummin._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor (derivative: schema/derivatives.yaml: logcumsumexp(Tensor self, int dim) -> Tensor)
+def _ag_logcumsumexp(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_logcumsumexp.get(_ks)
+    if _k is None:
+        _k = _o.logcumsumexp._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogcumsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max) (derivative: schema/derivatives.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max))
+def _ag_aminmax(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_aminmax.get(_ks)
+    if _k is None:
+        _k = _o.aminmax._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AminmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    min = _out[0]
+    max = _out[1]
+    _node._s_max = _save_output(max, 1)
+    _node._s_min = _save_output(min, 0)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor (derivative: schema/derivatives.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor)
+def _ag_histc(ks, self, bins, min, max):
+    _ks = ks & _BELOW
+    _k = _c_histc.get(_ks)
+    if _k is None:
+        _k = _o.histc._fill(_ks)
+    _out = _k(self, bins, min, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(HistcBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor (derivative: schema/derivatives.yaml: mm(Tensor self, Tensor mat2) -> Tensor)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
@@ -17914,6 +18584,22 @@ _o.randint_like_Tensor_generator_out.register("Autograd", _autograd_out(_o.randi
 _o.randint_like_low_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_dtype_out), with_keyset=True)
 _o.randint_like_low_generator_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_generator_dtype_out), with_keyset=True)
 _o.bernoulli_float_out.register("Autograd", _autograd_out(_o.bernoulli_float_out), with_keyset=True)
+_o.nansum.register("Autograd", _ag_nansum, with_keyset=True)
+_o.nansum_out.register("Autograd", _autograd_out(_o.nansum_out), with_keyset=True)
+_o.median.register("Autograd", _ag_median, with_keyset=True)
+_o.median_dim.register("Autograd", _ag_median_dim, with_keyset=True)
+_o.nanmedian.register("Autograd", _ag_nanmedian, with_keyset=True)
+_o.nanmedian_dim.register("Autograd", _ag_nanmedian_dim, with_keyset=True)
+_o.kthvalue.register("Autograd", _ag_kthvalue, with_keyset=True)
+_o.mode.register("Autograd", _ag_mode, with_keyset=True)
+_o.cummax.register("Autograd", _ag_cummax, with_keyset=True)
+_o.cummin.register("Autograd", _ag_cummin, with_keyset=True)
+_o.logcumsumexp.register("Autograd", _ag_logcumsumexp, with_keyset=True)
+_o.logcumsumexp_out.register("Autograd", _autograd_out(_o.logcumsumexp_out), with_keyset=True)
+_o.aminmax.register("Autograd", _ag_aminmax, with_keyset=True)
+_o.histc.register("Autograd", _ag_histc, with_keyset=True)
+_o.histc_out.register("Autograd", _autograd_out(_o.histc_out), with_keyset=True)
+_o.isin_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.isin_Tensor_Tensor_out), with_keyset=True)
 _o.mm.register("Autograd", _ag_mm, with_keyset=True)
 _o.mm_out.register("Autograd", _autograd_out(_o.mm_out), with_keyset=True)
 _o.bmm.register("Autograd", _ag_bmm, with_keyset=True)

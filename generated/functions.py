@@ -68,6 +68,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_amax_out,
     _entry_amin,
     _entry_amin_out,
+    _entry_aminmax,
     _entry_any,
     _entry_any_all_out,
     _entry_any_dim,
@@ -130,6 +131,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_binary_cross_entropy_out,
     _entry_binary_cross_entropy_with_logits,
     _entry_binary_cross_entropy_with_logits_out,
+    _entry_bincount,
     _entry_bitwise_and_Scalar,
     _entry_bitwise_and_Scalar_Tensor,
     _entry_bitwise_and_Scalar_Tensor_out,
@@ -177,6 +179,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cauchy,
     _entry_cauchy_,
     _entry_cauchy_out,
+    _entry_cdist,
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
@@ -225,6 +228,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copysign_Tensor,
     _entry_copysign__Tensor,
     _entry_copysign_out,
+    _entry_corrcoef,
     _entry_cos,
     _entry_cos_,
     _entry_cos_out,
@@ -235,13 +239,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_count_nonzero_dim_IntList,
     _entry_count_nonzero_dim_IntList_out,
     _entry_count_nonzero_out,
+    _entry_cov,
     _entry_cross_entropy_loss,
+    _entry_cummax,
+    _entry_cummin,
     _entry_cumprod,
     _entry_cumprod_,
     _entry_cumprod_out,
     _entry_cumsum,
     _entry_cumsum_,
     _entry_cumsum_out,
+    _entry_cumulative_trapezoid_dx,
+    _entry_cumulative_trapezoid_x,
     _entry_deg2rad,
     _entry_deg2rad_,
     _entry_deg2rad_out,
@@ -254,6 +263,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_diagonal,
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
+    _entry_diff,
     _entry_digamma,
     _entry_digamma_,
     _entry_digamma_out,
@@ -420,6 +430,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_heaviside,
     _entry_heaviside_,
     _entry_heaviside_out,
+    _entry_histc,
+    _entry_histc_out,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
@@ -449,6 +461,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_select,
     _entry_index_select_out,
     _entry_isfinite,
+    _entry_isin_Tensor_Scalar,
+    _entry_isin_Tensor_Tensor,
+    _entry_isin_Tensor_Tensor_out,
     _entry_isinf,
     _entry_isinf_out,
     _entry_isnan,
@@ -459,6 +474,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_kthvalue,
     _entry_l1_loss,
     _entry_layer_norm,
     _entry_lcm,
@@ -512,6 +528,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logaddexp2,
     _entry_logaddexp2_out,
     _entry_logaddexp_out,
+    _entry_logcumsumexp,
+    _entry_logcumsumexp_out,
     _entry_logical_and,
     _entry_logical_and_,
     _entry_logical_and_out,
@@ -564,6 +582,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_median,
+    _entry_median_dim,
     _entry_meshgrid,
     _entry_meshgrid_indexing,
     _entry_min,
@@ -576,6 +596,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_mode,
     _entry_moveaxis_int,
     _entry_moveaxis_intlist,
     _entry_movedim_int,
@@ -600,6 +621,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nan_to_num,
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
+    _entry_nanmean,
+    _entry_nanmedian,
+    _entry_nanmedian_dim,
+    _entry_nanquantile,
+    _entry_nanquantile_scalar,
+    _entry_nansum,
+    _entry_nansum_out,
     _entry_narrow,
     _entry_narrow_copy,
     _entry_narrow_copy_out,
@@ -694,6 +722,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put,
     _entry_put_,
     _entry_put_out,
+    _entry_quantile,
+    _entry_quantile_scalar,
     _entry_rad2deg,
     _entry_rad2deg_,
     _entry_rad2deg_out,
@@ -980,6 +1010,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_topk,
     _entry_topk_values,
     _entry_transpose_int,
+    _entry_trapezoid_dx,
+    _entry_trapezoid_x,
     _entry_tril,
     _entry_tril_,
     _entry_tril_indices,
@@ -1062,6 +1094,7 @@ __all__ = [
     'alpha_dropout_',
     'amax',
     'amin',
+    'aminmax',
     'any',
     'arange',
     'argmax',
@@ -1087,6 +1120,7 @@ __all__ = [
     'binary_cross_entropy',
     'binary_cross_entropy_backward',
     'binary_cross_entropy_with_logits',
+    'bincount',
     'bitwise_and',
     'bitwise_not',
     'bitwise_or',
@@ -1096,6 +1130,7 @@ __all__ = [
     'broadcast_to',
     'bucketize',
     'cat',
+    'cdist',
     'ceil',
     'ceil_',
     'chunk',
@@ -1119,14 +1154,19 @@ __all__ = [
     'convolution_backward',
     'copy_',
     'copysign',
+    'corrcoef',
     'cos',
     'cos_',
     'cosh',
     'cosh_',
     'count_nonzero',
+    'cov',
     'cross_entropy_loss',
+    'cummax',
+    'cummin',
     'cumprod',
     'cumsum',
+    'cumulative_trapezoid',
     'deg2rad',
     'deg2rad_',
     'detach',
@@ -1135,6 +1175,7 @@ __all__ = [
     'diagflat',
     'diagonal',
     'diagonal_scatter',
+    'diff',
     'digamma',
     'digamma_',
     'div',
@@ -1202,6 +1243,7 @@ __all__ = [
     'hardtanh_',
     'hardtanh_backward',
     'heaviside',
+    'histc',
     'hsplit',
     'hstack',
     'hypot',
@@ -1215,9 +1257,11 @@ __all__ = [
     'index_put_',
     'index_select',
     'isfinite',
+    'isin',
     'isinf',
     'isnan',
     'kaiser_window',
+    'kthvalue',
     'l1_loss',
     'layer_norm',
     'lcm',
@@ -1243,6 +1287,7 @@ __all__ = [
     'log_softmax',
     'logaddexp',
     'logaddexp2',
+    'logcumsumexp',
     'logical_and',
     'logical_not',
     'logical_or',
@@ -1262,9 +1307,11 @@ __all__ = [
     'max_pool2d_with_indices_backward',
     'maximum',
     'mean',
+    'median',
     'min',
     'minimum',
     'mm',
+    'mode',
     'moveaxis',
     'movedim',
     'mse_loss',
@@ -1275,6 +1322,10 @@ __all__ = [
     'mvlgamma',
     'nan_to_num',
     'nan_to_num_',
+    'nanmean',
+    'nanmedian',
+    'nanquantile',
+    'nansum',
     'narrow',
     'narrow_copy',
     'native_batch_norm',
@@ -1306,6 +1357,7 @@ __all__ = [
     'pow',
     'prod',
     'put',
+    'quantile',
     'rad2deg',
     'rad2deg_',
     'rand',
@@ -1420,6 +1472,7 @@ __all__ = [
     'tile',
     'topk',
     'transpose',
+    'trapezoid',
     'tril',
     'tril_indices',
     'triu',
@@ -1441,11 +1494,18 @@ __all__ = [
     'zeros',
     'zeros_like',
 ]
+_rt_aminmax = _return_type('aminmax', ('min', 'max'))
+_rt_cummax = _return_type('cummax', ('values', 'indices'))
+_rt_cummin = _return_type('cummin', ('values', 'indices'))
 _rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
+_rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_median = _return_type('median', ('values', 'indices'))
 _rt_min = _return_type('min', ('values', 'indices'))
 _rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_mode = _return_type('mode', ('values', 'indices'))
+_rt_nanmedian = _return_type('nanmedian', ('values', 'indices'))
 _rt_nll_loss2d_forward = _return_type('nll_loss2d_forward', ('output', 'total_weight'))
 _rt_nll_loss_forward = _return_type('nll_loss_forward', ('output', 'total_weight'))
 _rt_sort = _return_type('sort', ('values', 'indices'))
@@ -1950,6 +2010,23 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 
     except TypeError:
         _r = _hra(amin, (input,), (input, dim, keepdim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+def aminmax(input, *, dim=None, keepdim=False):
+    """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)"""
+    if _tf[0]:
+        _r = _htf(aminmax, (input,), (input,), {'dim': dim, 'keepdim': keepdim})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_aminmax._make(_entry_aminmax(input, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(aminmax, (input,), (input,), {'dim': dim, 'keepdim': keepdim})
         if _r is _NO:
             raise
         return _r
@@ -2737,6 +2814,23 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         return _r
 
 
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+def bincount(input, weights=None, minlength=0):
+    """bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(bincount, (input, weights), (input, weights, minlength), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_bincount(input, weights, minlength)
+
+    except TypeError:
+        _r = _hra(bincount, (input, weights), (input, weights, minlength), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
@@ -3127,6 +3221,23 @@ def cat(tensors, dim=0, *, out=None):
 
     except TypeError:
         _r = _hra(cat, (tensors,), (tensors, dim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cdist, (x1, x2), (x1, x2, p, compute_mode), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cdist(x1, x2, p, compute_mode)
+
+    except TypeError:
+        _r = _hra(cdist, (x1, x2), (x1, x2, p, compute_mode), {})
         if _r is _NO:
             raise
         return _r
@@ -3855,6 +3966,23 @@ def copysign(input, other, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: corrcoef(Tensor self) -> Tensor
+def corrcoef(input):
+    """corrcoef(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(corrcoef, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_corrcoef(input)
+
+    except TypeError:
+        _r = _hra(corrcoef, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
@@ -3982,6 +4110,23 @@ def count_nonzero(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cov, (input, fweights, aweights), (input,), {'correction': correction, 'fweights': fweights, 'aweights': aweights})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cov(input, correction, fweights, aweights)
+
+    except TypeError:
+        _r = _hra(cov, (input, fweights, aweights), (input,), {'correction': correction, 'fweights': fweights, 'aweights': aweights})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
@@ -3994,6 +4139,40 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
 
     except TypeError:
         _r = _hra(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+def cummax(input, dim):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(cummax, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_cummax._make(_entry_cummax(input, dim))
+
+    except TypeError:
+        _r = _hra(cummax, (input,), (input, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+def cummin(input, dim):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(cummin, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_cummin._make(_entry_cummin(input, dim))
+
+    except TypeError:
+        _r = _hra(cummin, (input,), (input, dim), {})
         if _r is _NO:
             raise
         return _r
@@ -4032,6 +4211,57 @@ def cumsum(input, dim, *, dtype=None, out=None):
 
     except TypeError:
         _r = _hra(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+def _m0_cumulative_trapezoid(y, x, *, dim=-1):
+    if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
+        return (y, x, dim)
+    return None
+
+
+def _c0_cumulative_trapezoid(y, x, dim):
+    return _entry_cumulative_trapezoid_x(y, x, dim)
+
+
+# schema/native_functions.yaml: cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+def _m1_cumulative_trapezoid(y, *, dx=1, dim=-1):
+    if _F['Tensor'](y) and _F['Scalar'](dx) and _F['int'](dim):
+        return (y, dx, dim)
+    return None
+
+
+def _c1_cumulative_trapezoid(y, dx, dim):
+    return _entry_cumulative_trapezoid_dx(y, dx, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_cumulative_trapezoid = (
+    (_m0_cumulative_trapezoid, _c0_cumulative_trapezoid, 2, frozenset(('dim', 'x', 'y'))),
+    (_m1_cumulative_trapezoid, _c1_cumulative_trapezoid, 1, frozenset(('dim', 'dx', 'y'))),
+)
+_sigs_cumulative_trapezoid = (
+    'cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    'cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor',
+)
+
+
+def cumulative_trapezoid(*args, **kwargs):
+    """Overloads:
+    cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+    cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(cumulative_trapezoid, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_cumulative_trapezoid, args, kwargs, 'cumulative_trapezoid', _sigs_cumulative_trapezoid)
+    except TypeError:
+        _r = _hra_any(cumulative_trapezoid, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -4176,6 +4406,23 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
 
     except TypeError:
         _r = _hra(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(diff, (input, prepend, append), (input, n, dim, prepend, append), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_diff(input, n, dim, prepend, append)
+
+    except TypeError:
+        _r = _hra(diff, (input, prepend, append), (input, n, dim, prepend, append), {})
         if _r is _NO:
             raise
         return _r
@@ -5925,6 +6172,25 @@ def heaviside(input, values, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(histc, (input,), (input, bins, min, max), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_histc(input, bins, min, max)
+        return _entry_histc_out(input, bins, min, max, out)
+
+    except TypeError:
+        _r = _hra(histc, (input,), (input, bins, min, max), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
@@ -6234,6 +6500,59 @@ def isfinite(input):
         return _r
 
 
+# schema/native_functions.yaml: isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+def _m0_isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    if _F['Tensor'](elements) and _F['Tensor'](test_elements) and _F['bool'](assume_unique) and _F['bool'](invert):
+        return (elements, test_elements, assume_unique, invert, out)
+    return None
+
+
+def _c0_isin(elements, test_elements, assume_unique, invert, out):
+    if out is None:
+        return _entry_isin_Tensor_Tensor(elements, test_elements, assume_unique, invert)
+    return _entry_isin_Tensor_Tensor_out(elements, test_elements, assume_unique, invert, out)
+
+
+# schema/native_functions.yaml: isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+def _m1_isin(elements, test_element, *, assume_unique=False, invert=False):
+    if _F['Tensor'](elements) and _F['Scalar'](test_element) and _F['bool'](assume_unique) and _F['bool'](invert):
+        return (elements, test_element, assume_unique, invert)
+    return None
+
+
+def _c1_isin(elements, test_element, assume_unique, invert):
+    return _entry_isin_Tensor_Scalar(elements, test_element, assume_unique, invert)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_isin = (
+    (_m0_isin, _c0_isin, 2, frozenset(('assume_unique', 'elements', 'invert', 'out', 'test_elements'))),
+    (_m1_isin, _c1_isin, 2, frozenset(('assume_unique', 'elements', 'invert', 'test_element'))),
+)
+_sigs_isin = (
+    'isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor',
+    'isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor',
+)
+
+
+def isin(*args, **kwargs):
+    """Overloads:
+    isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+    isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(isin, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_isin, args, kwargs, 'isin', _sigs_isin)
+    except TypeError:
+        _r = _hra_any(isin, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: isinf(Tensor self) -> Tensor
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
@@ -6335,6 +6654,23 @@ def kaiser_window(*args, **kwargs):
         return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
     except TypeError:
         _r = _hra_any(kaiser_window, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(kthvalue, (input,), (input, k, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_kthvalue._make(_entry_kthvalue(input, k, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(kthvalue, (input,), (input, k, dim, keepdim), {})
         if _r is _NO:
             raise
         return _r
@@ -6874,6 +7210,25 @@ def logaddexp2(input, other, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+def logcumsumexp(input, dim, *, out=None):
+    """logcumsumexp(Tensor self, int dim) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logcumsumexp, (input,), (input, dim), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_logcumsumexp(input, dim)
+        return _entry_logcumsumexp_out(input, dim, out)
+
+    except TypeError:
+        _r = _hra(logcumsumexp, (input,), (input, dim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
@@ -7392,6 +7747,57 @@ def mean(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: median(Tensor self) -> Tensor
+def _m0_median(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_median(input):
+    return _entry_median(input)
+
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m1_median(input, dim, keepdim=False):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim)
+    return None
+
+
+def _c1_median(input, dim, keepdim):
+    return _rt_median._make(_entry_median_dim(input, dim, keepdim))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_median = (
+    (_m0_median, _c0_median, 1, frozenset(('input',))),
+    (_m1_median, _c1_median, 3, frozenset(('dim', 'input', 'keepdim'))),
+)
+_sigs_median = (
+    'median(Tensor self) -> Tensor',
+    'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def median(*args, **kwargs):
+    """Overloads:
+    median(Tensor self) -> Tensor
+    median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        _r = _htf_any(median, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_median, args, kwargs, 'median', _sigs_median)
+    except TypeError:
+        _r = _hra_any(median, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
@@ -7498,6 +7904,23 @@ def mm(input, mat2, *, out=None):
 
     except TypeError:
         _r = _hra(mm, (input, mat2), (input, mat2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+def mode(input, dim=-1, keepdim=False):
+    """mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(mode, (input,), (input, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_mode._make(_entry_mode(input, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(mode, (input,), (input, dim, keepdim), {})
         if _r is _NO:
             raise
         return _r
@@ -7750,6 +8173,144 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
 
     except TypeError:
         _r = _hra(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nanmean, (input,), (input, dim, keepdim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_nanmean(input, dim, keepdim, dtype)
+
+    except TypeError:
+        _r = _hra(nanmean, (input,), (input, dim, keepdim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
+def _m0_nanmedian(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_nanmedian(input):
+    return _entry_nanmedian(input)
+
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m1_nanmedian(input, dim, keepdim=False):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim)
+    return None
+
+
+def _c1_nanmedian(input, dim, keepdim):
+    return _rt_nanmedian._make(_entry_nanmedian_dim(input, dim, keepdim))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_nanmedian = (
+    (_m0_nanmedian, _c0_nanmedian, 1, frozenset(('input',))),
+    (_m1_nanmedian, _c1_nanmedian, 3, frozenset(('dim', 'input', 'keepdim'))),
+)
+_sigs_nanmedian = (
+    'nanmedian(Tensor self) -> Tensor',
+    'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def nanmedian(*args, **kwargs):
+    """Overloads:
+    nanmedian(Tensor self) -> Tensor
+    nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        _r = _htf_any(nanmedian, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_nanmedian, args, kwargs, 'nanmedian', _sigs_nanmedian)
+    except TypeError:
+        _r = _hra_any(nanmedian, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m0_nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](input) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (input, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c0_nanquantile(input, q, dim, keepdim, interpolation):
+    return _entry_nanquantile(input, q, dim, keepdim, interpolation)
+
+
+# schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m1_nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](input) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (input, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c1_nanquantile(input, q, dim, keepdim, interpolation):
+    return _entry_nanquantile_scalar(input, q, dim, keepdim, interpolation)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_nanquantile = (
+    (_m0_nanquantile, _c0_nanquantile, 4, frozenset(('dim', 'input', 'interpolation', 'keepdim', 'q'))),
+    (_m1_nanquantile, _c1_nanquantile, 4, frozenset(('dim', 'input', 'interpolation', 'keepdim', 'q'))),
+)
+_sigs_nanquantile = (
+    "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+)
+
+
+def nanquantile(*args, **kwargs):
+    """Overloads:
+    nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(nanquantile, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_nanquantile, args, kwargs, 'nanquantile', _sigs_nanquantile)
+    except TypeError:
+        _r = _hra_any(nanquantile, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nansum, (input,), (input, dim, keepdim), {'dtype': dtype, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_nansum(input, dim, keepdim, dtype)
+        return _entry_nansum_out(input, dim, keepdim, dtype, out)
+
+    except TypeError:
+        _r = _hra(nansum, (input,), (input, dim, keepdim), {'dtype': dtype, 'out': out})
         if _r is _NO:
             raise
         return _r
@@ -8521,6 +9082,57 @@ def put(input, index, source, accumulate=False, *, out=None):
 
     except TypeError:
         _r = _hra(put, (input, index, source), (input, index, source, accumulate), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m0_quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](input) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (input, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c0_quantile(input, q, dim, keepdim, interpolation):
+    return _entry_quantile(input, q, dim, keepdim, interpolation)
+
+
+# schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m1_quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](input) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (input, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c1_quantile(input, q, dim, keepdim, interpolation):
+    return _entry_quantile_scalar(input, q, dim, keepdim, interpolation)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_quantile = (
+    (_m0_quantile, _c0_quantile, 4, frozenset(('dim', 'input', 'interpolation', 'keepdim', 'q'))),
+    (_m1_quantile, _c1_quantile, 4, frozenset(('dim', 'input', 'interpolation', 'keepdim', 'q'))),
+)
+_sigs_quantile = (
+    "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+)
+
+
+def quantile(*args, **kwargs):
+    """Overloads:
+    quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(quantile, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_quantile, args, kwargs, 'quantile', _sigs_quantile)
+    except TypeError:
+        _r = _hra_any(quantile, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -11604,6 +12216,57 @@ def transpose(input, dim0, dim1):
 
     except TypeError:
         _r = _hra(transpose, (input,), (input, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+def _m0_trapezoid(y, x, *, dim=-1):
+    if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
+        return (y, x, dim)
+    return None
+
+
+def _c0_trapezoid(y, x, dim):
+    return _entry_trapezoid_x(y, x, dim)
+
+
+# schema/native_functions.yaml: trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+def _m1_trapezoid(y, *, dx=1, dim=-1):
+    if _F['Tensor'](y) and _F['Scalar'](dx) and _F['int'](dim):
+        return (y, dx, dim)
+    return None
+
+
+def _c1_trapezoid(y, dx, dim):
+    return _entry_trapezoid_dx(y, dx, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_trapezoid = (
+    (_m0_trapezoid, _c0_trapezoid, 2, frozenset(('dim', 'x', 'y'))),
+    (_m1_trapezoid, _c1_trapezoid, 1, frozenset(('dim', 'dx', 'y'))),
+)
+_sigs_trapezoid = (
+    'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    'trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor',
+)
+
+
+def trapezoid(*args, **kwargs):
+    """Overloads:
+    trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+    trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(trapezoid, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_trapezoid, args, kwargs, 'trapezoid', _sigs_trapezoid)
+    except TypeError:
+        _r = _hra_any(trapezoid, args, kwargs)
         if _r is _NO:
             raise
         return _r

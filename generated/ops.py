@@ -17592,6 +17592,910 @@ bernoulli_float_out._entry = _entry_bernoulli_float_out
 _aten._packet('bernoulli')._add(bernoulli_float_out)
 
 
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+nansum = _Op("aten", 'nansum', 'default',
+    'nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction',))
+_c_nansum = nansum._cache
+
+
+def _bind_nansum(self, dim=None, keepdim=False, *, dtype=None):
+    return (self, dim, keepdim, dtype)
+
+
+def _entry_nansum(self, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nansum, (self, dim, keepdim, dtype)) from None
+    _k = _c_nansum.get(ks)
+    if _k is None:
+        _k = nansum._fill(ks)
+    return _k(self, dim, keepdim, dtype)
+
+
+nansum._bind = _bind_nansum
+nansum._entry = _entry_nansum
+_aten._packet('nansum')._add(nansum)
+
+
+# schema/native_functions.yaml: nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of nansum)
+nansum_out = _Op("aten", 'nansum', 'out',
+    'nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction',))
+_c_nansum_out = nansum_out._cache
+
+
+def _bind_nansum_out(self, dim=None, keepdim=False, *, dtype=None, out):
+    return (self, dim, keepdim, dtype, out)
+
+
+def _entry_nansum_out(self, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nansum_out, (self, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nansum_out.get(ks)
+    if _k is None:
+        _k = nansum_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
+
+
+nansum_out._bind = _bind_nansum_out
+nansum_out._entry = _entry_nansum_out
+_aten._packet('nansum')._add(nansum_out)
+
+
+# schema/native_functions.yaml: nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+nanmean = _Op("aten", 'nanmean', 'default',
+    'nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=())
+_c_nanmean = nanmean._cache
+
+
+def _bind_nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    return (self, dim, keepdim, dtype)
+
+
+def _entry_nanmean(self, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanmean, (self, dim, keepdim, dtype)) from None
+    _k = _c_nanmean.get(ks)
+    if _k is None:
+        _k = nanmean._fill(ks)
+    return _k(self, dim, keepdim, dtype)
+
+
+nanmean._bind = _bind_nanmean
+nanmean._entry = _entry_nanmean
+_aten._packet('nanmean')._add(nanmean)
+
+
+# schema/native_functions.yaml: median(Tensor self) -> Tensor
+median = _Op("aten", 'median', 'default',
+    'median(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_median = median._cache
+
+
+def _bind_median(self):
+    return (self,)
+
+
+def _entry_median(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(median, (self,)) from None
+    _k = _c_median.get(ks)
+    if _k is None:
+        _k = median._fill(ks)
+    return _k(self)
+
+
+median._bind = _bind_median
+median._entry = _entry_median
+_aten._packet('median')._add(median)
+
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+median_dim = _Op("aten", 'median', 'dim',
+    'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_median_dim = median_dim._cache
+
+
+def _bind_median_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_median_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(median_dim, (self, dim, keepdim)) from None
+    _k = _c_median_dim.get(ks)
+    if _k is None:
+        _k = median_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+median_dim._bind = _bind_median_dim
+median_dim._entry = _entry_median_dim
+_aten._packet('median')._add(median_dim)
+
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
+nanmedian = _Op("aten", 'nanmedian', 'default',
+    'nanmedian(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_nanmedian = nanmedian._cache
+
+
+def _bind_nanmedian(self):
+    return (self,)
+
+
+def _entry_nanmedian(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanmedian, (self,)) from None
+    _k = _c_nanmedian.get(ks)
+    if _k is None:
+        _k = nanmedian._fill(ks)
+    return _k(self)
+
+
+nanmedian._bind = _bind_nanmedian
+nanmedian._entry = _entry_nanmedian
+_aten._packet('nanmedian')._add(nanmedian)
+
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+nanmedian_dim = _Op("aten", 'nanmedian', 'dim',
+    'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_nanmedian_dim = nanmedian_dim._cache
+
+
+def _bind_nanmedian_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_nanmedian_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanmedian_dim, (self, dim, keepdim)) from None
+    _k = _c_nanmedian_dim.get(ks)
+    if _k is None:
+        _k = nanmedian_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+nanmedian_dim._bind = _bind_nanmedian_dim
+nanmedian_dim._entry = _entry_nanmedian_dim
+_aten._packet('nanmedian')._add(nanmedian_dim)
+
+
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+kthvalue = _Op("aten", 'kthvalue', 'default',
+    'kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'k', 'dim', 'keepdim'), 4, tags=('reduction',))
+_c_kthvalue = kthvalue._cache
+
+
+def _bind_kthvalue(self, k, dim=-1, keepdim=False):
+    return (self, k, dim, keepdim)
+
+
+def _entry_kthvalue(self, k, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kthvalue, (self, k, dim, keepdim)) from None
+    _k = _c_kthvalue.get(ks)
+    if _k is None:
+        _k = kthvalue._fill(ks)
+    return _k(self, k, dim, keepdim)
+
+
+kthvalue._bind = _bind_kthvalue
+kthvalue._entry = _entry_kthvalue
+_aten._packet('kthvalue')._add(kthvalue)
+
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+mode = _Op("aten", 'mode', 'default',
+    'mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_mode = mode._cache
+
+
+def _bind_mode(self, dim=-1, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_mode(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mode, (self, dim, keepdim)) from None
+    _k = _c_mode.get(ks)
+    if _k is None:
+        _k = mode._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+mode._bind = _bind_mode
+mode._entry = _entry_mode
+_aten._packet('mode')._add(mode)
+
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+cummax = _Op("aten", 'cummax', 'default',
+    'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)',
+    ('self', 'dim'), 2, tags=())
+_c_cummax = cummax._cache
+
+
+def _bind_cummax(self, dim):
+    return (self, dim)
+
+
+def _entry_cummax(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cummax, (self, dim)) from None
+    _k = _c_cummax.get(ks)
+    if _k is None:
+        _k = cummax._fill(ks)
+    return _k(self, dim)
+
+
+cummax._bind = _bind_cummax
+cummax._entry = _entry_cummax
+_aten._packet('cummax')._add(cummax)
+
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+cummin = _Op("aten", 'cummin', 'default',
+    'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)',
+    ('self', 'dim'), 2, tags=())
+_c_cummin = cummin._cache
+
+
+def _bind_cummin(self, dim):
+    return (self, dim)
+
+
+def _entry_cummin(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cummin, (self, dim)) from None
+    _k = _c_cummin.get(ks)
+    if _k is None:
+        _k = cummin._fill(ks)
+    return _k(self, dim)
+
+
+cummin._bind = _bind_cummin
+cummin._entry = _entry_cummin
+_aten._packet('cummin')._add(cummin)
+
+
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+logcumsumexp = _Op("aten", 'logcumsumexp', 'default',
+    'logcumsumexp(Tensor self, int dim) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_logcumsumexp = logcumsumexp._cache
+
+
+def _bind_logcumsumexp(self, dim):
+    return (self, dim)
+
+
+def _entry_logcumsumexp(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logcumsumexp, (self, dim)) from None
+    _k = _c_logcumsumexp.get(ks)
+    if _k is None:
+        _k = logcumsumexp._fill(ks)
+    return _k(self, dim)
+
+
+logcumsumexp._bind = _bind_logcumsumexp
+logcumsumexp._entry = _entry_logcumsumexp
+_aten._packet('logcumsumexp')._add(logcumsumexp)
+
+
+# schema/native_functions.yaml: logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of logcumsumexp)
+logcumsumexp_out = _Op("aten", 'logcumsumexp', 'out',
+    'logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_logcumsumexp_out = logcumsumexp_out._cache
+
+
+def _bind_logcumsumexp_out(self, dim, *, out):
+    return (self, dim, out)
+
+
+def _entry_logcumsumexp_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logcumsumexp_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logcumsumexp_out.get(ks)
+    if _k is None:
+        _k = logcumsumexp_out._fill(ks)
+    return _k(self, dim, out)
+
+
+logcumsumexp_out._bind = _bind_logcumsumexp_out
+logcumsumexp_out._entry = _entry_logcumsumexp_out
+_aten._packet('logcumsumexp')._add(logcumsumexp_out)
+
+
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+aminmax = _Op("aten", 'aminmax', 'default',
+    'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)',
+    ('self', 'dim', 'keepdim'), 1, tags=('reduction',))
+_c_aminmax = aminmax._cache
+
+
+def _bind_aminmax(self, *, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_aminmax(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(aminmax, (self, dim, keepdim)) from None
+    _k = _c_aminmax.get(ks)
+    if _k is None:
+        _k = aminmax._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+aminmax._bind = _bind_aminmax
+aminmax._entry = _entry_aminmax
+_aten._packet('aminmax')._add(aminmax)
+
+
+# schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+quantile = _Op("aten", 'quantile', 'default',
+    "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    ('self', 'q', 'dim', 'keepdim', 'interpolation'), 4, tags=())
+_c_quantile = quantile._cache
+
+
+def _bind_quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return (self, q, dim, keepdim, interpolation)
+
+
+def _entry_quantile(self, q, dim, keepdim, interpolation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | q._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(quantile, (self, q, dim, keepdim, interpolation)) from None
+    _k = _c_quantile.get(ks)
+    if _k is None:
+        _k = quantile._fill(ks)
+    return _k(self, q, dim, keepdim, interpolation)
+
+
+quantile._bind = _bind_quantile
+quantile._entry = _entry_quantile
+_aten._packet('quantile')._add(quantile)
+
+
+# schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+quantile_scalar = _Op("aten", 'quantile', 'scalar',
+    "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    ('self', 'q', 'dim', 'keepdim', 'interpolation'), 4, tags=())
+_c_quantile_scalar = quantile_scalar._cache
+
+
+def _bind_quantile_scalar(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return (self, q, dim, keepdim, interpolation)
+
+
+def _entry_quantile_scalar(self, q, dim, keepdim, interpolation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(quantile_scalar, (self, q, dim, keepdim, interpolation)) from None
+    _k = _c_quantile_scalar.get(ks)
+    if _k is None:
+        _k = quantile_scalar._fill(ks)
+    return _k(self, q, dim, keepdim, interpolation)
+
+
+quantile_scalar._bind = _bind_quantile_scalar
+quantile_scalar._entry = _entry_quantile_scalar
+_aten._packet('quantile')._add(quantile_scalar)
+
+
+# schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+nanquantile = _Op("aten", 'nanquantile', 'default',
+    "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    ('self', 'q', 'dim', 'keepdim', 'interpolation'), 4, tags=())
+_c_nanquantile = nanquantile._cache
+
+
+def _bind_nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return (self, q, dim, keepdim, interpolation)
+
+
+def _entry_nanquantile(self, q, dim, keepdim, interpolation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | q._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanquantile, (self, q, dim, keepdim, interpolation)) from None
+    _k = _c_nanquantile.get(ks)
+    if _k is None:
+        _k = nanquantile._fill(ks)
+    return _k(self, q, dim, keepdim, interpolation)
+
+
+nanquantile._bind = _bind_nanquantile
+nanquantile._entry = _entry_nanquantile
+_aten._packet('nanquantile')._add(nanquantile)
+
+
+# schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+nanquantile_scalar = _Op("aten", 'nanquantile', 'scalar',
+    "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    ('self', 'q', 'dim', 'keepdim', 'interpolation'), 4, tags=())
+_c_nanquantile_scalar = nanquantile_scalar._cache
+
+
+def _bind_nanquantile_scalar(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return (self, q, dim, keepdim, interpolation)
+
+
+def _entry_nanquantile_scalar(self, q, dim, keepdim, interpolation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanquantile_scalar, (self, q, dim, keepdim, interpolation)) from None
+    _k = _c_nanquantile_scalar.get(ks)
+    if _k is None:
+        _k = nanquantile_scalar._fill(ks)
+    return _k(self, q, dim, keepdim, interpolation)
+
+
+nanquantile_scalar._bind = _bind_nanquantile_scalar
+nanquantile_scalar._entry = _entry_nanquantile_scalar
+_aten._packet('nanquantile')._add(nanquantile_scalar)
+
+
+# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+histc = _Op("aten", 'histc', 'default',
+    'histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor',
+    ('self', 'bins', 'min', 'max'), 4, tags=())
+_c_histc = histc._cache
+
+
+def _bind_histc(self, bins=100, min=0, max=0):
+    return (self, bins, min, max)
+
+
+def _entry_histc(self, bins, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histc, (self, bins, min, max)) from None
+    _k = _c_histc.get(ks)
+    if _k is None:
+        _k = histc._fill(ks)
+    return _k(self, bins, min, max)
+
+
+histc._bind = _bind_histc
+histc._entry = _entry_histc
+_aten._packet('histc')._add(histc)
+
+
+# schema/native_functions.yaml: histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of histc)
+histc_out = _Op("aten", 'histc', 'out',
+    'histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'bins', 'min', 'max', 'out'), 4, tags=())
+_c_histc_out = histc_out._cache
+
+
+def _bind_histc_out(self, bins=100, min=0, max=0, *, out):
+    return (self, bins, min, max, out)
+
+
+def _entry_histc_out(self, bins, min, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histc_out, (self, bins, min, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_histc_out.get(ks)
+    if _k is None:
+        _k = histc_out._fill(ks)
+    return _k(self, bins, min, max, out)
+
+
+histc_out._bind = _bind_histc_out
+histc_out._entry = _entry_histc_out
+_aten._packet('histc')._add(histc_out)
+
+
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+bincount = _Op("aten", 'bincount', 'default',
+    'bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor',
+    ('self', 'weights', 'minlength'), 3, tags=())
+_c_bincount = bincount._cache
+
+
+def _bind_bincount(self, weights=None, minlength=0):
+    return (self, weights, minlength)
+
+
+def _entry_bincount(self, weights, minlength):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (weights._ks if weights is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bincount, (self, weights, minlength)) from None
+    _k = _c_bincount.get(ks)
+    if _k is None:
+        _k = bincount._fill(ks)
+    return _k(self, weights, minlength)
+
+
+bincount._bind = _bind_bincount
+bincount._entry = _entry_bincount
+_aten._packet('bincount')._add(bincount)
+
+
+# schema/native_functions.yaml: isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+isin_Tensor_Tensor = _Op("aten", 'isin', 'Tensor_Tensor',
+    'isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor',
+    ('elements', 'test_elements', 'assume_unique', 'invert'), 2, tags=())
+_c_isin_Tensor_Tensor = isin_Tensor_Tensor._cache
+
+
+def _bind_isin_Tensor_Tensor(elements, test_elements, *, assume_unique=False, invert=False):
+    return (elements, test_elements, assume_unique, invert)
+
+
+def _entry_isin_Tensor_Tensor(elements, test_elements, assume_unique, invert):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (elements._ks | test_elements._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isin_Tensor_Tensor, (elements, test_elements, assume_unique, invert)) from None
+    _k = _c_isin_Tensor_Tensor.get(ks)
+    if _k is None:
+        _k = isin_Tensor_Tensor._fill(ks)
+    return _k(elements, test_elements, assume_unique, invert)
+
+
+isin_Tensor_Tensor._bind = _bind_isin_Tensor_Tensor
+isin_Tensor_Tensor._entry = _entry_isin_Tensor_Tensor
+_aten._packet('isin')._add(isin_Tensor_Tensor)
+
+
+# schema/native_functions.yaml: isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!) (autogen of isin.Tensor_Tensor)
+isin_Tensor_Tensor_out = _Op("aten", 'isin', 'Tensor_Tensor_out',
+    'isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)',
+    ('elements', 'test_elements', 'assume_unique', 'invert', 'out'), 2, tags=())
+_c_isin_Tensor_Tensor_out = isin_Tensor_Tensor_out._cache
+
+
+def _bind_isin_Tensor_Tensor_out(elements, test_elements, *, assume_unique=False, invert=False, out):
+    return (elements, test_elements, assume_unique, invert, out)
+
+
+def _entry_isin_Tensor_Tensor_out(elements, test_elements, assume_unique, invert, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (elements._ks | test_elements._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isin_Tensor_Tensor_out, (elements, test_elements, assume_unique, invert, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isin_Tensor_Tensor_out.get(ks)
+    if _k is None:
+        _k = isin_Tensor_Tensor_out._fill(ks)
+    return _k(elements, test_elements, assume_unique, invert, out)
+
+
+isin_Tensor_Tensor_out._bind = _bind_isin_Tensor_Tensor_out
+isin_Tensor_Tensor_out._entry = _entry_isin_Tensor_Tensor_out
+_aten._packet('isin')._add(isin_Tensor_Tensor_out)
+
+
+# schema/native_functions.yaml: isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+isin_Tensor_Scalar = _Op("aten", 'isin', 'Tensor_Scalar',
+    'isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor',
+    ('elements', 'test_element', 'assume_unique', 'invert'), 2, tags=())
+_c_isin_Tensor_Scalar = isin_Tensor_Scalar._cache
+
+
+def _bind_isin_Tensor_Scalar(elements, test_element, *, assume_unique=False, invert=False):
+    return (elements, test_element, assume_unique, invert)
+
+
+def _entry_isin_Tensor_Scalar(elements, test_element, assume_unique, invert):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (elements._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isin_Tensor_Scalar, (elements, test_element, assume_unique, invert)) from None
+    _k = _c_isin_Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = isin_Tensor_Scalar._fill(ks)
+    return _k(elements, test_element, assume_unique, invert)
+
+
+isin_Tensor_Scalar._bind = _bind_isin_Tensor_Scalar
+isin_Tensor_Scalar._entry = _entry_isin_Tensor_Scalar
+_aten._packet('isin')._add(isin_Tensor_Scalar)
+
+
+# schema/native_functions.yaml: diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+diff = _Op("aten", 'diff', 'default',
+    'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor',
+    ('self', 'n', 'dim', 'prepend', 'append'), 5, tags=())
+_c_diff = diff._cache
+
+
+def _bind_diff(self, n=1, dim=-1, prepend=None, append=None):
+    return (self, n, dim, prepend, append)
+
+
+def _entry_diff(self, n, dim, prepend, append):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (prepend._ks if prepend is not None else 0) | (append._ks if append is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diff, (self, n, dim, prepend, append)) from None
+    _k = _c_diff.get(ks)
+    if _k is None:
+        _k = diff._fill(ks)
+    return _k(self, n, dim, prepend, append)
+
+
+diff._bind = _bind_diff
+diff._entry = _entry_diff
+_aten._packet('diff')._add(diff)
+
+
+# schema/native_functions.yaml: trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+trapezoid_x = _Op("aten", 'trapezoid', 'x',
+    'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    ('y', 'x', 'dim'), 2, tags=())
+_c_trapezoid_x = trapezoid_x._cache
+
+
+def _bind_trapezoid_x(y, x, *, dim=-1):
+    return (y, x, dim)
+
+
+def _entry_trapezoid_x(y, x, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trapezoid_x, (y, x, dim)) from None
+    _k = _c_trapezoid_x.get(ks)
+    if _k is None:
+        _k = trapezoid_x._fill(ks)
+    return _k(y, x, dim)
+
+
+trapezoid_x._bind = _bind_trapezoid_x
+trapezoid_x._entry = _entry_trapezoid_x
+_aten._packet('trapezoid')._add(trapezoid_x)
+
+
+# schema/native_functions.yaml: trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+trapezoid_dx = _Op("aten", 'trapezoid', 'dx',
+    'trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor',
+    ('y', 'dx', 'dim'), 1, tags=())
+_c_trapezoid_dx = trapezoid_dx._cache
+
+
+def _bind_trapezoid_dx(y, *, dx=1, dim=-1):
+    return (y, dx, dim)
+
+
+def _entry_trapezoid_dx(y, dx, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trapezoid_dx, (y, dx, dim)) from None
+    _k = _c_trapezoid_dx.get(ks)
+    if _k is None:
+        _k = trapezoid_dx._fill(ks)
+    return _k(y, dx, dim)
+
+
+trapezoid_dx._bind = _bind_trapezoid_dx
+trapezoid_dx._entry = _entry_trapezoid_dx
+_aten._packet('trapezoid')._add(trapezoid_dx)
+
+
+# schema/native_functions.yaml: cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+cumulative_trapezoid_x = _Op("aten", 'cumulative_trapezoid', 'x',
+    'cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    ('y', 'x', 'dim'), 2, tags=())
+_c_cumulative_trapezoid_x = cumulative_trapezoid_x._cache
+
+
+def _bind_cumulative_trapezoid_x(y, x, *, dim=-1):
+    return (y, x, dim)
+
+
+def _entry_cumulative_trapezoid_x(y, x, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumulative_trapezoid_x, (y, x, dim)) from None
+    _k = _c_cumulative_trapezoid_x.get(ks)
+    if _k is None:
+        _k = cumulative_trapezoid_x._fill(ks)
+    return _k(y, x, dim)
+
+
+cumulative_trapezoid_x._bind = _bind_cumulative_trapezoid_x
+cumulative_trapezoid_x._entry = _entry_cumulative_trapezoid_x
+_aten._packet('cumulative_trapezoid')._add(cumulative_trapezoid_x)
+
+
+# schema/native_functions.yaml: cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+cumulative_trapezoid_dx = _Op("aten", 'cumulative_trapezoid', 'dx',
+    'cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor',
+    ('y', 'dx', 'dim'), 1, tags=())
+_c_cumulative_trapezoid_dx = cumulative_trapezoid_dx._cache
+
+
+def _bind_cumulative_trapezoid_dx(y, *, dx=1, dim=-1):
+    return (y, dx, dim)
+
+
+def _entry_cumulative_trapezoid_dx(y, dx, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumulative_trapezoid_dx, (y, dx, dim)) from None
+    _k = _c_cumulative_trapezoid_dx.get(ks)
+    if _k is None:
+        _k = cumulative_trapezoid_dx._fill(ks)
+    return _k(y, dx, dim)
+
+
+cumulative_trapezoid_dx._bind = _bind_cumulative_trapezoid_dx
+cumulative_trapezoid_dx._entry = _entry_cumulative_trapezoid_dx
+_aten._packet('cumulative_trapezoid')._add(cumulative_trapezoid_dx)
+
+
+# schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+cov = _Op("aten", 'cov', 'default',
+    'cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor',
+    ('self', 'correction', 'fweights', 'aweights'), 1, tags=())
+_c_cov = cov._cache
+
+
+def _bind_cov(self, *, correction=1, fweights=None, aweights=None):
+    return (self, correction, fweights, aweights)
+
+
+def _entry_cov(self, correction, fweights, aweights):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (fweights._ks if fweights is not None else 0) | (aweights._ks if aweights is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cov, (self, correction, fweights, aweights)) from None
+    _k = _c_cov.get(ks)
+    if _k is None:
+        _k = cov._fill(ks)
+    return _k(self, correction, fweights, aweights)
+
+
+cov._bind = _bind_cov
+cov._entry = _entry_cov
+_aten._packet('cov')._add(cov)
+
+
+# schema/native_functions.yaml: corrcoef(Tensor self) -> Tensor
+corrcoef = _Op("aten", 'corrcoef', 'default',
+    'corrcoef(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_corrcoef = corrcoef._cache
+
+
+def _bind_corrcoef(self):
+    return (self,)
+
+
+def _entry_corrcoef(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(corrcoef, (self,)) from None
+    _k = _c_corrcoef.get(ks)
+    if _k is None:
+        _k = corrcoef._fill(ks)
+    return _k(self)
+
+
+corrcoef._bind = _bind_corrcoef
+corrcoef._entry = _entry_corrcoef
+_aten._packet('corrcoef')._add(corrcoef)
+
+
+# schema/native_functions.yaml: cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+cdist = _Op("aten", 'cdist', 'default',
+    'cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor',
+    ('x1', 'x2', 'p', 'compute_mode'), 4, tags=())
+_c_cdist = cdist._cache
+
+
+def _bind_cdist(x1, x2, p=2.0, compute_mode=None):
+    return (x1, x2, p, compute_mode)
+
+
+def _entry_cdist(x1, x2, p, compute_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x1._ks | x2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cdist, (x1, x2, p, compute_mode)) from None
+    _k = _c_cdist.get(ks)
+    if _k is None:
+        _k = cdist._fill(ks)
+    return _k(x1, x2, p, compute_mode)
+
+
+cdist._bind = _bind_cdist
+cdist._entry = _entry_cdist
+_aten._packet('cdist')._add(cdist)
+
+
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',

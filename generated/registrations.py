@@ -2630,6 +2630,121 @@ _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)
 
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.nansum.register('CPU', _cpu_reduction.nansum)
+_o.nansum.register('Meta', _meta_reduction.nansum)
+
+# schema/native_functions.yaml: nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of nansum)
+_o.nansum_out.register('CompositeExplicitAutograd', _autogen_out(_o.nansum))
+_o.nansum_out.register("ADInplaceOrView", _inplace_or_view(_o.nansum_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.nanmean.register('CompositeImplicitAutograd', _composite_reduction.nanmean)
+
+# schema/native_functions.yaml: median(Tensor self) -> Tensor
+_o.median.register('CPU', _cpu_reduction.median_all)
+_o.median.register('Meta', _meta_reduction.median_all)
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.median_dim.register('CPU', _cpu_reduction.median_dim)
+_o.median_dim.register('Meta', _meta_reduction.median_dim)
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
+_o.nanmedian.register('CPU', _cpu_reduction.nanmedian_all)
+_o.nanmedian.register('Meta', _meta_reduction.nanmedian_all)
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.nanmedian_dim.register('CPU', _cpu_reduction.nanmedian_dim)
+_o.nanmedian_dim.register('Meta', _meta_reduction.nanmedian_dim)
+
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.kthvalue.register('CPU', _cpu_reduction.kthvalue)
+_o.kthvalue.register('Meta', _meta_reduction.kthvalue)
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.mode.register('CPU', _cpu_reduction.mode)
+_o.mode.register('Meta', _meta_reduction.mode)
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+_o.cummax.register('CPU', _cpu_reduction.cummax)
+_o.cummax.register('Meta', _meta_reduction.cummax)
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+_o.cummin.register('CPU', _cpu_reduction.cummin)
+_o.cummin.register('Meta', _meta_reduction.cummin)
+
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+_o.logcumsumexp.register('CPU', _cpu_reduction.logcumsumexp)
+_o.logcumsumexp.register('Meta', _meta_reduction.logcumsumexp)
+
+# schema/native_functions.yaml: logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of logcumsumexp)
+_o.logcumsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logcumsumexp))
+_o.logcumsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logcumsumexp_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+_o.aminmax.register('CPU', _cpu_reduction.aminmax)
+_o.aminmax.register('Meta', _meta_reduction.aminmax)
+
+# schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+_o.quantile.register('CompositeImplicitAutograd', _composite_reduction.quantile)
+
+# schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+_o.quantile_scalar.register('CompositeImplicitAutograd', _composite_reduction.quantile)
+
+# schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+_o.nanquantile.register('CompositeImplicitAutograd', _composite_reduction.nanquantile)
+
+# schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+_o.nanquantile_scalar.register('CompositeImplicitAutograd', _composite_reduction.nanquantile)
+
+# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+_o.histc.register('CPU', _cpu_reduction.histc)
+_o.histc.register('Meta', _meta_reduction.histc)
+
+# schema/native_functions.yaml: histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of histc)
+_o.histc_out.register('CompositeExplicitAutograd', _autogen_out(_o.histc))
+_o.histc_out.register("ADInplaceOrView", _inplace_or_view(_o.histc_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+_o.bincount.register('CPU', _cpu_reduction.bincount)
+_o.bincount.register('Meta', _meta_reduction.bincount)
+
+# schema/native_functions.yaml: isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+_o.isin_Tensor_Tensor.register('CPU', _cpu_reduction.isin)
+_o.isin_Tensor_Tensor.register('Meta', _meta_reduction.isin)
+
+# schema/native_functions.yaml: isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!) (autogen of isin.Tensor_Tensor)
+_o.isin_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.isin_Tensor_Tensor))
+_o.isin_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.isin_Tensor_Tensor_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+_o.isin_Tensor_Scalar.register('CPU', _cpu_reduction.isin)
+_o.isin_Tensor_Scalar.register('Meta', _meta_reduction.isin)
+
+# schema/native_functions.yaml: diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+_o.diff.register('CompositeImplicitAutograd', _composite_reduction.diff)
+
+# schema/native_functions.yaml: trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+_o.trapezoid_x.register('CompositeImplicitAutograd', _composite_reduction.trapezoid_x)
+
+# schema/native_functions.yaml: trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+_o.trapezoid_dx.register('CompositeImplicitAutograd', _composite_reduction.trapezoid_dx)
+
+# schema/native_functions.yaml: cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+_o.cumulative_trapezoid_x.register('CompositeImplicitAutograd', _composite_reduction.cumulative_trapezoid_x)
+
+# schema/native_functions.yaml: cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+_o.cumulative_trapezoid_dx.register('CompositeImplicitAutograd', _composite_reduction.cumulative_trapezoid_dx)
+
+# schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+_o.cov.register('CompositeImplicitAutograd', _composite_reduction.cov)
+
+# schema/native_functions.yaml: corrcoef(Tensor self) -> Tensor
+_o.corrcoef.register('CompositeImplicitAutograd', _composite_reduction.corrcoef)
+
+# schema/native_functions.yaml: cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+_o.cdist.register('CompositeImplicitAutograd', _composite_reduction.cdist)
+
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 _o.mm.register('CPU', _cpu_linalg.mm)
 _o.mm.register('CUDA', _cuda_linalg.mm)

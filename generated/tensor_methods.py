@@ -72,6 +72,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_amax_out,
     _entry_amin,
     _entry_amin_out,
+    _entry_aminmax,
     _entry_any,
     _entry_any_all_out,
     _entry_any_dim,
@@ -134,6 +135,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_binary_cross_entropy_out,
     _entry_binary_cross_entropy_with_logits,
     _entry_binary_cross_entropy_with_logits_out,
+    _entry_bincount,
     _entry_bitwise_and_Scalar,
     _entry_bitwise_and_Scalar_Tensor,
     _entry_bitwise_and_Scalar_Tensor_out,
@@ -181,6 +183,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cauchy,
     _entry_cauchy_,
     _entry_cauchy_out,
+    _entry_cdist,
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
@@ -229,6 +232,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copysign_Tensor,
     _entry_copysign__Tensor,
     _entry_copysign_out,
+    _entry_corrcoef,
     _entry_cos,
     _entry_cos_,
     _entry_cos_out,
@@ -239,13 +243,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_count_nonzero_dim_IntList,
     _entry_count_nonzero_dim_IntList_out,
     _entry_count_nonzero_out,
+    _entry_cov,
     _entry_cross_entropy_loss,
+    _entry_cummax,
+    _entry_cummin,
     _entry_cumprod,
     _entry_cumprod_,
     _entry_cumprod_out,
     _entry_cumsum,
     _entry_cumsum_,
     _entry_cumsum_out,
+    _entry_cumulative_trapezoid_dx,
+    _entry_cumulative_trapezoid_x,
     _entry_deg2rad,
     _entry_deg2rad_,
     _entry_deg2rad_out,
@@ -258,6 +267,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_diagonal,
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
+    _entry_diff,
     _entry_digamma,
     _entry_digamma_,
     _entry_digamma_out,
@@ -424,6 +434,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_heaviside,
     _entry_heaviside_,
     _entry_heaviside_out,
+    _entry_histc,
+    _entry_histc_out,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
@@ -453,6 +465,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_select,
     _entry_index_select_out,
     _entry_isfinite,
+    _entry_isin_Tensor_Scalar,
+    _entry_isin_Tensor_Tensor,
+    _entry_isin_Tensor_Tensor_out,
     _entry_isinf,
     _entry_isinf_out,
     _entry_isnan,
@@ -463,6 +478,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_kthvalue,
     _entry_l1_loss,
     _entry_layer_norm,
     _entry_lcm,
@@ -516,6 +532,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logaddexp2,
     _entry_logaddexp2_out,
     _entry_logaddexp_out,
+    _entry_logcumsumexp,
+    _entry_logcumsumexp_out,
     _entry_logical_and,
     _entry_logical_and_,
     _entry_logical_and_out,
@@ -568,6 +586,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_median,
+    _entry_median_dim,
     _entry_meshgrid,
     _entry_meshgrid_indexing,
     _entry_min,
@@ -580,6 +600,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_mode,
     _entry_moveaxis_int,
     _entry_moveaxis_intlist,
     _entry_movedim_int,
@@ -604,6 +625,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nan_to_num,
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
+    _entry_nanmean,
+    _entry_nanmedian,
+    _entry_nanmedian_dim,
+    _entry_nanquantile,
+    _entry_nanquantile_scalar,
+    _entry_nansum,
+    _entry_nansum_out,
     _entry_narrow,
     _entry_narrow_copy,
     _entry_narrow_copy_out,
@@ -698,6 +726,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put,
     _entry_put_,
     _entry_put_out,
+    _entry_quantile,
+    _entry_quantile_scalar,
     _entry_rad2deg,
     _entry_rad2deg_,
     _entry_rad2deg_out,
@@ -984,6 +1014,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_topk,
     _entry_topk_values,
     _entry_transpose_int,
+    _entry_trapezoid_dx,
+    _entry_trapezoid_x,
     _entry_tril,
     _entry_tril_,
     _entry_tril_indices,
@@ -1040,11 +1072,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zeros_like_out,
     _entry_zeros_out,
 )
+_rt_aminmax = _return_type('aminmax', ('min', 'max'))
+_rt_cummax = _return_type('cummax', ('values', 'indices'))
+_rt_cummin = _return_type('cummin', ('values', 'indices'))
 _rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
+_rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_median = _return_type('median', ('values', 'indices'))
 _rt_min = _return_type('min', ('values', 'indices'))
 _rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_mode = _return_type('mode', ('values', 'indices'))
+_rt_nanmedian = _return_type('nanmedian', ('values', 'indices'))
 _rt_sort = _return_type('sort', ('values', 'indices'))
 _rt_sort_out = _return_type('sort_out', ('values', 'indices'))
 _rt_topk = _return_type('topk', ('values', 'indices'))
@@ -1382,6 +1421,23 @@ def amin(self, dim=(), keepdim=False):
 
     except TypeError:
         _r = _hra(amin, (self,), (self, dim, keepdim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+def aminmax(self, *, dim=None, keepdim=False):
+    """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)"""
+    if _tf[0]:
+        _r = _htf(aminmax, (self,), (self,), {'dim': dim, 'keepdim': keepdim})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_aminmax._make(_entry_aminmax(self, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(aminmax, (self,), (self,), {'dim': dim, 'keepdim': keepdim})
         if _r is _NO:
             raise
         return _r
@@ -1825,6 +1881,23 @@ def bernoulli_(*args, **kwargs):
         return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
     except TypeError:
         _r = _hra_any(bernoulli_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+def bincount(self, weights=None, minlength=0):
+    """bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(bincount, (self, weights), (self, weights, minlength), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_bincount(self, weights, minlength)
+
+    except TypeError:
+        _r = _hra(bincount, (self, weights), (self, weights, minlength), {})
         if _r is _NO:
             raise
         return _r
@@ -2668,6 +2741,23 @@ def copysign_(self, other):
         return _r
 
 
+# schema/native_functions.yaml: corrcoef(Tensor self) -> Tensor
+def corrcoef(self):
+    """corrcoef(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(corrcoef, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_corrcoef(self)
+
+    except TypeError:
+        _r = _hra(corrcoef, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
 def cos(self):
     """cos(Tensor self) -> Tensor"""
@@ -2783,6 +2873,57 @@ def count_nonzero(*args, **kwargs):
         return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
     except TypeError:
         _r = _hra_any(count_nonzero, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+def cov(self, *, correction=1, fweights=None, aweights=None):
+    """cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cov, (self, fweights, aweights), (self,), {'correction': correction, 'fweights': fweights, 'aweights': aweights})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cov(self, correction, fweights, aweights)
+
+    except TypeError:
+        _r = _hra(cov, (self, fweights, aweights), (self,), {'correction': correction, 'fweights': fweights, 'aweights': aweights})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+def cummax(self, dim):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(cummax, (self,), (self, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_cummax._make(_entry_cummax(self, dim))
+
+    except TypeError:
+        _r = _hra(cummax, (self,), (self, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+def cummin(self, dim):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(cummin, (self,), (self, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_cummin._make(_entry_cummin(self, dim))
+
+    except TypeError:
+        _r = _hra(cummin, (self,), (self, dim), {})
         if _r is _NO:
             raise
         return _r
@@ -2987,6 +3128,23 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
 
     except TypeError:
         _r = _hra(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(diff, (self, prepend, append), (self, n, dim, prepend, append), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_diff(self, n, dim, prepend, append)
+
+    except TypeError:
+        _r = _hra(diff, (self, prepend, append), (self, n, dim, prepend, append), {})
         if _r is _NO:
             raise
         return _r
@@ -4378,6 +4536,23 @@ def heaviside_(self, values):
         return _r
 
 
+# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+def histc(self, bins=100, min=0, max=0):
+    """histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(histc, (self,), (self, bins, min, max), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_histc(self, bins, min, max)
+
+    except TypeError:
+        _r = _hra(histc, (self,), (self, bins, min, max), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
@@ -4786,6 +4961,23 @@ def isnan(self):
 
     except TypeError:
         _r = _hra(isnan, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+def kthvalue(self, k, dim=-1, keepdim=False):
+    """kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(kthvalue, (self,), (self, k, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_kthvalue._make(_entry_kthvalue(self, k, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(kthvalue, (self,), (self, k, dim, keepdim), {})
         if _r is _NO:
             raise
         return _r
@@ -5287,6 +5479,23 @@ def logaddexp2(self, other):
 
     except TypeError:
         _r = _hra(logaddexp2, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+def logcumsumexp(self, dim):
+    """logcumsumexp(Tensor self, int dim) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logcumsumexp, (self,), (self, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logcumsumexp(self, dim)
+
+    except TypeError:
+        _r = _hra(logcumsumexp, (self,), (self, dim), {})
         if _r is _NO:
             raise
         return _r
@@ -5898,6 +6107,57 @@ def mean(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: median(Tensor self) -> Tensor
+def _m0_median(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_median(self):
+    return _entry_median(self)
+
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m1_median(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_median(self, dim, keepdim):
+    return _rt_median._make(_entry_median_dim(self, dim, keepdim))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_median = (
+    (_m0_median, _c0_median, 1, frozenset(())),
+    (_m1_median, _c1_median, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_median = (
+    'median(Tensor self) -> Tensor',
+    'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def median(*args, **kwargs):
+    """Overloads:
+    median(Tensor self) -> Tensor
+    median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        _r = _htf_any(median, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_median, args, kwargs, 'median', _sigs_median)
+    except TypeError:
+        _r = _hra_any(median, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
 def _m0_min(self):
     if _F['Tensor'](self):
@@ -5994,6 +6254,23 @@ def mm(self, mat2):
 
     except TypeError:
         _r = _hra(mm, (self, mat2), (self, mat2), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+def mode(self, dim=-1, keepdim=False):
+    """mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(mode, (self,), (self, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_mode._make(_entry_mode(self, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(mode, (self,), (self, dim, keepdim), {})
         if _r is _NO:
             raise
         return _r
@@ -6249,6 +6526,142 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
 
     except TypeError:
         _r = _hra(nan_to_num_, (self,), (self, nan, posinf, neginf), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nanmean, (self,), (self, dim, keepdim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_nanmean(self, dim, keepdim, dtype)
+
+    except TypeError:
+        _r = _hra(nanmean, (self,), (self, dim, keepdim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
+def _m0_nanmedian(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_nanmedian(self):
+    return _entry_nanmedian(self)
+
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m1_nanmedian(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_nanmedian(self, dim, keepdim):
+    return _rt_nanmedian._make(_entry_nanmedian_dim(self, dim, keepdim))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_nanmedian = (
+    (_m0_nanmedian, _c0_nanmedian, 1, frozenset(())),
+    (_m1_nanmedian, _c1_nanmedian, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_nanmedian = (
+    'nanmedian(Tensor self) -> Tensor',
+    'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def nanmedian(*args, **kwargs):
+    """Overloads:
+    nanmedian(Tensor self) -> Tensor
+    nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        _r = _htf_any(nanmedian, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_nanmedian, args, kwargs, 'nanmedian', _sigs_nanmedian)
+    except TypeError:
+        _r = _hra_any(nanmedian, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m0_nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](self) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (self, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c0_nanquantile(self, q, dim, keepdim, interpolation):
+    return _entry_nanquantile(self, q, dim, keepdim, interpolation)
+
+
+# schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m1_nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](self) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (self, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c1_nanquantile(self, q, dim, keepdim, interpolation):
+    return _entry_nanquantile_scalar(self, q, dim, keepdim, interpolation)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_nanquantile = (
+    (_m0_nanquantile, _c0_nanquantile, 4, frozenset(('dim', 'interpolation', 'keepdim', 'q'))),
+    (_m1_nanquantile, _c1_nanquantile, 4, frozenset(('dim', 'interpolation', 'keepdim', 'q'))),
+)
+_sigs_nanquantile = (
+    "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+)
+
+
+def nanquantile(*args, **kwargs):
+    """Overloads:
+    nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(nanquantile, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_nanquantile, args, kwargs, 'nanquantile', _sigs_nanquantile)
+    except TypeError:
+        _r = _hra_any(nanquantile, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nansum, (self,), (self, dim, keepdim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_nansum(self, dim, keepdim, dtype)
+
+    except TypeError:
+        _r = _hra(nansum, (self,), (self, dim, keepdim), {'dtype': dtype})
         if _r is _NO:
             raise
         return _r
@@ -6806,6 +7219,57 @@ def put_(self, index, source, accumulate=False):
 
     except TypeError:
         _r = _hra(put_, (self, index, source), (self, index, source, accumulate), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m0_quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](self) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (self, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c0_quantile(self, q, dim, keepdim, interpolation):
+    return _entry_quantile(self, q, dim, keepdim, interpolation)
+
+
+# schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m1_quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](self) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (self, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c1_quantile(self, q, dim, keepdim, interpolation):
+    return _entry_quantile_scalar(self, q, dim, keepdim, interpolation)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_quantile = (
+    (_m0_quantile, _c0_quantile, 4, frozenset(('dim', 'interpolation', 'keepdim', 'q'))),
+    (_m1_quantile, _c1_quantile, 4, frozenset(('dim', 'interpolation', 'keepdim', 'q'))),
+)
+_sigs_quantile = (
+    "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+)
+
+
+def quantile(*args, **kwargs):
+    """Overloads:
+    quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(quantile, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_quantile, args, kwargs, 'quantile', _sigs_quantile)
+    except TypeError:
+        _r = _hra_any(quantile, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -9545,6 +10009,7 @@ TENSOR_ATTRIBUTES = {
     'all': all,
     'amax': amax,
     'amin': amin,
+    'aminmax': aminmax,
     'any': any,
     'argmax': argmax,
     'argmin': argmin,
@@ -9562,6 +10027,7 @@ TENSOR_ATTRIBUTES = {
     'baddbmm_': baddbmm_,
     'bernoulli': bernoulli,
     'bernoulli_': bernoulli_,
+    'bincount': bincount,
     'bitwise_and': bitwise_and,
     'bitwise_and_': bitwise_and_,
     'bitwise_not': bitwise_not,
@@ -9587,11 +10053,15 @@ TENSOR_ATTRIBUTES = {
     'copy_': copy_,
     'copysign': copysign,
     'copysign_': copysign_,
+    'corrcoef': corrcoef,
     'cos': cos,
     'cos_': cos_,
     'cosh': cosh,
     'cosh_': cosh_,
     'count_nonzero': count_nonzero,
+    'cov': cov,
+    'cummax': cummax,
+    'cummin': cummin,
     'cumprod': cumprod,
     'cumprod_': cumprod_,
     'cumsum': cumsum,
@@ -9604,6 +10074,7 @@ TENSOR_ATTRIBUTES = {
     'diagflat': diagflat,
     'diagonal': diagonal,
     'diagonal_scatter': diagonal_scatter,
+    'diff': diff,
     'digamma': digamma,
     'digamma_': digamma_,
     'div': div,
@@ -9655,6 +10126,7 @@ TENSOR_ATTRIBUTES = {
     'gt_': gt_,
     'heaviside': heaviside,
     'heaviside_': heaviside_,
+    'histc': histc,
     'hsplit': hsplit,
     'hypot': hypot,
     'hypot_': hypot_,
@@ -9673,6 +10145,7 @@ TENSOR_ATTRIBUTES = {
     'isfinite': isfinite,
     'isinf': isinf,
     'isnan': isnan,
+    'kthvalue': kthvalue,
     'lcm': lcm,
     'lcm_': lcm_,
     'ldexp': ldexp,
@@ -9694,6 +10167,7 @@ TENSOR_ATTRIBUTES = {
     'log_softmax': log_softmax,
     'logaddexp': logaddexp,
     'logaddexp2': logaddexp2,
+    'logcumsumexp': logcumsumexp,
     'logical_and': logical_and,
     'logical_and_': logical_and_,
     'logical_not': logical_not,
@@ -9716,9 +10190,11 @@ TENSOR_ATTRIBUTES = {
     'max': max,
     'maximum': maximum,
     'mean': mean,
+    'median': median,
     'min': min,
     'minimum': minimum,
     'mm': mm,
+    'mode': mode,
     'moveaxis': moveaxis,
     'movedim': movedim,
     'msort': msort,
@@ -9730,6 +10206,10 @@ TENSOR_ATTRIBUTES = {
     'mvlgamma_': mvlgamma_,
     'nan_to_num': nan_to_num,
     'nan_to_num_': nan_to_num_,
+    'nanmean': nanmean,
+    'nanmedian': nanmedian,
+    'nanquantile': nanquantile,
+    'nansum': nansum,
     'narrow': narrow,
     'narrow_copy': narrow_copy,
     'ne': ne,
@@ -9752,6 +10232,7 @@ TENSOR_ATTRIBUTES = {
     'prod': prod,
     'put': put,
     'put_': put_,
+    'quantile': quantile,
     'rad2deg': rad2deg,
     'rad2deg_': rad2deg_,
     'random_': random_,

@@ -89,3 +89,223 @@ def python_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if out is None:
         return op.default(input, p, dims, keepdim, dtype=dtype)
     return op.out(input, p, dims, keepdim, dtype=dtype, out=out)
+
+
+# --- issue 22: nanmean, quantile/nanquantile, diff, trapezoid, cov/corrcoef, cdist ----------
+def nanmean(self, dim=None, keepdim=False, dtype=None):
+    """nansum / the number of non-NaN elements (torch's)."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {self.dtype.scalar_name}")
+    count = self.isnan().logical_not().sum(dim, keepdim)
+    return ember.nansum(self, dim, keepdim, dtype=dtype).div(count)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _check_quantile(self, q, name, interpolation):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, ember.Tensor):
+        if q.dim() > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q.dtype != self.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        if q.device.type == "cpu" and not bool(((q >= 0) & (q <= 1)).all()):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    elif not 0 <= q <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if self.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest. Got {interpolation}")
+
+
+def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
+    """torch's algorithm: sort along dim (NaN last), a rank q * (count - 1) per slice,
+    rounded per `interpolation` or interpolated between its neighbours (lerp)."""
+    _check_quantile(self, q, name, interpolation)
+    qt = q.reshape(-1) if isinstance(q, ember.Tensor) else self.new_full((1,), q)
+    if dim is None:
+        x = self.reshape(-1)
+    else:
+        dim = dim % max(self.dim(), 1)
+        x = self.reshape(1) if self.dim() == 0 else self.movedim(dim, -1)
+    srt = x.sort(-1).values
+    n = srt.shape[-1]
+    nan = srt.isnan()
+    if ignore_nan:
+        ranks = qt * (nan.logical_not().sum(-1, True) - 1).to(self.dtype)
+        ranks = ranks.masked_fill(ranks < 0, 0)
+    else:
+        ranks = (qt * (n - 1)).expand(srt.shape[:-1] + (qt.shape[0],))
+        ranks = ranks.masked_fill(nan.any(-1, True), n - 1)
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    below = ranks.to(ember.int64)
+    values = srt.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = ranks.new_full((), 0.5) if interpolation == "midpoint" else ranks - below
+        values = values.lerp(srt.gather(-1, ranks.ceil().to(ember.int64)), weights)
+    values = values.movedim(-1, 0)   # (len(q), reduced dims...)
+    if keepdim:
+        if dim is None:
+            values = values.reshape((values.shape[0],) + (1,) * self.dim())
+        elif self.dim():
+            values = values.unsqueeze(dim + 1)
+    return values.squeeze(0) if not isinstance(q, ember.Tensor) or q.dim() == 0 else values
+
+
+def quantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile(self, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile(self, q, dim, keepdim, interpolation, True, "quantile")
+
+
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along dim (logical_xor for bool), after prepend/append."""
+    if self.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    parts = [t for t in (prepend, self, append) if t is not None]
+    for t in parts:
+        if t.dim() != self.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    out = ember.cat(parts, dim) if len(parts) > 1 else self
+    for _ in range(n):
+        length = out.shape[dim]
+        if length <= 1:
+            return out.narrow(dim, 0, 0)
+        hi, lo = out.narrow(dim, 1, length - 1), out.narrow(dim, 0, length - 1)
+        out = ember.logical_xor(hi, lo) if out.dtype == ember.bool else hi - lo
+    return out
+
+
+def _spacing(y, x, dim):
+    """The spacings between sample points, shaped to broadcast against y's slices."""
+    if not isinstance(x, ember.Tensor):
+        return x
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+        shape = [1] * y.dim()
+        shape[dim] = x.shape[0]
+        x = x.view(shape)
+    elif x.dim() < y.dim():
+        x = x.view((1,) * (y.dim() - x.dim()) + tuple(x.shape))
+    length = x.shape[dim]
+    return x.narrow(dim, 1, length - 1) - x.narrow(dim, 0, length - 1)
+
+
+def _trapezoid_parts(y, dx, dim):
+    length = y.shape[dim]
+    return _spacing(y, dx, dim), y.narrow(dim, 1, length - 1) + y.narrow(dim, 0, length - 1)
+
+
+def trapezoid_x(y, x, dim=-1):
+    """The trapezoid rule along dim over the sample points x."""
+    return _trapezoid(y, x, dim)
+
+
+def trapezoid_dx(y, dx=1, dim=-1):
+    """The trapezoid rule along dim with a constant spacing dx."""
+    return _trapezoid(y, None, dim, dx)
+
+
+def _trapezoid(y, x, dim, dx=1):
+    dim = dim % max(y.dim(), 1)
+    if y.shape[dim] == 0:
+        return ember.zeros_like(y).sum(dim)
+    if x is None:
+        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
+    spacing, pairs = _trapezoid_parts(y, x, dim)
+    return (spacing * pairs).sum(dim) / 2.0
+
+
+def cumulative_trapezoid_x(y, x, dim=-1):
+    """The running trapezoid rule along dim (one element fewer than y)."""
+    return _cumulative_trapezoid(y, x, dim)
+
+
+def cumulative_trapezoid_dx(y, dx=1, dim=-1):
+    return _cumulative_trapezoid(y, dx, dim)
+
+
+def _cumulative_trapezoid(y, spacing, dim):
+    dim = dim % max(y.dim(), 1)
+    spacing, pairs = _trapezoid_parts(y, spacing, dim)
+    return (spacing / 2.0 * pairs).cumsum(dim)
+
+
+def cov(self, correction=1, fweights=None, aweights=None):
+    """The covariance of the rows (variables) over the columns (observations), with torch's
+    frequency and observation weights."""
+    if self.dim() > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {self.dim()} dimensions")
+    x = self.view(1, -1) if self.dim() < 2 else self
+    n = x.shape[1]
+    w = None
+    for name, t in (("fweights", fweights), ("aweights", aweights)):
+        if t is None:
+            continue
+        if t.dim() > 1:
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                               f"{name} with {t.dim()} dimensions")
+        if t.numel() != n:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                               f"observations in the input but got {t.numel()} != {n}")
+        w = t if w is None else w * t
+    w_sum = n if w is None else w.sum()
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm = w_sum - correction * (w * aweights).sum() / w_sum
+    else:
+        norm = w_sum - correction
+    x = x - avg.unsqueeze(1)
+    c = ember.mm(x, (x if w is None else x * w).t())
+    if isinstance(norm, ember.Tensor):
+        norm = norm.clamp_min(0)
+    elif norm <= 0:
+        import warnings
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", stacklevel=2)
+        norm = 0
+    return ember.div(c, norm).squeeze()
+
+
+def corrcoef(self):
+    """cov / (stddev_i stddev_j), clipped to [-1, 1]."""
+    c = ember.cov(self)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal().sqrt()
+    c = c / d.view(-1, 1)
+    c = c / d.view(1, -1)
+    return c.clamp(-1, 1)
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """The p-norm distance between each row of x1 and each row of x2 (batched)."""
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t.dim() < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
+                               f"{t.dim()}D")
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{t.dtype.scalar_name}")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError("X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    return ember.linalg_vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])

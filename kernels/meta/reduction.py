@@ -335,3 +335,154 @@ def all_any_layout(self, dim, keepdim):
 def all_any_dim(self, dim=None, keepdim=False):
     _, shape = all_any_layout(self, dim, keepdim)
     return empty_meta(shape, all_any_dtype(self))
+
+
+# --- issue 22: nansum, median, kthvalue, mode, cummax/cummin, logcumsumexp, aminmax, histc,
+# bincount, isin (layouts shared with the CPU kernels)
+def nansum(self, dim=None, keepdim=False, dtype=None):
+    _, shape = reduce_layout(self, dim, keepdim)
+    return empty_meta(shape, sum_dtype(self._dtype, dtype))
+
+
+def _not_for_bool(self, kernel):
+    if self._dtype is D.bool_:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for(kernel, D.bool_)
+
+
+def selection_layout(self, dim, keepdim, name, kernel=None):
+    """(wrapped dim, output shape) of median.dim, kthvalue, mode: torch's bool error
+    (`kernel`'s) and IndexError for an empty reduced dim."""
+    if kernel:
+        _not_for_bool(self, kernel)
+    shape = self._shape
+    d = wrap_dims((dim,), len(shape))[0]
+    if not shape:
+        return d, ()
+    if shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return d, reduced_shape(shape, (d,), keepdim)
+
+
+def check_kthvalue(self, k, dim):
+    d = wrap_dims((dim,), len(self._shape))[0]
+    size = self._shape[d] if self._shape else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+
+
+def median_all(self):
+    _not_for_bool(self, "median_cpu")
+    return empty_meta((), self._dtype)
+
+
+nanmedian_all = median_all
+
+
+def _values_indices(self, dim, keepdim, name, kernel=None):
+    _, shape = selection_layout(self, dim, keepdim, name, kernel)
+    return empty_meta(shape, self._dtype), empty_meta(shape, D.int64)
+
+
+def median_dim(self, dim, keepdim=False):
+    return _values_indices(self, dim, keepdim, "median", "median_out")
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    return _values_indices(self, dim, keepdim, "nanmedian", "median_out")
+
+
+def kthvalue(self, k, dim=-1, keepdim=False):
+    out = _values_indices(self, dim, keepdim, "kthvalue", "kthvalue_cpu")
+    check_kthvalue(self, k, dim)
+    return out
+
+
+def mode(self, dim=-1, keepdim=False):
+    return _values_indices(self, dim, keepdim, "mode")
+
+
+def cummax(self, dim):
+    wrap_dims((dim,), len(self._shape))
+    return empty_meta(self._shape, self._dtype), empty_meta(self._shape, D.int64)
+
+
+cummin = cummax
+
+
+def logcumsumexp(self, dim):
+    wrap_dims((dim,), len(self._shape))
+    if not self._dtype.is_floating_point:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for("logcumsumexp_out_cpu", self._dtype)
+    return empty_meta(self._shape, self._dtype)
+
+
+def aminmax_layout(self, dim, keepdim):
+    """The output shape of aminmax (every dim when dim is None), with torch's empty errors."""
+    shape = self._shape
+    if dim is None:
+        if 0 in shape:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        return (1,) * len(shape) if keepdim else ()
+    d = wrap_dims((dim,), len(shape))[0]
+    if not shape:
+        return ()
+    if shape[d] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    return reduced_shape(shape, (d,), keepdim)
+
+
+def aminmax(self, dim=None, keepdim=False):
+    shape = aminmax_layout(self, dim, keepdim)
+    return empty_meta(shape, self._dtype), empty_meta(shape, self._dtype)
+
+
+def check_histc(self, bins, min, max):
+    if not self._dtype.is_floating_point:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for("histogram_cpu", self._dtype)
+    if bins <= 0:
+        raise RuntimeError("torch.histc: bins must be > 0")
+    if min > max:
+        raise RuntimeError("torch.histc: max must be larger than min")
+
+
+def histc(self, bins=100, min=0, max=0):
+    check_histc(self, bins, min, max)
+    return empty_meta((bins,), self._dtype)
+
+
+def check_bincount(self, weights):
+    if self._dtype.is_floating_point or self._dtype is D.bool_:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for("bincount_cpu", self._dtype)
+    if len(self._shape) != 1:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and tuple(weights._shape) != tuple(self._shape):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+
+
+def bincount_dtype(weights):
+    """int64 counts; float32 weights sum in float32, other weights in float64 (torch's)."""
+    if weights is None:
+        return D.int64
+    return D.float32 if weights._dtype is D.float32 else D.float64
+
+
+def bincount(self, weights=None, minlength=0):
+    check_bincount(self, weights)
+    raise NotImplementedError("bincount: the output size depends on the input's values "
+                              "(no Meta kernel)")
+
+
+def check_isin(elements, test_elements):
+    for x in (elements, test_elements):
+        if getattr(x, "_dtype", None) is D.bool_:
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+
+
+def isin(elements, test_elements, assume_unique=False, invert=False):
+    check_isin(elements, test_elements)
+    return empty_meta(elements._shape, D.bool_)
