@@ -265,7 +265,7 @@ _c_cummax = _o.cummax._cache
 _c_cummin = _o.cummin._cache
 _c_logcumsumexp = _o.logcumsumexp._cache
 _c_aminmax = _o.aminmax._cache
-_c_histc = _o.histc._cache
+_c_bincount = _o.bincount._cache
 _c_mm = _o.mm._cache
 _c_bmm = _o.bmm._cache
 _c_addmm = _o.addmm._cache
@@ -8982,20 +8982,20 @@ class AminmaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
-class HistcBackward0(_Node):
-    """Backward of histc, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+class BincountBackward0(_Node):
+    """Backward of bincount, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
-    _input_names = ('self',)
+    _input_names = ('weights',)
 
     def apply(_node, grads):
         _n = _node._needs
-        _r_self = None
+        _r_weights = None
         if _n[0]:
-            raise _not_implemented('histc')
-        return (_r_self,)
+            raise _not_implemented('bincount')
+        return (_r_weights,)
 
 
 # schema/derivatives.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -14704,19 +14704,19 @@ def _ag_aminmax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor (derivative: schema/derivatives.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor)
-def _ag_histc(ks, self, bins, min, max):
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor (derivative: schema/derivatives.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor)
+def _ag_bincount(ks, self, weights, minlength):
     _ks = ks & _BELOW
-    _k = _c_histc.get(_ks)
+    _k = _c_bincount.get(_ks)
     if _k is None:
-        _k = _o.histc._fill(_ks)
-    _out = _k(self, bins, min, max)
+        _k = _o.bincount._fill(_ks)
+    _out = _k(self, weights, minlength)
     if not _tls.grad_enabled:
         return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
+    _e_weights = None if weights is None else _edge(weights)
+    if not (_e_weights is not None):
         return _out
-    _node = _new_node(HistcBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(BincountBackward0, (_e_weights or _NO_EDGE,), (_e_weights is not None,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18597,8 +18597,8 @@ _o.cummin.register("Autograd", _ag_cummin, with_keyset=True)
 _o.logcumsumexp.register("Autograd", _ag_logcumsumexp, with_keyset=True)
 _o.logcumsumexp_out.register("Autograd", _autograd_out(_o.logcumsumexp_out), with_keyset=True)
 _o.aminmax.register("Autograd", _ag_aminmax, with_keyset=True)
-_o.histc.register("Autograd", _ag_histc, with_keyset=True)
 _o.histc_out.register("Autograd", _autograd_out(_o.histc_out), with_keyset=True)
+_o.bincount.register("Autograd", _ag_bincount, with_keyset=True)
 _o.isin_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.isin_Tensor_Tensor_out), with_keyset=True)
 _o.mm.register("Autograd", _ag_mm, with_keyset=True)
 _o.mm_out.register("Autograd", _autograd_out(_o.mm_out), with_keyset=True)

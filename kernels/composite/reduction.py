@@ -120,7 +120,7 @@ def _check_quantile(self, q, name, interpolation):
         raise RuntimeError(f"{name}() input tensor must be non-empty")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
-                           f"midpoint or nearest. Got {interpolation}")
+                           f"midpoint or nearest, but got {interpolation}")
 
 
 def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
@@ -180,7 +180,7 @@ def diff(self, n=1, dim=-1, prepend=None, append=None):
     for t in parts:
         if t.dim() != self.dim():
             raise RuntimeError("diff expects prepend or append to be the same dimension as input")
-    out = ember.cat(parts, dim) if len(parts) > 1 else self
+    out = ember.cat(parts, dim) if len(parts) > 1 else self.clone()
     for _ in range(n):
         length = out.shape[dim]
         if length <= 1:
@@ -190,13 +190,13 @@ def diff(self, n=1, dim=-1, prepend=None, append=None):
     return out
 
 
-def _spacing(y, x, dim):
+def _spacing(y, x, dim, name):
     """The spacings between sample points, shaped to broadcast against y's slices."""
     if not isinstance(x, ember.Tensor):
         return x
     if x.dim() == 1:
         if x.shape[0] != y.shape[dim]:
-            raise RuntimeError("trapezoid: There must be one `x` value for each sample point")
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
         shape = [1] * y.dim()
         shape[dim] = x.shape[0]
         x = x.view(shape)
@@ -206,9 +206,9 @@ def _spacing(y, x, dim):
     return x.narrow(dim, 1, length - 1) - x.narrow(dim, 0, length - 1)
 
 
-def _trapezoid_parts(y, dx, dim):
+def _trapezoid_parts(y, dx, dim, name="trapezoid"):
     length = y.shape[dim]
-    return _spacing(y, dx, dim), y.narrow(dim, 1, length - 1) + y.narrow(dim, 0, length - 1)
+    return _spacing(y, dx, dim, name), y.narrow(dim, 1, length - 1) + y.narrow(dim, 0, length - 1)
 
 
 def trapezoid_x(y, x, dim=-1):
@@ -242,7 +242,7 @@ def cumulative_trapezoid_dx(y, dx=1, dim=-1):
 
 def _cumulative_trapezoid(y, spacing, dim):
     dim = dim % max(y.dim(), 1)
-    spacing, pairs = _trapezoid_parts(y, spacing, dim)
+    spacing, pairs = _trapezoid_parts(y, spacing, dim, "cumulative_trapezoid")
     return (spacing / 2.0 * pairs).cumsum(dim)
 
 

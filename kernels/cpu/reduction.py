@@ -445,12 +445,12 @@ def median_dim(self, dim, keepdim=False):
 
 
 def nanmedian_dim(self, dim, keepdim=False):
-    return _selection(self, dim, keepdim, _median_position(True), "nanmedian", "median_out")
+    return _selection(self, dim, keepdim, _median_position(True), "median", "median_out")
 
 
 def kthvalue(self, k, dim=-1, keepdim=False):
     """(values, indices) of the k-th smallest along dim (NaN counts as the largest)."""
-    _meta.check_kthvalue(self, k, dim)
+    _meta.kthvalue(self, k, dim, keepdim)
     return _selection(self, dim, keepdim, lambda srt, n: np.full(len(srt), k - 1), "kthvalue",
                       "kthvalue_cpu")
 
@@ -527,8 +527,8 @@ def aminmax(self, dim=None, keepdim=False):
     shape = _meta.aminmax_layout(self, dim, keepdim)
     a = self._np
     axis = None if dim is None or a.ndim == 0 else _meta.wrap_dims((dim,), a.ndim)[0]
-    lo = np.minimum.reduce(a, axis=axis) if a.ndim else a
-    hi = np.maximum.reduce(a, axis=axis) if a.ndim else a
+    lo = np.minimum.reduce(a, axis=axis) if a.ndim else a.copy()
+    hi = np.maximum.reduce(a, axis=axis) if a.ndim else a.copy()
     return (from_array(_c(np.reshape(lo, shape)), self._dtype),
             from_array(_c(np.reshape(hi, shape)), self._dtype))
 
@@ -543,7 +543,7 @@ def histc(self, bins=100, min=0, max=0):
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())
     if not (np.isfinite(lo) and np.isfinite(hi)):
-        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
+        raise RuntimeError(f"ember.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     keep = (a >= lo) & (a <= hi)

@@ -389,7 +389,7 @@ def median_dim(self, dim, keepdim=False):
 
 
 def nanmedian_dim(self, dim, keepdim=False):
-    return _values_indices(self, dim, keepdim, "nanmedian", "median_out")
+    return _values_indices(self, dim, keepdim, "median", "median_out")
 
 
 def kthvalue(self, k, dim=-1, keepdim=False):
@@ -440,13 +440,20 @@ def aminmax(self, dim=None, keepdim=False):
 
 
 def check_histc(self, bins, min, max):
-    if not self._dtype.is_floating_point:
-        from ember.kernels.common._errors import not_implemented_for
-        raise not_implemented_for("histogram_cpu", self._dtype)
+    """torch's errors: its kernels' dtype errors (bool fails in linspace, a uint8 range that
+    does not fit uint8 in the conversion), then bins and the range."""
+    from ember.kernels.common._errors import not_implemented_for
+    dt = self._dtype
+    if dt is D.bool_:
+        raise not_implemented_for("linspace_cpu", dt)
+    if dt is D.uint8 and not (0 <= min <= 255 and 0 <= max <= 255):
+        raise RuntimeError("value cannot be converted to type uint8_t without overflow")
+    if not dt.is_floating_point:
+        raise not_implemented_for("histogram_cpu", dt)
     if bins <= 0:
-        raise RuntimeError("torch.histc: bins must be > 0")
+        raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if min > max:
-        raise RuntimeError("torch.histc: max must be larger than min")
+        raise RuntimeError("ember.histc: max must be larger than min")
 
 
 def histc(self, bins=100, min=0, max=0):

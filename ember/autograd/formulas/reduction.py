@@ -253,13 +253,14 @@ def _reverse_logcumsumexp(x, dim):
 
 def logcumsumexp_backward(grad, self, result, dim):
     """exp(x_i) sum_{j >= i} grad_j exp(-result_j), summed in log space for the positive and
-    the negative parts of grad (torch's, after TensorFlow's)."""
+    the negative parts of grad (torch's, after TensorFlow's); the parts' missing terms are the
+    lowest finite value, not -inf, so that the double backward meets no inf - inf."""
     if self.dim() == 0 or grad.numel() == 0:
         return grad
     log_abs = grad.abs().log()
-    ninf = log_abs.new_full((), float("-inf"))
-    pos = ember.where(grad > 0, log_abs, ninf)
-    neg = ember.where(grad < 0, log_abs, ninf)
+    lowest = log_abs.new_full((), ember.finfo(grad.dtype).min)
+    pos = ember.where(grad > 0, log_abs, lowest)
+    neg = ember.where(grad < 0, log_abs, lowest)
     return ((_reverse_logcumsumexp(pos - result, dim) + self).exp()
             - (_reverse_logcumsumexp(neg - result, dim) + self).exp())
 
