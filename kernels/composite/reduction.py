@@ -153,12 +153,12 @@ def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
     if interpolation in ("linear", "midpoint"):
         weights = ranks.new_full((), 0.5) if interpolation == "midpoint" else ranks - below
         values = values.lerp(srt.gather(-1, ranks.ceil().to(ember.int64)), weights)
-    values = values.movedim(-1, 0)   # (len(q), reduced dims...)
     if keepdim:
         if dim is None:
-            values = values.reshape((values.shape[0],) + (1,) * self.dim())
+            values = values.reshape((1,) * self.dim() + (values.shape[-1],))
         elif self.dim():
-            values = values.unsqueeze(dim + 1)
+            values = values.unsqueeze(dim)
+    values = values.movedim(-1, 0)   # (len(q), reduced dims...)
     return values.squeeze(0) if not isinstance(q, ember.Tensor) or q.dim() == 0 else values
 
 
