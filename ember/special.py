@@ -15,7 +15,8 @@ from ember.dispatch.argcheck import wrap_number
 __all__ = [
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
     "chebyshev_polynomial_u", "chebyshev_polynomial_v", "chebyshev_polynomial_w", "digamma",
-    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammaln",
+    "entr", "erf", "erfc", "erfcx", "erfinv", "exp2", "expit", "expm1", "gammainc",
+    "gammaincc", "gammaln",
     "hermite_polynomial_h", "hermite_polynomial_he", "i0", "i0e", "i1", "i1e",
     "laguerre_polynomial_l", "legendre_polynomial_p", "log1p", "log_ndtr", "log_softmax",
     "logit", "logsumexp", "modified_bessel_i0", "modified_bessel_i1", "modified_bessel_k0",
@@ -127,3 +128,13 @@ def softmax(input, dim, *, dtype=None):
 
 def logsumexp(input, dim, keepdim=False, *, out=None):
     return ember.logsumexp(input, dim, keepdim, out=out)
+
+
+def gammainc(input, other, *, out=None):
+    """The regularized lower incomplete gamma function (ember.igamma; no numbers, as torch)."""
+    return ember.igamma(input, other, out=out)
+
+
+def gammaincc(input, other, *, out=None):
+    """The regularized upper incomplete gamma function (ember.igammac)."""
+    return ember.igammac(input, other, out=out)

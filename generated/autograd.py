@@ -201,6 +201,10 @@ _c_special_log_ndtr = _o.special_log_ndtr._cache
 _c_special_erfcx = _o.special_erfcx._cache
 _c_special_entr = _o.special_entr._cache
 _c_frexp_Tensor = _o.frexp_Tensor._cache
+_c_igamma = _o.igamma._cache
+_c_igamma_ = _o.igamma_._cache
+_c_igammac = _o.igammac._cache
+_c_igammac_ = _o.igammac_._cache
 _c_hypot = _o.hypot._cache
 _c_hypot_ = _o.hypot_._cache
 _c_nextafter = _o.nextafter._cache
@@ -4319,6 +4323,68 @@ class FrexpBackward0(_Node):
     @property
     def _saved_exponent(self):
         return _unpack(self._s_exponent, self)
+
+
+# schema/derivatives.yaml: igamma(Tensor self, Tensor other) -> Tensor
+class IgammaBackward0(_Node):
+    """Backward of igamma, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('igamma: input')
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.igamma_other_backward(grad, self, other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: igammac(Tensor self, Tensor other) -> Tensor
+class IgammacBackward0(_Node):
+    """Backward of igammac, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('igammac: input')
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.igamma_other_backward(grad, self, other, True)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
 
 
 # schema/derivatives.yaml: hypot(Tensor self, Tensor other) -> Tensor
@@ -13338,6 +13404,92 @@ def _ag_frexp_Tensor(ks, self):
     return _out
 
 
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: igamma(Tensor self, Tensor other) -> Tensor)
+def _ag_igamma(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_igamma.get(_ks)
+    if _k is None:
+        _k = _o.igamma._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(IgammaBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: igamma(Tensor self, Tensor other) -> Tensor)
+def _ag_igamma_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(IgammaBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_igamma_.get(_ks)
+    if _k is None:
+        _k = _o.igamma_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: igammac(Tensor self, Tensor other) -> Tensor)
+def _ag_igammac(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_igammac.get(_ks)
+    if _k is None:
+        _k = _o.igammac._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(IgammacBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: igammac(Tensor self, Tensor other) -> Tensor)
+def _ag_igammac_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(IgammacBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_igammac_.get(_ks)
+    if _k is None:
+        _k = _o.igammac_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 # schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: hypot(Tensor self, Tensor other) -> Tensor)
 def _ag_hypot(ks, self, other):
     _ks = ks & _BELOW
@@ -18418,6 +18570,12 @@ _o.special_scaled_modified_bessel_k1_out.register("Autograd", _autograd_out(_o.s
 _o.special_spherical_bessel_j0_out.register("Autograd", _autograd_out(_o.special_spherical_bessel_j0_out), with_keyset=True)
 _o.special_airy_ai_out.register("Autograd", _autograd_out(_o.special_airy_ai_out), with_keyset=True)
 _o.frexp_Tensor.register("Autograd", _ag_frexp_Tensor, with_keyset=True)
+_o.igamma.register("Autograd", _ag_igamma, with_keyset=True)
+_o.igamma_out.register("Autograd", _autograd_out(_o.igamma_out), with_keyset=True)
+_o.igamma_.register("Autograd", _ag_igamma_, with_keyset=True)
+_o.igammac.register("Autograd", _ag_igammac, with_keyset=True)
+_o.igammac_out.register("Autograd", _autograd_out(_o.igammac_out), with_keyset=True)
+_o.igammac_.register("Autograd", _ag_igammac_, with_keyset=True)
 _o.hypot.register("Autograd", _ag_hypot, with_keyset=True)
 _o.hypot_out.register("Autograd", _autograd_out(_o.hypot_out), with_keyset=True)
 _o.hypot_.register("Autograd", _ag_hypot_, with_keyset=True)

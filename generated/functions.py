@@ -442,6 +442,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_i0,
     _entry_i0_,
     _entry_i0_out,
+    _entry_igamma,
+    _entry_igamma_,
+    _entry_igamma_out,
+    _entry_igammac,
+    _entry_igammac_,
+    _entry_igammac_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -1249,6 +1255,8 @@ __all__ = [
     'hypot',
     'i0',
     'i0_',
+    'igamma',
+    'igammac',
     'index',
     'index_add',
     'index_copy',
@@ -6313,6 +6321,48 @@ def i0_(input):
 
     except TypeError:
         _r = _hra(i0_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
+def igamma(input, other, *, out=None):
+    """igamma(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(igamma, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igamma', 'other', 2, other)
+        if out is None:
+            return _entry_igamma(input, other)
+        return _entry_igamma_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(igamma, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor
+def igammac(input, other, *, out=None):
+    """igammac(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(igammac, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igammac', 'other', 2, other)
+        if out is None:
+            return _entry_igammac(input, other)
+        return _entry_igammac_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(igammac, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r

@@ -11247,6 +11247,182 @@ frexp_Tensor._entry = _entry_frexp_Tensor
 _aten._packet('frexp')._add(frexp_Tensor)
 
 
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
+igamma = _Op("aten", 'igamma', 'default',
+    'igamma(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_igamma = igamma._cache
+
+
+def _bind_igamma(self, other):
+    return (self, other)
+
+
+def _entry_igamma(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igamma, (self, other)) from None
+    _k = _c_igamma.get(ks)
+    if _k is None:
+        _k = igamma._fill(ks)
+    return _k(self, other)
+
+
+igamma._bind = _bind_igamma
+igamma._entry = _entry_igamma
+_aten._packet('igamma')._add(igamma)
+
+
+# schema/native_functions.yaml: igamma.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of igamma)
+igamma_out = _Op("aten", 'igamma', 'out',
+    'igamma.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_igamma_out = igamma_out._cache
+
+
+def _bind_igamma_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_igamma_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igamma_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_igamma_out.get(ks)
+    if _k is None:
+        _k = igamma_out._fill(ks)
+    return _k(self, other, out)
+
+
+igamma_out._bind = _bind_igamma_out
+igamma_out._entry = _entry_igamma_out
+_aten._packet('igamma')._add(igamma_out)
+
+
+# schema/native_functions.yaml: igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+igamma_ = _Op("aten", 'igamma_', 'default',
+    'igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_igamma_ = igamma_._cache
+
+
+def _bind_igamma_(self, other):
+    return (self, other)
+
+
+def _entry_igamma_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igamma_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_igamma_.get(ks)
+    if _k is None:
+        _k = igamma_._fill(ks)
+    return _k(self, other)
+
+
+igamma_._bind = _bind_igamma_
+igamma_._entry = _entry_igamma_
+_aten._packet('igamma_')._add(igamma_)
+
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor
+igammac = _Op("aten", 'igammac', 'default',
+    'igammac(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_igammac = igammac._cache
+
+
+def _bind_igammac(self, other):
+    return (self, other)
+
+
+def _entry_igammac(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igammac, (self, other)) from None
+    _k = _c_igammac.get(ks)
+    if _k is None:
+        _k = igammac._fill(ks)
+    return _k(self, other)
+
+
+igammac._bind = _bind_igammac
+igammac._entry = _entry_igammac
+_aten._packet('igammac')._add(igammac)
+
+
+# schema/native_functions.yaml: igammac.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of igammac)
+igammac_out = _Op("aten", 'igammac', 'out',
+    'igammac.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_igammac_out = igammac_out._cache
+
+
+def _bind_igammac_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_igammac_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igammac_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_igammac_out.get(ks)
+    if _k is None:
+        _k = igammac_out._fill(ks)
+    return _k(self, other, out)
+
+
+igammac_out._bind = _bind_igammac_out
+igammac_out._entry = _entry_igammac_out
+_aten._packet('igammac')._add(igammac_out)
+
+
+# schema/native_functions.yaml: igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+igammac_ = _Op("aten", 'igammac_', 'default',
+    'igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_igammac_ = igammac_._cache
+
+
+def _bind_igammac_(self, other):
+    return (self, other)
+
+
+def _entry_igammac_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igammac_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_igammac_.get(ks)
+    if _k is None:
+        _k = igammac_._fill(ks)
+    return _k(self, other)
+
+
+igammac_._bind = _bind_igammac_
+igammac_._entry = _entry_igammac_
+_aten._packet('igammac_')._add(igammac_)
+
+
 # schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor
 hypot = _Op("aten", 'hypot', 'default',
     'hypot(Tensor self, Tensor other) -> Tensor',

@@ -1742,6 +1742,30 @@ _o.special_airy_ai_out.register("ADInplaceOrView", _inplace_or_view(_o.special_a
 _o.frexp_Tensor.register('CPU', _cpu_special.frexp)
 _o.frexp_Tensor.register('Meta', _meta_special.frexp)
 
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
+_o.igamma.register('CPU', _cpu_special.igamma)
+_o.igamma.register('Meta', _meta_special.igamma)
+
+# schema/native_functions.yaml: igamma.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of igamma)
+_o.igamma_out.register('CompositeExplicitAutograd', _autogen_out(_o.igamma))
+_o.igamma_out.register("ADInplaceOrView", _inplace_or_view(_o.igamma_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.igamma_.register('CompositeExplicitAutograd', _autogen_inplace(_o.igamma, broadcast=True), with_keyset=True)
+_o.igamma_.register("ADInplaceOrView", _inplace_or_view(_o.igamma_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor
+_o.igammac.register('CPU', _cpu_special.igammac)
+_o.igammac.register('Meta', _meta_special.igammac)
+
+# schema/native_functions.yaml: igammac.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of igammac)
+_o.igammac_out.register('CompositeExplicitAutograd', _autogen_out(_o.igammac))
+_o.igammac_out.register("ADInplaceOrView", _inplace_or_view(_o.igammac_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.igammac_.register('CompositeExplicitAutograd', _autogen_inplace(_o.igammac, broadcast=True), with_keyset=True)
+_o.igammac_.register("ADInplaceOrView", _inplace_or_view(_o.igammac_, (0,)), with_keyset=True)
+
 # schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor
 _o.hypot.register('CPU', _cpu_special.hypot)
 _o.hypot.register('Meta', _meta_special.hypot)

@@ -446,6 +446,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_i0,
     _entry_i0_,
     _entry_i0_out,
+    _entry_igamma,
+    _entry_igamma_,
+    _entry_igamma_out,
+    _entry_igammac,
+    _entry_igammac_,
+    _entry_igammac_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -4672,6 +4678,82 @@ def i0_(self):
 
     except TypeError:
         _r = _hra(i0_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
+def igamma(self, other):
+    """igamma(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(igamma, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igamma', 'other', 2, other)
+        return _entry_igamma(self, other)
+
+    except TypeError:
+        _r = _hra(igamma, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def igamma_(self, other):
+    """igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(igamma_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igamma_', 'other', 2, other)
+        return _entry_igamma_(self, other)
+
+    except TypeError:
+        _r = _hra(igamma_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor
+def igammac(self, other):
+    """igammac(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(igammac, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igammac', 'other', 2, other)
+        return _entry_igammac(self, other)
+
+    except TypeError:
+        _r = _hra(igammac, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def igammac_(self, other):
+    """igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(igammac_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igammac_', 'other', 2, other)
+        return _entry_igammac_(self, other)
+
+    except TypeError:
+        _r = _hra(igammac_, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -10132,6 +10214,10 @@ TENSOR_ATTRIBUTES = {
     'hypot_': hypot_,
     'i0': i0,
     'i0_': i0_,
+    'igamma': igamma,
+    'igamma_': igamma_,
+    'igammac': igammac,
+    'igammac_': igammac_,
     'index': index,
     'index_add': index_add,
     'index_add_': index_add_,

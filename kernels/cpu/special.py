@@ -68,6 +68,16 @@ def _nextafter(a, b):
     return np.where(np.isnan(a) | np.isnan(b), a + b, np.where(a == b, b, bits))
 
 
+def _igamma(complement):
+    """scipy's regularized incomplete gamma P(a, x) (Q with `complement`), with torch's
+    value at x == 0 for a NaN a (P = 0, Q = 1: torch tests x == 0 before a)."""
+    f = sp.gammaincc if complement else sp.gammainc
+
+    def g(a, x):
+        return np.where((x == 0) & ~(a <= 0), float(complement), f(a, x))
+    return g
+
+
 def _heaviside(a, values):
     return np.where(a == 0, values, a > 0)
 
@@ -111,12 +121,13 @@ def _float(op, fn, in_float64=True):
     return kernel
 
 
-def _promote(op, fn, own_dtype=False):
+def _promote(op, fn, own_dtype=False, in_float64=False):
     """A dtype-keeping binary op (M.PROMOTE's checks); `own_dtype`: fn runs in the result
-    dtype itself, float16/bfloat16 too."""
+    dtype itself, float16/bfloat16 too; `in_float64`: in float64, rounded once."""
     def kernel(self, other):
         lay = M.promote_layout(op, self, other, allowed=M.PROMOTE[op])
-        return _run(fn, lay, (self, other), cdt=lay._dtype if own_dtype else None)
+        cdt = lay._dtype if own_dtype else D.float64 if in_float64 else None
+        return _run(fn, lay, (self, other), cdt=cdt)
     kernel.__name__ = op
     return kernel
 
@@ -189,6 +200,8 @@ gcd = _promote("gcd", np.gcd)
 lcm = _promote("lcm", np.lcm)
 fmax = _promote("fmax", np.fmax)
 fmin = _promote("fmin", np.fmin)
+igamma = _promote("igamma", _igamma(False), in_float64=True)
+igammac = _promote("igammac", _igamma(True), in_float64=True)
 
 
 def heaviside(self, values):

@@ -63,7 +63,7 @@ def _is_integral(dt):
 # layout rules of the binary ops that are not float ops (op -> dtype test)
 PROMOTE = {"hypot": _is_float, "nextafter": _is_float, "logaddexp": _is_float,
            "logaddexp2": _is_float, "gcd": _is_integral, "lcm": _is_integral,
-           "fmax": None, "fmin": None}
+           "fmax": None, "fmin": None, "igamma": _is_float, "igammac": _is_float}
 
 
 def heaviside_layout(self, values) -> Layout:
@@ -160,6 +160,8 @@ gcd = _promote_op("gcd")
 lcm = _promote_op("lcm")
 fmax = _promote_op("fmax")
 fmin = _promote_op("fmin")
+igamma = _promote_op("igamma")
+igammac = _promote_op("igammac")
 
 
 def heaviside(self, values):

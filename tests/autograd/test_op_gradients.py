@@ -70,7 +70,8 @@ NOT_IMPLEMENTED = "is not implemented"
 TORCH_BROKEN = {
     # torch's formulas subtract or negate the bool input (other - self, -self), which raises
     **{(op, "bool_float32"): "torch's backward subtracts from the bool self" for op in (
-        "logaddexp.default", "logaddexp2.default", "special_zeta.default")},
+        "logaddexp.default", "logaddexp2.default", "special_zeta.default", "igamma.default",
+        "igammac.default")},
     ("pow.Scalar", "bool_base"): "torch's backward fails an internal assert for a bool base",
     ("atan2.default", "bool_float32"): "torch's backward negates the bool self (and raises)",
     # (op, "*"): every sample of the op

@@ -133,6 +133,9 @@ def _binary(name, *, inplace=True, out=True, extra=(), **kw):
 for _name in ("hypot", "nextafter"):
     _binary(_name, extra=[_NAN, S(_a(0.0, -0.0, 1.0, -1.0), _a(-1.0, 1.0, 1.0, -1.0),
                                   name="nonsmooth_zeros_and_ties")])
+for _name in ("igamma", "igammac"):
+    _binary(_name, lhs=_POSITIVE, rhs={"low": 0.1, "high": 6}, extra=[
+        _NAN, S(_a(0.0, 1.0, -1.0, 2.0, 0.5), _a(0.0, 0.0, 1.0, -1.0, np.inf), name="edges")])
 for _name in ("logaddexp", "logaddexp2"):
     _binary(_name, inplace=False, extra=[_NAN, S(_a(-np.inf, np.inf, np.inf, 3.0),
                                                    _a(-np.inf, np.inf, -np.inf, 3.0),
@@ -189,13 +192,15 @@ for _name in _POLYNOMIALS:
 
 # torch's float64 Bessel and polygamma kernels are accurate to ~1e-8 (relative to the largest
 # value; scipy's, which ember uses, agree with mpmath to an ulp), its Airy function to ~1e-5,
-# its float32 ndtr and polynomial recurrences to ~3e-6
+# its float32 polynomial recurrences to ~3e-6
 _TORCH_LOOSER = {"float64": 2 ** 27, "float32": 64}
 for _name in ("special_bessel_j0", "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
               "polygamma", "polygamma_", "special_ndtr",
               *(f"special_{p}" for p in _POLYNOMIALS)):
     OPS[f"{_name}.default"].tols.update(_TORCH_LOOSER)
-OPS["special_airy_ai.default"].tols.update({"float64": 2 ** 36})
+# torch's float32 ndtr and Airy function lose up to ~3e-5 (relative) in their tails
+OPS["special_airy_ai.default"].tols.update({"float64": 2 ** 36, "float32": 512})
+OPS["special_ndtr.default"].tols.update({"float32": 512})
 
 # ---- composites: ldexp, float_power ----------------------------------------------------------
 register("ldexp.Tensor", lambda: _tensors_only(binary_samples(rhs={"low": -4, "high": 5})))

@@ -107,3 +107,10 @@ def logaddexp_backward(grad, self, other, base2=False):
         e = d.exp2() if base2 else d.exp()
         return reduce_to(grad / (1 + e), a.shape, a.dtype)
     return part(self, other), part(other, self)
+
+
+def igamma_other_backward(grad, self, other, complement=False):
+    """d P(a, x) / dx = exp((a - 1) log x - x - lgamma(a)) (negated for Q = 1 - P)."""
+    a = self.to(grad.dtype)
+    d = ((a - 1) * other.log() - other - a.lgamma()).exp()
+    return reduce_to(grad * (-d if complement else d), other.shape, other.dtype)
