@@ -201,6 +201,12 @@ _c_special_log_ndtr = _o.special_log_ndtr._cache
 _c_special_erfcx = _o.special_erfcx._cache
 _c_special_entr = _o.special_entr._cache
 _c_frexp_Tensor = _o.frexp_Tensor._cache
+_c_acosh = _o.acosh._cache
+_c_acosh_ = _o.acosh_._cache
+_c_asinh = _o.asinh._cache
+_c_asinh_ = _o.asinh_._cache
+_c_atanh = _o.atanh._cache
+_c_atanh_ = _o.atanh_._cache
 _c_igamma = _o.igamma._cache
 _c_igamma_ = _o.igamma_._cache
 _c_igammac = _o.igammac._cache
@@ -4385,6 +4391,123 @@ class IgammacBackward0(_Node):
     @property
     def _saved_self(self):
         return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: acosh(Tensor self) -> Tensor
+class AcoshBackward0(_Node):
+    """Backward of acosh, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * (self.pow(2) - 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+class AcoshBackward1(_Node):
+    """Backward of acosh_, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('inplace version of acosh')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: asinh(Tensor self) -> Tensor
+class AsinhBackward0(_Node):
+    """Backward of asinh, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * (self.pow(2) + 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+class AsinhBackward1(_Node):
+    """Backward of asinh_, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('inplace version of asinh')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: atanh(Tensor self) -> Tensor
+class AtanhBackward0(_Node):
+    """Backward of atanh, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (1 - self.pow(2))
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+class AtanhBackward1(_Node):
+    """Backward of atanh_, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('inplace version of atanh')
+        return (_r_self,)
 
 
 # schema/derivatives.yaml: hypot(Tensor self, Tensor other) -> Tensor
@@ -13404,6 +13527,114 @@ def _ag_frexp_Tensor(ks, self):
     return _out
 
 
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: acosh(Tensor self) -> Tensor)
+def _ag_acosh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_acosh.get(_ks)
+    if _k is None:
+        _k = _o.acosh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AcoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: acosh_(Tensor(a!) self) -> Tensor(a!))
+def _ag_acosh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AcoshBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_acosh_.get(_ks)
+    if _k is None:
+        _k = _o.acosh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: asinh(Tensor self) -> Tensor)
+def _ag_asinh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_asinh.get(_ks)
+    if _k is None:
+        _k = _o.asinh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AsinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: asinh_(Tensor(a!) self) -> Tensor(a!))
+def _ag_asinh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AsinhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_asinh_.get(_ks)
+    if _k is None:
+        _k = _o.asinh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: atanh(Tensor self) -> Tensor)
+def _ag_atanh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_atanh.get(_ks)
+    if _k is None:
+        _k = _o.atanh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: atanh_(Tensor(a!) self) -> Tensor(a!))
+def _ag_atanh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AtanhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_atanh_.get(_ks)
+    if _k is None:
+        _k = _o.atanh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 # schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: igamma(Tensor self, Tensor other) -> Tensor)
 def _ag_igamma(ks, self, other):
     _ks = ks & _BELOW
@@ -18570,6 +18801,17 @@ _o.special_scaled_modified_bessel_k1_out.register("Autograd", _autograd_out(_o.s
 _o.special_spherical_bessel_j0_out.register("Autograd", _autograd_out(_o.special_spherical_bessel_j0_out), with_keyset=True)
 _o.special_airy_ai_out.register("Autograd", _autograd_out(_o.special_airy_ai_out), with_keyset=True)
 _o.frexp_Tensor.register("Autograd", _ag_frexp_Tensor, with_keyset=True)
+_o.acosh.register("Autograd", _ag_acosh, with_keyset=True)
+_o.acosh_out.register("Autograd", _autograd_out(_o.acosh_out), with_keyset=True)
+_o.acosh_.register("Autograd", _ag_acosh_, with_keyset=True)
+_o.asinh.register("Autograd", _ag_asinh, with_keyset=True)
+_o.asinh_out.register("Autograd", _autograd_out(_o.asinh_out), with_keyset=True)
+_o.asinh_.register("Autograd", _ag_asinh_, with_keyset=True)
+_o.atanh.register("Autograd", _ag_atanh, with_keyset=True)
+_o.atanh_out.register("Autograd", _autograd_out(_o.atanh_out), with_keyset=True)
+_o.atanh_.register("Autograd", _ag_atanh_, with_keyset=True)
+_o.isposinf_out.register("Autograd", _autograd_out(_o.isposinf_out), with_keyset=True)
+_o.isneginf_out.register("Autograd", _autograd_out(_o.isneginf_out), with_keyset=True)
 _o.igamma.register("Autograd", _ag_igamma, with_keyset=True)
 _o.igamma_out.register("Autograd", _autograd_out(_o.igamma_out), with_keyset=True)
 _o.igamma_.register("Autograd", _ag_igamma_, with_keyset=True)

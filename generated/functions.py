@@ -39,6 +39,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_acos,
     _entry_acos_,
     _entry_acos_out,
+    _entry_acosh,
+    _entry_acosh_,
+    _entry_acosh_out,
     _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
     _entry_add_Scalar_out,
@@ -94,12 +97,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_asin,
     _entry_asin_,
     _entry_asin_out,
+    _entry_asinh,
+    _entry_asinh_,
+    _entry_asinh_out,
     _entry_atan,
     _entry_atan2,
     _entry_atan2_,
     _entry_atan2_out,
     _entry_atan_,
     _entry_atan_out,
+    _entry_atanh,
+    _entry_atanh_,
+    _entry_atanh_out,
     _entry_atleast_1d,
     _entry_atleast_1d_Sequence,
     _entry_atleast_2d,
@@ -474,6 +483,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_isneginf,
+    _entry_isneginf_out,
+    _entry_isposinf,
+    _entry_isposinf_out,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
     _entry_kaiser_window_beta_out,
@@ -713,6 +726,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_polygamma,
     _entry_polygamma_,
     _entry_polygamma_out,
+    _entry_positive,
     _entry_pow_Scalar,
     _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
@@ -852,6 +866,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_int,
     _entry_select_scatter,
     _entry_select_scatter_out,
+    _entry_sgn,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -963,6 +978,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sqrt,
     _entry_sqrt_,
     _entry_sqrt_out,
+    _entry_square,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
@@ -1018,6 +1034,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_transpose_int,
     _entry_trapezoid_dx,
     _entry_trapezoid_x,
+    _entry_trapz_dx,
+    _entry_trapz_x,
     _entry_tril,
     _entry_tril_,
     _entry_tril_indices,
@@ -1088,6 +1106,8 @@ __all__ = [
     'abs_',
     'acos',
     'acos_',
+    'acosh',
+    'acosh_',
     'adaptive_avg_pool2d',
     'add',
     'addcdiv',
@@ -1111,9 +1131,13 @@ __all__ = [
     'as_strided_scatter',
     'asin',
     'asin_',
+    'asinh',
+    'asinh_',
     'atan',
     'atan2',
     'atan_',
+    'atanh',
+    'atanh_',
     'atleast_1d',
     'atleast_2d',
     'atleast_3d',
@@ -1268,6 +1292,8 @@ __all__ = [
     'isin',
     'isinf',
     'isnan',
+    'isneginf',
+    'isposinf',
     'kaiser_window',
     'kthvalue',
     'l1_loss',
@@ -1362,6 +1388,7 @@ __all__ = [
     'permute',
     'poisson',
     'polygamma',
+    'positive',
     'pow',
     'prod',
     'put',
@@ -1399,6 +1426,7 @@ __all__ = [
     'searchsorted',
     'select',
     'select_scatter',
+    'sgn',
     'sigmoid',
     'sigmoid_',
     'sigmoid_backward',
@@ -1457,6 +1485,7 @@ __all__ = [
     'split_with_sizes',
     'sqrt',
     'sqrt_',
+    'square',
     'squeeze',
     'stack',
     'std',
@@ -1481,6 +1510,7 @@ __all__ = [
     'topk',
     'transpose',
     'trapezoid',
+    'trapz',
     'tril',
     'tril_indices',
     'triu',
@@ -1740,6 +1770,42 @@ def acos_(input):
 
     except TypeError:
         _r = _hra(acos_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor
+def acosh(input, *, out=None):
+    """acosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(acosh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_acosh(input)
+        return _entry_acosh_out(input, out)
+
+    except TypeError:
+        _r = _hra(acosh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+def acosh_(input):
+    """acosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(acosh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_acosh_(input)
+
+    except TypeError:
+        _r = _hra(acosh_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -2359,6 +2425,42 @@ def asin_(input):
         return _r
 
 
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor
+def asinh(input, *, out=None):
+    """asinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(asinh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_asinh(input)
+        return _entry_asinh_out(input, out)
+
+    except TypeError:
+        _r = _hra(asinh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+def asinh_(input):
+    """asinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(asinh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_asinh_(input)
+
+    except TypeError:
+        _r = _hra(asinh_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
@@ -2411,6 +2513,42 @@ def atan_(input):
 
     except TypeError:
         _r = _hra(atan_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor
+def atanh(input, *, out=None):
+    """atanh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(atanh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_atanh(input)
+        return _entry_atanh_out(input, out)
+
+    except TypeError:
+        _r = _hra(atanh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+def atanh_(input):
+    """atanh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(atanh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_atanh_(input)
+
+    except TypeError:
+        _r = _hra(atanh_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -6641,6 +6779,44 @@ def isnan(input, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: isneginf(Tensor self) -> Tensor
+def isneginf(input, *, out=None):
+    """isneginf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isneginf, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_isneginf(input)
+        return _entry_isneginf_out(input, out)
+
+    except TypeError:
+        _r = _hra(isneginf, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: isposinf(Tensor self) -> Tensor
+def isposinf(input, *, out=None):
+    """isposinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isposinf, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_isposinf(input)
+        return _entry_isposinf_out(input, out)
+
+    except TypeError:
+        _r = _hra(isposinf, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -8992,6 +9168,23 @@ def polygamma(n, input, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+def positive(input):
+    """positive(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(positive, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_positive(input)
+
+    except TypeError:
+        _r = _hra(positive, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](exponent):
@@ -10438,6 +10631,23 @@ def select_scatter(input, src, dim, index, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+def sgn(input):
+    """sgn(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(sgn, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sgn(input)
+
+    except TypeError:
+        _r = _hra(sgn, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
@@ -11624,6 +11834,23 @@ def sqrt_(input):
         return _r
 
 
+# schema/native_functions.yaml: square(Tensor self) -> Tensor
+def square(input):
+    """square(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(square, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_square(input)
+
+    except TypeError:
+        _r = _hra(square, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 def _m0_squeeze(input):
     if _F['Tensor'](input):
@@ -12317,6 +12544,57 @@ def trapezoid(*args, **kwargs):
         return _resolve(_cases_trapezoid, args, kwargs, 'trapezoid', _sigs_trapezoid)
     except TypeError:
         _r = _hra_any(trapezoid, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+def _m0_trapz(y, x, *, dim=-1):
+    if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
+        return (y, x, dim)
+    return None
+
+
+def _c0_trapz(y, x, dim):
+    return _entry_trapz_x(y, x, dim)
+
+
+# schema/native_functions.yaml: trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+def _m1_trapz(y, *, dx=1.0, dim=-1):
+    if _F['Tensor'](y) and _F['float'](dx) and _F['int'](dim):
+        return (y, dx, dim)
+    return None
+
+
+def _c1_trapz(y, dx, dim):
+    return _entry_trapz_dx(y, dx, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_trapz = (
+    (_m0_trapz, _c0_trapz, 2, frozenset(('dim', 'x', 'y'))),
+    (_m1_trapz, _c1_trapz, 1, frozenset(('dim', 'dx', 'y'))),
+)
+_sigs_trapz = (
+    'trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    'trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor',
+)
+
+
+def trapz(*args, **kwargs):
+    """Overloads:
+    trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+    trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(trapz, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_trapz, args, kwargs, 'trapz', _sigs_trapz)
+    except TypeError:
+        _r = _hra_any(trapz, args, kwargs)
         if _r is _NO:
             raise
         return _r

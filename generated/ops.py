@@ -11247,6 +11247,470 @@ frexp_Tensor._entry = _entry_frexp_Tensor
 _aten._packet('frexp')._add(frexp_Tensor)
 
 
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor
+acosh = _Op("aten", 'acosh', 'default',
+    'acosh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_acosh = acosh._cache
+
+
+def _bind_acosh(self):
+    return (self,)
+
+
+def _entry_acosh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acosh, (self,)) from None
+    _k = _c_acosh.get(ks)
+    if _k is None:
+        _k = acosh._fill(ks)
+    return _k(self)
+
+
+acosh._bind = _bind_acosh
+acosh._entry = _entry_acosh
+_aten._packet('acosh')._add(acosh)
+
+
+# schema/native_functions.yaml: acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acosh)
+acosh_out = _Op("aten", 'acosh', 'out',
+    'acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_acosh_out = acosh_out._cache
+
+
+def _bind_acosh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_acosh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acosh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_acosh_out.get(ks)
+    if _k is None:
+        _k = acosh_out._fill(ks)
+    return _k(self, out)
+
+
+acosh_out._bind = _bind_acosh_out
+acosh_out._entry = _entry_acosh_out
+_aten._packet('acosh')._add(acosh_out)
+
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+acosh_ = _Op("aten", 'acosh_', 'default',
+    'acosh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_acosh_ = acosh_._cache
+
+
+def _bind_acosh_(self):
+    return (self,)
+
+
+def _entry_acosh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acosh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_acosh_.get(ks)
+    if _k is None:
+        _k = acosh_._fill(ks)
+    return _k(self)
+
+
+acosh_._bind = _bind_acosh_
+acosh_._entry = _entry_acosh_
+_aten._packet('acosh_')._add(acosh_)
+
+
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor
+asinh = _Op("aten", 'asinh', 'default',
+    'asinh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_asinh = asinh._cache
+
+
+def _bind_asinh(self):
+    return (self,)
+
+
+def _entry_asinh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asinh, (self,)) from None
+    _k = _c_asinh.get(ks)
+    if _k is None:
+        _k = asinh._fill(ks)
+    return _k(self)
+
+
+asinh._bind = _bind_asinh
+asinh._entry = _entry_asinh
+_aten._packet('asinh')._add(asinh)
+
+
+# schema/native_functions.yaml: asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asinh)
+asinh_out = _Op("aten", 'asinh', 'out',
+    'asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_asinh_out = asinh_out._cache
+
+
+def _bind_asinh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_asinh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asinh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_asinh_out.get(ks)
+    if _k is None:
+        _k = asinh_out._fill(ks)
+    return _k(self, out)
+
+
+asinh_out._bind = _bind_asinh_out
+asinh_out._entry = _entry_asinh_out
+_aten._packet('asinh')._add(asinh_out)
+
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+asinh_ = _Op("aten", 'asinh_', 'default',
+    'asinh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_asinh_ = asinh_._cache
+
+
+def _bind_asinh_(self):
+    return (self,)
+
+
+def _entry_asinh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asinh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_asinh_.get(ks)
+    if _k is None:
+        _k = asinh_._fill(ks)
+    return _k(self)
+
+
+asinh_._bind = _bind_asinh_
+asinh_._entry = _entry_asinh_
+_aten._packet('asinh_')._add(asinh_)
+
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor
+atanh = _Op("aten", 'atanh', 'default',
+    'atanh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_atanh = atanh._cache
+
+
+def _bind_atanh(self):
+    return (self,)
+
+
+def _entry_atanh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atanh, (self,)) from None
+    _k = _c_atanh.get(ks)
+    if _k is None:
+        _k = atanh._fill(ks)
+    return _k(self)
+
+
+atanh._bind = _bind_atanh
+atanh._entry = _entry_atanh
+_aten._packet('atanh')._add(atanh)
+
+
+# schema/native_functions.yaml: atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atanh)
+atanh_out = _Op("aten", 'atanh', 'out',
+    'atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_atanh_out = atanh_out._cache
+
+
+def _bind_atanh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_atanh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atanh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_atanh_out.get(ks)
+    if _k is None:
+        _k = atanh_out._fill(ks)
+    return _k(self, out)
+
+
+atanh_out._bind = _bind_atanh_out
+atanh_out._entry = _entry_atanh_out
+_aten._packet('atanh')._add(atanh_out)
+
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+atanh_ = _Op("aten", 'atanh_', 'default',
+    'atanh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_atanh_ = atanh_._cache
+
+
+def _bind_atanh_(self):
+    return (self,)
+
+
+def _entry_atanh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atanh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_atanh_.get(ks)
+    if _k is None:
+        _k = atanh_._fill(ks)
+    return _k(self)
+
+
+atanh_._bind = _bind_atanh_
+atanh_._entry = _entry_atanh_
+_aten._packet('atanh_')._add(atanh_)
+
+
+# schema/native_functions.yaml: isposinf(Tensor self) -> Tensor
+isposinf = _Op("aten", 'isposinf', 'default',
+    'isposinf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_isposinf = isposinf._cache
+
+
+def _bind_isposinf(self):
+    return (self,)
+
+
+def _entry_isposinf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isposinf, (self,)) from None
+    _k = _c_isposinf.get(ks)
+    if _k is None:
+        _k = isposinf._fill(ks)
+    return _k(self)
+
+
+isposinf._bind = _bind_isposinf
+isposinf._entry = _entry_isposinf
+_aten._packet('isposinf')._add(isposinf)
+
+
+# schema/native_functions.yaml: isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isposinf)
+isposinf_out = _Op("aten", 'isposinf', 'out',
+    'isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_isposinf_out = isposinf_out._cache
+
+
+def _bind_isposinf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isposinf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isposinf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isposinf_out.get(ks)
+    if _k is None:
+        _k = isposinf_out._fill(ks)
+    return _k(self, out)
+
+
+isposinf_out._bind = _bind_isposinf_out
+isposinf_out._entry = _entry_isposinf_out
+_aten._packet('isposinf')._add(isposinf_out)
+
+
+# schema/native_functions.yaml: isneginf(Tensor self) -> Tensor
+isneginf = _Op("aten", 'isneginf', 'default',
+    'isneginf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_isneginf = isneginf._cache
+
+
+def _bind_isneginf(self):
+    return (self,)
+
+
+def _entry_isneginf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isneginf, (self,)) from None
+    _k = _c_isneginf.get(ks)
+    if _k is None:
+        _k = isneginf._fill(ks)
+    return _k(self)
+
+
+isneginf._bind = _bind_isneginf
+isneginf._entry = _entry_isneginf
+_aten._packet('isneginf')._add(isneginf)
+
+
+# schema/native_functions.yaml: isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isneginf)
+isneginf_out = _Op("aten", 'isneginf', 'out',
+    'isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_isneginf_out = isneginf_out._cache
+
+
+def _bind_isneginf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isneginf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isneginf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isneginf_out.get(ks)
+    if _k is None:
+        _k = isneginf_out._fill(ks)
+    return _k(self, out)
+
+
+isneginf_out._bind = _bind_isneginf_out
+isneginf_out._entry = _entry_isneginf_out
+_aten._packet('isneginf')._add(isneginf_out)
+
+
+# schema/native_functions.yaml: square(Tensor self) -> Tensor
+square = _Op("aten", 'square', 'default',
+    'square(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_square = square._cache
+
+
+def _bind_square(self):
+    return (self,)
+
+
+def _entry_square(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(square, (self,)) from None
+    _k = _c_square.get(ks)
+    if _k is None:
+        _k = square._fill(ks)
+    return _k(self)
+
+
+square._bind = _bind_square
+square._entry = _entry_square
+_aten._packet('square')._add(square)
+
+
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+sgn = _Op("aten", 'sgn', 'default',
+    'sgn(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_sgn = sgn._cache
+
+
+def _bind_sgn(self):
+    return (self,)
+
+
+def _entry_sgn(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sgn, (self,)) from None
+    _k = _c_sgn.get(ks)
+    if _k is None:
+        _k = sgn._fill(ks)
+    return _k(self)
+
+
+sgn._bind = _bind_sgn
+sgn._entry = _entry_sgn
+_aten._packet('sgn')._add(sgn)
+
+
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+positive = _Op("aten", 'positive', 'default',
+    'positive(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_positive = positive._cache
+
+
+def _bind_positive(self):
+    return (self,)
+
+
+def _entry_positive(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(positive, (self,)) from None
+    _k = _c_positive.get(ks)
+    if _k is None:
+        _k = positive._fill(ks)
+    return _k(self)
+
+
+positive._bind = _bind_positive
+positive._entry = _entry_positive
+_aten._packet('positive')._add(positive)
+
+
 # schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
 igamma = _Op("aten", 'igamma', 'default',
     'igamma(Tensor self, Tensor other) -> Tensor',
@@ -18586,6 +19050,62 @@ def _entry_cumulative_trapezoid_dx(y, dx, dim):
 cumulative_trapezoid_dx._bind = _bind_cumulative_trapezoid_dx
 cumulative_trapezoid_dx._entry = _entry_cumulative_trapezoid_dx
 _aten._packet('cumulative_trapezoid')._add(cumulative_trapezoid_dx)
+
+
+# schema/native_functions.yaml: trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+trapz_x = _Op("aten", 'trapz', 'x',
+    'trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    ('y', 'x', 'dim'), 2, tags=())
+_c_trapz_x = trapz_x._cache
+
+
+def _bind_trapz_x(y, x, *, dim=-1):
+    return (y, x, dim)
+
+
+def _entry_trapz_x(y, x, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trapz_x, (y, x, dim)) from None
+    _k = _c_trapz_x.get(ks)
+    if _k is None:
+        _k = trapz_x._fill(ks)
+    return _k(y, x, dim)
+
+
+trapz_x._bind = _bind_trapz_x
+trapz_x._entry = _entry_trapz_x
+_aten._packet('trapz')._add(trapz_x)
+
+
+# schema/native_functions.yaml: trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+trapz_dx = _Op("aten", 'trapz', 'dx',
+    'trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor',
+    ('y', 'dx', 'dim'), 1, tags=())
+_c_trapz_dx = trapz_dx._cache
+
+
+def _bind_trapz_dx(y, *, dx=1.0, dim=-1):
+    return (y, dx, dim)
+
+
+def _entry_trapz_dx(y, dx, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trapz_dx, (y, dx, dim)) from None
+    _k = _c_trapz_dx.get(ks)
+    if _k is None:
+        _k = trapz_dx._fill(ks)
+    return _k(y, dx, dim)
+
+
+trapz_dx._bind = _bind_trapz_dx
+trapz_dx._entry = _entry_trapz_dx
+_aten._packet('trapz')._add(trapz_dx)
 
 
 # schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor

@@ -1742,6 +1742,67 @@ _o.special_airy_ai_out.register("ADInplaceOrView", _inplace_or_view(_o.special_a
 _o.frexp_Tensor.register('CPU', _cpu_special.frexp)
 _o.frexp_Tensor.register('Meta', _meta_special.frexp)
 
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor
+_o.acosh.register('CPU', _cpu_special.acosh)
+_o.acosh.register('Meta', _meta_special.acosh)
+
+# schema/native_functions.yaml: acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acosh)
+_o.acosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.acosh))
+_o.acosh_out.register("ADInplaceOrView", _inplace_or_view(_o.acosh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+_o.acosh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.acosh), with_keyset=True)
+_o.acosh_.register("ADInplaceOrView", _inplace_or_view(_o.acosh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor
+_o.asinh.register('CPU', _cpu_special.asinh)
+_o.asinh.register('Meta', _meta_special.asinh)
+
+# schema/native_functions.yaml: asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asinh)
+_o.asinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.asinh))
+_o.asinh_out.register("ADInplaceOrView", _inplace_or_view(_o.asinh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+_o.asinh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.asinh), with_keyset=True)
+_o.asinh_.register("ADInplaceOrView", _inplace_or_view(_o.asinh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor
+_o.atanh.register('CPU', _cpu_special.atanh)
+_o.atanh.register('Meta', _meta_special.atanh)
+
+# schema/native_functions.yaml: atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atanh)
+_o.atanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.atanh))
+_o.atanh_out.register("ADInplaceOrView", _inplace_or_view(_o.atanh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+_o.atanh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atanh), with_keyset=True)
+_o.atanh_.register("ADInplaceOrView", _inplace_or_view(_o.atanh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: isposinf(Tensor self) -> Tensor
+_o.isposinf.register('CPU', _cpu_special.isposinf)
+_o.isposinf.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml: isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isposinf)
+_o.isposinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isposinf))
+_o.isposinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isposinf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: isneginf(Tensor self) -> Tensor
+_o.isneginf.register('CPU', _cpu_special.isneginf)
+_o.isneginf.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml: isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isneginf)
+_o.isneginf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isneginf))
+_o.isneginf_out.register("ADInplaceOrView", _inplace_or_view(_o.isneginf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: square(Tensor self) -> Tensor
+_o.square.register('CompositeImplicitAutograd', _composite_special.square)
+
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+_o.sgn.register('CompositeImplicitAutograd', _composite_special.sgn)
+
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+_o.positive.register('CompositeImplicitAutograd', _composite_special.positive)
+
 # schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
 _o.igamma.register('CPU', _cpu_special.igamma)
 _o.igamma.register('Meta', _meta_special.igamma)
@@ -2759,6 +2820,12 @@ _o.cumulative_trapezoid_x.register('CompositeImplicitAutograd', _composite_reduc
 
 # schema/native_functions.yaml: cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
 _o.cumulative_trapezoid_dx.register('CompositeImplicitAutograd', _composite_reduction.cumulative_trapezoid_dx)
+
+# schema/native_functions.yaml: trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+_o.trapz_x.register('CompositeImplicitAutograd', _composite_reduction.trapezoid_x)
+
+# schema/native_functions.yaml: trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+_o.trapz_dx.register('CompositeImplicitAutograd', _composite_reduction.trapezoid_dx)
 
 # schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
 _o.cov.register('CompositeImplicitAutograd', _composite_reduction.cov)

@@ -43,6 +43,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_acos,
     _entry_acos_,
     _entry_acos_out,
+    _entry_acosh,
+    _entry_acosh_,
+    _entry_acosh_out,
     _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
     _entry_add_Scalar_out,
@@ -98,12 +101,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_asin,
     _entry_asin_,
     _entry_asin_out,
+    _entry_asinh,
+    _entry_asinh_,
+    _entry_asinh_out,
     _entry_atan,
     _entry_atan2,
     _entry_atan2_,
     _entry_atan2_out,
     _entry_atan_,
     _entry_atan_out,
+    _entry_atanh,
+    _entry_atanh_,
+    _entry_atanh_out,
     _entry_atleast_1d,
     _entry_atleast_1d_Sequence,
     _entry_atleast_2d,
@@ -478,6 +487,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_isneginf,
+    _entry_isneginf_out,
+    _entry_isposinf,
+    _entry_isposinf_out,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
     _entry_kaiser_window_beta_out,
@@ -717,6 +730,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_polygamma,
     _entry_polygamma_,
     _entry_polygamma_out,
+    _entry_positive,
     _entry_pow_Scalar,
     _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
@@ -856,6 +870,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_int,
     _entry_select_scatter,
     _entry_select_scatter_out,
+    _entry_sgn,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -967,6 +982,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sqrt,
     _entry_sqrt_,
     _entry_sqrt_out,
+    _entry_square,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
@@ -1022,6 +1038,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_transpose_int,
     _entry_trapezoid_dx,
     _entry_trapezoid_x,
+    _entry_trapz_dx,
+    _entry_trapz_x,
     _entry_tril,
     _entry_tril_,
     _entry_tril_indices,
@@ -1159,6 +1177,40 @@ def acos_(self):
 
     except TypeError:
         _r = _hra(acos_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor
+def acosh(self):
+    """acosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(acosh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_acosh(self)
+
+    except TypeError:
+        _r = _hra(acosh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+def acosh_(self):
+    """acosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(acosh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_acosh_(self)
+
+    except TypeError:
+        _r = _hra(acosh_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -1684,6 +1736,40 @@ def asin_(self):
         return _r
 
 
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor
+def asinh(self):
+    """asinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(asinh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_asinh(self)
+
+    except TypeError:
+        _r = _hra(asinh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+def asinh_(self):
+    """asinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(asinh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_asinh_(self)
+
+    except TypeError:
+        _r = _hra(asinh_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
 def atan(self):
     """atan(Tensor self) -> Tensor"""
@@ -1751,6 +1837,40 @@ def atan_(self):
 
     except TypeError:
         _r = _hra(atan_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor
+def atanh(self):
+    """atanh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(atanh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_atanh(self)
+
+    except TypeError:
+        _r = _hra(atanh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+def atanh_(self):
+    """atanh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(atanh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_atanh_(self)
+
+    except TypeError:
+        _r = _hra(atanh_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -5048,6 +5168,40 @@ def isnan(self):
         return _r
 
 
+# schema/native_functions.yaml: isneginf(Tensor self) -> Tensor
+def isneginf(self):
+    """isneginf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isneginf, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_isneginf(self)
+
+    except TypeError:
+        _r = _hra(isneginf, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: isposinf(Tensor self) -> Tensor
+def isposinf(self):
+    """isposinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isposinf, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_isposinf(self)
+
+    except TypeError:
+        _r = _hra(isposinf, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 def kthvalue(self, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
@@ -7119,6 +7273,23 @@ def polygamma_(self, n):
         return _r
 
 
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+def positive(self):
+    """positive(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(positive, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_positive(self)
+
+    except TypeError:
+        _r = _hra(positive, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_pow(self, exponent):
     if _F['Tensor'](self) and _F['Tensor'](exponent):
@@ -8177,6 +8348,23 @@ def select_scatter(self, src, dim, index):
         return _r
 
 
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+def sgn(self):
+    """sgn(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(sgn, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sgn(self)
+
+    except TypeError:
+        _r = _hra(sgn, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
@@ -8563,6 +8751,23 @@ def sqrt_(self):
 
     except TypeError:
         _r = _hra(sqrt_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: square(Tensor self) -> Tensor
+def square(self):
+    """square(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(square, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_square(self)
+
+    except TypeError:
+        _r = _hra(square, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -9874,6 +10079,16 @@ def __or__(self, other):
         return NotImplemented
 
 
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+def __pos__(self):
+    """positive(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(__pos__, (self,), (self,))
+        if r is not _NO:
+            return r
+    return _entry_positive(self)
+
+
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
@@ -10079,6 +10294,8 @@ TENSOR_ATTRIBUTES = {
     'abs_': abs_,
     'acos': acos,
     'acos_': acos_,
+    'acosh': acosh,
+    'acosh_': acosh_,
     'add': add,
     'add_': add_,
     'addcdiv': addcdiv,
@@ -10101,10 +10318,14 @@ TENSOR_ATTRIBUTES = {
     'as_strided_scatter': as_strided_scatter,
     'asin': asin,
     'asin_': asin_,
+    'asinh': asinh,
+    'asinh_': asinh_,
     'atan': atan,
     'atan2': atan2,
     'atan2_': atan2_,
     'atan_': atan_,
+    'atanh': atanh,
+    'atanh_': atanh_,
     'baddbmm': baddbmm,
     'baddbmm_': baddbmm_,
     'bernoulli': bernoulli,
@@ -10231,6 +10452,8 @@ TENSOR_ATTRIBUTES = {
     'isfinite': isfinite,
     'isinf': isinf,
     'isnan': isnan,
+    'isneginf': isneginf,
+    'isposinf': isposinf,
     'kthvalue': kthvalue,
     'lcm': lcm,
     'lcm_': lcm_,
@@ -10313,6 +10536,7 @@ TENSOR_ATTRIBUTES = {
     'outer': outer,
     'permute': permute,
     'polygamma_': polygamma_,
+    'positive': positive,
     'pow': pow,
     'pow_': pow_,
     'prod': prod,
@@ -10347,6 +10571,7 @@ TENSOR_ATTRIBUTES = {
     'scatter_reduce_': scatter_reduce_,
     'select': select,
     'select_scatter': select_scatter,
+    'sgn': sgn,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'sign': sign,
@@ -10366,6 +10591,7 @@ TENSOR_ATTRIBUTES = {
     'split_with_sizes': split_with_sizes,
     'sqrt': sqrt,
     'sqrt_': sqrt_,
+    'square': square,
     'squeeze': squeeze,
     'std': std,
     'sub': sub,
@@ -10429,6 +10655,7 @@ TENSOR_ATTRIBUTES = {
     '__ne__': __ne__,
     '__neg__': __neg__,
     '__or__': __or__,
+    '__pos__': __pos__,
     '__pow__': __pow__,
     '__radd__': __radd__,
     '__rand__': __rand__,

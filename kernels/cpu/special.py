@@ -19,6 +19,7 @@ from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array  # noqa: F401  (doctest)
 from ember.kernels.common import _pointwise as P
 from ember.kernels.cpu._pointwise import _arr, _quiet, _run
+from ember.kernels.cpu.unary import _bool, _falses, _of_floats
 from ember.kernels.meta import special as M
 
 
@@ -133,6 +134,11 @@ def _promote(op, fn, own_dtype=False, in_float64=False):
 
 
 # --- the table -------------------------------------------------------------------------------
+acosh = _float("acosh", np.arccosh, in_float64=False)
+asinh = _float("asinh", np.arcsinh, in_float64=False)
+atanh = _float("atanh", np.arctanh, in_float64=False)
+isposinf = _bool(_of_floats(lambda a: a == np.inf, _falses))
+isneginf = _bool(_of_floats(lambda a: a == -np.inf, _falses))
 digamma = _float("digamma", sp.psi)
 lgamma = _float("lgamma", _lgamma)
 erfinv = _float("erfinv", sp.erfinv)

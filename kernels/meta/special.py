@@ -106,6 +106,9 @@ def _promote_op(op):
     return kernel
 
 
+acosh = _float_op("acosh")
+asinh = _float_op("asinh")
+atanh = _float_op("atanh")
 digamma = _float_op("digamma")
 lgamma = _float_op("lgamma")
 erfinv = _float_op("erfinv")

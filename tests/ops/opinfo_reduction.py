@@ -558,6 +558,8 @@ def _trapezoid_samples(x_overload, cumulative=False):
 
 register("trapezoid.x", _trapezoid_samples(True), tols=ACCUMULATING_ULPS)
 register("trapezoid.dx", _trapezoid_samples(False), tols=ACCUMULATING_ULPS)
+register("trapz.x", _trapezoid_samples(True), tols=ACCUMULATING_ULPS)
+register("trapz.dx", _trapezoid_samples(False), tols=ACCUMULATING_ULPS)
 register("cumulative_trapezoid.x", _trapezoid_samples(True, True), tols=ACCUMULATING_ULPS)
 register("cumulative_trapezoid.dx", _trapezoid_samples(False, True), tols=ACCUMULATING_ULPS)
 

@@ -59,6 +59,16 @@ for _name, _mk in [("special_i0e", {}), ("special_i1", {}), ("special_i1e", {}),
     _unary_op(_name, inplace=False, **_mk)
 
 
+for _name, _mk in [("acosh", {"low": 1.05, "high": 5}), ("asinh", {}), ("atanh", _UNIT)]:
+    _unary_op(_name, **_mk)
+for _name in ("isposinf", "isneginf"):
+    _unary_op(_name, inplace=False)
+register("square.default", lambda: unary_samples() + [S(_a(True, False, dtype=BOOL), name="bool")])
+register("sgn.default", lambda: unary_samples() + [S(_a(0.0, -0.0, np.nan, -2.0), name="special")])
+register("positive.default", lambda: unary_samples(dtypes=ALL[1:]) + [
+    S(_a(True, False, dtype=BOOL), name="bool_error")])
+
+
 def _logit(inplace):
     def samples():
         mk = {"low": 0.05, "high": 0.95}
@@ -218,7 +228,8 @@ register("float_power.Scalar", lambda: [
 def grad_extra() -> dict:
     """{overload name: [SampleInput, ...]} added to the gradient samples."""
     out = {}
-    for name, mk in [("digamma", _POSITIVE), ("lgamma", _POSITIVE), ("erfinv", _UNIT),
+    for name, mk in [("acosh", {"low": 1.2, "high": 4}), ("asinh", {}), ("atanh", _UNIT),
+                     ("digamma", _POSITIVE), ("lgamma", _POSITIVE), ("erfinv", _UNIT),
                      ("erfc", {}), ("i0", {}), ("sinc", {}), ("deg2rad", {}), ("rad2deg", {})]:
         out[f"{name}.default"] = [S(make((2, 3), F64, **mk), name="float64")]
     # (torch's formula, like ember's, is 0 at 0 by a mask: its second derivative there is 0,
