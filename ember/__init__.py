@@ -96,6 +96,7 @@ from .core.toplevel import (
     typename,
     unique,
     unique_consecutive,
+    unravel_index,
 )
 from .core.typeinfo import finfo, iinfo
 from .dispatch.dispatcher import ops

@@ -275,6 +275,8 @@ _c_cummax = _o.cummax._cache
 _c_cummin = _o.cummin._cache
 _c_logcumsumexp = _o.logcumsumexp._cache
 _c_aminmax = _o.aminmax._cache
+_c_histogram_bin_ct = _o.histogram_bin_ct._cache
+_c_histogram_bins_tensor = _o.histogram_bins_tensor._cache
 _c_bincount = _o.bincount._cache
 _c_mm = _o.mm._cache
 _c_bmm = _o.bmm._cache
@@ -9171,6 +9173,47 @@ class AminmaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+class HistogramBackward0(_Node):
+    """Backward of histogram.bin_ct, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_weight = None
+        if _n[0]:
+            raise _not_implemented('histogram')
+        if _n[1]:
+            raise _not_implemented('histogram')
+        return (_r_self, _r_weight)
+
+
+# schema/derivatives.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+class HistogramBackward1(_Node):
+    """Backward of histogram.bins_tensor, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'bins', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_bins = None
+        _r_weight = None
+        if _n[0]:
+            raise _not_implemented('histogram')
+        if _n[1]:
+            raise _not_implemented('histogram')
+        if _n[2]:
+            raise _not_implemented('histogram')
+        return (_r_self, _r_bins, _r_weight)
+
+
 # schema/derivatives.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 class BincountBackward0(_Node):
     """Backward of bincount, from schema/derivatives.yaml."""
@@ -15087,6 +15130,43 @@ def _ag_aminmax(ks, self, dim, keepdim):
     return _out
 
 
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges) (derivative: schema/derivatives.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges))
+def _ag_histogram_bin_ct(ks, self, bins, range, weight, density):
+    _ks = ks & _BELOW
+    _k = _c_histogram_bin_ct.get(_ks)
+    if _k is None:
+        _k = _o.histogram_bin_ct._fill(_ks)
+    _out = _k(self, bins, range, weight, density)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_weight = None if weight is None else _edge(weight)
+    if not (_e_self is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(HistogramBackward0, (_e_self or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_weight is not None))
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges) (derivative: schema/derivatives.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges))
+def _ag_histogram_bins_tensor(ks, self, bins, weight, density):
+    _ks = ks & _BELOW
+    _k = _c_histogram_bins_tensor.get(_ks)
+    if _k is None:
+        _k = _o.histogram_bins_tensor._fill(_ks)
+    _out = _k(self, bins, weight, density)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_bins = _edge(bins)
+    _e_weight = None if weight is None else _edge(weight)
+    if not (_e_self is not None or _e_bins is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(HistogramBackward1, (_e_self or _NO_EDGE, _e_bins or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_bins is not None, _e_weight is not None))
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
 # schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor (derivative: schema/derivatives.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor)
 def _ag_bincount(ks, self, weights, minlength):
     _ks = ks & _BELOW
@@ -18998,6 +19078,8 @@ _o.logcumsumexp.register("Autograd", _ag_logcumsumexp, with_keyset=True)
 _o.logcumsumexp_out.register("Autograd", _autograd_out(_o.logcumsumexp_out), with_keyset=True)
 _o.aminmax.register("Autograd", _ag_aminmax, with_keyset=True)
 _o.histc_out.register("Autograd", _autograd_out(_o.histc_out), with_keyset=True)
+_o.histogram_bin_ct.register("Autograd", _ag_histogram_bin_ct, with_keyset=True)
+_o.histogram_bins_tensor.register("Autograd", _ag_histogram_bins_tensor, with_keyset=True)
 _o.bincount.register("Autograd", _ag_bincount, with_keyset=True)
 _o.isin_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.isin_Tensor_Tensor_out), with_keyset=True)
 _o.mm.register("Autograd", _ag_mm, with_keyset=True)

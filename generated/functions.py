@@ -441,6 +441,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_heaviside_out,
     _entry_histc,
     _entry_histc_out,
+    _entry_histogram_bin_ct,
+    _entry_histogram_bins_tensor,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
@@ -1274,6 +1276,7 @@ __all__ = [
     'hardtanh_backward',
     'heaviside',
     'histc',
+    'histogram',
     'hsplit',
     'hstack',
     'hypot',
@@ -1536,6 +1539,7 @@ _rt_aminmax = _return_type('aminmax', ('min', 'max'))
 _rt_cummax = _return_type('cummax', ('values', 'indices'))
 _rt_cummin = _return_type('cummin', ('values', 'indices'))
 _rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
+_rt_histogram = _return_type('histogram', ('hist', 'bin_edges'))
 _rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
@@ -6332,6 +6336,57 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
     except TypeError:
         _r = _hra(histc, (input,), (input, bins, min, max), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+def _m0_histogram(input, bins, *, weight=None, density=False):
+    if _F['Tensor'](input) and _F['Tensor'](bins) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, weight, density)
+    return None
+
+
+def _c0_histogram(input, bins, weight, density):
+    return _rt_histogram._make(_entry_histogram_bins_tensor(input, bins, weight, density))
+
+
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+def _m1_histogram(input, bins=100, *, range=None, weight=None, density=False):
+    if _F['Tensor'](input) and _F['int'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, range, weight, density)
+    return None
+
+
+def _c1_histogram(input, bins, range, weight, density):
+    return _rt_histogram._make(_entry_histogram_bin_ct(input, bins, range, weight, density))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_histogram = (
+    (_m0_histogram, _c0_histogram, 2, frozenset(('bins', 'density', 'input', 'weight'))),
+    (_m1_histogram, _c1_histogram, 2, frozenset(('bins', 'density', 'input', 'range', 'weight'))),
+)
+_sigs_histogram = (
+    'histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+    'histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+)
+
+
+def histogram(*args, **kwargs):
+    """Overloads:
+    histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+    histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+    """
+    if _tf[0]:
+        _r = _htf_any(histogram, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_histogram, args, kwargs, 'histogram', _sigs_histogram)
+    except TypeError:
+        _r = _hra_any(histogram, args, kwargs)
         if _r is _NO:
             raise
         return _r

@@ -18798,6 +18798,62 @@ histc_out._entry = _entry_histc_out
 _aten._packet('histc')._add(histc_out)
 
 
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+histogram_bin_ct = _Op("aten", 'histogram', 'bin_ct',
+    'histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+    ('self', 'bins', 'range', 'weight', 'density'), 2, tags=())
+_c_histogram_bin_ct = histogram_bin_ct._cache
+
+
+def _bind_histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
+    return (self, bins, range, weight, density)
+
+
+def _entry_histogram_bin_ct(self, bins, range, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogram_bin_ct, (self, bins, range, weight, density)) from None
+    _k = _c_histogram_bin_ct.get(ks)
+    if _k is None:
+        _k = histogram_bin_ct._fill(ks)
+    return _k(self, bins, range, weight, density)
+
+
+histogram_bin_ct._bind = _bind_histogram_bin_ct
+histogram_bin_ct._entry = _entry_histogram_bin_ct
+_aten._packet('histogram')._add(histogram_bin_ct)
+
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+histogram_bins_tensor = _Op("aten", 'histogram', 'bins_tensor',
+    'histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+    ('self', 'bins', 'weight', 'density'), 2, tags=())
+_c_histogram_bins_tensor = histogram_bins_tensor._cache
+
+
+def _bind_histogram_bins_tensor(self, bins, *, weight=None, density=False):
+    return (self, bins, weight, density)
+
+
+def _entry_histogram_bins_tensor(self, bins, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | bins._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogram_bins_tensor, (self, bins, weight, density)) from None
+    _k = _c_histogram_bins_tensor.get(ks)
+    if _k is None:
+        _k = histogram_bins_tensor._fill(ks)
+    return _k(self, bins, weight, density)
+
+
+histogram_bins_tensor._bind = _bind_histogram_bins_tensor
+histogram_bins_tensor._entry = _entry_histogram_bins_tensor
+_aten._packet('histogram')._add(histogram_bins_tensor)
+
+
 # schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 bincount = _Op("aten", 'bincount', 'default',
     'bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor',

@@ -2790,6 +2790,14 @@ _o.histc.register('Meta', _meta_reduction.histc)
 _o.histc_out.register('CompositeExplicitAutograd', _autogen_out(_o.histc))
 _o.histc_out.register("ADInplaceOrView", _inplace_or_view(_o.histc_out, (4,)), with_keyset=True)
 
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+_o.histogram_bin_ct.register('CPU', _cpu_reduction.histogram_bin_ct)
+_o.histogram_bin_ct.register('Meta', _meta_reduction.histogram_bin_ct)
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+_o.histogram_bins_tensor.register('CPU', _cpu_reduction.histogram_bins_tensor)
+_o.histogram_bins_tensor.register('Meta', _meta_reduction.histogram_bins_tensor)
+
 # schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 _o.bincount.register('CPU', _cpu_reduction.bincount)
 _o.bincount.register('Meta', _meta_reduction.bincount)

@@ -445,6 +445,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_heaviside_out,
     _entry_histc,
     _entry_histc_out,
+    _entry_histogram_bin_ct,
+    _entry_histogram_bins_tensor,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
@@ -1100,6 +1102,7 @@ _rt_aminmax = _return_type('aminmax', ('min', 'max'))
 _rt_cummax = _return_type('cummax', ('values', 'indices'))
 _rt_cummin = _return_type('cummin', ('values', 'indices'))
 _rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
+_rt_histogram = _return_type('histogram', ('hist', 'bin_edges'))
 _rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
@@ -4674,6 +4677,57 @@ def histc(self, bins=100, min=0, max=0):
 
     except TypeError:
         _r = _hra(histc, (self,), (self, bins, min, max), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+def _m0_histogram(self, bins, *, weight=None, density=False):
+    if _F['Tensor'](self) and _F['Tensor'](bins) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (self, bins, weight, density)
+    return None
+
+
+def _c0_histogram(self, bins, weight, density):
+    return _rt_histogram._make(_entry_histogram_bins_tensor(self, bins, weight, density))
+
+
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+def _m1_histogram(self, bins=100, *, range=None, weight=None, density=False):
+    if _F['Tensor'](self) and _F['int'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (self, bins, range, weight, density)
+    return None
+
+
+def _c1_histogram(self, bins, range, weight, density):
+    return _rt_histogram._make(_entry_histogram_bin_ct(self, bins, range, weight, density))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_histogram = (
+    (_m0_histogram, _c0_histogram, 2, frozenset(('bins', 'density', 'weight'))),
+    (_m1_histogram, _c1_histogram, 2, frozenset(('bins', 'density', 'range', 'weight'))),
+)
+_sigs_histogram = (
+    'histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+    'histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+)
+
+
+def histogram(*args, **kwargs):
+    """Overloads:
+    histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+    histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+    """
+    if _tf[0]:
+        _r = _htf_any(histogram, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_histogram, args, kwargs, 'histogram', _sigs_histogram)
+    except TypeError:
+        _r = _hra_any(histogram, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -10430,6 +10484,7 @@ TENSOR_ATTRIBUTES = {
     'heaviside': heaviside,
     'heaviside_': heaviside_,
     'histc': histc,
+    'histogram': histogram,
     'hsplit': hsplit,
     'hypot': hypot,
     'hypot_': hypot_,

@@ -571,3 +571,28 @@ def isin(elements, test_elements, assume_unique=False, invert=False):
     _meta.check_isin(elements, test_elements)
     test = test_elements._np if hasattr(test_elements, "_np") else test_elements
     return from_array(_c(np.isin(elements._np, test, invert=invert)), D.bool_)
+
+
+def _histogram(self, bins, range, weight, density):
+    """np.histogram of the flattened input (edges: `bins` equal bins over `range`, the data's
+    range widened by 0.5 when constant, or given edges), in the input's dtype."""
+    a = self._np.ravel()
+    w = None if weight is None else weight._np.ravel()
+    if range is None and a.size:
+        range = (float(a.min()), float(a.max()))
+    if range is not None and not (np.isfinite(range[0]) and np.isfinite(range[1])):
+        raise RuntimeError(f"ember.histogramdd: dimension 0's range [{range[0]:g}, "
+                           f"{range[1]:g}] is not finite")
+    hist, edges = np.histogram(a, bins, range, weights=w, density=density)
+    dt = self._dtype
+    return from_array(_c(hist, dt.np), dt), from_array(np.array(edges, dt.np), dt)
+
+
+def histogram_bin_ct(self, bins=100, range=None, weight=None, density=False):
+    _meta.histogram_bin_ct(self, bins, range, weight, density)
+    return _histogram(self, bins, range, weight, density)
+
+
+def histogram_bins_tensor(self, bins, weight=None, density=False):
+    _meta.histogram_bins_tensor(self, bins, weight, density)
+    return _histogram(self, bins._np.ravel(), None, weight, density)

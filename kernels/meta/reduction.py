@@ -493,3 +493,45 @@ def check_isin(elements, test_elements):
 def isin(elements, test_elements, assume_unique=False, invert=False):
     check_isin(elements, test_elements)
     return empty_meta(elements._shape, D.bool_)
+
+
+def _cpp(dt):
+    from ember.kernels.common._pointwise import CPP_NAMES
+    return CPP_NAMES[dt.name]
+
+
+def check_histogram(self, weight, bins=None):
+    """torch.histogram's (histogramdd's) dtype checks: float32/float64 input (its kernel's
+    name differs with given edges), and bins and weight of the input's dtype."""
+    if self._dtype not in (D.float32, D.float64):
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for("histogramdd" if bins is None else "histogram_cpu",
+                                  self._dtype)
+    if bins is not None and bins._dtype is not self._dtype:
+        raise RuntimeError("ember.histogramdd: input tensor and bins tensors should have the same "
+                           f"dtype, but got input with dtype {_cpp(self._dtype)} and bins for "
+                           f"dimension 0 with dtype {_cpp(bins._dtype)}")
+    if weight is not None and weight._dtype is not self._dtype:
+        raise RuntimeError("ember.histogramdd: if weight tensor is provided, input tensor and "
+                           "weight tensor should have the same dtype, but got "
+                           f"input({_cpp(self._dtype)}), and weight({_cpp(weight._dtype)})")
+
+
+def check_histogram_range(bins, range):
+    if bins <= 0:
+        raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if range is not None and range[0] > range[1]:
+        raise RuntimeError("ember.histogramdd: min should not exceed max, but got min "
+                           f"{range[0]:g} max {range[1]:g} for dimension 0")
+
+
+def histogram_bin_ct(self, bins=100, range=None, weight=None, density=False):
+    check_histogram(self, weight)
+    check_histogram_range(bins, range)
+    return empty_meta((bins,), self._dtype), empty_meta((bins + 1,), self._dtype)
+
+
+def histogram_bins_tensor(self, bins, weight=None, density=False):
+    check_histogram(self, weight, bins)
+    n = max(bins.numel() - 1, 0)
+    return empty_meta((n,), self._dtype), empty_meta((bins.numel(),), self._dtype)

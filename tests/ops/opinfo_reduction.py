@@ -481,6 +481,31 @@ register("histc.default", _histc_samples)
 out_of("histc.out", "histc.default")
 
 
+def _histogram_samples(edges):
+    def samples():
+        r = own_rng(54)
+        x = make((4, 5), F32, rng=r)
+        b = (lambda dt=F32: np.array([-4, -1, 0, 2, 5], dt)) if edges else (lambda dt=F32: 6)
+        out = [S(make((20,), dt, rng=r), b(dt) if edges else 6, name=dtname(dt))
+               for dt in (F32, F64, I64, F16)]
+        out += [S(x, b(), name="2d"), S(x, b(), density=True, name="density"),
+                S(x, b(), weight=make((4, 5), F32, low=0, high=2, rng=r), name="weight"),
+                S(x, b(), weight=make((4, 5), F64, rng=r), name="weight_dtype_error"),
+                S(_a(2.0, 2.0), b(), name="constant"), S(make((0,), F32), b(), name="empty")]
+        if edges:
+            out.append(S(x, np.array([0, 1, 2], I64), name="bins_dtype_error"))
+        else:
+            out += [S(x, 5, range=[-1.0, 1.0], name="range"),
+                    S(x, 4, range=[3.0, 0.0], name="range_order_error"),
+                    S(x, 0, name="bins0_error")]
+        return out
+    return samples
+
+
+register("histogram.bin_ct", _histogram_samples(False))
+register("histogram.bins_tensor", _histogram_samples(True))
+
+
 def _bincount_samples():
     r = own_rng(43)
     x = make((12,), I64, low=0, high=6, rng=r)

@@ -649,3 +649,23 @@ def test_issue22_meta_layouts():
         assert (tuple(r.shape), r.dtype, r.device.type) == (tuple(c.shape), c.dtype, "meta")
     with pytest.raises(NotImplementedError):
         ember.bincount(meta_of(ember.tensor([1, 2])))
+
+
+@pytest.mark.parametrize("indices,shape", [
+    ([4, 1, 11], (3, 4)), ([-1, -12], (3, 4)), ([12, -13], (3, 4)), ([[1, 2], [5, 0]], (2, 3)),
+    ([0], ()), (5, 7), ([3], [2, 2, 2])])
+def test_unravel_index_matches_torch(indices, shape):
+    """torch's Python function: int64 coordinates that wrap out-of-range indices."""
+    e = ember.unravel_index(ember.tensor(indices, dtype=ember.int32), shape)
+    t = torch.unravel_index(torch.tensor(indices, dtype=torch.int32), shape)
+    assert len(e) == len(t)
+    for a, b in zip(e, t):
+        _check(a, b)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.unravel_index(m.tensor([1.0]), (2, 2)),
+    lambda m: m.unravel_index(m.tensor([1]), (3, -4)),
+])
+def test_unravel_index_errors_match_torch(call):
+    raises_like(lambda: call(ember), lambda: call(torch))
