@@ -576,8 +576,11 @@ def isin(elements, test_elements, assume_unique=False, invert=False):
 def _histogram(self, bins, range, weight, density):
     """np.histogram of the flattened input (edges: `bins` equal bins over `range`, the data's
     range widened by 0.5 when constant, or given edges), in the input's dtype."""
-    a = self._np.ravel()
-    w = None if weight is None else weight._np.ravel()
+    acc = _acc_dtype(self._dtype)
+    a = _as(self._np.ravel(), acc)
+    w = None if weight is None else _as(weight._np.ravel(), acc)
+    if not np.isscalar(bins):
+        bins = _as(bins, acc)
     if range is None and a.size:
         range = (float(a.min()), float(a.max()))
     if range is not None and not (np.isfinite(range[0]) and np.isfinite(range[1])):

@@ -501,9 +501,10 @@ def _cpp(dt):
 
 
 def check_histogram(self, weight, bins=None):
-    """torch.histogram's (histogramdd's) dtype checks: float32/float64 input (its kernel's
-    name differs with given edges), and bins and weight of the input's dtype."""
-    if self._dtype not in (D.float32, D.float64):
+    """torch.histogram's (histogramdd's) dtype checks: float32/float64 input (any float one
+    with given edges, another kernel), and bins and weight of the input's dtype."""
+    if self._dtype not in (D.float32, D.float64) and (bins is None or
+                                                       not self._dtype.is_floating_point):
         from ember.kernels.common._errors import not_implemented_for
         raise not_implemented_for("histogramdd" if bins is None else "histogram_cpu",
                                   self._dtype)
