@@ -100,6 +100,7 @@ from .core.toplevel import (
 )
 from .core.typeinfo import finfo, iinfo
 from .dispatch.dispatcher import ops
+from .kernels.composite.reduction import gradient  # torch.gradient (a Python composite)
 from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
 from .random import (
     Generator,

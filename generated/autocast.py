@@ -207,6 +207,16 @@ def cpu_binary_cross_entropy_with_logits(keyset, self, target, weight, pos_weigh
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.fp32: cdist
+def cpu_cdist(keyset, x1, x2, p, compute_mode):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.cdist.redispatch(keyset & _BELOW_CPU, _cast(x1, to, 'cpu'), _cast(x2, to, 'cpu'), p, compute_mode)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.fp32: cross_entropy_loss
 def cpu_cross_entropy_loss(keyset, self, target, weight, reduction, ignore_index, label_smoothing):
     to = _FLOAT32
@@ -233,6 +243,26 @@ def cpu_mse_loss(keyset, self, target, reduction):
     saved = _exclude(_CPU_BIT)
     try:
         return _o.mse_loss.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(target, to, 'cpu'), reduction)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: nanquantile
+def cpu_nanquantile(keyset, self, q, dim, keepdim, interpolation):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.nanquantile.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(q, to, 'cpu'), dim, keepdim, interpolation)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: nanquantile.scalar
+def cpu_nanquantile_scalar(keyset, self, q, dim, keepdim, interpolation):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.nanquantile_scalar.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), q, dim, keepdim, interpolation)
     finally:
         _restore(saved)
 
@@ -273,6 +303,26 @@ def cpu_prod_dim_int(keyset, self, dim, keepdim, dtype):
     saved = _exclude(_CPU_BIT)
     try:
         return _o.prod_dim_int.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), dim, keepdim, dtype)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: quantile
+def cpu_quantile(keyset, self, q, dim, keepdim, interpolation):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.quantile.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(q, to, 'cpu'), dim, keepdim, interpolation)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: quantile.scalar
+def cpu_quantile_scalar(keyset, self, q, dim, keepdim, interpolation):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.quantile_scalar.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), q, dim, keepdim, interpolation)
     finally:
         _restore(saved)
 
@@ -497,12 +547,32 @@ def cuda_binary_cross_entropy_with_logits(keyset, self, target, weight, pos_weig
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.fp32: cdist
+def cuda_cdist(keyset, x1, x2, p, compute_mode):
+    to = _FLOAT32
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.cdist.redispatch(keyset & _BELOW_CUDA, _cast(x1, to, 'cuda'), _cast(x2, to, 'cuda'), p, compute_mode)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.fp32: cosh
 def cuda_cosh(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
     try:
         return _o.cosh.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.fp32: erfinv
+def cuda_erfinv(keyset, self):
+    to = _FLOAT32
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.erfinv.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'))
     finally:
         _restore(saved)
 
@@ -921,13 +991,18 @@ _o.mm.register("AutocastCPU", cpu_mm, with_keyset=True)
 _o.scaled_dot_product_attention.register("AutocastCPU", cpu_scaled_dot_product_attention, with_keyset=True)
 _o.binary_cross_entropy.register("AutocastCPU", cpu_binary_cross_entropy, with_keyset=True)
 _o.binary_cross_entropy_with_logits.register("AutocastCPU", cpu_binary_cross_entropy_with_logits, with_keyset=True)
+_o.cdist.register("AutocastCPU", cpu_cdist, with_keyset=True)
 _o.cross_entropy_loss.register("AutocastCPU", cpu_cross_entropy_loss, with_keyset=True)
 _o.l1_loss.register("AutocastCPU", cpu_l1_loss, with_keyset=True)
 _o.mse_loss.register("AutocastCPU", cpu_mse_loss, with_keyset=True)
+_o.nanquantile.register("AutocastCPU", cpu_nanquantile, with_keyset=True)
+_o.nanquantile_scalar.register("AutocastCPU", cpu_nanquantile_scalar, with_keyset=True)
 _o.nll_loss.register("AutocastCPU", cpu_nll_loss, with_keyset=True)
 _o.nll_loss2d.register("AutocastCPU", cpu_nll_loss2d, with_keyset=True)
 _o.prod.register("AutocastCPU", cpu_prod, with_keyset=True)
 _o.prod_dim_int.register("AutocastCPU", cpu_prod_dim_int, with_keyset=True)
+_o.quantile.register("AutocastCPU", cpu_quantile, with_keyset=True)
+_o.quantile_scalar.register("AutocastCPU", cpu_quantile_scalar, with_keyset=True)
 _o.cat.register("AutocastCPU", cpu_cat, with_keyset=True)
 _o.index_copy.register("AutocastCPU", cpu_index_copy, with_keyset=True)
 _o.stack.register("AutocastCPU", cpu_stack, with_keyset=True)
@@ -950,7 +1025,9 @@ _o.scaled_dot_product_attention.register("AutocastCUDA", cuda_scaled_dot_product
 _o.acos.register("AutocastCUDA", cuda_acos, with_keyset=True)
 _o.asin.register("AutocastCUDA", cuda_asin, with_keyset=True)
 _o.binary_cross_entropy_with_logits.register("AutocastCUDA", cuda_binary_cross_entropy_with_logits, with_keyset=True)
+_o.cdist.register("AutocastCUDA", cuda_cdist, with_keyset=True)
 _o.cosh.register("AutocastCUDA", cuda_cosh, with_keyset=True)
+_o.erfinv.register("AutocastCUDA", cuda_erfinv, with_keyset=True)
 _o.exp.register("AutocastCUDA", cuda_exp, with_keyset=True)
 _o.expm1.register("AutocastCUDA", cuda_expm1, with_keyset=True)
 _o.l1_loss.register("AutocastCUDA", cuda_l1_loss, with_keyset=True)

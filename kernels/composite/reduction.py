@@ -303,9 +303,76 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
         if not t.dtype.is_floating_point:
             raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
                                f"{t.dtype.scalar_name}")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {x1.dtype.scalar_name} but found "
+                           f"{x2.dtype.scalar_name}")
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError("X1 and X2 must have the same number of columns. X1: "
                            f"{x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:
         raise RuntimeError("cdist only supports non-negative p values")
     return ember.linalg_vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])
+
+
+def _gradient_along(self, d, h, edge_order):
+    """torch's second-order accurate differences along d, one-sided at the ends; `h` is a
+    number (uniform spacing) or the 1-d coordinates of the samples."""
+    n = self.shape[d]
+
+    def sl(start, stop=None):
+        stop = n if stop is None else stop
+        start, stop = start % n if start < 0 else start, stop % n if stop < 0 else stop
+        return self.narrow(d, start, stop - start)
+    if not isinstance(h, ember.Tensor):
+        center = (sl(2) - sl(0, -2)) / h
+        if edge_order == 1:
+            first, last = (sl(1, 2) - sl(0, 1)) / h, (sl(-1) - sl(-2, -1)) / h
+        else:
+            first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
+            last = (0.5 * sl(-3, -2) - 2 * sl(-2, -1) + 1.5 * sl(-1)) / h
+        return ember.cat([first, center / 2, last], d)
+    dx = h.diff()
+    shape = [1] * self.dim()
+    shape[d] = -1
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * sl(0, -2) + b * sl(1, -1) + c * sl(2)
+    if edge_order == 1:
+        first, last = (sl(1, 2) - sl(0, 1)) / dx[0], (sl(-1) - sl(-2, -1)) / dx[-1]
+    else:
+        s0, s1, e1, e2 = dx[0], dx[1], dx[-1], dx[-2]
+        first = (-(2.0 * s0 + s1) / (s0 * (s0 + s1)) * sl(0, 1) + (s0 + s1) / (s0 * s1) * sl(1, 2)
+                 + -s0 / (s1 * (s0 + s1)) * sl(2, 3))
+        last = (e1 / (e2 * (e1 + e2)) * sl(-3, -2) - (e1 + e2) / (e1 * e2) * sl(-2, -1)
+                + (2 * e1 + e2) / (e1 * (e1 + e2)) * sl(-1))
+    return ember.cat([first, center, last], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """torch.gradient: the derivative estimate along each of `dim` (every dim by default),
+    with a uniform `spacing` (a number, or one per dim) or sample coordinates (1-d tensors,
+    one per dim). Returns a tuple with one tensor per dim.
+
+    >>> ember.gradient(ember.tensor([1., 2., 4., 8.]))
+    (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
+    """
+    dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) \
+        else list(dim)
+    dims = [d % input.dim() for d in dims]
+    if edge_order not in (1, 2):
+        raise RuntimeError("ember.gradient only supports edge_order=1 and edge_order=2.")
+    spacings = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(spacings) != len(dims):
+        raise RuntimeError(f"ember.gradient expected spacing to be unspecified, a scalar or "
+                           f"its length to be equal to {len(dims)}, but got a list of length "
+                           f"{len(spacings)}")
+    for d, h in zip(dims, spacings):
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("ember.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+        if isinstance(h, ember.Tensor) and (h.dim() != 1 or h.shape[0] != input.shape[d]):
+            raise RuntimeError("ember.gradient expected each tensor to be on the same device "
+                               "and to have one coordinate per sample along its dim")
+    return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, spacings))

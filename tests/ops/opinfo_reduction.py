@@ -615,6 +615,7 @@ def _cdist_samples():
     a, b = make((4, 3), F32, rng=r), make((5, 3), F32, rng=r)
     return [S(a, b, name="p2"), S(a, b, 1.0, name="p1"), S(a, b, 0.0, name="p0"),
             S(a, b, 3.0, name="p3"), S(a, b, INF, name="pinf"),
+            S(a, b.astype(F64), name="mixed_dtypes_error"),
             S(make((2, 4, 3), F64, rng=r), make((2, 5, 3), F64, rng=r), name="batched"),
             S(make((2, 4, 3), F32, rng=r), make((5, 3), F32, rng=r), name="broadcast_batch"),
             S(a, make((5, 2), F32, rng=r), name="columns_error"),

@@ -669,3 +669,33 @@ def test_unravel_index_matches_torch(indices, shape):
 ])
 def test_unravel_index_errors_match_torch(call):
     raises_like(lambda: call(ember), lambda: call(torch))
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"spacing": 2.0}, {"dim": 1}, {"dim": [0, 1], "spacing": [0.5, 3]}, {"edge_order": 2},
+    {"spacing": "coords", "dim": 0}, {"spacing": "coords", "dim": 0, "edge_order": 2}])
+def test_gradient_matches_torch(kw):
+    """torch.gradient (uniform spacing, per-dim spacings, sample coordinates, both edge
+    orders): values, and the gradient through it."""
+    a = _X22.astype(np.float64)
+    ke, kt = dict(kw), dict(kw)
+    if kw.get("spacing") == "coords":
+        c = np.sort(_R22.uniform(0, 5, a.shape[0]))
+        ke["spacing"], kt["spacing"] = [ember.tensor(c)], [torch.tensor(c)]
+    e = ember.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    re, rt = ember.gradient(e, **ke), torch.gradient(t, **kt)
+    assert len(re) == len(rt)
+    for x, y in zip(re, rt):
+        _check(x.detach(), y.detach(), _T22)
+    ge, = ember.autograd.grad(sum(x.sum() for x in re), e)
+    gt, = torch.autograd.grad(sum(x.sum() for x in rt), t)
+    _check(ge, gt, _T22)
+
+
+def test_gradient_of_integers_and_errors_match_torch():
+    _check(ember.gradient(ember.tensor([1, 2, 4]))[0], torch.gradient(torch.tensor([1, 2, 4]))[0])
+    raises_like(lambda: ember.gradient(ember.ones(2), edge_order=2),
+                lambda: torch.gradient(torch.ones(2), edge_order=2), "at least edge_order+1")
+    raises_like(lambda: ember.gradient(ember.ones(3), edge_order=3),
+                lambda: torch.gradient(torch.ones(3), edge_order=3), "edge_order=1 and")
