@@ -8,10 +8,12 @@ from . import (  # noqa: F401
     broadcast_shapes,
     broadcast_tensors,
     cartesian_prod,
+    cdist,
     einsum,
     meshgrid,
     norm,
     split,
     unique,
     unique_consecutive,
+    unravel_index,
 )
