@@ -980,7 +980,6 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sqrt,
     _entry_sqrt_,
     _entry_sqrt_out,
-    _entry_square,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
@@ -1488,7 +1487,6 @@ __all__ = [
     'split_with_sizes',
     'sqrt',
     'sqrt_',
-    'square',
     'squeeze',
     'stack',
     'std',
@@ -11884,23 +11882,6 @@ def sqrt_(input):
 
     except TypeError:
         _r = _hra(sqrt_, (input,), (input,), {})
-        if _r is _NO:
-            raise
-        return _r
-
-
-# schema/native_functions.yaml: square(Tensor self) -> Tensor
-def square(input):
-    """square(Tensor self) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(square, (input,), (input,), {})
-        if _r is not _NO:
-            return _r
-    try:
-        return _entry_square(input)
-
-    except TypeError:
-        _r = _hra(square, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r

@@ -11627,34 +11627,6 @@ isneginf_out._entry = _entry_isneginf_out
 _aten._packet('isneginf')._add(isneginf_out)
 
 
-# schema/native_functions.yaml: square(Tensor self) -> Tensor
-square = _Op("aten", 'square', 'default',
-    'square(Tensor self) -> Tensor',
-    ('self',), 1, tags=())
-_c_square = square._cache
-
-
-def _bind_square(self):
-    return (self,)
-
-
-def _entry_square(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(square, (self,)) from None
-    _k = _c_square.get(ks)
-    if _k is None:
-        _k = square._fill(ks)
-    return _k(self)
-
-
-square._bind = _bind_square
-square._entry = _entry_square
-_aten._packet('square')._add(square)
-
-
 # schema/native_functions.yaml: sgn(Tensor self) -> Tensor
 sgn = _Op("aten", 'sgn', 'default',
     'sgn(Tensor self) -> Tensor',

@@ -1794,9 +1794,6 @@ _o.isneginf.register('Meta', _meta_unary.unary_bool)
 _o.isneginf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isneginf))
 _o.isneginf_out.register("ADInplaceOrView", _inplace_or_view(_o.isneginf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml: square(Tensor self) -> Tensor
-_o.square.register('CompositeImplicitAutograd', _composite_special.square)
-
 # schema/native_functions.yaml: sgn(Tensor self) -> Tensor
 _o.sgn.register('CompositeImplicitAutograd', _composite_special.sgn)
 

@@ -984,7 +984,6 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sqrt,
     _entry_sqrt_,
     _entry_sqrt_out,
-    _entry_square,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
@@ -8810,23 +8809,6 @@ def sqrt_(self):
         return _r
 
 
-# schema/native_functions.yaml: square(Tensor self) -> Tensor
-def square(self):
-    """square(Tensor self) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(square, (self,), (self,), {})
-        if _r is not _NO:
-            return _r
-    try:
-        return _entry_square(self)
-
-    except TypeError:
-        _r = _hra(square, (self,), (self,), {})
-        if _r is _NO:
-            raise
-        return _r
-
-
 # schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 def _m0_squeeze(self):
     if _F['Tensor'](self):
@@ -10646,7 +10628,6 @@ TENSOR_ATTRIBUTES = {
     'split_with_sizes': split_with_sizes,
     'sqrt': sqrt,
     'sqrt_': sqrt_,
-    'square': square,
     'squeeze': squeeze,
     'std': std,
     'sub': sub,

@@ -1,5 +1,5 @@
 """Pointwise math ops that torch decomposes (CompositeImplicitAutograd): ldexp is
-self * 2**other, float_power is pow in float64, square is pow(self, 2), sgn of a real
+self * 2**other, float_power is pow in float64, sgn of a real
 tensor is sign, positive is self (autograd comes from the ops they call).
 
     >>> ember.ldexp(ember.tensor([1., 2.]), ember.tensor([3, 4]))
@@ -19,10 +19,6 @@ def _float64(x):
 def float_power(self, exponent):
     """pow with both operands in float64 (Tensor_Tensor, Tensor_Scalar and Scalar)."""
     return ember.pow(_float64(self), _float64(exponent))
-
-
-def square(self):
-    return ember.pow(self, 2)
 
 
 def sgn(self):

@@ -63,7 +63,6 @@ for _name, _mk in [("acosh", {"low": 1.05, "high": 5}), ("asinh", {}), ("atanh",
     _unary_op(_name, **_mk)
 for _name in ("isposinf", "isneginf"):
     _unary_op(_name, inplace=False)
-register("square.default", lambda: unary_samples() + [S(_a(True, False, dtype=BOOL), name="bool")])
 register("sgn.default", lambda: unary_samples() + [S(_a(0.0, -0.0, np.nan, -2.0), name="special")])
 register("positive.default", lambda: unary_samples(dtypes=ALL[1:]) + [
     S(_a(True, False, dtype=BOOL), name="bool_error")])
