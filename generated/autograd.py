@@ -3947,6 +3947,34 @@ class MvlgammaBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+class MvlgammaBackward1(_Node):
+    """Backward of mvlgamma_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_p', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            p = _node._s_p
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.mvlgamma_backward(grad, self, p)
+        return (_r_self,)
+
+    @property
+    def _saved_p(self):
+        return self._s_p
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/derivatives.yaml: erfinv(Tensor self) -> Tensor
 class ErfinvBackward0(_Node):
     """Backward of erfinv, from schema/derivatives.yaml."""
@@ -13375,14 +13403,14 @@ def _ag_mvlgamma(ks, self, p):
     return _out
 
 
-# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!) (derivative: schema/derivatives.yaml: mvlgamma(Tensor self, int p) -> Tensor)
+# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!) (derivative: schema/derivatives.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!))
 def _ag_mvlgamma_(ks, self, p):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(MvlgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(MvlgammaBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_p = p
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW

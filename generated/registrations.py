@@ -1575,7 +1575,8 @@ _o.mvlgamma_out.register('CompositeExplicitAutograd', _autogen_out(_o.mvlgamma))
 _o.mvlgamma_out.register("ADInplaceOrView", _inplace_or_view(_o.mvlgamma_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
-_o.mvlgamma_.register('CompositeExplicitAutograd', _autogen_inplace(_o.mvlgamma), with_keyset=True)
+_o.mvlgamma_.register('CPU', _cpu_special.mvlgamma_)
+_o.mvlgamma_.register('Meta', _meta_special.mvlgamma_)
 _o.mvlgamma_.register("ADInplaceOrView", _inplace_or_view(_o.mvlgamma_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: special_i0e(Tensor self) -> Tensor
@@ -1889,7 +1890,8 @@ _o.gcd_out.register('CompositeExplicitAutograd', _autogen_out(_o.gcd))
 _o.gcd_out.register("ADInplaceOrView", _inplace_or_view(_o.gcd_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.gcd_.register('CompositeExplicitAutograd', _autogen_inplace(_o.gcd, broadcast=True), with_keyset=True)
+_o.gcd_.register('CPU', _cpu_special.gcd_)
+_o.gcd_.register('Meta', _meta_special.gcd_)
 _o.gcd_.register("ADInplaceOrView", _inplace_or_view(_o.gcd_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: lcm(Tensor self, Tensor other) -> Tensor
@@ -1901,7 +1903,8 @@ _o.lcm_out.register('CompositeExplicitAutograd', _autogen_out(_o.lcm))
 _o.lcm_out.register("ADInplaceOrView", _inplace_or_view(_o.lcm_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.lcm_.register('CompositeExplicitAutograd', _autogen_inplace(_o.lcm, broadcast=True), with_keyset=True)
+_o.lcm_.register('CPU', _cpu_special.lcm_)
+_o.lcm_.register('Meta', _meta_special.lcm_)
 _o.lcm_.register("ADInplaceOrView", _inplace_or_view(_o.lcm_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor

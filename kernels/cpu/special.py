@@ -248,3 +248,18 @@ def polygamma_(self, n):
     M.polygamma_(self, n)
     np.copyto(self._np, polygamma(n, self)._np, casting="unsafe")
     return self
+
+
+def _inplace_of(meta, functional):
+    """An in-place kernel: the Meta kernel's checks, then the functional's result copied in."""
+    def kernel(self, *args):
+        meta(self, *args)
+        np.copyto(self._np, functional(self, *args)._np, casting="unsafe")
+        return self
+    kernel.__name__ = meta.__name__
+    return kernel
+
+
+gcd_ = _inplace_of(M.gcd_, gcd)
+lcm_ = _inplace_of(M.lcm_, lcm)
+mvlgamma_ = _inplace_of(M.mvlgamma_, mvlgamma)

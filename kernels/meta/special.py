@@ -199,3 +199,27 @@ def polygamma_(self, n):
     """`x.polygamma_(n)`: torch's in-place checks (a float result into self's dtype)."""
     check_polygamma(n)
     return _inplace(self, float_layout("polygamma", self)._dtype)
+
+
+def _integral_inplace(op):
+    """gcd_/lcm_: torch checks that the result casts into self (and the shapes) before its
+    kernel's dtype support."""
+    def kernel(self, other):
+        _inplace(self, D.result_type(self, other), other)
+        promote_layout(op, self, other, allowed=PROMOTE[op])
+        return self
+    kernel.__name__ = op + "_"
+    return kernel
+
+
+gcd_ = _integral_inplace("gcd")
+lcm_ = _integral_inplace("lcm")
+
+
+def mvlgamma_(self, p):
+    """torch's in-place mvlgamma refuses integral selves with its own message."""
+    check_mvlgamma(p)
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(f"mvlgamma: result type {self._dtype.scalar_name} can't be cast to "
+                           f"the desired output type {D.get_default_dtype().scalar_name}")
+    return self
