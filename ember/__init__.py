@@ -96,10 +96,12 @@ from .core.toplevel import (
     typename,
     unique,
     unique_consecutive,
+    unravel_index,
 )
 from .core.typeinfo import finfo, iinfo
 from .dispatch.dispatcher import ops
 from .kernels.composite.linalg import python_chain_matmul as chain_matmul  # torch.functional
+from .kernels.composite.reduction import gradient  # torch.gradient (a Python composite)
 from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
 from .random import (
     Generator,
@@ -148,6 +150,7 @@ from . import (
     nn,
     onnx,
     optim,
+    special,
     storage,
     utils,
 )

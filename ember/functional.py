@@ -8,6 +8,7 @@ from . import (  # noqa: F401
     broadcast_shapes,
     broadcast_tensors,
     cartesian_prod,
+    cdist,
     chain_matmul,
     einsum,
     meshgrid,
@@ -15,4 +16,5 @@ from . import (  # noqa: F401
     split,
     unique,
     unique_consecutive,
+    unravel_index,
 )

@@ -217,6 +217,16 @@ def cpu_binary_cross_entropy_with_logits(keyset, self, target, weight, pos_weigh
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.fp32: cdist
+def cpu_cdist(keyset, x1, x2, p, compute_mode):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.cdist.redispatch(keyset & _BELOW_CPU, _cast(x1, to, 'cpu'), _cast(x2, to, 'cpu'), p, compute_mode)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.fp32: cholesky
 def cpu_cholesky(keyset, self, upper):
     to = _FLOAT32
@@ -457,6 +467,26 @@ def cpu_mse_loss(keyset, self, target, reduction):
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.fp32: nanquantile
+def cpu_nanquantile(keyset, self, q, dim, keepdim, interpolation):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.nanquantile.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(q, to, 'cpu'), dim, keepdim, interpolation)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: nanquantile.scalar
+def cpu_nanquantile_scalar(keyset, self, q, dim, keepdim, interpolation):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.nanquantile_scalar.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), q, dim, keepdim, interpolation)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.fp32: nll_loss
 def cpu_nll_loss(keyset, self, target, weight, reduction, ignore_index):
     to = _FLOAT32
@@ -523,6 +553,26 @@ def cpu_qr(keyset, self, some):
     saved = _exclude(_CPU_BIT)
     try:
         return _o.qr.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), some)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: quantile
+def cpu_quantile(keyset, self, q, dim, keepdim, interpolation):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.quantile.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(q, to, 'cpu'), dim, keepdim, interpolation)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: quantile.scalar
+def cpu_quantile_scalar(keyset, self, q, dim, keepdim, interpolation):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.quantile_scalar.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), q, dim, keepdim, interpolation)
     finally:
         _restore(saved)
 
@@ -807,12 +857,32 @@ def cuda_binary_cross_entropy_with_logits(keyset, self, target, weight, pos_weig
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.fp32: cdist
+def cuda_cdist(keyset, x1, x2, p, compute_mode):
+    to = _FLOAT32
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.cdist.redispatch(keyset & _BELOW_CUDA, _cast(x1, to, 'cuda'), _cast(x2, to, 'cuda'), p, compute_mode)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.fp32: cosh
 def cuda_cosh(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
     try:
         return _o.cosh.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.fp32: erfinv
+def cuda_erfinv(keyset, self):
+    to = _FLOAT32
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.erfinv.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'))
     finally:
         _restore(saved)
 
@@ -1264,6 +1334,7 @@ _o.mm.register("AutocastCPU", cpu_mm, with_keyset=True)
 _o.scaled_dot_product_attention.register("AutocastCPU", cpu_scaled_dot_product_attention, with_keyset=True)
 _o.binary_cross_entropy.register("AutocastCPU", cpu_binary_cross_entropy, with_keyset=True)
 _o.binary_cross_entropy_with_logits.register("AutocastCPU", cpu_binary_cross_entropy_with_logits, with_keyset=True)
+_o.cdist.register("AutocastCPU", cpu_cdist, with_keyset=True)
 _o.cholesky.register("AutocastCPU", cpu_cholesky, with_keyset=True)
 _o.cholesky_inverse.register("AutocastCPU", cpu_cholesky_inverse, with_keyset=True)
 _o.cholesky_solve.register("AutocastCPU", cpu_cholesky_solve, with_keyset=True)
@@ -1288,6 +1359,8 @@ _o.linalg_tensorinv.register("AutocastCPU", cpu_linalg_tensorinv, with_keyset=Tr
 _o.linalg_tensorsolve.register("AutocastCPU", cpu_linalg_tensorsolve, with_keyset=True)
 _o.lu_solve.register("AutocastCPU", cpu_lu_solve, with_keyset=True)
 _o.mse_loss.register("AutocastCPU", cpu_mse_loss, with_keyset=True)
+_o.nanquantile.register("AutocastCPU", cpu_nanquantile, with_keyset=True)
+_o.nanquantile_scalar.register("AutocastCPU", cpu_nanquantile_scalar, with_keyset=True)
 _o.nll_loss.register("AutocastCPU", cpu_nll_loss, with_keyset=True)
 _o.nll_loss2d.register("AutocastCPU", cpu_nll_loss2d, with_keyset=True)
 _o.orgqr.register("AutocastCPU", cpu_orgqr, with_keyset=True)
@@ -1295,6 +1368,8 @@ _o.pinverse.register("AutocastCPU", cpu_pinverse, with_keyset=True)
 _o.prod.register("AutocastCPU", cpu_prod, with_keyset=True)
 _o.prod_dim_int.register("AutocastCPU", cpu_prod_dim_int, with_keyset=True)
 _o.qr.register("AutocastCPU", cpu_qr, with_keyset=True)
+_o.quantile.register("AutocastCPU", cpu_quantile, with_keyset=True)
+_o.quantile_scalar.register("AutocastCPU", cpu_quantile_scalar, with_keyset=True)
 _o.svd.register("AutocastCPU", cpu_svd, with_keyset=True)
 _o.trace.register("AutocastCPU", cpu_trace, with_keyset=True)
 _o.triangular_solve.register("AutocastCPU", cpu_triangular_solve, with_keyset=True)
@@ -1323,7 +1398,9 @@ _o.scaled_dot_product_attention.register("AutocastCUDA", cuda_scaled_dot_product
 _o.acos.register("AutocastCUDA", cuda_acos, with_keyset=True)
 _o.asin.register("AutocastCUDA", cuda_asin, with_keyset=True)
 _o.binary_cross_entropy_with_logits.register("AutocastCUDA", cuda_binary_cross_entropy_with_logits, with_keyset=True)
+_o.cdist.register("AutocastCUDA", cuda_cdist, with_keyset=True)
 _o.cosh.register("AutocastCUDA", cuda_cosh, with_keyset=True)
+_o.erfinv.register("AutocastCUDA", cuda_erfinv, with_keyset=True)
 _o.exp.register("AutocastCUDA", cuda_exp, with_keyset=True)
 _o.expm1.register("AutocastCUDA", cuda_expm1, with_keyset=True)
 _o.l1_loss.register("AutocastCUDA", cuda_l1_loss, with_keyset=True)

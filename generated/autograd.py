@@ -170,6 +170,63 @@ _c_sign = _o.sign._cache
 _c_sign_ = _o.sign_._cache
 _c_nan_to_num = _o.nan_to_num._cache
 _c_nan_to_num_ = _o.nan_to_num_._cache
+_c_digamma = _o.digamma._cache
+_c_digamma_ = _o.digamma_._cache
+_c_lgamma = _o.lgamma._cache
+_c_lgamma_ = _o.lgamma_._cache
+_c_erfinv = _o.erfinv._cache
+_c_erfinv_ = _o.erfinv_._cache
+_c_erfc = _o.erfc._cache
+_c_erfc_ = _o.erfc_._cache
+_c_i0 = _o.i0._cache
+_c_i0_ = _o.i0_._cache
+_c_sinc = _o.sinc._cache
+_c_sinc_ = _o.sinc_._cache
+_c_deg2rad = _o.deg2rad._cache
+_c_deg2rad_ = _o.deg2rad_._cache
+_c_rad2deg = _o.rad2deg._cache
+_c_rad2deg_ = _o.rad2deg_._cache
+_c_logit = _o.logit._cache
+_c_logit_ = _o.logit_._cache
+_c_polygamma = _o.polygamma._cache
+_c_polygamma_ = _o.polygamma_._cache
+_c_mvlgamma = _o.mvlgamma._cache
+_c_mvlgamma_ = _o.mvlgamma_._cache
+_c_special_i0e = _o.special_i0e._cache
+_c_special_i1 = _o.special_i1._cache
+_c_special_i1e = _o.special_i1e._cache
+_c_special_ndtr = _o.special_ndtr._cache
+_c_special_ndtri = _o.special_ndtri._cache
+_c_special_log_ndtr = _o.special_log_ndtr._cache
+_c_special_erfcx = _o.special_erfcx._cache
+_c_special_entr = _o.special_entr._cache
+_c_frexp_Tensor = _o.frexp_Tensor._cache
+_c_acosh = _o.acosh._cache
+_c_acosh_ = _o.acosh_._cache
+_c_asinh = _o.asinh._cache
+_c_asinh_ = _o.asinh_._cache
+_c_atanh = _o.atanh._cache
+_c_atanh_ = _o.atanh_._cache
+_c_igamma = _o.igamma._cache
+_c_igamma_ = _o.igamma_._cache
+_c_igammac = _o.igammac._cache
+_c_igammac_ = _o.igammac_._cache
+_c_hypot = _o.hypot._cache
+_c_hypot_ = _o.hypot_._cache
+_c_nextafter = _o.nextafter._cache
+_c_nextafter_ = _o.nextafter_._cache
+_c_logaddexp = _o.logaddexp._cache
+_c_logaddexp2 = _o.logaddexp2._cache
+_c_fmax = _o.fmax._cache
+_c_fmin = _o.fmin._cache
+_c_heaviside = _o.heaviside._cache
+_c_heaviside_ = _o.heaviside_._cache
+_c_copysign_Tensor = _o.copysign_Tensor._cache
+_c_copysign__Tensor = _o.copysign__Tensor._cache
+_c_xlogy_Tensor = _o.xlogy_Tensor._cache
+_c_xlogy__Tensor = _o.xlogy__Tensor._cache
+_c_special_xlog1py = _o.special_xlog1py._cache
+_c_special_zeta = _o.special_zeta._cache
 _c_sum = _o.sum._cache
 _c_sum_dim_IntList = _o.sum_dim_IntList._cache
 _c_mean = _o.mean._cache
@@ -207,6 +264,20 @@ _c_random_from = _o.random_from._cache
 _c_random_to = _o.random_to._cache
 _c_random = _o.random._cache
 _c_normal_functional = _o.normal_functional._cache
+_c_nansum = _o.nansum._cache
+_c_median = _o.median._cache
+_c_median_dim = _o.median_dim._cache
+_c_nanmedian = _o.nanmedian._cache
+_c_nanmedian_dim = _o.nanmedian_dim._cache
+_c_kthvalue = _o.kthvalue._cache
+_c_mode = _o.mode._cache
+_c_cummax = _o.cummax._cache
+_c_cummin = _o.cummin._cache
+_c_logcumsumexp = _o.logcumsumexp._cache
+_c_aminmax = _o.aminmax._cache
+_c_histogram_bin_ct = _o.histogram_bin_ct._cache
+_c_histogram_bins_tensor = _o.histogram_bins_tensor._cache
+_c_bincount = _o.bincount._cache
 _c_mm = _o.mm._cache
 _c_bmm = _o.bmm._cache
 _c_addmm = _o.addmm._cache
@@ -4376,6 +4447,1102 @@ class NanToNumBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: digamma(Tensor self) -> Tensor
+class DigammaBackward0(_Node):
+    """Backward of digamma, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.polygamma_backward(grad, 0, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: lgamma(Tensor self) -> Tensor
+class LgammaBackward0(_Node):
+    """Backward of lgamma, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.digamma()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: polygamma(int n, Tensor self) -> Tensor
+class PolygammaBackward0(_Node):
+    """Backward of polygamma, from schema/derivatives.yaml."""
+    __slots__ = ('_s_n', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            n = _node._s_n
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.polygamma_backward(grad, n, self)
+        return (_r_self,)
+
+    @property
+    def _saved_n(self):
+        return self._s_n
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+class PolygammaBackward1(_Node):
+    """Backward of polygamma_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_n', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            n = _node._s_n
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.polygamma_backward(grad, n, self)
+        return (_r_self,)
+
+    @property
+    def _saved_n(self):
+        return self._s_n
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: mvlgamma(Tensor self, int p) -> Tensor
+class MvlgammaBackward0(_Node):
+    """Backward of mvlgamma, from schema/derivatives.yaml."""
+    __slots__ = ('_s_p', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            p = _node._s_p
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.mvlgamma_backward(grad, self, p)
+        return (_r_self,)
+
+    @property
+    def _saved_p(self):
+        return self._s_p
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+class MvlgammaBackward1(_Node):
+    """Backward of mvlgamma_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_p', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            p = _node._s_p
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.mvlgamma_backward(grad, self, p)
+        return (_r_self,)
+
+    @property
+    def _saved_p(self):
+        return self._s_p
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: erfinv(Tensor self) -> Tensor
+class ErfinvBackward0(_Node):
+    """Backward of erfinv, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = 0.886226925452758 * self.erfinv().pow(2).exp() * grad
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: erfc(Tensor self) -> Tensor
+class ErfcBackward0(_Node):
+    """Backward of erfc, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = -1.1283791670955126 * (-self.pow(2)).exp() * grad
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: i0(Tensor self) -> Tensor
+class I0Backward0(_Node):
+    """Backward of i0, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.i0_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_i0e(Tensor self) -> Tensor
+class SpecialI0EBackward0(_Node):
+    """Backward of special_i0e, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.i0e_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_i1(Tensor self) -> Tensor
+class SpecialI1Backward0(_Node):
+    """Backward of special_i1, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.i1_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_i1e(Tensor self) -> Tensor
+class SpecialI1EBackward0(_Node):
+    """Backward of special_i1e, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.i1e_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_ndtr(Tensor self) -> Tensor
+class SpecialNdtrBackward0(_Node):
+    """Backward of special_ndtr, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = 0.3989422804014327 * (self.pow(2) * -0.5).exp() * grad
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_ndtri(Tensor self) -> Tensor
+class SpecialNdtriBackward0(_Node):
+    """Backward of special_ndtri, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = 2.5066282746310002 * (result.pow(2) * 0.5).exp() * grad
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml: special_log_ndtr(Tensor self) -> Tensor
+class SpecialLogNdtrBackward0(_Node):
+    """Backward of special_log_ndtr, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = 0.3989422804014327 * (-(result + self.pow(2) * 0.5)).exp() * grad
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_erfcx(Tensor self) -> Tensor
+class SpecialErfcxBackward0(_Node):
+    """Backward of special_erfcx, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = (2.0 * self * result - 1.1283791670955126) * grad
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_entr(Tensor self) -> Tensor
+class SpecialEntrBackward0(_Node):
+    """Backward of special_entr, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * -(1 + self.log())
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: logit(Tensor self, float? eps=None) -> Tensor
+class LogitBackward0(_Node):
+    """Backward of logit, from schema/derivatives.yaml."""
+    __slots__ = ('_s_eps', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            eps = _node._s_eps
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.logit_backward(grad, self, eps)
+        return (_r_self,)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: sinc(Tensor self) -> Tensor
+class SincBackward0(_Node):
+    """Backward of sinc, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.sinc_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: deg2rad(Tensor self) -> Tensor
+class Deg2RadBackward0(_Node):
+    """Backward of deg2rad, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad * 0.017453292519943295
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: rad2deg(Tensor self) -> Tensor
+class Rad2DegBackward0(_Node):
+    """Backward of rad2deg, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad * 57.29577951308232
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+class FrexpBackward0(_Node):
+    """Backward of frexp.Tensor, from schema/derivatives.yaml."""
+    __slots__ = ('_s_exponent',)
+    _saved_slots = ('_s_exponent',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_mantissa = grads[0]
+        _r_self = None
+        if _n[0]:
+            exponent = _unpack(_node._s_exponent, _node)
+            _r_self = grad_mantissa / exponent.exp2()
+        return (_r_self,)
+
+    @property
+    def _saved_exponent(self):
+        return _unpack(self._s_exponent, self)
+
+
+# schema/derivatives.yaml: igamma(Tensor self, Tensor other) -> Tensor
+class IgammaBackward0(_Node):
+    """Backward of igamma, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('igamma: input')
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.igamma_other_backward(grad, self, other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: igammac(Tensor self, Tensor other) -> Tensor
+class IgammacBackward0(_Node):
+    """Backward of igammac, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('igammac: input')
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.igamma_other_backward(grad, self, other, True)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: acosh(Tensor self) -> Tensor
+class AcoshBackward0(_Node):
+    """Backward of acosh, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * (self.pow(2) - 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+class AcoshBackward1(_Node):
+    """Backward of acosh_, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('inplace version of acosh')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: asinh(Tensor self) -> Tensor
+class AsinhBackward0(_Node):
+    """Backward of asinh, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * (self.pow(2) + 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+class AsinhBackward1(_Node):
+    """Backward of asinh_, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('inplace version of asinh')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: atanh(Tensor self) -> Tensor
+class AtanhBackward0(_Node):
+    """Backward of atanh, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (1 - self.pow(2))
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+class AtanhBackward1(_Node):
+    """Backward of atanh_, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('inplace version of atanh')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: hypot(Tensor self, Tensor other) -> Tensor
+class HypotBackward0(_Node):
+    """Backward of hypot, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_result', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad * self / result, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            result = _unpack(_node._s_result, _node)
+            _r_other = _H.reduce_to(grad * other / result, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
+class CopysignBackward0(_Node):
+    """Backward of copysign.Tensor, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.copysign_backward(grad, self, result)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: nextafter(Tensor self, Tensor other) -> Tensor
+class NextafterBackward0(_Node):
+    """Backward of nextafter, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(self != other, grad), self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: logaddexp(Tensor self, Tensor other) -> Tensor
+class LogaddexpBackward0(_Node):
+    """Backward of logaddexp, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_other = _H.logaddexp_backward(grad, self, other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor
+class Logaddexp2Backward0(_Node):
+    """Backward of logaddexp2, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_other = _H.logaddexp_backward(grad, self, other, True)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: fmax(Tensor self, Tensor other) -> Tensor
+class FmaxBackward0(_Node):
+    """Backward of fmax, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_other = _H.fmax_fmin_backward(grad, self, other, self >= other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: fmin(Tensor self, Tensor other) -> Tensor
+class FminBackward0(_Node):
+    """Backward of fmin, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_other = _H.fmax_fmin_backward(grad, self, other, self <= other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: heaviside(Tensor self, Tensor values) -> Tensor
+class HeavisideBackward0(_Node):
+    """Backward of heaviside, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'values')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_values = None
+        if _n[0]:
+            raise _not_implemented('heaviside')
+        if _n[1]:
+            raise _not_implemented('heaviside')
+        return (_r_self, _r_values)
+
+
+# schema/derivatives.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+class XlogyBackward0(_Node):
+    """Backward of xlogy.Tensor, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_other = _H.xlogy_backward(grad, self, other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor
+class SpecialXlog1PyBackward0(_Node):
+    """Backward of special_xlog1py, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_other = _H.xlogy_backward(grad, self, other, True)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_zeta(Tensor self, Tensor other) -> Tensor
+class SpecialZetaBackward0(_Node):
+    """Backward of special_zeta, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('zeta')
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.zeta_other_backward(grad, self, other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/derivatives.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 class ConvolutionBackward0(_Node):
     """Backward of convolution, from schema/derivatives.yaml."""
@@ -8280,6 +9447,447 @@ class CumprodBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+class NansumBackward0(_Node):
+    """Backward of nansum, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.nansum_backward(grad, self, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: median(Tensor self) -> Tensor
+class MedianBackward0(_Node):
+    """Backward of median, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: nanmedian(Tensor self) -> Tensor
+class NanmedianBackward0(_Node):
+    """Backward of nanmedian, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+class MedianBackward1(_Node):
+    """Backward of median.dim, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+class NanmedianBackward1(_Node):
+    """Backward of nanmedian.dim, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+class KthvalueBackward0(_Node):
+    """Backward of kthvalue, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+class ModeBackward0(_Node):
+    """Backward of mode, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+class CummaxBackward0(_Node):
+    """Backward of cummax, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self')
+    _saved_slots = ('_s_indices', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.cummaxmin_backward(grad_values, self, indices, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+class CumminBackward0(_Node):
+    """Backward of cummin, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self')
+    _saved_slots = ('_s_indices', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.cummaxmin_backward(grad_values, self, indices, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+class LogcumsumexpBackward0(_Node):
+    """Backward of logcumsumexp, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.logcumsumexp_backward(grad, self, result, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+class AminmaxBackward0(_Node):
+    """Backward of aminmax, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_max', '_s_min', '_s_self')
+    _saved_slots = ('_s_max', '_s_min', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_max = grads[1]
+        grad_min = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            max = _unpack(_node._s_max, _node)
+            min = _unpack(_node._s_min, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.aminmax_backward(grad_min, grad_max, self, min, max, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_max(self):
+        return _unpack(self._s_max, self)
+
+    @property
+    def _saved_min(self):
+        return _unpack(self._s_min, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+class HistogramBackward0(_Node):
+    """Backward of histogram.bin_ct, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_weight = None
+        if _n[0]:
+            raise _not_implemented('histogram')
+        if _n[1]:
+            raise _not_implemented('histogram')
+        return (_r_self, _r_weight)
+
+
+# schema/derivatives.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+class HistogramBackward1(_Node):
+    """Backward of histogram.bins_tensor, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'bins', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_bins = None
+        _r_weight = None
+        if _n[0]:
+            raise _not_implemented('histogram')
+        if _n[1]:
+            raise _not_implemented('histogram')
+        if _n[2]:
+            raise _not_implemented('histogram')
+        return (_r_self, _r_bins, _r_weight)
+
+
+# schema/derivatives.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+class BincountBackward0(_Node):
+    """Backward of bincount, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('weights',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_weights = None
+        if _n[0]:
+            raise _not_implemented('bincount')
+        return (_r_weights,)
+
+
 # schema/derivatives.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 class RandintLikeBackward0(_Node):
     """Backward of randint_like, from schema/derivatives.yaml."""
@@ -12036,6 +13644,1157 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
+# schema/native_functions.yaml: digamma(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: digamma(Tensor self) -> Tensor)
+def _ag_digamma(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_digamma.get(_ks)
+    if _k is None:
+        _k = _o.digamma._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(DigammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: digamma_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: digamma(Tensor self) -> Tensor)
+def _ag_digamma_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(DigammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_digamma_.get(_ks)
+    if _k is None:
+        _k = _o.digamma_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lgamma(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: lgamma(Tensor self) -> Tensor)
+def _ag_lgamma(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_lgamma.get(_ks)
+    if _k is None:
+        _k = _o.lgamma._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lgamma_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: lgamma(Tensor self) -> Tensor)
+def _ag_lgamma_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_lgamma_.get(_ks)
+    if _k is None:
+        _k = _o.lgamma_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: erfinv(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: erfinv(Tensor self) -> Tensor)
+def _ag_erfinv(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_erfinv.get(_ks)
+    if _k is None:
+        _k = _o.erfinv._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ErfinvBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: erfinv_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: erfinv(Tensor self) -> Tensor)
+def _ag_erfinv_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ErfinvBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_erfinv_.get(_ks)
+    if _k is None:
+        _k = _o.erfinv_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: erfc(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: erfc(Tensor self) -> Tensor)
+def _ag_erfc(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_erfc.get(_ks)
+    if _k is None:
+        _k = _o.erfc._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ErfcBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: erfc_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: erfc(Tensor self) -> Tensor)
+def _ag_erfc_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ErfcBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_erfc_.get(_ks)
+    if _k is None:
+        _k = _o.erfc_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: i0(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: i0(Tensor self) -> Tensor)
+def _ag_i0(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_i0.get(_ks)
+    if _k is None:
+        _k = _o.i0._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(I0Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: i0_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: i0(Tensor self) -> Tensor)
+def _ag_i0_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(I0Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_i0_.get(_ks)
+    if _k is None:
+        _k = _o.i0_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sinc(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sinc(Tensor self) -> Tensor)
+def _ag_sinc(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sinc.get(_ks)
+    if _k is None:
+        _k = _o.sinc._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SincBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sinc_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sinc(Tensor self) -> Tensor)
+def _ag_sinc_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SincBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_sinc_.get(_ks)
+    if _k is None:
+        _k = _o.sinc_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: deg2rad(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: deg2rad(Tensor self) -> Tensor)
+def _ag_deg2rad(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_deg2rad.get(_ks)
+    if _k is None:
+        _k = _o.deg2rad._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Deg2RadBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: deg2rad_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: deg2rad(Tensor self) -> Tensor)
+def _ag_deg2rad_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Deg2RadBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_deg2rad_.get(_ks)
+    if _k is None:
+        _k = _o.deg2rad_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: rad2deg(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: rad2deg(Tensor self) -> Tensor)
+def _ag_rad2deg(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_rad2deg.get(_ks)
+    if _k is None:
+        _k = _o.rad2deg._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Rad2DegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: rad2deg_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: rad2deg(Tensor self) -> Tensor)
+def _ag_rad2deg_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Rad2DegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_rad2deg_.get(_ks)
+    if _k is None:
+        _k = _o.rad2deg_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: logit(Tensor self, float? eps=None) -> Tensor (derivative: schema/derivatives.yaml: logit(Tensor self, float? eps=None) -> Tensor)
+def _ag_logit(ks, self, eps):
+    _ks = ks & _BELOW
+    _k = _c_logit.get(_ks)
+    if _k is None:
+        _k = _o.logit._fill(_ks)
+    _out = _k(self, eps)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogitBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_eps = eps
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: logit(Tensor self, float? eps=None) -> Tensor)
+def _ag_logit_(ks, self, eps):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LogitBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_eps = eps
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_logit_.get(_ks)
+    if _k is None:
+        _k = _o.logit_._fill(_ks)
+    _out = _k(self, eps)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: polygamma(int n, Tensor self) -> Tensor (derivative: schema/derivatives.yaml: polygamma(int n, Tensor self) -> Tensor)
+def _ag_polygamma(ks, n, self):
+    _ks = ks & _BELOW
+    _k = _c_polygamma.get(_ks)
+    if _k is None:
+        _k = _o.polygamma._fill(_ks)
+    _out = _k(n, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(PolygammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_n = n
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!) (derivative: schema/derivatives.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!))
+def _ag_polygamma_(ks, self, n):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(PolygammaBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_n = n
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_polygamma_.get(_ks)
+    if _k is None:
+        _k = _o.polygamma_._fill(_ks)
+    _out = _k(self, n)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: mvlgamma(Tensor self, int p) -> Tensor (derivative: schema/derivatives.yaml: mvlgamma(Tensor self, int p) -> Tensor)
+def _ag_mvlgamma(ks, self, p):
+    _ks = ks & _BELOW
+    _k = _c_mvlgamma.get(_ks)
+    if _k is None:
+        _k = _o.mvlgamma._fill(_ks)
+    _out = _k(self, p)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MvlgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_p = p
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!) (derivative: schema/derivatives.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!))
+def _ag_mvlgamma_(ks, self, p):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(MvlgammaBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_p = p
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_mvlgamma_.get(_ks)
+    if _k is None:
+        _k = _o.mvlgamma_._fill(_ks)
+    _out = _k(self, p)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_i0e(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: special_i0e(Tensor self) -> Tensor)
+def _ag_special_i0e(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_special_i0e.get(_ks)
+    if _k is None:
+        _k = _o.special_i0e._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SpecialI0EBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_i1(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: special_i1(Tensor self) -> Tensor)
+def _ag_special_i1(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_special_i1.get(_ks)
+    if _k is None:
+        _k = _o.special_i1._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SpecialI1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_i1e(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: special_i1e(Tensor self) -> Tensor)
+def _ag_special_i1e(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_special_i1e.get(_ks)
+    if _k is None:
+        _k = _o.special_i1e._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SpecialI1EBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_ndtr(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: special_ndtr(Tensor self) -> Tensor)
+def _ag_special_ndtr(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_special_ndtr.get(_ks)
+    if _k is None:
+        _k = _o.special_ndtr._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SpecialNdtrBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_ndtri(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: special_ndtri(Tensor self) -> Tensor)
+def _ag_special_ndtri(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_special_ndtri.get(_ks)
+    if _k is None:
+        _k = _o.special_ndtri._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SpecialNdtriBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_log_ndtr(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: special_log_ndtr(Tensor self) -> Tensor)
+def _ag_special_log_ndtr(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_special_log_ndtr.get(_ks)
+    if _k is None:
+        _k = _o.special_log_ndtr._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SpecialLogNdtrBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_erfcx(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: special_erfcx(Tensor self) -> Tensor)
+def _ag_special_erfcx(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_special_erfcx.get(_ks)
+    if _k is None:
+        _k = _o.special_erfcx._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SpecialErfcxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_entr(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: special_entr(Tensor self) -> Tensor)
+def _ag_special_entr(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_special_entr.get(_ks)
+    if _k is None:
+        _k = _o.special_entr._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SpecialEntrBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent) (derivative: schema/derivatives.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent))
+def _ag_frexp_Tensor(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_frexp_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.frexp_Tensor._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FrexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    mantissa = _out[0]
+    exponent = _out[1]
+    _node._s_exponent = _save_output(exponent, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: acosh(Tensor self) -> Tensor)
+def _ag_acosh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_acosh.get(_ks)
+    if _k is None:
+        _k = _o.acosh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AcoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: acosh_(Tensor(a!) self) -> Tensor(a!))
+def _ag_acosh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AcoshBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_acosh_.get(_ks)
+    if _k is None:
+        _k = _o.acosh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: asinh(Tensor self) -> Tensor)
+def _ag_asinh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_asinh.get(_ks)
+    if _k is None:
+        _k = _o.asinh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AsinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: asinh_(Tensor(a!) self) -> Tensor(a!))
+def _ag_asinh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AsinhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_asinh_.get(_ks)
+    if _k is None:
+        _k = _o.asinh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: atanh(Tensor self) -> Tensor)
+def _ag_atanh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_atanh.get(_ks)
+    if _k is None:
+        _k = _o.atanh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: atanh_(Tensor(a!) self) -> Tensor(a!))
+def _ag_atanh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AtanhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_atanh_.get(_ks)
+    if _k is None:
+        _k = _o.atanh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: igamma(Tensor self, Tensor other) -> Tensor)
+def _ag_igamma(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_igamma.get(_ks)
+    if _k is None:
+        _k = _o.igamma._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(IgammaBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: igamma(Tensor self, Tensor other) -> Tensor)
+def _ag_igamma_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(IgammaBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_igamma_.get(_ks)
+    if _k is None:
+        _k = _o.igamma_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: igammac(Tensor self, Tensor other) -> Tensor)
+def _ag_igammac(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_igammac.get(_ks)
+    if _k is None:
+        _k = _o.igammac._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(IgammacBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: igammac(Tensor self, Tensor other) -> Tensor)
+def _ag_igammac_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(IgammacBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_igammac_.get(_ks)
+    if _k is None:
+        _k = _o.igammac_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: hypot(Tensor self, Tensor other) -> Tensor)
+def _ag_hypot(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_hypot.get(_ks)
+    if _k is None:
+        _k = _o.hypot._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(HypotBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self = _save(self)
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    result = _out
+    if _e_self is not None or _e_other is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: hypot(Tensor self, Tensor other) -> Tensor)
+def _ag_hypot_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(HypotBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self = _save(self.clone())
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_hypot_.get(_ks)
+    if _k is None:
+        _k = _o.hypot_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        if _e_self is not None or _e_other is not None:
+            _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: nextafter(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: nextafter(Tensor self, Tensor other) -> Tensor)
+def _ag_nextafter(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_nextafter.get(_ks)
+    if _k is None:
+        _k = _o.nextafter._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(NextafterBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self = _save(self)
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: nextafter(Tensor self, Tensor other) -> Tensor)
+def _ag_nextafter_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(NextafterBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_self is not None:
+                _node._s_other = _save(other)
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self = _save(self.clone())
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_nextafter_.get(_ks)
+    if _k is None:
+        _k = _o.nextafter_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: logaddexp(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: logaddexp(Tensor self, Tensor other) -> Tensor)
+def _ag_logaddexp(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_logaddexp.get(_ks)
+    if _k is None:
+        _k = _o.logaddexp._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(LogaddexpBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor)
+def _ag_logaddexp2(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_logaddexp2.get(_ks)
+    if _k is None:
+        _k = _o.logaddexp2._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(Logaddexp2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: fmax(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: fmax(Tensor self, Tensor other) -> Tensor)
+def _ag_fmax(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmax.get(_ks)
+    if _k is None:
+        _k = _o.fmax._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FmaxBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: fmin(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: fmin(Tensor self, Tensor other) -> Tensor)
+def _ag_fmin(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmin.get(_ks)
+    if _k is None:
+        _k = _o.fmin._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FminBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor (derivative: schema/derivatives.yaml: heaviside(Tensor self, Tensor values) -> Tensor)
+def _ag_heaviside(ks, self, values):
+    _ks = ks & _BELOW
+    _k = _c_heaviside.get(_ks)
+    if _k is None:
+        _k = _o.heaviside._fill(_ks)
+    _out = _k(self, values)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_values = _edge(values)
+    if not (_e_self is not None or _e_values is not None):
+        return _out
+    _node = _new_node(HeavisideBackward0, (_e_self or _NO_EDGE, _e_values or _NO_EDGE), (_e_self is not None, _e_values is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!) (derivative: schema/derivatives.yaml: heaviside(Tensor self, Tensor values) -> Tensor)
+def _ag_heaviside_(ks, self, values):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_values = _edge(values)
+        if _e_self is not None or _e_values is not None:
+            _check_inplace(self)
+            _node = _new_node(HeavisideBackward0, (_e_self or _NO_EDGE, _e_values or _NO_EDGE), (_e_self is not None, _e_values is not None))
+    _ks = ks & _BELOW
+    _k = _c_heaviside_.get(_ks)
+    if _k is None:
+        _k = _o.heaviside_._fill(_ks)
+    _out = _k(self, values)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor)
+def _ag_copysign_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_copysign_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.copysign_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(CopysignBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self = _save(self)
+    result = _out
+    if _e_self is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor)
+def _ag_copysign__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(CopysignBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_copysign__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.copysign__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        if _e_self is not None:
+            _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor)
+def _ag_xlogy_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_xlogy_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.xlogy_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(XlogyBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor)
+def _ag_xlogy__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(XlogyBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_self is not None or _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_xlogy__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.xlogy__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor)
+def _ag_special_xlog1py(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_xlog1py.get(_ks)
+    if _k is None:
+        _k = _o.special_xlog1py._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(SpecialXlog1PyBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_zeta(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: special_zeta(Tensor self, Tensor other) -> Tensor)
+def _ag_special_zeta(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_zeta.get(_ks)
+    if _k is None:
+        _k = _o.special_zeta._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(SpecialZetaBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
@@ -12784,6 +15543,301 @@ def _ag_normal_functional(ks, self, mean, std, generator):
     if not (_e_self is not None):
         return _out
     _node = _new_node(NormalFunctionalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
+def _ag_nansum(ks, self, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_nansum.get(_ks)
+    if _k is None:
+        _k = _o.nansum._fill(_ks)
+    _out = _k(self, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NansumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: median(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: median(Tensor self) -> Tensor)
+def _ag_median(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_median.get(_ks)
+    if _k is None:
+        _k = _o.median._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MedianBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_median_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_median_dim.get(_ks)
+    if _k is None:
+        _k = _o.median_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MedianBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: nanmedian(Tensor self) -> Tensor)
+def _ag_nanmedian(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_nanmedian.get(_ks)
+    if _k is None:
+        _k = _o.nanmedian._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NanmedianBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_nanmedian_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_nanmedian_dim.get(_ks)
+    if _k is None:
+        _k = _o.nanmedian_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NanmedianBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_kthvalue(ks, self, k, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_kthvalue.get(_ks)
+    if _k is None:
+        _k = _o.kthvalue._fill(_ks)
+    _out = _k(self, k, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(KthvalueBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_mode(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_mode.get(_ks)
+    if _k is None:
+        _k = _o.mode._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ModeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices))
+def _ag_cummax(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_cummax.get(_ks)
+    if _k is None:
+        _k = _o.cummax._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CummaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices))
+def _ag_cummin(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_cummin.get(_ks)
+    if _k is None:
+        _k = _o.cummin._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor (derivative: schema/derivatives.yaml: logcumsumexp(Tensor self, int dim) -> Tensor)
+def _ag_logcumsumexp(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_logcumsumexp.get(_ks)
+    if _k is None:
+        _k = _o.logcumsumexp._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogcumsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max) (derivative: schema/derivatives.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max))
+def _ag_aminmax(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_aminmax.get(_ks)
+    if _k is None:
+        _k = _o.aminmax._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AminmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    min = _out[0]
+    max = _out[1]
+    _node._s_max = _save_output(max, 1)
+    _node._s_min = _save_output(min, 0)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges) (derivative: schema/derivatives.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges))
+def _ag_histogram_bin_ct(ks, self, bins, range, weight, density):
+    _ks = ks & _BELOW
+    _k = _c_histogram_bin_ct.get(_ks)
+    if _k is None:
+        _k = _o.histogram_bin_ct._fill(_ks)
+    _out = _k(self, bins, range, weight, density)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_weight = None if weight is None else _edge(weight)
+    if not (_e_self is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(HistogramBackward0, (_e_self or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_weight is not None))
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges) (derivative: schema/derivatives.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges))
+def _ag_histogram_bins_tensor(ks, self, bins, weight, density):
+    _ks = ks & _BELOW
+    _k = _c_histogram_bins_tensor.get(_ks)
+    if _k is None:
+        _k = _o.histogram_bins_tensor._fill(_ks)
+    _out = _k(self, bins, weight, density)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_bins = _edge(bins)
+    _e_weight = None if weight is None else _edge(weight)
+    if not (_e_self is not None or _e_bins is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(HistogramBackward1, (_e_self or _NO_EDGE, _e_bins or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_bins is not None, _e_weight is not None))
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor (derivative: schema/derivatives.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor)
+def _ag_bincount(ks, self, weights, minlength):
+    _ks = ks & _BELOW
+    _k = _c_bincount.get(_ks)
+    if _k is None:
+        _k = _o.bincount._fill(_ks)
+    _out = _k(self, weights, minlength)
+    if not _tls.grad_enabled:
+        return _out
+    _e_weights = None if weights is None else _edge(weights)
+    if not (_e_weights is not None):
+        return _out
+    _node = _new_node(BincountBackward0, (_e_weights or _NO_EDGE,), (_e_weights is not None,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17006,6 +20060,126 @@ _o.signbit_out.register("Autograd", _autograd_out(_o.signbit_out), with_keyset=T
 _o.nan_to_num.register("Autograd", _ag_nan_to_num, with_keyset=True)
 _o.nan_to_num_out.register("Autograd", _autograd_out(_o.nan_to_num_out), with_keyset=True)
 _o.nan_to_num_.register("Autograd", _ag_nan_to_num_, with_keyset=True)
+_o.digamma.register("Autograd", _ag_digamma, with_keyset=True)
+_o.digamma_out.register("Autograd", _autograd_out(_o.digamma_out), with_keyset=True)
+_o.digamma_.register("Autograd", _ag_digamma_, with_keyset=True)
+_o.lgamma.register("Autograd", _ag_lgamma, with_keyset=True)
+_o.lgamma_out.register("Autograd", _autograd_out(_o.lgamma_out), with_keyset=True)
+_o.lgamma_.register("Autograd", _ag_lgamma_, with_keyset=True)
+_o.erfinv.register("Autograd", _ag_erfinv, with_keyset=True)
+_o.erfinv_out.register("Autograd", _autograd_out(_o.erfinv_out), with_keyset=True)
+_o.erfinv_.register("Autograd", _ag_erfinv_, with_keyset=True)
+_o.erfc.register("Autograd", _ag_erfc, with_keyset=True)
+_o.erfc_out.register("Autograd", _autograd_out(_o.erfc_out), with_keyset=True)
+_o.erfc_.register("Autograd", _ag_erfc_, with_keyset=True)
+_o.i0.register("Autograd", _ag_i0, with_keyset=True)
+_o.i0_out.register("Autograd", _autograd_out(_o.i0_out), with_keyset=True)
+_o.i0_.register("Autograd", _ag_i0_, with_keyset=True)
+_o.sinc.register("Autograd", _ag_sinc, with_keyset=True)
+_o.sinc_out.register("Autograd", _autograd_out(_o.sinc_out), with_keyset=True)
+_o.sinc_.register("Autograd", _ag_sinc_, with_keyset=True)
+_o.deg2rad.register("Autograd", _ag_deg2rad, with_keyset=True)
+_o.deg2rad_out.register("Autograd", _autograd_out(_o.deg2rad_out), with_keyset=True)
+_o.deg2rad_.register("Autograd", _ag_deg2rad_, with_keyset=True)
+_o.rad2deg.register("Autograd", _ag_rad2deg, with_keyset=True)
+_o.rad2deg_out.register("Autograd", _autograd_out(_o.rad2deg_out), with_keyset=True)
+_o.rad2deg_.register("Autograd", _ag_rad2deg_, with_keyset=True)
+_o.logit.register("Autograd", _ag_logit, with_keyset=True)
+_o.logit_out.register("Autograd", _autograd_out(_o.logit_out), with_keyset=True)
+_o.logit_.register("Autograd", _ag_logit_, with_keyset=True)
+_o.polygamma.register("Autograd", _ag_polygamma, with_keyset=True)
+_o.polygamma_out.register("Autograd", _autograd_out(_o.polygamma_out), with_keyset=True)
+_o.polygamma_.register("Autograd", _ag_polygamma_, with_keyset=True)
+_o.mvlgamma.register("Autograd", _ag_mvlgamma, with_keyset=True)
+_o.mvlgamma_out.register("Autograd", _autograd_out(_o.mvlgamma_out), with_keyset=True)
+_o.mvlgamma_.register("Autograd", _ag_mvlgamma_, with_keyset=True)
+_o.special_i0e.register("Autograd", _ag_special_i0e, with_keyset=True)
+_o.special_i0e_out.register("Autograd", _autograd_out(_o.special_i0e_out), with_keyset=True)
+_o.special_i1.register("Autograd", _ag_special_i1, with_keyset=True)
+_o.special_i1_out.register("Autograd", _autograd_out(_o.special_i1_out), with_keyset=True)
+_o.special_i1e.register("Autograd", _ag_special_i1e, with_keyset=True)
+_o.special_i1e_out.register("Autograd", _autograd_out(_o.special_i1e_out), with_keyset=True)
+_o.special_ndtr.register("Autograd", _ag_special_ndtr, with_keyset=True)
+_o.special_ndtr_out.register("Autograd", _autograd_out(_o.special_ndtr_out), with_keyset=True)
+_o.special_ndtri.register("Autograd", _ag_special_ndtri, with_keyset=True)
+_o.special_ndtri_out.register("Autograd", _autograd_out(_o.special_ndtri_out), with_keyset=True)
+_o.special_log_ndtr.register("Autograd", _ag_special_log_ndtr, with_keyset=True)
+_o.special_log_ndtr_out.register("Autograd", _autograd_out(_o.special_log_ndtr_out), with_keyset=True)
+_o.special_erfcx.register("Autograd", _ag_special_erfcx, with_keyset=True)
+_o.special_erfcx_out.register("Autograd", _autograd_out(_o.special_erfcx_out), with_keyset=True)
+_o.special_entr.register("Autograd", _ag_special_entr, with_keyset=True)
+_o.special_entr_out.register("Autograd", _autograd_out(_o.special_entr_out), with_keyset=True)
+_o.special_bessel_j0_out.register("Autograd", _autograd_out(_o.special_bessel_j0_out), with_keyset=True)
+_o.special_bessel_j1_out.register("Autograd", _autograd_out(_o.special_bessel_j1_out), with_keyset=True)
+_o.special_bessel_y0_out.register("Autograd", _autograd_out(_o.special_bessel_y0_out), with_keyset=True)
+_o.special_bessel_y1_out.register("Autograd", _autograd_out(_o.special_bessel_y1_out), with_keyset=True)
+_o.special_modified_bessel_i0_out.register("Autograd", _autograd_out(_o.special_modified_bessel_i0_out), with_keyset=True)
+_o.special_modified_bessel_i1_out.register("Autograd", _autograd_out(_o.special_modified_bessel_i1_out), with_keyset=True)
+_o.special_modified_bessel_k0_out.register("Autograd", _autograd_out(_o.special_modified_bessel_k0_out), with_keyset=True)
+_o.special_modified_bessel_k1_out.register("Autograd", _autograd_out(_o.special_modified_bessel_k1_out), with_keyset=True)
+_o.special_scaled_modified_bessel_k0_out.register("Autograd", _autograd_out(_o.special_scaled_modified_bessel_k0_out), with_keyset=True)
+_o.special_scaled_modified_bessel_k1_out.register("Autograd", _autograd_out(_o.special_scaled_modified_bessel_k1_out), with_keyset=True)
+_o.special_spherical_bessel_j0_out.register("Autograd", _autograd_out(_o.special_spherical_bessel_j0_out), with_keyset=True)
+_o.special_airy_ai_out.register("Autograd", _autograd_out(_o.special_airy_ai_out), with_keyset=True)
+_o.frexp_Tensor.register("Autograd", _ag_frexp_Tensor, with_keyset=True)
+_o.acosh.register("Autograd", _ag_acosh, with_keyset=True)
+_o.acosh_out.register("Autograd", _autograd_out(_o.acosh_out), with_keyset=True)
+_o.acosh_.register("Autograd", _ag_acosh_, with_keyset=True)
+_o.asinh.register("Autograd", _ag_asinh, with_keyset=True)
+_o.asinh_out.register("Autograd", _autograd_out(_o.asinh_out), with_keyset=True)
+_o.asinh_.register("Autograd", _ag_asinh_, with_keyset=True)
+_o.atanh.register("Autograd", _ag_atanh, with_keyset=True)
+_o.atanh_out.register("Autograd", _autograd_out(_o.atanh_out), with_keyset=True)
+_o.atanh_.register("Autograd", _ag_atanh_, with_keyset=True)
+_o.isposinf_out.register("Autograd", _autograd_out(_o.isposinf_out), with_keyset=True)
+_o.isneginf_out.register("Autograd", _autograd_out(_o.isneginf_out), with_keyset=True)
+_o.igamma.register("Autograd", _ag_igamma, with_keyset=True)
+_o.igamma_out.register("Autograd", _autograd_out(_o.igamma_out), with_keyset=True)
+_o.igamma_.register("Autograd", _ag_igamma_, with_keyset=True)
+_o.igammac.register("Autograd", _ag_igammac, with_keyset=True)
+_o.igammac_out.register("Autograd", _autograd_out(_o.igammac_out), with_keyset=True)
+_o.igammac_.register("Autograd", _ag_igammac_, with_keyset=True)
+_o.hypot.register("Autograd", _ag_hypot, with_keyset=True)
+_o.hypot_out.register("Autograd", _autograd_out(_o.hypot_out), with_keyset=True)
+_o.hypot_.register("Autograd", _ag_hypot_, with_keyset=True)
+_o.nextafter.register("Autograd", _ag_nextafter, with_keyset=True)
+_o.nextafter_out.register("Autograd", _autograd_out(_o.nextafter_out), with_keyset=True)
+_o.nextafter_.register("Autograd", _ag_nextafter_, with_keyset=True)
+_o.logaddexp.register("Autograd", _ag_logaddexp, with_keyset=True)
+_o.logaddexp_out.register("Autograd", _autograd_out(_o.logaddexp_out), with_keyset=True)
+_o.logaddexp2.register("Autograd", _ag_logaddexp2, with_keyset=True)
+_o.logaddexp2_out.register("Autograd", _autograd_out(_o.logaddexp2_out), with_keyset=True)
+_o.fmax.register("Autograd", _ag_fmax, with_keyset=True)
+_o.fmax_out.register("Autograd", _autograd_out(_o.fmax_out), with_keyset=True)
+_o.fmin.register("Autograd", _ag_fmin, with_keyset=True)
+_o.fmin_out.register("Autograd", _autograd_out(_o.fmin_out), with_keyset=True)
+_o.gcd_out.register("Autograd", _autograd_out(_o.gcd_out), with_keyset=True)
+_o.lcm_out.register("Autograd", _autograd_out(_o.lcm_out), with_keyset=True)
+_o.heaviside.register("Autograd", _ag_heaviside, with_keyset=True)
+_o.heaviside_out.register("Autograd", _autograd_out(_o.heaviside_out), with_keyset=True)
+_o.heaviside_.register("Autograd", _ag_heaviside_, with_keyset=True)
+_o.copysign_Tensor.register("Autograd", _ag_copysign_Tensor, with_keyset=True)
+_o.copysign_out.register("Autograd", _autograd_out(_o.copysign_out), with_keyset=True)
+_o.copysign__Tensor.register("Autograd", _ag_copysign__Tensor, with_keyset=True)
+_o.xlogy_Tensor.register("Autograd", _ag_xlogy_Tensor, with_keyset=True)
+_o.xlogy_OutTensor.register("Autograd", _autograd_out(_o.xlogy_OutTensor), with_keyset=True)
+_o.xlogy__Tensor.register("Autograd", _ag_xlogy__Tensor, with_keyset=True)
+_o.special_xlog1py.register("Autograd", _ag_special_xlog1py, with_keyset=True)
+_o.special_xlog1py_out.register("Autograd", _autograd_out(_o.special_xlog1py_out), with_keyset=True)
+_o.special_zeta.register("Autograd", _ag_special_zeta, with_keyset=True)
+_o.special_zeta_out.register("Autograd", _autograd_out(_o.special_zeta_out), with_keyset=True)
+_o.special_chebyshev_polynomial_t_out.register("Autograd", _autograd_out(_o.special_chebyshev_polynomial_t_out), with_keyset=True)
+_o.special_chebyshev_polynomial_u_out.register("Autograd", _autograd_out(_o.special_chebyshev_polynomial_u_out), with_keyset=True)
+_o.special_chebyshev_polynomial_v_out.register("Autograd", _autograd_out(_o.special_chebyshev_polynomial_v_out), with_keyset=True)
+_o.special_chebyshev_polynomial_w_out.register("Autograd", _autograd_out(_o.special_chebyshev_polynomial_w_out), with_keyset=True)
+_o.special_shifted_chebyshev_polynomial_t_out.register("Autograd", _autograd_out(_o.special_shifted_chebyshev_polynomial_t_out), with_keyset=True)
+_o.special_shifted_chebyshev_polynomial_u_out.register("Autograd", _autograd_out(_o.special_shifted_chebyshev_polynomial_u_out), with_keyset=True)
+_o.special_shifted_chebyshev_polynomial_v_out.register("Autograd", _autograd_out(_o.special_shifted_chebyshev_polynomial_v_out), with_keyset=True)
+_o.special_shifted_chebyshev_polynomial_w_out.register("Autograd", _autograd_out(_o.special_shifted_chebyshev_polynomial_w_out), with_keyset=True)
+_o.special_hermite_polynomial_h_out.register("Autograd", _autograd_out(_o.special_hermite_polynomial_h_out), with_keyset=True)
+_o.special_hermite_polynomial_he_out.register("Autograd", _autograd_out(_o.special_hermite_polynomial_he_out), with_keyset=True)
+_o.special_laguerre_polynomial_l_out.register("Autograd", _autograd_out(_o.special_laguerre_polynomial_l_out), with_keyset=True)
+_o.special_legendre_polynomial_p_out.register("Autograd", _autograd_out(_o.special_legendre_polynomial_p_out), with_keyset=True)
 _o.sum.register("Autograd", _ag_sum, with_keyset=True)
 _o.sum_dim_IntList.register("Autograd", _ag_sum_dim_IntList, with_keyset=True)
 _o.sum_IntList_out.register("Autograd", _autograd_out(_o.sum_IntList_out), with_keyset=True)
@@ -17131,6 +20305,24 @@ _o.randint_like_Tensor_generator_out.register("Autograd", _autograd_out(_o.randi
 _o.randint_like_low_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_dtype_out), with_keyset=True)
 _o.randint_like_low_generator_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_generator_dtype_out), with_keyset=True)
 _o.bernoulli_float_out.register("Autograd", _autograd_out(_o.bernoulli_float_out), with_keyset=True)
+_o.nansum.register("Autograd", _ag_nansum, with_keyset=True)
+_o.nansum_out.register("Autograd", _autograd_out(_o.nansum_out), with_keyset=True)
+_o.median.register("Autograd", _ag_median, with_keyset=True)
+_o.median_dim.register("Autograd", _ag_median_dim, with_keyset=True)
+_o.nanmedian.register("Autograd", _ag_nanmedian, with_keyset=True)
+_o.nanmedian_dim.register("Autograd", _ag_nanmedian_dim, with_keyset=True)
+_o.kthvalue.register("Autograd", _ag_kthvalue, with_keyset=True)
+_o.mode.register("Autograd", _ag_mode, with_keyset=True)
+_o.cummax.register("Autograd", _ag_cummax, with_keyset=True)
+_o.cummin.register("Autograd", _ag_cummin, with_keyset=True)
+_o.logcumsumexp.register("Autograd", _ag_logcumsumexp, with_keyset=True)
+_o.logcumsumexp_out.register("Autograd", _autograd_out(_o.logcumsumexp_out), with_keyset=True)
+_o.aminmax.register("Autograd", _ag_aminmax, with_keyset=True)
+_o.histc_out.register("Autograd", _autograd_out(_o.histc_out), with_keyset=True)
+_o.histogram_bin_ct.register("Autograd", _ag_histogram_bin_ct, with_keyset=True)
+_o.histogram_bins_tensor.register("Autograd", _ag_histogram_bins_tensor, with_keyset=True)
+_o.bincount.register("Autograd", _ag_bincount, with_keyset=True)
+_o.isin_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.isin_Tensor_Tensor_out), with_keyset=True)
 _o.mm.register("Autograd", _ag_mm, with_keyset=True)
 _o.mm_out.register("Autograd", _autograd_out(_o.mm_out), with_keyset=True)
 _o.bmm.register("Autograd", _ag_bmm, with_keyset=True)

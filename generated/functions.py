@@ -39,6 +39,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_acos,
     _entry_acos_,
     _entry_acos_out,
+    _entry_acosh,
+    _entry_acosh_,
+    _entry_acosh_out,
     _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
     _entry_add_Scalar_out,
@@ -68,6 +71,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_amax_out,
     _entry_amin,
     _entry_amin_out,
+    _entry_aminmax,
     _entry_any,
     _entry_any_all_out,
     _entry_any_dim,
@@ -94,12 +98,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_asin,
     _entry_asin_,
     _entry_asin_out,
+    _entry_asinh,
+    _entry_asinh_,
+    _entry_asinh_out,
     _entry_atan,
     _entry_atan2,
     _entry_atan2_,
     _entry_atan2_out,
     _entry_atan_,
     _entry_atan_out,
+    _entry_atanh,
+    _entry_atanh_,
+    _entry_atanh_out,
     _entry_atleast_1d,
     _entry_atleast_1d_Sequence,
     _entry_atleast_2d,
@@ -131,6 +141,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_binary_cross_entropy_out,
     _entry_binary_cross_entropy_with_logits,
     _entry_binary_cross_entropy_with_logits_out,
+    _entry_bincount,
     _entry_bitwise_and_Scalar,
     _entry_bitwise_and_Scalar_Tensor,
     _entry_bitwise_and_Scalar_Tensor_out,
@@ -178,6 +189,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cauchy,
     _entry_cauchy_,
     _entry_cauchy_out,
+    _entry_cdist,
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
@@ -227,6 +239,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copy,
     _entry_copy_,
     _entry_copy_out,
+    _entry_copysign_Tensor,
+    _entry_copysign__Tensor,
+    _entry_copysign_out,
+    _entry_corrcoef,
     _entry_cos,
     _entry_cos_,
     _entry_cos_out,
@@ -237,14 +253,22 @@ from ember._generated.ops import (  # noqa: F401
     _entry_count_nonzero_dim_IntList,
     _entry_count_nonzero_dim_IntList_out,
     _entry_count_nonzero_out,
+    _entry_cov,
     _entry_cross,
     _entry_cross_entropy_loss,
+    _entry_cummax,
+    _entry_cummin,
     _entry_cumprod,
     _entry_cumprod_,
     _entry_cumprod_out,
     _entry_cumsum,
     _entry_cumsum_,
     _entry_cumsum_out,
+    _entry_cumulative_trapezoid_dx,
+    _entry_cumulative_trapezoid_x,
+    _entry_deg2rad,
+    _entry_deg2rad_,
+    _entry_deg2rad_out,
     _entry_det,
     _entry_detach,
     _entry_diag,
@@ -255,6 +279,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_diagonal,
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
+    _entry_diff,
+    _entry_digamma,
+    _entry_digamma_,
+    _entry_digamma_out,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -302,6 +330,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_erf,
     _entry_erf_,
     _entry_erf_out,
+    _entry_erfc,
+    _entry_erfc_,
+    _entry_erfc_out,
+    _entry_erfinv,
+    _entry_erfinv_,
+    _entry_erfinv_out,
     _entry_exp,
     _entry_exp2,
     _entry_exp2_,
@@ -335,6 +369,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flip_out,
     _entry_fliplr,
     _entry_flipud,
+    _entry_float_power_Scalar,
+    _entry_float_power_Tensor_Scalar,
+    _entry_float_power_Tensor_Tensor,
     _entry_floor,
     _entry_floor_,
     _entry_floor_divide,
@@ -344,6 +381,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_floor_divide__Tensor,
     _entry_floor_divide_out,
     _entry_floor_out,
+    _entry_fmax,
+    _entry_fmax_out,
+    _entry_fmin,
+    _entry_fmin_out,
     _entry_fmod_Scalar,
     _entry_fmod_Scalar_out,
     _entry_fmod_Tensor,
@@ -353,12 +394,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_frac,
     _entry_frac_,
     _entry_frac_out,
+    _entry_frexp_Tensor,
     _entry_full,
     _entry_full_like,
     _entry_full_like_out,
     _entry_full_out,
     _entry_gather,
     _entry_gather_out,
+    _entry_gcd,
+    _entry_gcd_,
+    _entry_gcd_out,
     _entry_ge_Scalar,
     _entry_ge_Scalar_out,
     _entry_ge_Tensor,
@@ -398,10 +443,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hardtanh_backward,
     _entry_hardtanh_backward_grad_input,
     _entry_hardtanh_out,
+    _entry_heaviside,
+    _entry_heaviside_,
+    _entry_heaviside_out,
+    _entry_histc,
+    _entry_histc_out,
+    _entry_histogram_bin_ct,
+    _entry_histogram_bins_tensor,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
     _entry_hstack_out,
+    _entry_hypot,
+    _entry_hypot_,
+    _entry_hypot_out,
+    _entry_i0,
+    _entry_i0_,
+    _entry_i0_out,
+    _entry_igamma,
+    _entry_igamma_,
+    _entry_igamma_out,
+    _entry_igammac,
+    _entry_igammac_,
+    _entry_igammac_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -422,18 +486,30 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_select_out,
     _entry_inverse,
     _entry_isfinite,
+    _entry_isin_Tensor_Scalar,
+    _entry_isin_Tensor_Tensor,
+    _entry_isin_Tensor_Tensor_out,
     _entry_isinf,
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_isneginf,
+    _entry_isneginf_out,
+    _entry_isposinf,
+    _entry_isposinf_out,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
     _entry_kaiser_window_beta_out,
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_kthvalue,
     _entry_l1_loss,
     _entry_layer_norm,
+    _entry_lcm,
+    _entry_lcm_,
+    _entry_lcm_out,
+    _entry_ldexp_Tensor,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
     _entry_le_Tensor,
@@ -451,6 +527,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_lgamma,
+    _entry_lgamma_,
+    _entry_lgamma_out,
     _entry_lift_fresh,
     _entry_lift_fresh_copy,
     _entry_linalg_cholesky,
@@ -514,6 +593,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
+    _entry_logaddexp,
+    _entry_logaddexp2,
+    _entry_logaddexp2_out,
+    _entry_logaddexp_out,
+    _entry_logcumsumexp,
+    _entry_logcumsumexp_out,
     _entry_logdet,
     _entry_logical_and,
     _entry_logical_and_,
@@ -527,6 +612,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logit,
+    _entry_logit_,
+    _entry_logit_out,
     _entry_logspace,
     _entry_logspace_out,
     _entry_logsumexp,
@@ -568,6 +656,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_median,
+    _entry_median_dim,
     _entry_meshgrid,
     _entry_meshgrid_indexing,
     _entry_min,
@@ -580,6 +670,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_mode,
     _entry_moveaxis_int,
     _entry_moveaxis_intlist,
     _entry_movedim_int,
@@ -598,9 +689,19 @@ from ember._generated.ops import (  # noqa: F401
     _entry_multinomial_out,
     _entry_mv,
     _entry_mv_out,
+    _entry_mvlgamma,
+    _entry_mvlgamma_,
+    _entry_mvlgamma_out,
     _entry_nan_to_num,
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
+    _entry_nanmean,
+    _entry_nanmedian,
+    _entry_nanmedian_dim,
+    _entry_nanquantile,
+    _entry_nanquantile_scalar,
+    _entry_nansum,
+    _entry_nansum_out,
     _entry_narrow,
     _entry_narrow_copy,
     _entry_narrow_copy_out,
@@ -634,6 +735,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones_out,
     _entry_new_zeros,
     _entry_new_zeros_out,
+    _entry_nextafter,
+    _entry_nextafter_,
+    _entry_nextafter_out,
     _entry_nll_loss,
     _entry_nll_loss2d,
     _entry_nll_loss2d_backward,
@@ -676,6 +780,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pinverse,
     _entry_poisson,
     _entry_poisson_out,
+    _entry_polygamma,
+    _entry_polygamma_,
+    _entry_polygamma_out,
+    _entry_positive,
     _entry_pow_Scalar,
     _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
@@ -692,6 +800,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put_,
     _entry_put_out,
     _entry_qr,
+    _entry_quantile,
+    _entry_quantile_scalar,
+    _entry_rad2deg,
+    _entry_rad2deg_,
+    _entry_rad2deg_out,
     _entry_rand,
     _entry_rand_generator,
     _entry_rand_generator_out,
@@ -815,6 +928,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_set_,
     _entry_set__source_Tensor,
     _entry_set__source_Tensor_storage_offset,
+    _entry_sgn,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -833,6 +947,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sin,
     _entry_sin_,
     _entry_sin_out,
+    _entry_sinc,
+    _entry_sinc_,
+    _entry_sinc_out,
     _entry_sinh,
     _entry_sinh_,
     _entry_sinh_out,
@@ -850,6 +967,74 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sort_stable,
     _entry_sort_values,
     _entry_sort_values_stable,
+    _entry_special_airy_ai,
+    _entry_special_airy_ai_out,
+    _entry_special_bessel_j0,
+    _entry_special_bessel_j0_out,
+    _entry_special_bessel_j1,
+    _entry_special_bessel_j1_out,
+    _entry_special_bessel_y0,
+    _entry_special_bessel_y0_out,
+    _entry_special_bessel_y1,
+    _entry_special_bessel_y1_out,
+    _entry_special_chebyshev_polynomial_t,
+    _entry_special_chebyshev_polynomial_t_out,
+    _entry_special_chebyshev_polynomial_u,
+    _entry_special_chebyshev_polynomial_u_out,
+    _entry_special_chebyshev_polynomial_v,
+    _entry_special_chebyshev_polynomial_v_out,
+    _entry_special_chebyshev_polynomial_w,
+    _entry_special_chebyshev_polynomial_w_out,
+    _entry_special_entr,
+    _entry_special_entr_out,
+    _entry_special_erfcx,
+    _entry_special_erfcx_out,
+    _entry_special_hermite_polynomial_h,
+    _entry_special_hermite_polynomial_h_out,
+    _entry_special_hermite_polynomial_he,
+    _entry_special_hermite_polynomial_he_out,
+    _entry_special_i0e,
+    _entry_special_i0e_out,
+    _entry_special_i1,
+    _entry_special_i1_out,
+    _entry_special_i1e,
+    _entry_special_i1e_out,
+    _entry_special_laguerre_polynomial_l,
+    _entry_special_laguerre_polynomial_l_out,
+    _entry_special_legendre_polynomial_p,
+    _entry_special_legendre_polynomial_p_out,
+    _entry_special_log_ndtr,
+    _entry_special_log_ndtr_out,
+    _entry_special_modified_bessel_i0,
+    _entry_special_modified_bessel_i0_out,
+    _entry_special_modified_bessel_i1,
+    _entry_special_modified_bessel_i1_out,
+    _entry_special_modified_bessel_k0,
+    _entry_special_modified_bessel_k0_out,
+    _entry_special_modified_bessel_k1,
+    _entry_special_modified_bessel_k1_out,
+    _entry_special_ndtr,
+    _entry_special_ndtr_out,
+    _entry_special_ndtri,
+    _entry_special_ndtri_out,
+    _entry_special_scaled_modified_bessel_k0,
+    _entry_special_scaled_modified_bessel_k0_out,
+    _entry_special_scaled_modified_bessel_k1,
+    _entry_special_scaled_modified_bessel_k1_out,
+    _entry_special_shifted_chebyshev_polynomial_t,
+    _entry_special_shifted_chebyshev_polynomial_t_out,
+    _entry_special_shifted_chebyshev_polynomial_u,
+    _entry_special_shifted_chebyshev_polynomial_u_out,
+    _entry_special_shifted_chebyshev_polynomial_v,
+    _entry_special_shifted_chebyshev_polynomial_v_out,
+    _entry_special_shifted_chebyshev_polynomial_w,
+    _entry_special_shifted_chebyshev_polynomial_w_out,
+    _entry_special_spherical_bessel_j0,
+    _entry_special_spherical_bessel_j0_out,
+    _entry_special_xlog1py,
+    _entry_special_xlog1py_out,
+    _entry_special_zeta,
+    _entry_special_zeta_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -916,6 +1101,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_trace,
     _entry_transpose_,
     _entry_transpose_int,
+    _entry_trapezoid_dx,
+    _entry_trapezoid_x,
+    _entry_trapz_dx,
+    _entry_trapz_x,
     _entry_triangular_solve,
     _entry_tril,
     _entry_tril_,
@@ -963,6 +1152,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_xlogy_OutTensor,
+    _entry_xlogy_Tensor,
+    _entry_xlogy__Tensor,
     _entry_zero,
     _entry_zero_,
     _entry_zero_out,
@@ -985,6 +1177,8 @@ __all__ = [
     'abs_',
     'acos',
     'acos_',
+    'acosh',
+    'acosh_',
     'adaptive_avg_pool2d',
     'add',
     'addcdiv',
@@ -997,6 +1191,7 @@ __all__ = [
     'alpha_dropout_',
     'amax',
     'amin',
+    'aminmax',
     'any',
     'arange',
     'argmax',
@@ -1008,9 +1203,13 @@ __all__ = [
     'as_strided_scatter',
     'asin',
     'asin_',
+    'asinh',
+    'asinh_',
     'atan',
     'atan2',
     'atan_',
+    'atanh',
+    'atanh_',
     'atleast_1d',
     'atleast_2d',
     'atleast_3d',
@@ -1023,6 +1222,7 @@ __all__ = [
     'binary_cross_entropy',
     'binary_cross_entropy_backward',
     'binary_cross_entropy_with_logits',
+    'bincount',
     'bitwise_and',
     'bitwise_not',
     'bitwise_or',
@@ -1032,6 +1232,7 @@ __all__ = [
     'broadcast_to',
     'bucketize',
     'cat',
+    'cdist',
     'ceil',
     'ceil_',
     'cholesky',
@@ -1057,15 +1258,23 @@ __all__ = [
     'convolution',
     'convolution_backward',
     'copy_',
+    'copysign',
+    'corrcoef',
     'cos',
     'cos_',
     'cosh',
     'cosh_',
     'count_nonzero',
+    'cov',
     'cross',
     'cross_entropy_loss',
+    'cummax',
+    'cummin',
     'cumprod',
     'cumsum',
+    'cumulative_trapezoid',
+    'deg2rad',
+    'deg2rad_',
     'det',
     'detach',
     'diag',
@@ -1073,6 +1282,9 @@ __all__ = [
     'diagflat',
     'diagonal',
     'diagonal_scatter',
+    'diff',
+    'digamma',
+    'digamma_',
     'div',
     'dot',
     'dropout',
@@ -1091,6 +1303,10 @@ __all__ = [
     'eq',
     'erf',
     'erf_',
+    'erfc',
+    'erfc_',
+    'erfinv',
+    'erfinv_',
     'exp',
     'exp2',
     'exp2_',
@@ -1108,15 +1324,20 @@ __all__ = [
     'flip',
     'fliplr',
     'flipud',
+    'float_power',
     'floor',
     'floor_',
     'floor_divide',
+    'fmax',
+    'fmin',
     'fmod',
     'frac',
     'frac_',
+    'frexp',
     'full',
     'full_like',
     'gather',
+    'gcd',
     'ge',
     'gelu',
     'gelu_',
@@ -1128,8 +1349,16 @@ __all__ = [
     'hardtanh',
     'hardtanh_',
     'hardtanh_backward',
+    'heaviside',
+    'histc',
+    'histogram',
     'hsplit',
     'hstack',
+    'hypot',
+    'i0',
+    'i0_',
+    'igamma',
+    'igammac',
     'index',
     'index_add',
     'index_copy',
@@ -1139,16 +1368,24 @@ __all__ = [
     'index_select',
     'inverse',
     'isfinite',
+    'isin',
     'isinf',
     'isnan',
+    'isneginf',
+    'isposinf',
     'kaiser_window',
+    'kthvalue',
     'l1_loss',
     'layer_norm',
+    'lcm',
+    'ldexp',
     'le',
     'leaky_relu',
     'leaky_relu_',
     'leaky_relu_backward',
     'lerp',
+    'lgamma',
+    'lgamma_',
     'lift_fresh',
     'lift_fresh_copy',
     'linalg_cholesky',
@@ -1197,11 +1434,16 @@ __all__ = [
     'log2_',
     'log_',
     'log_softmax',
+    'logaddexp',
+    'logaddexp2',
+    'logcumsumexp',
     'logdet',
     'logical_and',
     'logical_not',
     'logical_or',
     'logical_xor',
+    'logit',
+    'logit_',
     'logspace',
     'logsumexp',
     'lt',
@@ -1219,9 +1461,11 @@ __all__ = [
     'max_pool2d_with_indices_backward',
     'maximum',
     'mean',
+    'median',
     'min',
     'minimum',
     'mm',
+    'mode',
     'moveaxis',
     'movedim',
     'mse_loss',
@@ -1229,8 +1473,13 @@ __all__ = [
     'mul',
     'multinomial',
     'mv',
+    'mvlgamma',
     'nan_to_num',
     'nan_to_num_',
+    'nanmean',
+    'nanmedian',
+    'nanquantile',
+    'nansum',
     'narrow',
     'narrow_copy',
     'native_batch_norm',
@@ -1242,6 +1491,7 @@ __all__ = [
     'ne',
     'neg',
     'neg_',
+    'nextafter',
     'nll_loss',
     'nll_loss2d',
     'nll_loss2d_backward',
@@ -1259,10 +1509,15 @@ __all__ = [
     'permute',
     'pinverse',
     'poisson',
+    'polygamma',
+    'positive',
     'pow',
     'prod',
     'put',
     'qr',
+    'quantile',
+    'rad2deg',
+    'rad2deg_',
     'rand',
     'rand_like',
     'randint',
@@ -1294,6 +1549,7 @@ __all__ = [
     'searchsorted',
     'select',
     'select_scatter',
+    'sgn',
     'sigmoid',
     'sigmoid_',
     'sigmoid_backward',
@@ -1304,6 +1560,8 @@ __all__ = [
     'silu_backward',
     'sin',
     'sin_',
+    'sinc',
+    'sinc_',
     'sinh',
     'sinh_',
     'slice',
@@ -1313,6 +1571,40 @@ __all__ = [
     'softplus',
     'softplus_backward',
     'sort',
+    'special_airy_ai',
+    'special_bessel_j0',
+    'special_bessel_j1',
+    'special_bessel_y0',
+    'special_bessel_y1',
+    'special_chebyshev_polynomial_t',
+    'special_chebyshev_polynomial_u',
+    'special_chebyshev_polynomial_v',
+    'special_chebyshev_polynomial_w',
+    'special_entr',
+    'special_erfcx',
+    'special_hermite_polynomial_h',
+    'special_hermite_polynomial_he',
+    'special_i0e',
+    'special_i1',
+    'special_i1e',
+    'special_laguerre_polynomial_l',
+    'special_legendre_polynomial_p',
+    'special_log_ndtr',
+    'special_modified_bessel_i0',
+    'special_modified_bessel_i1',
+    'special_modified_bessel_k0',
+    'special_modified_bessel_k1',
+    'special_ndtr',
+    'special_ndtri',
+    'special_scaled_modified_bessel_k0',
+    'special_scaled_modified_bessel_k1',
+    'special_shifted_chebyshev_polynomial_t',
+    'special_shifted_chebyshev_polynomial_u',
+    'special_shifted_chebyshev_polynomial_v',
+    'special_shifted_chebyshev_polynomial_w',
+    'special_spherical_bessel_j0',
+    'special_xlog1py',
+    'special_zeta',
     'split',
     'split_with_sizes',
     'sqrt',
@@ -1342,6 +1634,8 @@ __all__ = [
     'topk',
     'trace',
     'transpose',
+    'trapezoid',
+    'trapz',
     'triangular_solve',
     'tril',
     'tril_indices',
@@ -1358,10 +1652,18 @@ __all__ = [
     'vsplit',
     'vstack',
     'where',
+    'xlogy',
+    'xlogy_',
     'zero_',
     'zeros',
     'zeros_like',
 ]
+_rt_aminmax = _return_type('aminmax', ('min', 'max'))
+_rt_cummax = _return_type('cummax', ('values', 'indices'))
+_rt_cummin = _return_type('cummin', ('values', 'indices'))
+_rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
+_rt_histogram = _return_type('histogram', ('hist', 'bin_edges'))
+_rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_linalg_cholesky_ex = _return_type('linalg_cholesky_ex', ('L', 'info'))
 _rt_linalg_eigh = _return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_inv_ex = _return_type('linalg_inv_ex', ('inverse', 'info'))
@@ -1376,8 +1678,11 @@ _rt_linalg_svd = _return_type('linalg_svd', ('U', 'S', 'Vh'))
 _rt_lu_unpack = _return_type('lu_unpack', ('P', 'L', 'U'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_median = _return_type('median', ('values', 'indices'))
 _rt_min = _return_type('min', ('values', 'indices'))
 _rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_mode = _return_type('mode', ('values', 'indices'))
+_rt_nanmedian = _return_type('nanmedian', ('values', 'indices'))
 _rt_nll_loss2d_forward = _return_type('nll_loss2d_forward', ('output', 'total_weight'))
 _rt_nll_loss_forward = _return_type('nll_loss_forward', ('output', 'total_weight'))
 _rt_qr = _return_type('qr', ('Q', 'R'))
@@ -1608,6 +1913,42 @@ def acos_(input):
 
     except TypeError:
         _r = _hra(acos_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor
+def acosh(input, *, out=None):
+    """acosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(acosh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_acosh(input)
+        return _entry_acosh_out(input, out)
+
+    except TypeError:
+        _r = _hra(acosh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+def acosh_(input):
+    """acosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(acosh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_acosh_(input)
+
+    except TypeError:
+        _r = _hra(acosh_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -1886,6 +2227,23 @@ def amin(input, dim=(), keepdim=False, *, out=None):
 
     except TypeError:
         _r = _hra(amin, (input,), (input, dim, keepdim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+def aminmax(input, *, dim=None, keepdim=False):
+    """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)"""
+    if _tf[0]:
+        _r = _htf(aminmax, (input,), (input,), {'dim': dim, 'keepdim': keepdim})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_aminmax._make(_entry_aminmax(input, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(aminmax, (input,), (input,), {'dim': dim, 'keepdim': keepdim})
         if _r is _NO:
             raise
         return _r
@@ -2227,6 +2585,42 @@ def asin_(input):
         return _r
 
 
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor
+def asinh(input, *, out=None):
+    """asinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(asinh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_asinh(input)
+        return _entry_asinh_out(input, out)
+
+    except TypeError:
+        _r = _hra(asinh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+def asinh_(input):
+    """asinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(asinh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_asinh_(input)
+
+    except TypeError:
+        _r = _hra(asinh_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
@@ -2279,6 +2673,42 @@ def atan_(input):
 
     except TypeError:
         _r = _hra(atan_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor
+def atanh(input, *, out=None):
+    """atanh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(atanh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_atanh(input)
+        return _entry_atanh_out(input, out)
+
+    except TypeError:
+        _r = _hra(atanh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+def atanh_(input):
+    """atanh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(atanh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_atanh_(input)
+
+    except TypeError:
+        _r = _hra(atanh_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -2690,6 +3120,23 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         return _r
 
 
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+def bincount(input, weights=None, minlength=0):
+    """bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(bincount, (input, weights), (input, weights, minlength), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_bincount(input, weights, minlength)
+
+    except TypeError:
+        _r = _hra(bincount, (input, weights), (input, weights, minlength), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
@@ -3080,6 +3527,23 @@ def cat(tensors, dim=0, *, out=None):
 
     except TypeError:
         _r = _hra(cat, (tensors,), (tensors, dim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cdist, (x1, x2), (x1, x2, p, compute_mode), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cdist(x1, x2, p, compute_mode)
+
+    except TypeError:
+        _r = _hra(cdist, (x1, x2), (x1, x2, p, compute_mode), {})
         if _r is _NO:
             raise
         return _r
@@ -3838,6 +4302,44 @@ def copy_(input, src, non_blocking=False):
         return _r
 
 
+# schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
+def copysign(input, other, *, out=None):
+    """copysign.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(copysign, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('copysign', 'other', 2, other)
+        if out is None:
+            return _entry_copysign_Tensor(input, other)
+        return _entry_copysign_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(copysign, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: corrcoef(Tensor self) -> Tensor
+def corrcoef(input):
+    """corrcoef(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(corrcoef, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_corrcoef(input)
+
+    except TypeError:
+        _r = _hra(corrcoef, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
@@ -3965,6 +4467,23 @@ def count_nonzero(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+def cov(input, *, correction=1, fweights=None, aweights=None):
+    """cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cov, (input, fweights, aweights), (input,), {'correction': correction, 'fweights': fweights, 'aweights': aweights})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cov(input, correction, fweights, aweights)
+
+    except TypeError:
+        _r = _hra(cov, (input, fweights, aweights), (input,), {'correction': correction, 'fweights': fweights, 'aweights': aweights})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 def cross(input, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor"""
@@ -3994,6 +4513,40 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
 
     except TypeError:
         _r = _hra(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+def cummax(input, dim):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(cummax, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_cummax._make(_entry_cummax(input, dim))
+
+    except TypeError:
+        _r = _hra(cummax, (input,), (input, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+def cummin(input, dim):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(cummin, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_cummin._make(_entry_cummin(input, dim))
+
+    except TypeError:
+        _r = _hra(cummin, (input,), (input, dim), {})
         if _r is _NO:
             raise
         return _r
@@ -4032,6 +4585,93 @@ def cumsum(input, dim, *, dtype=None, out=None):
 
     except TypeError:
         _r = _hra(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+def _m0_cumulative_trapezoid(y, x, *, dim=-1):
+    if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
+        return (y, x, dim)
+    return None
+
+
+def _c0_cumulative_trapezoid(y, x, dim):
+    return _entry_cumulative_trapezoid_x(y, x, dim)
+
+
+# schema/native_functions.yaml: cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+def _m1_cumulative_trapezoid(y, *, dx=1, dim=-1):
+    if _F['Tensor'](y) and _F['Scalar'](dx) and _F['int'](dim):
+        return (y, dx, dim)
+    return None
+
+
+def _c1_cumulative_trapezoid(y, dx, dim):
+    return _entry_cumulative_trapezoid_dx(y, dx, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_cumulative_trapezoid = (
+    (_m0_cumulative_trapezoid, _c0_cumulative_trapezoid, 2, frozenset(('dim', 'x', 'y'))),
+    (_m1_cumulative_trapezoid, _c1_cumulative_trapezoid, 1, frozenset(('dim', 'dx', 'y'))),
+)
+_sigs_cumulative_trapezoid = (
+    'cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    'cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor',
+)
+
+
+def cumulative_trapezoid(*args, **kwargs):
+    """Overloads:
+    cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+    cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(cumulative_trapezoid, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_cumulative_trapezoid, args, kwargs, 'cumulative_trapezoid', _sigs_cumulative_trapezoid)
+    except TypeError:
+        _r = _hra_any(cumulative_trapezoid, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: deg2rad(Tensor self) -> Tensor
+def deg2rad(input, *, out=None):
+    """deg2rad(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(deg2rad, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_deg2rad(input)
+        return _entry_deg2rad_out(input, out)
+
+    except TypeError:
+        _r = _hra(deg2rad, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: deg2rad_(Tensor(a!) self) -> Tensor(a!)
+def deg2rad_(input):
+    """deg2rad_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(deg2rad_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_deg2rad_(input)
+
+    except TypeError:
+        _r = _hra(deg2rad_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -4157,6 +4797,59 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
 
     except TypeError:
         _r = _hra(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+def diff(input, n=1, dim=-1, prepend=None, append=None):
+    """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(diff, (input, prepend, append), (input, n, dim, prepend, append), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_diff(input, n, dim, prepend, append)
+
+    except TypeError:
+        _r = _hra(diff, (input, prepend, append), (input, n, dim, prepend, append), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: digamma(Tensor self) -> Tensor
+def digamma(input, *, out=None):
+    """digamma(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(digamma, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_digamma(input)
+        return _entry_digamma_out(input, out)
+
+    except TypeError:
+        _r = _hra(digamma, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: digamma_(Tensor(a!) self) -> Tensor(a!)
+def digamma_(input):
+    """digamma_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(digamma_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_digamma_(input)
+
+    except TypeError:
+        _r = _hra(digamma_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -4613,6 +5306,78 @@ def erf_(input):
         return _r
 
 
+# schema/native_functions.yaml: erfc(Tensor self) -> Tensor
+def erfc(input, *, out=None):
+    """erfc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(erfc, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_erfc(input)
+        return _entry_erfc_out(input, out)
+
+    except TypeError:
+        _r = _hra(erfc, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfc_(Tensor(a!) self) -> Tensor(a!)
+def erfc_(input):
+    """erfc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(erfc_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfc_(input)
+
+    except TypeError:
+        _r = _hra(erfc_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfinv(Tensor self) -> Tensor
+def erfinv(input, *, out=None):
+    """erfinv(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(erfinv, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_erfinv(input)
+        return _entry_erfinv_out(input, out)
+
+    except TypeError:
+        _r = _hra(erfinv, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfinv_(Tensor(a!) self) -> Tensor(a!)
+def erfinv_(input):
+    """erfinv_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(erfinv_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfinv_(input)
+
+    except TypeError:
+        _r = _hra(erfinv_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
@@ -5018,6 +5783,71 @@ def flipud(input):
         return _r
 
 
+# schema/native_functions.yaml: float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+def _m0_float_power(input, exponent):
+    if _F['Tensor'](input) and _F['Tensor'](exponent):
+        return (input, exponent)
+    return None
+
+
+def _c0_float_power(input, exponent):
+    return _entry_float_power_Tensor_Tensor(input, exponent)
+
+
+# schema/native_functions.yaml: float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+def _m1_float_power(input, exponent):
+    if _F['Tensor'](input) and _F['Scalar'](exponent):
+        return (input, exponent)
+    return None
+
+
+def _c1_float_power(input, exponent):
+    return _entry_float_power_Tensor_Scalar(input, exponent)
+
+
+# schema/native_functions.yaml: float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+def _m2_float_power(input, exponent):
+    if _F['Scalar'](input) and _F['Tensor'](exponent):
+        return (input, exponent)
+    return None
+
+
+def _c2_float_power(input, exponent):
+    return _entry_float_power_Scalar(input, exponent)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_float_power = (
+    (_m0_float_power, _c0_float_power, 2, frozenset(('exponent', 'input'))),
+    (_m1_float_power, _c1_float_power, 2, frozenset(('exponent', 'input'))),
+    (_m2_float_power, _c2_float_power, 2, frozenset(('exponent', 'input'))),
+)
+_sigs_float_power = (
+    'float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
+    'float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
+    'float_power.Scalar(Scalar self, Tensor exponent) -> Tensor',
+)
+
+
+def float_power(*args, **kwargs):
+    """Overloads:
+    float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+    float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+    float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(float_power, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_float_power, args, kwargs, 'float_power', _sigs_float_power)
+    except TypeError:
+        _r = _hra_any(float_power, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
@@ -5104,6 +5934,48 @@ def floor_divide(*args, **kwargs):
         return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
     except TypeError:
         _r = _hra_any(floor_divide, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fmax(Tensor self, Tensor other) -> Tensor
+def fmax(input, other, *, out=None):
+    """fmax(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fmax, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('fmax', 'other', 2, other)
+        if out is None:
+            return _entry_fmax(input, other)
+        return _entry_fmax_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(fmax, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fmin(Tensor self, Tensor other) -> Tensor
+def fmin(input, other, *, out=None):
+    """fmin(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fmin, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('fmin', 'other', 2, other)
+        if out is None:
+            return _entry_fmin(input, other)
+        return _entry_fmin_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(fmin, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -5200,6 +6072,23 @@ def frac_(input):
         return _r
 
 
+# schema/native_functions.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+def frexp(input):
+    """frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)"""
+    if _tf[0]:
+        _r = _htf(frexp, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_frexp._make(_entry_frexp_Tensor(input))
+
+    except TypeError:
+        _r = _hra(frexp, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -5250,6 +6139,27 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
     except TypeError:
         _r = _hra(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: gcd(Tensor self, Tensor other) -> Tensor
+def gcd(input, other, *, out=None):
+    """gcd(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(gcd, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('gcd', 'other', 2, other)
+        if out is None:
+            return _entry_gcd(input, other)
+        return _entry_gcd_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(gcd, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -5632,6 +6542,97 @@ def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor
+def heaviside(input, values, *, out=None):
+    """heaviside(Tensor self, Tensor values) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(heaviside, (input, values), (input, values), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(values, _Tensor):
+            raise _not_tensor('heaviside', 'values', 2, values)
+        if out is None:
+            return _entry_heaviside(input, values)
+        return _entry_heaviside_out(input, values, out)
+
+    except TypeError:
+        _r = _hra(heaviside, (input, values), (input, values), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+def histc(input, bins=100, min=0, max=0, *, out=None):
+    """histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(histc, (input,), (input, bins, min, max), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_histc(input, bins, min, max)
+        return _entry_histc_out(input, bins, min, max, out)
+
+    except TypeError:
+        _r = _hra(histc, (input,), (input, bins, min, max), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+def _m0_histogram(input, bins, *, weight=None, density=False):
+    if _F['Tensor'](input) and _F['Tensor'](bins) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, weight, density)
+    return None
+
+
+def _c0_histogram(input, bins, weight, density):
+    return _rt_histogram._make(_entry_histogram_bins_tensor(input, bins, weight, density))
+
+
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+def _m1_histogram(input, bins=100, *, range=None, weight=None, density=False):
+    if _F['Tensor'](input) and _F['int'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, range, weight, density)
+    return None
+
+
+def _c1_histogram(input, bins, range, weight, density):
+    return _rt_histogram._make(_entry_histogram_bin_ct(input, bins, range, weight, density))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_histogram = (
+    (_m0_histogram, _c0_histogram, 2, frozenset(('bins', 'density', 'input', 'weight'))),
+    (_m1_histogram, _c1_histogram, 2, frozenset(('bins', 'density', 'input', 'range', 'weight'))),
+)
+_sigs_histogram = (
+    'histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+    'histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+)
+
+
+def histogram(*args, **kwargs):
+    """Overloads:
+    histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+    histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+    """
+    if _tf[0]:
+        _r = _htf_any(histogram, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_histogram, args, kwargs, 'histogram', _sigs_histogram)
+    except TypeError:
+        _r = _hra_any(histogram, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
@@ -5697,6 +6698,105 @@ def hstack(tensors, *, out=None):
 
     except TypeError:
         _r = _hra(hstack, (tensors,), (tensors,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor
+def hypot(input, other, *, out=None):
+    """hypot(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hypot, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('hypot', 'other', 2, other)
+        if out is None:
+            return _entry_hypot(input, other)
+        return _entry_hypot_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(hypot, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: i0(Tensor self) -> Tensor
+def i0(input, *, out=None):
+    """i0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(i0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_i0(input)
+        return _entry_i0_out(input, out)
+
+    except TypeError:
+        _r = _hra(i0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: i0_(Tensor(a!) self) -> Tensor(a!)
+def i0_(input):
+    """i0_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(i0_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_i0_(input)
+
+    except TypeError:
+        _r = _hra(i0_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
+def igamma(input, other, *, out=None):
+    """igamma(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(igamma, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igamma', 'other', 2, other)
+        if out is None:
+            return _entry_igamma(input, other)
+        return _entry_igamma_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(igamma, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor
+def igammac(input, other, *, out=None):
+    """igammac(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(igammac, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igammac', 'other', 2, other)
+        if out is None:
+            return _entry_igammac(input, other)
+        return _entry_igammac_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(igammac, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -5901,6 +7001,59 @@ def isfinite(input):
         return _r
 
 
+# schema/native_functions.yaml: isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+def _m0_isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
+    if _F['Tensor'](elements) and _F['Tensor'](test_elements) and _F['bool'](assume_unique) and _F['bool'](invert):
+        return (elements, test_elements, assume_unique, invert, out)
+    return None
+
+
+def _c0_isin(elements, test_elements, assume_unique, invert, out):
+    if out is None:
+        return _entry_isin_Tensor_Tensor(elements, test_elements, assume_unique, invert)
+    return _entry_isin_Tensor_Tensor_out(elements, test_elements, assume_unique, invert, out)
+
+
+# schema/native_functions.yaml: isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+def _m1_isin(elements, test_element, *, assume_unique=False, invert=False):
+    if _F['Tensor'](elements) and _F['Scalar'](test_element) and _F['bool'](assume_unique) and _F['bool'](invert):
+        return (elements, test_element, assume_unique, invert)
+    return None
+
+
+def _c1_isin(elements, test_element, assume_unique, invert):
+    return _entry_isin_Tensor_Scalar(elements, test_element, assume_unique, invert)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_isin = (
+    (_m0_isin, _c0_isin, 2, frozenset(('assume_unique', 'elements', 'invert', 'out', 'test_elements'))),
+    (_m1_isin, _c1_isin, 2, frozenset(('assume_unique', 'elements', 'invert', 'test_element'))),
+)
+_sigs_isin = (
+    'isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor',
+    'isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor',
+)
+
+
+def isin(*args, **kwargs):
+    """Overloads:
+    isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+    isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(isin, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_isin, args, kwargs, 'isin', _sigs_isin)
+    except TypeError:
+        _r = _hra_any(isin, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: isinf(Tensor self) -> Tensor
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
@@ -5934,6 +7087,44 @@ def isnan(input, *, out=None):
 
     except TypeError:
         _r = _hra(isnan, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: isneginf(Tensor self) -> Tensor
+def isneginf(input, *, out=None):
+    """isneginf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isneginf, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_isneginf(input)
+        return _entry_isneginf_out(input, out)
+
+    except TypeError:
+        _r = _hra(isneginf, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: isposinf(Tensor self) -> Tensor
+def isposinf(input, *, out=None):
+    """isposinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isposinf, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_isposinf(input)
+        return _entry_isposinf_out(input, out)
+
+    except TypeError:
+        _r = _hra(isposinf, (input,), (input,), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -6007,6 +7198,23 @@ def kaiser_window(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+def kthvalue(input, k, dim=-1, keepdim=False):
+    """kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(kthvalue, (input,), (input, k, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_kthvalue._make(_entry_kthvalue(input, k, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(kthvalue, (input,), (input, k, dim, keepdim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
@@ -6036,6 +7244,44 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 
     except TypeError:
         _r = _hra(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lcm(Tensor self, Tensor other) -> Tensor
+def lcm(input, other, *, out=None):
+    """lcm(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lcm, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('lcm', 'other', 2, other)
+        if out is None:
+            return _entry_lcm(input, other)
+        return _entry_lcm_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(lcm, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+def ldexp(input, other):
+    """ldexp.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(ldexp, (input, other), (input, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_ldexp_Tensor(input, other)
+
+    except TypeError:
+        _r = _hra(ldexp, (input, other), (input, other), {})
         if _r is _NO:
             raise
         return _r
@@ -6201,6 +7447,42 @@ def lerp(*args, **kwargs):
         return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
     except TypeError:
         _r = _hra_any(lerp, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lgamma(Tensor self) -> Tensor
+def lgamma(input, *, out=None):
+    """lgamma(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lgamma, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_lgamma(input)
+        return _entry_lgamma_out(input, out)
+
+    except TypeError:
+        _r = _hra(lgamma, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lgamma_(Tensor(a!) self) -> Tensor(a!)
+def lgamma_(input):
+    """lgamma_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(lgamma_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lgamma_(input)
+
+    except TypeError:
+        _r = _hra(lgamma_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -7173,6 +8455,67 @@ def log_softmax(input, dim, dtype=None, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: logaddexp(Tensor self, Tensor other) -> Tensor
+def logaddexp(input, other, *, out=None):
+    """logaddexp(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logaddexp, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logaddexp', 'other', 2, other)
+        if out is None:
+            return _entry_logaddexp(input, other)
+        return _entry_logaddexp_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(logaddexp, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor
+def logaddexp2(input, other, *, out=None):
+    """logaddexp2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logaddexp2, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logaddexp2', 'other', 2, other)
+        if out is None:
+            return _entry_logaddexp2(input, other)
+        return _entry_logaddexp2_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(logaddexp2, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+def logcumsumexp(input, dim, *, out=None):
+    """logcumsumexp(Tensor self, int dim) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logcumsumexp, (input,), (input, dim), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_logcumsumexp(input, dim)
+        return _entry_logcumsumexp_out(input, dim, out)
+
+    except TypeError:
+        _r = _hra(logcumsumexp, (input,), (input, dim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: logdet(Tensor self) -> Tensor
 def logdet(input):
     """logdet(Tensor self) -> Tensor"""
@@ -7267,6 +8610,42 @@ def logical_xor(input, other, *, out=None):
 
     except TypeError:
         _r = _hra(logical_xor, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logit(Tensor self, float? eps=None) -> Tensor
+def logit(input, eps=None, *, out=None):
+    """logit(Tensor self, float? eps=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logit, (input,), (input, eps), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_logit(input, eps)
+        return _entry_logit_out(input, eps, out)
+
+    except TypeError:
+        _r = _hra(logit, (input,), (input, eps), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+def logit_(input, eps=None):
+    """logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(logit_, (input,), (input, eps), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logit_(input, eps)
+
+    except TypeError:
+        _r = _hra(logit_, (input,), (input, eps), {})
         if _r is _NO:
             raise
         return _r
@@ -7740,6 +9119,57 @@ def mean(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: median(Tensor self) -> Tensor
+def _m0_median(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_median(input):
+    return _entry_median(input)
+
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m1_median(input, dim, keepdim=False):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim)
+    return None
+
+
+def _c1_median(input, dim, keepdim):
+    return _rt_median._make(_entry_median_dim(input, dim, keepdim))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_median = (
+    (_m0_median, _c0_median, 1, frozenset(('input',))),
+    (_m1_median, _c1_median, 3, frozenset(('dim', 'input', 'keepdim'))),
+)
+_sigs_median = (
+    'median(Tensor self) -> Tensor',
+    'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def median(*args, **kwargs):
+    """Overloads:
+    median(Tensor self) -> Tensor
+    median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        _r = _htf_any(median, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_median, args, kwargs, 'median', _sigs_median)
+    except TypeError:
+        _r = _hra_any(median, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
@@ -7846,6 +9276,23 @@ def mm(input, mat2, *, out=None):
 
     except TypeError:
         _r = _hra(mm, (input, mat2), (input, mat2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+def mode(input, dim=-1, keepdim=False):
+    """mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(mode, (input,), (input, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_mode._make(_entry_mode(input, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(mode, (input,), (input, dim, keepdim), {})
         if _r is _NO:
             raise
         return _r
@@ -8048,6 +9495,25 @@ def mv(input, vec, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: mvlgamma(Tensor self, int p) -> Tensor
+def mvlgamma(input, p, *, out=None):
+    """mvlgamma(Tensor self, int p) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(mvlgamma, (input,), (input, p), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_mvlgamma(input, p)
+        return _entry_mvlgamma_out(input, p, out)
+
+    except TypeError:
+        _r = _hra(mvlgamma, (input,), (input, p), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
@@ -8079,6 +9545,144 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
 
     except TypeError:
         _r = _hra(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def nanmean(input, dim=None, keepdim=False, *, dtype=None):
+    """nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nanmean, (input,), (input, dim, keepdim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_nanmean(input, dim, keepdim, dtype)
+
+    except TypeError:
+        _r = _hra(nanmean, (input,), (input, dim, keepdim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
+def _m0_nanmedian(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_nanmedian(input):
+    return _entry_nanmedian(input)
+
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m1_nanmedian(input, dim, keepdim=False):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim)
+    return None
+
+
+def _c1_nanmedian(input, dim, keepdim):
+    return _rt_nanmedian._make(_entry_nanmedian_dim(input, dim, keepdim))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_nanmedian = (
+    (_m0_nanmedian, _c0_nanmedian, 1, frozenset(('input',))),
+    (_m1_nanmedian, _c1_nanmedian, 3, frozenset(('dim', 'input', 'keepdim'))),
+)
+_sigs_nanmedian = (
+    'nanmedian(Tensor self) -> Tensor',
+    'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def nanmedian(*args, **kwargs):
+    """Overloads:
+    nanmedian(Tensor self) -> Tensor
+    nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        _r = _htf_any(nanmedian, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_nanmedian, args, kwargs, 'nanmedian', _sigs_nanmedian)
+    except TypeError:
+        _r = _hra_any(nanmedian, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m0_nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](input) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (input, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c0_nanquantile(input, q, dim, keepdim, interpolation):
+    return _entry_nanquantile(input, q, dim, keepdim, interpolation)
+
+
+# schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m1_nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](input) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (input, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c1_nanquantile(input, q, dim, keepdim, interpolation):
+    return _entry_nanquantile_scalar(input, q, dim, keepdim, interpolation)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_nanquantile = (
+    (_m0_nanquantile, _c0_nanquantile, 4, frozenset(('dim', 'input', 'interpolation', 'keepdim', 'q'))),
+    (_m1_nanquantile, _c1_nanquantile, 4, frozenset(('dim', 'input', 'interpolation', 'keepdim', 'q'))),
+)
+_sigs_nanquantile = (
+    "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+)
+
+
+def nanquantile(*args, **kwargs):
+    """Overloads:
+    nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(nanquantile, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_nanquantile, args, kwargs, 'nanquantile', _sigs_nanquantile)
+    except TypeError:
+        _r = _hra_any(nanquantile, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def nansum(input, dim=None, keepdim=False, *, dtype=None, out=None):
+    """nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nansum, (input,), (input, dim, keepdim), {'dtype': dtype, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_nansum(input, dim, keepdim, dtype)
+        return _entry_nansum_out(input, dim, keepdim, dtype, out)
+
+    except TypeError:
+        _r = _hra(nansum, (input,), (input, dim, keepdim), {'dtype': dtype, 'out': out})
         if _r is _NO:
             raise
         return _r
@@ -8320,6 +9924,27 @@ def neg_(input):
 
     except TypeError:
         _r = _hra(neg_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nextafter(Tensor self, Tensor other) -> Tensor
+def nextafter(input, other, *, out=None):
+    """nextafter(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nextafter, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('nextafter', 'other', 2, other)
+        if out is None:
+            return _entry_nextafter(input, other)
+        return _entry_nextafter_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(nextafter, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -8702,6 +10327,44 @@ def poisson(input, generator=None, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: polygamma(int n, Tensor self) -> Tensor
+def polygamma(n, input, *, out=None):
+    """polygamma(int n, Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(polygamma, (input,), (n, input), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(input, _Tensor):
+            raise _not_tensor('polygamma', 'self', 2, input)
+        if out is None:
+            return _entry_polygamma(n, input)
+        return _entry_polygamma_out(n, input, out)
+
+    except TypeError:
+        _r = _hra(polygamma, (input,), (n, input), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+def positive(input):
+    """positive(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(positive, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_positive(input)
+
+    except TypeError:
+        _r = _hra(positive, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](exponent):
@@ -8859,6 +10522,93 @@ def qr(input, some=True):
 
     except TypeError:
         _r = _hra(qr, (input,), (input, some), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m0_quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](input) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (input, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c0_quantile(input, q, dim, keepdim, interpolation):
+    return _entry_quantile(input, q, dim, keepdim, interpolation)
+
+
+# schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m1_quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](input) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (input, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c1_quantile(input, q, dim, keepdim, interpolation):
+    return _entry_quantile_scalar(input, q, dim, keepdim, interpolation)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_quantile = (
+    (_m0_quantile, _c0_quantile, 4, frozenset(('dim', 'input', 'interpolation', 'keepdim', 'q'))),
+    (_m1_quantile, _c1_quantile, 4, frozenset(('dim', 'input', 'interpolation', 'keepdim', 'q'))),
+)
+_sigs_quantile = (
+    "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+)
+
+
+def quantile(*args, **kwargs):
+    """Overloads:
+    quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(quantile, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_quantile, args, kwargs, 'quantile', _sigs_quantile)
+    except TypeError:
+        _r = _hra_any(quantile, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rad2deg(Tensor self) -> Tensor
+def rad2deg(input, *, out=None):
+    """rad2deg(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(rad2deg, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_rad2deg(input)
+        return _entry_rad2deg_out(input, out)
+
+    except TypeError:
+        _r = _hra(rad2deg, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rad2deg_(Tensor(a!) self) -> Tensor(a!)
+def rad2deg_(input):
+    """rad2deg_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(rad2deg_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rad2deg_(input)
+
+    except TypeError:
+        _r = _hra(rad2deg_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -10078,6 +11828,23 @@ def select_scatter(input, src, dim, index, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+def sgn(input):
+    """sgn(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(sgn, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sgn(input)
+
+    except TypeError:
+        _r = _hra(sgn, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
@@ -10261,6 +12028,42 @@ def sin_(input):
 
     except TypeError:
         _r = _hra(sin_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: sinc(Tensor self) -> Tensor
+def sinc(input, *, out=None):
+    """sinc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(sinc, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_sinc(input)
+        return _entry_sinc_out(input, out)
+
+    except TypeError:
+        _r = _hra(sinc, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: sinc_(Tensor(a!) self) -> Tensor(a!)
+def sinc_(input):
+    """sinc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(sinc_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sinc_(input)
+
+    except TypeError:
+        _r = _hra(sinc_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -10462,6 +12265,680 @@ def sort(*args, **kwargs):
         return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
     except TypeError:
         _r = _hra_any(sort, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_airy_ai(Tensor x) -> Tensor
+def special_airy_ai(x, *, out=None):
+    """special_airy_ai(Tensor x) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_airy_ai, (x,), (x,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_airy_ai(x)
+        return _entry_special_airy_ai_out(x, out)
+
+    except TypeError:
+        _r = _hra(special_airy_ai, (x,), (x,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_bessel_j0(Tensor self) -> Tensor
+def special_bessel_j0(input, *, out=None):
+    """special_bessel_j0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_bessel_j0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_bessel_j0(input)
+        return _entry_special_bessel_j0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_bessel_j0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_bessel_j1(Tensor self) -> Tensor
+def special_bessel_j1(input, *, out=None):
+    """special_bessel_j1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_bessel_j1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_bessel_j1(input)
+        return _entry_special_bessel_j1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_bessel_j1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_bessel_y0(Tensor self) -> Tensor
+def special_bessel_y0(input, *, out=None):
+    """special_bessel_y0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_bessel_y0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_bessel_y0(input)
+        return _entry_special_bessel_y0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_bessel_y0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_bessel_y1(Tensor self) -> Tensor
+def special_bessel_y1(input, *, out=None):
+    """special_bessel_y1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_bessel_y1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_bessel_y1(input)
+        return _entry_special_bessel_y1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_bessel_y1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+def special_chebyshev_polynomial_t(x, n, *, out=None):
+    """special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_chebyshev_polynomial_t', 'n', 2, n)
+        if out is None:
+            return _entry_special_chebyshev_polynomial_t(x, n)
+        return _entry_special_chebyshev_polynomial_t_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+def special_chebyshev_polynomial_u(x, n, *, out=None):
+    """special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_chebyshev_polynomial_u', 'n', 2, n)
+        if out is None:
+            return _entry_special_chebyshev_polynomial_u(x, n)
+        return _entry_special_chebyshev_polynomial_u_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+def special_chebyshev_polynomial_v(x, n, *, out=None):
+    """special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_chebyshev_polynomial_v', 'n', 2, n)
+        if out is None:
+            return _entry_special_chebyshev_polynomial_v(x, n)
+        return _entry_special_chebyshev_polynomial_v_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+def special_chebyshev_polynomial_w(x, n, *, out=None):
+    """special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_chebyshev_polynomial_w', 'n', 2, n)
+        if out is None:
+            return _entry_special_chebyshev_polynomial_w(x, n)
+        return _entry_special_chebyshev_polynomial_w_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_entr(Tensor self) -> Tensor
+def special_entr(input, *, out=None):
+    """special_entr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_entr, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_entr(input)
+        return _entry_special_entr_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_entr, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_erfcx(Tensor self) -> Tensor
+def special_erfcx(input, *, out=None):
+    """special_erfcx(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_erfcx, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_erfcx(input)
+        return _entry_special_erfcx_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_erfcx, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
+def special_hermite_polynomial_h(x, n, *, out=None):
+    """special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_hermite_polynomial_h, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_hermite_polynomial_h', 'n', 2, n)
+        if out is None:
+            return _entry_special_hermite_polynomial_h(x, n)
+        return _entry_special_hermite_polynomial_h_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_hermite_polynomial_h, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
+def special_hermite_polynomial_he(x, n, *, out=None):
+    """special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_hermite_polynomial_he, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_hermite_polynomial_he', 'n', 2, n)
+        if out is None:
+            return _entry_special_hermite_polynomial_he(x, n)
+        return _entry_special_hermite_polynomial_he_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_hermite_polynomial_he, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_i0e(Tensor self) -> Tensor
+def special_i0e(input, *, out=None):
+    """special_i0e(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_i0e, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_i0e(input)
+        return _entry_special_i0e_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_i0e, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_i1(Tensor self) -> Tensor
+def special_i1(input, *, out=None):
+    """special_i1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_i1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_i1(input)
+        return _entry_special_i1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_i1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_i1e(Tensor self) -> Tensor
+def special_i1e(input, *, out=None):
+    """special_i1e(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_i1e, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_i1e(input)
+        return _entry_special_i1e_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_i1e, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
+def special_laguerre_polynomial_l(x, n, *, out=None):
+    """special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_laguerre_polynomial_l, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_laguerre_polynomial_l', 'n', 2, n)
+        if out is None:
+            return _entry_special_laguerre_polynomial_l(x, n)
+        return _entry_special_laguerre_polynomial_l_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_laguerre_polynomial_l, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
+def special_legendre_polynomial_p(x, n, *, out=None):
+    """special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_legendre_polynomial_p, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_legendre_polynomial_p', 'n', 2, n)
+        if out is None:
+            return _entry_special_legendre_polynomial_p(x, n)
+        return _entry_special_legendre_polynomial_p_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_legendre_polynomial_p, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_log_ndtr(Tensor self) -> Tensor
+def special_log_ndtr(input, *, out=None):
+    """special_log_ndtr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_log_ndtr, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_log_ndtr(input)
+        return _entry_special_log_ndtr_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_log_ndtr, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_modified_bessel_i0(Tensor self) -> Tensor
+def special_modified_bessel_i0(input, *, out=None):
+    """special_modified_bessel_i0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_modified_bessel_i0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_modified_bessel_i0(input)
+        return _entry_special_modified_bessel_i0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_modified_bessel_i0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_modified_bessel_i1(Tensor self) -> Tensor
+def special_modified_bessel_i1(input, *, out=None):
+    """special_modified_bessel_i1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_modified_bessel_i1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_modified_bessel_i1(input)
+        return _entry_special_modified_bessel_i1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_modified_bessel_i1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_modified_bessel_k0(Tensor self) -> Tensor
+def special_modified_bessel_k0(input, *, out=None):
+    """special_modified_bessel_k0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_modified_bessel_k0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_modified_bessel_k0(input)
+        return _entry_special_modified_bessel_k0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_modified_bessel_k0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_modified_bessel_k1(Tensor self) -> Tensor
+def special_modified_bessel_k1(input, *, out=None):
+    """special_modified_bessel_k1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_modified_bessel_k1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_modified_bessel_k1(input)
+        return _entry_special_modified_bessel_k1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_modified_bessel_k1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_ndtr(Tensor self) -> Tensor
+def special_ndtr(input, *, out=None):
+    """special_ndtr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_ndtr, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_ndtr(input)
+        return _entry_special_ndtr_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_ndtr, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_ndtri(Tensor self) -> Tensor
+def special_ndtri(input, *, out=None):
+    """special_ndtri(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_ndtri, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_ndtri(input)
+        return _entry_special_ndtri_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_ndtri, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k0(Tensor self) -> Tensor
+def special_scaled_modified_bessel_k0(input, *, out=None):
+    """special_scaled_modified_bessel_k0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_scaled_modified_bessel_k0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_scaled_modified_bessel_k0(input)
+        return _entry_special_scaled_modified_bessel_k0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_scaled_modified_bessel_k0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k1(Tensor self) -> Tensor
+def special_scaled_modified_bessel_k1(input, *, out=None):
+    """special_scaled_modified_bessel_k1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_scaled_modified_bessel_k1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_scaled_modified_bessel_k1(input)
+        return _entry_special_scaled_modified_bessel_k1_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_scaled_modified_bessel_k1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
+    """special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_shifted_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_shifted_chebyshev_polynomial_t', 'n', 2, n)
+        if out is None:
+            return _entry_special_shifted_chebyshev_polynomial_t(x, n)
+        return _entry_special_shifted_chebyshev_polynomial_t_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_shifted_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
+    """special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_shifted_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_shifted_chebyshev_polynomial_u', 'n', 2, n)
+        if out is None:
+            return _entry_special_shifted_chebyshev_polynomial_u(x, n)
+        return _entry_special_shifted_chebyshev_polynomial_u_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_shifted_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
+    """special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_shifted_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_shifted_chebyshev_polynomial_v', 'n', 2, n)
+        if out is None:
+            return _entry_special_shifted_chebyshev_polynomial_v(x, n)
+        return _entry_special_shifted_chebyshev_polynomial_v_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_shifted_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
+    """special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_shifted_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(n, _Tensor):
+            raise _not_tensor('special_shifted_chebyshev_polynomial_w', 'n', 2, n)
+        if out is None:
+            return _entry_special_shifted_chebyshev_polynomial_w(x, n)
+        return _entry_special_shifted_chebyshev_polynomial_w_out(x, n, out)
+
+    except TypeError:
+        _r = _hra(special_shifted_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_spherical_bessel_j0(Tensor self) -> Tensor
+def special_spherical_bessel_j0(input, *, out=None):
+    """special_spherical_bessel_j0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_spherical_bessel_j0, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_special_spherical_bessel_j0(input)
+        return _entry_special_spherical_bessel_j0_out(input, out)
+
+    except TypeError:
+        _r = _hra(special_spherical_bessel_j0, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor
+def special_xlog1py(input, other, *, out=None):
+    """special_xlog1py(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_xlog1py, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('special_xlog1py', 'other', 2, other)
+        if out is None:
+            return _entry_special_xlog1py(input, other)
+        return _entry_special_xlog1py_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(special_xlog1py, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_zeta(Tensor self, Tensor other) -> Tensor
+def special_zeta(input, other, *, out=None):
+    """special_zeta(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(special_zeta, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('special_zeta', 'other', 2, other)
+        if out is None:
+            return _entry_special_zeta(input, other)
+        return _entry_special_zeta_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(special_zeta, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -11252,6 +13729,108 @@ def transpose(input, dim0, dim1):
         return _r
 
 
+# schema/native_functions.yaml: trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+def _m0_trapezoid(y, x, *, dim=-1):
+    if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
+        return (y, x, dim)
+    return None
+
+
+def _c0_trapezoid(y, x, dim):
+    return _entry_trapezoid_x(y, x, dim)
+
+
+# schema/native_functions.yaml: trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+def _m1_trapezoid(y, *, dx=1, dim=-1):
+    if _F['Tensor'](y) and _F['Scalar'](dx) and _F['int'](dim):
+        return (y, dx, dim)
+    return None
+
+
+def _c1_trapezoid(y, dx, dim):
+    return _entry_trapezoid_dx(y, dx, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_trapezoid = (
+    (_m0_trapezoid, _c0_trapezoid, 2, frozenset(('dim', 'x', 'y'))),
+    (_m1_trapezoid, _c1_trapezoid, 1, frozenset(('dim', 'dx', 'y'))),
+)
+_sigs_trapezoid = (
+    'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    'trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor',
+)
+
+
+def trapezoid(*args, **kwargs):
+    """Overloads:
+    trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+    trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(trapezoid, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_trapezoid, args, kwargs, 'trapezoid', _sigs_trapezoid)
+    except TypeError:
+        _r = _hra_any(trapezoid, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+def _m0_trapz(y, x, *, dim=-1):
+    if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
+        return (y, x, dim)
+    return None
+
+
+def _c0_trapz(y, x, dim):
+    return _entry_trapz_x(y, x, dim)
+
+
+# schema/native_functions.yaml: trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+def _m1_trapz(y, *, dx=1.0, dim=-1):
+    if _F['Tensor'](y) and _F['float'](dx) and _F['int'](dim):
+        return (y, dx, dim)
+    return None
+
+
+def _c1_trapz(y, dx, dim):
+    return _entry_trapz_dx(y, dx, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_trapz = (
+    (_m0_trapz, _c0_trapz, 2, frozenset(('dim', 'x', 'y'))),
+    (_m1_trapz, _c1_trapz, 1, frozenset(('dim', 'dx', 'y'))),
+)
+_sigs_trapz = (
+    'trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    'trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor',
+)
+
+
+def trapz(*args, **kwargs):
+    """Overloads:
+    trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+    trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(trapz, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_trapz, args, kwargs, 'trapz', _sigs_trapz)
+    except TypeError:
+        _r = _hra_any(trapz, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
 def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
     """triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)"""
@@ -11731,6 +14310,46 @@ def where(*args, **kwargs):
         return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
     except TypeError:
         _r = _hra_any(where, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+def xlogy(input, other, *, out=None):
+    """xlogy.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(xlogy, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('xlogy', 'other', 2, other)
+        if out is None:
+            return _entry_xlogy_Tensor(input, other)
+        return _entry_xlogy_OutTensor(input, other, out)
+
+    except TypeError:
+        _r = _hra(xlogy, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def xlogy_(input, other):
+    """xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(xlogy_, (input, other), (input, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('xlogy_', 'other', 2, other)
+        return _entry_xlogy__Tensor(input, other)
+
+    except TypeError:
+        _r = _hra(xlogy_, (input, other), (input, other), {})
         if _r is _NO:
             raise
         return _r

@@ -9716,6 +9716,4858 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
+# schema/native_functions.yaml: digamma(Tensor self) -> Tensor
+digamma = _Op("aten", 'digamma', 'default',
+    'digamma(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_digamma = digamma._cache
+
+
+def _bind_digamma(self):
+    return (self,)
+
+
+def _entry_digamma(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(digamma, (self,)) from None
+    _k = _c_digamma.get(ks)
+    if _k is None:
+        _k = digamma._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(digamma, _k, (self,))
+    return _k(self)
+
+
+digamma._bind = _bind_digamma
+digamma._entry = _entry_digamma
+_aten._packet('digamma')._add(digamma)
+
+
+# schema/native_functions.yaml: digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of digamma)
+digamma_out = _Op("aten", 'digamma', 'out',
+    'digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_digamma_out = digamma_out._cache
+
+
+def _bind_digamma_out(self, *, out):
+    return (self, out)
+
+
+def _entry_digamma_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(digamma_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_digamma_out.get(ks)
+    if _k is None:
+        _k = digamma_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(digamma_out, _k, (self, out,))
+    return _k(self, out)
+
+
+digamma_out._bind = _bind_digamma_out
+digamma_out._entry = _entry_digamma_out
+_aten._packet('digamma')._add(digamma_out)
+
+
+# schema/native_functions.yaml: digamma_(Tensor(a!) self) -> Tensor(a!)
+digamma_ = _Op("aten", 'digamma_', 'default',
+    'digamma_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_digamma_ = digamma_._cache
+
+
+def _bind_digamma_(self):
+    return (self,)
+
+
+def _entry_digamma_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(digamma_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_digamma_.get(ks)
+    if _k is None:
+        _k = digamma_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(digamma_, _k, (self,))
+    return _k(self)
+
+
+digamma_._bind = _bind_digamma_
+digamma_._entry = _entry_digamma_
+_aten._packet('digamma_')._add(digamma_)
+
+
+# schema/native_functions.yaml: lgamma(Tensor self) -> Tensor
+lgamma = _Op("aten", 'lgamma', 'default',
+    'lgamma(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_lgamma = lgamma._cache
+
+
+def _bind_lgamma(self):
+    return (self,)
+
+
+def _entry_lgamma(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lgamma, (self,)) from None
+    _k = _c_lgamma.get(ks)
+    if _k is None:
+        _k = lgamma._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lgamma, _k, (self,))
+    return _k(self)
+
+
+lgamma._bind = _bind_lgamma
+lgamma._entry = _entry_lgamma
+_aten._packet('lgamma')._add(lgamma)
+
+
+# schema/native_functions.yaml: lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of lgamma)
+lgamma_out = _Op("aten", 'lgamma', 'out',
+    'lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_lgamma_out = lgamma_out._cache
+
+
+def _bind_lgamma_out(self, *, out):
+    return (self, out)
+
+
+def _entry_lgamma_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lgamma_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lgamma_out.get(ks)
+    if _k is None:
+        _k = lgamma_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lgamma_out, _k, (self, out,))
+    return _k(self, out)
+
+
+lgamma_out._bind = _bind_lgamma_out
+lgamma_out._entry = _entry_lgamma_out
+_aten._packet('lgamma')._add(lgamma_out)
+
+
+# schema/native_functions.yaml: lgamma_(Tensor(a!) self) -> Tensor(a!)
+lgamma_ = _Op("aten", 'lgamma_', 'default',
+    'lgamma_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_lgamma_ = lgamma_._cache
+
+
+def _bind_lgamma_(self):
+    return (self,)
+
+
+def _entry_lgamma_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lgamma_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lgamma_.get(ks)
+    if _k is None:
+        _k = lgamma_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lgamma_, _k, (self,))
+    return _k(self)
+
+
+lgamma_._bind = _bind_lgamma_
+lgamma_._entry = _entry_lgamma_
+_aten._packet('lgamma_')._add(lgamma_)
+
+
+# schema/native_functions.yaml: erfinv(Tensor self) -> Tensor
+erfinv = _Op("aten", 'erfinv', 'default',
+    'erfinv(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_erfinv = erfinv._cache
+
+
+def _bind_erfinv(self):
+    return (self,)
+
+
+def _entry_erfinv(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfinv, (self,)) from None
+    _k = _c_erfinv.get(ks)
+    if _k is None:
+        _k = erfinv._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(erfinv, _k, (self,))
+    return _k(self)
+
+
+erfinv._bind = _bind_erfinv
+erfinv._entry = _entry_erfinv
+_aten._packet('erfinv')._add(erfinv)
+
+
+# schema/native_functions.yaml: erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erfinv)
+erfinv_out = _Op("aten", 'erfinv', 'out',
+    'erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_erfinv_out = erfinv_out._cache
+
+
+def _bind_erfinv_out(self, *, out):
+    return (self, out)
+
+
+def _entry_erfinv_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfinv_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_erfinv_out.get(ks)
+    if _k is None:
+        _k = erfinv_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(erfinv_out, _k, (self, out,))
+    return _k(self, out)
+
+
+erfinv_out._bind = _bind_erfinv_out
+erfinv_out._entry = _entry_erfinv_out
+_aten._packet('erfinv')._add(erfinv_out)
+
+
+# schema/native_functions.yaml: erfinv_(Tensor(a!) self) -> Tensor(a!)
+erfinv_ = _Op("aten", 'erfinv_', 'default',
+    'erfinv_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_erfinv_ = erfinv_._cache
+
+
+def _bind_erfinv_(self):
+    return (self,)
+
+
+def _entry_erfinv_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfinv_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_erfinv_.get(ks)
+    if _k is None:
+        _k = erfinv_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(erfinv_, _k, (self,))
+    return _k(self)
+
+
+erfinv_._bind = _bind_erfinv_
+erfinv_._entry = _entry_erfinv_
+_aten._packet('erfinv_')._add(erfinv_)
+
+
+# schema/native_functions.yaml: erfc(Tensor self) -> Tensor
+erfc = _Op("aten", 'erfc', 'default',
+    'erfc(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_erfc = erfc._cache
+
+
+def _bind_erfc(self):
+    return (self,)
+
+
+def _entry_erfc(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfc, (self,)) from None
+    _k = _c_erfc.get(ks)
+    if _k is None:
+        _k = erfc._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(erfc, _k, (self,))
+    return _k(self)
+
+
+erfc._bind = _bind_erfc
+erfc._entry = _entry_erfc
+_aten._packet('erfc')._add(erfc)
+
+
+# schema/native_functions.yaml: erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erfc)
+erfc_out = _Op("aten", 'erfc', 'out',
+    'erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_erfc_out = erfc_out._cache
+
+
+def _bind_erfc_out(self, *, out):
+    return (self, out)
+
+
+def _entry_erfc_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfc_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_erfc_out.get(ks)
+    if _k is None:
+        _k = erfc_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(erfc_out, _k, (self, out,))
+    return _k(self, out)
+
+
+erfc_out._bind = _bind_erfc_out
+erfc_out._entry = _entry_erfc_out
+_aten._packet('erfc')._add(erfc_out)
+
+
+# schema/native_functions.yaml: erfc_(Tensor(a!) self) -> Tensor(a!)
+erfc_ = _Op("aten", 'erfc_', 'default',
+    'erfc_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_erfc_ = erfc_._cache
+
+
+def _bind_erfc_(self):
+    return (self,)
+
+
+def _entry_erfc_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erfc_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_erfc_.get(ks)
+    if _k is None:
+        _k = erfc_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(erfc_, _k, (self,))
+    return _k(self)
+
+
+erfc_._bind = _bind_erfc_
+erfc_._entry = _entry_erfc_
+_aten._packet('erfc_')._add(erfc_)
+
+
+# schema/native_functions.yaml: i0(Tensor self) -> Tensor
+i0 = _Op("aten", 'i0', 'default',
+    'i0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_i0 = i0._cache
+
+
+def _bind_i0(self):
+    return (self,)
+
+
+def _entry_i0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(i0, (self,)) from None
+    _k = _c_i0.get(ks)
+    if _k is None:
+        _k = i0._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(i0, _k, (self,))
+    return _k(self)
+
+
+i0._bind = _bind_i0
+i0._entry = _entry_i0
+_aten._packet('i0')._add(i0)
+
+
+# schema/native_functions.yaml: i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of i0)
+i0_out = _Op("aten", 'i0', 'out',
+    'i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_i0_out = i0_out._cache
+
+
+def _bind_i0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_i0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(i0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_i0_out.get(ks)
+    if _k is None:
+        _k = i0_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(i0_out, _k, (self, out,))
+    return _k(self, out)
+
+
+i0_out._bind = _bind_i0_out
+i0_out._entry = _entry_i0_out
+_aten._packet('i0')._add(i0_out)
+
+
+# schema/native_functions.yaml: i0_(Tensor(a!) self) -> Tensor(a!)
+i0_ = _Op("aten", 'i0_', 'default',
+    'i0_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_i0_ = i0_._cache
+
+
+def _bind_i0_(self):
+    return (self,)
+
+
+def _entry_i0_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(i0_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_i0_.get(ks)
+    if _k is None:
+        _k = i0_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(i0_, _k, (self,))
+    return _k(self)
+
+
+i0_._bind = _bind_i0_
+i0_._entry = _entry_i0_
+_aten._packet('i0_')._add(i0_)
+
+
+# schema/native_functions.yaml: sinc(Tensor self) -> Tensor
+sinc = _Op("aten", 'sinc', 'default',
+    'sinc(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_sinc = sinc._cache
+
+
+def _bind_sinc(self):
+    return (self,)
+
+
+def _entry_sinc(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinc, (self,)) from None
+    _k = _c_sinc.get(ks)
+    if _k is None:
+        _k = sinc._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sinc, _k, (self,))
+    return _k(self)
+
+
+sinc._bind = _bind_sinc
+sinc._entry = _entry_sinc
+_aten._packet('sinc')._add(sinc)
+
+
+# schema/native_functions.yaml: sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinc)
+sinc_out = _Op("aten", 'sinc', 'out',
+    'sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_sinc_out = sinc_out._cache
+
+
+def _bind_sinc_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sinc_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinc_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sinc_out.get(ks)
+    if _k is None:
+        _k = sinc_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sinc_out, _k, (self, out,))
+    return _k(self, out)
+
+
+sinc_out._bind = _bind_sinc_out
+sinc_out._entry = _entry_sinc_out
+_aten._packet('sinc')._add(sinc_out)
+
+
+# schema/native_functions.yaml: sinc_(Tensor(a!) self) -> Tensor(a!)
+sinc_ = _Op("aten", 'sinc_', 'default',
+    'sinc_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sinc_ = sinc_._cache
+
+
+def _bind_sinc_(self):
+    return (self,)
+
+
+def _entry_sinc_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinc_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sinc_.get(ks)
+    if _k is None:
+        _k = sinc_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sinc_, _k, (self,))
+    return _k(self)
+
+
+sinc_._bind = _bind_sinc_
+sinc_._entry = _entry_sinc_
+_aten._packet('sinc_')._add(sinc_)
+
+
+# schema/native_functions.yaml: deg2rad(Tensor self) -> Tensor
+deg2rad = _Op("aten", 'deg2rad', 'default',
+    'deg2rad(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_deg2rad = deg2rad._cache
+
+
+def _bind_deg2rad(self):
+    return (self,)
+
+
+def _entry_deg2rad(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(deg2rad, (self,)) from None
+    _k = _c_deg2rad.get(ks)
+    if _k is None:
+        _k = deg2rad._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(deg2rad, _k, (self,))
+    return _k(self)
+
+
+deg2rad._bind = _bind_deg2rad
+deg2rad._entry = _entry_deg2rad
+_aten._packet('deg2rad')._add(deg2rad)
+
+
+# schema/native_functions.yaml: deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of deg2rad)
+deg2rad_out = _Op("aten", 'deg2rad', 'out',
+    'deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_deg2rad_out = deg2rad_out._cache
+
+
+def _bind_deg2rad_out(self, *, out):
+    return (self, out)
+
+
+def _entry_deg2rad_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(deg2rad_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_deg2rad_out.get(ks)
+    if _k is None:
+        _k = deg2rad_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(deg2rad_out, _k, (self, out,))
+    return _k(self, out)
+
+
+deg2rad_out._bind = _bind_deg2rad_out
+deg2rad_out._entry = _entry_deg2rad_out
+_aten._packet('deg2rad')._add(deg2rad_out)
+
+
+# schema/native_functions.yaml: deg2rad_(Tensor(a!) self) -> Tensor(a!)
+deg2rad_ = _Op("aten", 'deg2rad_', 'default',
+    'deg2rad_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_deg2rad_ = deg2rad_._cache
+
+
+def _bind_deg2rad_(self):
+    return (self,)
+
+
+def _entry_deg2rad_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(deg2rad_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_deg2rad_.get(ks)
+    if _k is None:
+        _k = deg2rad_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(deg2rad_, _k, (self,))
+    return _k(self)
+
+
+deg2rad_._bind = _bind_deg2rad_
+deg2rad_._entry = _entry_deg2rad_
+_aten._packet('deg2rad_')._add(deg2rad_)
+
+
+# schema/native_functions.yaml: rad2deg(Tensor self) -> Tensor
+rad2deg = _Op("aten", 'rad2deg', 'default',
+    'rad2deg(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_rad2deg = rad2deg._cache
+
+
+def _bind_rad2deg(self):
+    return (self,)
+
+
+def _entry_rad2deg(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rad2deg, (self,)) from None
+    _k = _c_rad2deg.get(ks)
+    if _k is None:
+        _k = rad2deg._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rad2deg, _k, (self,))
+    return _k(self)
+
+
+rad2deg._bind = _bind_rad2deg
+rad2deg._entry = _entry_rad2deg
+_aten._packet('rad2deg')._add(rad2deg)
+
+
+# schema/native_functions.yaml: rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rad2deg)
+rad2deg_out = _Op("aten", 'rad2deg', 'out',
+    'rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_rad2deg_out = rad2deg_out._cache
+
+
+def _bind_rad2deg_out(self, *, out):
+    return (self, out)
+
+
+def _entry_rad2deg_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rad2deg_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rad2deg_out.get(ks)
+    if _k is None:
+        _k = rad2deg_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rad2deg_out, _k, (self, out,))
+    return _k(self, out)
+
+
+rad2deg_out._bind = _bind_rad2deg_out
+rad2deg_out._entry = _entry_rad2deg_out
+_aten._packet('rad2deg')._add(rad2deg_out)
+
+
+# schema/native_functions.yaml: rad2deg_(Tensor(a!) self) -> Tensor(a!)
+rad2deg_ = _Op("aten", 'rad2deg_', 'default',
+    'rad2deg_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_rad2deg_ = rad2deg_._cache
+
+
+def _bind_rad2deg_(self):
+    return (self,)
+
+
+def _entry_rad2deg_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rad2deg_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_rad2deg_.get(ks)
+    if _k is None:
+        _k = rad2deg_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(rad2deg_, _k, (self,))
+    return _k(self)
+
+
+rad2deg_._bind = _bind_rad2deg_
+rad2deg_._entry = _entry_rad2deg_
+_aten._packet('rad2deg_')._add(rad2deg_)
+
+
+# schema/native_functions.yaml: logit(Tensor self, float? eps=None) -> Tensor
+logit = _Op("aten", 'logit', 'default',
+    'logit(Tensor self, float? eps=None) -> Tensor',
+    ('self', 'eps'), 2, tags=('pointwise',))
+_c_logit = logit._cache
+
+
+def _bind_logit(self, eps=None):
+    return (self, eps)
+
+
+def _entry_logit(self, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logit, (self, eps)) from None
+    _k = _c_logit.get(ks)
+    if _k is None:
+        _k = logit._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logit, _k, (self, eps,))
+    return _k(self, eps)
+
+
+logit._bind = _bind_logit
+logit._entry = _entry_logit
+_aten._packet('logit')._add(logit)
+
+
+# schema/native_functions.yaml: logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of logit)
+logit_out = _Op("aten", 'logit', 'out',
+    'logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'eps', 'out'), 2, tags=('pointwise',))
+_c_logit_out = logit_out._cache
+
+
+def _bind_logit_out(self, eps=None, *, out):
+    return (self, eps, out)
+
+
+def _entry_logit_out(self, eps, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logit_out, (self, eps, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logit_out.get(ks)
+    if _k is None:
+        _k = logit_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logit_out, _k, (self, eps, out,))
+    return _k(self, eps, out)
+
+
+logit_out._bind = _bind_logit_out
+logit_out._entry = _entry_logit_out
+_aten._packet('logit')._add(logit_out)
+
+
+# schema/native_functions.yaml: logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+logit_ = _Op("aten", 'logit_', 'default',
+    'logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)',
+    ('self', 'eps'), 2, tags=('pointwise',))
+_c_logit_ = logit_._cache
+
+
+def _bind_logit_(self, eps=None):
+    return (self, eps)
+
+
+def _entry_logit_(self, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logit_, (self, eps)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logit_.get(ks)
+    if _k is None:
+        _k = logit_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logit_, _k, (self, eps,))
+    return _k(self, eps)
+
+
+logit_._bind = _bind_logit_
+logit_._entry = _entry_logit_
+_aten._packet('logit_')._add(logit_)
+
+
+# schema/native_functions.yaml: polygamma(int n, Tensor self) -> Tensor
+polygamma = _Op("aten", 'polygamma', 'default',
+    'polygamma(int n, Tensor self) -> Tensor',
+    ('n', 'self'), 2, tags=('pointwise',))
+_c_polygamma = polygamma._cache
+
+
+def _bind_polygamma(n, self):
+    return (n, self)
+
+
+def _entry_polygamma(n, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polygamma, (n, self)) from None
+    _k = _c_polygamma.get(ks)
+    if _k is None:
+        _k = polygamma._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(polygamma, _k, (n, self,))
+    return _k(n, self)
+
+
+polygamma._bind = _bind_polygamma
+polygamma._entry = _entry_polygamma
+_aten._packet('polygamma')._add(polygamma)
+
+
+# schema/native_functions.yaml: polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of polygamma)
+polygamma_out = _Op("aten", 'polygamma', 'out',
+    'polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'self', 'out'), 2, tags=('pointwise',))
+_c_polygamma_out = polygamma_out._cache
+
+
+def _bind_polygamma_out(n, self, *, out):
+    return (n, self, out)
+
+
+def _entry_polygamma_out(n, self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polygamma_out, (n, self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_polygamma_out.get(ks)
+    if _k is None:
+        _k = polygamma_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(polygamma_out, _k, (n, self, out,))
+    return _k(n, self, out)
+
+
+polygamma_out._bind = _bind_polygamma_out
+polygamma_out._entry = _entry_polygamma_out
+_aten._packet('polygamma')._add(polygamma_out)
+
+
+# schema/native_functions.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+polygamma_ = _Op("aten", 'polygamma_', 'default',
+    'polygamma_(Tensor(a!) self, int n) -> Tensor(a!)',
+    ('self', 'n'), 2, tags=('pointwise',))
+_c_polygamma_ = polygamma_._cache
+
+
+def _bind_polygamma_(self, n):
+    return (self, n)
+
+
+def _entry_polygamma_(self, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polygamma_, (self, n)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_polygamma_.get(ks)
+    if _k is None:
+        _k = polygamma_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(polygamma_, _k, (self, n,))
+    return _k(self, n)
+
+
+polygamma_._bind = _bind_polygamma_
+polygamma_._entry = _entry_polygamma_
+_aten._packet('polygamma_')._add(polygamma_)
+
+
+# schema/native_functions.yaml: mvlgamma(Tensor self, int p) -> Tensor
+mvlgamma = _Op("aten", 'mvlgamma', 'default',
+    'mvlgamma(Tensor self, int p) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_mvlgamma = mvlgamma._cache
+
+
+def _bind_mvlgamma(self, p):
+    return (self, p)
+
+
+def _entry_mvlgamma(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mvlgamma, (self, p)) from None
+    _k = _c_mvlgamma.get(ks)
+    if _k is None:
+        _k = mvlgamma._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mvlgamma, _k, (self, p,))
+    return _k(self, p)
+
+
+mvlgamma._bind = _bind_mvlgamma
+mvlgamma._entry = _entry_mvlgamma
+_aten._packet('mvlgamma')._add(mvlgamma)
+
+
+# schema/native_functions.yaml: mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!) (autogen of mvlgamma)
+mvlgamma_out = _Op("aten", 'mvlgamma', 'out',
+    'mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'out'), 2, tags=())
+_c_mvlgamma_out = mvlgamma_out._cache
+
+
+def _bind_mvlgamma_out(self, p, *, out):
+    return (self, p, out)
+
+
+def _entry_mvlgamma_out(self, p, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mvlgamma_out, (self, p, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_mvlgamma_out.get(ks)
+    if _k is None:
+        _k = mvlgamma_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mvlgamma_out, _k, (self, p, out,))
+    return _k(self, p, out)
+
+
+mvlgamma_out._bind = _bind_mvlgamma_out
+mvlgamma_out._entry = _entry_mvlgamma_out
+_aten._packet('mvlgamma')._add(mvlgamma_out)
+
+
+# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+mvlgamma_ = _Op("aten", 'mvlgamma_', 'default',
+    'mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)',
+    ('self', 'p'), 2, tags=())
+_c_mvlgamma_ = mvlgamma_._cache
+
+
+def _bind_mvlgamma_(self, p):
+    return (self, p)
+
+
+def _entry_mvlgamma_(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mvlgamma_, (self, p)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_mvlgamma_.get(ks)
+    if _k is None:
+        _k = mvlgamma_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mvlgamma_, _k, (self, p,))
+    return _k(self, p)
+
+
+mvlgamma_._bind = _bind_mvlgamma_
+mvlgamma_._entry = _entry_mvlgamma_
+_aten._packet('mvlgamma_')._add(mvlgamma_)
+
+
+# schema/native_functions.yaml: special_i0e(Tensor self) -> Tensor
+special_i0e = _Op("aten", 'special_i0e', 'default',
+    'special_i0e(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_i0e = special_i0e._cache
+
+
+def _bind_special_i0e(self):
+    return (self,)
+
+
+def _entry_special_i0e(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i0e, (self,)) from None
+    _k = _c_special_i0e.get(ks)
+    if _k is None:
+        _k = special_i0e._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_i0e, _k, (self,))
+    return _k(self)
+
+
+special_i0e._bind = _bind_special_i0e
+special_i0e._entry = _entry_special_i0e
+_aten._packet('special_i0e')._add(special_i0e)
+
+
+# schema/native_functions.yaml: special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_i0e)
+special_i0e_out = _Op("aten", 'special_i0e', 'out',
+    'special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_i0e_out = special_i0e_out._cache
+
+
+def _bind_special_i0e_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_i0e_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i0e_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_i0e_out.get(ks)
+    if _k is None:
+        _k = special_i0e_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_i0e_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_i0e_out._bind = _bind_special_i0e_out
+special_i0e_out._entry = _entry_special_i0e_out
+_aten._packet('special_i0e')._add(special_i0e_out)
+
+
+# schema/native_functions.yaml: special_i1(Tensor self) -> Tensor
+special_i1 = _Op("aten", 'special_i1', 'default',
+    'special_i1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_i1 = special_i1._cache
+
+
+def _bind_special_i1(self):
+    return (self,)
+
+
+def _entry_special_i1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i1, (self,)) from None
+    _k = _c_special_i1.get(ks)
+    if _k is None:
+        _k = special_i1._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_i1, _k, (self,))
+    return _k(self)
+
+
+special_i1._bind = _bind_special_i1
+special_i1._entry = _entry_special_i1
+_aten._packet('special_i1')._add(special_i1)
+
+
+# schema/native_functions.yaml: special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_i1)
+special_i1_out = _Op("aten", 'special_i1', 'out',
+    'special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_i1_out = special_i1_out._cache
+
+
+def _bind_special_i1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_i1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_i1_out.get(ks)
+    if _k is None:
+        _k = special_i1_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_i1_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_i1_out._bind = _bind_special_i1_out
+special_i1_out._entry = _entry_special_i1_out
+_aten._packet('special_i1')._add(special_i1_out)
+
+
+# schema/native_functions.yaml: special_i1e(Tensor self) -> Tensor
+special_i1e = _Op("aten", 'special_i1e', 'default',
+    'special_i1e(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_i1e = special_i1e._cache
+
+
+def _bind_special_i1e(self):
+    return (self,)
+
+
+def _entry_special_i1e(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i1e, (self,)) from None
+    _k = _c_special_i1e.get(ks)
+    if _k is None:
+        _k = special_i1e._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_i1e, _k, (self,))
+    return _k(self)
+
+
+special_i1e._bind = _bind_special_i1e
+special_i1e._entry = _entry_special_i1e
+_aten._packet('special_i1e')._add(special_i1e)
+
+
+# schema/native_functions.yaml: special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_i1e)
+special_i1e_out = _Op("aten", 'special_i1e', 'out',
+    'special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_i1e_out = special_i1e_out._cache
+
+
+def _bind_special_i1e_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_i1e_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_i1e_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_i1e_out.get(ks)
+    if _k is None:
+        _k = special_i1e_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_i1e_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_i1e_out._bind = _bind_special_i1e_out
+special_i1e_out._entry = _entry_special_i1e_out
+_aten._packet('special_i1e')._add(special_i1e_out)
+
+
+# schema/native_functions.yaml: special_ndtr(Tensor self) -> Tensor
+special_ndtr = _Op("aten", 'special_ndtr', 'default',
+    'special_ndtr(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_ndtr = special_ndtr._cache
+
+
+def _bind_special_ndtr(self):
+    return (self,)
+
+
+def _entry_special_ndtr(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_ndtr, (self,)) from None
+    _k = _c_special_ndtr.get(ks)
+    if _k is None:
+        _k = special_ndtr._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_ndtr, _k, (self,))
+    return _k(self)
+
+
+special_ndtr._bind = _bind_special_ndtr
+special_ndtr._entry = _entry_special_ndtr
+_aten._packet('special_ndtr')._add(special_ndtr)
+
+
+# schema/native_functions.yaml: special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_ndtr)
+special_ndtr_out = _Op("aten", 'special_ndtr', 'out',
+    'special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_ndtr_out = special_ndtr_out._cache
+
+
+def _bind_special_ndtr_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_ndtr_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_ndtr_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_ndtr_out.get(ks)
+    if _k is None:
+        _k = special_ndtr_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_ndtr_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_ndtr_out._bind = _bind_special_ndtr_out
+special_ndtr_out._entry = _entry_special_ndtr_out
+_aten._packet('special_ndtr')._add(special_ndtr_out)
+
+
+# schema/native_functions.yaml: special_ndtri(Tensor self) -> Tensor
+special_ndtri = _Op("aten", 'special_ndtri', 'default',
+    'special_ndtri(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_ndtri = special_ndtri._cache
+
+
+def _bind_special_ndtri(self):
+    return (self,)
+
+
+def _entry_special_ndtri(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_ndtri, (self,)) from None
+    _k = _c_special_ndtri.get(ks)
+    if _k is None:
+        _k = special_ndtri._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_ndtri, _k, (self,))
+    return _k(self)
+
+
+special_ndtri._bind = _bind_special_ndtri
+special_ndtri._entry = _entry_special_ndtri
+_aten._packet('special_ndtri')._add(special_ndtri)
+
+
+# schema/native_functions.yaml: special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_ndtri)
+special_ndtri_out = _Op("aten", 'special_ndtri', 'out',
+    'special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_ndtri_out = special_ndtri_out._cache
+
+
+def _bind_special_ndtri_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_ndtri_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_ndtri_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_ndtri_out.get(ks)
+    if _k is None:
+        _k = special_ndtri_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_ndtri_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_ndtri_out._bind = _bind_special_ndtri_out
+special_ndtri_out._entry = _entry_special_ndtri_out
+_aten._packet('special_ndtri')._add(special_ndtri_out)
+
+
+# schema/native_functions.yaml: special_log_ndtr(Tensor self) -> Tensor
+special_log_ndtr = _Op("aten", 'special_log_ndtr', 'default',
+    'special_log_ndtr(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_log_ndtr = special_log_ndtr._cache
+
+
+def _bind_special_log_ndtr(self):
+    return (self,)
+
+
+def _entry_special_log_ndtr(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_log_ndtr, (self,)) from None
+    _k = _c_special_log_ndtr.get(ks)
+    if _k is None:
+        _k = special_log_ndtr._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_log_ndtr, _k, (self,))
+    return _k(self)
+
+
+special_log_ndtr._bind = _bind_special_log_ndtr
+special_log_ndtr._entry = _entry_special_log_ndtr
+_aten._packet('special_log_ndtr')._add(special_log_ndtr)
+
+
+# schema/native_functions.yaml: special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_log_ndtr)
+special_log_ndtr_out = _Op("aten", 'special_log_ndtr', 'out',
+    'special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_log_ndtr_out = special_log_ndtr_out._cache
+
+
+def _bind_special_log_ndtr_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_log_ndtr_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_log_ndtr_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_log_ndtr_out.get(ks)
+    if _k is None:
+        _k = special_log_ndtr_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_log_ndtr_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_log_ndtr_out._bind = _bind_special_log_ndtr_out
+special_log_ndtr_out._entry = _entry_special_log_ndtr_out
+_aten._packet('special_log_ndtr')._add(special_log_ndtr_out)
+
+
+# schema/native_functions.yaml: special_erfcx(Tensor self) -> Tensor
+special_erfcx = _Op("aten", 'special_erfcx', 'default',
+    'special_erfcx(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_erfcx = special_erfcx._cache
+
+
+def _bind_special_erfcx(self):
+    return (self,)
+
+
+def _entry_special_erfcx(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_erfcx, (self,)) from None
+    _k = _c_special_erfcx.get(ks)
+    if _k is None:
+        _k = special_erfcx._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_erfcx, _k, (self,))
+    return _k(self)
+
+
+special_erfcx._bind = _bind_special_erfcx
+special_erfcx._entry = _entry_special_erfcx
+_aten._packet('special_erfcx')._add(special_erfcx)
+
+
+# schema/native_functions.yaml: special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_erfcx)
+special_erfcx_out = _Op("aten", 'special_erfcx', 'out',
+    'special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_erfcx_out = special_erfcx_out._cache
+
+
+def _bind_special_erfcx_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_erfcx_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_erfcx_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_erfcx_out.get(ks)
+    if _k is None:
+        _k = special_erfcx_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_erfcx_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_erfcx_out._bind = _bind_special_erfcx_out
+special_erfcx_out._entry = _entry_special_erfcx_out
+_aten._packet('special_erfcx')._add(special_erfcx_out)
+
+
+# schema/native_functions.yaml: special_entr(Tensor self) -> Tensor
+special_entr = _Op("aten", 'special_entr', 'default',
+    'special_entr(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_entr = special_entr._cache
+
+
+def _bind_special_entr(self):
+    return (self,)
+
+
+def _entry_special_entr(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_entr, (self,)) from None
+    _k = _c_special_entr.get(ks)
+    if _k is None:
+        _k = special_entr._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_entr, _k, (self,))
+    return _k(self)
+
+
+special_entr._bind = _bind_special_entr
+special_entr._entry = _entry_special_entr
+_aten._packet('special_entr')._add(special_entr)
+
+
+# schema/native_functions.yaml: special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_entr)
+special_entr_out = _Op("aten", 'special_entr', 'out',
+    'special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_entr_out = special_entr_out._cache
+
+
+def _bind_special_entr_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_entr_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_entr_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_entr_out.get(ks)
+    if _k is None:
+        _k = special_entr_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_entr_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_entr_out._bind = _bind_special_entr_out
+special_entr_out._entry = _entry_special_entr_out
+_aten._packet('special_entr')._add(special_entr_out)
+
+
+# schema/native_functions.yaml: special_bessel_j0(Tensor self) -> Tensor
+special_bessel_j0 = _Op("aten", 'special_bessel_j0', 'default',
+    'special_bessel_j0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_bessel_j0 = special_bessel_j0._cache
+
+
+def _bind_special_bessel_j0(self):
+    return (self,)
+
+
+def _entry_special_bessel_j0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_j0, (self,)) from None
+    _k = _c_special_bessel_j0.get(ks)
+    if _k is None:
+        _k = special_bessel_j0._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_bessel_j0, _k, (self,))
+    return _k(self)
+
+
+special_bessel_j0._bind = _bind_special_bessel_j0
+special_bessel_j0._entry = _entry_special_bessel_j0
+_aten._packet('special_bessel_j0')._add(special_bessel_j0)
+
+
+# schema/native_functions.yaml: special_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_j0)
+special_bessel_j0_out = _Op("aten", 'special_bessel_j0', 'out',
+    'special_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_bessel_j0_out = special_bessel_j0_out._cache
+
+
+def _bind_special_bessel_j0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_bessel_j0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_j0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_bessel_j0_out.get(ks)
+    if _k is None:
+        _k = special_bessel_j0_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_bessel_j0_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_bessel_j0_out._bind = _bind_special_bessel_j0_out
+special_bessel_j0_out._entry = _entry_special_bessel_j0_out
+_aten._packet('special_bessel_j0')._add(special_bessel_j0_out)
+
+
+# schema/native_functions.yaml: special_bessel_j1(Tensor self) -> Tensor
+special_bessel_j1 = _Op("aten", 'special_bessel_j1', 'default',
+    'special_bessel_j1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_bessel_j1 = special_bessel_j1._cache
+
+
+def _bind_special_bessel_j1(self):
+    return (self,)
+
+
+def _entry_special_bessel_j1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_j1, (self,)) from None
+    _k = _c_special_bessel_j1.get(ks)
+    if _k is None:
+        _k = special_bessel_j1._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_bessel_j1, _k, (self,))
+    return _k(self)
+
+
+special_bessel_j1._bind = _bind_special_bessel_j1
+special_bessel_j1._entry = _entry_special_bessel_j1
+_aten._packet('special_bessel_j1')._add(special_bessel_j1)
+
+
+# schema/native_functions.yaml: special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_j1)
+special_bessel_j1_out = _Op("aten", 'special_bessel_j1', 'out',
+    'special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_bessel_j1_out = special_bessel_j1_out._cache
+
+
+def _bind_special_bessel_j1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_bessel_j1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_j1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_bessel_j1_out.get(ks)
+    if _k is None:
+        _k = special_bessel_j1_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_bessel_j1_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_bessel_j1_out._bind = _bind_special_bessel_j1_out
+special_bessel_j1_out._entry = _entry_special_bessel_j1_out
+_aten._packet('special_bessel_j1')._add(special_bessel_j1_out)
+
+
+# schema/native_functions.yaml: special_bessel_y0(Tensor self) -> Tensor
+special_bessel_y0 = _Op("aten", 'special_bessel_y0', 'default',
+    'special_bessel_y0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_bessel_y0 = special_bessel_y0._cache
+
+
+def _bind_special_bessel_y0(self):
+    return (self,)
+
+
+def _entry_special_bessel_y0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_y0, (self,)) from None
+    _k = _c_special_bessel_y0.get(ks)
+    if _k is None:
+        _k = special_bessel_y0._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_bessel_y0, _k, (self,))
+    return _k(self)
+
+
+special_bessel_y0._bind = _bind_special_bessel_y0
+special_bessel_y0._entry = _entry_special_bessel_y0
+_aten._packet('special_bessel_y0')._add(special_bessel_y0)
+
+
+# schema/native_functions.yaml: special_bessel_y0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_y0)
+special_bessel_y0_out = _Op("aten", 'special_bessel_y0', 'out',
+    'special_bessel_y0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_bessel_y0_out = special_bessel_y0_out._cache
+
+
+def _bind_special_bessel_y0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_bessel_y0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_y0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_bessel_y0_out.get(ks)
+    if _k is None:
+        _k = special_bessel_y0_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_bessel_y0_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_bessel_y0_out._bind = _bind_special_bessel_y0_out
+special_bessel_y0_out._entry = _entry_special_bessel_y0_out
+_aten._packet('special_bessel_y0')._add(special_bessel_y0_out)
+
+
+# schema/native_functions.yaml: special_bessel_y1(Tensor self) -> Tensor
+special_bessel_y1 = _Op("aten", 'special_bessel_y1', 'default',
+    'special_bessel_y1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_bessel_y1 = special_bessel_y1._cache
+
+
+def _bind_special_bessel_y1(self):
+    return (self,)
+
+
+def _entry_special_bessel_y1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_y1, (self,)) from None
+    _k = _c_special_bessel_y1.get(ks)
+    if _k is None:
+        _k = special_bessel_y1._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_bessel_y1, _k, (self,))
+    return _k(self)
+
+
+special_bessel_y1._bind = _bind_special_bessel_y1
+special_bessel_y1._entry = _entry_special_bessel_y1
+_aten._packet('special_bessel_y1')._add(special_bessel_y1)
+
+
+# schema/native_functions.yaml: special_bessel_y1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_y1)
+special_bessel_y1_out = _Op("aten", 'special_bessel_y1', 'out',
+    'special_bessel_y1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_bessel_y1_out = special_bessel_y1_out._cache
+
+
+def _bind_special_bessel_y1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_bessel_y1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_bessel_y1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_bessel_y1_out.get(ks)
+    if _k is None:
+        _k = special_bessel_y1_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_bessel_y1_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_bessel_y1_out._bind = _bind_special_bessel_y1_out
+special_bessel_y1_out._entry = _entry_special_bessel_y1_out
+_aten._packet('special_bessel_y1')._add(special_bessel_y1_out)
+
+
+# schema/native_functions.yaml: special_modified_bessel_i0(Tensor self) -> Tensor
+special_modified_bessel_i0 = _Op("aten", 'special_modified_bessel_i0', 'default',
+    'special_modified_bessel_i0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_modified_bessel_i0 = special_modified_bessel_i0._cache
+
+
+def _bind_special_modified_bessel_i0(self):
+    return (self,)
+
+
+def _entry_special_modified_bessel_i0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_i0, (self,)) from None
+    _k = _c_special_modified_bessel_i0.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_i0._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_modified_bessel_i0, _k, (self,))
+    return _k(self)
+
+
+special_modified_bessel_i0._bind = _bind_special_modified_bessel_i0
+special_modified_bessel_i0._entry = _entry_special_modified_bessel_i0
+_aten._packet('special_modified_bessel_i0')._add(special_modified_bessel_i0)
+
+
+# schema/native_functions.yaml: special_modified_bessel_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_i0)
+special_modified_bessel_i0_out = _Op("aten", 'special_modified_bessel_i0', 'out',
+    'special_modified_bessel_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_modified_bessel_i0_out = special_modified_bessel_i0_out._cache
+
+
+def _bind_special_modified_bessel_i0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_modified_bessel_i0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_i0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_modified_bessel_i0_out.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_i0_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_modified_bessel_i0_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_modified_bessel_i0_out._bind = _bind_special_modified_bessel_i0_out
+special_modified_bessel_i0_out._entry = _entry_special_modified_bessel_i0_out
+_aten._packet('special_modified_bessel_i0')._add(special_modified_bessel_i0_out)
+
+
+# schema/native_functions.yaml: special_modified_bessel_i1(Tensor self) -> Tensor
+special_modified_bessel_i1 = _Op("aten", 'special_modified_bessel_i1', 'default',
+    'special_modified_bessel_i1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_modified_bessel_i1 = special_modified_bessel_i1._cache
+
+
+def _bind_special_modified_bessel_i1(self):
+    return (self,)
+
+
+def _entry_special_modified_bessel_i1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_i1, (self,)) from None
+    _k = _c_special_modified_bessel_i1.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_i1._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_modified_bessel_i1, _k, (self,))
+    return _k(self)
+
+
+special_modified_bessel_i1._bind = _bind_special_modified_bessel_i1
+special_modified_bessel_i1._entry = _entry_special_modified_bessel_i1
+_aten._packet('special_modified_bessel_i1')._add(special_modified_bessel_i1)
+
+
+# schema/native_functions.yaml: special_modified_bessel_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_i1)
+special_modified_bessel_i1_out = _Op("aten", 'special_modified_bessel_i1', 'out',
+    'special_modified_bessel_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_modified_bessel_i1_out = special_modified_bessel_i1_out._cache
+
+
+def _bind_special_modified_bessel_i1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_modified_bessel_i1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_i1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_modified_bessel_i1_out.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_i1_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_modified_bessel_i1_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_modified_bessel_i1_out._bind = _bind_special_modified_bessel_i1_out
+special_modified_bessel_i1_out._entry = _entry_special_modified_bessel_i1_out
+_aten._packet('special_modified_bessel_i1')._add(special_modified_bessel_i1_out)
+
+
+# schema/native_functions.yaml: special_modified_bessel_k0(Tensor self) -> Tensor
+special_modified_bessel_k0 = _Op("aten", 'special_modified_bessel_k0', 'default',
+    'special_modified_bessel_k0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_modified_bessel_k0 = special_modified_bessel_k0._cache
+
+
+def _bind_special_modified_bessel_k0(self):
+    return (self,)
+
+
+def _entry_special_modified_bessel_k0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_k0, (self,)) from None
+    _k = _c_special_modified_bessel_k0.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_k0._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_modified_bessel_k0, _k, (self,))
+    return _k(self)
+
+
+special_modified_bessel_k0._bind = _bind_special_modified_bessel_k0
+special_modified_bessel_k0._entry = _entry_special_modified_bessel_k0
+_aten._packet('special_modified_bessel_k0')._add(special_modified_bessel_k0)
+
+
+# schema/native_functions.yaml: special_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_k0)
+special_modified_bessel_k0_out = _Op("aten", 'special_modified_bessel_k0', 'out',
+    'special_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_modified_bessel_k0_out = special_modified_bessel_k0_out._cache
+
+
+def _bind_special_modified_bessel_k0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_modified_bessel_k0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_k0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_modified_bessel_k0_out.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_k0_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_modified_bessel_k0_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_modified_bessel_k0_out._bind = _bind_special_modified_bessel_k0_out
+special_modified_bessel_k0_out._entry = _entry_special_modified_bessel_k0_out
+_aten._packet('special_modified_bessel_k0')._add(special_modified_bessel_k0_out)
+
+
+# schema/native_functions.yaml: special_modified_bessel_k1(Tensor self) -> Tensor
+special_modified_bessel_k1 = _Op("aten", 'special_modified_bessel_k1', 'default',
+    'special_modified_bessel_k1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_modified_bessel_k1 = special_modified_bessel_k1._cache
+
+
+def _bind_special_modified_bessel_k1(self):
+    return (self,)
+
+
+def _entry_special_modified_bessel_k1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_k1, (self,)) from None
+    _k = _c_special_modified_bessel_k1.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_k1._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_modified_bessel_k1, _k, (self,))
+    return _k(self)
+
+
+special_modified_bessel_k1._bind = _bind_special_modified_bessel_k1
+special_modified_bessel_k1._entry = _entry_special_modified_bessel_k1
+_aten._packet('special_modified_bessel_k1')._add(special_modified_bessel_k1)
+
+
+# schema/native_functions.yaml: special_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_k1)
+special_modified_bessel_k1_out = _Op("aten", 'special_modified_bessel_k1', 'out',
+    'special_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_modified_bessel_k1_out = special_modified_bessel_k1_out._cache
+
+
+def _bind_special_modified_bessel_k1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_modified_bessel_k1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_modified_bessel_k1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_modified_bessel_k1_out.get(ks)
+    if _k is None:
+        _k = special_modified_bessel_k1_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_modified_bessel_k1_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_modified_bessel_k1_out._bind = _bind_special_modified_bessel_k1_out
+special_modified_bessel_k1_out._entry = _entry_special_modified_bessel_k1_out
+_aten._packet('special_modified_bessel_k1')._add(special_modified_bessel_k1_out)
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k0(Tensor self) -> Tensor
+special_scaled_modified_bessel_k0 = _Op("aten", 'special_scaled_modified_bessel_k0', 'default',
+    'special_scaled_modified_bessel_k0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_scaled_modified_bessel_k0 = special_scaled_modified_bessel_k0._cache
+
+
+def _bind_special_scaled_modified_bessel_k0(self):
+    return (self,)
+
+
+def _entry_special_scaled_modified_bessel_k0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_scaled_modified_bessel_k0, (self,)) from None
+    _k = _c_special_scaled_modified_bessel_k0.get(ks)
+    if _k is None:
+        _k = special_scaled_modified_bessel_k0._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_scaled_modified_bessel_k0, _k, (self,))
+    return _k(self)
+
+
+special_scaled_modified_bessel_k0._bind = _bind_special_scaled_modified_bessel_k0
+special_scaled_modified_bessel_k0._entry = _entry_special_scaled_modified_bessel_k0
+_aten._packet('special_scaled_modified_bessel_k0')._add(special_scaled_modified_bessel_k0)
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_scaled_modified_bessel_k0)
+special_scaled_modified_bessel_k0_out = _Op("aten", 'special_scaled_modified_bessel_k0', 'out',
+    'special_scaled_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_scaled_modified_bessel_k0_out = special_scaled_modified_bessel_k0_out._cache
+
+
+def _bind_special_scaled_modified_bessel_k0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_scaled_modified_bessel_k0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_scaled_modified_bessel_k0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_scaled_modified_bessel_k0_out.get(ks)
+    if _k is None:
+        _k = special_scaled_modified_bessel_k0_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_scaled_modified_bessel_k0_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_scaled_modified_bessel_k0_out._bind = _bind_special_scaled_modified_bessel_k0_out
+special_scaled_modified_bessel_k0_out._entry = _entry_special_scaled_modified_bessel_k0_out
+_aten._packet('special_scaled_modified_bessel_k0')._add(special_scaled_modified_bessel_k0_out)
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k1(Tensor self) -> Tensor
+special_scaled_modified_bessel_k1 = _Op("aten", 'special_scaled_modified_bessel_k1', 'default',
+    'special_scaled_modified_bessel_k1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_scaled_modified_bessel_k1 = special_scaled_modified_bessel_k1._cache
+
+
+def _bind_special_scaled_modified_bessel_k1(self):
+    return (self,)
+
+
+def _entry_special_scaled_modified_bessel_k1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_scaled_modified_bessel_k1, (self,)) from None
+    _k = _c_special_scaled_modified_bessel_k1.get(ks)
+    if _k is None:
+        _k = special_scaled_modified_bessel_k1._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_scaled_modified_bessel_k1, _k, (self,))
+    return _k(self)
+
+
+special_scaled_modified_bessel_k1._bind = _bind_special_scaled_modified_bessel_k1
+special_scaled_modified_bessel_k1._entry = _entry_special_scaled_modified_bessel_k1
+_aten._packet('special_scaled_modified_bessel_k1')._add(special_scaled_modified_bessel_k1)
+
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_scaled_modified_bessel_k1)
+special_scaled_modified_bessel_k1_out = _Op("aten", 'special_scaled_modified_bessel_k1', 'out',
+    'special_scaled_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_scaled_modified_bessel_k1_out = special_scaled_modified_bessel_k1_out._cache
+
+
+def _bind_special_scaled_modified_bessel_k1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_scaled_modified_bessel_k1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_scaled_modified_bessel_k1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_scaled_modified_bessel_k1_out.get(ks)
+    if _k is None:
+        _k = special_scaled_modified_bessel_k1_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_scaled_modified_bessel_k1_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_scaled_modified_bessel_k1_out._bind = _bind_special_scaled_modified_bessel_k1_out
+special_scaled_modified_bessel_k1_out._entry = _entry_special_scaled_modified_bessel_k1_out
+_aten._packet('special_scaled_modified_bessel_k1')._add(special_scaled_modified_bessel_k1_out)
+
+
+# schema/native_functions.yaml: special_spherical_bessel_j0(Tensor self) -> Tensor
+special_spherical_bessel_j0 = _Op("aten", 'special_spherical_bessel_j0', 'default',
+    'special_spherical_bessel_j0(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_special_spherical_bessel_j0 = special_spherical_bessel_j0._cache
+
+
+def _bind_special_spherical_bessel_j0(self):
+    return (self,)
+
+
+def _entry_special_spherical_bessel_j0(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_spherical_bessel_j0, (self,)) from None
+    _k = _c_special_spherical_bessel_j0.get(ks)
+    if _k is None:
+        _k = special_spherical_bessel_j0._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_spherical_bessel_j0, _k, (self,))
+    return _k(self)
+
+
+special_spherical_bessel_j0._bind = _bind_special_spherical_bessel_j0
+special_spherical_bessel_j0._entry = _entry_special_spherical_bessel_j0
+_aten._packet('special_spherical_bessel_j0')._add(special_spherical_bessel_j0)
+
+
+# schema/native_functions.yaml: special_spherical_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_spherical_bessel_j0)
+special_spherical_bessel_j0_out = _Op("aten", 'special_spherical_bessel_j0', 'out',
+    'special_spherical_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_special_spherical_bessel_j0_out = special_spherical_bessel_j0_out._cache
+
+
+def _bind_special_spherical_bessel_j0_out(self, *, out):
+    return (self, out)
+
+
+def _entry_special_spherical_bessel_j0_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_spherical_bessel_j0_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_spherical_bessel_j0_out.get(ks)
+    if _k is None:
+        _k = special_spherical_bessel_j0_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_spherical_bessel_j0_out, _k, (self, out,))
+    return _k(self, out)
+
+
+special_spherical_bessel_j0_out._bind = _bind_special_spherical_bessel_j0_out
+special_spherical_bessel_j0_out._entry = _entry_special_spherical_bessel_j0_out
+_aten._packet('special_spherical_bessel_j0')._add(special_spherical_bessel_j0_out)
+
+
+# schema/native_functions.yaml: special_airy_ai(Tensor x) -> Tensor
+special_airy_ai = _Op("aten", 'special_airy_ai', 'default',
+    'special_airy_ai(Tensor x) -> Tensor',
+    ('x',), 1, tags=('pointwise',))
+_c_special_airy_ai = special_airy_ai._cache
+
+
+def _bind_special_airy_ai(x):
+    return (x,)
+
+
+def _entry_special_airy_ai(x):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_airy_ai, (x,)) from None
+    _k = _c_special_airy_ai.get(ks)
+    if _k is None:
+        _k = special_airy_ai._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_airy_ai, _k, (x,))
+    return _k(x)
+
+
+special_airy_ai._bind = _bind_special_airy_ai
+special_airy_ai._entry = _entry_special_airy_ai
+_aten._packet('special_airy_ai')._add(special_airy_ai)
+
+
+# schema/native_functions.yaml: special_airy_ai.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_airy_ai)
+special_airy_ai_out = _Op("aten", 'special_airy_ai', 'out',
+    'special_airy_ai.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'out'), 1, tags=('pointwise',))
+_c_special_airy_ai_out = special_airy_ai_out._cache
+
+
+def _bind_special_airy_ai_out(x, *, out):
+    return (x, out)
+
+
+def _entry_special_airy_ai_out(x, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_airy_ai_out, (x, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_airy_ai_out.get(ks)
+    if _k is None:
+        _k = special_airy_ai_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_airy_ai_out, _k, (x, out,))
+    return _k(x, out)
+
+
+special_airy_ai_out._bind = _bind_special_airy_ai_out
+special_airy_ai_out._entry = _entry_special_airy_ai_out
+_aten._packet('special_airy_ai')._add(special_airy_ai_out)
+
+
+# schema/native_functions.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+frexp_Tensor = _Op("aten", 'frexp', 'Tensor',
+    'frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)',
+    ('self',), 1, tags=())
+_c_frexp_Tensor = frexp_Tensor._cache
+
+
+def _bind_frexp_Tensor(self):
+    return (self,)
+
+
+def _entry_frexp_Tensor(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frexp_Tensor, (self,)) from None
+    _k = _c_frexp_Tensor.get(ks)
+    if _k is None:
+        _k = frexp_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(frexp_Tensor, _k, (self,))
+    return _k(self)
+
+
+frexp_Tensor._bind = _bind_frexp_Tensor
+frexp_Tensor._entry = _entry_frexp_Tensor
+_aten._packet('frexp')._add(frexp_Tensor)
+
+
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor
+acosh = _Op("aten", 'acosh', 'default',
+    'acosh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_acosh = acosh._cache
+
+
+def _bind_acosh(self):
+    return (self,)
+
+
+def _entry_acosh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acosh, (self,)) from None
+    _k = _c_acosh.get(ks)
+    if _k is None:
+        _k = acosh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(acosh, _k, (self,))
+    return _k(self)
+
+
+acosh._bind = _bind_acosh
+acosh._entry = _entry_acosh
+_aten._packet('acosh')._add(acosh)
+
+
+# schema/native_functions.yaml: acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acosh)
+acosh_out = _Op("aten", 'acosh', 'out',
+    'acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_acosh_out = acosh_out._cache
+
+
+def _bind_acosh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_acosh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acosh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_acosh_out.get(ks)
+    if _k is None:
+        _k = acosh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(acosh_out, _k, (self, out,))
+    return _k(self, out)
+
+
+acosh_out._bind = _bind_acosh_out
+acosh_out._entry = _entry_acosh_out
+_aten._packet('acosh')._add(acosh_out)
+
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+acosh_ = _Op("aten", 'acosh_', 'default',
+    'acosh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_acosh_ = acosh_._cache
+
+
+def _bind_acosh_(self):
+    return (self,)
+
+
+def _entry_acosh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acosh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_acosh_.get(ks)
+    if _k is None:
+        _k = acosh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(acosh_, _k, (self,))
+    return _k(self)
+
+
+acosh_._bind = _bind_acosh_
+acosh_._entry = _entry_acosh_
+_aten._packet('acosh_')._add(acosh_)
+
+
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor
+asinh = _Op("aten", 'asinh', 'default',
+    'asinh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_asinh = asinh._cache
+
+
+def _bind_asinh(self):
+    return (self,)
+
+
+def _entry_asinh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asinh, (self,)) from None
+    _k = _c_asinh.get(ks)
+    if _k is None:
+        _k = asinh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(asinh, _k, (self,))
+    return _k(self)
+
+
+asinh._bind = _bind_asinh
+asinh._entry = _entry_asinh
+_aten._packet('asinh')._add(asinh)
+
+
+# schema/native_functions.yaml: asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asinh)
+asinh_out = _Op("aten", 'asinh', 'out',
+    'asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_asinh_out = asinh_out._cache
+
+
+def _bind_asinh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_asinh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asinh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_asinh_out.get(ks)
+    if _k is None:
+        _k = asinh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(asinh_out, _k, (self, out,))
+    return _k(self, out)
+
+
+asinh_out._bind = _bind_asinh_out
+asinh_out._entry = _entry_asinh_out
+_aten._packet('asinh')._add(asinh_out)
+
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+asinh_ = _Op("aten", 'asinh_', 'default',
+    'asinh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_asinh_ = asinh_._cache
+
+
+def _bind_asinh_(self):
+    return (self,)
+
+
+def _entry_asinh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asinh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_asinh_.get(ks)
+    if _k is None:
+        _k = asinh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(asinh_, _k, (self,))
+    return _k(self)
+
+
+asinh_._bind = _bind_asinh_
+asinh_._entry = _entry_asinh_
+_aten._packet('asinh_')._add(asinh_)
+
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor
+atanh = _Op("aten", 'atanh', 'default',
+    'atanh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_atanh = atanh._cache
+
+
+def _bind_atanh(self):
+    return (self,)
+
+
+def _entry_atanh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atanh, (self,)) from None
+    _k = _c_atanh.get(ks)
+    if _k is None:
+        _k = atanh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atanh, _k, (self,))
+    return _k(self)
+
+
+atanh._bind = _bind_atanh
+atanh._entry = _entry_atanh
+_aten._packet('atanh')._add(atanh)
+
+
+# schema/native_functions.yaml: atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atanh)
+atanh_out = _Op("aten", 'atanh', 'out',
+    'atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_atanh_out = atanh_out._cache
+
+
+def _bind_atanh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_atanh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atanh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_atanh_out.get(ks)
+    if _k is None:
+        _k = atanh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atanh_out, _k, (self, out,))
+    return _k(self, out)
+
+
+atanh_out._bind = _bind_atanh_out
+atanh_out._entry = _entry_atanh_out
+_aten._packet('atanh')._add(atanh_out)
+
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+atanh_ = _Op("aten", 'atanh_', 'default',
+    'atanh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_atanh_ = atanh_._cache
+
+
+def _bind_atanh_(self):
+    return (self,)
+
+
+def _entry_atanh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atanh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_atanh_.get(ks)
+    if _k is None:
+        _k = atanh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(atanh_, _k, (self,))
+    return _k(self)
+
+
+atanh_._bind = _bind_atanh_
+atanh_._entry = _entry_atanh_
+_aten._packet('atanh_')._add(atanh_)
+
+
+# schema/native_functions.yaml: isposinf(Tensor self) -> Tensor
+isposinf = _Op("aten", 'isposinf', 'default',
+    'isposinf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_isposinf = isposinf._cache
+
+
+def _bind_isposinf(self):
+    return (self,)
+
+
+def _entry_isposinf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isposinf, (self,)) from None
+    _k = _c_isposinf.get(ks)
+    if _k is None:
+        _k = isposinf._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isposinf, _k, (self,))
+    return _k(self)
+
+
+isposinf._bind = _bind_isposinf
+isposinf._entry = _entry_isposinf
+_aten._packet('isposinf')._add(isposinf)
+
+
+# schema/native_functions.yaml: isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isposinf)
+isposinf_out = _Op("aten", 'isposinf', 'out',
+    'isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_isposinf_out = isposinf_out._cache
+
+
+def _bind_isposinf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isposinf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isposinf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isposinf_out.get(ks)
+    if _k is None:
+        _k = isposinf_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isposinf_out, _k, (self, out,))
+    return _k(self, out)
+
+
+isposinf_out._bind = _bind_isposinf_out
+isposinf_out._entry = _entry_isposinf_out
+_aten._packet('isposinf')._add(isposinf_out)
+
+
+# schema/native_functions.yaml: isneginf(Tensor self) -> Tensor
+isneginf = _Op("aten", 'isneginf', 'default',
+    'isneginf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_isneginf = isneginf._cache
+
+
+def _bind_isneginf(self):
+    return (self,)
+
+
+def _entry_isneginf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isneginf, (self,)) from None
+    _k = _c_isneginf.get(ks)
+    if _k is None:
+        _k = isneginf._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isneginf, _k, (self,))
+    return _k(self)
+
+
+isneginf._bind = _bind_isneginf
+isneginf._entry = _entry_isneginf
+_aten._packet('isneginf')._add(isneginf)
+
+
+# schema/native_functions.yaml: isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isneginf)
+isneginf_out = _Op("aten", 'isneginf', 'out',
+    'isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_isneginf_out = isneginf_out._cache
+
+
+def _bind_isneginf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isneginf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isneginf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isneginf_out.get(ks)
+    if _k is None:
+        _k = isneginf_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isneginf_out, _k, (self, out,))
+    return _k(self, out)
+
+
+isneginf_out._bind = _bind_isneginf_out
+isneginf_out._entry = _entry_isneginf_out
+_aten._packet('isneginf')._add(isneginf_out)
+
+
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+sgn = _Op("aten", 'sgn', 'default',
+    'sgn(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_sgn = sgn._cache
+
+
+def _bind_sgn(self):
+    return (self,)
+
+
+def _entry_sgn(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sgn, (self,)) from None
+    _k = _c_sgn.get(ks)
+    if _k is None:
+        _k = sgn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sgn, _k, (self,))
+    return _k(self)
+
+
+sgn._bind = _bind_sgn
+sgn._entry = _entry_sgn
+_aten._packet('sgn')._add(sgn)
+
+
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+positive = _Op("aten", 'positive', 'default',
+    'positive(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_positive = positive._cache
+
+
+def _bind_positive(self):
+    return (self,)
+
+
+def _entry_positive(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(positive, (self,)) from None
+    _k = _c_positive.get(ks)
+    if _k is None:
+        _k = positive._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(positive, _k, (self,))
+    return _k(self)
+
+
+positive._bind = _bind_positive
+positive._entry = _entry_positive
+_aten._packet('positive')._add(positive)
+
+
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
+igamma = _Op("aten", 'igamma', 'default',
+    'igamma(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_igamma = igamma._cache
+
+
+def _bind_igamma(self, other):
+    return (self, other)
+
+
+def _entry_igamma(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igamma, (self, other)) from None
+    _k = _c_igamma.get(ks)
+    if _k is None:
+        _k = igamma._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(igamma, _k, (self, other,))
+    return _k(self, other)
+
+
+igamma._bind = _bind_igamma
+igamma._entry = _entry_igamma
+_aten._packet('igamma')._add(igamma)
+
+
+# schema/native_functions.yaml: igamma.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of igamma)
+igamma_out = _Op("aten", 'igamma', 'out',
+    'igamma.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_igamma_out = igamma_out._cache
+
+
+def _bind_igamma_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_igamma_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igamma_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_igamma_out.get(ks)
+    if _k is None:
+        _k = igamma_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(igamma_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+igamma_out._bind = _bind_igamma_out
+igamma_out._entry = _entry_igamma_out
+_aten._packet('igamma')._add(igamma_out)
+
+
+# schema/native_functions.yaml: igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+igamma_ = _Op("aten", 'igamma_', 'default',
+    'igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_igamma_ = igamma_._cache
+
+
+def _bind_igamma_(self, other):
+    return (self, other)
+
+
+def _entry_igamma_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igamma_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_igamma_.get(ks)
+    if _k is None:
+        _k = igamma_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(igamma_, _k, (self, other,))
+    return _k(self, other)
+
+
+igamma_._bind = _bind_igamma_
+igamma_._entry = _entry_igamma_
+_aten._packet('igamma_')._add(igamma_)
+
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor
+igammac = _Op("aten", 'igammac', 'default',
+    'igammac(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_igammac = igammac._cache
+
+
+def _bind_igammac(self, other):
+    return (self, other)
+
+
+def _entry_igammac(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igammac, (self, other)) from None
+    _k = _c_igammac.get(ks)
+    if _k is None:
+        _k = igammac._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(igammac, _k, (self, other,))
+    return _k(self, other)
+
+
+igammac._bind = _bind_igammac
+igammac._entry = _entry_igammac
+_aten._packet('igammac')._add(igammac)
+
+
+# schema/native_functions.yaml: igammac.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of igammac)
+igammac_out = _Op("aten", 'igammac', 'out',
+    'igammac.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_igammac_out = igammac_out._cache
+
+
+def _bind_igammac_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_igammac_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igammac_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_igammac_out.get(ks)
+    if _k is None:
+        _k = igammac_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(igammac_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+igammac_out._bind = _bind_igammac_out
+igammac_out._entry = _entry_igammac_out
+_aten._packet('igammac')._add(igammac_out)
+
+
+# schema/native_functions.yaml: igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+igammac_ = _Op("aten", 'igammac_', 'default',
+    'igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_igammac_ = igammac_._cache
+
+
+def _bind_igammac_(self, other):
+    return (self, other)
+
+
+def _entry_igammac_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(igammac_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_igammac_.get(ks)
+    if _k is None:
+        _k = igammac_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(igammac_, _k, (self, other,))
+    return _k(self, other)
+
+
+igammac_._bind = _bind_igammac_
+igammac_._entry = _entry_igammac_
+_aten._packet('igammac_')._add(igammac_)
+
+
+# schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor
+hypot = _Op("aten", 'hypot', 'default',
+    'hypot(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_hypot = hypot._cache
+
+
+def _bind_hypot(self, other):
+    return (self, other)
+
+
+def _entry_hypot(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hypot, (self, other)) from None
+    _k = _c_hypot.get(ks)
+    if _k is None:
+        _k = hypot._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hypot, _k, (self, other,))
+    return _k(self, other)
+
+
+hypot._bind = _bind_hypot
+hypot._entry = _entry_hypot
+_aten._packet('hypot')._add(hypot)
+
+
+# schema/native_functions.yaml: hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of hypot)
+hypot_out = _Op("aten", 'hypot', 'out',
+    'hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_hypot_out = hypot_out._cache
+
+
+def _bind_hypot_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_hypot_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hypot_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hypot_out.get(ks)
+    if _k is None:
+        _k = hypot_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hypot_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+hypot_out._bind = _bind_hypot_out
+hypot_out._entry = _entry_hypot_out
+_aten._packet('hypot')._add(hypot_out)
+
+
+# schema/native_functions.yaml: hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+hypot_ = _Op("aten", 'hypot_', 'default',
+    'hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_hypot_ = hypot_._cache
+
+
+def _bind_hypot_(self, other):
+    return (self, other)
+
+
+def _entry_hypot_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hypot_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_hypot_.get(ks)
+    if _k is None:
+        _k = hypot_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(hypot_, _k, (self, other,))
+    return _k(self, other)
+
+
+hypot_._bind = _bind_hypot_
+hypot_._entry = _entry_hypot_
+_aten._packet('hypot_')._add(hypot_)
+
+
+# schema/native_functions.yaml: nextafter(Tensor self, Tensor other) -> Tensor
+nextafter = _Op("aten", 'nextafter', 'default',
+    'nextafter(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_nextafter = nextafter._cache
+
+
+def _bind_nextafter(self, other):
+    return (self, other)
+
+
+def _entry_nextafter(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nextafter, (self, other)) from None
+    _k = _c_nextafter.get(ks)
+    if _k is None:
+        _k = nextafter._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nextafter, _k, (self, other,))
+    return _k(self, other)
+
+
+nextafter._bind = _bind_nextafter
+nextafter._entry = _entry_nextafter
+_aten._packet('nextafter')._add(nextafter)
+
+
+# schema/native_functions.yaml: nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of nextafter)
+nextafter_out = _Op("aten", 'nextafter', 'out',
+    'nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_nextafter_out = nextafter_out._cache
+
+
+def _bind_nextafter_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_nextafter_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nextafter_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nextafter_out.get(ks)
+    if _k is None:
+        _k = nextafter_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nextafter_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+nextafter_out._bind = _bind_nextafter_out
+nextafter_out._entry = _entry_nextafter_out
+_aten._packet('nextafter')._add(nextafter_out)
+
+
+# schema/native_functions.yaml: nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+nextafter_ = _Op("aten", 'nextafter_', 'default',
+    'nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_nextafter_ = nextafter_._cache
+
+
+def _bind_nextafter_(self, other):
+    return (self, other)
+
+
+def _entry_nextafter_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nextafter_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_nextafter_.get(ks)
+    if _k is None:
+        _k = nextafter_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nextafter_, _k, (self, other,))
+    return _k(self, other)
+
+
+nextafter_._bind = _bind_nextafter_
+nextafter_._entry = _entry_nextafter_
+_aten._packet('nextafter_')._add(nextafter_)
+
+
+# schema/native_functions.yaml: logaddexp(Tensor self, Tensor other) -> Tensor
+logaddexp = _Op("aten", 'logaddexp', 'default',
+    'logaddexp(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logaddexp = logaddexp._cache
+
+
+def _bind_logaddexp(self, other):
+    return (self, other)
+
+
+def _entry_logaddexp(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logaddexp, (self, other)) from None
+    _k = _c_logaddexp.get(ks)
+    if _k is None:
+        _k = logaddexp._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logaddexp, _k, (self, other,))
+    return _k(self, other)
+
+
+logaddexp._bind = _bind_logaddexp
+logaddexp._entry = _entry_logaddexp
+_aten._packet('logaddexp')._add(logaddexp)
+
+
+# schema/native_functions.yaml: logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logaddexp)
+logaddexp_out = _Op("aten", 'logaddexp', 'out',
+    'logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logaddexp_out = logaddexp_out._cache
+
+
+def _bind_logaddexp_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logaddexp_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logaddexp_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logaddexp_out.get(ks)
+    if _k is None:
+        _k = logaddexp_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logaddexp_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+logaddexp_out._bind = _bind_logaddexp_out
+logaddexp_out._entry = _entry_logaddexp_out
+_aten._packet('logaddexp')._add(logaddexp_out)
+
+
+# schema/native_functions.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor
+logaddexp2 = _Op("aten", 'logaddexp2', 'default',
+    'logaddexp2(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logaddexp2 = logaddexp2._cache
+
+
+def _bind_logaddexp2(self, other):
+    return (self, other)
+
+
+def _entry_logaddexp2(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logaddexp2, (self, other)) from None
+    _k = _c_logaddexp2.get(ks)
+    if _k is None:
+        _k = logaddexp2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logaddexp2, _k, (self, other,))
+    return _k(self, other)
+
+
+logaddexp2._bind = _bind_logaddexp2
+logaddexp2._entry = _entry_logaddexp2
+_aten._packet('logaddexp2')._add(logaddexp2)
+
+
+# schema/native_functions.yaml: logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logaddexp2)
+logaddexp2_out = _Op("aten", 'logaddexp2', 'out',
+    'logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logaddexp2_out = logaddexp2_out._cache
+
+
+def _bind_logaddexp2_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logaddexp2_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logaddexp2_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logaddexp2_out.get(ks)
+    if _k is None:
+        _k = logaddexp2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logaddexp2_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+logaddexp2_out._bind = _bind_logaddexp2_out
+logaddexp2_out._entry = _entry_logaddexp2_out
+_aten._packet('logaddexp2')._add(logaddexp2_out)
+
+
+# schema/native_functions.yaml: fmax(Tensor self, Tensor other) -> Tensor
+fmax = _Op("aten", 'fmax', 'default',
+    'fmax(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmax = fmax._cache
+
+
+def _bind_fmax(self, other):
+    return (self, other)
+
+
+def _entry_fmax(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmax, (self, other)) from None
+    _k = _c_fmax.get(ks)
+    if _k is None:
+        _k = fmax._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmax, _k, (self, other,))
+    return _k(self, other)
+
+
+fmax._bind = _bind_fmax
+fmax._entry = _entry_fmax
+_aten._packet('fmax')._add(fmax)
+
+
+# schema/native_functions.yaml: fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmax)
+fmax_out = _Op("aten", 'fmax', 'out',
+    'fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmax_out = fmax_out._cache
+
+
+def _bind_fmax_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmax_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmax_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmax_out.get(ks)
+    if _k is None:
+        _k = fmax_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmax_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+fmax_out._bind = _bind_fmax_out
+fmax_out._entry = _entry_fmax_out
+_aten._packet('fmax')._add(fmax_out)
+
+
+# schema/native_functions.yaml: fmin(Tensor self, Tensor other) -> Tensor
+fmin = _Op("aten", 'fmin', 'default',
+    'fmin(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmin = fmin._cache
+
+
+def _bind_fmin(self, other):
+    return (self, other)
+
+
+def _entry_fmin(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmin, (self, other)) from None
+    _k = _c_fmin.get(ks)
+    if _k is None:
+        _k = fmin._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmin, _k, (self, other,))
+    return _k(self, other)
+
+
+fmin._bind = _bind_fmin
+fmin._entry = _entry_fmin
+_aten._packet('fmin')._add(fmin)
+
+
+# schema/native_functions.yaml: fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmin)
+fmin_out = _Op("aten", 'fmin', 'out',
+    'fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmin_out = fmin_out._cache
+
+
+def _bind_fmin_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmin_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmin_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmin_out.get(ks)
+    if _k is None:
+        _k = fmin_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fmin_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+fmin_out._bind = _bind_fmin_out
+fmin_out._entry = _entry_fmin_out
+_aten._packet('fmin')._add(fmin_out)
+
+
+# schema/native_functions.yaml: gcd(Tensor self, Tensor other) -> Tensor
+gcd = _Op("aten", 'gcd', 'default',
+    'gcd(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gcd = gcd._cache
+
+
+def _bind_gcd(self, other):
+    return (self, other)
+
+
+def _entry_gcd(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gcd, (self, other)) from None
+    _k = _c_gcd.get(ks)
+    if _k is None:
+        _k = gcd._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gcd, _k, (self, other,))
+    return _k(self, other)
+
+
+gcd._bind = _bind_gcd
+gcd._entry = _entry_gcd
+_aten._packet('gcd')._add(gcd)
+
+
+# schema/native_functions.yaml: gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gcd)
+gcd_out = _Op("aten", 'gcd', 'out',
+    'gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_gcd_out = gcd_out._cache
+
+
+def _bind_gcd_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_gcd_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gcd_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_gcd_out.get(ks)
+    if _k is None:
+        _k = gcd_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gcd_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+gcd_out._bind = _bind_gcd_out
+gcd_out._entry = _entry_gcd_out
+_aten._packet('gcd')._add(gcd_out)
+
+
+# schema/native_functions.yaml: gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+gcd_ = _Op("aten", 'gcd_', 'default',
+    'gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gcd_ = gcd_._cache
+
+
+def _bind_gcd_(self, other):
+    return (self, other)
+
+
+def _entry_gcd_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gcd_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gcd_.get(ks)
+    if _k is None:
+        _k = gcd_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(gcd_, _k, (self, other,))
+    return _k(self, other)
+
+
+gcd_._bind = _bind_gcd_
+gcd_._entry = _entry_gcd_
+_aten._packet('gcd_')._add(gcd_)
+
+
+# schema/native_functions.yaml: lcm(Tensor self, Tensor other) -> Tensor
+lcm = _Op("aten", 'lcm', 'default',
+    'lcm(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lcm = lcm._cache
+
+
+def _bind_lcm(self, other):
+    return (self, other)
+
+
+def _entry_lcm(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lcm, (self, other)) from None
+    _k = _c_lcm.get(ks)
+    if _k is None:
+        _k = lcm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lcm, _k, (self, other,))
+    return _k(self, other)
+
+
+lcm._bind = _bind_lcm
+lcm._entry = _entry_lcm
+_aten._packet('lcm')._add(lcm)
+
+
+# schema/native_functions.yaml: lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lcm)
+lcm_out = _Op("aten", 'lcm', 'out',
+    'lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_lcm_out = lcm_out._cache
+
+
+def _bind_lcm_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_lcm_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lcm_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lcm_out.get(ks)
+    if _k is None:
+        _k = lcm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lcm_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+lcm_out._bind = _bind_lcm_out
+lcm_out._entry = _entry_lcm_out
+_aten._packet('lcm')._add(lcm_out)
+
+
+# schema/native_functions.yaml: lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+lcm_ = _Op("aten", 'lcm_', 'default',
+    'lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lcm_ = lcm_._cache
+
+
+def _bind_lcm_(self, other):
+    return (self, other)
+
+
+def _entry_lcm_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lcm_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lcm_.get(ks)
+    if _k is None:
+        _k = lcm_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lcm_, _k, (self, other,))
+    return _k(self, other)
+
+
+lcm_._bind = _bind_lcm_
+lcm_._entry = _entry_lcm_
+_aten._packet('lcm_')._add(lcm_)
+
+
+# schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor
+heaviside = _Op("aten", 'heaviside', 'default',
+    'heaviside(Tensor self, Tensor values) -> Tensor',
+    ('self', 'values'), 2, tags=('pointwise',))
+_c_heaviside = heaviside._cache
+
+
+def _bind_heaviside(self, values):
+    return (self, values)
+
+
+def _entry_heaviside(self, values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (values._ks if values.__class__ is _Tensor else _ks_num(values)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(heaviside, (self, values)) from None
+    _k = _c_heaviside.get(ks)
+    if _k is None:
+        _k = heaviside._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(heaviside, _k, (self, values,))
+    return _k(self, values)
+
+
+heaviside._bind = _bind_heaviside
+heaviside._entry = _entry_heaviside
+_aten._packet('heaviside')._add(heaviside)
+
+
+# schema/native_functions.yaml: heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!) (autogen of heaviside)
+heaviside_out = _Op("aten", 'heaviside', 'out',
+    'heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'values', 'out'), 2, tags=('pointwise',))
+_c_heaviside_out = heaviside_out._cache
+
+
+def _bind_heaviside_out(self, values, *, out):
+    return (self, values, out)
+
+
+def _entry_heaviside_out(self, values, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (values._ks if values.__class__ is _Tensor else _ks_num(values)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(heaviside_out, (self, values, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_heaviside_out.get(ks)
+    if _k is None:
+        _k = heaviside_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(heaviside_out, _k, (self, values, out,))
+    return _k(self, values, out)
+
+
+heaviside_out._bind = _bind_heaviside_out
+heaviside_out._entry = _entry_heaviside_out
+_aten._packet('heaviside')._add(heaviside_out)
+
+
+# schema/native_functions.yaml: heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)
+heaviside_ = _Op("aten", 'heaviside_', 'default',
+    'heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)',
+    ('self', 'values'), 2, tags=('pointwise',))
+_c_heaviside_ = heaviside_._cache
+
+
+def _bind_heaviside_(self, values):
+    return (self, values)
+
+
+def _entry_heaviside_(self, values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (values._ks if values.__class__ is _Tensor else _ks_num(values)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(heaviside_, (self, values)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_heaviside_.get(ks)
+    if _k is None:
+        _k = heaviside_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(heaviside_, _k, (self, values,))
+    return _k(self, values)
+
+
+heaviside_._bind = _bind_heaviside_
+heaviside_._entry = _entry_heaviside_
+_aten._packet('heaviside_')._add(heaviside_)
+
+
+# schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
+copysign_Tensor = _Op("aten", 'copysign', 'Tensor',
+    'copysign.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_copysign_Tensor = copysign_Tensor._cache
+
+
+def _bind_copysign_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_copysign_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copysign_Tensor, (self, other)) from None
+    _k = _c_copysign_Tensor.get(ks)
+    if _k is None:
+        _k = copysign_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(copysign_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+copysign_Tensor._bind = _bind_copysign_Tensor
+copysign_Tensor._entry = _entry_copysign_Tensor
+_aten._packet('copysign')._add(copysign_Tensor)
+
+
+# schema/native_functions.yaml: copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of copysign.Tensor)
+copysign_out = _Op("aten", 'copysign', 'out',
+    'copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_copysign_out = copysign_out._cache
+
+
+def _bind_copysign_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_copysign_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copysign_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_copysign_out.get(ks)
+    if _k is None:
+        _k = copysign_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(copysign_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+copysign_out._bind = _bind_copysign_out
+copysign_out._entry = _entry_copysign_out
+_aten._packet('copysign')._add(copysign_out)
+
+
+# schema/native_functions.yaml: copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+copysign__Tensor = _Op("aten", 'copysign_', 'Tensor',
+    'copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_copysign__Tensor = copysign__Tensor._cache
+
+
+def _bind_copysign__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_copysign__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copysign__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_copysign__Tensor.get(ks)
+    if _k is None:
+        _k = copysign__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(copysign__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+copysign__Tensor._bind = _bind_copysign__Tensor
+copysign__Tensor._entry = _entry_copysign__Tensor
+_aten._packet('copysign_')._add(copysign__Tensor)
+
+
+# schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+xlogy_Tensor = _Op("aten", 'xlogy', 'Tensor',
+    'xlogy.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_xlogy_Tensor = xlogy_Tensor._cache
+
+
+def _bind_xlogy_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_xlogy_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy_Tensor, (self, other)) from None
+    _k = _c_xlogy_Tensor.get(ks)
+    if _k is None:
+        _k = xlogy_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(xlogy_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+xlogy_Tensor._bind = _bind_xlogy_Tensor
+xlogy_Tensor._entry = _entry_xlogy_Tensor
+_aten._packet('xlogy')._add(xlogy_Tensor)
+
+
+# schema/native_functions.yaml: xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of xlogy.Tensor)
+xlogy_OutTensor = _Op("aten", 'xlogy', 'OutTensor',
+    'xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_xlogy_OutTensor = xlogy_OutTensor._cache
+
+
+def _bind_xlogy_OutTensor(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_xlogy_OutTensor(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy_OutTensor, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_xlogy_OutTensor.get(ks)
+    if _k is None:
+        _k = xlogy_OutTensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(xlogy_OutTensor, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+xlogy_OutTensor._bind = _bind_xlogy_OutTensor
+xlogy_OutTensor._entry = _entry_xlogy_OutTensor
+_aten._packet('xlogy')._add(xlogy_OutTensor)
+
+
+# schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+xlogy__Tensor = _Op("aten", 'xlogy_', 'Tensor',
+    'xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_xlogy__Tensor = xlogy__Tensor._cache
+
+
+def _bind_xlogy__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_xlogy__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_xlogy__Tensor.get(ks)
+    if _k is None:
+        _k = xlogy__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(xlogy__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+xlogy__Tensor._bind = _bind_xlogy__Tensor
+xlogy__Tensor._entry = _entry_xlogy__Tensor
+_aten._packet('xlogy_')._add(xlogy__Tensor)
+
+
+# schema/native_functions.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor
+special_xlog1py = _Op("aten", 'special_xlog1py', 'default',
+    'special_xlog1py(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_xlog1py = special_xlog1py._cache
+
+
+def _bind_special_xlog1py(self, other):
+    return (self, other)
+
+
+def _entry_special_xlog1py(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlog1py, (self, other)) from None
+    _k = _c_special_xlog1py.get(ks)
+    if _k is None:
+        _k = special_xlog1py._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlog1py, _k, (self, other,))
+    return _k(self, other)
+
+
+special_xlog1py._bind = _bind_special_xlog1py
+special_xlog1py._entry = _entry_special_xlog1py
+_aten._packet('special_xlog1py')._add(special_xlog1py)
+
+
+# schema/native_functions.yaml: special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlog1py)
+special_xlog1py_out = _Op("aten", 'special_xlog1py', 'out',
+    'special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_xlog1py_out = special_xlog1py_out._cache
+
+
+def _bind_special_xlog1py_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_xlog1py_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlog1py_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_xlog1py_out.get(ks)
+    if _k is None:
+        _k = special_xlog1py_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlog1py_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+special_xlog1py_out._bind = _bind_special_xlog1py_out
+special_xlog1py_out._entry = _entry_special_xlog1py_out
+_aten._packet('special_xlog1py')._add(special_xlog1py_out)
+
+
+# schema/native_functions.yaml: special_zeta(Tensor self, Tensor other) -> Tensor
+special_zeta = _Op("aten", 'special_zeta', 'default',
+    'special_zeta(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_zeta = special_zeta._cache
+
+
+def _bind_special_zeta(self, other):
+    return (self, other)
+
+
+def _entry_special_zeta(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_zeta, (self, other)) from None
+    _k = _c_special_zeta.get(ks)
+    if _k is None:
+        _k = special_zeta._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_zeta, _k, (self, other,))
+    return _k(self, other)
+
+
+special_zeta._bind = _bind_special_zeta
+special_zeta._entry = _entry_special_zeta
+_aten._packet('special_zeta')._add(special_zeta)
+
+
+# schema/native_functions.yaml: special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_zeta)
+special_zeta_out = _Op("aten", 'special_zeta', 'out',
+    'special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_zeta_out = special_zeta_out._cache
+
+
+def _bind_special_zeta_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_zeta_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_zeta_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_zeta_out.get(ks)
+    if _k is None:
+        _k = special_zeta_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_zeta_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+special_zeta_out._bind = _bind_special_zeta_out
+special_zeta_out._entry = _entry_special_zeta_out
+_aten._packet('special_zeta')._add(special_zeta_out)
+
+
+# schema/native_functions.yaml: ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+ldexp_Tensor = _Op("aten", 'ldexp', 'Tensor',
+    'ldexp.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_ldexp_Tensor = ldexp_Tensor._cache
+
+
+def _bind_ldexp_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ldexp_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ldexp_Tensor, (self, other)) from None
+    _k = _c_ldexp_Tensor.get(ks)
+    if _k is None:
+        _k = ldexp_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ldexp_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+ldexp_Tensor._bind = _bind_ldexp_Tensor
+ldexp_Tensor._entry = _entry_ldexp_Tensor
+_aten._packet('ldexp')._add(ldexp_Tensor)
+
+
+# schema/native_functions.yaml: float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+float_power_Tensor_Tensor = _Op("aten", 'float_power', 'Tensor_Tensor',
+    'float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
+    ('self', 'exponent'), 2, tags=())
+_c_float_power_Tensor_Tensor = float_power_Tensor_Tensor._cache
+
+
+def _bind_float_power_Tensor_Tensor(self, exponent):
+    return (self, exponent)
+
+
+def _entry_float_power_Tensor_Tensor(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | exponent._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(float_power_Tensor_Tensor, (self, exponent)) from None
+    _k = _c_float_power_Tensor_Tensor.get(ks)
+    if _k is None:
+        _k = float_power_Tensor_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(float_power_Tensor_Tensor, _k, (self, exponent,))
+    return _k(self, exponent)
+
+
+float_power_Tensor_Tensor._bind = _bind_float_power_Tensor_Tensor
+float_power_Tensor_Tensor._entry = _entry_float_power_Tensor_Tensor
+_aten._packet('float_power')._add(float_power_Tensor_Tensor)
+
+
+# schema/native_functions.yaml: float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+float_power_Tensor_Scalar = _Op("aten", 'float_power', 'Tensor_Scalar',
+    'float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
+    ('self', 'exponent'), 2, tags=())
+_c_float_power_Tensor_Scalar = float_power_Tensor_Scalar._cache
+
+
+def _bind_float_power_Tensor_Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_float_power_Tensor_Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(float_power_Tensor_Scalar, (self, exponent)) from None
+    _k = _c_float_power_Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = float_power_Tensor_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(float_power_Tensor_Scalar, _k, (self, exponent,))
+    return _k(self, exponent)
+
+
+float_power_Tensor_Scalar._bind = _bind_float_power_Tensor_Scalar
+float_power_Tensor_Scalar._entry = _entry_float_power_Tensor_Scalar
+_aten._packet('float_power')._add(float_power_Tensor_Scalar)
+
+
+# schema/native_functions.yaml: float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+float_power_Scalar = _Op("aten", 'float_power', 'Scalar',
+    'float_power.Scalar(Scalar self, Tensor exponent) -> Tensor',
+    ('self', 'exponent'), 2, tags=())
+_c_float_power_Scalar = float_power_Scalar._cache
+
+
+def _bind_float_power_Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_float_power_Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (exponent._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(float_power_Scalar, (self, exponent)) from None
+    _k = _c_float_power_Scalar.get(ks)
+    if _k is None:
+        _k = float_power_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(float_power_Scalar, _k, (self, exponent,))
+    return _k(self, exponent)
+
+
+float_power_Scalar._bind = _bind_float_power_Scalar
+float_power_Scalar._entry = _entry_float_power_Scalar
+_aten._packet('float_power')._add(float_power_Scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+special_chebyshev_polynomial_t = _Op("aten", 'special_chebyshev_polynomial_t', 'default',
+    'special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_t = special_chebyshev_polynomial_t._cache
+
+
+def _bind_special_chebyshev_polynomial_t(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_t(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_t, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_t.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_t._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_t, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_t._bind = _bind_special_chebyshev_polynomial_t
+special_chebyshev_polynomial_t._entry = _entry_special_chebyshev_polynomial_t
+_aten._packet('special_chebyshev_polynomial_t')._add(special_chebyshev_polynomial_t)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_t)
+special_chebyshev_polynomial_t_out = _Op("aten", 'special_chebyshev_polynomial_t', 'out',
+    'special_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_t_out = special_chebyshev_polynomial_t_out._cache
+
+
+def _bind_special_chebyshev_polynomial_t_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_t_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_t_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_t_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_t_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_t_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_t_out._bind = _bind_special_chebyshev_polynomial_t_out
+special_chebyshev_polynomial_t_out._entry = _entry_special_chebyshev_polynomial_t_out
+_aten._packet('special_chebyshev_polynomial_t')._add(special_chebyshev_polynomial_t_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+special_chebyshev_polynomial_u = _Op("aten", 'special_chebyshev_polynomial_u', 'default',
+    'special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_u = special_chebyshev_polynomial_u._cache
+
+
+def _bind_special_chebyshev_polynomial_u(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_u(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_u, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_u.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_u._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_u, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_u._bind = _bind_special_chebyshev_polynomial_u
+special_chebyshev_polynomial_u._entry = _entry_special_chebyshev_polynomial_u
+_aten._packet('special_chebyshev_polynomial_u')._add(special_chebyshev_polynomial_u)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_u)
+special_chebyshev_polynomial_u_out = _Op("aten", 'special_chebyshev_polynomial_u', 'out',
+    'special_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_u_out = special_chebyshev_polynomial_u_out._cache
+
+
+def _bind_special_chebyshev_polynomial_u_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_u_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_u_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_u_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_u_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_u_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_u_out._bind = _bind_special_chebyshev_polynomial_u_out
+special_chebyshev_polynomial_u_out._entry = _entry_special_chebyshev_polynomial_u_out
+_aten._packet('special_chebyshev_polynomial_u')._add(special_chebyshev_polynomial_u_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+special_chebyshev_polynomial_v = _Op("aten", 'special_chebyshev_polynomial_v', 'default',
+    'special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_v = special_chebyshev_polynomial_v._cache
+
+
+def _bind_special_chebyshev_polynomial_v(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_v(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_v, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_v.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_v._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_v, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_v._bind = _bind_special_chebyshev_polynomial_v
+special_chebyshev_polynomial_v._entry = _entry_special_chebyshev_polynomial_v
+_aten._packet('special_chebyshev_polynomial_v')._add(special_chebyshev_polynomial_v)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_v)
+special_chebyshev_polynomial_v_out = _Op("aten", 'special_chebyshev_polynomial_v', 'out',
+    'special_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_v_out = special_chebyshev_polynomial_v_out._cache
+
+
+def _bind_special_chebyshev_polynomial_v_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_v_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_v_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_v_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_v_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_v_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_v_out._bind = _bind_special_chebyshev_polynomial_v_out
+special_chebyshev_polynomial_v_out._entry = _entry_special_chebyshev_polynomial_v_out
+_aten._packet('special_chebyshev_polynomial_v')._add(special_chebyshev_polynomial_v_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+special_chebyshev_polynomial_w = _Op("aten", 'special_chebyshev_polynomial_w', 'default',
+    'special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_w = special_chebyshev_polynomial_w._cache
+
+
+def _bind_special_chebyshev_polynomial_w(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_w(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_w, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_w.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_w._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_w, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_w._bind = _bind_special_chebyshev_polynomial_w
+special_chebyshev_polynomial_w._entry = _entry_special_chebyshev_polynomial_w
+_aten._packet('special_chebyshev_polynomial_w')._add(special_chebyshev_polynomial_w)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_w)
+special_chebyshev_polynomial_w_out = _Op("aten", 'special_chebyshev_polynomial_w', 'out',
+    'special_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_w_out = special_chebyshev_polynomial_w_out._cache
+
+
+def _bind_special_chebyshev_polynomial_w_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_w_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_w_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_w_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_w_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_w_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_w_out._bind = _bind_special_chebyshev_polynomial_w_out
+special_chebyshev_polynomial_w_out._entry = _entry_special_chebyshev_polynomial_w_out
+_aten._packet('special_chebyshev_polynomial_w')._add(special_chebyshev_polynomial_w_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_t = _Op("aten", 'special_shifted_chebyshev_polynomial_t', 'default',
+    'special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_t = special_shifted_chebyshev_polynomial_t._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_t(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_t(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_t, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_t.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_t._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_t, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_t._bind = _bind_special_shifted_chebyshev_polynomial_t
+special_shifted_chebyshev_polynomial_t._entry = _entry_special_shifted_chebyshev_polynomial_t
+_aten._packet('special_shifted_chebyshev_polynomial_t')._add(special_shifted_chebyshev_polynomial_t)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_t)
+special_shifted_chebyshev_polynomial_t_out = _Op("aten", 'special_shifted_chebyshev_polynomial_t', 'out',
+    'special_shifted_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_t_out = special_shifted_chebyshev_polynomial_t_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_t_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_t_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_t_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_t_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_t_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_t_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_t_out._bind = _bind_special_shifted_chebyshev_polynomial_t_out
+special_shifted_chebyshev_polynomial_t_out._entry = _entry_special_shifted_chebyshev_polynomial_t_out
+_aten._packet('special_shifted_chebyshev_polynomial_t')._add(special_shifted_chebyshev_polynomial_t_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_u = _Op("aten", 'special_shifted_chebyshev_polynomial_u', 'default',
+    'special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_u = special_shifted_chebyshev_polynomial_u._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_u(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_u(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_u, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_u.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_u._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_u, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_u._bind = _bind_special_shifted_chebyshev_polynomial_u
+special_shifted_chebyshev_polynomial_u._entry = _entry_special_shifted_chebyshev_polynomial_u
+_aten._packet('special_shifted_chebyshev_polynomial_u')._add(special_shifted_chebyshev_polynomial_u)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_u)
+special_shifted_chebyshev_polynomial_u_out = _Op("aten", 'special_shifted_chebyshev_polynomial_u', 'out',
+    'special_shifted_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_u_out = special_shifted_chebyshev_polynomial_u_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_u_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_u_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_u_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_u_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_u_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_u_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_u_out._bind = _bind_special_shifted_chebyshev_polynomial_u_out
+special_shifted_chebyshev_polynomial_u_out._entry = _entry_special_shifted_chebyshev_polynomial_u_out
+_aten._packet('special_shifted_chebyshev_polynomial_u')._add(special_shifted_chebyshev_polynomial_u_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_v = _Op("aten", 'special_shifted_chebyshev_polynomial_v', 'default',
+    'special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_v = special_shifted_chebyshev_polynomial_v._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_v(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_v(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_v, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_v.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_v._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_v, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_v._bind = _bind_special_shifted_chebyshev_polynomial_v
+special_shifted_chebyshev_polynomial_v._entry = _entry_special_shifted_chebyshev_polynomial_v
+_aten._packet('special_shifted_chebyshev_polynomial_v')._add(special_shifted_chebyshev_polynomial_v)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_v)
+special_shifted_chebyshev_polynomial_v_out = _Op("aten", 'special_shifted_chebyshev_polynomial_v', 'out',
+    'special_shifted_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_v_out = special_shifted_chebyshev_polynomial_v_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_v_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_v_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_v_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_v_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_v_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_v_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_v_out._bind = _bind_special_shifted_chebyshev_polynomial_v_out
+special_shifted_chebyshev_polynomial_v_out._entry = _entry_special_shifted_chebyshev_polynomial_v_out
+_aten._packet('special_shifted_chebyshev_polynomial_v')._add(special_shifted_chebyshev_polynomial_v_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_w = _Op("aten", 'special_shifted_chebyshev_polynomial_w', 'default',
+    'special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_w = special_shifted_chebyshev_polynomial_w._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_w(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_w(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_w, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_w.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_w._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_w, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_w._bind = _bind_special_shifted_chebyshev_polynomial_w
+special_shifted_chebyshev_polynomial_w._entry = _entry_special_shifted_chebyshev_polynomial_w
+_aten._packet('special_shifted_chebyshev_polynomial_w')._add(special_shifted_chebyshev_polynomial_w)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_w)
+special_shifted_chebyshev_polynomial_w_out = _Op("aten", 'special_shifted_chebyshev_polynomial_w', 'out',
+    'special_shifted_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_w_out = special_shifted_chebyshev_polynomial_w_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_w_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_w_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_w_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_w_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_w_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_w_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_w_out._bind = _bind_special_shifted_chebyshev_polynomial_w_out
+special_shifted_chebyshev_polynomial_w_out._entry = _entry_special_shifted_chebyshev_polynomial_w_out
+_aten._packet('special_shifted_chebyshev_polynomial_w')._add(special_shifted_chebyshev_polynomial_w_out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
+special_hermite_polynomial_h = _Op("aten", 'special_hermite_polynomial_h', 'default',
+    'special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_h = special_hermite_polynomial_h._cache
+
+
+def _bind_special_hermite_polynomial_h(x, n):
+    return (x, n)
+
+
+def _entry_special_hermite_polynomial_h(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_h, (x, n)) from None
+    _k = _c_special_hermite_polynomial_h.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_h._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_h, _k, (x, n,))
+    return _k(x, n)
+
+
+special_hermite_polynomial_h._bind = _bind_special_hermite_polynomial_h
+special_hermite_polynomial_h._entry = _entry_special_hermite_polynomial_h
+_aten._packet('special_hermite_polynomial_h')._add(special_hermite_polynomial_h)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_h)
+special_hermite_polynomial_h_out = _Op("aten", 'special_hermite_polynomial_h', 'out',
+    'special_hermite_polynomial_h.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_h_out = special_hermite_polynomial_h_out._cache
+
+
+def _bind_special_hermite_polynomial_h_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_hermite_polynomial_h_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_h_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_hermite_polynomial_h_out.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_h_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_h_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_hermite_polynomial_h_out._bind = _bind_special_hermite_polynomial_h_out
+special_hermite_polynomial_h_out._entry = _entry_special_hermite_polynomial_h_out
+_aten._packet('special_hermite_polynomial_h')._add(special_hermite_polynomial_h_out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
+special_hermite_polynomial_he = _Op("aten", 'special_hermite_polynomial_he', 'default',
+    'special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_he = special_hermite_polynomial_he._cache
+
+
+def _bind_special_hermite_polynomial_he(x, n):
+    return (x, n)
+
+
+def _entry_special_hermite_polynomial_he(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_he, (x, n)) from None
+    _k = _c_special_hermite_polynomial_he.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_he._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_he, _k, (x, n,))
+    return _k(x, n)
+
+
+special_hermite_polynomial_he._bind = _bind_special_hermite_polynomial_he
+special_hermite_polynomial_he._entry = _entry_special_hermite_polynomial_he
+_aten._packet('special_hermite_polynomial_he')._add(special_hermite_polynomial_he)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_he)
+special_hermite_polynomial_he_out = _Op("aten", 'special_hermite_polynomial_he', 'out',
+    'special_hermite_polynomial_he.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_he_out = special_hermite_polynomial_he_out._cache
+
+
+def _bind_special_hermite_polynomial_he_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_hermite_polynomial_he_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_he_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_hermite_polynomial_he_out.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_he_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_he_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_hermite_polynomial_he_out._bind = _bind_special_hermite_polynomial_he_out
+special_hermite_polynomial_he_out._entry = _entry_special_hermite_polynomial_he_out
+_aten._packet('special_hermite_polynomial_he')._add(special_hermite_polynomial_he_out)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
+special_laguerre_polynomial_l = _Op("aten", 'special_laguerre_polynomial_l', 'default',
+    'special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_laguerre_polynomial_l = special_laguerre_polynomial_l._cache
+
+
+def _bind_special_laguerre_polynomial_l(x, n):
+    return (x, n)
+
+
+def _entry_special_laguerre_polynomial_l(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_laguerre_polynomial_l, (x, n)) from None
+    _k = _c_special_laguerre_polynomial_l.get(ks)
+    if _k is None:
+        _k = special_laguerre_polynomial_l._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_laguerre_polynomial_l, _k, (x, n,))
+    return _k(x, n)
+
+
+special_laguerre_polynomial_l._bind = _bind_special_laguerre_polynomial_l
+special_laguerre_polynomial_l._entry = _entry_special_laguerre_polynomial_l
+_aten._packet('special_laguerre_polynomial_l')._add(special_laguerre_polynomial_l)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_laguerre_polynomial_l)
+special_laguerre_polynomial_l_out = _Op("aten", 'special_laguerre_polynomial_l', 'out',
+    'special_laguerre_polynomial_l.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_laguerre_polynomial_l_out = special_laguerre_polynomial_l_out._cache
+
+
+def _bind_special_laguerre_polynomial_l_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_laguerre_polynomial_l_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_laguerre_polynomial_l_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_laguerre_polynomial_l_out.get(ks)
+    if _k is None:
+        _k = special_laguerre_polynomial_l_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_laguerre_polynomial_l_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_laguerre_polynomial_l_out._bind = _bind_special_laguerre_polynomial_l_out
+special_laguerre_polynomial_l_out._entry = _entry_special_laguerre_polynomial_l_out
+_aten._packet('special_laguerre_polynomial_l')._add(special_laguerre_polynomial_l_out)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
+special_legendre_polynomial_p = _Op("aten", 'special_legendre_polynomial_p', 'default',
+    'special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_legendre_polynomial_p = special_legendre_polynomial_p._cache
+
+
+def _bind_special_legendre_polynomial_p(x, n):
+    return (x, n)
+
+
+def _entry_special_legendre_polynomial_p(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_legendre_polynomial_p, (x, n)) from None
+    _k = _c_special_legendre_polynomial_p.get(ks)
+    if _k is None:
+        _k = special_legendre_polynomial_p._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_legendre_polynomial_p, _k, (x, n,))
+    return _k(x, n)
+
+
+special_legendre_polynomial_p._bind = _bind_special_legendre_polynomial_p
+special_legendre_polynomial_p._entry = _entry_special_legendre_polynomial_p
+_aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_p)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_legendre_polynomial_p)
+special_legendre_polynomial_p_out = _Op("aten", 'special_legendre_polynomial_p', 'out',
+    'special_legendre_polynomial_p.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_legendre_polynomial_p_out = special_legendre_polynomial_p_out._cache
+
+
+def _bind_special_legendre_polynomial_p_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_legendre_polynomial_p_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_legendre_polynomial_p_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_legendre_polynomial_p_out.get(ks)
+    if _k is None:
+        _k = special_legendre_polynomial_p_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_legendre_polynomial_p_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_legendre_polynomial_p_out._bind = _bind_special_legendre_polynomial_p_out
+special_legendre_polynomial_p_out._entry = _entry_special_legendre_polynomial_p_out
+_aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_p_out)
+
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
@@ -14603,6 +19455,1094 @@ def _entry_bernoulli_float_out(self, p, generator, out):
 bernoulli_float_out._bind = _bind_bernoulli_float_out
 bernoulli_float_out._entry = _entry_bernoulli_float_out
 _aten._packet('bernoulli')._add(bernoulli_float_out)
+
+
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+nansum = _Op("aten", 'nansum', 'default',
+    'nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction',))
+_c_nansum = nansum._cache
+
+
+def _bind_nansum(self, dim=None, keepdim=False, *, dtype=None):
+    return (self, dim, keepdim, dtype)
+
+
+def _entry_nansum(self, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nansum, (self, dim, keepdim, dtype)) from None
+    _k = _c_nansum.get(ks)
+    if _k is None:
+        _k = nansum._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nansum, _k, (self, dim, keepdim, dtype,))
+    return _k(self, dim, keepdim, dtype)
+
+
+nansum._bind = _bind_nansum
+nansum._entry = _entry_nansum
+_aten._packet('nansum')._add(nansum)
+
+
+# schema/native_functions.yaml: nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of nansum)
+nansum_out = _Op("aten", 'nansum', 'out',
+    'nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction',))
+_c_nansum_out = nansum_out._cache
+
+
+def _bind_nansum_out(self, dim=None, keepdim=False, *, dtype=None, out):
+    return (self, dim, keepdim, dtype, out)
+
+
+def _entry_nansum_out(self, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nansum_out, (self, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nansum_out.get(ks)
+    if _k is None:
+        _k = nansum_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nansum_out, _k, (self, dim, keepdim, dtype, out,))
+    return _k(self, dim, keepdim, dtype, out)
+
+
+nansum_out._bind = _bind_nansum_out
+nansum_out._entry = _entry_nansum_out
+_aten._packet('nansum')._add(nansum_out)
+
+
+# schema/native_functions.yaml: nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+nanmean = _Op("aten", 'nanmean', 'default',
+    'nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=())
+_c_nanmean = nanmean._cache
+
+
+def _bind_nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    return (self, dim, keepdim, dtype)
+
+
+def _entry_nanmean(self, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanmean, (self, dim, keepdim, dtype)) from None
+    _k = _c_nanmean.get(ks)
+    if _k is None:
+        _k = nanmean._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nanmean, _k, (self, dim, keepdim, dtype,))
+    return _k(self, dim, keepdim, dtype)
+
+
+nanmean._bind = _bind_nanmean
+nanmean._entry = _entry_nanmean
+_aten._packet('nanmean')._add(nanmean)
+
+
+# schema/native_functions.yaml: median(Tensor self) -> Tensor
+median = _Op("aten", 'median', 'default',
+    'median(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_median = median._cache
+
+
+def _bind_median(self):
+    return (self,)
+
+
+def _entry_median(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(median, (self,)) from None
+    _k = _c_median.get(ks)
+    if _k is None:
+        _k = median._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(median, _k, (self,))
+    return _k(self)
+
+
+median._bind = _bind_median
+median._entry = _entry_median
+_aten._packet('median')._add(median)
+
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+median_dim = _Op("aten", 'median', 'dim',
+    'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_median_dim = median_dim._cache
+
+
+def _bind_median_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_median_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(median_dim, (self, dim, keepdim)) from None
+    _k = _c_median_dim.get(ks)
+    if _k is None:
+        _k = median_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(median_dim, _k, (self, dim, keepdim,))
+    return _k(self, dim, keepdim)
+
+
+median_dim._bind = _bind_median_dim
+median_dim._entry = _entry_median_dim
+_aten._packet('median')._add(median_dim)
+
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
+nanmedian = _Op("aten", 'nanmedian', 'default',
+    'nanmedian(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_nanmedian = nanmedian._cache
+
+
+def _bind_nanmedian(self):
+    return (self,)
+
+
+def _entry_nanmedian(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanmedian, (self,)) from None
+    _k = _c_nanmedian.get(ks)
+    if _k is None:
+        _k = nanmedian._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nanmedian, _k, (self,))
+    return _k(self)
+
+
+nanmedian._bind = _bind_nanmedian
+nanmedian._entry = _entry_nanmedian
+_aten._packet('nanmedian')._add(nanmedian)
+
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+nanmedian_dim = _Op("aten", 'nanmedian', 'dim',
+    'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_nanmedian_dim = nanmedian_dim._cache
+
+
+def _bind_nanmedian_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_nanmedian_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanmedian_dim, (self, dim, keepdim)) from None
+    _k = _c_nanmedian_dim.get(ks)
+    if _k is None:
+        _k = nanmedian_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nanmedian_dim, _k, (self, dim, keepdim,))
+    return _k(self, dim, keepdim)
+
+
+nanmedian_dim._bind = _bind_nanmedian_dim
+nanmedian_dim._entry = _entry_nanmedian_dim
+_aten._packet('nanmedian')._add(nanmedian_dim)
+
+
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+kthvalue = _Op("aten", 'kthvalue', 'default',
+    'kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'k', 'dim', 'keepdim'), 4, tags=('reduction',))
+_c_kthvalue = kthvalue._cache
+
+
+def _bind_kthvalue(self, k, dim=-1, keepdim=False):
+    return (self, k, dim, keepdim)
+
+
+def _entry_kthvalue(self, k, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kthvalue, (self, k, dim, keepdim)) from None
+    _k = _c_kthvalue.get(ks)
+    if _k is None:
+        _k = kthvalue._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kthvalue, _k, (self, k, dim, keepdim,))
+    return _k(self, k, dim, keepdim)
+
+
+kthvalue._bind = _bind_kthvalue
+kthvalue._entry = _entry_kthvalue
+_aten._packet('kthvalue')._add(kthvalue)
+
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+mode = _Op("aten", 'mode', 'default',
+    'mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_mode = mode._cache
+
+
+def _bind_mode(self, dim=-1, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_mode(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mode, (self, dim, keepdim)) from None
+    _k = _c_mode.get(ks)
+    if _k is None:
+        _k = mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(mode, _k, (self, dim, keepdim,))
+    return _k(self, dim, keepdim)
+
+
+mode._bind = _bind_mode
+mode._entry = _entry_mode
+_aten._packet('mode')._add(mode)
+
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+cummax = _Op("aten", 'cummax', 'default',
+    'cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)',
+    ('self', 'dim'), 2, tags=())
+_c_cummax = cummax._cache
+
+
+def _bind_cummax(self, dim):
+    return (self, dim)
+
+
+def _entry_cummax(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cummax, (self, dim)) from None
+    _k = _c_cummax.get(ks)
+    if _k is None:
+        _k = cummax._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cummax, _k, (self, dim,))
+    return _k(self, dim)
+
+
+cummax._bind = _bind_cummax
+cummax._entry = _entry_cummax
+_aten._packet('cummax')._add(cummax)
+
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+cummin = _Op("aten", 'cummin', 'default',
+    'cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)',
+    ('self', 'dim'), 2, tags=())
+_c_cummin = cummin._cache
+
+
+def _bind_cummin(self, dim):
+    return (self, dim)
+
+
+def _entry_cummin(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cummin, (self, dim)) from None
+    _k = _c_cummin.get(ks)
+    if _k is None:
+        _k = cummin._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cummin, _k, (self, dim,))
+    return _k(self, dim)
+
+
+cummin._bind = _bind_cummin
+cummin._entry = _entry_cummin
+_aten._packet('cummin')._add(cummin)
+
+
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+logcumsumexp = _Op("aten", 'logcumsumexp', 'default',
+    'logcumsumexp(Tensor self, int dim) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_logcumsumexp = logcumsumexp._cache
+
+
+def _bind_logcumsumexp(self, dim):
+    return (self, dim)
+
+
+def _entry_logcumsumexp(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logcumsumexp, (self, dim)) from None
+    _k = _c_logcumsumexp.get(ks)
+    if _k is None:
+        _k = logcumsumexp._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logcumsumexp, _k, (self, dim,))
+    return _k(self, dim)
+
+
+logcumsumexp._bind = _bind_logcumsumexp
+logcumsumexp._entry = _entry_logcumsumexp
+_aten._packet('logcumsumexp')._add(logcumsumexp)
+
+
+# schema/native_functions.yaml: logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of logcumsumexp)
+logcumsumexp_out = _Op("aten", 'logcumsumexp', 'out',
+    'logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_logcumsumexp_out = logcumsumexp_out._cache
+
+
+def _bind_logcumsumexp_out(self, dim, *, out):
+    return (self, dim, out)
+
+
+def _entry_logcumsumexp_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logcumsumexp_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logcumsumexp_out.get(ks)
+    if _k is None:
+        _k = logcumsumexp_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(logcumsumexp_out, _k, (self, dim, out,))
+    return _k(self, dim, out)
+
+
+logcumsumexp_out._bind = _bind_logcumsumexp_out
+logcumsumexp_out._entry = _entry_logcumsumexp_out
+_aten._packet('logcumsumexp')._add(logcumsumexp_out)
+
+
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+aminmax = _Op("aten", 'aminmax', 'default',
+    'aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)',
+    ('self', 'dim', 'keepdim'), 1, tags=('reduction',))
+_c_aminmax = aminmax._cache
+
+
+def _bind_aminmax(self, *, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_aminmax(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(aminmax, (self, dim, keepdim)) from None
+    _k = _c_aminmax.get(ks)
+    if _k is None:
+        _k = aminmax._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(aminmax, _k, (self, dim, keepdim,))
+    return _k(self, dim, keepdim)
+
+
+aminmax._bind = _bind_aminmax
+aminmax._entry = _entry_aminmax
+_aten._packet('aminmax')._add(aminmax)
+
+
+# schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+quantile = _Op("aten", 'quantile', 'default',
+    "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    ('self', 'q', 'dim', 'keepdim', 'interpolation'), 4, tags=())
+_c_quantile = quantile._cache
+
+
+def _bind_quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return (self, q, dim, keepdim, interpolation)
+
+
+def _entry_quantile(self, q, dim, keepdim, interpolation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | q._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(quantile, (self, q, dim, keepdim, interpolation)) from None
+    _k = _c_quantile.get(ks)
+    if _k is None:
+        _k = quantile._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(quantile, _k, (self, q, dim, keepdim, interpolation,))
+    return _k(self, q, dim, keepdim, interpolation)
+
+
+quantile._bind = _bind_quantile
+quantile._entry = _entry_quantile
+_aten._packet('quantile')._add(quantile)
+
+
+# schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+quantile_scalar = _Op("aten", 'quantile', 'scalar',
+    "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    ('self', 'q', 'dim', 'keepdim', 'interpolation'), 4, tags=())
+_c_quantile_scalar = quantile_scalar._cache
+
+
+def _bind_quantile_scalar(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return (self, q, dim, keepdim, interpolation)
+
+
+def _entry_quantile_scalar(self, q, dim, keepdim, interpolation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(quantile_scalar, (self, q, dim, keepdim, interpolation)) from None
+    _k = _c_quantile_scalar.get(ks)
+    if _k is None:
+        _k = quantile_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(quantile_scalar, _k, (self, q, dim, keepdim, interpolation,))
+    return _k(self, q, dim, keepdim, interpolation)
+
+
+quantile_scalar._bind = _bind_quantile_scalar
+quantile_scalar._entry = _entry_quantile_scalar
+_aten._packet('quantile')._add(quantile_scalar)
+
+
+# schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+nanquantile = _Op("aten", 'nanquantile', 'default',
+    "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    ('self', 'q', 'dim', 'keepdim', 'interpolation'), 4, tags=())
+_c_nanquantile = nanquantile._cache
+
+
+def _bind_nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return (self, q, dim, keepdim, interpolation)
+
+
+def _entry_nanquantile(self, q, dim, keepdim, interpolation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | q._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanquantile, (self, q, dim, keepdim, interpolation)) from None
+    _k = _c_nanquantile.get(ks)
+    if _k is None:
+        _k = nanquantile._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nanquantile, _k, (self, q, dim, keepdim, interpolation,))
+    return _k(self, q, dim, keepdim, interpolation)
+
+
+nanquantile._bind = _bind_nanquantile
+nanquantile._entry = _entry_nanquantile
+_aten._packet('nanquantile')._add(nanquantile)
+
+
+# schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+nanquantile_scalar = _Op("aten", 'nanquantile', 'scalar',
+    "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    ('self', 'q', 'dim', 'keepdim', 'interpolation'), 4, tags=())
+_c_nanquantile_scalar = nanquantile_scalar._cache
+
+
+def _bind_nanquantile_scalar(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    return (self, q, dim, keepdim, interpolation)
+
+
+def _entry_nanquantile_scalar(self, q, dim, keepdim, interpolation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nanquantile_scalar, (self, q, dim, keepdim, interpolation)) from None
+    _k = _c_nanquantile_scalar.get(ks)
+    if _k is None:
+        _k = nanquantile_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(nanquantile_scalar, _k, (self, q, dim, keepdim, interpolation,))
+    return _k(self, q, dim, keepdim, interpolation)
+
+
+nanquantile_scalar._bind = _bind_nanquantile_scalar
+nanquantile_scalar._entry = _entry_nanquantile_scalar
+_aten._packet('nanquantile')._add(nanquantile_scalar)
+
+
+# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+histc = _Op("aten", 'histc', 'default',
+    'histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor',
+    ('self', 'bins', 'min', 'max'), 4, tags=())
+_c_histc = histc._cache
+
+
+def _bind_histc(self, bins=100, min=0, max=0):
+    return (self, bins, min, max)
+
+
+def _entry_histc(self, bins, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histc, (self, bins, min, max)) from None
+    _k = _c_histc.get(ks)
+    if _k is None:
+        _k = histc._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(histc, _k, (self, bins, min, max,))
+    return _k(self, bins, min, max)
+
+
+histc._bind = _bind_histc
+histc._entry = _entry_histc
+_aten._packet('histc')._add(histc)
+
+
+# schema/native_functions.yaml: histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of histc)
+histc_out = _Op("aten", 'histc', 'out',
+    'histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'bins', 'min', 'max', 'out'), 4, tags=())
+_c_histc_out = histc_out._cache
+
+
+def _bind_histc_out(self, bins=100, min=0, max=0, *, out):
+    return (self, bins, min, max, out)
+
+
+def _entry_histc_out(self, bins, min, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histc_out, (self, bins, min, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_histc_out.get(ks)
+    if _k is None:
+        _k = histc_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(histc_out, _k, (self, bins, min, max, out,))
+    return _k(self, bins, min, max, out)
+
+
+histc_out._bind = _bind_histc_out
+histc_out._entry = _entry_histc_out
+_aten._packet('histc')._add(histc_out)
+
+
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+histogram_bin_ct = _Op("aten", 'histogram', 'bin_ct',
+    'histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+    ('self', 'bins', 'range', 'weight', 'density'), 2, tags=())
+_c_histogram_bin_ct = histogram_bin_ct._cache
+
+
+def _bind_histogram_bin_ct(self, bins=100, *, range=None, weight=None, density=False):
+    return (self, bins, range, weight, density)
+
+
+def _entry_histogram_bin_ct(self, bins, range, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogram_bin_ct, (self, bins, range, weight, density)) from None
+    _k = _c_histogram_bin_ct.get(ks)
+    if _k is None:
+        _k = histogram_bin_ct._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(histogram_bin_ct, _k, (self, bins, range, weight, density,))
+    return _k(self, bins, range, weight, density)
+
+
+histogram_bin_ct._bind = _bind_histogram_bin_ct
+histogram_bin_ct._entry = _entry_histogram_bin_ct
+_aten._packet('histogram')._add(histogram_bin_ct)
+
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+histogram_bins_tensor = _Op("aten", 'histogram', 'bins_tensor',
+    'histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+    ('self', 'bins', 'weight', 'density'), 2, tags=())
+_c_histogram_bins_tensor = histogram_bins_tensor._cache
+
+
+def _bind_histogram_bins_tensor(self, bins, *, weight=None, density=False):
+    return (self, bins, weight, density)
+
+
+def _entry_histogram_bins_tensor(self, bins, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | bins._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogram_bins_tensor, (self, bins, weight, density)) from None
+    _k = _c_histogram_bins_tensor.get(ks)
+    if _k is None:
+        _k = histogram_bins_tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(histogram_bins_tensor, _k, (self, bins, weight, density,))
+    return _k(self, bins, weight, density)
+
+
+histogram_bins_tensor._bind = _bind_histogram_bins_tensor
+histogram_bins_tensor._entry = _entry_histogram_bins_tensor
+_aten._packet('histogram')._add(histogram_bins_tensor)
+
+
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+bincount = _Op("aten", 'bincount', 'default',
+    'bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor',
+    ('self', 'weights', 'minlength'), 3, tags=())
+_c_bincount = bincount._cache
+
+
+def _bind_bincount(self, weights=None, minlength=0):
+    return (self, weights, minlength)
+
+
+def _entry_bincount(self, weights, minlength):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (weights._ks if weights is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bincount, (self, weights, minlength)) from None
+    _k = _c_bincount.get(ks)
+    if _k is None:
+        _k = bincount._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bincount, _k, (self, weights, minlength,))
+    return _k(self, weights, minlength)
+
+
+bincount._bind = _bind_bincount
+bincount._entry = _entry_bincount
+_aten._packet('bincount')._add(bincount)
+
+
+# schema/native_functions.yaml: isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+isin_Tensor_Tensor = _Op("aten", 'isin', 'Tensor_Tensor',
+    'isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor',
+    ('elements', 'test_elements', 'assume_unique', 'invert'), 2, tags=())
+_c_isin_Tensor_Tensor = isin_Tensor_Tensor._cache
+
+
+def _bind_isin_Tensor_Tensor(elements, test_elements, *, assume_unique=False, invert=False):
+    return (elements, test_elements, assume_unique, invert)
+
+
+def _entry_isin_Tensor_Tensor(elements, test_elements, assume_unique, invert):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (elements._ks | test_elements._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isin_Tensor_Tensor, (elements, test_elements, assume_unique, invert)) from None
+    _k = _c_isin_Tensor_Tensor.get(ks)
+    if _k is None:
+        _k = isin_Tensor_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isin_Tensor_Tensor, _k, (elements, test_elements, assume_unique, invert,))
+    return _k(elements, test_elements, assume_unique, invert)
+
+
+isin_Tensor_Tensor._bind = _bind_isin_Tensor_Tensor
+isin_Tensor_Tensor._entry = _entry_isin_Tensor_Tensor
+_aten._packet('isin')._add(isin_Tensor_Tensor)
+
+
+# schema/native_functions.yaml: isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!) (autogen of isin.Tensor_Tensor)
+isin_Tensor_Tensor_out = _Op("aten", 'isin', 'Tensor_Tensor_out',
+    'isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!)',
+    ('elements', 'test_elements', 'assume_unique', 'invert', 'out'), 2, tags=())
+_c_isin_Tensor_Tensor_out = isin_Tensor_Tensor_out._cache
+
+
+def _bind_isin_Tensor_Tensor_out(elements, test_elements, *, assume_unique=False, invert=False, out):
+    return (elements, test_elements, assume_unique, invert, out)
+
+
+def _entry_isin_Tensor_Tensor_out(elements, test_elements, assume_unique, invert, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (elements._ks | test_elements._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isin_Tensor_Tensor_out, (elements, test_elements, assume_unique, invert, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isin_Tensor_Tensor_out.get(ks)
+    if _k is None:
+        _k = isin_Tensor_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isin_Tensor_Tensor_out, _k, (elements, test_elements, assume_unique, invert, out,))
+    return _k(elements, test_elements, assume_unique, invert, out)
+
+
+isin_Tensor_Tensor_out._bind = _bind_isin_Tensor_Tensor_out
+isin_Tensor_Tensor_out._entry = _entry_isin_Tensor_Tensor_out
+_aten._packet('isin')._add(isin_Tensor_Tensor_out)
+
+
+# schema/native_functions.yaml: isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+isin_Tensor_Scalar = _Op("aten", 'isin', 'Tensor_Scalar',
+    'isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor',
+    ('elements', 'test_element', 'assume_unique', 'invert'), 2, tags=())
+_c_isin_Tensor_Scalar = isin_Tensor_Scalar._cache
+
+
+def _bind_isin_Tensor_Scalar(elements, test_element, *, assume_unique=False, invert=False):
+    return (elements, test_element, assume_unique, invert)
+
+
+def _entry_isin_Tensor_Scalar(elements, test_element, assume_unique, invert):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (elements._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isin_Tensor_Scalar, (elements, test_element, assume_unique, invert)) from None
+    _k = _c_isin_Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = isin_Tensor_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isin_Tensor_Scalar, _k, (elements, test_element, assume_unique, invert,))
+    return _k(elements, test_element, assume_unique, invert)
+
+
+isin_Tensor_Scalar._bind = _bind_isin_Tensor_Scalar
+isin_Tensor_Scalar._entry = _entry_isin_Tensor_Scalar
+_aten._packet('isin')._add(isin_Tensor_Scalar)
+
+
+# schema/native_functions.yaml: diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+diff = _Op("aten", 'diff', 'default',
+    'diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor',
+    ('self', 'n', 'dim', 'prepend', 'append'), 5, tags=())
+_c_diff = diff._cache
+
+
+def _bind_diff(self, n=1, dim=-1, prepend=None, append=None):
+    return (self, n, dim, prepend, append)
+
+
+def _entry_diff(self, n, dim, prepend, append):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (prepend._ks if prepend is not None else 0) | (append._ks if append is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diff, (self, n, dim, prepend, append)) from None
+    _k = _c_diff.get(ks)
+    if _k is None:
+        _k = diff._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diff, _k, (self, n, dim, prepend, append,))
+    return _k(self, n, dim, prepend, append)
+
+
+diff._bind = _bind_diff
+diff._entry = _entry_diff
+_aten._packet('diff')._add(diff)
+
+
+# schema/native_functions.yaml: trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+trapezoid_x = _Op("aten", 'trapezoid', 'x',
+    'trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    ('y', 'x', 'dim'), 2, tags=())
+_c_trapezoid_x = trapezoid_x._cache
+
+
+def _bind_trapezoid_x(y, x, *, dim=-1):
+    return (y, x, dim)
+
+
+def _entry_trapezoid_x(y, x, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trapezoid_x, (y, x, dim)) from None
+    _k = _c_trapezoid_x.get(ks)
+    if _k is None:
+        _k = trapezoid_x._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(trapezoid_x, _k, (y, x, dim,))
+    return _k(y, x, dim)
+
+
+trapezoid_x._bind = _bind_trapezoid_x
+trapezoid_x._entry = _entry_trapezoid_x
+_aten._packet('trapezoid')._add(trapezoid_x)
+
+
+# schema/native_functions.yaml: trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+trapezoid_dx = _Op("aten", 'trapezoid', 'dx',
+    'trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor',
+    ('y', 'dx', 'dim'), 1, tags=())
+_c_trapezoid_dx = trapezoid_dx._cache
+
+
+def _bind_trapezoid_dx(y, *, dx=1, dim=-1):
+    return (y, dx, dim)
+
+
+def _entry_trapezoid_dx(y, dx, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trapezoid_dx, (y, dx, dim)) from None
+    _k = _c_trapezoid_dx.get(ks)
+    if _k is None:
+        _k = trapezoid_dx._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(trapezoid_dx, _k, (y, dx, dim,))
+    return _k(y, dx, dim)
+
+
+trapezoid_dx._bind = _bind_trapezoid_dx
+trapezoid_dx._entry = _entry_trapezoid_dx
+_aten._packet('trapezoid')._add(trapezoid_dx)
+
+
+# schema/native_functions.yaml: cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+cumulative_trapezoid_x = _Op("aten", 'cumulative_trapezoid', 'x',
+    'cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    ('y', 'x', 'dim'), 2, tags=())
+_c_cumulative_trapezoid_x = cumulative_trapezoid_x._cache
+
+
+def _bind_cumulative_trapezoid_x(y, x, *, dim=-1):
+    return (y, x, dim)
+
+
+def _entry_cumulative_trapezoid_x(y, x, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumulative_trapezoid_x, (y, x, dim)) from None
+    _k = _c_cumulative_trapezoid_x.get(ks)
+    if _k is None:
+        _k = cumulative_trapezoid_x._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cumulative_trapezoid_x, _k, (y, x, dim,))
+    return _k(y, x, dim)
+
+
+cumulative_trapezoid_x._bind = _bind_cumulative_trapezoid_x
+cumulative_trapezoid_x._entry = _entry_cumulative_trapezoid_x
+_aten._packet('cumulative_trapezoid')._add(cumulative_trapezoid_x)
+
+
+# schema/native_functions.yaml: cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+cumulative_trapezoid_dx = _Op("aten", 'cumulative_trapezoid', 'dx',
+    'cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor',
+    ('y', 'dx', 'dim'), 1, tags=())
+_c_cumulative_trapezoid_dx = cumulative_trapezoid_dx._cache
+
+
+def _bind_cumulative_trapezoid_dx(y, *, dx=1, dim=-1):
+    return (y, dx, dim)
+
+
+def _entry_cumulative_trapezoid_dx(y, dx, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumulative_trapezoid_dx, (y, dx, dim)) from None
+    _k = _c_cumulative_trapezoid_dx.get(ks)
+    if _k is None:
+        _k = cumulative_trapezoid_dx._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cumulative_trapezoid_dx, _k, (y, dx, dim,))
+    return _k(y, dx, dim)
+
+
+cumulative_trapezoid_dx._bind = _bind_cumulative_trapezoid_dx
+cumulative_trapezoid_dx._entry = _entry_cumulative_trapezoid_dx
+_aten._packet('cumulative_trapezoid')._add(cumulative_trapezoid_dx)
+
+
+# schema/native_functions.yaml: trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+trapz_x = _Op("aten", 'trapz', 'x',
+    'trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor',
+    ('y', 'x', 'dim'), 2, tags=())
+_c_trapz_x = trapz_x._cache
+
+
+def _bind_trapz_x(y, x, *, dim=-1):
+    return (y, x, dim)
+
+
+def _entry_trapz_x(y, x, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trapz_x, (y, x, dim)) from None
+    _k = _c_trapz_x.get(ks)
+    if _k is None:
+        _k = trapz_x._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(trapz_x, _k, (y, x, dim,))
+    return _k(y, x, dim)
+
+
+trapz_x._bind = _bind_trapz_x
+trapz_x._entry = _entry_trapz_x
+_aten._packet('trapz')._add(trapz_x)
+
+
+# schema/native_functions.yaml: trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+trapz_dx = _Op("aten", 'trapz', 'dx',
+    'trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor',
+    ('y', 'dx', 'dim'), 1, tags=())
+_c_trapz_dx = trapz_dx._cache
+
+
+def _bind_trapz_dx(y, *, dx=1.0, dim=-1):
+    return (y, dx, dim)
+
+
+def _entry_trapz_dx(y, dx, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (y._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trapz_dx, (y, dx, dim)) from None
+    _k = _c_trapz_dx.get(ks)
+    if _k is None:
+        _k = trapz_dx._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(trapz_dx, _k, (y, dx, dim,))
+    return _k(y, dx, dim)
+
+
+trapz_dx._bind = _bind_trapz_dx
+trapz_dx._entry = _entry_trapz_dx
+_aten._packet('trapz')._add(trapz_dx)
+
+
+# schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+cov = _Op("aten", 'cov', 'default',
+    'cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor',
+    ('self', 'correction', 'fweights', 'aweights'), 1, tags=())
+_c_cov = cov._cache
+
+
+def _bind_cov(self, *, correction=1, fweights=None, aweights=None):
+    return (self, correction, fweights, aweights)
+
+
+def _entry_cov(self, correction, fweights, aweights):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (fweights._ks if fweights is not None else 0) | (aweights._ks if aweights is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cov, (self, correction, fweights, aweights)) from None
+    _k = _c_cov.get(ks)
+    if _k is None:
+        _k = cov._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cov, _k, (self, correction, fweights, aweights,))
+    return _k(self, correction, fweights, aweights)
+
+
+cov._bind = _bind_cov
+cov._entry = _entry_cov
+_aten._packet('cov')._add(cov)
+
+
+# schema/native_functions.yaml: corrcoef(Tensor self) -> Tensor
+corrcoef = _Op("aten", 'corrcoef', 'default',
+    'corrcoef(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_corrcoef = corrcoef._cache
+
+
+def _bind_corrcoef(self):
+    return (self,)
+
+
+def _entry_corrcoef(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(corrcoef, (self,)) from None
+    _k = _c_corrcoef.get(ks)
+    if _k is None:
+        _k = corrcoef._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(corrcoef, _k, (self,))
+    return _k(self)
+
+
+corrcoef._bind = _bind_corrcoef
+corrcoef._entry = _entry_corrcoef
+_aten._packet('corrcoef')._add(corrcoef)
+
+
+# schema/native_functions.yaml: cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+cdist = _Op("aten", 'cdist', 'default',
+    'cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor',
+    ('x1', 'x2', 'p', 'compute_mode'), 4, tags=())
+_c_cdist = cdist._cache
+
+
+def _bind_cdist(x1, x2, p=2.0, compute_mode=None):
+    return (x1, x2, p, compute_mode)
+
+
+def _entry_cdist(x1, x2, p, compute_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x1._ks | x2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cdist, (x1, x2, p, compute_mode)) from None
+    _k = _c_cdist.get(ks)
+    if _k is None:
+        _k = cdist._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cdist, _k, (x1, x2, p, compute_mode,))
+    return _k(x1, x2, p, compute_mode)
+
+
+cdist._bind = _bind_cdist
+cdist._entry = _entry_cdist
+_aten._packet('cdist')._add(cdist)
 
 
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor

@@ -21,6 +21,7 @@ from ember.kernels.composite import nn as _composite_nn
 from ember.kernels.composite import random as _composite_random
 from ember.kernels.composite import reduction as _composite_reduction
 from ember.kernels.composite import shape as _composite_shape
+from ember.kernels.composite import special as _composite_special
 from ember.kernels.composite import views as _composite_views
 from ember.kernels.cpu import activation as _cpu_activation
 from ember.kernels.cpu import binary as _cpu_binary
@@ -33,6 +34,7 @@ from ember.kernels.cpu import nn as _cpu_nn
 from ember.kernels.cpu import random as _cpu_random
 from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.cpu import shape as _cpu_shape
+from ember.kernels.cpu import special as _cpu_special
 from ember.kernels.cpu import unary as _cpu_unary
 from ember.kernels.cuda import copy as _cuda_copy
 from ember.kernels.cuda import factories as _cuda_factories
@@ -53,6 +55,7 @@ from ember.kernels.meta import nn as _meta_nn
 from ember.kernels.meta import random as _meta_random
 from ember.kernels.meta import reduction as _meta_reduction
 from ember.kernels.meta import shape as _meta_shape
+from ember.kernels.meta import special as _meta_special
 from ember.kernels.meta import unary as _meta_unary
 
 # schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -1442,6 +1445,628 @@ _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out
 _o.nan_to_num_.register('CompositeExplicitAutograd', _autogen_inplace(_o.nan_to_num), with_keyset=True)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
+# schema/native_functions.yaml: digamma(Tensor self) -> Tensor
+_o.digamma.register('CPU', _cpu_special.digamma)
+_o.digamma.register('Meta', _meta_special.digamma)
+
+# schema/native_functions.yaml: digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of digamma)
+_o.digamma_out.register('CompositeExplicitAutograd', _autogen_out(_o.digamma))
+_o.digamma_out.register("ADInplaceOrView", _inplace_or_view(_o.digamma_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: digamma_(Tensor(a!) self) -> Tensor(a!)
+_o.digamma_.register('CompositeExplicitAutograd', _autogen_inplace(_o.digamma), with_keyset=True)
+_o.digamma_.register("ADInplaceOrView", _inplace_or_view(_o.digamma_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: lgamma(Tensor self) -> Tensor
+_o.lgamma.register('CPU', _cpu_special.lgamma)
+_o.lgamma.register('Meta', _meta_special.lgamma)
+
+# schema/native_functions.yaml: lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of lgamma)
+_o.lgamma_out.register('CompositeExplicitAutograd', _autogen_out(_o.lgamma))
+_o.lgamma_out.register("ADInplaceOrView", _inplace_or_view(_o.lgamma_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: lgamma_(Tensor(a!) self) -> Tensor(a!)
+_o.lgamma_.register('CompositeExplicitAutograd', _autogen_inplace(_o.lgamma), with_keyset=True)
+_o.lgamma_.register("ADInplaceOrView", _inplace_or_view(_o.lgamma_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: erfinv(Tensor self) -> Tensor
+_o.erfinv.register('CPU', _cpu_special.erfinv)
+_o.erfinv.register('Meta', _meta_special.erfinv)
+
+# schema/native_functions.yaml: erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erfinv)
+_o.erfinv_out.register('CompositeExplicitAutograd', _autogen_out(_o.erfinv))
+_o.erfinv_out.register("ADInplaceOrView", _inplace_or_view(_o.erfinv_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: erfinv_(Tensor(a!) self) -> Tensor(a!)
+_o.erfinv_.register('CompositeExplicitAutograd', _autogen_inplace(_o.erfinv), with_keyset=True)
+_o.erfinv_.register("ADInplaceOrView", _inplace_or_view(_o.erfinv_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: erfc(Tensor self) -> Tensor
+_o.erfc.register('CPU', _cpu_special.erfc)
+_o.erfc.register('Meta', _meta_special.erfc)
+
+# schema/native_functions.yaml: erfc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erfc)
+_o.erfc_out.register('CompositeExplicitAutograd', _autogen_out(_o.erfc))
+_o.erfc_out.register("ADInplaceOrView", _inplace_or_view(_o.erfc_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: erfc_(Tensor(a!) self) -> Tensor(a!)
+_o.erfc_.register('CompositeExplicitAutograd', _autogen_inplace(_o.erfc), with_keyset=True)
+_o.erfc_.register("ADInplaceOrView", _inplace_or_view(_o.erfc_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: i0(Tensor self) -> Tensor
+_o.i0.register('CPU', _cpu_special.i0)
+_o.i0.register('Meta', _meta_special.i0)
+
+# schema/native_functions.yaml: i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of i0)
+_o.i0_out.register('CompositeExplicitAutograd', _autogen_out(_o.i0))
+_o.i0_out.register("ADInplaceOrView", _inplace_or_view(_o.i0_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: i0_(Tensor(a!) self) -> Tensor(a!)
+_o.i0_.register('CompositeExplicitAutograd', _autogen_inplace(_o.i0), with_keyset=True)
+_o.i0_.register("ADInplaceOrView", _inplace_or_view(_o.i0_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: sinc(Tensor self) -> Tensor
+_o.sinc.register('CPU', _cpu_special.sinc)
+_o.sinc.register('Meta', _meta_special.sinc)
+
+# schema/native_functions.yaml: sinc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinc)
+_o.sinc_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinc))
+_o.sinc_out.register("ADInplaceOrView", _inplace_or_view(_o.sinc_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: sinc_(Tensor(a!) self) -> Tensor(a!)
+_o.sinc_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sinc), with_keyset=True)
+_o.sinc_.register("ADInplaceOrView", _inplace_or_view(_o.sinc_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: deg2rad(Tensor self) -> Tensor
+_o.deg2rad.register('CPU', _cpu_special.deg2rad)
+_o.deg2rad.register('Meta', _meta_special.deg2rad)
+
+# schema/native_functions.yaml: deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of deg2rad)
+_o.deg2rad_out.register('CompositeExplicitAutograd', _autogen_out(_o.deg2rad))
+_o.deg2rad_out.register("ADInplaceOrView", _inplace_or_view(_o.deg2rad_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: deg2rad_(Tensor(a!) self) -> Tensor(a!)
+_o.deg2rad_.register('CompositeExplicitAutograd', _autogen_inplace(_o.deg2rad), with_keyset=True)
+_o.deg2rad_.register("ADInplaceOrView", _inplace_or_view(_o.deg2rad_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: rad2deg(Tensor self) -> Tensor
+_o.rad2deg.register('CPU', _cpu_special.rad2deg)
+_o.rad2deg.register('Meta', _meta_special.rad2deg)
+
+# schema/native_functions.yaml: rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rad2deg)
+_o.rad2deg_out.register('CompositeExplicitAutograd', _autogen_out(_o.rad2deg))
+_o.rad2deg_out.register("ADInplaceOrView", _inplace_or_view(_o.rad2deg_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: rad2deg_(Tensor(a!) self) -> Tensor(a!)
+_o.rad2deg_.register('CompositeExplicitAutograd', _autogen_inplace(_o.rad2deg), with_keyset=True)
+_o.rad2deg_.register("ADInplaceOrView", _inplace_or_view(_o.rad2deg_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: logit(Tensor self, float? eps=None) -> Tensor
+_o.logit.register('CPU', _cpu_special.logit)
+_o.logit.register('Meta', _meta_special.logit)
+
+# schema/native_functions.yaml: logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of logit)
+_o.logit_out.register('CompositeExplicitAutograd', _autogen_out(_o.logit))
+_o.logit_out.register("ADInplaceOrView", _inplace_or_view(_o.logit_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+_o.logit_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logit), with_keyset=True)
+_o.logit_.register("ADInplaceOrView", _inplace_or_view(_o.logit_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: polygamma(int n, Tensor self) -> Tensor
+_o.polygamma.register('CPU', _cpu_special.polygamma)
+_o.polygamma.register('Meta', _meta_special.polygamma)
+
+# schema/native_functions.yaml: polygamma.out(int n, Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of polygamma)
+_o.polygamma_out.register('CompositeExplicitAutograd', _autogen_out(_o.polygamma))
+_o.polygamma_out.register("ADInplaceOrView", _inplace_or_view(_o.polygamma_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+_o.polygamma_.register('CPU', _cpu_special.polygamma_)
+_o.polygamma_.register('Meta', _meta_special.polygamma_)
+_o.polygamma_.register("ADInplaceOrView", _inplace_or_view(_o.polygamma_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: mvlgamma(Tensor self, int p) -> Tensor
+_o.mvlgamma.register('CPU', _cpu_special.mvlgamma)
+_o.mvlgamma.register('Meta', _meta_special.mvlgamma)
+
+# schema/native_functions.yaml: mvlgamma.out(Tensor self, int p, *, Tensor(a!) out) -> Tensor(a!) (autogen of mvlgamma)
+_o.mvlgamma_out.register('CompositeExplicitAutograd', _autogen_out(_o.mvlgamma))
+_o.mvlgamma_out.register("ADInplaceOrView", _inplace_or_view(_o.mvlgamma_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+_o.mvlgamma_.register('CPU', _cpu_special.mvlgamma_)
+_o.mvlgamma_.register('Meta', _meta_special.mvlgamma_)
+_o.mvlgamma_.register("ADInplaceOrView", _inplace_or_view(_o.mvlgamma_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_i0e(Tensor self) -> Tensor
+_o.special_i0e.register('CPU', _cpu_special.special_i0e)
+_o.special_i0e.register('Meta', _meta_special.special_i0e)
+
+# schema/native_functions.yaml: special_i0e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_i0e)
+_o.special_i0e_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_i0e))
+_o.special_i0e_out.register("ADInplaceOrView", _inplace_or_view(_o.special_i0e_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_i1(Tensor self) -> Tensor
+_o.special_i1.register('CPU', _cpu_special.special_i1)
+_o.special_i1.register('Meta', _meta_special.special_i1)
+
+# schema/native_functions.yaml: special_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_i1)
+_o.special_i1_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_i1))
+_o.special_i1_out.register("ADInplaceOrView", _inplace_or_view(_o.special_i1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_i1e(Tensor self) -> Tensor
+_o.special_i1e.register('CPU', _cpu_special.special_i1e)
+_o.special_i1e.register('Meta', _meta_special.special_i1e)
+
+# schema/native_functions.yaml: special_i1e.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_i1e)
+_o.special_i1e_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_i1e))
+_o.special_i1e_out.register("ADInplaceOrView", _inplace_or_view(_o.special_i1e_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_ndtr(Tensor self) -> Tensor
+_o.special_ndtr.register('CPU', _cpu_special.special_ndtr)
+_o.special_ndtr.register('Meta', _meta_special.special_ndtr)
+
+# schema/native_functions.yaml: special_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_ndtr)
+_o.special_ndtr_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_ndtr))
+_o.special_ndtr_out.register("ADInplaceOrView", _inplace_or_view(_o.special_ndtr_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_ndtri(Tensor self) -> Tensor
+_o.special_ndtri.register('CPU', _cpu_special.special_ndtri)
+_o.special_ndtri.register('Meta', _meta_special.special_ndtri)
+
+# schema/native_functions.yaml: special_ndtri.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_ndtri)
+_o.special_ndtri_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_ndtri))
+_o.special_ndtri_out.register("ADInplaceOrView", _inplace_or_view(_o.special_ndtri_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_log_ndtr(Tensor self) -> Tensor
+_o.special_log_ndtr.register('CPU', _cpu_special.special_log_ndtr)
+_o.special_log_ndtr.register('Meta', _meta_special.special_log_ndtr)
+
+# schema/native_functions.yaml: special_log_ndtr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_log_ndtr)
+_o.special_log_ndtr_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_log_ndtr))
+_o.special_log_ndtr_out.register("ADInplaceOrView", _inplace_or_view(_o.special_log_ndtr_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_erfcx(Tensor self) -> Tensor
+_o.special_erfcx.register('CPU', _cpu_special.special_erfcx)
+_o.special_erfcx.register('Meta', _meta_special.special_erfcx)
+
+# schema/native_functions.yaml: special_erfcx.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_erfcx)
+_o.special_erfcx_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_erfcx))
+_o.special_erfcx_out.register("ADInplaceOrView", _inplace_or_view(_o.special_erfcx_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_entr(Tensor self) -> Tensor
+_o.special_entr.register('CPU', _cpu_special.special_entr)
+_o.special_entr.register('Meta', _meta_special.special_entr)
+
+# schema/native_functions.yaml: special_entr.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_entr)
+_o.special_entr_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_entr))
+_o.special_entr_out.register("ADInplaceOrView", _inplace_or_view(_o.special_entr_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_bessel_j0(Tensor self) -> Tensor
+_o.special_bessel_j0.register('CPU', _cpu_special.special_bessel_j0)
+_o.special_bessel_j0.register('Meta', _meta_special.special_bessel_j0)
+
+# schema/native_functions.yaml: special_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_j0)
+_o.special_bessel_j0_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_bessel_j0))
+_o.special_bessel_j0_out.register("ADInplaceOrView", _inplace_or_view(_o.special_bessel_j0_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_bessel_j1(Tensor self) -> Tensor
+_o.special_bessel_j1.register('CPU', _cpu_special.special_bessel_j1)
+_o.special_bessel_j1.register('Meta', _meta_special.special_bessel_j1)
+
+# schema/native_functions.yaml: special_bessel_j1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_j1)
+_o.special_bessel_j1_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_bessel_j1))
+_o.special_bessel_j1_out.register("ADInplaceOrView", _inplace_or_view(_o.special_bessel_j1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_bessel_y0(Tensor self) -> Tensor
+_o.special_bessel_y0.register('CPU', _cpu_special.special_bessel_y0)
+_o.special_bessel_y0.register('Meta', _meta_special.special_bessel_y0)
+
+# schema/native_functions.yaml: special_bessel_y0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_y0)
+_o.special_bessel_y0_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_bessel_y0))
+_o.special_bessel_y0_out.register("ADInplaceOrView", _inplace_or_view(_o.special_bessel_y0_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_bessel_y1(Tensor self) -> Tensor
+_o.special_bessel_y1.register('CPU', _cpu_special.special_bessel_y1)
+_o.special_bessel_y1.register('Meta', _meta_special.special_bessel_y1)
+
+# schema/native_functions.yaml: special_bessel_y1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_bessel_y1)
+_o.special_bessel_y1_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_bessel_y1))
+_o.special_bessel_y1_out.register("ADInplaceOrView", _inplace_or_view(_o.special_bessel_y1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_modified_bessel_i0(Tensor self) -> Tensor
+_o.special_modified_bessel_i0.register('CPU', _cpu_special.special_modified_bessel_i0)
+_o.special_modified_bessel_i0.register('Meta', _meta_special.special_modified_bessel_i0)
+
+# schema/native_functions.yaml: special_modified_bessel_i0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_i0)
+_o.special_modified_bessel_i0_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_modified_bessel_i0))
+_o.special_modified_bessel_i0_out.register("ADInplaceOrView", _inplace_or_view(_o.special_modified_bessel_i0_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_modified_bessel_i1(Tensor self) -> Tensor
+_o.special_modified_bessel_i1.register('CPU', _cpu_special.special_modified_bessel_i1)
+_o.special_modified_bessel_i1.register('Meta', _meta_special.special_modified_bessel_i1)
+
+# schema/native_functions.yaml: special_modified_bessel_i1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_i1)
+_o.special_modified_bessel_i1_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_modified_bessel_i1))
+_o.special_modified_bessel_i1_out.register("ADInplaceOrView", _inplace_or_view(_o.special_modified_bessel_i1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_modified_bessel_k0(Tensor self) -> Tensor
+_o.special_modified_bessel_k0.register('CPU', _cpu_special.special_modified_bessel_k0)
+_o.special_modified_bessel_k0.register('Meta', _meta_special.special_modified_bessel_k0)
+
+# schema/native_functions.yaml: special_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_k0)
+_o.special_modified_bessel_k0_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_modified_bessel_k0))
+_o.special_modified_bessel_k0_out.register("ADInplaceOrView", _inplace_or_view(_o.special_modified_bessel_k0_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_modified_bessel_k1(Tensor self) -> Tensor
+_o.special_modified_bessel_k1.register('CPU', _cpu_special.special_modified_bessel_k1)
+_o.special_modified_bessel_k1.register('Meta', _meta_special.special_modified_bessel_k1)
+
+# schema/native_functions.yaml: special_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_modified_bessel_k1)
+_o.special_modified_bessel_k1_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_modified_bessel_k1))
+_o.special_modified_bessel_k1_out.register("ADInplaceOrView", _inplace_or_view(_o.special_modified_bessel_k1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k0(Tensor self) -> Tensor
+_o.special_scaled_modified_bessel_k0.register('CPU', _cpu_special.special_scaled_modified_bessel_k0)
+_o.special_scaled_modified_bessel_k0.register('Meta', _meta_special.special_scaled_modified_bessel_k0)
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_scaled_modified_bessel_k0)
+_o.special_scaled_modified_bessel_k0_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_scaled_modified_bessel_k0))
+_o.special_scaled_modified_bessel_k0_out.register("ADInplaceOrView", _inplace_or_view(_o.special_scaled_modified_bessel_k0_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k1(Tensor self) -> Tensor
+_o.special_scaled_modified_bessel_k1.register('CPU', _cpu_special.special_scaled_modified_bessel_k1)
+_o.special_scaled_modified_bessel_k1.register('Meta', _meta_special.special_scaled_modified_bessel_k1)
+
+# schema/native_functions.yaml: special_scaled_modified_bessel_k1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_scaled_modified_bessel_k1)
+_o.special_scaled_modified_bessel_k1_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_scaled_modified_bessel_k1))
+_o.special_scaled_modified_bessel_k1_out.register("ADInplaceOrView", _inplace_or_view(_o.special_scaled_modified_bessel_k1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_spherical_bessel_j0(Tensor self) -> Tensor
+_o.special_spherical_bessel_j0.register('CPU', _cpu_special.special_spherical_bessel_j0)
+_o.special_spherical_bessel_j0.register('Meta', _meta_special.special_spherical_bessel_j0)
+
+# schema/native_functions.yaml: special_spherical_bessel_j0.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_spherical_bessel_j0)
+_o.special_spherical_bessel_j0_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_spherical_bessel_j0))
+_o.special_spherical_bessel_j0_out.register("ADInplaceOrView", _inplace_or_view(_o.special_spherical_bessel_j0_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_airy_ai(Tensor x) -> Tensor
+_o.special_airy_ai.register('CPU', _cpu_special.special_airy_ai)
+_o.special_airy_ai.register('Meta', _meta_special.special_airy_ai)
+
+# schema/native_functions.yaml: special_airy_ai.out(Tensor x, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_airy_ai)
+_o.special_airy_ai_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_airy_ai))
+_o.special_airy_ai_out.register("ADInplaceOrView", _inplace_or_view(_o.special_airy_ai_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+_o.frexp_Tensor.register('CPU', _cpu_special.frexp)
+_o.frexp_Tensor.register('Meta', _meta_special.frexp)
+
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor
+_o.acosh.register('CPU', _cpu_special.acosh)
+_o.acosh.register('Meta', _meta_special.acosh)
+
+# schema/native_functions.yaml: acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acosh)
+_o.acosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.acosh))
+_o.acosh_out.register("ADInplaceOrView", _inplace_or_view(_o.acosh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+_o.acosh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.acosh), with_keyset=True)
+_o.acosh_.register("ADInplaceOrView", _inplace_or_view(_o.acosh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor
+_o.asinh.register('CPU', _cpu_special.asinh)
+_o.asinh.register('Meta', _meta_special.asinh)
+
+# schema/native_functions.yaml: asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asinh)
+_o.asinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.asinh))
+_o.asinh_out.register("ADInplaceOrView", _inplace_or_view(_o.asinh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+_o.asinh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.asinh), with_keyset=True)
+_o.asinh_.register("ADInplaceOrView", _inplace_or_view(_o.asinh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor
+_o.atanh.register('CPU', _cpu_special.atanh)
+_o.atanh.register('Meta', _meta_special.atanh)
+
+# schema/native_functions.yaml: atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atanh)
+_o.atanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.atanh))
+_o.atanh_out.register("ADInplaceOrView", _inplace_or_view(_o.atanh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+_o.atanh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atanh), with_keyset=True)
+_o.atanh_.register("ADInplaceOrView", _inplace_or_view(_o.atanh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: isposinf(Tensor self) -> Tensor
+_o.isposinf.register('CPU', _cpu_special.isposinf)
+_o.isposinf.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml: isposinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isposinf)
+_o.isposinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isposinf))
+_o.isposinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isposinf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: isneginf(Tensor self) -> Tensor
+_o.isneginf.register('CPU', _cpu_special.isneginf)
+_o.isneginf.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml: isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isneginf)
+_o.isneginf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isneginf))
+_o.isneginf_out.register("ADInplaceOrView", _inplace_or_view(_o.isneginf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+_o.sgn.register('CompositeImplicitAutograd', _composite_special.sgn)
+
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+_o.positive.register('CompositeImplicitAutograd', _composite_special.positive)
+
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
+_o.igamma.register('CPU', _cpu_special.igamma)
+_o.igamma.register('Meta', _meta_special.igamma)
+
+# schema/native_functions.yaml: igamma.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of igamma)
+_o.igamma_out.register('CompositeExplicitAutograd', _autogen_out(_o.igamma))
+_o.igamma_out.register("ADInplaceOrView", _inplace_or_view(_o.igamma_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.igamma_.register('CompositeExplicitAutograd', _autogen_inplace(_o.igamma, broadcast=True), with_keyset=True)
+_o.igamma_.register("ADInplaceOrView", _inplace_or_view(_o.igamma_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor
+_o.igammac.register('CPU', _cpu_special.igammac)
+_o.igammac.register('Meta', _meta_special.igammac)
+
+# schema/native_functions.yaml: igammac.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of igammac)
+_o.igammac_out.register('CompositeExplicitAutograd', _autogen_out(_o.igammac))
+_o.igammac_out.register("ADInplaceOrView", _inplace_or_view(_o.igammac_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.igammac_.register('CompositeExplicitAutograd', _autogen_inplace(_o.igammac, broadcast=True), with_keyset=True)
+_o.igammac_.register("ADInplaceOrView", _inplace_or_view(_o.igammac_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor
+_o.hypot.register('CPU', _cpu_special.hypot)
+_o.hypot.register('Meta', _meta_special.hypot)
+
+# schema/native_functions.yaml: hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of hypot)
+_o.hypot_out.register('CompositeExplicitAutograd', _autogen_out(_o.hypot))
+_o.hypot_out.register("ADInplaceOrView", _inplace_or_view(_o.hypot_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.hypot_.register('CompositeExplicitAutograd', _autogen_inplace(_o.hypot, broadcast=True), with_keyset=True)
+_o.hypot_.register("ADInplaceOrView", _inplace_or_view(_o.hypot_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: nextafter(Tensor self, Tensor other) -> Tensor
+_o.nextafter.register('CPU', _cpu_special.nextafter)
+_o.nextafter.register('Meta', _meta_special.nextafter)
+
+# schema/native_functions.yaml: nextafter.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of nextafter)
+_o.nextafter_out.register('CompositeExplicitAutograd', _autogen_out(_o.nextafter))
+_o.nextafter_out.register("ADInplaceOrView", _inplace_or_view(_o.nextafter_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.nextafter_.register('CompositeExplicitAutograd', _autogen_inplace(_o.nextafter, broadcast=True), with_keyset=True)
+_o.nextafter_.register("ADInplaceOrView", _inplace_or_view(_o.nextafter_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: logaddexp(Tensor self, Tensor other) -> Tensor
+_o.logaddexp.register('CPU', _cpu_special.logaddexp)
+_o.logaddexp.register('Meta', _meta_special.logaddexp)
+
+# schema/native_functions.yaml: logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logaddexp)
+_o.logaddexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logaddexp))
+_o.logaddexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logaddexp_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor
+_o.logaddexp2.register('CPU', _cpu_special.logaddexp2)
+_o.logaddexp2.register('Meta', _meta_special.logaddexp2)
+
+# schema/native_functions.yaml: logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logaddexp2)
+_o.logaddexp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.logaddexp2))
+_o.logaddexp2_out.register("ADInplaceOrView", _inplace_or_view(_o.logaddexp2_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: fmax(Tensor self, Tensor other) -> Tensor
+_o.fmax.register('CPU', _cpu_special.fmax)
+_o.fmax.register('Meta', _meta_special.fmax)
+
+# schema/native_functions.yaml: fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmax)
+_o.fmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmax))
+_o.fmax_out.register("ADInplaceOrView", _inplace_or_view(_o.fmax_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: fmin(Tensor self, Tensor other) -> Tensor
+_o.fmin.register('CPU', _cpu_special.fmin)
+_o.fmin.register('Meta', _meta_special.fmin)
+
+# schema/native_functions.yaml: fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmin)
+_o.fmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmin))
+_o.fmin_out.register("ADInplaceOrView", _inplace_or_view(_o.fmin_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: gcd(Tensor self, Tensor other) -> Tensor
+_o.gcd.register('CPU', _cpu_special.gcd)
+_o.gcd.register('Meta', _meta_special.gcd)
+
+# schema/native_functions.yaml: gcd.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gcd)
+_o.gcd_out.register('CompositeExplicitAutograd', _autogen_out(_o.gcd))
+_o.gcd_out.register("ADInplaceOrView", _inplace_or_view(_o.gcd_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.gcd_.register('CPU', _cpu_special.gcd_)
+_o.gcd_.register('Meta', _meta_special.gcd_)
+_o.gcd_.register("ADInplaceOrView", _inplace_or_view(_o.gcd_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: lcm(Tensor self, Tensor other) -> Tensor
+_o.lcm.register('CPU', _cpu_special.lcm)
+_o.lcm.register('Meta', _meta_special.lcm)
+
+# schema/native_functions.yaml: lcm.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lcm)
+_o.lcm_out.register('CompositeExplicitAutograd', _autogen_out(_o.lcm))
+_o.lcm_out.register("ADInplaceOrView", _inplace_or_view(_o.lcm_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.lcm_.register('CPU', _cpu_special.lcm_)
+_o.lcm_.register('Meta', _meta_special.lcm_)
+_o.lcm_.register("ADInplaceOrView", _inplace_or_view(_o.lcm_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor
+_o.heaviside.register('CPU', _cpu_special.heaviside)
+_o.heaviside.register('Meta', _meta_special.heaviside)
+
+# schema/native_functions.yaml: heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!) (autogen of heaviside)
+_o.heaviside_out.register('CompositeExplicitAutograd', _autogen_out(_o.heaviside))
+_o.heaviside_out.register("ADInplaceOrView", _inplace_or_view(_o.heaviside_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)
+_o.heaviside_.register('CompositeExplicitAutograd', _autogen_inplace(_o.heaviside, broadcast=True), with_keyset=True)
+_o.heaviside_.register("ADInplaceOrView", _inplace_or_view(_o.heaviside_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
+_o.copysign_Tensor.register('CPU', _cpu_special.copysign)
+_o.copysign_Tensor.register('Meta', _meta_special.copysign)
+
+# schema/native_functions.yaml: copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of copysign.Tensor)
+_o.copysign_out.register('CompositeExplicitAutograd', _autogen_out(_o.copysign_Tensor))
+_o.copysign_out.register("ADInplaceOrView", _inplace_or_view(_o.copysign_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.copysign__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.copysign_Tensor, broadcast=True), with_keyset=True)
+_o.copysign__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.copysign__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+_o.xlogy_Tensor.register('CPU', _cpu_special.xlogy)
+_o.xlogy_Tensor.register('Meta', _meta_special.xlogy)
+
+# schema/native_functions.yaml: xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of xlogy.Tensor)
+_o.xlogy_OutTensor.register('CompositeExplicitAutograd', _autogen_out(_o.xlogy_Tensor))
+_o.xlogy_OutTensor.register("ADInplaceOrView", _inplace_or_view(_o.xlogy_OutTensor, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.xlogy__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.xlogy_Tensor, broadcast=True), with_keyset=True)
+_o.xlogy__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.xlogy__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor
+_o.special_xlog1py.register('CPU', _cpu_special.special_xlog1py)
+_o.special_xlog1py.register('Meta', _meta_special.special_xlog1py)
+
+# schema/native_functions.yaml: special_xlog1py.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlog1py)
+_o.special_xlog1py_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlog1py))
+_o.special_xlog1py_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlog1py_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_zeta(Tensor self, Tensor other) -> Tensor
+_o.special_zeta.register('CPU', _cpu_special.special_zeta)
+_o.special_zeta.register('Meta', _meta_special.special_zeta)
+
+# schema/native_functions.yaml: special_zeta.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_zeta)
+_o.special_zeta_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_zeta))
+_o.special_zeta_out.register("ADInplaceOrView", _inplace_or_view(_o.special_zeta_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+_o.ldexp_Tensor.register('CompositeImplicitAutograd', _composite_special.ldexp)
+
+# schema/native_functions.yaml: float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+_o.float_power_Tensor_Tensor.register('CompositeImplicitAutograd', _composite_special.float_power)
+
+# schema/native_functions.yaml: float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+_o.float_power_Tensor_Scalar.register('CompositeImplicitAutograd', _composite_special.float_power)
+
+# schema/native_functions.yaml: float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+_o.float_power_Scalar.register('CompositeImplicitAutograd', _composite_special.float_power)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+_o.special_chebyshev_polynomial_t.register('CPU', _cpu_special.special_chebyshev_polynomial_t)
+_o.special_chebyshev_polynomial_t.register('Meta', _meta_special.special_chebyshev_polynomial_t)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_t)
+_o.special_chebyshev_polynomial_t_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_t))
+_o.special_chebyshev_polynomial_t_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_t_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+_o.special_chebyshev_polynomial_u.register('CPU', _cpu_special.special_chebyshev_polynomial_u)
+_o.special_chebyshev_polynomial_u.register('Meta', _meta_special.special_chebyshev_polynomial_u)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_u)
+_o.special_chebyshev_polynomial_u_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_u))
+_o.special_chebyshev_polynomial_u_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_u_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+_o.special_chebyshev_polynomial_v.register('CPU', _cpu_special.special_chebyshev_polynomial_v)
+_o.special_chebyshev_polynomial_v.register('Meta', _meta_special.special_chebyshev_polynomial_v)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_v)
+_o.special_chebyshev_polynomial_v_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_v))
+_o.special_chebyshev_polynomial_v_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_v_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+_o.special_chebyshev_polynomial_w.register('CPU', _cpu_special.special_chebyshev_polynomial_w)
+_o.special_chebyshev_polynomial_w.register('Meta', _meta_special.special_chebyshev_polynomial_w)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_w)
+_o.special_chebyshev_polynomial_w_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_w))
+_o.special_chebyshev_polynomial_w_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_w_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_t.register('CPU', _cpu_special.special_shifted_chebyshev_polynomial_t)
+_o.special_shifted_chebyshev_polynomial_t.register('Meta', _meta_special.special_shifted_chebyshev_polynomial_t)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_t)
+_o.special_shifted_chebyshev_polynomial_t_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_t))
+_o.special_shifted_chebyshev_polynomial_t_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_t_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_u.register('CPU', _cpu_special.special_shifted_chebyshev_polynomial_u)
+_o.special_shifted_chebyshev_polynomial_u.register('Meta', _meta_special.special_shifted_chebyshev_polynomial_u)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_u)
+_o.special_shifted_chebyshev_polynomial_u_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_u))
+_o.special_shifted_chebyshev_polynomial_u_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_u_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_v.register('CPU', _cpu_special.special_shifted_chebyshev_polynomial_v)
+_o.special_shifted_chebyshev_polynomial_v.register('Meta', _meta_special.special_shifted_chebyshev_polynomial_v)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_v)
+_o.special_shifted_chebyshev_polynomial_v_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_v))
+_o.special_shifted_chebyshev_polynomial_v_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_v_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_w.register('CPU', _cpu_special.special_shifted_chebyshev_polynomial_w)
+_o.special_shifted_chebyshev_polynomial_w.register('Meta', _meta_special.special_shifted_chebyshev_polynomial_w)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_w)
+_o.special_shifted_chebyshev_polynomial_w_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_w))
+_o.special_shifted_chebyshev_polynomial_w_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_w_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
+_o.special_hermite_polynomial_h.register('CPU', _cpu_special.special_hermite_polynomial_h)
+_o.special_hermite_polynomial_h.register('Meta', _meta_special.special_hermite_polynomial_h)
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_h)
+_o.special_hermite_polynomial_h_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_hermite_polynomial_h))
+_o.special_hermite_polynomial_h_out.register("ADInplaceOrView", _inplace_or_view(_o.special_hermite_polynomial_h_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
+_o.special_hermite_polynomial_he.register('CPU', _cpu_special.special_hermite_polynomial_he)
+_o.special_hermite_polynomial_he.register('Meta', _meta_special.special_hermite_polynomial_he)
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_he)
+_o.special_hermite_polynomial_he_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_hermite_polynomial_he))
+_o.special_hermite_polynomial_he_out.register("ADInplaceOrView", _inplace_or_view(_o.special_hermite_polynomial_he_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
+_o.special_laguerre_polynomial_l.register('CPU', _cpu_special.special_laguerre_polynomial_l)
+_o.special_laguerre_polynomial_l.register('Meta', _meta_special.special_laguerre_polynomial_l)
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_laguerre_polynomial_l)
+_o.special_laguerre_polynomial_l_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_laguerre_polynomial_l))
+_o.special_laguerre_polynomial_l_out.register("ADInplaceOrView", _inplace_or_view(_o.special_laguerre_polynomial_l_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
+_o.special_legendre_polynomial_p.register('CPU', _cpu_special.special_legendre_polynomial_p)
+_o.special_legendre_polynomial_p.register('Meta', _meta_special.special_legendre_polynomial_p)
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.out(Tensor x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_legendre_polynomial_p)
+_o.special_legendre_polynomial_p_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_legendre_polynomial_p))
+_o.special_legendre_polynomial_p_out.register("ADInplaceOrView", _inplace_or_view(_o.special_legendre_polynomial_p_out, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('CUDA', _cuda_reduction.sum)
@@ -2089,6 +2714,135 @@ _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_
 # schema/native_functions.yaml: bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.nansum.register('CPU', _cpu_reduction.nansum)
+_o.nansum.register('Meta', _meta_reduction.nansum)
+
+# schema/native_functions.yaml: nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of nansum)
+_o.nansum_out.register('CompositeExplicitAutograd', _autogen_out(_o.nansum))
+_o.nansum_out.register("ADInplaceOrView", _inplace_or_view(_o.nansum_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.nanmean.register('CompositeImplicitAutograd', _composite_reduction.nanmean)
+
+# schema/native_functions.yaml: median(Tensor self) -> Tensor
+_o.median.register('CPU', _cpu_reduction.median_all)
+_o.median.register('Meta', _meta_reduction.median_all)
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.median_dim.register('CPU', _cpu_reduction.median_dim)
+_o.median_dim.register('Meta', _meta_reduction.median_dim)
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
+_o.nanmedian.register('CPU', _cpu_reduction.nanmedian_all)
+_o.nanmedian.register('Meta', _meta_reduction.nanmedian_all)
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.nanmedian_dim.register('CPU', _cpu_reduction.nanmedian_dim)
+_o.nanmedian_dim.register('Meta', _meta_reduction.nanmedian_dim)
+
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.kthvalue.register('CPU', _cpu_reduction.kthvalue)
+_o.kthvalue.register('Meta', _meta_reduction.kthvalue)
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.mode.register('CPU', _cpu_reduction.mode)
+_o.mode.register('Meta', _meta_reduction.mode)
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+_o.cummax.register('CPU', _cpu_reduction.cummax)
+_o.cummax.register('Meta', _meta_reduction.cummax)
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+_o.cummin.register('CPU', _cpu_reduction.cummin)
+_o.cummin.register('Meta', _meta_reduction.cummin)
+
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+_o.logcumsumexp.register('CPU', _cpu_reduction.logcumsumexp)
+_o.logcumsumexp.register('Meta', _meta_reduction.logcumsumexp)
+
+# schema/native_functions.yaml: logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of logcumsumexp)
+_o.logcumsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logcumsumexp))
+_o.logcumsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logcumsumexp_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+_o.aminmax.register('CPU', _cpu_reduction.aminmax)
+_o.aminmax.register('Meta', _meta_reduction.aminmax)
+
+# schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+_o.quantile.register('CompositeImplicitAutograd', _composite_reduction.quantile)
+
+# schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+_o.quantile_scalar.register('CompositeImplicitAutograd', _composite_reduction.quantile)
+
+# schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+_o.nanquantile.register('CompositeImplicitAutograd', _composite_reduction.nanquantile)
+
+# schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+_o.nanquantile_scalar.register('CompositeImplicitAutograd', _composite_reduction.nanquantile)
+
+# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+_o.histc.register('CPU', _cpu_reduction.histc)
+_o.histc.register('Meta', _meta_reduction.histc)
+
+# schema/native_functions.yaml: histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of histc)
+_o.histc_out.register('CompositeExplicitAutograd', _autogen_out(_o.histc))
+_o.histc_out.register("ADInplaceOrView", _inplace_or_view(_o.histc_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+_o.histogram_bin_ct.register('CPU', _cpu_reduction.histogram_bin_ct)
+_o.histogram_bin_ct.register('Meta', _meta_reduction.histogram_bin_ct)
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+_o.histogram_bins_tensor.register('CPU', _cpu_reduction.histogram_bins_tensor)
+_o.histogram_bins_tensor.register('Meta', _meta_reduction.histogram_bins_tensor)
+
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+_o.bincount.register('CPU', _cpu_reduction.bincount)
+_o.bincount.register('Meta', _meta_reduction.bincount)
+
+# schema/native_functions.yaml: isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
+_o.isin_Tensor_Tensor.register('CPU', _cpu_reduction.isin)
+_o.isin_Tensor_Tensor.register('Meta', _meta_reduction.isin)
+
+# schema/native_functions.yaml: isin.Tensor_Tensor_out(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False, Tensor(a!) out) -> Tensor(a!) (autogen of isin.Tensor_Tensor)
+_o.isin_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.isin_Tensor_Tensor))
+_o.isin_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.isin_Tensor_Tensor_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
+_o.isin_Tensor_Scalar.register('CPU', _cpu_reduction.isin)
+_o.isin_Tensor_Scalar.register('Meta', _meta_reduction.isin)
+
+# schema/native_functions.yaml: diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+_o.diff.register('CompositeImplicitAutograd', _composite_reduction.diff)
+
+# schema/native_functions.yaml: trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+_o.trapezoid_x.register('CompositeImplicitAutograd', _composite_reduction.trapezoid_x)
+
+# schema/native_functions.yaml: trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+_o.trapezoid_dx.register('CompositeImplicitAutograd', _composite_reduction.trapezoid_dx)
+
+# schema/native_functions.yaml: cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+_o.cumulative_trapezoid_x.register('CompositeImplicitAutograd', _composite_reduction.cumulative_trapezoid_x)
+
+# schema/native_functions.yaml: cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
+_o.cumulative_trapezoid_dx.register('CompositeImplicitAutograd', _composite_reduction.cumulative_trapezoid_dx)
+
+# schema/native_functions.yaml: trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
+_o.trapz_x.register('CompositeImplicitAutograd', _composite_reduction.trapezoid_x)
+
+# schema/native_functions.yaml: trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
+_o.trapz_dx.register('CompositeImplicitAutograd', _composite_reduction.trapezoid_dx)
+
+# schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+_o.cov.register('CompositeImplicitAutograd', _composite_reduction.cov)
+
+# schema/native_functions.yaml: corrcoef(Tensor self) -> Tensor
+_o.corrcoef.register('CompositeImplicitAutograd', _composite_reduction.corrcoef)
+
+# schema/native_functions.yaml: cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+_o.cdist.register('CompositeImplicitAutograd', _composite_reduction.cdist)
 
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 _o.mm.register('CPU', _cpu_linalg.mm)

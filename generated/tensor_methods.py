@@ -43,6 +43,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_acos,
     _entry_acos_,
     _entry_acos_out,
+    _entry_acosh,
+    _entry_acosh_,
+    _entry_acosh_out,
     _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
     _entry_add_Scalar_out,
@@ -72,6 +75,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_amax_out,
     _entry_amin,
     _entry_amin_out,
+    _entry_aminmax,
     _entry_any,
     _entry_any_all_out,
     _entry_any_dim,
@@ -98,12 +102,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_asin,
     _entry_asin_,
     _entry_asin_out,
+    _entry_asinh,
+    _entry_asinh_,
+    _entry_asinh_out,
     _entry_atan,
     _entry_atan2,
     _entry_atan2_,
     _entry_atan2_out,
     _entry_atan_,
     _entry_atan_out,
+    _entry_atanh,
+    _entry_atanh_,
+    _entry_atanh_out,
     _entry_atleast_1d,
     _entry_atleast_1d_Sequence,
     _entry_atleast_2d,
@@ -135,6 +145,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_binary_cross_entropy_out,
     _entry_binary_cross_entropy_with_logits,
     _entry_binary_cross_entropy_with_logits_out,
+    _entry_bincount,
     _entry_bitwise_and_Scalar,
     _entry_bitwise_and_Scalar_Tensor,
     _entry_bitwise_and_Scalar_Tensor_out,
@@ -182,6 +193,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cauchy,
     _entry_cauchy_,
     _entry_cauchy_out,
+    _entry_cdist,
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
@@ -231,6 +243,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copy,
     _entry_copy_,
     _entry_copy_out,
+    _entry_copysign_Tensor,
+    _entry_copysign__Tensor,
+    _entry_copysign_out,
+    _entry_corrcoef,
     _entry_cos,
     _entry_cos_,
     _entry_cos_out,
@@ -241,14 +257,22 @@ from ember._generated.ops import (  # noqa: F401
     _entry_count_nonzero_dim_IntList,
     _entry_count_nonzero_dim_IntList_out,
     _entry_count_nonzero_out,
+    _entry_cov,
     _entry_cross,
     _entry_cross_entropy_loss,
+    _entry_cummax,
+    _entry_cummin,
     _entry_cumprod,
     _entry_cumprod_,
     _entry_cumprod_out,
     _entry_cumsum,
     _entry_cumsum_,
     _entry_cumsum_out,
+    _entry_cumulative_trapezoid_dx,
+    _entry_cumulative_trapezoid_x,
+    _entry_deg2rad,
+    _entry_deg2rad_,
+    _entry_deg2rad_out,
     _entry_det,
     _entry_detach,
     _entry_diag,
@@ -259,6 +283,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_diagonal,
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
+    _entry_diff,
+    _entry_digamma,
+    _entry_digamma_,
+    _entry_digamma_out,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -306,6 +334,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_erf,
     _entry_erf_,
     _entry_erf_out,
+    _entry_erfc,
+    _entry_erfc_,
+    _entry_erfc_out,
+    _entry_erfinv,
+    _entry_erfinv_,
+    _entry_erfinv_out,
     _entry_exp,
     _entry_exp2,
     _entry_exp2_,
@@ -339,6 +373,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_flip_out,
     _entry_fliplr,
     _entry_flipud,
+    _entry_float_power_Scalar,
+    _entry_float_power_Tensor_Scalar,
+    _entry_float_power_Tensor_Tensor,
     _entry_floor,
     _entry_floor_,
     _entry_floor_divide,
@@ -348,6 +385,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_floor_divide__Tensor,
     _entry_floor_divide_out,
     _entry_floor_out,
+    _entry_fmax,
+    _entry_fmax_out,
+    _entry_fmin,
+    _entry_fmin_out,
     _entry_fmod_Scalar,
     _entry_fmod_Scalar_out,
     _entry_fmod_Tensor,
@@ -357,12 +398,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_frac,
     _entry_frac_,
     _entry_frac_out,
+    _entry_frexp_Tensor,
     _entry_full,
     _entry_full_like,
     _entry_full_like_out,
     _entry_full_out,
     _entry_gather,
     _entry_gather_out,
+    _entry_gcd,
+    _entry_gcd_,
+    _entry_gcd_out,
     _entry_ge_Scalar,
     _entry_ge_Scalar_out,
     _entry_ge_Tensor,
@@ -402,10 +447,29 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hardtanh_backward,
     _entry_hardtanh_backward_grad_input,
     _entry_hardtanh_out,
+    _entry_heaviside,
+    _entry_heaviside_,
+    _entry_heaviside_out,
+    _entry_histc,
+    _entry_histc_out,
+    _entry_histogram_bin_ct,
+    _entry_histogram_bins_tensor,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
     _entry_hstack_out,
+    _entry_hypot,
+    _entry_hypot_,
+    _entry_hypot_out,
+    _entry_i0,
+    _entry_i0_,
+    _entry_i0_out,
+    _entry_igamma,
+    _entry_igamma_,
+    _entry_igamma_out,
+    _entry_igammac,
+    _entry_igammac_,
+    _entry_igammac_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -426,18 +490,30 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_select_out,
     _entry_inverse,
     _entry_isfinite,
+    _entry_isin_Tensor_Scalar,
+    _entry_isin_Tensor_Tensor,
+    _entry_isin_Tensor_Tensor_out,
     _entry_isinf,
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_isneginf,
+    _entry_isneginf_out,
+    _entry_isposinf,
+    _entry_isposinf_out,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
     _entry_kaiser_window_beta_out,
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_kthvalue,
     _entry_l1_loss,
     _entry_layer_norm,
+    _entry_lcm,
+    _entry_lcm_,
+    _entry_lcm_out,
+    _entry_ldexp_Tensor,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
     _entry_le_Tensor,
@@ -455,6 +531,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_lgamma,
+    _entry_lgamma_,
+    _entry_lgamma_out,
     _entry_lift_fresh,
     _entry_lift_fresh_copy,
     _entry_linalg_cholesky,
@@ -518,6 +597,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
+    _entry_logaddexp,
+    _entry_logaddexp2,
+    _entry_logaddexp2_out,
+    _entry_logaddexp_out,
+    _entry_logcumsumexp,
+    _entry_logcumsumexp_out,
     _entry_logdet,
     _entry_logical_and,
     _entry_logical_and_,
@@ -531,6 +616,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logit,
+    _entry_logit_,
+    _entry_logit_out,
     _entry_logspace,
     _entry_logspace_out,
     _entry_logsumexp,
@@ -572,6 +660,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_median,
+    _entry_median_dim,
     _entry_meshgrid,
     _entry_meshgrid_indexing,
     _entry_min,
@@ -584,6 +674,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_mode,
     _entry_moveaxis_int,
     _entry_moveaxis_intlist,
     _entry_movedim_int,
@@ -602,9 +693,19 @@ from ember._generated.ops import (  # noqa: F401
     _entry_multinomial_out,
     _entry_mv,
     _entry_mv_out,
+    _entry_mvlgamma,
+    _entry_mvlgamma_,
+    _entry_mvlgamma_out,
     _entry_nan_to_num,
     _entry_nan_to_num_,
     _entry_nan_to_num_out,
+    _entry_nanmean,
+    _entry_nanmedian,
+    _entry_nanmedian_dim,
+    _entry_nanquantile,
+    _entry_nanquantile_scalar,
+    _entry_nansum,
+    _entry_nansum_out,
     _entry_narrow,
     _entry_narrow_copy,
     _entry_narrow_copy_out,
@@ -638,6 +739,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones_out,
     _entry_new_zeros,
     _entry_new_zeros_out,
+    _entry_nextafter,
+    _entry_nextafter_,
+    _entry_nextafter_out,
     _entry_nll_loss,
     _entry_nll_loss2d,
     _entry_nll_loss2d_backward,
@@ -680,6 +784,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pinverse,
     _entry_poisson,
     _entry_poisson_out,
+    _entry_polygamma,
+    _entry_polygamma_,
+    _entry_polygamma_out,
+    _entry_positive,
     _entry_pow_Scalar,
     _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
@@ -696,6 +804,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put_,
     _entry_put_out,
     _entry_qr,
+    _entry_quantile,
+    _entry_quantile_scalar,
+    _entry_rad2deg,
+    _entry_rad2deg_,
+    _entry_rad2deg_out,
     _entry_rand,
     _entry_rand_generator,
     _entry_rand_generator_out,
@@ -819,6 +932,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_set_,
     _entry_set__source_Tensor,
     _entry_set__source_Tensor_storage_offset,
+    _entry_sgn,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -837,6 +951,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sin,
     _entry_sin_,
     _entry_sin_out,
+    _entry_sinc,
+    _entry_sinc_,
+    _entry_sinc_out,
     _entry_sinh,
     _entry_sinh_,
     _entry_sinh_out,
@@ -854,6 +971,74 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sort_stable,
     _entry_sort_values,
     _entry_sort_values_stable,
+    _entry_special_airy_ai,
+    _entry_special_airy_ai_out,
+    _entry_special_bessel_j0,
+    _entry_special_bessel_j0_out,
+    _entry_special_bessel_j1,
+    _entry_special_bessel_j1_out,
+    _entry_special_bessel_y0,
+    _entry_special_bessel_y0_out,
+    _entry_special_bessel_y1,
+    _entry_special_bessel_y1_out,
+    _entry_special_chebyshev_polynomial_t,
+    _entry_special_chebyshev_polynomial_t_out,
+    _entry_special_chebyshev_polynomial_u,
+    _entry_special_chebyshev_polynomial_u_out,
+    _entry_special_chebyshev_polynomial_v,
+    _entry_special_chebyshev_polynomial_v_out,
+    _entry_special_chebyshev_polynomial_w,
+    _entry_special_chebyshev_polynomial_w_out,
+    _entry_special_entr,
+    _entry_special_entr_out,
+    _entry_special_erfcx,
+    _entry_special_erfcx_out,
+    _entry_special_hermite_polynomial_h,
+    _entry_special_hermite_polynomial_h_out,
+    _entry_special_hermite_polynomial_he,
+    _entry_special_hermite_polynomial_he_out,
+    _entry_special_i0e,
+    _entry_special_i0e_out,
+    _entry_special_i1,
+    _entry_special_i1_out,
+    _entry_special_i1e,
+    _entry_special_i1e_out,
+    _entry_special_laguerre_polynomial_l,
+    _entry_special_laguerre_polynomial_l_out,
+    _entry_special_legendre_polynomial_p,
+    _entry_special_legendre_polynomial_p_out,
+    _entry_special_log_ndtr,
+    _entry_special_log_ndtr_out,
+    _entry_special_modified_bessel_i0,
+    _entry_special_modified_bessel_i0_out,
+    _entry_special_modified_bessel_i1,
+    _entry_special_modified_bessel_i1_out,
+    _entry_special_modified_bessel_k0,
+    _entry_special_modified_bessel_k0_out,
+    _entry_special_modified_bessel_k1,
+    _entry_special_modified_bessel_k1_out,
+    _entry_special_ndtr,
+    _entry_special_ndtr_out,
+    _entry_special_ndtri,
+    _entry_special_ndtri_out,
+    _entry_special_scaled_modified_bessel_k0,
+    _entry_special_scaled_modified_bessel_k0_out,
+    _entry_special_scaled_modified_bessel_k1,
+    _entry_special_scaled_modified_bessel_k1_out,
+    _entry_special_shifted_chebyshev_polynomial_t,
+    _entry_special_shifted_chebyshev_polynomial_t_out,
+    _entry_special_shifted_chebyshev_polynomial_u,
+    _entry_special_shifted_chebyshev_polynomial_u_out,
+    _entry_special_shifted_chebyshev_polynomial_v,
+    _entry_special_shifted_chebyshev_polynomial_v_out,
+    _entry_special_shifted_chebyshev_polynomial_w,
+    _entry_special_shifted_chebyshev_polynomial_w_out,
+    _entry_special_spherical_bessel_j0,
+    _entry_special_spherical_bessel_j0_out,
+    _entry_special_xlog1py,
+    _entry_special_xlog1py_out,
+    _entry_special_zeta,
+    _entry_special_zeta_out,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
@@ -920,6 +1105,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_trace,
     _entry_transpose_,
     _entry_transpose_int,
+    _entry_trapezoid_dx,
+    _entry_trapezoid_x,
+    _entry_trapz_dx,
+    _entry_trapz_x,
     _entry_triangular_solve,
     _entry_tril,
     _entry_tril_,
@@ -967,6 +1156,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_xlogy_OutTensor,
+    _entry_xlogy_Tensor,
+    _entry_xlogy__Tensor,
     _entry_zero,
     _entry_zero_,
     _entry_zero_out,
@@ -975,10 +1167,19 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zeros_like_out,
     _entry_zeros_out,
 )
+_rt_aminmax = _return_type('aminmax', ('min', 'max'))
+_rt_cummax = _return_type('cummax', ('values', 'indices'))
+_rt_cummin = _return_type('cummin', ('values', 'indices'))
+_rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
+_rt_histogram = _return_type('histogram', ('hist', 'bin_edges'))
+_rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_median = _return_type('median', ('values', 'indices'))
 _rt_min = _return_type('min', ('values', 'indices'))
 _rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_mode = _return_type('mode', ('values', 'indices'))
+_rt_nanmedian = _return_type('nanmedian', ('values', 'indices'))
 _rt_qr = _return_type('qr', ('Q', 'R'))
 _rt_slogdet = _return_type('slogdet', ('sign', 'logabsdet'))
 _rt_sort = _return_type('sort', ('values', 'indices'))
@@ -1052,6 +1253,40 @@ def acos_(self):
 
     except TypeError:
         _r = _hra(acos_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: acosh(Tensor self) -> Tensor
+def acosh(self):
+    """acosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(acosh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_acosh(self)
+
+    except TypeError:
+        _r = _hra(acosh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: acosh_(Tensor(a!) self) -> Tensor(a!)
+def acosh_(self):
+    """acosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(acosh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_acosh_(self)
+
+    except TypeError:
+        _r = _hra(acosh_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -1325,6 +1560,23 @@ def amin(self, dim=(), keepdim=False):
         return _r
 
 
+# schema/native_functions.yaml: aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+def aminmax(self, *, dim=None, keepdim=False):
+    """aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)"""
+    if _tf[0]:
+        _r = _htf(aminmax, (self,), (self,), {'dim': dim, 'keepdim': keepdim})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_aminmax._make(_entry_aminmax(self, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(aminmax, (self,), (self,), {'dim': dim, 'keepdim': keepdim})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
 def _m0_any(self):
     if _F['Tensor'](self):
@@ -1577,6 +1829,40 @@ def asin_(self):
         return _r
 
 
+# schema/native_functions.yaml: asinh(Tensor self) -> Tensor
+def asinh(self):
+    """asinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(asinh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_asinh(self)
+
+    except TypeError:
+        _r = _hra(asinh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: asinh_(Tensor(a!) self) -> Tensor(a!)
+def asinh_(self):
+    """asinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(asinh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_asinh_(self)
+
+    except TypeError:
+        _r = _hra(asinh_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
 def atan(self):
     """atan(Tensor self) -> Tensor"""
@@ -1644,6 +1930,40 @@ def atan_(self):
 
     except TypeError:
         _r = _hra(atan_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: atanh(Tensor self) -> Tensor
+def atanh(self):
+    """atanh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(atanh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_atanh(self)
+
+    except TypeError:
+        _r = _hra(atanh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: atanh_(Tensor(a!) self) -> Tensor(a!)
+def atanh_(self):
+    """atanh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(atanh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_atanh_(self)
+
+    except TypeError:
+        _r = _hra(atanh_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -1780,6 +2100,23 @@ def bernoulli_(*args, **kwargs):
         return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
     except TypeError:
         _r = _hra_any(bernoulli_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+def bincount(self, weights=None, minlength=0):
+    """bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(bincount, (self, weights), (self, weights, minlength), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_bincount(self, weights, minlength)
+
+    except TypeError:
+        _r = _hra(bincount, (self, weights), (self, weights, minlength), {})
         if _r is _NO:
             raise
         return _r
@@ -2636,6 +2973,61 @@ def copy_(self, src, non_blocking=False):
         return _r
 
 
+# schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
+def copysign(self, other):
+    """copysign.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(copysign, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('copysign', 'other', 2, other)
+        return _entry_copysign_Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(copysign, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def copysign_(self, other):
+    """copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(copysign_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('copysign_', 'other', 2, other)
+        return _entry_copysign__Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(copysign_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: corrcoef(Tensor self) -> Tensor
+def corrcoef(self):
+    """corrcoef(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(corrcoef, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_corrcoef(self)
+
+    except TypeError:
+        _r = _hra(corrcoef, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
 def cos(self):
     """cos(Tensor self) -> Tensor"""
@@ -2756,6 +3148,23 @@ def count_nonzero(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor
+def cov(self, *, correction=1, fweights=None, aweights=None):
+    """cov(Tensor self, *, int correction=1, Tensor? fweights=None, Tensor? aweights=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(cov, (self, fweights, aweights), (self,), {'correction': correction, 'fweights': fweights, 'aweights': aweights})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_cov(self, correction, fweights, aweights)
+
+    except TypeError:
+        _r = _hra(cov, (self, fweights, aweights), (self,), {'correction': correction, 'fweights': fweights, 'aweights': aweights})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 def cross(self, other, dim=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor"""
@@ -2768,6 +3177,40 @@ def cross(self, other, dim=None):
 
     except TypeError:
         _r = _hra(cross, (self, other), (self, other, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+def cummax(self, dim):
+    """cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(cummax, (self,), (self, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_cummax._make(_entry_cummax(self, dim))
+
+    except TypeError:
+        _r = _hra(cummax, (self,), (self, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+def cummin(self, dim):
+    """cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(cummin, (self,), (self, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_cummin._make(_entry_cummin(self, dim))
+
+    except TypeError:
+        _r = _hra(cummin, (self,), (self, dim), {})
         if _r is _NO:
             raise
         return _r
@@ -2836,6 +3279,40 @@ def cumsum_(self, dim, *, dtype=None):
 
     except TypeError:
         _r = _hra(cumsum_, (self,), (self, dim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: deg2rad(Tensor self) -> Tensor
+def deg2rad(self):
+    """deg2rad(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(deg2rad, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_deg2rad(self)
+
+    except TypeError:
+        _r = _hra(deg2rad, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: deg2rad_(Tensor(a!) self) -> Tensor(a!)
+def deg2rad_(self):
+    """deg2rad_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(deg2rad_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_deg2rad_(self)
+
+    except TypeError:
+        _r = _hra(deg2rad_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -2955,6 +3432,57 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
 
     except TypeError:
         _r = _hra(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(diff, (self, prepend, append), (self, n, dim, prepend, append), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_diff(self, n, dim, prepend, append)
+
+    except TypeError:
+        _r = _hra(diff, (self, prepend, append), (self, n, dim, prepend, append), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: digamma(Tensor self) -> Tensor
+def digamma(self):
+    """digamma(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(digamma, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_digamma(self)
+
+    except TypeError:
+        _r = _hra(digamma, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: digamma_(Tensor(a!) self) -> Tensor(a!)
+def digamma_(self):
+    """digamma_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(digamma_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_digamma_(self)
+
+    except TypeError:
+        _r = _hra(digamma_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -3295,6 +3823,74 @@ def erf_(self):
         return _r
 
 
+# schema/native_functions.yaml: erfc(Tensor self) -> Tensor
+def erfc(self):
+    """erfc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(erfc, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfc(self)
+
+    except TypeError:
+        _r = _hra(erfc, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfc_(Tensor(a!) self) -> Tensor(a!)
+def erfc_(self):
+    """erfc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(erfc_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfc_(self)
+
+    except TypeError:
+        _r = _hra(erfc_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfinv(Tensor self) -> Tensor
+def erfinv(self):
+    """erfinv(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(erfinv, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfinv(self)
+
+    except TypeError:
+        _r = _hra(erfinv, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: erfinv_(Tensor(a!) self) -> Tensor(a!)
+def erfinv_(self):
+    """erfinv_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(erfinv_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_erfinv_(self)
+
+    except TypeError:
+        _r = _hra(erfinv_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
 def exp(self):
     """exp(Tensor self) -> Tensor"""
@@ -3569,6 +4165,57 @@ def flipud(self):
         return _r
 
 
+# schema/native_functions.yaml: float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+def _m0_float_power(self, exponent):
+    if _F['Tensor'](self) and _F['Tensor'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c0_float_power(self, exponent):
+    return _entry_float_power_Tensor_Tensor(self, exponent)
+
+
+# schema/native_functions.yaml: float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+def _m1_float_power(self, exponent):
+    if _F['Tensor'](self) and _F['Scalar'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c1_float_power(self, exponent):
+    return _entry_float_power_Tensor_Scalar(self, exponent)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_float_power = (
+    (_m0_float_power, _c0_float_power, 2, frozenset(('exponent',))),
+    (_m1_float_power, _c1_float_power, 2, frozenset(('exponent',))),
+)
+_sigs_float_power = (
+    'float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
+    'float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
+)
+
+
+def float_power(*args, **kwargs):
+    """Overloads:
+    float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+    float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(float_power, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_float_power, args, kwargs, 'float_power', _sigs_float_power)
+    except TypeError:
+        _r = _hra_any(float_power, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
 def floor(self):
     """floor(Tensor self) -> Tensor"""
@@ -3666,6 +4313,44 @@ def floor_divide_(self, other):
 
     except TypeError:
         _r = _hra(floor_divide_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fmax(Tensor self, Tensor other) -> Tensor
+def fmax(self, other):
+    """fmax(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fmax, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('fmax', 'other', 2, other)
+        return _entry_fmax(self, other)
+
+    except TypeError:
+        _r = _hra(fmax, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fmin(Tensor self, Tensor other) -> Tensor
+def fmin(self, other):
+    """fmin(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fmin, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('fmin', 'other', 2, other)
+        return _entry_fmin(self, other)
+
+    except TypeError:
+        _r = _hra(fmin, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -3807,6 +4492,23 @@ def frac_(self):
         return _r
 
 
+# schema/native_functions.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
+def frexp(self):
+    """frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)"""
+    if _tf[0]:
+        _r = _htf(frexp, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_frexp._make(_entry_frexp_Tensor(self))
+
+    except TypeError:
+        _r = _hra(frexp, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 def gather(self, dim, index, *, sparse_grad=False):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
@@ -3819,6 +4521,44 @@ def gather(self, dim, index, *, sparse_grad=False):
 
     except TypeError:
         _r = _hra(gather, (self, index), (self, dim, index), {'sparse_grad': sparse_grad})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: gcd(Tensor self, Tensor other) -> Tensor
+def gcd(self, other):
+    """gcd(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(gcd, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('gcd', 'other', 2, other)
+        return _entry_gcd(self, other)
+
+    except TypeError:
+        _r = _hra(gcd, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def gcd_(self, other):
+    """gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(gcd_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('gcd_', 'other', 2, other)
+        return _entry_gcd_(self, other)
+
+    except TypeError:
+        _r = _hra(gcd_, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -4062,6 +4802,112 @@ def gt_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor
+def heaviside(self, values):
+    """heaviside(Tensor self, Tensor values) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(heaviside, (self, values), (self, values), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(values, _Tensor):
+            raise _not_tensor('heaviside', 'values', 2, values)
+        return _entry_heaviside(self, values)
+
+    except TypeError:
+        _r = _hra(heaviside, (self, values), (self, values), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)
+def heaviside_(self, values):
+    """heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(heaviside_, (self, values), (self, values), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(values, _Tensor):
+            raise _not_tensor('heaviside_', 'values', 2, values)
+        return _entry_heaviside_(self, values)
+
+    except TypeError:
+        _r = _hra(heaviside_, (self, values), (self, values), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+def histc(self, bins=100, min=0, max=0):
+    """histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(histc, (self,), (self, bins, min, max), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_histc(self, bins, min, max)
+
+    except TypeError:
+        _r = _hra(histc, (self,), (self, bins, min, max), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+def _m0_histogram(self, bins, *, weight=None, density=False):
+    if _F['Tensor'](self) and _F['Tensor'](bins) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (self, bins, weight, density)
+    return None
+
+
+def _c0_histogram(self, bins, weight, density):
+    return _rt_histogram._make(_entry_histogram_bins_tensor(self, bins, weight, density))
+
+
+# schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+def _m1_histogram(self, bins=100, *, range=None, weight=None, density=False):
+    if _F['Tensor'](self) and _F['int'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (self, bins, range, weight, density)
+    return None
+
+
+def _c1_histogram(self, bins, range, weight, density):
+    return _rt_histogram._make(_entry_histogram_bin_ct(self, bins, range, weight, density))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_histogram = (
+    (_m0_histogram, _c0_histogram, 2, frozenset(('bins', 'density', 'weight'))),
+    (_m1_histogram, _c1_histogram, 2, frozenset(('bins', 'density', 'range', 'weight'))),
+)
+_sigs_histogram = (
+    'histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+    'histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)',
+)
+
+
+def histogram(*args, **kwargs):
+    """Overloads:
+    histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+    histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
+    """
+    if _tf[0]:
+        _r = _htf_any(histogram, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_histogram, args, kwargs, 'histogram', _sigs_histogram)
+    except TypeError:
+        _r = _hra_any(histogram, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
@@ -4109,6 +4955,154 @@ def hsplit(*args, **kwargs):
         return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
     except TypeError:
         _r = _hra_any(hsplit, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hypot(Tensor self, Tensor other) -> Tensor
+def hypot(self, other):
+    """hypot(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hypot, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('hypot', 'other', 2, other)
+        return _entry_hypot(self, other)
+
+    except TypeError:
+        _r = _hra(hypot, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def hypot_(self, other):
+    """hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(hypot_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('hypot_', 'other', 2, other)
+        return _entry_hypot_(self, other)
+
+    except TypeError:
+        _r = _hra(hypot_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: i0(Tensor self) -> Tensor
+def i0(self):
+    """i0(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(i0, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_i0(self)
+
+    except TypeError:
+        _r = _hra(i0, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: i0_(Tensor(a!) self) -> Tensor(a!)
+def i0_(self):
+    """i0_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(i0_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_i0_(self)
+
+    except TypeError:
+        _r = _hra(i0_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
+def igamma(self, other):
+    """igamma(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(igamma, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igamma', 'other', 2, other)
+        return _entry_igamma(self, other)
+
+    except TypeError:
+        _r = _hra(igamma, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def igamma_(self, other):
+    """igamma_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(igamma_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igamma_', 'other', 2, other)
+        return _entry_igamma_(self, other)
+
+    except TypeError:
+        _r = _hra(igamma_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igammac(Tensor self, Tensor other) -> Tensor
+def igammac(self, other):
+    """igammac(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(igammac, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igammac', 'other', 2, other)
+        return _entry_igammac(self, other)
+
+    except TypeError:
+        _r = _hra(igammac, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def igammac_(self, other):
+    """igammac_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(igammac_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('igammac_', 'other', 2, other)
+        return _entry_igammac_(self, other)
+
+    except TypeError:
+        _r = _hra(igammac_, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -4420,6 +5414,112 @@ def isnan(self):
         return _r
 
 
+# schema/native_functions.yaml: isneginf(Tensor self) -> Tensor
+def isneginf(self):
+    """isneginf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isneginf, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_isneginf(self)
+
+    except TypeError:
+        _r = _hra(isneginf, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: isposinf(Tensor self) -> Tensor
+def isposinf(self):
+    """isposinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isposinf, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_isposinf(self)
+
+    except TypeError:
+        _r = _hra(isposinf, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+def kthvalue(self, k, dim=-1, keepdim=False):
+    """kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(kthvalue, (self,), (self, k, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_kthvalue._make(_entry_kthvalue(self, k, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(kthvalue, (self,), (self, k, dim, keepdim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lcm(Tensor self, Tensor other) -> Tensor
+def lcm(self, other):
+    """lcm(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lcm, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('lcm', 'other', 2, other)
+        return _entry_lcm(self, other)
+
+    except TypeError:
+        _r = _hra(lcm, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def lcm_(self, other):
+    """lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(lcm_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('lcm_', 'other', 2, other)
+        return _entry_lcm_(self, other)
+
+    except TypeError:
+        _r = _hra(lcm_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: ldexp.Tensor(Tensor self, Tensor other) -> Tensor
+def ldexp(self, other):
+    """ldexp.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(ldexp, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_ldexp_Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(ldexp, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_le(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
@@ -4624,6 +5724,40 @@ def lerp_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: lgamma(Tensor self) -> Tensor
+def lgamma(self):
+    """lgamma(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lgamma, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lgamma(self)
+
+    except TypeError:
+        _r = _hra(lgamma, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lgamma_(Tensor(a!) self) -> Tensor(a!)
+def lgamma_(self):
+    """lgamma_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(lgamma_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lgamma_(self)
+
+    except TypeError:
+        _r = _hra(lgamma_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
 def log(self):
     """log(Tensor self) -> Tensor"""
@@ -4794,6 +5928,61 @@ def log_softmax(self, dim, dtype=None):
         return _r
 
 
+# schema/native_functions.yaml: logaddexp(Tensor self, Tensor other) -> Tensor
+def logaddexp(self, other):
+    """logaddexp(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logaddexp, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logaddexp', 'other', 2, other)
+        return _entry_logaddexp(self, other)
+
+    except TypeError:
+        _r = _hra(logaddexp, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logaddexp2(Tensor self, Tensor other) -> Tensor
+def logaddexp2(self, other):
+    """logaddexp2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logaddexp2, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logaddexp2', 'other', 2, other)
+        return _entry_logaddexp2(self, other)
+
+    except TypeError:
+        _r = _hra(logaddexp2, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
+def logcumsumexp(self, dim):
+    """logcumsumexp(Tensor self, int dim) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logcumsumexp, (self,), (self, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logcumsumexp(self, dim)
+
+    except TypeError:
+        _r = _hra(logcumsumexp, (self,), (self, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: logdet(Tensor self) -> Tensor
 def logdet(self):
     """logdet(Tensor self) -> Tensor"""
@@ -4954,6 +6143,40 @@ def logical_xor_(self, other):
 
     except TypeError:
         _r = _hra(logical_xor_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logit(Tensor self, float? eps=None) -> Tensor
+def logit(self, eps=None):
+    """logit(Tensor self, float? eps=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(logit, (self,), (self, eps), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logit(self, eps)
+
+    except TypeError:
+        _r = _hra(logit, (self,), (self, eps), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+def logit_(self, eps=None):
+    """logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(logit_, (self,), (self, eps), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_logit_(self, eps)
+
+    except TypeError:
+        _r = _hra(logit_, (self,), (self, eps), {})
         if _r is _NO:
             raise
         return _r
@@ -5434,6 +6657,57 @@ def mean(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: median(Tensor self) -> Tensor
+def _m0_median(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_median(self):
+    return _entry_median(self)
+
+
+# schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m1_median(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_median(self, dim, keepdim):
+    return _rt_median._make(_entry_median_dim(self, dim, keepdim))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_median = (
+    (_m0_median, _c0_median, 1, frozenset(())),
+    (_m1_median, _c1_median, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_median = (
+    'median(Tensor self) -> Tensor',
+    'median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def median(*args, **kwargs):
+    """Overloads:
+    median(Tensor self) -> Tensor
+    median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        _r = _htf_any(median, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_median, args, kwargs, 'median', _sigs_median)
+    except TypeError:
+        _r = _hra_any(median, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
 def _m0_min(self):
     if _F['Tensor'](self):
@@ -5530,6 +6804,23 @@ def mm(self, mat2):
 
     except TypeError:
         _r = _hra(mm, (self, mat2), (self, mat2), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+def mode(self, dim=-1, keepdim=False):
+    """mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        _r = _htf(mode, (self,), (self, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_mode._make(_entry_mode(self, dim, keepdim))
+
+    except TypeError:
+        _r = _hra(mode, (self,), (self, dim, keepdim), {})
         if _r is _NO:
             raise
         return _r
@@ -5722,6 +7013,40 @@ def mv(self, vec):
         return _r
 
 
+# schema/native_functions.yaml: mvlgamma(Tensor self, int p) -> Tensor
+def mvlgamma(self, p):
+    """mvlgamma(Tensor self, int p) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(mvlgamma, (self,), (self, p), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_mvlgamma(self, p)
+
+    except TypeError:
+        _r = _hra(mvlgamma, (self,), (self, p), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
+def mvlgamma_(self, p):
+    """mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(mvlgamma_, (self,), (self, p), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_mvlgamma_(self, p)
+
+    except TypeError:
+        _r = _hra(mvlgamma_, (self,), (self, p), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
@@ -5751,6 +7076,142 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
 
     except TypeError:
         _r = _hra(nan_to_num_, (self,), (self, nan, posinf, neginf), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def nanmean(self, dim=None, keepdim=False, *, dtype=None):
+    """nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nanmean, (self,), (self, dim, keepdim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_nanmean(self, dim, keepdim, dtype)
+
+    except TypeError:
+        _r = _hra(nanmean, (self,), (self, dim, keepdim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
+def _m0_nanmedian(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_nanmedian(self):
+    return _entry_nanmedian(self)
+
+
+# schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m1_nanmedian(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_nanmedian(self, dim, keepdim):
+    return _rt_nanmedian._make(_entry_nanmedian_dim(self, dim, keepdim))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_nanmedian = (
+    (_m0_nanmedian, _c0_nanmedian, 1, frozenset(())),
+    (_m1_nanmedian, _c1_nanmedian, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_nanmedian = (
+    'nanmedian(Tensor self) -> Tensor',
+    'nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def nanmedian(*args, **kwargs):
+    """Overloads:
+    nanmedian(Tensor self) -> Tensor
+    nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        _r = _htf_any(nanmedian, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_nanmedian, args, kwargs, 'nanmedian', _sigs_nanmedian)
+    except TypeError:
+        _r = _hra_any(nanmedian, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m0_nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](self) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (self, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c0_nanquantile(self, q, dim, keepdim, interpolation):
+    return _entry_nanquantile(self, q, dim, keepdim, interpolation)
+
+
+# schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m1_nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](self) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (self, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c1_nanquantile(self, q, dim, keepdim, interpolation):
+    return _entry_nanquantile_scalar(self, q, dim, keepdim, interpolation)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_nanquantile = (
+    (_m0_nanquantile, _c0_nanquantile, 4, frozenset(('dim', 'interpolation', 'keepdim', 'q'))),
+    (_m1_nanquantile, _c1_nanquantile, 4, frozenset(('dim', 'interpolation', 'keepdim', 'q'))),
+)
+_sigs_nanquantile = (
+    "nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    "nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+)
+
+
+def nanquantile(*args, **kwargs):
+    """Overloads:
+    nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(nanquantile, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_nanquantile, args, kwargs, 'nanquantile', _sigs_nanquantile)
+    except TypeError:
+        _r = _hra_any(nanquantile, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+def nansum(self, dim=None, keepdim=False, *, dtype=None):
+    """nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nansum, (self,), (self, dim, keepdim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_nansum(self, dim, keepdim, dtype)
+
+    except TypeError:
+        _r = _hra(nansum, (self,), (self, dim, keepdim), {'dtype': dtype})
         if _r is _NO:
             raise
         return _r
@@ -6019,6 +7480,44 @@ def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin
         return _r
 
 
+# schema/native_functions.yaml: nextafter(Tensor self, Tensor other) -> Tensor
+def nextafter(self, other):
+    """nextafter(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nextafter, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('nextafter', 'other', 2, other)
+        return _entry_nextafter(self, other)
+
+    except TypeError:
+        _r = _hra(nextafter, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def nextafter_(self, other):
+    """nextafter_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(nextafter_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('nextafter_', 'other', 2, other)
+        return _entry_nextafter_(self, other)
+
+    except TypeError:
+        _r = _hra(nextafter_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
@@ -6100,6 +7599,40 @@ def pinverse(self, rcond=1e-15):
 
     except TypeError:
         _r = _hra(pinverse, (self,), (self, rcond), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: polygamma_(Tensor(a!) self, int n) -> Tensor(a!)
+def polygamma_(self, n):
+    """polygamma_(Tensor(a!) self, int n) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(polygamma_, (self,), (self, n), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_polygamma_(self, n)
+
+    except TypeError:
+        _r = _hra(polygamma_, (self,), (self, n), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+def positive(self):
+    """positive(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(positive, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_positive(self)
+
+    except TypeError:
+        _r = _hra(positive, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -6304,6 +7837,91 @@ def qr(self, some=True):
 
     except TypeError:
         _r = _hra(qr, (self,), (self, some), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m0_quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](self) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (self, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c0_quantile(self, q, dim, keepdim, interpolation):
+    return _entry_quantile(self, q, dim, keepdim, interpolation)
+
+
+# schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+def _m1_quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
+    if _F['Tensor'](self) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+        return (self, q, dim, keepdim, interpolation)
+    return None
+
+
+def _c1_quantile(self, q, dim, keepdim, interpolation):
+    return _entry_quantile_scalar(self, q, dim, keepdim, interpolation)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_quantile = (
+    (_m0_quantile, _c0_quantile, 4, frozenset(('dim', 'interpolation', 'keepdim', 'q'))),
+    (_m1_quantile, _c1_quantile, 4, frozenset(('dim', 'interpolation', 'keepdim', 'q'))),
+)
+_sigs_quantile = (
+    "quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+    "quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor",
+)
+
+
+def quantile(*args, **kwargs):
+    """Overloads:
+    quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(quantile, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_quantile, args, kwargs, 'quantile', _sigs_quantile)
+    except TypeError:
+        _r = _hra_any(quantile, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rad2deg(Tensor self) -> Tensor
+def rad2deg(self):
+    """rad2deg(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(rad2deg, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rad2deg(self)
+
+    except TypeError:
+        _r = _hra(rad2deg, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rad2deg_(Tensor(a!) self) -> Tensor(a!)
+def rad2deg_(self):
+    """rad2deg_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(rad2deg_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rad2deg_(self)
+
+    except TypeError:
+        _r = _hra(rad2deg_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -7178,6 +8796,23 @@ def set_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+def sgn(self):
+    """sgn(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(sgn, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sgn(self)
+
+    except TypeError:
+        _r = _hra(sgn, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
@@ -7292,6 +8927,40 @@ def sin_(self):
 
     except TypeError:
         _r = _hra(sin_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: sinc(Tensor self) -> Tensor
+def sinc(self):
+    """sinc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(sinc, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sinc(self)
+
+    except TypeError:
+        _r = _hra(sinc, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: sinc_(Tensor(a!) self) -> Tensor(a!)
+def sinc_(self):
+    """sinc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(sinc_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sinc_(self)
+
+    except TypeError:
+        _r = _hra(sinc_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -8630,6 +10299,44 @@ def where(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+def xlogy(self, other):
+    """xlogy.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(xlogy, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('xlogy', 'other', 2, other)
+        return _entry_xlogy_Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(xlogy, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def xlogy_(self, other):
+    """xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(xlogy_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('xlogy_', 'other', 2, other)
+        return _entry_xlogy__Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(xlogy_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
@@ -8988,6 +10695,16 @@ def __or__(self, other):
         return NotImplemented
 
 
+# schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
+def __pos__(self):
+    """positive(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(__pos__, (self,), (self,))
+        if r is not _NO:
+            return r
+    return _entry_positive(self)
+
+
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
@@ -9193,6 +10910,8 @@ TENSOR_ATTRIBUTES = {
     'abs_': abs_,
     'acos': acos,
     'acos_': acos_,
+    'acosh': acosh,
+    'acosh_': acosh_,
     'add': add,
     'add_': add_,
     'addcdiv': addcdiv,
@@ -9205,6 +10924,7 @@ TENSOR_ATTRIBUTES = {
     'all': all,
     'amax': amax,
     'amin': amin,
+    'aminmax': aminmax,
     'any': any,
     'argmax': argmax,
     'argmin': argmin,
@@ -9215,14 +10935,19 @@ TENSOR_ATTRIBUTES = {
     'as_strided_scatter': as_strided_scatter,
     'asin': asin,
     'asin_': asin_,
+    'asinh': asinh,
+    'asinh_': asinh_,
     'atan': atan,
     'atan2': atan2,
     'atan2_': atan2_,
     'atan_': atan_,
+    'atanh': atanh,
+    'atanh_': atanh_,
     'baddbmm': baddbmm,
     'baddbmm_': baddbmm_,
     'bernoulli': bernoulli,
     'bernoulli_': bernoulli_,
+    'bincount': bincount,
     'bitwise_and': bitwise_and,
     'bitwise_and_': bitwise_and_,
     'bitwise_not': bitwise_not,
@@ -9249,16 +10974,24 @@ TENSOR_ATTRIBUTES = {
     'clone': clone,
     'contiguous': contiguous,
     'copy_': copy_,
+    'copysign': copysign,
+    'copysign_': copysign_,
+    'corrcoef': corrcoef,
     'cos': cos,
     'cos_': cos_,
     'cosh': cosh,
     'cosh_': cosh_,
     'count_nonzero': count_nonzero,
+    'cov': cov,
     'cross': cross,
+    'cummax': cummax,
+    'cummin': cummin,
     'cumprod': cumprod,
     'cumprod_': cumprod_,
     'cumsum': cumsum,
     'cumsum_': cumsum_,
+    'deg2rad': deg2rad,
+    'deg2rad_': deg2rad_,
     'det': det,
     'detach': detach,
     'diag': diag,
@@ -9266,6 +10999,9 @@ TENSOR_ATTRIBUTES = {
     'diagflat': diagflat,
     'diagonal': diagonal,
     'diagonal_scatter': diagonal_scatter,
+    'diff': diff,
+    'digamma': digamma,
+    'digamma_': digamma_,
     'div': div,
     'div_': div_,
     'dot': dot,
@@ -9274,6 +11010,10 @@ TENSOR_ATTRIBUTES = {
     'eq_': eq_,
     'erf': erf,
     'erf_': erf_,
+    'erfc': erfc,
+    'erfc_': erfc_,
+    'erfinv': erfinv,
+    'erfinv_': erfinv_,
     'exp': exp,
     'exp2': exp2,
     'exp2_': exp2_,
@@ -9288,22 +11028,40 @@ TENSOR_ATTRIBUTES = {
     'flip': flip,
     'fliplr': fliplr,
     'flipud': flipud,
+    'float_power': float_power,
     'floor': floor,
     'floor_': floor_,
     'floor_divide': floor_divide,
     'floor_divide_': floor_divide_,
+    'fmax': fmax,
+    'fmin': fmin,
     'fmod': fmod,
     'fmod_': fmod_,
     'frac': frac,
     'frac_': frac_,
+    'frexp': frexp,
     'gather': gather,
+    'gcd': gcd,
+    'gcd_': gcd_,
     'ge': ge,
     'ge_': ge_,
     'geometric_': geometric_,
     'ger': ger,
     'gt': gt,
     'gt_': gt_,
+    'heaviside': heaviside,
+    'heaviside_': heaviside_,
+    'histc': histc,
+    'histogram': histogram,
     'hsplit': hsplit,
+    'hypot': hypot,
+    'hypot_': hypot_,
+    'i0': i0,
+    'i0_': i0_,
+    'igamma': igamma,
+    'igamma_': igamma_,
+    'igammac': igammac,
+    'igammac_': igammac_,
     'index': index,
     'index_add': index_add,
     'index_add_': index_add_,
@@ -9318,10 +11076,18 @@ TENSOR_ATTRIBUTES = {
     'isfinite': isfinite,
     'isinf': isinf,
     'isnan': isnan,
+    'isneginf': isneginf,
+    'isposinf': isposinf,
+    'kthvalue': kthvalue,
+    'lcm': lcm,
+    'lcm_': lcm_,
+    'ldexp': ldexp,
     'le': le,
     'le_': le_,
     'lerp': lerp,
     'lerp_': lerp_,
+    'lgamma': lgamma,
+    'lgamma_': lgamma_,
     'log': log,
     'log10': log10,
     'log10_': log10_,
@@ -9332,6 +11098,9 @@ TENSOR_ATTRIBUTES = {
     'log_': log_,
     'log_normal_': log_normal_,
     'log_softmax': log_softmax,
+    'logaddexp': logaddexp,
+    'logaddexp2': logaddexp2,
+    'logcumsumexp': logcumsumexp,
     'logdet': logdet,
     'logical_and': logical_and,
     'logical_and_': logical_and_,
@@ -9341,6 +11110,8 @@ TENSOR_ATTRIBUTES = {
     'logical_or_': logical_or_,
     'logical_xor': logical_xor,
     'logical_xor_': logical_xor_,
+    'logit': logit,
+    'logit_': logit_,
     'logsumexp': logsumexp,
     'lt': lt,
     'lt_': lt_,
@@ -9356,9 +11127,11 @@ TENSOR_ATTRIBUTES = {
     'max': max,
     'maximum': maximum,
     'mean': mean,
+    'median': median,
     'min': min,
     'minimum': minimum,
     'mm': mm,
+    'mode': mode,
     'moveaxis': moveaxis,
     'movedim': movedim,
     'msort': msort,
@@ -9366,8 +11139,14 @@ TENSOR_ATTRIBUTES = {
     'mul_': mul_,
     'multinomial': multinomial,
     'mv': mv,
+    'mvlgamma': mvlgamma,
+    'mvlgamma_': mvlgamma_,
     'nan_to_num': nan_to_num,
     'nan_to_num_': nan_to_num_,
+    'nanmean': nanmean,
+    'nanmedian': nanmedian,
+    'nanquantile': nanquantile,
+    'nansum': nansum,
     'narrow': narrow,
     'narrow_copy': narrow_copy,
     'ne': ne,
@@ -9379,17 +11158,24 @@ TENSOR_ATTRIBUTES = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
+    'nextafter': nextafter,
+    'nextafter_': nextafter_,
     'normal_': normal_,
     'orgqr': orgqr,
     'outer': outer,
     'permute': permute,
     'pinverse': pinverse,
+    'polygamma_': polygamma_,
+    'positive': positive,
     'pow': pow,
     'pow_': pow_,
     'prod': prod,
     'put': put,
     'put_': put_,
     'qr': qr,
+    'quantile': quantile,
+    'rad2deg': rad2deg,
+    'rad2deg_': rad2deg_,
     'random_': random_,
     'ravel': ravel,
     'reciprocal': reciprocal,
@@ -9418,6 +11204,7 @@ TENSOR_ATTRIBUTES = {
     'select': select,
     'select_scatter': select_scatter,
     'set_': set_,
+    'sgn': sgn,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'sign': sign,
@@ -9425,6 +11212,8 @@ TENSOR_ATTRIBUTES = {
     'signbit': signbit,
     'sin': sin,
     'sin_': sin_,
+    'sinc': sinc,
+    'sinc_': sinc_,
     'sinh': sinh,
     'sinh_': sinh_,
     'slice': slice,
@@ -9477,6 +11266,8 @@ TENSOR_ATTRIBUTES = {
     'view_as': view_as,
     'vsplit': vsplit,
     'where': where,
+    'xlogy': xlogy,
+    'xlogy_': xlogy_,
     'zero_': zero_,
     '__abs__': __abs__,
     '__add__': __add__,
@@ -9504,6 +11295,7 @@ TENSOR_ATTRIBUTES = {
     '__ne__': __ne__,
     '__neg__': __neg__,
     '__or__': __or__,
+    '__pos__': __pos__,
     '__pow__': __pow__,
     '__radd__': __radd__,
     '__rand__': __rand__,

@@ -181,3 +181,31 @@ def equal(input, other) -> bool:
     """torch.equal: same shape and same values (NaN is unequal to itself; dtypes promote)."""
     _check_tensors("equal", input, other)
     return input.shape == other.shape and bool((input == other).all())
+
+
+def unravel_index(indices, shape):
+    """torch.unravel_index: the coordinates in `shape` of flat `indices` (int64, one tensor
+    per dim; negative and out-of-range indices wrap, as torch's do).
+
+    >>> ember.unravel_index(ember.tensor([4, 11]), (3, 4))
+    (tensor([1, 2]), tensor([0, 3]))
+    """
+    import ember
+    if not isinstance(indices, Tensor):
+        indices = ember.tensor(indices)
+    if indices.is_floating_point() or indices.dtype == ember.bool:
+        raise TypeError(f"expected 'indices' to be integer dtype, but got {indices.dtype}")
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if any(not isinstance(s, int) for s in shape):
+        raise TypeError("expected 'shape' to be int or sequence of ints, but got "
+                        f"{type(shape)}")
+    if any(s < 0 for s in shape):
+        raise ValueError(f"'shape' cannot have negative values, but got {shape}")
+    coefs, c = [], 1
+    for s in reversed(shape):
+        coefs.append(c)
+        c *= s
+    coefs = ember.tensor(coefs[::-1], dtype=ember.int64, device=indices.device)
+    sizes = ember.tensor(list(shape), dtype=ember.int64, device=indices.device)
+    out = indices.to(ember.int64).unsqueeze(-1).div(coefs, rounding_mode="floor") % sizes
+    return tuple(out.unbind(-1))

@@ -89,3 +89,290 @@ def python_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     if out is None:
         return op.default(input, p, dims, keepdim, dtype=dtype)
     return op.out(input, p, dims, keepdim, dtype=dtype, out=out)
+
+
+# --- issue 22: nanmean, quantile/nanquantile, diff, trapezoid, cov/corrcoef, cdist ----------
+def nanmean(self, dim=None, keepdim=False, dtype=None):
+    """nansum / the number of non-NaN elements (torch's)."""
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
+                           f"but got {self.dtype.scalar_name}")
+    count = self.isnan().logical_not().sum(dim, keepdim)
+    return ember.nansum(self, dim, keepdim, dtype=dtype).div(count)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _check_quantile(self, q, name, interpolation):
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, ember.Tensor):
+        if q.dim() > 1:
+            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+        if q.dtype != self.dtype:
+            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+        if q.device.type == "cpu" and not bool(((q >= 0) & (q <= 1)).all()):
+            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    elif not 0 <= q <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
+    if self.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
+                           f"midpoint or nearest, but got {interpolation}")
+
+
+def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
+    """torch's algorithm: sort along dim (NaN last), a rank q * (count - 1) per slice,
+    rounded per `interpolation` or interpolated between its neighbours (lerp)."""
+    _check_quantile(self, q, name, interpolation)
+    qt = q.reshape(-1) if isinstance(q, ember.Tensor) else self.new_full((1,), q)
+    if dim is None:
+        x = self.reshape(-1)
+    else:
+        dim = dim % max(self.dim(), 1)
+        x = self.reshape(1) if self.dim() == 0 else self.movedim(dim, -1)
+    srt = x.sort(-1).values
+    n = srt.shape[-1]
+    nan = srt.isnan()
+    if ignore_nan:
+        ranks = qt * (nan.logical_not().sum(-1, True) - 1).to(self.dtype)
+        ranks = ranks.masked_fill(ranks < 0, 0)
+    else:
+        ranks = (qt * (n - 1)).expand(srt.shape[:-1] + (qt.shape[0],))
+        ranks = ranks.masked_fill(nan.any(-1, True), n - 1)
+    if interpolation == "lower":
+        ranks = ranks.floor()
+    elif interpolation == "higher":
+        ranks = ranks.ceil()
+    elif interpolation == "nearest":
+        ranks = ranks.round()
+    below = ranks.to(ember.int64)
+    values = srt.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = ranks.new_full((), 0.5) if interpolation == "midpoint" else ranks - below
+        values = values.lerp(srt.gather(-1, ranks.ceil().to(ember.int64)), weights)
+    if keepdim:
+        if dim is None:
+            values = values.reshape((1,) * self.dim() + (values.shape[-1],))
+        elif self.dim():
+            values = values.unsqueeze(dim)
+    values = values.movedim(-1, 0)   # (len(q), reduced dims...)
+    return values.squeeze(0) if not isinstance(q, ember.Tensor) or q.dim() == 0 else values
+
+
+def quantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile(self, q, dim, keepdim, interpolation, False, "quantile")
+
+
+def nanquantile(self, q, dim=None, keepdim=False, interpolation="linear"):
+    return _quantile(self, q, dim, keepdim, interpolation, True, "quantile")
+
+
+def diff(self, n=1, dim=-1, prepend=None, append=None):
+    """The n-th forward difference along dim (logical_xor for bool), after prepend/append."""
+    if self.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    parts = [t for t in (prepend, self, append) if t is not None]
+    for t in parts:
+        if t.dim() != self.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    out = ember.cat(parts, dim) if len(parts) > 1 else self.clone()
+    for _ in range(n):
+        length = out.shape[dim]
+        if length <= 1:
+            return out.narrow(dim, 0, 0)
+        hi, lo = out.narrow(dim, 1, length - 1), out.narrow(dim, 0, length - 1)
+        out = ember.logical_xor(hi, lo) if out.dtype == ember.bool else hi - lo
+    return out
+
+
+def _spacing(y, x, dim, name):
+    """The spacings between sample points, shaped to broadcast against y's slices."""
+    if not isinstance(x, ember.Tensor):
+        return x
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        shape = [1] * y.dim()
+        shape[dim] = x.shape[0]
+        x = x.view(shape)
+    elif x.dim() < y.dim():
+        x = x.view((1,) * (y.dim() - x.dim()) + tuple(x.shape))
+    length = x.shape[dim]
+    return x.narrow(dim, 1, length - 1) - x.narrow(dim, 0, length - 1)
+
+
+def _trapezoid_parts(y, dx, dim, name="trapezoid"):
+    length = y.shape[dim]
+    return _spacing(y, dx, dim, name), y.narrow(dim, 1, length - 1) + y.narrow(dim, 0, length - 1)
+
+
+def trapezoid_x(y, x, dim=-1):
+    """The trapezoid rule along dim over the sample points x."""
+    return _trapezoid(y, x, dim)
+
+
+def trapezoid_dx(y, dx=1, dim=-1):
+    """The trapezoid rule along dim with a constant spacing dx."""
+    return _trapezoid(y, None, dim, dx)
+
+
+def _trapezoid(y, x, dim, dx=1):
+    dim = dim % max(y.dim(), 1)
+    if y.shape[dim] == 0:
+        return ember.zeros_like(y).sum(dim)
+    if x is None:
+        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
+    spacing, pairs = _trapezoid_parts(y, x, dim)
+    return (spacing * pairs).sum(dim) / 2.0
+
+
+def cumulative_trapezoid_x(y, x, dim=-1):
+    """The running trapezoid rule along dim (one element fewer than y)."""
+    return _cumulative_trapezoid(y, x, dim)
+
+
+def cumulative_trapezoid_dx(y, dx=1, dim=-1):
+    return _cumulative_trapezoid(y, dx, dim)
+
+
+def _cumulative_trapezoid(y, spacing, dim):
+    dim = dim % max(y.dim(), 1)
+    spacing, pairs = _trapezoid_parts(y, spacing, dim, "cumulative_trapezoid")
+    return (spacing / 2.0 * pairs).cumsum(dim)
+
+
+def cov(self, correction=1, fweights=None, aweights=None):
+    """The covariance of the rows (variables) over the columns (observations), with torch's
+    frequency and observation weights."""
+    if self.dim() > 2:
+        raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
+                           f"input with {self.dim()} dimensions")
+    x = self.view(1, -1) if self.dim() < 2 else self
+    n = x.shape[1]
+    w = None
+    for name, t in (("fweights", fweights), ("aweights", aweights)):
+        if t is None:
+            continue
+        if t.dim() > 1:
+            raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
+                               f"{name} with {t.dim()} dimensions")
+        if t.numel() != n:
+            raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
+                               f"observations in the input but got {t.numel()} != {n}")
+        w = t if w is None else w * t
+    w_sum = n if w is None else w.sum()
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is not None and aweights is not None and correction != 0:
+        norm = w_sum - correction * (w * aweights).sum() / w_sum
+    else:
+        norm = w_sum - correction
+    x = x - avg.unsqueeze(1)
+    c = ember.mm(x, (x if w is None else x * w).t())
+    if isinstance(norm, ember.Tensor):
+        norm = norm.clamp_min(0)
+    elif norm <= 0:
+        import warnings
+        warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the number of observations.", stacklevel=2)
+        norm = 0
+    return ember.div(c, norm).squeeze()
+
+
+def corrcoef(self):
+    """cov / (stddev_i stddev_j), clipped to [-1, 1]."""
+    c = ember.cov(self)
+    if c.dim() == 0:
+        return c / c
+    d = c.diagonal().sqrt()
+    c = c / d.view(-1, 1)
+    c = c / d.view(1, -1)
+    return c.clamp(-1, 1)
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """The p-norm distance between each row of x1 and each row of x2 (batched)."""
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t.dim() < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: "
+                               f"{t.dim()}D")
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: "
+                               f"{t.dtype.scalar_name}")
+    if x1.dtype != x2.dtype:
+        raise RuntimeError(f"expected scalar type {x1.dtype.scalar_name} but found "
+                           f"{x2.dtype.scalar_name}")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError("X1 and X2 must have the same number of columns. X1: "
+                           f"{x1.shape[-1]} X2: {x2.shape[-1]}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    return ember.linalg_vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])
+
+
+def _gradient_along(self, d, h, edge_order):
+    """torch's second-order accurate differences along d, one-sided at the ends; `h` is a
+    number (uniform spacing) or the 1-d coordinates of the samples."""
+    n = self.shape[d]
+
+    def sl(start, stop=None):
+        stop = n if stop is None else stop
+        start, stop = start % n if start < 0 else start, stop % n if stop < 0 else stop
+        return self.narrow(d, start, stop - start)
+    if not isinstance(h, ember.Tensor):
+        center = (sl(2) - sl(0, -2)) / h
+        if edge_order == 1:
+            first, last = (sl(1, 2) - sl(0, 1)) / h, (sl(-1) - sl(-2, -1)) / h
+        else:
+            first = (-1.5 * sl(0, 1) + 2 * sl(1, 2) - 0.5 * sl(2, 3)) / h
+            last = (0.5 * sl(-3, -2) - 2 * sl(-2, -1) + 1.5 * sl(-1)) / h
+        return ember.cat([first, center / 2, last], d)
+    dx = h.diff()
+    shape = [1] * self.dim()
+    shape[d] = -1
+    dx1, dx2 = dx[:-1], dx[1:]
+    a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+    b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+    c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+    center = a * sl(0, -2) + b * sl(1, -1) + c * sl(2)
+    if edge_order == 1:
+        first, last = (sl(1, 2) - sl(0, 1)) / dx[0], (sl(-1) - sl(-2, -1)) / dx[-1]
+    else:
+        s0, s1, e1, e2 = dx[0], dx[1], dx[-1], dx[-2]
+        first = (-(2.0 * s0 + s1) / (s0 * (s0 + s1)) * sl(0, 1) + (s0 + s1) / (s0 * s1) * sl(1, 2)
+                 + -s0 / (s1 * (s0 + s1)) * sl(2, 3))
+        last = (e1 / (e2 * (e1 + e2)) * sl(-3, -2) - (e1 + e2) / (e1 * e2) * sl(-2, -1)
+                + (2 * e1 + e2) / (e1 * (e1 + e2)) * sl(-1))
+    return ember.cat([first, center, last], d)
+
+
+def gradient(input, *, spacing=1, dim=None, edge_order=1):
+    """torch.gradient: the derivative estimate along each of `dim` (every dim by default),
+    with a uniform `spacing` (a number, or one per dim) or sample coordinates (1-d tensors,
+    one per dim). Returns a tuple with one tensor per dim.
+
+    >>> ember.gradient(ember.tensor([1., 2., 4., 8.]))
+    (tensor([1.0000, 1.5000, 3.0000, 4.0000]),)
+    """
+    dims = list(range(input.dim())) if dim is None else [dim] if isinstance(dim, int) \
+        else list(dim)
+    dims = [d % input.dim() for d in dims]
+    if edge_order not in (1, 2):
+        raise RuntimeError("ember.gradient only supports edge_order=1 and edge_order=2.")
+    spacings = list(spacing) if isinstance(spacing, (list, tuple)) else [spacing] * len(dims)
+    if len(spacings) != len(dims):
+        raise RuntimeError(f"ember.gradient expected spacing to be unspecified, a scalar or "
+                           f"its length to be equal to {len(dims)}, but got a list of length "
+                           f"{len(spacings)}")
+    for d, h in zip(dims, spacings):
+        if input.shape[d] < edge_order + 1:
+            raise RuntimeError("ember.gradient expected each dimension size to be at least "
+                               "edge_order+1")
+        if isinstance(h, ember.Tensor) and (h.dim() != 1 or h.shape[0] != input.shape[d]):
+            raise RuntimeError("ember.gradient expected each tensor to be on the same device "
+                               "and to have one coordinate per sample along its dim")
+    return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, spacings))

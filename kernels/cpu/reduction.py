@@ -368,3 +368,234 @@ def count_nonzero(self, dim):
     out = np.empty(shape, np.int64)
     np.add.reduce(self._np != 0, axis=axis, dtype=np.int64, out=out)
     return from_array(out, D.int64)
+
+
+# --- issue 22: nansum, median/nanmedian, kthvalue, mode, cummax/cummin, logcumsumexp,
+# aminmax, histc, bincount, isin -----------------------------------------------------------
+def nansum(self, dim=None, keepdim=False, dtype=None):
+    """sum with NaNs counted as 0 (float16/bfloat16 accumulate in float32)."""
+    dt = _meta.sum_dtype(self._dtype, dtype)
+    axis, shape = _meta.reduce_layout(self, dim, keepdim)
+    a = _as(self._np, dt.np)
+    if dt.is_floating_point:
+        a = np.where(np.isnan(a), 0, a)
+    return from_array(_c(_add_reduce(a, axis, keepdim, shape, _acc_dtype(dt)), dt.np), dt)
+
+
+def _rows(a, d):
+    """`a` with dim `d` moved last, as a 2-d (rows, n) array, and the moved shape."""
+    m = np.moveaxis(a, d, -1)
+    return m.reshape(-1, m.shape[-1]), m.shape[:-1]
+
+
+def _sorted_pick(a, d, position):
+    """(values, indices) of the element at sorted `position(sorted_rows, n)` (one index per
+    row) of each slice along `d`; a stable sort with NaN last, like torch's ties."""
+    rows, lead = _rows(a, d)
+    order = np.argsort(rows, axis=-1, kind="stable")
+    srt = np.take_along_axis(rows, order, axis=-1)
+    pos = position(srt, rows.shape[-1])[:, None]
+    return (np.take_along_axis(srt, pos, -1).reshape(lead),
+            np.take_along_axis(order, pos, -1).reshape(lead))
+
+
+def _median_position(ignore_nan):
+    """The lower median's sorted position: the first NaN where a slice has one (median), or
+    the lower median of the non-NaN values (nanmedian; position 0 when all are NaN)."""
+    def position(srt, n):
+        valid = n - np.isnan(srt).sum(-1) if srt.dtype.kind == "f" else np.full(len(srt), n)
+        if ignore_nan:
+            return np.maximum(valid - 1, 0) // 2
+        return np.where(valid < n, valid, (n - 1) // 2)
+    return position
+
+
+def _selection(self, dim, keepdim, position, name, kernel=None):
+    d, shape = _meta.selection_layout(self, dim, keepdim, name, kernel)
+    a = self._np
+    if a.ndim == 0:
+        return from_array(a.copy(), self._dtype), from_array(np.zeros((), np.int64), D.int64)
+    if a.size == 0:
+        return (from_array(np.empty(shape, a.dtype), self._dtype),
+                from_array(np.empty(shape, np.int64), D.int64))
+    v, i = _sorted_pick(a, d, position)
+    if keepdim:
+        v, i = np.expand_dims(v, d), np.expand_dims(i, d)
+    return from_array(_c(v), self._dtype), from_array(_c(i, np.int64), D.int64)
+
+
+def _median_all(ignore_nan):
+    def kernel(self):
+        _meta.median_all(self)
+        a = self._np.reshape(1, -1)
+        if a.size == 0:
+            return from_array(np.full((), np.nan, self._dtype.np), self._dtype)
+        v, _ = _sorted_pick(a, 1, _median_position(ignore_nan))
+        return from_array(_c(v.reshape(())), self._dtype)
+    return kernel
+
+
+median_all = _median_all(False)
+nanmedian_all = _median_all(True)
+
+
+def median_dim(self, dim, keepdim=False):
+    """(values, indices) of the lower median along dim; NaN (the first) where a slice has one."""
+    return _selection(self, dim, keepdim, _median_position(False), "median", "median_out")
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    return _selection(self, dim, keepdim, _median_position(True), "median", "median_out")
+
+
+def kthvalue(self, k, dim=-1, keepdim=False):
+    """(values, indices) of the k-th smallest along dim (NaN counts as the largest)."""
+    _meta.kthvalue(self, k, dim, keepdim)
+    return _selection(self, dim, keepdim, lambda srt, n: np.full(len(srt), k - 1), "kthvalue",
+                      "kthvalue_cpu")
+
+
+def _mode_rows(rows):
+    """Per row: the most frequent value (the smallest of the most frequent; NaNs never equal)
+    and the index of its last occurrence."""
+    values, indices = [], []
+    for row in rows:
+        order = np.argsort(row, kind="stable")
+        srt = row[order]
+        starts = np.flatnonzero(np.r_[True, srt[1:] != srt[:-1]])
+        counts = np.diff(np.r_[starts, len(srt)])
+        best = int(np.argmax(counts))
+        run = order[starts[best]:starts[best] + counts[best]]
+        values.append(srt[starts[best]])
+        indices.append(run.max())
+    return np.array(values, rows.dtype), np.array(indices, np.int64)
+
+
+def mode(self, dim=-1, keepdim=False):
+    d, shape = _meta.selection_layout(self, dim, keepdim, "mode")
+    a = self._np
+    if a.ndim == 0:
+        return from_array(a.copy(), self._dtype), from_array(np.zeros((), np.int64), D.int64)
+    rows, _ = _rows(a, d)
+    v, i = _mode_rows(rows) if rows.size else (np.empty(0, a.dtype), np.empty(0, np.int64))
+    return (from_array(_c(v.reshape(shape)), self._dtype),
+            from_array(_c(i.reshape(shape), np.int64), D.int64))
+
+
+def _cum_extreme(better):
+    """cummax/cummin: the running extreme and the index where it was last taken (a later
+    equal value or a NaN takes over; after a NaN only NaNs do), like torch."""
+    def kernel(self, dim):
+        _meta.cummax(self, dim)
+        a = self._np
+        if a.ndim == 0:
+            return (from_array(a.copy(), self._dtype),
+                    from_array(np.zeros((), np.int64), D.int64))
+        d = _meta.wrap_dims((dim,), a.ndim)[0]
+        m = np.moveaxis(a, d, 0)
+        vals, idx = np.empty(m.shape, a.dtype), np.zeros(m.shape, np.int64)
+        for j in range(m.shape[0]):
+            x = m[j]
+            if j == 0:
+                vals[0], idx[0] = x, 0
+                continue
+            prev = vals[j - 1]
+            take = better(x, prev)
+            if a.dtype.kind == "f":
+                take = np.isnan(x) | (~np.isnan(prev) & take)
+            vals[j] = np.where(take, x, prev)
+            idx[j] = np.where(take, j, idx[j - 1])
+        return (from_array(_c(np.moveaxis(vals, 0, d)), self._dtype),
+                from_array(_c(np.moveaxis(idx, 0, d)), D.int64))
+    return kernel
+
+
+cummax = _cum_extreme(np.greater_equal)
+cummin = _cum_extreme(np.less_equal)
+
+
+def logcumsumexp(self, dim):
+    """log(cumsum(exp(x))) along dim, accumulated by logaddexp (float16/bfloat16 in float32)."""
+    _meta.logcumsumexp(self, dim)
+    d = _meta.wrap_dims((dim,), len(self._shape))[0]
+    out = _cumulative(self, d, self._dtype, np.logaddexp)
+    return from_array(_c(out), self._dtype)
+
+
+def aminmax(self, dim=None, keepdim=False):
+    """(min, max) over dim (every dim when None); NaN propagates."""
+    shape = _meta.aminmax_layout(self, dim, keepdim)
+    a = self._np
+    axis = None if dim is None or a.ndim == 0 else _meta.wrap_dims((dim,), a.ndim)[0]
+    lo = np.minimum.reduce(a, axis=axis) if a.ndim else a.copy()
+    hi = np.maximum.reduce(a, axis=axis) if a.ndim else a.copy()
+    return (from_array(_c(np.reshape(lo, shape)), self._dtype),
+            from_array(_c(np.reshape(hi, shape)), self._dtype))
+
+
+def histc(self, bins=100, min=0, max=0):
+    """Counts in `bins` equal bins over [min, max] (the data's range when min == max, widened
+    by 1 each side when that is empty too); values outside are ignored."""
+    _meta.check_histc(self, bins, min, max)
+    dt = self._dtype
+    a = _as(self._np, _acc_dtype(dt)).ravel()
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"ember.histc: range of [{lo:g}, {hi:g}] is not finite")
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    keep = (a >= lo) & (a <= hi)
+    x = a[keep]
+    pos = ((x - a.dtype.type(lo)) * a.dtype.type(bins) / (a.dtype.type(hi) - a.dtype.type(lo)))
+    pos = np.minimum(pos.astype(np.int64), bins - 1)
+    return from_array(np.bincount(pos, minlength=bins).astype(dt.np), dt)
+
+
+def bincount(self, weights=None, minlength=0):
+    """Counts (or summed weights) of each value 0..max(self), at least `minlength` long."""
+    _meta.check_bincount(self, weights)
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    a = self._np.astype(np.int64)
+    if a.size and a.min() < 0:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    dt = _meta.bincount_dtype(weights)
+    w = None if weights is None else _as(weights._np, np.float64)
+    return from_array(np.bincount(a, w, minlength).astype(dt.np), dt)
+
+
+def isin(elements, test_elements, assume_unique=False, invert=False):
+    """Whether each element is in test_elements (a tensor or a number)."""
+    _meta.check_isin(elements, test_elements)
+    test = test_elements._np if hasattr(test_elements, "_np") else test_elements
+    return from_array(_c(np.isin(elements._np, test, invert=invert)), D.bool_)
+
+
+def _histogram(self, bins, range, weight, density):
+    """np.histogram of the flattened input (edges: `bins` equal bins over `range`, the data's
+    range widened by 0.5 when constant, or given edges), in the input's dtype."""
+    acc = _acc_dtype(self._dtype)
+    a = _as(self._np.ravel(), acc)
+    w = None if weight is None else _as(weight._np.ravel(), acc)
+    if not np.isscalar(bins):
+        bins = _as(bins, acc)
+    if range is None and a.size:
+        range = (float(a.min()), float(a.max()))
+    if range is not None and not (np.isfinite(range[0]) and np.isfinite(range[1])):
+        raise RuntimeError(f"ember.histogramdd: dimension 0's range [{range[0]:g}, "
+                           f"{range[1]:g}] is not finite")
+    hist, edges = np.histogram(a, bins, range, weights=w, density=density)
+    dt = self._dtype
+    return from_array(_c(hist, dt.np), dt), from_array(np.array(edges, dt.np), dt)
+
+
+def histogram_bin_ct(self, bins=100, range=None, weight=None, density=False):
+    _meta.histogram_bin_ct(self, bins, range, weight, density)
+    return _histogram(self, bins, range, weight, density)
+
+
+def histogram_bins_tensor(self, bins, weight=None, density=False):
+    _meta.histogram_bins_tensor(self, bins, weight, density)
+    return _histogram(self, bins._np.ravel(), None, weight, density)

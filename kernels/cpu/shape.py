@@ -568,14 +568,27 @@ def _searchsorted_np(seq, vals, right, sorter, dtype):
     ct = np.result_type(seq.dtype, vals.dtype)
     if ct.kind not in "iuf" or ct.itemsize < 4:   # bool mixes, float16, bfloat16
         ct = np.float64
-    seq, vals = seq.astype(ct), vals.astype(ct)
-    side = "right" if right else "left"
-    if seq.ndim == 1:
-        res = np.searchsorted(seq, vals, side)
-    else:   # batched: count the boundaries below each value (vectorised over the batch)
-        cmp = np.less_equal if right else np.less
-        res = cmp(seq[..., None, :], vals[..., :, None]).sum(-1)
-    return _fresh(np.asarray(res).astype(dtype.np), dtype)
+    res = _bisect(seq.astype(ct), np.asarray(vals.astype(ct)), right)
+    return _fresh(res.astype(dtype.np), dtype)
+
+
+def _bisect(seq, vals, right):
+    """torch's binary search, vectorised over the values: the first position whose element
+    is > val (right) or >= val (left), tested as torch tests it (`!(mid > val)`), so that a
+    NaN inside the sequence sends the search where torch's goes (NumPy sorts NaN last)."""
+    n = seq.shape[-1]
+    lo, hi = np.zeros(vals.shape, np.int64), np.full(vals.shape, n, np.int64)
+    with np.errstate(invalid="ignore"):
+        while True:
+            active = lo < hi
+            if not active.any():
+                return lo
+            mid = lo + ((hi - lo) >> 1)
+            at = np.minimum(mid, n - 1)
+            m = seq[at] if seq.ndim == 1 else np.take_along_axis(seq, at, -1)
+            go_right = active & ~((m > vals) if right else (m >= vals))
+            lo = np.where(go_right, mid + 1, lo)
+            hi = np.where(active & ~go_right, mid, hi)
 
 
 def searchsorted(sorted_sequence, self, out_int32, right, side, sorter):

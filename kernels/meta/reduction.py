@@ -335,3 +335,204 @@ def all_any_layout(self, dim, keepdim):
 def all_any_dim(self, dim=None, keepdim=False):
     _, shape = all_any_layout(self, dim, keepdim)
     return empty_meta(shape, all_any_dtype(self))
+
+
+# --- issue 22: nansum, median, kthvalue, mode, cummax/cummin, logcumsumexp, aminmax, histc,
+# bincount, isin (layouts shared with the CPU kernels)
+def nansum(self, dim=None, keepdim=False, dtype=None):
+    _, shape = reduce_layout(self, dim, keepdim)
+    return empty_meta(shape, sum_dtype(self._dtype, dtype))
+
+
+def _not_for_bool(self, kernel):
+    if self._dtype is D.bool_:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for(kernel, D.bool_)
+
+
+def selection_layout(self, dim, keepdim, name, kernel=None):
+    """(wrapped dim, output shape) of median.dim, kthvalue, mode: torch's bool error
+    (`kernel`'s) and IndexError for an empty reduced dim."""
+    if kernel:
+        _not_for_bool(self, kernel)
+    shape = self._shape
+    d = wrap_dims((dim,), len(shape))[0]
+    if not shape:
+        return d, ()
+    if shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return d, reduced_shape(shape, (d,), keepdim)
+
+
+def check_kthvalue(self, k, dim):
+    d = wrap_dims((dim,), len(self._shape))[0]
+    size = self._shape[d] if self._shape else 1
+    if not 1 <= k <= size:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+
+
+def median_all(self):
+    _not_for_bool(self, "median_cpu")
+    return empty_meta((), self._dtype)
+
+
+nanmedian_all = median_all
+
+
+def _values_indices(self, dim, keepdim, name, kernel=None):
+    _, shape = selection_layout(self, dim, keepdim, name, kernel)
+    return empty_meta(shape, self._dtype), empty_meta(shape, D.int64)
+
+
+def median_dim(self, dim, keepdim=False):
+    return _values_indices(self, dim, keepdim, "median", "median_out")
+
+
+def nanmedian_dim(self, dim, keepdim=False):
+    return _values_indices(self, dim, keepdim, "median", "median_out")
+
+
+def kthvalue(self, k, dim=-1, keepdim=False):
+    out = _values_indices(self, dim, keepdim, "kthvalue", "kthvalue_cpu")
+    check_kthvalue(self, k, dim)
+    return out
+
+
+def mode(self, dim=-1, keepdim=False):
+    return _values_indices(self, dim, keepdim, "mode")
+
+
+def cummax(self, dim):
+    wrap_dims((dim,), len(self._shape))
+    return empty_meta(self._shape, self._dtype), empty_meta(self._shape, D.int64)
+
+
+cummin = cummax
+
+
+def logcumsumexp(self, dim):
+    wrap_dims((dim,), len(self._shape))
+    if not self._dtype.is_floating_point:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for("logcumsumexp_out_cpu", self._dtype)
+    return empty_meta(self._shape, self._dtype)
+
+
+def aminmax_layout(self, dim, keepdim):
+    """The output shape of aminmax (every dim when dim is None), with torch's empty errors."""
+    shape = self._shape
+    if dim is None:
+        if 0 in shape:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as "
+                               "the operation has no identity.")
+        return (1,) * len(shape) if keepdim else ()
+    d = wrap_dims((dim,), len(shape))[0]
+    if not shape:
+        return ()
+    if shape[d] == 0:
+        raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    return reduced_shape(shape, (d,), keepdim)
+
+
+def aminmax(self, dim=None, keepdim=False):
+    shape = aminmax_layout(self, dim, keepdim)
+    return empty_meta(shape, self._dtype), empty_meta(shape, self._dtype)
+
+
+def check_histc(self, bins, min, max):
+    """torch's errors: its kernels' dtype errors (bool fails in linspace, a uint8 range that
+    does not fit uint8 in the conversion), then bins and the range."""
+    from ember.kernels.common._errors import not_implemented_for
+    dt = self._dtype
+    if dt is D.bool_:
+        raise not_implemented_for("linspace_cpu", dt)
+    if dt is D.uint8 and not (0 <= min <= 255 and 0 <= max <= 255):
+        raise RuntimeError("value cannot be converted to type uint8_t without overflow")
+    if not dt.is_floating_point:
+        raise not_implemented_for("histogram_cpu", dt)
+    if bins <= 0:
+        raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min > max:
+        raise RuntimeError("ember.histc: max must be larger than min")
+
+
+def histc(self, bins=100, min=0, max=0):
+    check_histc(self, bins, min, max)
+    return empty_meta((bins,), self._dtype)
+
+
+def check_bincount(self, weights):
+    if self._dtype.is_floating_point or self._dtype is D.bool_:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for("bincount_cpu", self._dtype)
+    if len(self._shape) != 1:
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and tuple(weights._shape) != tuple(self._shape):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+
+
+def bincount_dtype(weights):
+    """int64 counts; float32 weights sum in float32, other weights in float64 (torch's)."""
+    if weights is None:
+        return D.int64
+    return D.float32 if weights._dtype is D.float32 else D.float64
+
+
+def bincount(self, weights=None, minlength=0):
+    check_bincount(self, weights)
+    raise NotImplementedError("bincount: the output size depends on the input's values "
+                              "(no Meta kernel)")
+
+
+def check_isin(elements, test_elements):
+    for x in (elements, test_elements):
+        if getattr(x, "_dtype", None) is D.bool_:
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+
+
+def isin(elements, test_elements, assume_unique=False, invert=False):
+    check_isin(elements, test_elements)
+    return empty_meta(elements._shape, D.bool_)
+
+
+def _cpp(dt):
+    from ember.kernels.common._pointwise import CPP_NAMES
+    return CPP_NAMES[dt.name]
+
+
+def check_histogram(self, weight, bins=None):
+    """torch.histogram's (histogramdd's) dtype checks: float32/float64 input (any float one
+    with given edges, another kernel), and bins and weight of the input's dtype."""
+    if self._dtype not in (D.float32, D.float64) and (bins is None or
+                                                       not self._dtype.is_floating_point):
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for("histogramdd" if bins is None else "histogram_cpu",
+                                  self._dtype)
+    if bins is not None and bins._dtype is not self._dtype:
+        raise RuntimeError("ember.histogramdd: input tensor and bins tensors should have the same "
+                           f"dtype, but got input with dtype {_cpp(self._dtype)} and bins for "
+                           f"dimension 0 with dtype {_cpp(bins._dtype)}")
+    if weight is not None and weight._dtype is not self._dtype:
+        raise RuntimeError("ember.histogramdd: if weight tensor is provided, input tensor and "
+                           "weight tensor should have the same dtype, but got "
+                           f"input({_cpp(self._dtype)}), and weight({_cpp(weight._dtype)})")
+
+
+def check_histogram_range(bins, range):
+    if bins <= 0:
+        raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if range is not None and range[0] > range[1]:
+        raise RuntimeError("ember.histogramdd: min should not exceed max, but got min "
+                           f"{range[0]:g} max {range[1]:g} for dimension 0")
+
+
+def histogram_bin_ct(self, bins=100, range=None, weight=None, density=False):
+    check_histogram(self, weight)
+    check_histogram_range(bins, range)
+    return empty_meta((bins,), self._dtype), empty_meta((bins + 1,), self._dtype)
+
+
+def histogram_bins_tensor(self, bins, weight=None, density=False):
+    check_histogram(self, weight, bins)
+    n = max(bins.numel() - 1, 0)
+    return empty_meta((n,), self._dtype), empty_meta((bins.numel(),), self._dtype)

@@ -52,6 +52,11 @@ MAX_NUMEL = 24           # elements per input array (gradcheck runs a backward p
 # gradients against torch's: sums of a few products, so a few ulps of the precision the
 # case computes in (float32 unless every leaf and output is float64)
 TOLS = {"float32": (1e-5, 1e-5), "float64": (1e-10, 1e-12)}
+# ops whose torch gradient is less accurate than TOLS in float64: torch's trigamma and higher
+# polygammas are good to ~1e-9 (ember's, scipy's, agree with mpmath); gradcheck still runs
+TORCH_LESS_ACCURATE = {name: {"float64": (1e-8, 1e-10)} for name in (
+    "digamma.default", "digamma_.default", "polygamma.default", "polygamma_.default",
+    "mvlgamma.default", "mvlgamma_.default")}
 
 # (op, sample): why a sample is not gradcheck'ed (its torch comparison still runs)
 NO_GRADCHECK = {
@@ -66,6 +71,10 @@ NO_GRADCHECK = {
 NOT_IMPLEMENTED = "is not implemented"
 # (op, sample): why torch itself cannot serve as the reference
 TORCH_BROKEN = {
+    # torch's formulas subtract or negate the bool input (other - self, -self), which raises
+    **{(op, "bool_float32"): "torch's backward subtracts from the bool self" for op in (
+        "logaddexp.default", "logaddexp2.default", "special_zeta.default", "igamma.default",
+        "igammac.default")},
     ("pow.Scalar", "bool_base"): "torch's backward fails an internal assert for a bool base",
     ("atan2.default", "bool_float32"): "torch's backward negates the bool self (and raises)",
     # (op, "*"): every sample of the op
@@ -370,7 +379,8 @@ def check_against_torch(case: Case) -> bool:
         return False
     e_grads = ember.autograd.grad(e_diff, e_leaves, e_cot, allow_unused=True)
     all64 = all(x.dtype == torch.float64 for x in [*t_leaves, *t_diff])
-    rtol, atol = TOLS["float64" if all64 else "float32"]
+    kind = "float64" if all64 else "float32"
+    rtol, atol = TORCH_LESS_ACCURATE.get(case.name, {}).get(kind, TOLS[kind])
     for i, (e, t) in enumerate(zip(e_grads, t_grads)):
         what = f"gradient of leaf {i}"
         assert (e is None) == (t is None), f"{what}: ember {e}, torch {t}"

@@ -19,6 +19,7 @@ from opinfo import (
     U8,
     E,
     S,
+    View,
     binary_samples,
     dtname,
     expanded,
@@ -314,6 +315,316 @@ register("count_nonzero.dim_IntList", lambda: [
     S(make((0, 3), F32), [1], name="empty"), S(transposed((3, 4), BOOL), [-1], name="transposed"),
     S(make((2, 3), F32), [0, 0], name="repeated_dim_error")])
 out_of("count_nonzero.dim_IntList_out", "count_nonzero.dim_IntList")
+
+
+# ---- issue 22: nansum/nanmean, median, kthvalue, mode, cummax/cummin, logcumsumexp, aminmax,
+# quantile, histc, bincount, isin, diff, trapezoid, cov/corrcoef, cdist (generators of their own)
+def _distinct(shape, dt=F32, rng=None, scale=0.5):
+    """Values without ties (a shuffled range), so that the selected indices are unique."""
+    n = int(np.prod(shape))
+    v = (rng or own_rng(22)).permutation(n) - n // 2
+    return (v * (scale if np.dtype(dt).kind == "f" else 1)).reshape(shape).astype(dt)
+
+
+_NAN_ROWS = _a([1.0, NAN, 3.0, 0.5], [2.0, 1.0, -1.0, 4.0], [NAN, NAN, NAN, NAN])
+
+
+def _nansum_samples():
+    r = own_rng(22)
+    x = make((3, 4), F32, rng=r)
+    return [S(make((3, 4), dt, rng=r), name=dtname(dt)) for dt in ALL] + [
+        S(x, [1], name="dim1"), S(x, [0], True, name="dim0_keepdim"), S(x, [], name="no_dims"),
+        S(_NAN_ROWS, name="nan"), S(_NAN_ROWS, [1], name="nan_dim1"),
+        S(make((3, 4), I32, rng=r), dtype=E.float64, name="dtype_float64"),
+        S(make((0, 3), F32, rng=r), [0], name="empty"), S(make((), F64, rng=r), name="0d"),
+        S(transposed((3, 4), F64, rng=r), [0], name="transposed"),
+        S(make((2, 3), F16, rng=r), [1], name="float16_dim")]
+
+
+register("nansum.default", _nansum_samples, tols=ACCUMULATING_ULPS)
+out_of("nansum.out", "nansum.default")
+register("nanmean.default", lambda: [
+    S(_NAN_ROWS, name="nan"), S(_NAN_ROWS, [1], name="nan_dim1"),
+    S(_NAN_ROWS, 0, True, name="nan_dim0_keepdim"),
+    S(make((3, 4), F64, rng=own_rng(22)), [0, 1], name="float64"),
+    S(make((3, 4), BF16, rng=own_rng(23)), name="bfloat16"),
+    S(make((3, 4), F32, rng=own_rng(24)), dtype=E.float64, name="dtype_float64"),
+    S(make((3, 4), I64, rng=own_rng(25)), name="int64_error")], tols=ACCUMULATING_ULPS)
+
+
+def _median_samples():
+    r = own_rng(26)
+    return [S(_distinct((3, 5), dt, r), name=dtname(dt)) for dt in ALL] + [
+        S(_NAN_ROWS, name="nan"), S(make((0,), F32, rng=r), name="empty"),
+        S(make((), F64, rng=r), name="0d"), S(transposed((4, 3), F32, rng=r), name="transposed")]
+
+
+def _median_dim_samples(all_nan=True):
+    """(nanmedian of an all-NaN slice: torch's index is its nth_element's, unspecified)"""
+    r = own_rng(27)
+    x = _distinct((3, 4, 5), F32, r)
+    return [S(_distinct((3, 5), dt, r), 1, name=dtname(dt)) for dt in ALL] + [
+        S(x, 0, name="dim0"), S(x, -1, True, name="last_keepdim"), S(x, 1, name="even_count"),
+        S(_NAN_ROWS if all_nan else _NAN_ROWS[:2], 1, name="nan"),
+        S(_NAN_ROWS[:2], 0, name="nan_dim0"),
+        S(make((), F32, rng=r), 0, name="0d"), S(make((0, 3), F32, rng=r), 1, name="empty"),
+        S(make((0, 3), F32, rng=r), 0, name="empty_dim_error"),
+        S(View(_distinct((5, 3), F64, r), "transpose.int", (0, 1)), 1, name="transposed")]
+
+
+register("median.default", _median_samples)
+register("nanmedian.default", lambda: _median_samples() + [
+    S(_a(NAN, NAN), name="all_nan")])
+register("median.dim", _median_dim_samples)
+register("nanmedian.dim", lambda: _median_dim_samples(all_nan=False))
+register("kthvalue.default", lambda: [
+    S(_distinct((3, 5), dt, own_rng(28)), 2, name=dtname(dt)) for dt in ALL] + [
+    S(_distinct((3, 4, 5), F32, own_rng(29)), k, d, kd, name=f"k{k}_dim{d}_{kd}")
+    for k, d, kd in ((1, 0, False), (4, 1, True), (5, -1, False))] + [
+    S(_NAN_ROWS, 4, 1, name="nan_largest"), S(make((), F32, rng=own_rng(30)), 1, name="0d"),
+    S(make((2, 3), F32, rng=own_rng(31)), 4, name="k_out_of_range_error"),
+    S(make((2, 3), F32, rng=own_rng(32)), 0, name="k0_error"),
+    S(make((0, 3), F32, rng=own_rng(33)), 1, 0, name="empty_dim_error")])
+
+
+def _mode_samples():
+    r = own_rng(34)
+    return [S(make((3, 6), dt, low=0, high=4, rng=r), name=dtname(dt)) for dt in ALL] + [
+        S(np.array([[3, 1, 3, 1, 2], [5, 5, 5, 0, 0]], I64), name="ties"),
+        S(make((3, 4, 5), F32, low=0, high=3, rng=r).round(), 0, True, name="dim0_keepdim"),
+        S(make((), F32, rng=r), name="0d"), S(make((0, 4), F32, rng=r), 0, name="empty_dim_error"),
+        S(make((0, 4), I64, rng=r), 1, name="empty")]
+
+
+register("mode.default", _mode_samples)
+
+
+def _cum_extreme_samples():
+    r = own_rng(35)
+    return [S(make((3, 5), dt, rng=r), 1, name=dtname(dt)) for dt in ALL] + [
+        S(make((3, 4), I32, low=0, high=3, rng=r), 0, name="int_ties"),
+        S(_a([1.0, 3.0, 3.0, NAN, 5.0, NAN]), 0, name="nan"),
+        S(make((), F32, rng=r), 0, name="0d"), S(make((0, 3), F32, rng=r), 0, name="empty"),
+        S(transposed((3, 4), F64, rng=r), 1, name="transposed"),
+        S(make((2, 3), F32, rng=r), 2, name="dim_error")]
+
+
+register("cummax.default", _cum_extreme_samples)
+register("cummin.default", _cum_extreme_samples)
+register("logcumsumexp.default", lambda: [
+    S(make((3, 5), dt, rng=own_rng(36)), 1, name=dtname(dt)) for dt in ALL] + [
+    S(_a(-INF, 2.0, INF, 1.0, NAN), 0, name="infinities"),
+    S(make((3, 4), F64, low=-50, high=50, rng=own_rng(37)), 0, name="wide"),
+    S(make((), F32, rng=own_rng(38)), 0, name="0d"),
+    S(make((0, 2), F32, rng=own_rng(39)), 0, name="empty")], tols=ACCUMULATING_ULPS)
+out_of("logcumsumexp.out", "logcumsumexp.default")
+
+
+def _aminmax_samples():
+    r = own_rng(40)
+    x = make((3, 4, 5), F32, rng=r)
+    return [S(make((3, 5), dt, rng=r), name=dtname(dt)) for dt in ALL] + [
+        S(x, dim=1, name="dim1"), S(x, dim=-1, keepdim=True, name="last_keepdim"),
+        S(x, keepdim=True, name="all_keepdim"), S(_NAN_ROWS, dim=1, name="nan"),
+        S(make((), F32, rng=r), dim=0, name="0d"), S(make((0, 3), F32, rng=r), dim=1, name="empty"),
+        S(make((0, 3), F32, rng=r), dim=0, name="empty_dim_error"),
+        S(make((0, 3), F32, rng=r), name="empty_all_error")]
+
+
+register("aminmax.default", _aminmax_samples)
+
+
+def _quantile_samples(scalar):
+    r = own_rng(41)
+    x = make((3, 6), F32, rng=r)
+
+    def q(*v, dt=F32):
+        return v[0] if scalar else np.array(v, dt)
+    out = [S(x, q(0.25, 0.5, 0.9), name="all"), S(x, q(0.3, 1.0), 1, name="dim1"),
+           S(x, q(0.0, 0.7), 0, True, name="dim0_keepdim"),
+           S(x, q(0.4), None, True, name="all_keepdim"),
+           S(make((3, 4), F64, rng=r), q(0.6, dt=F64), -1, name="float64"),
+           S(_NAN_ROWS, q(0.5, 0.75), 1, name="nan"),
+           S(make((), F32, rng=r), q(0.3), name="0d"),
+           S(make((3, 4), I64, rng=r), q(0.5), name="int64_error"),
+           S(make((0, 3), F32, rng=r), q(0.5), name="empty_error")]
+    out += [S(x, q(0.15, 0.5, 0.85), 1, interpolation=m, name=m)
+            for m in ("lower", "higher", "midpoint", "nearest")]
+    out.append(S(x, q(0.5), 1, interpolation="cubic", name="interpolation_error"))
+    if scalar:
+        out.append(S(x, 1.5, name="q_range_error"))
+    else:
+        out += [S(x, np.array(0.5, F32), 1, name="0d_q"),
+                S(x, np.array([0.5, 1.5], F32), name="q_range_error"),
+                S(x, np.array([0.5], F64), name="q_dtype_error"),
+                S(x, np.full((2, 2), 0.5, F32), name="q_2d_error")]
+    return out
+
+
+for _op in ("quantile", "nanquantile"):
+    register(f"{_op}.default", lambda: _quantile_samples(False))
+    register(f"{_op}.scalar", lambda: _quantile_samples(True))
+
+
+def _histc_samples():
+    r = own_rng(42)
+    return [S(make((20,), dt, rng=r), 6, -4, 4, name=dtname(dt)) for dt in ALL] + [
+        S(make((3, 10), F32, rng=r), name="default_range"),
+        S(make((30,), F64, rng=r), 7, -2, 2, name="outside_ignored"),
+        S(_a(0.0, 1.0, 1.0, 2.0, 3.0), 3, 0, 3, name="edges"),
+        S(_a(2.0, 2.0), 4, name="constant"), S(make((0,), F32, rng=r), 5, name="empty"),
+        S(make((5,), F32, rng=r), 4, 3, 0, name="min_above_max_error"),
+        S(make((5,), F32, rng=r), 0, name="bins0_error")]
+
+
+register("histc.default", _histc_samples)
+out_of("histc.out", "histc.default")
+
+
+def _histogram_samples(edges):
+    def samples():
+        r = own_rng(54)
+        x = make((4, 5), F32, rng=r)
+        b = (lambda dt=F32: np.array([-4, -1, 0, 2, 5], dt)) if edges else (lambda dt=F32: 6)
+        out = [S(make((20,), dt, rng=r), b(dt) if edges else 6, name=dtname(dt))
+               for dt in (F32, F64, I64, F16)]
+        out += [S(x, b(), name="2d"), S(x, b(), density=True, name="density"),
+                S(x, b(), weight=make((4, 5), F32, low=0, high=2, rng=r), name="weight"),
+                S(x, b(), weight=make((4, 5), F64, rng=r), name="weight_dtype_error"),
+                S(_a(2.0, 2.0), b(), name="constant"), S(make((0,), F32), b(), name="empty")]
+        if edges:
+            out.append(S(x, np.array([0, 1, 2], I64), name="bins_dtype_error"))
+        else:
+            out += [S(x, 5, range=[-1.0, 1.0], name="range"),
+                    S(x, 4, range=[3.0, 0.0], name="range_order_error"),
+                    S(x, 0, name="bins0_error")]
+        return out
+    return samples
+
+
+register("histogram.bin_ct", _histogram_samples(False))
+register("histogram.bins_tensor", _histogram_samples(True))
+
+
+def _bincount_samples():
+    r = own_rng(43)
+    x = make((12,), I64, low=0, high=6, rng=r)
+    out = [S(make((12,), dt, low=0, high=6, rng=r), name=dtname(dt)) for dt in (U8, I32, I64)]
+    out += [S(x, make((12,), F32, rng=r), name="float32_weights"),
+            S(x, make((12,), F64, rng=r), name="float64_weights"),
+            S(x, make((12,), I32, rng=r), name="int32_weights"),
+            S(x, None, 10, name="minlength"), S(make((0,), I64), name="empty"),
+            S(np.array([1, -2, 2], I64), name="negative_error"),
+            S(make((4,), F32, rng=r), name="float_error"),
+            S(make((2, 3), I64, low=0, high=3, rng=r), name="2d_error"),
+            S(make((4,), BOOL, rng=r), name="bool_error")]
+    for s in out:
+        s.data_dependent = True
+    return out
+
+
+register("bincount.default", _bincount_samples)
+
+
+def _isin_samples():
+    r = own_rng(44)
+    el = make((3, 4), I64, low=0, high=8, rng=r)
+    test = np.array([1, 3, 5, 7], I64)
+    return [S(make((3, 4), dt, low=0, high=8, rng=r), test.astype(dt), name=dtname(dt))
+            for dt in ALL] + [
+        S(el, test, invert=True, name="invert"), S(el, test, assume_unique=True, name="unique"),
+        S(el.astype(F32), test, name="float_int"), S(make((0,), I64), test, name="empty"),
+        S(transposed((3, 4), I32, low=0, high=8, rng=r), test, name="transposed")]
+
+
+register("isin.Tensor_Tensor", _isin_samples)
+out_of("isin.Tensor_Tensor_out", "isin.Tensor_Tensor")
+register("isin.Tensor_Scalar", lambda: [
+    S(make((3, 4), dt, low=0, high=4, rng=own_rng(45)), 2, name=dtname(dt))
+    for dt in (U8, I32, I64, F32, F64)] + [
+    S(make((3, 4), I64, low=0, high=4, rng=own_rng(46)), 2, invert=True, name="invert")])
+
+
+def _diff_samples():
+    r = own_rng(47)
+    x = make((3, 5), F32, rng=r)
+    return [S(make((3, 5), dt, rng=r), name=dtname(dt)) for dt in ALL] + [
+        S(x, 2, 0, name="n2_dim0"), S(x, 3, -1, name="n3"), S(x, 6, name="n_beyond_size"),
+        S(x, 0, name="n0"), S(x, 1, 1, make((3, 2), F32, rng=r), make((3, 1), F32, rng=r),
+                              name="prepend_append"),
+        S(transposed((3, 5), F64, rng=r), 1, 0, name="transposed"),
+        S(make((), F32, rng=r), name="0d_error"), S(x, -1, name="negative_n_error"),
+        S(x, 1, 1, make((3,), F32, rng=r), name="prepend_dims_error")]
+
+
+register("diff.default", _diff_samples)
+
+
+def _trapezoid_samples(x_overload, cumulative=False):
+    def samples():
+        r = own_rng(48)
+        y = make((3, 5), F32, rng=r)
+        if x_overload:
+            xs = np.sort(make((5,), F32, rng=r))
+            out = [S(y, xs, name="1d_x"), S(y, np.sort(make((3, 5), F32, rng=r), 1), name="2d_x"),
+                   S(y, np.sort(make((3,), F64, rng=r)), dim=0, name="dim0_float64_x"),
+                   S(make((3, 5), I64, rng=r), xs, name="int_y"),
+                   S(y, make((4,), F32, rng=r), name="x_size_error")]
+        else:
+            out = [S(y, name="default"), S(y, dx=0.5, name="dx"), S(y, dx=2, dim=0, name="dim0"),
+                   S(make((3, 5), I64, rng=r), dx=3, name="int_y"),
+                   S(transposed((5, 3), F64, rng=r), dx=0.25, name="transposed")]
+        if not cumulative:
+            out.append(S(make((3, 0), F32), *([np.zeros(0, F32)] if x_overload else []),
+                         name="empty_dim"))
+        return out
+    return samples
+
+
+register("trapezoid.x", _trapezoid_samples(True), tols=ACCUMULATING_ULPS)
+register("trapezoid.dx", _trapezoid_samples(False), tols=ACCUMULATING_ULPS)
+register("trapz.x", _trapezoid_samples(True), tols=ACCUMULATING_ULPS)
+register("trapz.dx", _trapezoid_samples(False), tols=ACCUMULATING_ULPS)
+register("cumulative_trapezoid.x", _trapezoid_samples(True, True), tols=ACCUMULATING_ULPS)
+register("cumulative_trapezoid.dx", _trapezoid_samples(False, True), tols=ACCUMULATING_ULPS)
+
+
+def _cov_samples():
+    r = own_rng(49)
+    x = make((3, 6), F32, rng=r)
+    return [S(make((3, 6), dt, rng=r), name=dtname(dt)) for dt in (I64, F32, F64)] + [
+        S(make((6,), F64, rng=r), name="1d"), S(x, correction=0, name="biased"),
+        S(x, fweights=np.array([1, 2, 1, 3, 1, 1], I64), name="fweights"),
+        S(x, aweights=make((6,), F32, low=0.1, high=2, rng=r), name="aweights"),
+        S(x, correction=2, fweights=np.array([1, 2, 1, 3, 1, 1], I64),
+          aweights=make((6,), F32, low=0.1, high=2, rng=r), name="both_weights"),
+        S(transposed((3, 6), F64, rng=r), name="transposed"),
+        S(make((2, 2, 2), F32, rng=r), name="3d_error"),
+        S(x, fweights=np.array([1, 2], I64), name="fweights_size_error")]
+
+
+register("cov.default", _cov_samples, tols=ACCUMULATING_ULPS)
+register("corrcoef.default", lambda: [
+    S(make((3, 6), dt, rng=own_rng(50)), name=dtname(dt)) for dt in (I64, F32, F64)] + [
+    S(make((6,), F64, rng=own_rng(51)), name="1d"),
+    S(transposed((4, 5), F32, rng=own_rng(52)), name="transposed")], tols=ACCUMULATING_ULPS)
+
+
+def _cdist_samples():
+    r = own_rng(53)
+    a, b = make((4, 3), F32, rng=r), make((5, 3), F32, rng=r)
+    return [S(a, b, name="p2"), S(a, b, 1.0, name="p1"), S(a, b, 0.0, name="p0"),
+            S(a, b, 3.0, name="p3"), S(a, b, INF, name="pinf"),
+            S(a, b.astype(F64), name="mixed_dtypes_error"),
+            S(make((2, 4, 3), F64, rng=r), make((2, 5, 3), F64, rng=r), name="batched"),
+            S(make((2, 4, 3), F32, rng=r), make((5, 3), F32, rng=r), name="broadcast_batch"),
+            S(a, make((5, 2), F32, rng=r), name="columns_error"),
+            S(make((3,), F32, rng=r), b, name="1d_error"),
+            S(a, b, -1.0, name="negative_p_error"),
+            S(make((4, 3), I64, rng=r), make((5, 3), I64, rng=r), name="int_error")]
+
+
+register("cdist.default", _cdist_samples, tols=ACCUMULATING_ULPS)
 
 
 def grad_extra() -> dict:

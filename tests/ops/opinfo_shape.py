@@ -950,6 +950,14 @@ def _searchsorted_samples():
             S(seq, vals, sorter=_idx(0, 1, 2), name="sorter_size_error"),
             S(seq, vals, sorter=np.arange(5, dtype=np.int32), name="sorter_dtype_error"),
             S(seq, vals, sorter=_idx(0, 1, 2, 3, 5), name="sorter_range_error")]
+    # NaNs in the sequence steer torch's bisection (`!(mid >= val)`), NaN values go last
+    nan_seq = np.array([1, np.nan, 2, 3, np.nan], np.float32)
+    nan_vals = np.array([2, np.nan, 0, 9, -np.inf, np.inf], np.float32)
+    out += [S(nan_seq, nan_vals, name="nan_sequence"),
+            S(nan_seq, nan_vals, right=True, name="nan_sequence_right"),
+            S(np.array([[1, 2, 3], [0, np.nan, 5]], np.float32),
+              np.array([[2, 4], [1, 6]], np.float32), name="batched_nan_sequence"),
+            S(np.zeros(0, np.float32), vals, name="empty_sequence")]
     return out
 
 

@@ -535,3 +535,167 @@ def test_all_any_out_dtypes_like_torch(src, dst):
             check(call_e(), call_t())
         else:
             raises_like(call_e, call_t, f"{f} only supports bool tensor for result")
+
+
+# --- issue 22: the reductions torch had and ember lacked ---------------------------------------
+_R22 = np.random.default_rng(22)
+_X22 = _R22.normal(size=(4, 6)).astype(np.float32)
+_T22 = {"float32": (1e-5, 1e-6), "float64": (1e-9, 1e-12)}
+
+
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "higher", "midpoint", "nearest"])
+@pytest.mark.parametrize("fn", ["quantile", "nanquantile"])
+def test_quantile_every_interpolation_matches_torch(fn, interpolation):
+    """Values, shapes and strides for scalar and 1-d q, dims, keepdim, with NaNs."""
+    a = _X22.copy()
+    a[1, 2] = np.nan
+    e, t = pair(a)
+    qs = np.array([0.0, 0.1, 0.5, 0.77, 1.0], np.float32)
+    (eq, tq) = pair(qs)
+    for args in [(eq, None, False), (eq, 1, True), (eq, 0, False), (0.3, -1, True), (0.6,)]:
+        targs = tuple(tq if x is eq else x for x in args)
+        _check(getattr(ember, fn)(e, *args, interpolation=interpolation),
+               getattr(torch, fn)(t, *targs, interpolation=interpolation), _T22)
+
+
+@pytest.mark.parametrize("name,call", [
+    ("quantile", lambda m, x: m.quantile(x, 0.3, 1)),
+    ("nanmean", lambda m, x: m.nanmean(x, 1)),
+    ("diff", lambda m, x: m.diff(x, 2, 0)),
+    ("trapezoid", lambda m, x: m.trapezoid(x, dx=0.5)),
+    ("trapezoid_x", lambda m, x: m.trapezoid(x, m.tensor(np.sort(_X22[0]).astype(np.float64)))),
+    ("cumulative_trapezoid", lambda m, x: m.cumulative_trapezoid(x, dim=0)),
+    ("cov", lambda m, x: m.cov(x, correction=0)),
+    ("corrcoef", lambda m, x: m.corrcoef(x)),
+    ("cdist", lambda m, x: m.cdist(x, x[:2] * 2)),
+    ("cdist_p1", lambda m, x: m.cdist(x, x[:2] * 2, 1.0)),
+])
+def test_composite_gradients_match_torch(name, call):
+    """The decomposed reductions get their gradients from the ops they call: torch's."""
+    a = _X22.astype(np.float64)
+    e = ember.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    re, rt = call(ember, e), call(torch, t)
+    _check(re.detach(), rt.detach(), _T22)
+    ge, = ember.autograd.grad(re.sum(), e)
+    gt, = torch.autograd.grad(rt.sum(), t)
+    _check(ge, gt, _T22)
+    assert ember.autograd.gradcheck(lambda x: call(ember, x), (e,))
+
+
+def test_selection_ops_pick_torch_indices():
+    """median takes the stable sorted position, mode the smallest most frequent value at its
+    last occurrence, cummax/cummin the latest tie, median the first NaN. (kthvalue's index
+    among ties is whatever torch's quickselect leaves: its samples have no ties.)"""
+    a = np.array([[3, 1, 3, 1, 2], [5, 5, 0, 0, 7]], np.int64)
+    e, t = pair(a)
+    for fe, ft in [(lambda x: x.median(1), lambda x: x.median(1)),
+                   (lambda x: x.mode(1), lambda x: x.mode(1)),
+                   (lambda x: x.cummax(1), lambda x: x.cummax(1)),
+                   (lambda x: x.cummin(1), lambda x: x.cummin(1))]:
+        for ee, tt in zip(fe(e), ft(t)):
+            _check(ee, tt)
+    f = np.array([1.0, np.nan, 3.0, np.nan, 0.5], np.float32)
+    e, t = pair(f)
+    for ee, tt in zip(e.median(0), t.median(0)):
+        _check(ee, tt)
+    for ee, tt in zip(e.nanmedian(0), t.nanmedian(0)):
+        _check(ee, tt)
+    for ee, tt in zip(e.cummax(0), t.cummax(0)):
+        _check(ee, tt)
+
+
+def test_histc_bincount_isin_match_torch():
+    e, t = pair(_X22)
+    _check(ember.histc(e, 7, -1, 1), torch.histc(t, 7, -1, 1))
+    _check(ember.histc(e), torch.histc(t))
+    ints = np.array([0, 3, 3, 1, 7], np.int64)
+    (ei, ti), (ew, tw) = pair(ints), pair(np.arange(5, dtype=np.float32))
+    _check(ember.bincount(ei), torch.bincount(ti))
+    _check(ember.bincount(ei, ew, 10), torch.bincount(ti, tw, 10))
+    _check(ember.isin(ei, ember.tensor([3, 7])), torch.isin(ti, torch.tensor([3, 7])))
+    _check(ember.isin(ei, 3, invert=True), torch.isin(ti, 3, invert=True))
+
+
+@pytest.mark.parametrize("call,phrase", [
+    (lambda m: m.quantile(m.ones(3), 1.5), "q must be in the range [0, 1]"),
+    (lambda m: m.quantile(m.ones(3, dtype=m.int64), 0.5), "must be either float or double"),
+    (lambda m: m.quantile(m.ones(3), m.tensor([0.5], dtype=m.float64)), "same dtype"),
+    (lambda m: m.nanmean(m.ones(3, dtype=m.int64)), "expected input to have floating point"),
+    (lambda m: m.kthvalue(m.ones(3), 4), "selected number k out of range"),
+    (lambda m: m.median(m.ones(0, 2), 0), "Expected reduction dim 0 to have non-zero size"),
+    (lambda m: m.aminmax(m.ones(0, 2)), "cannot compute aminmax over an empty dimension"),
+    (lambda m: m.bincount(m.tensor([1, -1])), "non-negative integral inputs"),
+    (lambda m: m.logcumsumexp(m.ones(3, dtype=m.int64), 0), "not implemented for 'Long'"),
+    (lambda m: m.diff(m.tensor(1.0)), "at least one-dimensional"),
+    (lambda m: m.cdist(m.ones(2, 3), m.ones(2, 4)), "same number of columns"),
+    (lambda m: m.cov(m.ones(2, 2, 2)), "two or fewer dimensions"),
+    (lambda m: m.isin(m.ones(2, dtype=m.bool), m.ones(2)), "Unsupported input type"),
+])
+def test_issue22_errors_match_torch(call, phrase):
+    raises_like(lambda: call(ember), lambda: call(torch), phrase)
+
+
+def test_issue22_meta_layouts():
+    """Meta results have the CPU's shape and dtype; bincount's output size depends on the
+    data, so its Meta kernel raises."""
+    x = ember.tensor(_X22)
+    m = meta_of(x)
+    for f in (lambda t: t.nansum(1), lambda t: t.median(0)[0], lambda t: t.kthvalue(2)[1],
+              lambda t: t.cummin(0)[1], lambda t: t.logcumsumexp(1), lambda t: t.aminmax(dim=0)[1],
+              lambda t: t.histc(4), lambda t: t.quantile(0.2, 1, True),
+              lambda t: ember.isin(t, t[0])):
+        c, r = f(x), f(m)
+        assert (tuple(r.shape), r.dtype, r.device.type) == (tuple(c.shape), c.dtype, "meta")
+    with pytest.raises(NotImplementedError):
+        ember.bincount(meta_of(ember.tensor([1, 2])))
+
+
+@pytest.mark.parametrize("indices,shape", [
+    ([4, 1, 11], (3, 4)), ([-1, -12], (3, 4)), ([12, -13], (3, 4)), ([[1, 2], [5, 0]], (2, 3)),
+    ([0], ()), (5, 7), ([3], [2, 2, 2])])
+def test_unravel_index_matches_torch(indices, shape):
+    """torch's Python function: int64 coordinates that wrap out-of-range indices."""
+    e = ember.unravel_index(ember.tensor(indices, dtype=ember.int32), shape)
+    t = torch.unravel_index(torch.tensor(indices, dtype=torch.int32), shape)
+    assert len(e) == len(t)
+    for a, b in zip(e, t):
+        _check(a, b)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.unravel_index(m.tensor([1.0]), (2, 2)),
+    lambda m: m.unravel_index(m.tensor([1]), (3, -4)),
+])
+def test_unravel_index_errors_match_torch(call):
+    raises_like(lambda: call(ember), lambda: call(torch))
+
+
+@pytest.mark.parametrize("kw", [
+    {}, {"spacing": 2.0}, {"dim": 1}, {"dim": [0, 1], "spacing": [0.5, 3]}, {"edge_order": 2},
+    {"spacing": "coords", "dim": 0}, {"spacing": "coords", "dim": 0, "edge_order": 2}])
+def test_gradient_matches_torch(kw):
+    """torch.gradient (uniform spacing, per-dim spacings, sample coordinates, both edge
+    orders): values, and the gradient through it."""
+    a = _X22.astype(np.float64)
+    ke, kt = dict(kw), dict(kw)
+    if kw.get("spacing") == "coords":
+        c = np.sort(_R22.uniform(0, 5, a.shape[0]))
+        ke["spacing"], kt["spacing"] = [ember.tensor(c)], [torch.tensor(c)]
+    e = ember.tensor(a, requires_grad=True)
+    t = torch.tensor(a, requires_grad=True)
+    re, rt = ember.gradient(e, **ke), torch.gradient(t, **kt)
+    assert len(re) == len(rt)
+    for x, y in zip(re, rt):
+        _check(x.detach(), y.detach(), _T22)
+    ge, = ember.autograd.grad(sum(x.sum() for x in re), e)
+    gt, = torch.autograd.grad(sum(x.sum() for x in rt), t)
+    _check(ge, gt, _T22)
+
+
+def test_gradient_of_integers_and_errors_match_torch():
+    _check(ember.gradient(ember.tensor([1, 2, 4]))[0], torch.gradient(torch.tensor([1, 2, 4]))[0])
+    raises_like(lambda: ember.gradient(ember.ones(2), edge_order=2),
+                lambda: torch.gradient(torch.ones(2), edge_order=2), "at least edge_order+1")
+    raises_like(lambda: ember.gradient(ember.ones(3), edge_order=3),
+                lambda: torch.gradient(torch.ones(3), edge_order=3), "edge_order=1 and")

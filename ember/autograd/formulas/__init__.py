@@ -19,3 +19,4 @@ from .nn import *
 from .random import *
 from .reduction import *
 from .shape import *
+from .special import *

@@ -231,3 +231,42 @@ def cumprod_backward(grad, self, dim, result):
     upper = r.view(n, 1) <= r.view(1, n)
     g = (grad_where(upper, prods) * gl.unsqueeze(-2)).sum(-1)
     return grad_to_dtype(g.movedim(-1, d), dtype)
+
+
+# --- issue 22: nansum, cummax/cummin, logcumsumexp, aminmax ---------------------------------
+def nansum_backward(grad, self, dim, keepdim):
+    """grad broadcast back, 0 at the NaNs."""
+    g = expand_grad(grad, self.shape, dim, keepdim)
+    return grad_to_dtype(g * self.isnan().logical_not(), self.dtype)
+
+
+def cummaxmin_backward(grad, self, indices, dim):
+    """Each output's gradient to the element it took its value from."""
+    if self.dim() == 0:
+        return grad
+    return ember.zeros_like(grad).scatter_add(dim, indices, grad)
+
+
+def _reverse_logcumsumexp(x, dim):
+    return x.flip([dim]).logcumsumexp(dim).flip([dim])
+
+
+def logcumsumexp_backward(grad, self, result, dim):
+    """exp(x_i) sum_{j >= i} grad_j exp(-result_j), summed in log space for the positive and
+    the negative parts of grad (torch's, after TensorFlow's); the parts' missing terms are the
+    lowest finite value, not -inf, so that the double backward meets no inf - inf."""
+    if self.dim() == 0 or grad.numel() == 0:
+        return grad
+    log_abs = grad.abs().log()
+    lowest = log_abs.new_full((), ember.finfo(grad.dtype).min)
+    pos = ember.where(grad > 0, log_abs, lowest)
+    neg = ember.where(grad < 0, log_abs, lowest)
+    return ((_reverse_logcumsumexp(pos - result, dim) + self).exp()
+            - (_reverse_logcumsumexp(neg - result, dim) + self).exp())
+
+
+def aminmax_backward(grad_min, grad_max, self, min, max, dim, keepdim):
+    """amin's and amax's gradients (ties share evenly), added."""
+    dims = [] if dim is None else [dim]
+    return (amax_backward(grad_min, self, min, dims, keepdim)
+            + amax_backward(grad_max, self, max, dims, keepdim))

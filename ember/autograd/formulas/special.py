@@ -1,0 +1,116 @@
+"""Backward helpers of torch.special and the pointwise math ops (torch's formulas, in ember
+ops): polygamma, mvlgamma, i0/i1 and their scaled forms, logit, sinc, xlogy/xlog1py, zeta,
+copysign, fmax/fmin, logaddexp."""
+from __future__ import annotations
+
+import ember
+
+from .common import reduce_to, zero_where
+
+
+def _aten():
+    return ember.ops.aten
+
+
+def polygamma_backward(grad, n, self):
+    """d polygamma(n, x) = polygamma(n + 1, x) (digamma: n = 0)."""
+    return grad * _aten().polygamma.default(n + 1, self)
+
+
+def mvlgamma_backward(grad, self, p):
+    """sum_j digamma(x - j/2), j < p."""
+    d = sum(_aten().digamma.default(self - j / 2) for j in range(p))
+    return grad * d
+
+
+def i0_backward(grad, self):
+    return grad * _aten().special_i1.default(self)
+
+
+def i0e_backward(grad, self, result):
+    return grad * (_aten().special_i1e.default(self) - self.sign() * result)
+
+
+def _safe(self):
+    """(|x| > eps, x with its tiny values replaced by eps): i1's quotient stays finite."""
+    eps = ember.finfo(self.dtype).eps
+    big = self.abs() > eps
+    return big, ember.where(big, self, self.new_full((), eps))
+
+
+def i1_backward(grad, self, result):
+    """i0(x) - i1(x) / x, 0.5 at 0 (torch's)."""
+    big, x = _safe(self)
+    d = _aten().i0.default(x) - result * x.reciprocal()
+    return grad * ember.where(big, d, d.new_full((), 0.5))
+
+
+def i1e_backward(grad, self, result):
+    """i0e(x) - i1e(x) (sign(x) + 1 / x), 0.5 at 0 (torch's)."""
+    big, x = _safe(self)
+    d = _aten().special_i0e.default(x) - result * (x.sign() + x.reciprocal())
+    return grad * ember.where(big, d, d.new_full((), 0.5))
+
+
+def logit_backward(grad, self, eps=None):
+    """grad / (x (1 - x)); outside [eps, 1 - eps] 0 (NaN outside [0, 1] without eps)."""
+    d = grad / (self * (1 - self))
+    if eps is None or eps < 0:
+        return ember.where((self < 0) | (self > 1), d.new_full((), float("nan")), d)
+    return ember.where((self < eps) | (self > 1 - eps), d.new_zeros(()), d)
+
+
+def sinc_backward(grad, self):
+    """(cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at 0 (computed at 1 there, so that no
+    NaN reaches the double backward)."""
+    zero = self == 0
+    x = ember.where(zero, self.new_ones(()), self)
+    px = x * 3.141592653589793
+    d = (px * px.cos() - px.sin()) / (px * x)
+    return grad * zero_where(zero, d)
+
+
+def xlogy_backward(grad, self, other, log1p=False):
+    """(d/dself, d/dother) of xlogy(self, other) or xlog1py."""
+    f = _aten().special_xlog1py.default if log1p else _aten().xlogy.Tensor
+    g_self = reduce_to(grad * f((self != 0).to(grad.dtype), other), self.shape, self.dtype)
+    g_other = reduce_to(grad * self / (other + 1 if log1p else other), other.shape, other.dtype)
+    return g_self, g_other
+
+
+def zeta_other_backward(grad, self, other):
+    """d zeta(x, q) / dq = -x zeta(x + 1, q)."""
+    x = self.to(grad.dtype)
+    return reduce_to(grad * -x * _aten().special_zeta.default(x + 1.0, other),
+                     other.shape, other.dtype)
+
+
+def copysign_backward(grad, self, result):
+    """result / self, 0 where self is 0."""
+    zero = self == 0
+    d = zero_where(zero, result / ember.where(zero, self.new_ones(()), self))
+    return reduce_to(grad * d, self.shape, self.dtype)
+
+
+def fmax_fmin_backward(grad, self, other, wins):
+    """fmax/fmin: grad to self where it wins or other is NaN, else to other."""
+    to_self = wins | other.isnan()
+    return (reduce_to(zero_where(to_self.logical_not(), grad), self.shape, self.dtype),
+            reduce_to(zero_where(to_self, grad), other.shape, other.dtype))
+
+
+def logaddexp_backward(grad, self, other, base2=False):
+    """grad / (1 + e^(other - self)) and grad / (1 + e^(self - other)) (base 2 for
+    logaddexp2)."""
+    def part(a, b):
+        d = b.to(grad.dtype) - a.to(grad.dtype)
+        e = d.exp2() if base2 else d.exp()
+        return reduce_to(grad / (1 + e), a.shape, a.dtype)
+    return part(self, other), part(other, self)
+
+
+def igamma_other_backward(grad, self, other, complement=False):
+    """d P(a, x) / dx = exp((a - 1) log x - x - lgamma(a)) (negated for Q = 1 - P)."""
+    a = self.to(grad.dtype)
+    d = ((a - 1) * other.log() - other - a.lgamma()).exp()
+    return reduce_to(grad * (-d if complement else d), other.shape, other.dtype)

@@ -1,0 +1,265 @@
+"""CPU kernels of torch.special and the pointwise math ops, over scipy.special and NumPy:
+a table of one line per op. Layouts, dtypes and torch's dtype errors come from
+kernels/meta/special.py; float16/bfloat16 compute in float32 like torch's opmath
+(nextafter, which steps one unit of the result's own dtype, excepted), and the scipy
+functions in float64, rounded once.
+
+    >>> digamma(from_array(np.array([1.0, 2.0]))).numpy()
+    array([-0.57721566,  0.42278434])
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import scipy.special as sp
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
+from ember.core.tensor import from_array  # noqa: F401  (doctest)
+from ember.kernels.common import _pointwise as P
+from ember.kernels.cpu._pointwise import _arr, _quiet, _run
+from ember.kernels.cpu.unary import _bool, _falses, _of_floats
+from ember.kernels.meta import special as M
+
+
+# --- NumPy functions with torch's values where scipy's differ ---------------------------------
+def _lgamma(a):
+    """log|gamma|, +inf at -inf like torch (scipy gives -inf)."""
+    return np.where(a == -np.inf, np.inf, sp.gammaln(a))
+
+
+def _logit(eps):
+    def f(a):
+        if eps is not None and eps >= 0:
+            a = np.clip(a, eps, 1 - eps)
+        return np.log(a / (1 - a))
+    return f
+
+
+def _polygamma(n):
+    return sp.psi if n == 0 else (lambda a: sp.polygamma(n, a))
+
+
+def _mvlgamma(p):
+    """sum_j lgamma(a - j/2) + p (p - 1) / 4 log(pi), torch's multivariate log-gamma."""
+    def f(a):
+        r = sum(sp.gammaln(a - j / 2) for j in range(p - 1, -1, -1))
+        return r + p * (p - 1) / 4 * math.log(math.pi)
+    return f
+
+
+def _xlogy(log):
+    """x * log(y), 0 where x == 0 (NaN where y is NaN), torch's xlogy / xlog1py."""
+    def f(x, y):
+        return np.where(np.isnan(y), np.nan, np.where(x == 0, 0, x * log(y)))
+    return f
+
+
+def _nextafter(a, b):
+    """np.nextafter, with float16/bfloat16 stepped on their bit patterns (NumPy has no
+    bfloat16 loop)."""
+    if a.dtype.itemsize >= 4:
+        return np.nextafter(a, b)
+    a, b = np.broadcast_arrays(a, b)
+    bits = a.view(np.uint16).astype(np.int32)
+    step = np.where((b > a) == (a > 0), 1, -1)
+    tiny = np.where(b < 0, 0x8001, 0x0001)  # the smallest subnormal toward b
+    bits = np.where(a == 0, tiny, bits + step).astype(np.uint16).view(a.dtype)
+    return np.where(np.isnan(a) | np.isnan(b), a + b, np.where(a == b, b, bits))
+
+
+def _igamma(complement):
+    """scipy's regularized incomplete gamma P(a, x) (Q with `complement`), with torch's
+    value at x == 0 for a NaN a (P = 0, Q = 1: torch tests x == 0 before a)."""
+    f = sp.gammaincc if complement else sp.gammainc
+
+    def g(a, x):
+        return np.where((x == 0) & ~(a <= 0), float(complement), f(a, x))
+    return g
+
+
+def _heaviside(a, values):
+    return np.where(a == 0, values, a > 0)
+
+
+def _polynomial(fn, n_low=0):
+    """An orthogonal polynomial P_n(x) of integral order n (n truncated, like torch's
+    int64 cast); 0 for n < 0. `fn(n, x)` is called with n >= n_low."""
+    def f(x, n):
+        n = np.trunc(n)
+        ok = np.isfinite(n) & (n >= 0)
+        k = np.where(ok, n, n_low).astype(np.int64)
+        return np.where(ok, fn(k, x), 0)
+    return f
+
+
+def _chebyshev_v(n, x):
+    """Chebyshev V_n = U_n - U_{n-1}."""
+    return np.where(n == 0, 1, sp.eval_chebyu(n, x) - sp.eval_chebyu(np.maximum(n - 1, 0), x))
+
+
+def _chebyshev_w(n, x):
+    """Chebyshev W_n = U_n + U_{n-1}."""
+    return np.where(n == 0, 1, sp.eval_chebyu(n, x) + sp.eval_chebyu(np.maximum(n - 1, 0), x))
+
+
+def _shifted(fn):
+    return lambda n, x: fn(n, 2 * x - 1)
+
+
+# --- kernel makers ---------------------------------------------------------------------------
+def _float(op, fn, in_float64=True):
+    """A float op (unary or binary): kernels/meta/special.float_layout, then fn computed in
+    float64 and rounded once to the result dtype (scipy's float32 loops lose digits), or
+    in the result's opmath dtype like torch (`in_float64=False`: NumPy's elementary
+    functions, whose rounding torch's values show, e.g. sinc(1) = -2.78e-08 in float32)."""
+    cdt = D.float64 if in_float64 else None
+
+    def kernel(*operands):
+        return _run(fn, M.float_layout(op, *operands), operands, cdt=cdt)
+    kernel.__name__ = op
+    return kernel
+
+
+def _promote(op, fn, own_dtype=False, in_float64=False):
+    """A dtype-keeping binary op (M.PROMOTE's checks); `own_dtype`: fn runs in the result
+    dtype itself, float16/bfloat16 too; `in_float64`: in float64, rounded once."""
+    def kernel(self, other):
+        lay = M.promote_layout(op, self, other, allowed=M.PROMOTE[op])
+        cdt = lay._dtype if own_dtype else D.float64 if in_float64 else None
+        return _run(fn, lay, (self, other), cdt=cdt)
+    kernel.__name__ = op
+    return kernel
+
+
+# --- the table -------------------------------------------------------------------------------
+acosh = _float("acosh", np.arccosh, in_float64=False)
+asinh = _float("asinh", np.arcsinh, in_float64=False)
+atanh = _float("atanh", np.arctanh, in_float64=False)
+isposinf = _bool(_of_floats(lambda a: a == np.inf, _falses))
+isneginf = _bool(_of_floats(lambda a: a == -np.inf, _falses))
+digamma = _float("digamma", sp.psi)
+lgamma = _float("lgamma", _lgamma)
+erfinv = _float("erfinv", sp.erfinv)
+erfc = _float("erfc", sp.erfc)
+i0 = _float("i0", sp.i0)
+sinc = _float("sinc", np.sinc, in_float64=False)
+deg2rad = _float("deg2rad", np.deg2rad, in_float64=False)
+rad2deg = _float("rad2deg", np.rad2deg, in_float64=False)
+special_i0e = _float("special_i0e", sp.i0e)
+special_i1 = _float("special_i1", sp.i1)
+special_i1e = _float("special_i1e", sp.i1e)
+special_ndtr = _float("special_ndtr", sp.ndtr)
+special_ndtri = _float("special_ndtri", sp.ndtri)
+special_log_ndtr = _float("special_log_ndtr", sp.log_ndtr)
+special_erfcx = _float("special_erfcx", sp.erfcx)
+special_entr = _float("special_entr", sp.entr)
+special_bessel_j0 = _float("special_bessel_j0", sp.j0)
+special_bessel_j1 = _float("special_bessel_j1", sp.j1)
+special_bessel_y0 = _float("special_bessel_y0", sp.y0)
+special_bessel_y1 = _float("special_bessel_y1", sp.y1)
+special_modified_bessel_i0 = _float("special_modified_bessel_i0", sp.i0)
+special_modified_bessel_i1 = _float("special_modified_bessel_i1", sp.i1)
+special_modified_bessel_k0 = _float("special_modified_bessel_k0", sp.k0)
+special_modified_bessel_k1 = _float("special_modified_bessel_k1", sp.k1)
+special_scaled_modified_bessel_k0 = _float("special_scaled_modified_bessel_k0", sp.k0e)
+special_scaled_modified_bessel_k1 = _float("special_scaled_modified_bessel_k1", sp.k1e)
+special_spherical_bessel_j0 = _float("special_spherical_bessel_j0",
+                                     lambda a: sp.spherical_jn(0, a))
+special_airy_ai = _float("special_airy_ai", lambda a: sp.airy(a)[0])
+
+copysign = _float("copysign", np.copysign, in_float64=False)
+xlogy = _float("xlogy", _xlogy(np.log))
+special_xlog1py = _float("special_xlog1py", _xlogy(np.log1p))
+special_zeta = _float("special_zeta", sp.zeta)
+special_chebyshev_polynomial_t = _float("special_chebyshev_polynomial_t",
+                                        _polynomial(sp.eval_chebyt))
+special_chebyshev_polynomial_u = _float("special_chebyshev_polynomial_u",
+                                        _polynomial(sp.eval_chebyu))
+special_chebyshev_polynomial_v = _float("special_chebyshev_polynomial_v",
+                                        _polynomial(_chebyshev_v))
+special_chebyshev_polynomial_w = _float("special_chebyshev_polynomial_w",
+                                        _polynomial(_chebyshev_w))
+special_shifted_chebyshev_polynomial_t = _float("special_shifted_chebyshev_polynomial_t",
+                                                _polynomial(sp.eval_sh_chebyt))
+special_shifted_chebyshev_polynomial_u = _float("special_shifted_chebyshev_polynomial_u",
+                                                _polynomial(sp.eval_sh_chebyu))
+special_shifted_chebyshev_polynomial_v = _float("special_shifted_chebyshev_polynomial_v",
+                                                _polynomial(_shifted(_chebyshev_v)))
+special_shifted_chebyshev_polynomial_w = _float("special_shifted_chebyshev_polynomial_w",
+                                                _polynomial(_shifted(_chebyshev_w)))
+special_hermite_polynomial_h = _float("special_hermite_polynomial_h",
+                                      _polynomial(sp.eval_hermite))
+special_hermite_polynomial_he = _float("special_hermite_polynomial_he",
+                                       _polynomial(sp.eval_hermitenorm))
+special_laguerre_polynomial_l = _float("special_laguerre_polynomial_l",
+                                       _polynomial(sp.eval_laguerre))
+special_legendre_polynomial_p = _float("special_legendre_polynomial_p",
+                                       _polynomial(sp.eval_legendre))
+
+hypot = _promote("hypot", np.hypot)
+nextafter = _promote("nextafter", _nextafter, own_dtype=True)
+logaddexp = _promote("logaddexp", np.logaddexp)
+logaddexp2 = _promote("logaddexp2", np.logaddexp2)
+gcd = _promote("gcd", np.gcd)
+lcm = _promote("lcm", np.lcm)
+fmax = _promote("fmax", np.fmax)
+fmin = _promote("fmin", np.fmin)
+igamma = _promote("igamma", _igamma(False), in_float64=True)
+igammac = _promote("igammac", _igamma(True), in_float64=True)
+
+
+def heaviside(self, values):
+    return _run(_heaviside, M.heaviside_layout(self, values), (self, values))
+
+
+def logit(self, eps=None):
+    return _run(_logit(eps), M.float_layout("logit", self), (self,),
+                cdt=D.float64)
+
+
+def polygamma(n, self):
+    M.check_polygamma(n)
+    return _run(_polygamma(n), M.float_layout("polygamma", self), (self,),
+                cdt=D.float64)
+
+
+def mvlgamma(self, p):
+    M.check_mvlgamma(p)
+    return _run(_mvlgamma(p), M.mvlgamma_layout(self), (self,), cdt=D.float64)
+
+
+def frexp(self):
+    """(mantissa, exponent) with mantissa in [0.5, 1) and self = mantissa * 2**exponent."""
+    lays = M.frexp_layouts(self)
+    cdt = D.float32 if self._dtype in P.HALF else self._dtype
+    with _quiet(all="ignore"):
+        parts = np.frexp(_arr(self, cdt))
+    outs = []
+    for lay, part in zip(lays, parts):
+        out = empty_cpu(lay._shape, lay._dtype, lay._stride)
+        np.copyto(out._np, part, casting="unsafe")
+        outs.append(out)
+    return tuple(outs)
+
+
+def polygamma_(self, n):
+    M.polygamma_(self, n)
+    np.copyto(self._np, polygamma(n, self)._np, casting="unsafe")
+    return self
+
+
+def _inplace_of(meta, functional):
+    """An in-place kernel: the Meta kernel's checks, then the functional's result copied in."""
+    def kernel(self, *args):
+        meta(self, *args)
+        np.copyto(self._np, functional(self, *args)._np, casting="unsafe")
+        return self
+    kernel.__name__ = meta.__name__
+    return kernel
+
+
+gcd_ = _inplace_of(M.gcd_, gcd)
+lcm_ = _inplace_of(M.lcm_, lcm)
+mvlgamma_ = _inplace_of(M.mvlgamma_, mvlgamma)
