@@ -20126,7 +20126,7 @@ _aten._packet('histogram')._add(histogram_bins_tensor)
 # schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 bincount = _Op("aten", 'bincount', 'default',
     'bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor',
-    ('self', 'weights', 'minlength'), 3, tags=())
+    ('self', 'weights', 'minlength'), 3, tags=('dynamic_output_shape',))
 _c_bincount = bincount._cache
 
 
