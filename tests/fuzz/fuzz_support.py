@@ -92,6 +92,8 @@ SEARCH = ("searchsorted/bucketize: NumPy's DTypePromotionError leaks (int vs bfl
 VAR = ("var/std: correction < 0 on one element and var_mean with infinities give nan in torch "
        "(Welford); prod of a float16 with inf/0 differs")
 MISC = "error checks: a Python error leaks or torch's check is missing (see the report)"
+CDIST = ("cdist: torch skips its dtype checks and its half-type refusal for empty inputs "
+         "(ember checks them first)")
 SET = ("set_ between dtypes: torch reinterprets the bytes of a non-empty source of another "
        "dtype in some cases and refuses in others; ember refuses whenever it has elements")
 KNOWN: dict[str, str] = {
@@ -113,6 +115,7 @@ KNOWN: dict[str, str] = {
     **dict.fromkeys(["var_mean.default", "prod.default"], VAR),
     **dict.fromkeys(["roll.default", "gelu_backward.default"], MISC),
     **dict.fromkeys(["set_.source_Tensor", "set_.source_Tensor_storage_offset"], SET),
+    "cdist.default": CDIST,
 }
 
 
