@@ -151,21 +151,6 @@ class FakeTensor(Tensor):
         raise DataDependentOutputException(_LOCAL_SCALAR_DENSE,
                                            "a FakeTensor has no data to give to NumPy")
 
-    def __array__(self, dtype=None, copy=None):
-        return self.numpy()
-
-    def __bool__(self):
-        return bool(self.item())
-
-    def __float__(self):
-        return float(self.item())
-
-    def __int__(self):
-        return int(self.item())
-
-    def __index__(self):
-        return int(self.item())
-
     def __deepcopy__(self, memo):
         hit = memo.get(id(self))
         if hit is None:

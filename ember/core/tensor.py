@@ -103,6 +103,7 @@ class Tensor:
         "_wrapped_number",  # set only by wrap_number: a Python number (torch's is_wrapped_number)
     )
     __array_priority__ = 1000  # numpy defers `ndarray + Tensor` to Tensor.__radd__
+    _is_param = False          # a FakeTensor made from an nn.Parameter sets it (isinstance)
 
     def __new__(cls, *args, **kwargs):
         """Legacy constructor: `ember.Tensor([1, 2])` makes a default-dtype tensor."""

@@ -31,8 +31,7 @@ class _ParameterMeta(type):
 
     def __instancecheck__(cls, instance):
         return super().__instancecheck__(instance) or (
-            cls is Parameter and isinstance(instance, Tensor)
-            and getattr(instance, "_is_param", False))
+            cls is Parameter and isinstance(instance, Tensor) and instance._is_param)
 
 
 class Parameter(Tensor, metaclass=_ParameterMeta):
