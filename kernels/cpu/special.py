@@ -85,10 +85,11 @@ def _heaviside(a, values):
 
 def _polynomial(fn, n_low=0):
     """An orthogonal polynomial P_n(x) of integral order n (n truncated, like torch's
-    int64 cast); 0 for n < 0. `fn(n, x)` is called with n >= n_low."""
+    int64 cast); 0 for n < 0 and, as torch's cast wraps them negative, for n >= 2**63.
+    `fn(n, x)` is called with n >= n_low."""
     def f(x, n):
         n = np.trunc(n)
-        ok = np.isfinite(n) & (n >= 0)
+        ok = np.isfinite(n) & (n >= 0) & (n < 2.0 ** 63)
         k = np.where(ok, n, n_low).astype(np.int64)
         return np.where(ok, fn(k, x), 0)
     return f
