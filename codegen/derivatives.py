@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .api import py_name, varargs_param
@@ -179,6 +179,18 @@ def parse_derivatives(entries: list[Entry], fns: list[NativeFunction], helpers: 
         counters[base] = n + 1
         out.append(_parse_entry(e, fn, f"{base}Backward{n}", helpers, forward_helpers,
                                 op_names))
+    return out + _view_copy_derivatives(out, fns)
+
+
+def _view_copy_derivatives(derivs: list[Derivative], fns: list[NativeFunction]) -> list[Derivative]:
+    """A `{view}_copy` op differentiates like its view (torch generates the same): the
+    view's entry, renamed (`select_copy` -> SelectCopyBackward0)."""
+    of_view = {d.qualified: d for d in derivs}
+    out = []
+    for fn in fns:
+        d = of_view.get(fn.view_copy_of) if fn.view_copy_of else None
+        if d is not None:
+            out.append(replace(d, fn=fn, node=f"{camel(fn.schema.name.name)}Backward0"))
     return out
 
 

@@ -50,6 +50,7 @@ class NativeFunction:
     tags: tuple[str, ...]
     autogen_of: str | None = None              # for autogen'd out variants: the functional op
     inplace_of: str | None = None              # in-place ops without dispatch: their functional
+    view_copy_of: str | None = None            # autogen'd {view}_copy ops: their view op
     manual_binding: bool = False               # Python binding hand-written (e.g. Tensor.to)
 
     @property
@@ -74,8 +75,8 @@ class NativeFunction:
         """Where a generated definition comes from, by the entry's key rather than its line
         (so adding an op changes no other op's comments); `python -m codegen where` gives
         the line: 'schema/native_functions.yaml: neg(Tensor self) -> Tensor'."""
-        if self.autogen_of:
-            return f"{self.loc.file}: {self.schema} (autogen of {self.autogen_of})"
+        if self.autogen_of or self.view_copy_of:
+            return f"{self.loc.file}: {self.schema} (autogen of {self.autogen_of or self.view_copy_of})"
         return f"{self.loc.file}: {self.schema}"
 
 
@@ -280,7 +281,40 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
             out = out_schema_for(schema, out_name, e.at("autogen"))
             add(NativeFunction(out, e.at("autogen"), variants, (
                 ("CompositeExplicitAutograd", "@autogen_out"),), tags, autogen_of=fn.qualified))
-    return _derive_inplace(fns, derived)
+    fns = _derive_inplace(fns, derived)
+    for fn in list(fns):
+        copy = view_copy_for(fn)
+        if copy is not None and copy.qualified not in seen:
+            add(copy)
+    return fns
+
+
+def view_copy_for(view: NativeFunction) -> NativeFunction | None:
+    """torch's `autogen` of view_copy: for a view op with a kernel of its own (not a
+    CompositeImplicit decomposition), `{name}_copy.{overload}` with the same arguments
+    and no aliasing, returning fresh contiguous tensors (what functionalization with
+    remove="mutations_and_views" calls instead of the view).
+
+        >>> view = NativeFunction(FunctionSchema.parse(
+        ...     "select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"), None,
+        ...     ("function",), (("CompositeExplicitAutograd", "common.views.select"),), ("view",))
+        >>> str(view_copy_for(view).schema)
+        'select_copy.int(Tensor self, int dim, SymInt index) -> Tensor'
+    """
+    s = view.schema
+    if s.kind() != "functional" or not s.is_view() or \
+            [k for k, _ in view.dispatch] == ["CompositeImplicitAutograd"]:
+        return None
+    args = s.arguments
+    strip = lambda xs: tuple(replace(x, annotation=None) for x in xs)  # noqa: E731
+    name = replace(s.name, base=f"{s.name.base}_copy")
+    schema = FunctionSchema(name, replace(args, positional=strip(args.positional),
+                                          kwarg_only=strip(args.kwarg_only)),
+                            strip(s.returns))
+    return NativeFunction(schema, view.loc, ("function",),
+                          (("CompositeExplicitAutograd", "@autogen_view_copy"),),
+                          tuple(t for t in view.tags if t not in ("view", "core")) + ("view_copy",),
+                          view_copy_of=view.qualified)
 
 
 def _derive_inplace(fns: list[NativeFunction], derived) -> list[NativeFunction]:

@@ -58,6 +58,9 @@ def registration_context(fn: NativeFunction, qualified_index: dict) -> dict:
     for key, kernel in fn.dispatch:
         if kernel == "@autogen_out":
             regs.append({"key": key, "expr": f"_autogen_out(_o.{qualified_index[fn.autogen_of].ident})"})
+        elif kernel == "@autogen_view_copy":
+            regs.append({"key": key, "with_keyset": True,
+                         "expr": f"_autogen_view_copy(_o.{qualified_index[fn.view_copy_of].ident})"})
         elif kernel == "@autogen_inplace":
             regs.append({"key": key, "with_keyset": True,
                          "expr": f"_autogen_inplace(_o.{qualified_index[fn.inplace_of].ident}"

@@ -461,6 +461,24 @@ _c_native_batch_norm = _o.native_batch_norm._cache
 _c_native_batch_norm_backward = _o.native_batch_norm_backward._cache
 _c_nll_loss2d_forward = _o.nll_loss2d_forward._cache
 _c_nll_loss2d_backward = _o.nll_loss2d_backward._cache
+_c_view_copy = _o.view_copy._cache
+_c_as_strided_copy = _o.as_strided_copy._cache
+_c_permute_copy = _o.permute_copy._cache
+_c_transpose_copy_int = _o.transpose_copy_int._cache
+_c_t_copy = _o.t_copy._cache
+_c_unsqueeze_copy = _o.unsqueeze_copy._cache
+_c_squeeze_copy = _o.squeeze_copy._cache
+_c_squeeze_copy_dim = _o.squeeze_copy_dim._cache
+_c_squeeze_copy_dims = _o.squeeze_copy_dims._cache
+_c_expand_copy = _o.expand_copy._cache
+_c_slice_copy_Tensor = _o.slice_copy_Tensor._cache
+_c_select_copy_int = _o.select_copy_int._cache
+_c_diagonal_copy = _o.diagonal_copy._cache
+_c_split_copy_Tensor = _o.split_copy_Tensor._cache
+_c_split_with_sizes_copy = _o.split_with_sizes_copy._cache
+_c_unbind_copy_int = _o.unbind_copy_int._cache
+_c_alias_copy = _o.alias_copy._cache
+_c_unfold_copy = _o.unfold_copy._cache
 
 
 # schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -10624,6 +10642,479 @@ class NormalFunctionalBackward0(_Node):
         return (_r_self,)
 
 
+# schema/derivatives.yaml: view_copy(Tensor self, SymInt[] size) -> Tensor
+class ViewCopyBackward0(_Node):
+    """Backward of view_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
+class AsStridedCopyBackward0(_Node):
+    """Backward of as_strided_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            self_storage_offset = _node._s_self_storage_offset
+            self_stride = _node._s_self_stride
+            size = _node._s_size
+            storage_offset = _node._s_storage_offset
+            stride = _node._s_stride
+            _r_self = _H.as_strided_backward(grad, self_shape, self_stride, self_storage_offset, size, stride, storage_offset)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_self_storage_offset(self):
+        return self._s_self_storage_offset
+
+    @property
+    def _saved_self_stride(self):
+        return self._s_self_stride
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_storage_offset(self):
+        return self._s_storage_offset
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml: permute_copy(Tensor self, int[] dims) -> Tensor
+class PermuteCopyBackward0(_Node):
+    """Backward of permute_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dims',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dims = _node._s_dims
+            _r_self = _H.permute_backward(grad, dims)
+        return (_r_self,)
+
+    @property
+    def _saved_dims(self):
+        return self._s_dims
+
+
+# schema/derivatives.yaml: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor
+class TransposeCopyBackward0(_Node):
+    """Backward of transpose_copy.int, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim0', '_s_dim1')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim0 = _node._s_dim0
+            dim1 = _node._s_dim1
+            _r_self = grad.transpose(dim0, dim1)
+        return (_r_self,)
+
+    @property
+    def _saved_dim0(self):
+        return self._s_dim0
+
+    @property
+    def _saved_dim1(self):
+        return self._s_dim1
+
+
+# schema/derivatives.yaml: t_copy(Tensor self) -> Tensor
+class TCopyBackward0(_Node):
+    """Backward of t_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.t()
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: unsqueeze_copy(Tensor self, int dim) -> Tensor
+class UnsqueezeCopyBackward0(_Node):
+    """Backward of unsqueeze_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = grad.squeeze(dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml: squeeze_copy(Tensor self) -> Tensor
+class SqueezeCopyBackward0(_Node):
+    """Backward of squeeze_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: squeeze_copy.dim(Tensor self, int dim) -> Tensor
+class SqueezeCopyBackward0(_Node):
+    """Backward of squeeze_copy.dim, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: squeeze_copy.dims(Tensor self, int[] dim) -> Tensor
+class SqueezeCopyBackward0(_Node):
+    """Backward of squeeze_copy.dims, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor
+class ExpandCopyBackward0(_Node):
+    """Backward of expand_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = _H.sum_to_size(grad, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
+class SliceCopyBackward0(_Node):
+    """Backward of slice_copy.Tensor, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            end = _node._s_end
+            self_shape = _node._s_self_shape
+            start = _node._s_start
+            step = _node._s_step
+            _r_self = _H.slice_backward(grad, self_shape, dim, start, end, step)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_end(self):
+        return self._s_end
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_start(self):
+        return self._s_start
+
+    @property
+    def _saved_step(self):
+        return self._s_step
+
+
+# schema/derivatives.yaml: select_copy.int(Tensor self, int dim, SymInt index) -> Tensor
+class SelectCopyBackward0(_Node):
+    """Backward of select_copy.int, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _node._s_index
+            self_shape = _node._s_self_shape
+            _r_self = _H.select_backward(grad, self_shape, dim, index)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return self._s_index
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+class DiagonalCopyBackward0(_Node):
+    """Backward of diagonal_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim1 = _node._s_dim1
+            dim2 = _node._s_dim2
+            offset = _node._s_offset
+            self_shape = _node._s_self_shape
+            _r_self = _H.diagonal_backward(grad, self_shape, offset, dim1, dim2)
+        return (_r_self,)
+
+    @property
+    def _saved_dim1(self):
+        return self._s_dim1
+
+    @property
+    def _saved_dim2(self):
+        return self._s_dim2
+
+    @property
+    def _saved_offset(self):
+        return self._s_offset
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+class SplitCopyBackward0(_Node):
+    """Backward of split_copy.Tensor, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = _F.cat(grads, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml: split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+class SplitWithSizesCopyBackward0(_Node):
+    """Backward of split_with_sizes_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = _F.cat(grads, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[]
+class UnbindCopyBackward0(_Node):
+    """Backward of unbind_copy.int, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = _F.stack(grads, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml: alias_copy(Tensor self) -> Tensor
+class AliasCopyBackward0(_Node):
+    """Backward of alias_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor
+class UnfoldCopyBackward0(_Node):
+    """Backward of unfold_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dimension', '_s_self_shape', '_s_size', '_s_step')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dimension = _node._s_dimension
+            self_shape = _node._s_self_shape
+            size = _node._s_size
+            step = _node._s_step
+            _r_self = _H.unfold_backward(grad, self_shape, dimension, size, step)
+        return (_r_self,)
+
+    @property
+    def _saved_dimension(self):
+        return self._s_dimension
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_step(self):
+        return self._s_step
+
+
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -19819,6 +20310,346 @@ def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ig
     return _out
 
 
+# schema/native_functions.yaml: view_copy(Tensor self, SymInt[] size) -> Tensor (autogen of view) (derivative: schema/derivatives.yaml: view_copy(Tensor self, SymInt[] size) -> Tensor)
+def _ag_view_copy(ks, self, size):
+    _ks = ks & _BELOW
+    _k = _c_view_copy.get(_ks)
+    if _k is None:
+        _k = _o.view_copy._fill(_ks)
+    _out = _k(self, size)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ViewCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor (autogen of as_strided) (derivative: schema/derivatives.yaml: as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor)
+def _ag_as_strided_copy(ks, self, size, stride, storage_offset):
+    _ks = ks & _BELOW
+    _k = _c_as_strided_copy.get(_ks)
+    if _k is None:
+        _k = _o.as_strided_copy._fill(_ks)
+    _out = _k(self, size, stride, storage_offset)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AsStridedCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _node._s_self_storage_offset = self.storage_offset()
+    _node._s_self_stride = self.stride()
+    _node._s_size = size
+    _node._s_storage_offset = storage_offset
+    _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: permute_copy(Tensor self, int[] dims) -> Tensor (autogen of permute) (derivative: schema/derivatives.yaml: permute_copy(Tensor self, int[] dims) -> Tensor)
+def _ag_permute_copy(ks, self, dims):
+    _ks = ks & _BELOW
+    _k = _c_permute_copy.get(_ks)
+    if _k is None:
+        _k = _o.permute_copy._fill(_ks)
+    _out = _k(self, dims)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(PermuteCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dims = dims
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor (autogen of transpose.int) (derivative: schema/derivatives.yaml: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor)
+def _ag_transpose_copy_int(ks, self, dim0, dim1):
+    _ks = ks & _BELOW
+    _k = _c_transpose_copy_int.get(_ks)
+    if _k is None:
+        _k = _o.transpose_copy_int._fill(_ks)
+    _out = _k(self, dim0, dim1)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TransposeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim0 = dim0
+    _node._s_dim1 = dim1
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: t_copy(Tensor self) -> Tensor (autogen of t) (derivative: schema/derivatives.yaml: t_copy(Tensor self) -> Tensor)
+def _ag_t_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_t_copy.get(_ks)
+    if _k is None:
+        _k = _o.t_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: unsqueeze_copy(Tensor self, int dim) -> Tensor (autogen of unsqueeze) (derivative: schema/derivatives.yaml: unsqueeze_copy(Tensor self, int dim) -> Tensor)
+def _ag_unsqueeze_copy(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_unsqueeze_copy.get(_ks)
+    if _k is None:
+        _k = _o.unsqueeze_copy._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UnsqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: squeeze_copy(Tensor self) -> Tensor (autogen of squeeze) (derivative: schema/derivatives.yaml: squeeze_copy(Tensor self) -> Tensor)
+def _ag_squeeze_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_squeeze_copy.get(_ks)
+    if _k is None:
+        _k = _o.squeeze_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: squeeze_copy.dim(Tensor self, int dim) -> Tensor (autogen of squeeze.dim) (derivative: schema/derivatives.yaml: squeeze_copy.dim(Tensor self, int dim) -> Tensor)
+def _ag_squeeze_copy_dim(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_squeeze_copy_dim.get(_ks)
+    if _k is None:
+        _k = _o.squeeze_copy_dim._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: squeeze_copy.dims(Tensor self, int[] dim) -> Tensor (autogen of squeeze.dims) (derivative: schema/derivatives.yaml: squeeze_copy.dims(Tensor self, int[] dim) -> Tensor)
+def _ag_squeeze_copy_dims(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_squeeze_copy_dims.get(_ks)
+    if _k is None:
+        _k = _o.squeeze_copy_dims._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor (autogen of expand) (derivative: schema/derivatives.yaml: expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor)
+def _ag_expand_copy(ks, self, size, implicit):
+    _ks = ks & _BELOW
+    _k = _c_expand_copy.get(_ks)
+    if _k is None:
+        _k = _o.expand_copy._fill(_ks)
+    _out = _k(self, size, implicit)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ExpandCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor (autogen of slice.Tensor) (derivative: schema/derivatives.yaml: slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor)
+def _ag_slice_copy_Tensor(ks, self, dim, start, end, step):
+    _ks = ks & _BELOW
+    _k = _c_slice_copy_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.slice_copy_Tensor._fill(_ks)
+    _out = _k(self, dim, start, end, step)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SliceCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_end = end
+    _node._s_self_shape = self._shape
+    _node._s_start = start
+    _node._s_step = step
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: select_copy.int(Tensor self, int dim, SymInt index) -> Tensor (autogen of select.int) (derivative: schema/derivatives.yaml: select_copy.int(Tensor self, int dim, SymInt index) -> Tensor)
+def _ag_select_copy_int(ks, self, dim, index):
+    _ks = ks & _BELOW
+    _k = _c_select_copy_int.get(_ks)
+    if _k is None:
+        _k = _o.select_copy_int._fill(_ks)
+    _out = _k(self, dim, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SelectCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = index
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor (autogen of diagonal) (derivative: schema/derivatives.yaml: diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor)
+def _ag_diagonal_copy(ks, self, offset, dim1, dim2):
+    _ks = ks & _BELOW
+    _k = _c_diagonal_copy.get(_ks)
+    if _k is None:
+        _k = _o.diagonal_copy._fill(_ks)
+    _out = _k(self, offset, dim1, dim2)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(DiagonalCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim1 = dim1
+    _node._s_dim2 = dim2
+    _node._s_offset = offset
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[] (autogen of split.Tensor) (derivative: schema/derivatives.yaml: split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[])
+def _ag_split_copy_Tensor(ks, self, split_size, dim):
+    _ks = ks & _BELOW
+    _k = _c_split_copy_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.split_copy_Tensor._fill(_ks)
+    _out = _k(self, split_size, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SplitCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _set_history_many(_out, _node, None, False)
+    return _out
+
+
+# schema/native_functions.yaml: split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[] (autogen of split_with_sizes) (derivative: schema/derivatives.yaml: split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[])
+def _ag_split_with_sizes_copy(ks, self, split_sizes, dim):
+    _ks = ks & _BELOW
+    _k = _c_split_with_sizes_copy.get(_ks)
+    if _k is None:
+        _k = _o.split_with_sizes_copy._fill(_ks)
+    _out = _k(self, split_sizes, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SplitWithSizesCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _set_history_many(_out, _node, None, False)
+    return _out
+
+
+# schema/native_functions.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[] (autogen of unbind.int) (derivative: schema/derivatives.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[])
+def _ag_unbind_copy_int(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_unbind_copy_int.get(_ks)
+    if _k is None:
+        _k = _o.unbind_copy_int._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UnbindCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _set_history_many(_out, _node, None, False)
+    return _out
+
+
+# schema/native_functions.yaml: alias_copy(Tensor self) -> Tensor (autogen of alias) (derivative: schema/derivatives.yaml: alias_copy(Tensor self) -> Tensor)
+def _ag_alias_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_alias_copy.get(_ks)
+    if _k is None:
+        _k = _o.alias_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AliasCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor (autogen of unfold) (derivative: schema/derivatives.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor)
+def _ag_unfold_copy(ks, self, dimension, size, step):
+    _ks = ks & _BELOW
+    _k = _c_unfold_copy.get(_ks)
+    if _k is None:
+        _k = _o.unfold_copy._fill(_ks)
+    _out = _k(self, dimension, size, step)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UnfoldCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dimension = dimension
+    _node._s_self_shape = self._shape
+    _node._s_size = size
+    _node._s_step = step
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -20637,3 +21468,21 @@ _o.nll_loss2d_forward_output.register("Autograd", _autograd_out(_o.nll_loss2d_fo
 _o.nll_loss2d_backward.register("Autograd", _ag_nll_loss2d_backward, with_keyset=True)
 _o.nll_loss2d_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss2d_backward_grad_input), with_keyset=True)
 _o.nll_loss2d_out.register("Autograd", _autograd_out(_o.nll_loss2d_out), with_keyset=True)
+_o.view_copy.register("Autograd", _ag_view_copy, with_keyset=True)
+_o.as_strided_copy.register("Autograd", _ag_as_strided_copy, with_keyset=True)
+_o.permute_copy.register("Autograd", _ag_permute_copy, with_keyset=True)
+_o.transpose_copy_int.register("Autograd", _ag_transpose_copy_int, with_keyset=True)
+_o.t_copy.register("Autograd", _ag_t_copy, with_keyset=True)
+_o.unsqueeze_copy.register("Autograd", _ag_unsqueeze_copy, with_keyset=True)
+_o.squeeze_copy.register("Autograd", _ag_squeeze_copy, with_keyset=True)
+_o.squeeze_copy_dim.register("Autograd", _ag_squeeze_copy_dim, with_keyset=True)
+_o.squeeze_copy_dims.register("Autograd", _ag_squeeze_copy_dims, with_keyset=True)
+_o.expand_copy.register("Autograd", _ag_expand_copy, with_keyset=True)
+_o.slice_copy_Tensor.register("Autograd", _ag_slice_copy_Tensor, with_keyset=True)
+_o.select_copy_int.register("Autograd", _ag_select_copy_int, with_keyset=True)
+_o.diagonal_copy.register("Autograd", _ag_diagonal_copy, with_keyset=True)
+_o.split_copy_Tensor.register("Autograd", _ag_split_copy_Tensor, with_keyset=True)
+_o.split_with_sizes_copy.register("Autograd", _ag_split_with_sizes_copy, with_keyset=True)
+_o.unbind_copy_int.register("Autograd", _ag_unbind_copy_int, with_keyset=True)
+_o.alias_copy.register("Autograd", _ag_alias_copy, with_keyset=True)
+_o.unfold_copy.register("Autograd", _ag_unfold_copy, with_keyset=True)

@@ -59,6 +59,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_alias_copy,
     _entry_all,
     _entry_all_all_out,
     _entry_all_dim,
@@ -93,6 +94,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argwhere,
     _entry_as_strided,
     _entry_as_strided_,
+    _entry_as_strided_copy,
     _entry_as_strided_scatter,
     _entry_as_strided_scatter_out,
     _entry_asin,
@@ -271,12 +273,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_deg2rad_out,
     _entry_det,
     _entry_detach,
+    _entry_detach_copy,
     _entry_diag,
     _entry_diag_embed,
     _entry_diag_embed_out,
     _entry_diag_out,
     _entry_diagflat,
     _entry_diagonal,
+    _entry_diagonal_copy,
     _entry_diagonal_scatter,
     _entry_diagonal_scatter_out,
     _entry_diff,
@@ -344,6 +348,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_expand_copy,
     _entry_expm1,
     _entry_expm1_,
     _entry_expm1_out,
@@ -777,6 +782,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_outer_out,
     _entry_pad,
     _entry_permute,
+    _entry_permute_copy,
     _entry_pinverse,
     _entry_poisson,
     _entry_poisson_out,
@@ -922,6 +928,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_searchsorted_Scalar_out,
     _entry_searchsorted_Tensor,
     _entry_searchsorted_Tensor_out,
+    _entry_select_copy_int,
     _entry_select_int,
     _entry_select_scatter,
     _entry_select_scatter_out,
@@ -954,6 +961,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sinh_,
     _entry_sinh_out,
     _entry_slice_Tensor,
+    _entry_slice_copy_Tensor,
     _entry_slice_scatter,
     _entry_slice_scatter_out,
     _entry_slogdet,
@@ -1036,8 +1044,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_special_zeta,
     _entry_special_zeta_out,
     _entry_split_Tensor,
+    _entry_split_copy_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
+    _entry_split_with_sizes_copy,
     _entry_sqrt,
     _entry_sqrt_,
     _entry_sqrt_out,
@@ -1045,6 +1055,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_,
     _entry_squeeze__dim,
     _entry_squeeze__dims,
+    _entry_squeeze_copy,
+    _entry_squeeze_copy_dim,
+    _entry_squeeze_copy_dims,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
@@ -1071,6 +1084,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_swapdims,
     _entry_t,
     _entry_t_,
+    _entry_t_copy,
     _entry_take,
     _entry_take_along_dim,
     _entry_take_along_dim_out,
@@ -1100,6 +1114,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_topk_values,
     _entry_trace,
     _entry_transpose_,
+    _entry_transpose_copy_int,
     _entry_transpose_int,
     _entry_trapezoid_dx,
     _entry_trapezoid_x,
@@ -1119,9 +1134,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_trunc,
     _entry_trunc_,
     _entry_trunc_out,
+    _entry_unbind_copy_int,
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unfold,
+    _entry_unfold_copy,
     _entry_uniform,
     _entry_uniform_,
     _entry_uniform_out,
@@ -1131,6 +1148,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unique_dim_out,
     _entry_unsqueeze,
     _entry_unsqueeze_,
+    _entry_unsqueeze_copy,
     _entry_var,
     _entry_var_correction,
     _entry_var_correction_out,
@@ -1142,6 +1160,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_var_out,
     _entry_view,
     _entry_view_as,
+    _entry_view_copy,
+    _entry_view_copy_dtype,
     _entry_view_dtype,
     _entry_vsplit_array,
     _entry_vsplit_int,
@@ -1186,6 +1206,7 @@ __all__ = [
     'addmm',
     'adjoint',
     'alias',
+    'alias_copy',
     'all',
     'alpha_dropout',
     'alpha_dropout_',
@@ -1200,6 +1221,7 @@ __all__ = [
     'argwhere',
     'as_strided',
     'as_strided_',
+    'as_strided_copy',
     'as_strided_scatter',
     'asin',
     'asin_',
@@ -1277,10 +1299,12 @@ __all__ = [
     'deg2rad_',
     'det',
     'detach',
+    'detach_copy',
     'diag',
     'diag_embed',
     'diagflat',
     'diagonal',
+    'diagonal_copy',
     'diagonal_scatter',
     'diff',
     'digamma',
@@ -1311,6 +1335,7 @@ __all__ = [
     'exp2',
     'exp2_',
     'exp_',
+    'expand_copy',
     'expm1',
     'expm1_',
     'eye',
@@ -1507,6 +1532,7 @@ __all__ = [
     'outer',
     'pad',
     'permute',
+    'permute_copy',
     'pinverse',
     'poisson',
     'polygamma',
@@ -1548,6 +1574,7 @@ __all__ = [
     'scatter_reduce',
     'searchsorted',
     'select',
+    'select_copy',
     'select_scatter',
     'sgn',
     'sigmoid',
@@ -1565,6 +1592,7 @@ __all__ = [
     'sinh',
     'sinh_',
     'slice',
+    'slice_copy',
     'slice_scatter',
     'slogdet',
     'softmax',
@@ -1606,10 +1634,13 @@ __all__ = [
     'special_xlog1py',
     'special_zeta',
     'split',
+    'split_copy',
     'split_with_sizes',
+    'split_with_sizes_copy',
     'sqrt',
     'sqrt_',
     'squeeze',
+    'squeeze_copy',
     'stack',
     'std',
     'std_mean',
@@ -1619,6 +1650,7 @@ __all__ = [
     'swapaxes',
     'swapdims',
     't',
+    't_copy',
     'take',
     'take_along_dim',
     'tan',
@@ -1634,6 +1666,7 @@ __all__ = [
     'topk',
     'trace',
     'transpose',
+    'transpose_copy',
     'trapezoid',
     'trapz',
     'triangular_solve',
@@ -1644,11 +1677,15 @@ __all__ = [
     'trunc',
     'trunc_',
     'unbind',
+    'unbind_copy',
     'unflatten',
+    'unfold_copy',
     'unique_dim',
     'unsqueeze',
+    'unsqueeze_copy',
     'var',
     'var_mean',
+    'view_copy',
     'vsplit',
     'vstack',
     'where',
@@ -2084,6 +2121,23 @@ def alias(input):
 
     except TypeError:
         _r = _hra(alias, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: alias_copy(Tensor self) -> Tensor (autogen of alias)
+def alias_copy(input):
+    """alias_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(alias_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_alias_copy(input)
+
+    except TypeError:
+        _r = _hra(alias_copy, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -2525,6 +2579,23 @@ def as_strided_(input, size, stride, storage_offset=None):
 
     except TypeError:
         _r = _hra(as_strided_, (input,), (input, size, stride, storage_offset), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor (autogen of as_strided)
+def as_strided_copy(input, size, stride, storage_offset=None):
+    """as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(as_strided_copy, (input,), (input, size, stride, storage_offset), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_as_strided_copy(input, size, stride, storage_offset)
+
+    except TypeError:
+        _r = _hra(as_strided_copy, (input,), (input, size, stride, storage_offset), {})
         if _r is _NO:
             raise
         return _r
@@ -4711,6 +4782,23 @@ def detach(input):
         return _r
 
 
+# schema/native_functions.yaml: detach_copy(Tensor self) -> Tensor (autogen of detach)
+def detach_copy(input):
+    """detach_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(detach_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_detach_copy(input)
+
+    except TypeError:
+        _r = _hra(detach_copy, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: diag(Tensor self, int diagonal=0) -> Tensor
 def diag(input, diagonal=0, *, out=None):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
@@ -4778,6 +4866,23 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 
     except TypeError:
         _r = _hra(diagonal, (input,), (input, offset, dim1, dim2), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor (autogen of diagonal)
+def diagonal_copy(input, offset=0, dim1=0, dim2=1):
+    """diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(diagonal_copy, (input,), (input, offset, dim1, dim2), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_diagonal_copy(input, offset, dim1, dim2)
+
+    except TypeError:
+        _r = _hra(diagonal_copy, (input,), (input, offset, dim1, dim2), {})
         if _r is _NO:
             raise
         return _r
@@ -5445,6 +5550,23 @@ def exp_(input):
 
     except TypeError:
         _r = _hra(exp_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor (autogen of expand)
+def expand_copy(input, size, *, implicit=False):
+    """expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(expand_copy, (input,), (input, size), {'implicit': implicit})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_expand_copy(input, size, implicit)
+
+    except TypeError:
+        _r = _hra(expand_copy, (input,), (input, size), {'implicit': implicit})
         if _r is _NO:
             raise
         return _r
@@ -10291,6 +10413,23 @@ def permute(input, dims):
         return _r
 
 
+# schema/native_functions.yaml: permute_copy(Tensor self, int[] dims) -> Tensor (autogen of permute)
+def permute_copy(input, dims):
+    """permute_copy(Tensor self, int[] dims) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(permute_copy, (input,), (input, dims), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_permute_copy(input, dims)
+
+    except TypeError:
+        _r = _hra(permute_copy, (input,), (input, dims), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: pinverse(Tensor self, float rcond=1e-15) -> Tensor
 def pinverse(input, rcond=1e-15):
     """pinverse(Tensor self, float rcond=1e-15) -> Tensor"""
@@ -11809,6 +11948,23 @@ def select(input, dim, index):
         return _r
 
 
+# schema/native_functions.yaml: select_copy.int(Tensor self, int dim, SymInt index) -> Tensor (autogen of select.int)
+def select_copy(input, dim, index):
+    """select_copy.int(Tensor self, int dim, SymInt index) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(select_copy, (input,), (input, dim, index), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_select_copy_int(input, dim, index)
+
+    except TypeError:
+        _r = _hra(select_copy, (input,), (input, dim, index), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
 def select_scatter(input, src, dim, index, *, out=None):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
@@ -12117,6 +12273,23 @@ def slice(input, dim=0, start=None, end=None, step=1):
 
     except TypeError:
         _r = _hra(slice, (input,), (input, dim, start, end, step), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor (autogen of slice.Tensor)
+def slice_copy(input, dim=0, start=None, end=None, step=1):
+    """slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(slice_copy, (input,), (input, dim, start, end, step), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_slice_copy_Tensor(input, dim, start, end, step)
+
+    except TypeError:
+        _r = _hra(slice_copy, (input,), (input, dim, start, end, step), {})
         if _r is _NO:
             raise
         return _r
@@ -12995,6 +13168,23 @@ def split(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[] (autogen of split.Tensor)
+def split_copy(input, split_size, dim=0):
+    """split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(split_copy, (input,), (input, split_size, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_split_copy_Tensor(input, split_size, dim)
+
+    except TypeError:
+        _r = _hra(split_copy, (input,), (input, split_size, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
@@ -13007,6 +13197,23 @@ def split_with_sizes(input, split_sizes, dim=0):
 
     except TypeError:
         _r = _hra(split_with_sizes, (input,), (input, split_sizes, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[] (autogen of split_with_sizes)
+def split_with_sizes_copy(input, split_sizes, dim=0):
+    """split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(split_with_sizes_copy, (input,), (input, split_sizes, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_split_with_sizes_copy(input, split_sizes, dim)
+
+    except TypeError:
+        _r = _hra(split_with_sizes_copy, (input,), (input, split_sizes, dim), {})
         if _r is _NO:
             raise
         return _r
@@ -13108,6 +13315,71 @@ def squeeze(*args, **kwargs):
         return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
     except TypeError:
         _r = _hra_any(squeeze, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: squeeze_copy(Tensor self) -> Tensor (autogen of squeeze)
+def _m0_squeeze_copy(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_squeeze_copy(input):
+    return _entry_squeeze_copy(input)
+
+
+# schema/native_functions.yaml: squeeze_copy.dim(Tensor self, int dim) -> Tensor (autogen of squeeze.dim)
+def _m1_squeeze_copy(input, dim):
+    if _F['Tensor'](input) and _F['int'](dim):
+        return (input, dim)
+    return None
+
+
+def _c1_squeeze_copy(input, dim):
+    return _entry_squeeze_copy_dim(input, dim)
+
+
+# schema/native_functions.yaml: squeeze_copy.dims(Tensor self, int[] dim) -> Tensor (autogen of squeeze.dims)
+def _m2_squeeze_copy(input, dim):
+    if _F['Tensor'](input) and _F['int[]'](dim):
+        return (input, dim)
+    return None
+
+
+def _c2_squeeze_copy(input, dim):
+    return _entry_squeeze_copy_dims(input, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_squeeze_copy = (
+    (_m0_squeeze_copy, _c0_squeeze_copy, 1, frozenset(('input',))),
+    (_m1_squeeze_copy, _c1_squeeze_copy, 2, frozenset(('dim', 'input'))),
+    (_m2_squeeze_copy, _c2_squeeze_copy, 2, frozenset(('dim', 'input'))),
+)
+_sigs_squeeze_copy = (
+    'squeeze_copy(Tensor self) -> Tensor',
+    'squeeze_copy.dim(Tensor self, int dim) -> Tensor',
+    'squeeze_copy.dims(Tensor self, int[] dim) -> Tensor',
+)
+
+
+def squeeze_copy(*args, **kwargs):
+    """Overloads:
+    squeeze_copy(Tensor self) -> Tensor
+    squeeze_copy.dim(Tensor self, int dim) -> Tensor
+    squeeze_copy.dims(Tensor self, int[] dim) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(squeeze_copy, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_squeeze_copy, args, kwargs, 'squeeze_copy', _sigs_squeeze_copy)
+    except TypeError:
+        _r = _hra_any(squeeze_copy, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -13401,6 +13673,23 @@ def t(input):
 
     except TypeError:
         _r = _hra(t, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: t_copy(Tensor self) -> Tensor (autogen of t)
+def t_copy(input):
+    """t_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(t_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_t_copy(input)
+
+    except TypeError:
+        _r = _hra(t_copy, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -13729,6 +14018,23 @@ def transpose(input, dim0, dim1):
         return _r
 
 
+# schema/native_functions.yaml: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor (autogen of transpose.int)
+def transpose_copy(input, dim0, dim1):
+    """transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(transpose_copy, (input,), (input, dim0, dim1), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_transpose_copy_int(input, dim0, dim1)
+
+    except TypeError:
+        _r = _hra(transpose_copy, (input,), (input, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 def _m0_trapezoid(y, x, *, dim=-1):
     if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
@@ -13975,6 +14281,23 @@ def unbind(input, dim=0):
         return _r
 
 
+# schema/native_functions.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[] (autogen of unbind.int)
+def unbind_copy(input, dim=0):
+    """unbind_copy.int(Tensor self, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unbind_copy, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unbind_copy_int(input, dim)
+
+    except TypeError:
+        _r = _hra(unbind_copy, (input,), (input, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
@@ -13987,6 +14310,23 @@ def unflatten(input, dim, sizes):
 
     except TypeError:
         _r = _hra(unflatten, (input,), (input, dim, sizes), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor (autogen of unfold)
+def unfold_copy(input, dimension, size, step):
+    """unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(unfold_copy, (input,), (input, dimension, size, step), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unfold_copy(input, dimension, size, step)
+
+    except TypeError:
+        _r = _hra(unfold_copy, (input,), (input, dimension, size, step), {})
         if _r is _NO:
             raise
         return _r
@@ -14023,6 +14363,23 @@ def unsqueeze(input, dim):
 
     except TypeError:
         _r = _hra(unsqueeze, (input,), (input, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: unsqueeze_copy(Tensor self, int dim) -> Tensor (autogen of unsqueeze)
+def unsqueeze_copy(input, dim):
+    """unsqueeze_copy(Tensor self, int dim) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(unsqueeze_copy, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsqueeze_copy(input, dim)
+
+    except TypeError:
+        _r = _hra(unsqueeze_copy, (input,), (input, dim), {})
         if _r is _NO:
             raise
         return _r
@@ -14159,6 +14516,57 @@ def var_mean(*args, **kwargs):
         return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
     except TypeError:
         _r = _hra_any(var_mean, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: view_copy(Tensor self, SymInt[] size) -> Tensor (autogen of view)
+def _m0_view_copy(input, size):
+    if _F['Tensor'](input) and _F['SymInt[]'](size):
+        return (input, size)
+    return None
+
+
+def _c0_view_copy(input, size):
+    return _entry_view_copy(input, size)
+
+
+# schema/native_functions.yaml: view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor (autogen of view.dtype)
+def _m1_view_copy(input, dtype):
+    if _F['Tensor'](input) and _F['ScalarType'](dtype):
+        return (input, dtype)
+    return None
+
+
+def _c1_view_copy(input, dtype):
+    return _entry_view_copy_dtype(input, dtype)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_view_copy = (
+    (_m0_view_copy, _c0_view_copy, 2, frozenset(('input', 'size'))),
+    (_m1_view_copy, _c1_view_copy, 2, frozenset(('dtype', 'input'))),
+)
+_sigs_view_copy = (
+    'view_copy(Tensor self, SymInt[] size) -> Tensor',
+    'view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor',
+)
+
+
+def view_copy(*args, **kwargs):
+    """Overloads:
+    view_copy(Tensor self, SymInt[] size) -> Tensor
+    view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(view_copy, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_view_copy, args, kwargs, 'view_copy', _sigs_view_copy)
+    except TypeError:
+        _r = _hra_any(view_copy, args, kwargs)
         if _r is _NO:
             raise
         return _r

@@ -35397,3 +35397,603 @@ def _entry_ger_out(self, vec2, out):
 ger_out._bind = _bind_ger_out
 ger_out._entry = _entry_ger_out
 _aten._packet('ger')._add(ger_out)
+
+
+# schema/native_functions.yaml: view_copy(Tensor self, SymInt[] size) -> Tensor (autogen of view)
+view_copy = _Op("aten", 'view_copy', 'default',
+    'view_copy(Tensor self, SymInt[] size) -> Tensor',
+    ('self', 'size'), 2, tags=('view_copy',))
+_c_view_copy = view_copy._cache
+
+
+def _bind_view_copy(self, size):
+    return (self, size)
+
+
+def _entry_view_copy(self, size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_copy, (self, size)) from None
+    _k = _c_view_copy.get(ks)
+    if _k is None:
+        _k = view_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_copy, _k, (self, size,))
+    return _k(self, size)
+
+
+view_copy._bind = _bind_view_copy
+view_copy._entry = _entry_view_copy
+_aten._packet('view_copy')._add(view_copy)
+
+
+# schema/native_functions.yaml: view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor (autogen of view.dtype)
+view_copy_dtype = _Op("aten", 'view_copy', 'dtype',
+    'view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor',
+    ('self', 'dtype'), 2, tags=('view_copy',))
+_c_view_copy_dtype = view_copy_dtype._cache
+
+
+def _bind_view_copy_dtype(self, dtype):
+    return (self, dtype)
+
+
+def _entry_view_copy_dtype(self, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_copy_dtype, (self, dtype)) from None
+    _k = _c_view_copy_dtype.get(ks)
+    if _k is None:
+        _k = view_copy_dtype._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_copy_dtype, _k, (self, dtype,))
+    return _k(self, dtype)
+
+
+view_copy_dtype._bind = _bind_view_copy_dtype
+view_copy_dtype._entry = _entry_view_copy_dtype
+_aten._packet('view_copy')._add(view_copy_dtype)
+
+
+# schema/native_functions.yaml: as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor (autogen of as_strided)
+as_strided_copy = _Op("aten", 'as_strided_copy', 'default',
+    'as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor',
+    ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view_copy',))
+_c_as_strided_copy = as_strided_copy._cache
+
+
+def _bind_as_strided_copy(self, size, stride, storage_offset=None):
+    return (self, size, stride, storage_offset)
+
+
+def _entry_as_strided_copy(self, size, stride, storage_offset):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(as_strided_copy, (self, size, stride, storage_offset)) from None
+    _k = _c_as_strided_copy.get(ks)
+    if _k is None:
+        _k = as_strided_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(as_strided_copy, _k, (self, size, stride, storage_offset,))
+    return _k(self, size, stride, storage_offset)
+
+
+as_strided_copy._bind = _bind_as_strided_copy
+as_strided_copy._entry = _entry_as_strided_copy
+_aten._packet('as_strided_copy')._add(as_strided_copy)
+
+
+# schema/native_functions.yaml: permute_copy(Tensor self, int[] dims) -> Tensor (autogen of permute)
+permute_copy = _Op("aten", 'permute_copy', 'default',
+    'permute_copy(Tensor self, int[] dims) -> Tensor',
+    ('self', 'dims'), 2, tags=('view_copy',))
+_c_permute_copy = permute_copy._cache
+
+
+def _bind_permute_copy(self, dims):
+    return (self, dims)
+
+
+def _entry_permute_copy(self, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(permute_copy, (self, dims)) from None
+    _k = _c_permute_copy.get(ks)
+    if _k is None:
+        _k = permute_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(permute_copy, _k, (self, dims,))
+    return _k(self, dims)
+
+
+permute_copy._bind = _bind_permute_copy
+permute_copy._entry = _entry_permute_copy
+_aten._packet('permute_copy')._add(permute_copy)
+
+
+# schema/native_functions.yaml: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor (autogen of transpose.int)
+transpose_copy_int = _Op("aten", 'transpose_copy', 'int',
+    'transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor',
+    ('self', 'dim0', 'dim1'), 3, tags=('view_copy',))
+_c_transpose_copy_int = transpose_copy_int._cache
+
+
+def _bind_transpose_copy_int(self, dim0, dim1):
+    return (self, dim0, dim1)
+
+
+def _entry_transpose_copy_int(self, dim0, dim1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(transpose_copy_int, (self, dim0, dim1)) from None
+    _k = _c_transpose_copy_int.get(ks)
+    if _k is None:
+        _k = transpose_copy_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(transpose_copy_int, _k, (self, dim0, dim1,))
+    return _k(self, dim0, dim1)
+
+
+transpose_copy_int._bind = _bind_transpose_copy_int
+transpose_copy_int._entry = _entry_transpose_copy_int
+_aten._packet('transpose_copy')._add(transpose_copy_int)
+
+
+# schema/native_functions.yaml: t_copy(Tensor self) -> Tensor (autogen of t)
+t_copy = _Op("aten", 't_copy', 'default',
+    't_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_t_copy = t_copy._cache
+
+
+def _bind_t_copy(self):
+    return (self,)
+
+
+def _entry_t_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(t_copy, (self,)) from None
+    _k = _c_t_copy.get(ks)
+    if _k is None:
+        _k = t_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(t_copy, _k, (self,))
+    return _k(self)
+
+
+t_copy._bind = _bind_t_copy
+t_copy._entry = _entry_t_copy
+_aten._packet('t_copy')._add(t_copy)
+
+
+# schema/native_functions.yaml: unsqueeze_copy(Tensor self, int dim) -> Tensor (autogen of unsqueeze)
+unsqueeze_copy = _Op("aten", 'unsqueeze_copy', 'default',
+    'unsqueeze_copy(Tensor self, int dim) -> Tensor',
+    ('self', 'dim'), 2, tags=('view_copy',))
+_c_unsqueeze_copy = unsqueeze_copy._cache
+
+
+def _bind_unsqueeze_copy(self, dim):
+    return (self, dim)
+
+
+def _entry_unsqueeze_copy(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unsqueeze_copy, (self, dim)) from None
+    _k = _c_unsqueeze_copy.get(ks)
+    if _k is None:
+        _k = unsqueeze_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unsqueeze_copy, _k, (self, dim,))
+    return _k(self, dim)
+
+
+unsqueeze_copy._bind = _bind_unsqueeze_copy
+unsqueeze_copy._entry = _entry_unsqueeze_copy
+_aten._packet('unsqueeze_copy')._add(unsqueeze_copy)
+
+
+# schema/native_functions.yaml: squeeze_copy(Tensor self) -> Tensor (autogen of squeeze)
+squeeze_copy = _Op("aten", 'squeeze_copy', 'default',
+    'squeeze_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_squeeze_copy = squeeze_copy._cache
+
+
+def _bind_squeeze_copy(self):
+    return (self,)
+
+
+def _entry_squeeze_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(squeeze_copy, (self,)) from None
+    _k = _c_squeeze_copy.get(ks)
+    if _k is None:
+        _k = squeeze_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(squeeze_copy, _k, (self,))
+    return _k(self)
+
+
+squeeze_copy._bind = _bind_squeeze_copy
+squeeze_copy._entry = _entry_squeeze_copy
+_aten._packet('squeeze_copy')._add(squeeze_copy)
+
+
+# schema/native_functions.yaml: squeeze_copy.dim(Tensor self, int dim) -> Tensor (autogen of squeeze.dim)
+squeeze_copy_dim = _Op("aten", 'squeeze_copy', 'dim',
+    'squeeze_copy.dim(Tensor self, int dim) -> Tensor',
+    ('self', 'dim'), 2, tags=('view_copy',))
+_c_squeeze_copy_dim = squeeze_copy_dim._cache
+
+
+def _bind_squeeze_copy_dim(self, dim):
+    return (self, dim)
+
+
+def _entry_squeeze_copy_dim(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(squeeze_copy_dim, (self, dim)) from None
+    _k = _c_squeeze_copy_dim.get(ks)
+    if _k is None:
+        _k = squeeze_copy_dim._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(squeeze_copy_dim, _k, (self, dim,))
+    return _k(self, dim)
+
+
+squeeze_copy_dim._bind = _bind_squeeze_copy_dim
+squeeze_copy_dim._entry = _entry_squeeze_copy_dim
+_aten._packet('squeeze_copy')._add(squeeze_copy_dim)
+
+
+# schema/native_functions.yaml: squeeze_copy.dims(Tensor self, int[] dim) -> Tensor (autogen of squeeze.dims)
+squeeze_copy_dims = _Op("aten", 'squeeze_copy', 'dims',
+    'squeeze_copy.dims(Tensor self, int[] dim) -> Tensor',
+    ('self', 'dim'), 2, tags=('view_copy',))
+_c_squeeze_copy_dims = squeeze_copy_dims._cache
+
+
+def _bind_squeeze_copy_dims(self, dim):
+    return (self, dim)
+
+
+def _entry_squeeze_copy_dims(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(squeeze_copy_dims, (self, dim)) from None
+    _k = _c_squeeze_copy_dims.get(ks)
+    if _k is None:
+        _k = squeeze_copy_dims._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(squeeze_copy_dims, _k, (self, dim,))
+    return _k(self, dim)
+
+
+squeeze_copy_dims._bind = _bind_squeeze_copy_dims
+squeeze_copy_dims._entry = _entry_squeeze_copy_dims
+_aten._packet('squeeze_copy')._add(squeeze_copy_dims)
+
+
+# schema/native_functions.yaml: expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor (autogen of expand)
+expand_copy = _Op("aten", 'expand_copy', 'default',
+    'expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor',
+    ('self', 'size', 'implicit'), 2, tags=('view_copy',))
+_c_expand_copy = expand_copy._cache
+
+
+def _bind_expand_copy(self, size, *, implicit=False):
+    return (self, size, implicit)
+
+
+def _entry_expand_copy(self, size, implicit):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expand_copy, (self, size, implicit)) from None
+    _k = _c_expand_copy.get(ks)
+    if _k is None:
+        _k = expand_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(expand_copy, _k, (self, size, implicit,))
+    return _k(self, size, implicit)
+
+
+expand_copy._bind = _bind_expand_copy
+expand_copy._entry = _entry_expand_copy
+_aten._packet('expand_copy')._add(expand_copy)
+
+
+# schema/native_functions.yaml: slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor (autogen of slice.Tensor)
+slice_copy_Tensor = _Op("aten", 'slice_copy', 'Tensor',
+    'slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
+    ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view_copy',))
+_c_slice_copy_Tensor = slice_copy_Tensor._cache
+
+
+def _bind_slice_copy_Tensor(self, dim=0, start=None, end=None, step=1):
+    return (self, dim, start, end, step)
+
+
+def _entry_slice_copy_Tensor(self, dim, start, end, step):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(slice_copy_Tensor, (self, dim, start, end, step)) from None
+    _k = _c_slice_copy_Tensor.get(ks)
+    if _k is None:
+        _k = slice_copy_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(slice_copy_Tensor, _k, (self, dim, start, end, step,))
+    return _k(self, dim, start, end, step)
+
+
+slice_copy_Tensor._bind = _bind_slice_copy_Tensor
+slice_copy_Tensor._entry = _entry_slice_copy_Tensor
+_aten._packet('slice_copy')._add(slice_copy_Tensor)
+
+
+# schema/native_functions.yaml: select_copy.int(Tensor self, int dim, SymInt index) -> Tensor (autogen of select.int)
+select_copy_int = _Op("aten", 'select_copy', 'int',
+    'select_copy.int(Tensor self, int dim, SymInt index) -> Tensor',
+    ('self', 'dim', 'index'), 3, tags=('view_copy',))
+_c_select_copy_int = select_copy_int._cache
+
+
+def _bind_select_copy_int(self, dim, index):
+    return (self, dim, index)
+
+
+def _entry_select_copy_int(self, dim, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(select_copy_int, (self, dim, index)) from None
+    _k = _c_select_copy_int.get(ks)
+    if _k is None:
+        _k = select_copy_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(select_copy_int, _k, (self, dim, index,))
+    return _k(self, dim, index)
+
+
+select_copy_int._bind = _bind_select_copy_int
+select_copy_int._entry = _entry_select_copy_int
+_aten._packet('select_copy')._add(select_copy_int)
+
+
+# schema/native_functions.yaml: diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor (autogen of diagonal)
+diagonal_copy = _Op("aten", 'diagonal_copy', 'default',
+    'diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor',
+    ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view_copy',))
+_c_diagonal_copy = diagonal_copy._cache
+
+
+def _bind_diagonal_copy(self, offset=0, dim1=0, dim2=1):
+    return (self, offset, dim1, dim2)
+
+
+def _entry_diagonal_copy(self, offset, dim1, dim2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagonal_copy, (self, offset, dim1, dim2)) from None
+    _k = _c_diagonal_copy.get(ks)
+    if _k is None:
+        _k = diagonal_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(diagonal_copy, _k, (self, offset, dim1, dim2,))
+    return _k(self, offset, dim1, dim2)
+
+
+diagonal_copy._bind = _bind_diagonal_copy
+diagonal_copy._entry = _entry_diagonal_copy
+_aten._packet('diagonal_copy')._add(diagonal_copy)
+
+
+# schema/native_functions.yaml: split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[] (autogen of split.Tensor)
+split_copy_Tensor = _Op("aten", 'split_copy', 'Tensor',
+    'split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]',
+    ('self', 'split_size', 'dim'), 3, tags=('view_copy',))
+_c_split_copy_Tensor = split_copy_Tensor._cache
+
+
+def _bind_split_copy_Tensor(self, split_size, dim=0):
+    return (self, split_size, dim)
+
+
+def _entry_split_copy_Tensor(self, split_size, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(split_copy_Tensor, (self, split_size, dim)) from None
+    _k = _c_split_copy_Tensor.get(ks)
+    if _k is None:
+        _k = split_copy_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(split_copy_Tensor, _k, (self, split_size, dim,))
+    return _k(self, split_size, dim)
+
+
+split_copy_Tensor._bind = _bind_split_copy_Tensor
+split_copy_Tensor._entry = _entry_split_copy_Tensor
+_aten._packet('split_copy')._add(split_copy_Tensor)
+
+
+# schema/native_functions.yaml: split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[] (autogen of split_with_sizes)
+split_with_sizes_copy = _Op("aten", 'split_with_sizes_copy', 'default',
+    'split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]',
+    ('self', 'split_sizes', 'dim'), 3, tags=('view_copy',))
+_c_split_with_sizes_copy = split_with_sizes_copy._cache
+
+
+def _bind_split_with_sizes_copy(self, split_sizes, dim=0):
+    return (self, split_sizes, dim)
+
+
+def _entry_split_with_sizes_copy(self, split_sizes, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(split_with_sizes_copy, (self, split_sizes, dim)) from None
+    _k = _c_split_with_sizes_copy.get(ks)
+    if _k is None:
+        _k = split_with_sizes_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(split_with_sizes_copy, _k, (self, split_sizes, dim,))
+    return _k(self, split_sizes, dim)
+
+
+split_with_sizes_copy._bind = _bind_split_with_sizes_copy
+split_with_sizes_copy._entry = _entry_split_with_sizes_copy
+_aten._packet('split_with_sizes_copy')._add(split_with_sizes_copy)
+
+
+# schema/native_functions.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[] (autogen of unbind.int)
+unbind_copy_int = _Op("aten", 'unbind_copy', 'int',
+    'unbind_copy.int(Tensor self, int dim=0) -> Tensor[]',
+    ('self', 'dim'), 2, tags=('view_copy',))
+_c_unbind_copy_int = unbind_copy_int._cache
+
+
+def _bind_unbind_copy_int(self, dim=0):
+    return (self, dim)
+
+
+def _entry_unbind_copy_int(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unbind_copy_int, (self, dim)) from None
+    _k = _c_unbind_copy_int.get(ks)
+    if _k is None:
+        _k = unbind_copy_int._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unbind_copy_int, _k, (self, dim,))
+    return _k(self, dim)
+
+
+unbind_copy_int._bind = _bind_unbind_copy_int
+unbind_copy_int._entry = _entry_unbind_copy_int
+_aten._packet('unbind_copy')._add(unbind_copy_int)
+
+
+# schema/native_functions.yaml: detach_copy(Tensor self) -> Tensor (autogen of detach)
+detach_copy = _Op("aten", 'detach_copy', 'default',
+    'detach_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_detach_copy = detach_copy._cache
+
+
+def _bind_detach_copy(self):
+    return (self,)
+
+
+def _entry_detach_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(detach_copy, (self,)) from None
+    _k = _c_detach_copy.get(ks)
+    if _k is None:
+        _k = detach_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(detach_copy, _k, (self,))
+    return _k(self)
+
+
+detach_copy._bind = _bind_detach_copy
+detach_copy._entry = _entry_detach_copy
+_aten._packet('detach_copy')._add(detach_copy)
+
+
+# schema/native_functions.yaml: alias_copy(Tensor self) -> Tensor (autogen of alias)
+alias_copy = _Op("aten", 'alias_copy', 'default',
+    'alias_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_alias_copy = alias_copy._cache
+
+
+def _bind_alias_copy(self):
+    return (self,)
+
+
+def _entry_alias_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(alias_copy, (self,)) from None
+    _k = _c_alias_copy.get(ks)
+    if _k is None:
+        _k = alias_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(alias_copy, _k, (self,))
+    return _k(self)
+
+
+alias_copy._bind = _bind_alias_copy
+alias_copy._entry = _entry_alias_copy
+_aten._packet('alias_copy')._add(alias_copy)
+
+
+# schema/native_functions.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor (autogen of unfold)
+unfold_copy = _Op("aten", 'unfold_copy', 'default',
+    'unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor',
+    ('self', 'dimension', 'size', 'step'), 4, tags=('view_copy',))
+_c_unfold_copy = unfold_copy._cache
+
+
+def _bind_unfold_copy(self, dimension, size, step):
+    return (self, dimension, size, step)
+
+
+def _entry_unfold_copy(self, dimension, size, step):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unfold_copy, (self, dimension, size, step)) from None
+    _k = _c_unfold_copy.get(ks)
+    if _k is None:
+        _k = unfold_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(unfold_copy, _k, (self, dimension, size, step,))
+    return _k(self, dimension, size, step)
+
+
+unfold_copy._bind = _bind_unfold_copy
+unfold_copy._entry = _entry_unfold_copy
+_aten._packet('unfold_copy')._add(unfold_copy)

@@ -4,6 +4,7 @@
 from ember._generated import ops as _o
 from ember.dispatch.registration import autogen_inplace as _autogen_inplace
 from ember.dispatch.registration import autogen_out as _autogen_out
+from ember.dispatch.registration import autogen_view_copy as _autogen_view_copy
 from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
 from ember.kernels.common import factories_like as _common_factories_like
@@ -4677,3 +4678,63 @@ _o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
 # schema/native_functions.yaml: ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
 _o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: view_copy(Tensor self, SymInt[] size) -> Tensor (autogen of view)
+_o.view_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.view), with_keyset=True)
+
+# schema/native_functions.yaml: view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor (autogen of view.dtype)
+_o.view_copy_dtype.register('CompositeExplicitAutograd', _autogen_view_copy(_o.view_dtype), with_keyset=True)
+
+# schema/native_functions.yaml: as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor (autogen of as_strided)
+_o.as_strided_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.as_strided), with_keyset=True)
+
+# schema/native_functions.yaml: permute_copy(Tensor self, int[] dims) -> Tensor (autogen of permute)
+_o.permute_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.permute), with_keyset=True)
+
+# schema/native_functions.yaml: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor (autogen of transpose.int)
+_o.transpose_copy_int.register('CompositeExplicitAutograd', _autogen_view_copy(_o.transpose_int), with_keyset=True)
+
+# schema/native_functions.yaml: t_copy(Tensor self) -> Tensor (autogen of t)
+_o.t_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.t), with_keyset=True)
+
+# schema/native_functions.yaml: unsqueeze_copy(Tensor self, int dim) -> Tensor (autogen of unsqueeze)
+_o.unsqueeze_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.unsqueeze), with_keyset=True)
+
+# schema/native_functions.yaml: squeeze_copy(Tensor self) -> Tensor (autogen of squeeze)
+_o.squeeze_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.squeeze), with_keyset=True)
+
+# schema/native_functions.yaml: squeeze_copy.dim(Tensor self, int dim) -> Tensor (autogen of squeeze.dim)
+_o.squeeze_copy_dim.register('CompositeExplicitAutograd', _autogen_view_copy(_o.squeeze_dim), with_keyset=True)
+
+# schema/native_functions.yaml: squeeze_copy.dims(Tensor self, int[] dim) -> Tensor (autogen of squeeze.dims)
+_o.squeeze_copy_dims.register('CompositeExplicitAutograd', _autogen_view_copy(_o.squeeze_dims), with_keyset=True)
+
+# schema/native_functions.yaml: expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor (autogen of expand)
+_o.expand_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.expand), with_keyset=True)
+
+# schema/native_functions.yaml: slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor (autogen of slice.Tensor)
+_o.slice_copy_Tensor.register('CompositeExplicitAutograd', _autogen_view_copy(_o.slice_Tensor), with_keyset=True)
+
+# schema/native_functions.yaml: select_copy.int(Tensor self, int dim, SymInt index) -> Tensor (autogen of select.int)
+_o.select_copy_int.register('CompositeExplicitAutograd', _autogen_view_copy(_o.select_int), with_keyset=True)
+
+# schema/native_functions.yaml: diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor (autogen of diagonal)
+_o.diagonal_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.diagonal), with_keyset=True)
+
+# schema/native_functions.yaml: split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[] (autogen of split.Tensor)
+_o.split_copy_Tensor.register('CompositeExplicitAutograd', _autogen_view_copy(_o.split_Tensor), with_keyset=True)
+
+# schema/native_functions.yaml: split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[] (autogen of split_with_sizes)
+_o.split_with_sizes_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.split_with_sizes), with_keyset=True)
+
+# schema/native_functions.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[] (autogen of unbind.int)
+_o.unbind_copy_int.register('CompositeExplicitAutograd', _autogen_view_copy(_o.unbind_int), with_keyset=True)
+
+# schema/native_functions.yaml: detach_copy(Tensor self) -> Tensor (autogen of detach)
+_o.detach_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.detach), with_keyset=True)
+
+# schema/native_functions.yaml: alias_copy(Tensor self) -> Tensor (autogen of alias)
+_o.alias_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.alias), with_keyset=True)
+
+# schema/native_functions.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor (autogen of unfold)
+_o.unfold_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.unfold), with_keyset=True)

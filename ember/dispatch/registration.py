@@ -45,6 +45,29 @@ def autogen_out(functional_op):
     return out_kernel
 
 
+def autogen_view_copy(view_op):
+    """The kernel of a `{view}_copy` op (torch's autogen view_copy): the view, then a
+    contiguous copy of each result, so nothing aliases the input.
+
+        >>> x = ember.arange(6.).view(2, 3)
+        >>> y = ember.transpose_copy(x, 0, 1)
+        >>> y.is_contiguous(), y._base is None, y.shape
+        (True, True, ember.Size([3, 2]))
+    """
+    from ..core.tensor import contiguous_format
+    from .dispatcher import ops
+
+    clone = ops.aten.clone.default
+
+    def kernel(keyset, *args):
+        result = view_op.redispatch(keyset, *args)
+        if isinstance(result, (list, tuple)):
+            return [clone.redispatch(keyset, r, contiguous_format) for r in result]
+        return clone.redispatch(keyset, result, contiguous_format)
+    kernel.__qualname__ = f"autogen_view_copy[{view_op}]"
+    return kernel
+
+
 def autogen_inplace(functional_op, broadcast=False):
     """The kernel of an in-place op declared without `dispatch:` (torch's convention:
     `abs_` from `abs`). Registered `with_keyset=True` at CompositeExplicitAutograd: runs
