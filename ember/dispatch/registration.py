@@ -58,6 +58,8 @@ def autogen_view_copy(view_op):
     from .dispatcher import ops
 
     clone = ops.aten.clone.default
+    if view_op is ops.aten.view.default:
+        view_op = ops.aten.reshape.default    # torch's view_copy takes any reshape-able size
 
     def kernel(keyset, *args):
         result = view_op.redispatch(keyset, *args)

@@ -935,3 +935,16 @@ register("index_put.default", _index_put_samples(False))
 FAMILIES = ("unary", "binary", "activation", "reduction", "random", "conv", "nn", "shape",
             "linalg", "special")
 FAMILY_MODULES = tuple(__import__(f"opinfo_{family}") for family in FAMILIES)
+
+
+# ---- {view}_copy ops (codegen's autogen of view_copy): their view's samples -------------
+def _view_copies():
+    for packet in ember.ops.aten:
+        for overload in getattr(ember.ops.aten, packet).overloads():
+            op = getattr(getattr(ember.ops.aten, packet), overload)
+            view = f"{packet.removesuffix('_copy')}.{overload}"
+            if "view_copy" in op.tags and f"{packet}.{overload}" not in OPS and view in OPS:
+                _view(f"{packet}.{overload}", OPS[view].samples)
+
+
+_view_copies()
