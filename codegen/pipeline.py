@@ -2,8 +2,8 @@
 
     >>> files = generate_files(Path("."))
     >>> sorted(files)
-    ['__init__.py', 'autocast.py', 'autograd.py', 'functions.py', 'ops.py', 'registrations.py',
-     'tensor_methods.py']
+    ['__init__.py', 'autocast.py', 'autograd.py', 'functionalization.py', 'functions.py', 'ops.py',
+     'registrations.py', 'tensor_methods.py']
     >>> files["ops.py"] == Path("generated/ops.py").read_text()    # generated/ is current
     True
 """

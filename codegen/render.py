@@ -14,6 +14,7 @@ from . import api
 from .autocast import KEY_OF_DEVICE, AutocastDevice, AutocastRule, wrapper_code
 from .autograd_gen import forward_kernel, needs_autograd_kernel, node_class
 from .derivatives import Derivative
+from .functionalization import functionalization_plan
 from .model import default_to_python
 from .native import NativeFunction
 
@@ -307,4 +308,5 @@ def render_all(env, fns: list[NativeFunction], sources: str,
            return_types=return_types(method_groups))
     render("autograd.py.j2", **autograd_context(fns, list(derivs)))
     render("autocast.py.j2", **autocast_context(*autocast))
+    render("functionalization.py.j2", plan=functionalization_plan(fns))
     return files

@@ -175,10 +175,14 @@ from .nn.functional import (
 
 # Subpackages imported on first use (torch has them after `import torch`): ember.fx,
 # ember.profiler, ember.distributed, ember._subclasses.
-_LAZY_SUBMODULES = ("fx", "profiler", "distributed", "_subclasses")
+_LAZY_SUBMODULES = ("fx", "profiler", "distributed", "_subclasses", "func")
 # Names of a lazily imported module: torch.SymInt & co. live with the symbolic shapes.
 _LAZY_NAMES = {n: "ember.fx.experimental.symbolic_shapes"
                for n in ("SymInt", "SymFloat", "SymBool", "sym_max", "sym_min")}
+# torch's functionalization entry points: ember._to_functional_tensor & co.
+_FUNCTIONAL_NAMES = {"_to_functional_tensor": "to_functional", "_sync": "sync",
+                     "_from_functional_tensor": "from_functional",
+                     "_is_functional_tensor": "is_functional"}
 
 
 def __getattr__(name):
@@ -188,6 +192,9 @@ def __getattr__(name):
         return explain
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _FUNCTIONAL_NAMES:
+        module = importlib.import_module("ember._subclasses.functional_tensor")
+        return getattr(module, _FUNCTIONAL_NAMES[name])
     if name in _LAZY_NAMES:
         return getattr(importlib.import_module(_LAZY_NAMES[name]), name)
     raise AttributeError(f"module 'ember' has no attribute '{name}'")

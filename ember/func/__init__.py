@@ -1,0 +1,81 @@
+"""ember.func (torch.func): function transforms. Today: `functionalize`.
+
+    >>> def f(x):
+    ...     y = x.clone()
+    ...     y[0].add_(1)
+    ...     x.mul_(2)
+    ...     return y
+    >>> x = ember.ones(2, 2)
+    >>> ember.func.functionalize(f)(x), x
+    (tensor([[2., 2.],
+            [1., 1.]]), tensor([[2., 2.],
+            [2., 2.]]))
+"""
+from __future__ import annotations
+
+import functools
+
+from ..core.tensor import Tensor
+
+__all__ = ["functionalize"]
+
+
+def _map(fn, obj):
+    """`fn` on every tensor inside nested lists, tuples and dicts."""
+    if isinstance(obj, Tensor):
+        return fn(obj)
+    if isinstance(obj, (list, tuple)):
+        mapped = [_map(fn, x) for x in obj]
+        return type(obj)(*mapped) if hasattr(obj, "_fields") else type(obj)(mapped)
+    if isinstance(obj, dict):
+        return {k: _map(fn, v) for k, v in obj.items()}
+    return obj
+
+
+def functionalize(func, *, remove: str = "mutations"):
+    """`func` run without mutations (and, with remove="mutations_and_views", without views):
+    every in-place op becomes its functional variant on a functional tensor. Mutations of
+    the inputs are applied at the end, one `copy_` per mutated input, so callers see the
+    same side effects; under make_fx the graph has only functional ops and those copies.
+
+    The inputs are functionalized separately: two inputs that alias each other do not see
+    each other's mutations (torch's functionalize has the same limit)."""
+    if remove not in ("mutations", "mutations_and_views"):
+        raise RuntimeError(f"functionalize(f, remove='mutations'): received invalid argument "
+                           f"for remove={remove}. Valid options are:\n     remove='mutations': "
+                           "all inplace and out= operators will be removed from the program, "
+                           "and replaced with their out-of-place equivalents.\n     "
+                           "remove='mutations_and_views': In addition to the above, all "
+                           "aliasing operators {view} will be replaced with their "
+                           "non-aliasing counterparts, {view}_copy.\n")
+    from .._subclasses import functional_tensor as F
+    remove_views = remove == "mutations_and_views"
+
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        pairs = []
+
+        def wrap(t):
+            w = F.to_functional(t, remove_views)
+            pairs.append((t, w))
+            return w
+
+        f_args, f_kwargs = _map(wrap, args), _map(wrap, kwargs)
+        with F.functionalizing(remove_views):
+            out = func(*f_args, **f_kwargs)
+        for original, w in pairs:        # the input-mutation epilogue
+            if w._fstorage.mutated:
+                _copy_back(original, F.from_functional(w))
+        return _map(lambda t: F.from_functional(t) if F.is_functional(t) else t, out)
+    return wrapped
+
+
+def _copy_back(original, value):
+    from ..autograd.grad_mode import no_grad
+    if original._shape != value._shape:
+        original.resize_(value._shape)
+    if original.requires_grad and original.grad_fn is None:
+        with no_grad():                  # a leaf's data changes; its history has no step
+            original.copy_(value)
+    else:
+        original.copy_(value)
