@@ -306,7 +306,7 @@ def view_copy_for(view: NativeFunction) -> NativeFunction | None:
             [k for k, _ in view.dispatch] == ["CompositeImplicitAutograd"]:
         return None
     args = s.arguments
-    strip = lambda xs: tuple(replace(x, annotation=None) for x in xs)  # noqa: E731
+    strip = lambda xs: tuple(replace(x, annotation=None) for x in xs)
     name = replace(s.name, base=f"{s.name.base}_copy")
     schema = FunctionSchema(name, replace(args, positional=strip(args.positional),
                                           kwarg_only=strip(args.kwarg_only)),

@@ -102,7 +102,8 @@ def to_functional(t: Tensor, remove_views: bool = False) -> FunctionalTensor:
     """`ember._to_functional_tensor`: a wrapper around `t` (which it does not copy)."""
     _ensure_kernels()
     if isinstance(t, FunctionalTensor):
-        raise RuntimeError("_to_functional_tensor: the tensor is already a functional tensor")
+        raise RuntimeError(  # noqa: TRY004  (torch raises RuntimeError)
+            "_to_functional_tensor: the tensor is already a functional tensor")
     w = _new_wrapper(t, FunctionalStorage(t, remove_views))
     if t.requires_grad:
         w.requires_grad_(True)
@@ -122,7 +123,8 @@ def sync(t) -> None:
 def from_functional(t):
     """`ember._from_functional_tensor`: the synced inner value."""
     if not isinstance(t, FunctionalTensor):
-        raise RuntimeError("_from_functional_tensor: expected a functional tensor")
+        raise RuntimeError(  # noqa: TRY004  (torch raises RuntimeError)
+            "_from_functional_tensor: expected a functional tensor")
     return _sync_value(t)
 
 
@@ -246,7 +248,8 @@ def register_mutation(op, functional, mutated, *, same_args, n_out):
             if same_args:
                 result = functional._entry(*inner)
             else:
-                result = functional(**_by_name(functional, dict(zip(names, inner)), targets[0]))
+                kw = _by_name(functional, dict(zip(names, inner)), targets[0])
+                result = functional._entry(*functional._bind(**kw))
         results = result if isinstance(result, (list, tuple)) else (result,)
         for t, r in zip(targets, results):
             _write_back(t, _fit(r, t, inplace=not n_out))
@@ -260,6 +263,8 @@ def register_mutation(op, functional, mutated, *, same_args, n_out):
 def _by_name(functional, given, out):
     """Keyword arguments for a functional variant with other arguments (factories' out=
     variants take dtype and device from `out`)."""
+    if given.get("memory_format") is not None and "self" not in functional._arg_names:
+        raise RuntimeError("'memory_format' argument is incompatible with 'out' tensor argument")
     kw = {}
     for name in functional._arg_names:
         if name in given:

@@ -57,6 +57,8 @@ def functionalize(func, *, remove: str = "mutations"):
 
         def wrap(t):
             w = F.to_functional(t, remove_views)
+            if t.grad is not None:       # .grad is state a backward() inside may change
+                w.grad = F.to_functional(t.grad, remove_views)
             pairs.append((t, w))
             return w
 
@@ -64,10 +66,30 @@ def functionalize(func, *, remove: str = "mutations"):
         with F.functionalizing(remove_views):
             out = func(*f_args, **f_kwargs)
         for original, w in pairs:        # the input-mutation epilogue
-            if w._fstorage.mutated:
-                _copy_back(original, F.from_functional(w))
+            F.sync(w)
+            if w._fstorage.mutated:       # data: the storage's base is the input's value
+                _copy_back(original, w._fstorage.base)
+            if w._metas:                  # metadata (t_, transpose_, ...): one as_strided_
+                _restride(original, w._metas)
+            if w.requires_grad and w.grad is not None:   # a backward() ran inside
+                original.grad = F.from_functional(w.grad) if F.is_functional(w.grad) else w.grad
         return _map(lambda t: F.from_functional(t) if F.is_functional(t) else t, out)
     return wrapped
+
+
+def _restride(original, metas):
+    """Give `original` the layout its wrapper's in-place views made, found by replaying
+    them on a meta tensor of its layout (nothing traced: the dispatch modes are off)."""
+    import ember
+
+    from .._subclasses.meta_utils import no_dispatch_modes
+    with no_dispatch_modes():
+        view = ember.empty_strided(original.shape, original.stride(), dtype=original.dtype,
+                                   device="meta")
+        for m in metas:
+            view = m.forward(view, False)
+    original.as_strided_(view.shape, view.stride(), original.storage_offset() +
+                         view.storage_offset())
 
 
 def _copy_back(original, value):
