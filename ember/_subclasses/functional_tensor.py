@@ -93,9 +93,28 @@ def _new_wrapper(value, storage, metas=(), version_of=None):
 
 
 def _set_value(t, value):
+    """t's value becomes `value`. With views removed a wrapper keeps the layout the view
+    would have had (its value is a contiguous copy), unless the shape changed."""
     t._value = value
-    t._shape, t._stride, t._offset = value._shape, value.stride(), value._offset
-    t._dtype = value._dtype
+    if not t._fstorage.remove_views or value._shape != t._shape or value._dtype != t._dtype:
+        t._shape, t._stride, t._offset = value._shape, value.stride(), value._offset
+        t._dtype = value._dtype
+
+
+def _reference_view(op, t, rest):
+    """With views removed: the view run on a meta tensor of t's logical layout (torch's
+    reference output), for eager's errors and eager's strides; nothing is traced."""
+    from .meta_utils import no_dispatch_modes
+    extent = t._offset + 1 + sum((n - 1) * st for n, st in zip(t._shape, t._stride) if n)
+    size = max(extent, t._fstorage.base.numel())
+    with _inner(), no_dispatch_modes():
+        probe = aten.empty.memory_format([size], dtype=t._dtype, device="meta")
+        return op._entry(aten.as_strided.default(probe, t._shape, t._stride, t._offset), *rest)
+
+
+def _take_layout(w, ref):
+    w._shape, w._stride, w._offset = ref._shape, ref.stride(), ref._offset
+    return w
 
 
 def to_functional(t: Tensor, remove_views: bool = False) -> FunctionalTensor:
@@ -304,13 +323,17 @@ def register_view(op, copy_op):
                 return _wrap(op._entry(self, *(_unwrap(r) for r in rest)))
         s = self._fstorage
         value = _sync_value(self)
+        remove = s.remove_views and copy_op is not None
+        ref = _reference_view(op, self, rest) if remove else None
         with _inner():
-            out = (copy_op if s.remove_views and copy_op is not None else op)._entry(value, *rest)
+            out = (copy_op if remove else op)._entry(value, *rest)
         base = self._base if self._base is not None else self
         if isinstance(out, (list, tuple)):
-            return [_view_wrapper(v, self, ViewMeta(op, copy_op, rest, i), base)
-                    for i, v in enumerate(out)]
-        return _view_wrapper(out, self, ViewMeta(op, copy_op, rest), base)
+            views = [_view_wrapper(v, self, ViewMeta(op, copy_op, rest, i), base)
+                     for i, v in enumerate(out)]
+            return [_take_layout(w, r) for w, r in zip(views, ref)] if remove else views
+        view = _view_wrapper(out, self, ViewMeta(op, copy_op, rest), base)
+        return _take_layout(view, ref) if remove else view
     kernel.__qualname__ = f"Functionalize[{op._cpp_name}]"
     op.register("Functionalize", kernel)
 
@@ -329,11 +352,12 @@ def register_inplace_view(op, view_op, copy_op):
                 return op._entry(self, *rest)
         s = self._fstorage
         value = _sync_value(self)
+        ref = _reference_view(view_op, self, rest) if s.remove_views else None
         with _inner():
             out = (copy_op if s.remove_views else view_op)._entry(value, *rest)
         self._metas = self._metas + (ViewMeta(view_op, copy_op, rest),)
         _set_value(self, out)
-        return self
+        return _take_layout(self, ref) if ref is not None else self
     kernel.__qualname__ = f"Functionalize[{op._cpp_name}]"
     op.register("Functionalize", kernel)
 

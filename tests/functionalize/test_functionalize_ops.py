@@ -53,7 +53,7 @@ def _same(a, b, values, where):
             np.testing.assert_array_equal(x, y, err_msg=where)
 
 
-def _run(info, op, sample, functionalized):
+def _run(info, op, sample, functionalized, remove="mutations"):
     args, kwargs = sample_args(sample, "ember")
     if info.kind == "out":
         ref, exc = call(ember_op(info.functional), args, kwargs)
@@ -61,13 +61,17 @@ def _run(info, op, sample, functionalized):
             return None
         kwargs = {**kwargs, **{n: ember.empty_like(r) for n, r in zip(
             out_names(info.name), outputs(ref))}}
-    fn = functionalize(op) if functionalized else op
+    fn = functionalize(op, remove=remove) if functionalized else op
     res, exc = call(fn, args, kwargs)
     return res, exc, _tensors(args) + _tensors(kwargs)
 
 
-@pytest.mark.parametrize("name", NAMES)
-def test_functionalized_matches_eager(name):
+VIEWS = [n for n in NAMES if {"view", "inplace_view"} & set(ember_op(n).tags)]
+
+
+@pytest.mark.parametrize(("name", "remove"), [(n, "mutations") for n in NAMES] + [
+    (n, "mutations_and_views") for n in VIEWS])
+def test_functionalized_matches_eager(name, remove):
     info = OPS[name]
     op = ember_op(name)
     checked = 0
@@ -75,7 +79,7 @@ def test_functionalized_matches_eager(name):
         eager = _run(info, op, sample, False)
         if eager is None:
             continue
-        func = _run(info, op, sample, True)
+        func = _run(info, op, sample, True, remove)
         (e_res, e_exc, e_inputs), (f_res, f_exc, f_inputs) = eager, func
         where = f"{name}[{sample.name}]"
         if e_exc is not None:
