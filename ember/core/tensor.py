@@ -471,14 +471,24 @@ def _copy_layout(dst: Tensor, src: Tensor) -> None:
 
 
 def shallow_copy(t: Tensor, cls=Tensor) -> Tensor:
-    """A new tensor object over the same storage and metadata (no autograd history)."""
-    u = _new(cls)
+    """A new tensor object over the same storage and metadata (no autograd history).
+    A functional tensor (ember._subclasses.functional_tensor) stays one: its state is in
+    the slots of its class."""
+    if t._ks & _FUNCTIONALIZE_BIT and cls is Tensor:
+        u = _new(t.__class__)
+        for name in t.__class__.__slots__:
+            setattr(u, name, getattr(t, name))
+    else:
+        u = _new(cls)
     _copy_layout(u, t)
     u._ks = (t._ks & ~(K.PYTHON_BIT | K.AUTOGRAD_BIT)) | (
         K.PYTHON_BIT if cls is not Tensor and _has_python_dispatch(cls) else 0)
     u._base = None
     u._ag = None
     return u
+
+
+_FUNCTIONALIZE_BIT = K.bit(K.Functionalize)
 
 
 def _set_data(t: Tensor, other: Tensor):
