@@ -280,7 +280,9 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
                            f"'{schema.name}' is {schema.kind()}")
             out = out_schema_for(schema, out_name, e.at("autogen"))
             add(NativeFunction(out, e.at("autogen"), variants, (
-                ("CompositeExplicitAutograd", "@autogen_out"),), tags, autogen_of=fn.qualified))
+                ("CompositeExplicitAutograd", "@autogen_out"),),
+                tuple(t for t in tags if t != "core"),      # torch's out= variants: no core
+                autogen_of=fn.qualified))
     fns = _derive_inplace(fns, derived)
     for fn in list(fns):
         copy = view_copy_for(fn)

@@ -26,7 +26,7 @@ _aten = _ops.namespace("aten")
 # schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 empty_memory_format = _Op("aten", 'empty', 'memory_format',
     'empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
-    ('size', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('factory',))
+    ('size', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('factory', 'core'))
 _c_empty_memory_format = empty_memory_format._cache
 
 
@@ -53,7 +53,7 @@ _aten._packet('empty')._add(empty_memory_format)
 # schema/native_functions.yaml: empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 empty_strided = _Op("aten", 'empty_strided', 'default',
     'empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('size', 'stride', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+    ('size', 'stride', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'core'))
 _c_empty_strided = empty_strided._cache
 
 
@@ -134,7 +134,7 @@ _aten._packet('ones')._add(ones)
 # schema/native_functions.yaml: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 full = _Op("aten", 'full', 'default',
     'full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('size', 'fill_value', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+    ('size', 'fill_value', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'core'))
 _c_full = full._cache
 
 
@@ -161,7 +161,7 @@ _aten._packet('full')._add(full)
 # schema/native_functions.yaml: scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 scalar_tensor = _Op("aten", 'scalar_tensor', 'default',
     'scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('s', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+    ('s', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'core'))
 _c_scalar_tensor = scalar_tensor._cache
 
 
@@ -242,7 +242,7 @@ _aten._packet('arange')._add(arange_start)
 # schema/native_functions.yaml: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 arange_start_step = _Op("aten", 'arange', 'start_step',
     'arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('start', 'end', 'step', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+    ('start', 'end', 'step', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'core'))
 _c_arange_start_step = arange_start_step._cache
 
 
@@ -269,7 +269,7 @@ _aten._packet('arange')._add(arange_start_step)
 # schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 rand = _Op("aten", 'rand', 'default',
     'rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+    ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded', 'core'))
 _c_rand = rand._cache
 
 
@@ -296,7 +296,7 @@ _aten._packet('rand')._add(rand)
 # schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 randn = _Op("aten", 'randn', 'default',
     'randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+    ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded', 'core'))
 _c_randn = randn._cache
 
 
@@ -413,7 +413,7 @@ _aten._packet('ones_like')._add(ones_like)
 # schema/native_functions.yaml: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 full_like = _Op("aten", 'full_like', 'default',
     'full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
-    ('self', 'fill_value', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=())
+    ('self', 'fill_value', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('core',))
 _c_full_like = full_like._cache
 
 
@@ -653,7 +653,7 @@ _aten._packet('new_ones')._add(new_ones)
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 clone = _Op("aten", 'clone', 'default',
     'clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor',
-    ('self', 'memory_format'), 1, tags=())
+    ('self', 'memory_format'), 1, tags=('core',))
 _c_clone = clone._cache
 
 
@@ -747,7 +747,7 @@ _aten._packet('copy_')._add(copy_)
 # schema/native_functions.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 _to_copy = _Op("aten", '_to_copy', 'default',
     '_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor',
-    ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format'), 1, tags=())
+    ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format'), 1, tags=('core',))
 _c__to_copy = _to_copy._cache
 
 
@@ -1085,7 +1085,7 @@ _aten._packet('add')._add(add_Tensor)
 # schema/native_functions.yaml: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of add.Tensor)
 add_out = _Op("aten", 'add', 'out',
     'add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
 _c_add_out = add_out._cache
 
 
@@ -1147,7 +1147,7 @@ _aten._packet('add')._add(add_Scalar)
 # schema/native_functions.yaml: add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of add.Scalar)
 add_Scalar_out = _Op("aten", 'add', 'Scalar_out',
     'add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
 _c_add_Scalar_out = add_Scalar_out._cache
 
 
@@ -1273,7 +1273,7 @@ _aten._packet('sub')._add(sub_Tensor)
 # schema/native_functions.yaml: sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Tensor)
 sub_out = _Op("aten", 'sub', 'out',
     'sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
 _c_sub_out = sub_out._cache
 
 
@@ -1335,7 +1335,7 @@ _aten._packet('sub')._add(sub_Scalar)
 # schema/native_functions.yaml: sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Scalar)
 sub_Scalar_out = _Op("aten", 'sub', 'Scalar_out',
     'sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
 _c_sub_Scalar_out = sub_Scalar_out._cache
 
 
@@ -1461,7 +1461,7 @@ _aten._packet('mul')._add(mul_Tensor)
 # schema/native_functions.yaml: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Tensor)
 mul_out = _Op("aten", 'mul', 'out',
     'mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_mul_out = mul_out._cache
 
 
@@ -1523,7 +1523,7 @@ _aten._packet('mul')._add(mul_Scalar)
 # schema/native_functions.yaml: mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Scalar)
 mul_Scalar_out = _Op("aten", 'mul', 'Scalar_out',
     'mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_mul_Scalar_out = mul_Scalar_out._cache
 
 
@@ -1649,7 +1649,7 @@ _aten._packet('div')._add(div_Tensor)
 # schema/native_functions.yaml: div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor)
 div_out = _Op("aten", 'div', 'out',
     'div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_div_out = div_out._cache
 
 
@@ -1711,7 +1711,7 @@ _aten._packet('div')._add(div_Tensor_mode)
 # schema/native_functions.yaml: div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor_mode)
 div_out_mode = _Op("aten", 'div', 'out_mode',
     'div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise',))
 _c_div_out_mode = div_out_mode._cache
 
 
@@ -1773,7 +1773,7 @@ _aten._packet('div')._add(div_Scalar)
 # schema/native_functions.yaml: div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar)
 div_Scalar_out = _Op("aten", 'div', 'Scalar_out',
     'div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_div_Scalar_out = div_Scalar_out._cache
 
 
@@ -1899,7 +1899,7 @@ _aten._packet('pow')._add(pow_Tensor_Tensor)
 # schema/native_functions.yaml: pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Tensor)
 pow_Tensor_Tensor_out = _Op("aten", 'pow', 'Tensor_Tensor_out',
     'pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'exponent', 'out'), 2, tags=('pointwise',))
 _c_pow_Tensor_Tensor_out = pow_Tensor_Tensor_out._cache
 
 
@@ -1961,7 +1961,7 @@ _aten._packet('pow')._add(pow_Tensor_Scalar)
 # schema/native_functions.yaml: pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Scalar)
 pow_Tensor_Scalar_out = _Op("aten", 'pow', 'Tensor_Scalar_out',
     'pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'exponent', 'out'), 2, tags=('pointwise',))
 _c_pow_Tensor_Scalar_out = pow_Tensor_Scalar_out._cache
 
 
@@ -2023,7 +2023,7 @@ _aten._packet('pow')._add(pow_Scalar)
 # schema/native_functions.yaml: pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Scalar)
 pow_Scalar_out = _Op("aten", 'pow', 'Scalar_out',
     'pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'exponent', 'out'), 2, tags=('pointwise',))
 _c_pow_Scalar_out = pow_Scalar_out._cache
 
 
@@ -2117,7 +2117,7 @@ _aten._packet('eq')._add(eq_Tensor)
 # schema/native_functions.yaml: eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Tensor)
 eq_Tensor_out = _Op("aten", 'eq', 'Tensor_out',
     'eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_eq_Tensor_out = eq_Tensor_out._cache
 
 
@@ -2179,7 +2179,7 @@ _aten._packet('eq')._add(eq_Scalar)
 # schema/native_functions.yaml: eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Scalar)
 eq_Scalar_out = _Op("aten", 'eq', 'Scalar_out',
     'eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_eq_Scalar_out = eq_Scalar_out._cache
 
 
@@ -2241,7 +2241,7 @@ _aten._packet('ne')._add(ne_Tensor)
 # schema/native_functions.yaml: ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Tensor)
 ne_Tensor_out = _Op("aten", 'ne', 'Tensor_out',
     'ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_ne_Tensor_out = ne_Tensor_out._cache
 
 
@@ -2303,7 +2303,7 @@ _aten._packet('lt')._add(lt_Tensor)
 # schema/native_functions.yaml: lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Tensor)
 lt_Tensor_out = _Op("aten", 'lt', 'Tensor_out',
     'lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_lt_Tensor_out = lt_Tensor_out._cache
 
 
@@ -2365,7 +2365,7 @@ _aten._packet('lt')._add(lt_Scalar)
 # schema/native_functions.yaml: lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Scalar)
 lt_Scalar_out = _Op("aten", 'lt', 'Scalar_out',
     'lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_lt_Scalar_out = lt_Scalar_out._cache
 
 
@@ -2427,7 +2427,7 @@ _aten._packet('le')._add(le_Tensor)
 # schema/native_functions.yaml: le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Tensor)
 le_Tensor_out = _Op("aten", 'le', 'Tensor_out',
     'le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_le_Tensor_out = le_Tensor_out._cache
 
 
@@ -2489,7 +2489,7 @@ _aten._packet('gt')._add(gt_Tensor)
 # schema/native_functions.yaml: gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Tensor)
 gt_Tensor_out = _Op("aten", 'gt', 'Tensor_out',
     'gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_gt_Tensor_out = gt_Tensor_out._cache
 
 
@@ -2551,7 +2551,7 @@ _aten._packet('gt')._add(gt_Scalar)
 # schema/native_functions.yaml: gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Scalar)
 gt_Scalar_out = _Op("aten", 'gt', 'Scalar_out',
     'gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_gt_Scalar_out = gt_Scalar_out._cache
 
 
@@ -2613,7 +2613,7 @@ _aten._packet('ge')._add(ge_Tensor)
 # schema/native_functions.yaml: ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Tensor)
 ge_Tensor_out = _Op("aten", 'ge', 'Tensor_out',
     'ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_ge_Tensor_out = ge_Tensor_out._cache
 
 
@@ -2675,7 +2675,7 @@ _aten._packet('where')._add(where_self)
 # schema/native_functions.yaml: where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of where.self)
 where_self_out = _Op("aten", 'where', 'self_out',
     'where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('condition', 'self', 'other', 'out'), 3, tags=('pointwise', 'core'))
+    ('condition', 'self', 'other', 'out'), 3, tags=('pointwise',))
 _c_where_self_out = where_self_out._cache
 
 
@@ -2737,7 +2737,7 @@ _aten._packet('clamp')._add(clamp)
 # schema/native_functions.yaml: clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp)
 clamp_out = _Op("aten", 'clamp', 'out',
     'clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
+    ('self', 'min', 'max', 'out'), 3, tags=('pointwise',))
 _c_clamp_out = clamp_out._cache
 
 
@@ -2799,7 +2799,7 @@ _aten._packet('clamp')._add(clamp_Tensor)
 # schema/native_functions.yaml: clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp.Tensor)
 clamp_Tensor_out = _Op("aten", 'clamp', 'Tensor_out',
     'clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
+    ('self', 'min', 'max', 'out'), 3, tags=('pointwise',))
 _c_clamp_Tensor_out = clamp_Tensor_out._cache
 
 
@@ -3363,7 +3363,7 @@ _aten._packet('floor_divide_')._add(floor_divide__Scalar)
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_remainder_Tensor = remainder_Tensor._cache
 
 
@@ -3425,7 +3425,7 @@ _aten._packet('remainder')._add(remainder_Tensor_out)
 # schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
     'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_remainder_Scalar = remainder_Scalar._cache
 
 
@@ -3613,7 +3613,7 @@ _aten._packet('remainder_')._add(remainder__Scalar)
 # schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
     'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_fmod_Tensor = fmod_Tensor._cache
 
 
@@ -3675,7 +3675,7 @@ _aten._packet('fmod')._add(fmod_Tensor_out)
 # schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
     'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_fmod_Scalar = fmod_Scalar._cache
 
 
@@ -3801,7 +3801,7 @@ _aten._packet('fmod_')._add(fmod__Scalar)
 # schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
 maximum = _Op("aten", 'maximum', 'default',
     'maximum(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_maximum = maximum._cache
 
 
@@ -3863,7 +3863,7 @@ _aten._packet('maximum')._add(maximum_out)
 # schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
 minimum = _Op("aten", 'minimum', 'default',
     'minimum(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_minimum = minimum._cache
 
 
@@ -3925,7 +3925,7 @@ _aten._packet('minimum')._add(minimum_out)
 # schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
 atan2 = _Op("aten", 'atan2', 'default',
     'atan2(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_atan2 = atan2._cache
 
 
@@ -4019,7 +4019,7 @@ _aten._packet('atan2_')._add(atan2_)
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 logical_and = _Op("aten", 'logical_and', 'default',
     'logical_and(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_logical_and = logical_and._cache
 
 
@@ -4113,7 +4113,7 @@ _aten._packet('logical_and_')._add(logical_and_)
 # schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
 logical_or = _Op("aten", 'logical_or', 'default',
     'logical_or(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_logical_or = logical_or._cache
 
 
@@ -4207,7 +4207,7 @@ _aten._packet('logical_or_')._add(logical_or_)
 # schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
 logical_xor = _Op("aten", 'logical_xor', 'default',
     'logical_xor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_logical_xor = logical_xor._cache
 
 
@@ -4301,7 +4301,7 @@ _aten._packet('logical_xor_')._add(logical_xor_)
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_bitwise_and_Tensor = bitwise_and_Tensor._cache
 
 
@@ -4363,7 +4363,7 @@ _aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
 # schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
     'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_bitwise_and_Scalar = bitwise_and_Scalar._cache
 
 
@@ -4551,7 +4551,7 @@ _aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
 # schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_bitwise_or_Tensor = bitwise_or_Tensor._cache
 
 
@@ -4613,7 +4613,7 @@ _aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
 # schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
     'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_bitwise_or_Scalar = bitwise_or_Scalar._cache
 
 
@@ -4801,7 +4801,7 @@ _aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_bitwise_xor_Tensor = bitwise_xor_Tensor._cache
 
 
@@ -4863,7 +4863,7 @@ _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
 # schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
     'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
 _c_bitwise_xor_Scalar = bitwise_xor_Scalar._cache
 
 
@@ -5457,7 +5457,7 @@ _aten._packet('ne')._add(ne_Scalar)
 # schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
 ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
     'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_ne_Scalar_out = ne_Scalar_out._cache
 
 
@@ -5519,7 +5519,7 @@ _aten._packet('le')._add(le_Scalar)
 # schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
 le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
     'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_le_Scalar_out = le_Scalar_out._cache
 
 
@@ -5581,7 +5581,7 @@ _aten._packet('ge')._add(ge_Scalar)
 # schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
 ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
     'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
 _c_ge_Scalar_out = ge_Scalar_out._cache
 
 
@@ -6027,7 +6027,7 @@ _aten._packet('div')._add(div_Scalar_mode)
 # schema/native_functions.yaml: div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar_mode)
 div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
     'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise',))
 _c_div_Scalar_mode_out = div_Scalar_mode_out._cache
 
 
@@ -6275,7 +6275,7 @@ _aten._packet('neg')._add(neg)
 # schema/native_functions.yaml: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of neg)
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_neg_out = neg_out._cache
 
 
@@ -6369,7 +6369,7 @@ _aten._packet('exp')._add(exp)
 # schema/native_functions.yaml: exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp)
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_exp_out = exp_out._cache
 
 
@@ -6463,7 +6463,7 @@ _aten._packet('log')._add(log)
 # schema/native_functions.yaml: log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log)
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_log_out = log_out._cache
 
 
@@ -6557,7 +6557,7 @@ _aten._packet('relu')._add(relu)
 # schema/native_functions.yaml: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of relu)
 relu_out = _Op("aten", 'relu', 'out',
     'relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_relu_out = relu_out._cache
 
 
@@ -6713,7 +6713,7 @@ _aten._packet('sigmoid')._add(sigmoid)
 # schema/native_functions.yaml: sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sigmoid)
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_sigmoid_out = sigmoid_out._cache
 
 
@@ -6807,7 +6807,7 @@ _aten._packet('tanh')._add(tanh)
 # schema/native_functions.yaml: tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tanh)
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_tanh_out = tanh_out._cache
 
 
@@ -6995,7 +6995,7 @@ _aten._packet('expm1')._add(expm1)
 # schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_expm1_out = expm1_out._cache
 
 
@@ -7089,7 +7089,7 @@ _aten._packet('log2')._add(log2)
 # schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_log2_out = log2_out._cache
 
 
@@ -7183,7 +7183,7 @@ _aten._packet('log10')._add(log10)
 # schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_log10_out = log10_out._cache
 
 
@@ -7277,7 +7277,7 @@ _aten._packet('log1p')._add(log1p)
 # schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_log1p_out = log1p_out._cache
 
 
@@ -7371,7 +7371,7 @@ _aten._packet('sqrt')._add(sqrt)
 # schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_sqrt_out = sqrt_out._cache
 
 
@@ -7465,7 +7465,7 @@ _aten._packet('rsqrt')._add(rsqrt)
 # schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_rsqrt_out = rsqrt_out._cache
 
 
@@ -7559,7 +7559,7 @@ _aten._packet('reciprocal')._add(reciprocal)
 # schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_reciprocal_out = reciprocal_out._cache
 
 
@@ -7653,7 +7653,7 @@ _aten._packet('sin')._add(sin)
 # schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_sin_out = sin_out._cache
 
 
@@ -7747,7 +7747,7 @@ _aten._packet('cos')._add(cos)
 # schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_cos_out = cos_out._cache
 
 
@@ -7841,7 +7841,7 @@ _aten._packet('tan')._add(tan)
 # schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_tan_out = tan_out._cache
 
 
@@ -7935,7 +7935,7 @@ _aten._packet('asin')._add(asin)
 # schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_asin_out = asin_out._cache
 
 
@@ -8029,7 +8029,7 @@ _aten._packet('acos')._add(acos)
 # schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_acos_out = acos_out._cache
 
 
@@ -8123,7 +8123,7 @@ _aten._packet('atan')._add(atan)
 # schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_atan_out = atan_out._cache
 
 
@@ -8217,7 +8217,7 @@ _aten._packet('sinh')._add(sinh)
 # schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_sinh_out = sinh_out._cache
 
 
@@ -8311,7 +8311,7 @@ _aten._packet('cosh')._add(cosh)
 # schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_cosh_out = cosh_out._cache
 
 
@@ -8405,7 +8405,7 @@ _aten._packet('erf')._add(erf)
 # schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_erf_out = erf_out._cache
 
 
@@ -8499,7 +8499,7 @@ _aten._packet('abs')._add(abs)
 # schema/native_functions.yaml: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of abs)
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_abs_out = abs_out._cache
 
 
@@ -8593,7 +8593,7 @@ _aten._packet('floor')._add(floor)
 # schema/native_functions.yaml: floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor)
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_floor_out = floor_out._cache
 
 
@@ -8687,7 +8687,7 @@ _aten._packet('ceil')._add(ceil)
 # schema/native_functions.yaml: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of ceil)
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_ceil_out = ceil_out._cache
 
 
@@ -8781,7 +8781,7 @@ _aten._packet('round')._add(round)
 # schema/native_functions.yaml: round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of round)
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_round_out = round_out._cache
 
 
@@ -8969,7 +8969,7 @@ _aten._packet('trunc')._add(trunc)
 # schema/native_functions.yaml: trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trunc)
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_trunc_out = trunc_out._cache
 
 
@@ -9157,7 +9157,7 @@ _aten._packet('sign')._add(sign)
 # schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_sign_out = sign_out._cache
 
 
@@ -9251,7 +9251,7 @@ _aten._packet('logical_not')._add(logical_not)
 # schema/native_functions.yaml: logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_not)
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_logical_not_out = logical_not_out._cache
 
 
@@ -9345,7 +9345,7 @@ _aten._packet('bitwise_not')._add(bitwise_not)
 # schema/native_functions.yaml: bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_not)
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_bitwise_not_out = bitwise_not_out._cache
 
 
@@ -9439,7 +9439,7 @@ _aten._packet('isnan')._add(isnan)
 # schema/native_functions.yaml: isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isnan)
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_isnan_out = isnan_out._cache
 
 
@@ -9501,7 +9501,7 @@ _aten._packet('isinf')._add(isinf)
 # schema/native_functions.yaml: isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isinf)
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'out'), 1, tags=('pointwise',))
 _c_isinf_out = isinf_out._cache
 
 
@@ -12023,7 +12023,7 @@ _aten._packet('frexp')._add(frexp_Tensor)
 # schema/native_functions.yaml: acosh(Tensor self) -> Tensor
 acosh = _Op("aten", 'acosh', 'default',
     'acosh(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise',))
+    ('self',), 1, tags=('pointwise', 'core'))
 _c_acosh = acosh._cache
 
 
@@ -12117,7 +12117,7 @@ _aten._packet('acosh_')._add(acosh_)
 # schema/native_functions.yaml: asinh(Tensor self) -> Tensor
 asinh = _Op("aten", 'asinh', 'default',
     'asinh(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise',))
+    ('self',), 1, tags=('pointwise', 'core'))
 _c_asinh = asinh._cache
 
 
@@ -12211,7 +12211,7 @@ _aten._packet('asinh_')._add(asinh_)
 # schema/native_functions.yaml: atanh(Tensor self) -> Tensor
 atanh = _Op("aten", 'atanh', 'default',
     'atanh(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise',))
+    ('self',), 1, tags=('pointwise', 'core'))
 _c_atanh = atanh._cache
 
 
@@ -14571,7 +14571,7 @@ _aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
-    ('self', 'dtype'), 1, tags=('reduction', 'core'))
+    ('self', 'dtype'), 1, tags=('reduction',))
 _c_sum = sum._cache
 
 
@@ -14631,7 +14631,7 @@ _aten._packet('sum')._add(sum_dim_IntList)
 # schema/native_functions.yaml: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of sum.dim_IntList)
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction',))
 _c_sum_IntList_out = sum_IntList_out._cache
 
 
@@ -14723,7 +14723,7 @@ _aten._packet('mean')._add(mean_dim)
 # schema/native_functions.yaml: mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of mean.dim)
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction',))
 _c_mean_out = mean_out._cache
 
 
@@ -14785,7 +14785,7 @@ _aten._packet('amax')._add(amax)
 # schema/native_functions.yaml: amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amax)
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
 _c_amax_out = amax_out._cache
 
 
@@ -14847,7 +14847,7 @@ _aten._packet('argmax')._add(argmax)
 # schema/native_functions.yaml: argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmax)
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
 _c_argmax_out = argmax_out._cache
 
 
@@ -14909,7 +14909,7 @@ _aten._packet('prod')._add(prod)
 # schema/native_functions.yaml: prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod)
 prod_out = _Op("aten", 'prod', 'out',
     'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
+    ('self', 'dtype', 'out'), 1, tags=('reduction',))
 _c_prod_out = prod_out._cache
 
 
@@ -14971,7 +14971,7 @@ _aten._packet('prod')._add(prod_dim_int)
 # schema/native_functions.yaml: prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod.dim_int)
 prod_int_out = _Op("aten", 'prod', 'int_out',
     'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction',))
 _c_prod_int_out = prod_int_out._cache
 
 
@@ -15033,7 +15033,7 @@ _aten._packet('amin')._add(amin)
 # schema/native_functions.yaml: amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amin)
 amin_out = _Op("aten", 'amin', 'out',
     'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
 _c_amin_out = amin_out._cache
 
 
@@ -15157,7 +15157,7 @@ _aten._packet('max')._add(max_dim)
 # schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
 max_dim_max = _Op("aten", 'max', 'dim_max',
     'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
-    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=('reduction', 'core'))
+    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=('reduction',))
 _c_max_dim_max = max_dim_max._cache
 
 
@@ -15345,7 +15345,7 @@ _aten._packet('min')._add(min_dim)
 # schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
 min_dim_min = _Op("aten", 'min', 'dim_min',
     'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
-    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=('reduction', 'core'))
+    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=('reduction',))
 _c_min_dim_min = min_dim_min._cache
 
 
@@ -15471,7 +15471,7 @@ _aten._packet('argmin')._add(argmin)
 # schema/native_functions.yaml: argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmin)
 argmin_out = _Op("aten", 'argmin', 'out',
     'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
 _c_argmin_out = argmin_out._cache
 
 
@@ -15533,7 +15533,7 @@ _aten._packet('var')._add(var)
 # schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 var_dim = _Op("aten", 'var', 'dim',
     'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=('core',))
 _c_var_dim = var_dim._cache
 
 
@@ -15625,7 +15625,7 @@ _aten._packet('var')._add(var_correction)
 # schema/native_functions.yaml: var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of var.correction)
 var_correction_out = _Op("aten", 'var', 'correction_out',
     'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction',))
 _c_var_correction_out = var_correction_out._cache
 
 
@@ -15749,7 +15749,7 @@ _aten._packet('std')._add(std_out)
 # schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 std_correction = _Op("aten", 'std', 'correction',
     'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
 _c_std_correction = std_correction._cache
 
 
@@ -15779,7 +15779,7 @@ _aten._packet('std')._add(std_correction)
 # schema/native_functions.yaml: std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of std.correction)
 std_correction_out = _Op("aten", 'std', 'correction_out',
     'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction',))
 _c_std_correction_out = std_correction_out._cache
 
 
@@ -16493,7 +16493,7 @@ _aten._packet('all')._add(all_dims_out)
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
 any = _Op("aten", 'any', 'default',
     'any(Tensor self) -> Tensor',
-    ('self',), 1, tags=('reduction',))
+    ('self',), 1, tags=('reduction', 'core'))
 _c_any = any._cache
 
 
@@ -16523,7 +16523,7 @@ _aten._packet('any')._add(any)
 # schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 any_dim = _Op("aten", 'any', 'dim',
     'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
 _c_any_dim = any_dim._cache
 
 
@@ -16553,7 +16553,7 @@ _aten._packet('any')._add(any_dim)
 # schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 any_dims = _Op("aten", 'any', 'dims',
     'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
 _c_any_dims = any_dims._cache
 
 
@@ -16709,7 +16709,7 @@ _aten._packet('cumsum')._add(cumsum)
 # schema/native_functions.yaml: cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumsum)
 cumsum_out = _Op("aten", 'cumsum', 'out',
     'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
+    ('self', 'dim', 'dtype', 'out'), 2, tags=())
 _c_cumsum_out = cumsum_out._cache
 
 
@@ -20578,7 +20578,7 @@ _aten._packet('mm')._add(mm)
 # schema/native_functions.yaml: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of mm)
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'mat2', 'out'), 2, tags=('core',))
+    ('self', 'mat2', 'out'), 2, tags=())
 _c_mm_out = mm_out._cache
 
 
@@ -20640,7 +20640,7 @@ _aten._packet('bmm')._add(bmm)
 # schema/native_functions.yaml: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of bmm)
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'mat2', 'out'), 2, tags=('core',))
+    ('self', 'mat2', 'out'), 2, tags=())
 _c_bmm_out = bmm_out._cache
 
 
@@ -20702,7 +20702,7 @@ _aten._packet('addmm')._add(addmm)
 # schema/native_functions.yaml: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmm)
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
+    ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=())
 _c_addmm_out = addmm_out._cache
 
 
@@ -22568,7 +22568,7 @@ _aten._packet('trace')._add(trace)
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
-    ('self', 'size'), 2, tags=('view',))
+    ('self', 'size'), 2, tags=('view', 'core'))
 _c_view = view._cache
 
 
@@ -22718,7 +22718,7 @@ _aten._packet('reshape_as')._add(reshape_as)
 # schema/native_functions.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
-    ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
+    ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view', 'core'))
 _c_as_strided = as_strided._cache
 
 
@@ -22748,7 +22748,7 @@ _aten._packet('as_strided')._add(as_strided)
 # schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
-    ('self', 'dims'), 2, tags=('view',))
+    ('self', 'dims'), 2, tags=('view', 'core'))
 _c_permute = permute._cache
 
 
@@ -22868,7 +22868,7 @@ _aten._packet('adjoint')._add(adjoint)
 # schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
-    ('self', 'dim'), 2, tags=('view',))
+    ('self', 'dim'), 2, tags=('view', 'core'))
 _c_unsqueeze = unsqueeze._cache
 
 
@@ -22928,7 +22928,7 @@ _aten._packet('squeeze')._add(squeeze)
 # schema/native_functions.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
-    ('self', 'dim'), 2, tags=('view',))
+    ('self', 'dim'), 2, tags=('view', 'core'))
 _c_squeeze_dim = squeeze_dim._cache
 
 
@@ -22958,7 +22958,7 @@ _aten._packet('squeeze')._add(squeeze_dim)
 # schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
-    ('self', 'dim'), 2, tags=('view',))
+    ('self', 'dim'), 2, tags=('view', 'core'))
 _c_squeeze_dims = squeeze_dims._cache
 
 
@@ -22988,7 +22988,7 @@ _aten._packet('squeeze')._add(squeeze_dims)
 # schema/native_functions.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
-    ('self', 'size', 'implicit'), 2, tags=('view',))
+    ('self', 'size', 'implicit'), 2, tags=('view', 'core'))
 _c_expand = expand._cache
 
 
@@ -23048,7 +23048,7 @@ _aten._packet('expand_as')._add(expand_as)
 # schema/native_functions.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
-    ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
+    ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view', 'core'))
 _c_slice_Tensor = slice_Tensor._cache
 
 
@@ -23078,7 +23078,7 @@ _aten._packet('slice')._add(slice_Tensor)
 # schema/native_functions.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
-    ('self', 'dim', 'index'), 3, tags=('view',))
+    ('self', 'dim', 'index'), 3, tags=('view', 'core'))
 _c_select_int = select_int._cache
 
 
@@ -23138,7 +23138,7 @@ _aten._packet('narrow')._add(narrow)
 # schema/native_functions.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
-    ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
+    ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view', 'core'))
 _c_diagonal = diagonal._cache
 
 
@@ -23228,7 +23228,7 @@ _aten._packet('split')._add(split_sizes)
 # schema/native_functions.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
-    ('self', 'split_sizes', 'dim'), 3, tags=('view',))
+    ('self', 'split_sizes', 'dim'), 3, tags=('view', 'core'))
 _c_split_with_sizes = split_with_sizes._cache
 
 
@@ -23468,7 +23468,7 @@ _aten._packet('detach')._add(detach)
 # schema/native_functions.yaml: alias(Tensor(a) self) -> Tensor(a)
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
-    ('self',), 1, tags=('view',))
+    ('self',), 1, tags=('view', 'core'))
 _c_alias = alias._cache
 
 
@@ -23722,7 +23722,7 @@ _aten._packet('as_strided_')._add(as_strided_)
 # schema/native_functions.yaml: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
 resize_ = _Op("aten", 'resize_', 'default',
     'resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)',
-    ('self', 'size', 'memory_format'), 2, tags=('inplace_view',))
+    ('self', 'size', 'memory_format'), 2, tags=('inplace_view', 'core'))
 _c_resize_ = resize_._cache
 
 
@@ -23940,7 +23940,7 @@ _aten._packet('cat')._add(cat)
 # schema/native_functions.yaml: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of cat)
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
-    ('tensors', 'dim', 'out'), 2, tags=('core',))
+    ('tensors', 'dim', 'out'), 2, tags=())
 _c_cat_out = cat_out._cache
 
 
@@ -24032,7 +24032,7 @@ _aten._packet('index')._add(index_Tensor)
 # schema/native_functions.yaml: index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!) (autogen of index.Tensor)
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
+    ('self', 'indices', 'out'), 2, tags=('dynamic_output_shape',))
 _c_index_Tensor_out = index_Tensor_out._cache
 
 
@@ -24096,7 +24096,7 @@ _aten._packet('index_put_')._add(index_put_)
 # schema/native_functions.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
-    ('self', 'indices', 'values', 'accumulate'), 4, tags=())
+    ('self', 'indices', 'values', 'accumulate'), 4, tags=('core',))
 _c_index_put = index_put._cache
 
 
@@ -24126,7 +24126,7 @@ _aten._packet('index_put')._add(index_put)
 # schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
 repeat = _Op("aten", 'repeat', 'default',
     'repeat(Tensor self, SymInt[] repeats) -> Tensor',
-    ('self', 'repeats'), 2, tags=())
+    ('self', 'repeats'), 2, tags=('core',))
 _c_repeat = repeat._cache
 
 
@@ -24218,7 +24218,7 @@ _aten._packet('tile')._add(tile)
 # schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 flip = _Op("aten", 'flip', 'default',
     'flip(Tensor self, int[] dims) -> Tensor',
-    ('self', 'dims'), 2, tags=())
+    ('self', 'dims'), 2, tags=('core',))
 _c_flip = flip._cache
 
 
@@ -24530,7 +24530,7 @@ _aten._packet('triu_')._add(triu_)
 # schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
 index_select = _Op("aten", 'index_select', 'default',
     'index_select(Tensor self, int dim, Tensor index) -> Tensor',
-    ('self', 'dim', 'index'), 3, tags=())
+    ('self', 'dim', 'index'), 3, tags=('core',))
 _c_index_select = index_select._cache
 
 
@@ -24592,7 +24592,7 @@ _aten._packet('index_select')._add(index_select_out)
 # schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 gather = _Op("aten", 'gather', 'default',
     'gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor',
-    ('self', 'dim', 'index', 'sparse_grad'), 3, tags=())
+    ('self', 'dim', 'index', 'sparse_grad'), 3, tags=('core',))
 _c_gather = gather._cache
 
 
@@ -24654,7 +24654,7 @@ _aten._packet('gather')._add(gather_out)
 # schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 scatter_src = _Op("aten", 'scatter', 'src',
     'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
-    ('self', 'dim', 'index', 'src'), 4, tags=())
+    ('self', 'dim', 'index', 'src'), 4, tags=('core',))
 _c_scatter_src = scatter_src._cache
 
 
@@ -24716,7 +24716,7 @@ _aten._packet('scatter')._add(scatter_src_out)
 # schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 scatter_value = _Op("aten", 'scatter', 'value',
     'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
-    ('self', 'dim', 'index', 'value'), 4, tags=())
+    ('self', 'dim', 'index', 'value'), 4, tags=('core',))
 _c_scatter_value = scatter_value._cache
 
 
@@ -25030,7 +25030,7 @@ _aten._packet('scatter_')._add(scatter__value_reduce)
 # schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 scatter_add = _Op("aten", 'scatter_add', 'default',
     'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
-    ('self', 'dim', 'index', 'src'), 4, tags=())
+    ('self', 'dim', 'index', 'src'), 4, tags=('core',))
 _c_scatter_add = scatter_add._cache
 
 
@@ -25124,7 +25124,7 @@ _aten._packet('scatter_add_')._add(scatter_add_)
 # schema/native_functions.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 scatter_reduce_two = _Op("aten", 'scatter_reduce', 'two',
     'scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor',
-    ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=('core',))
 _c_scatter_reduce_two = scatter_reduce_two._cache
 
 
@@ -25280,7 +25280,7 @@ _aten._packet('masked_select')._add(masked_select_out)
 # schema/native_functions.yaml: nonzero(Tensor self) -> Tensor
 nonzero = _Op("aten", 'nonzero', 'default',
     'nonzero(Tensor self) -> Tensor',
-    ('self',), 1, tags=('dynamic_output_shape',))
+    ('self',), 1, tags=('dynamic_output_shape', 'core'))
 _c_nonzero = nonzero._cache
 
 
@@ -25342,7 +25342,7 @@ _aten._packet('nonzero')._add(nonzero_out)
 # schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 topk = _Op("aten", 'topk', 'default',
     'topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)',
-    ('self', 'k', 'dim', 'largest', 'sorted'), 5, tags=())
+    ('self', 'k', 'dim', 'largest', 'sorted'), 5, tags=('core',))
 _c_topk = topk._cache
 
 
@@ -25406,7 +25406,7 @@ _aten._packet('topk')._add(topk_values)
 # schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 sort = _Op("aten", 'sort', 'default',
     'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
-    ('self', 'dim', 'descending'), 3, tags=())
+    ('self', 'dim', 'descending'), 3, tags=('core',))
 _c_sort = sort._cache
 
 
@@ -25758,7 +25758,7 @@ _aten._packet('unique_dim')._add(unique_dim_out)
 # schema/native_functions.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
 slice_scatter = _Op("aten", 'slice_scatter', 'default',
     'slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
-    ('self', 'src', 'dim', 'start', 'end', 'step'), 6, tags=())
+    ('self', 'src', 'dim', 'start', 'end', 'step'), 6, tags=('core',))
 _c_slice_scatter = slice_scatter._cache
 
 
@@ -25820,7 +25820,7 @@ _aten._packet('slice_scatter')._add(slice_scatter_out)
 # schema/native_functions.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
 select_scatter = _Op("aten", 'select_scatter', 'default',
     'select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor',
-    ('self', 'src', 'dim', 'index'), 4, tags=())
+    ('self', 'src', 'dim', 'index'), 4, tags=('core',))
 _c_select_scatter = select_scatter._cache
 
 
@@ -26382,7 +26382,7 @@ _aten._packet('index_fill_')._add(index_fill__int_Tensor)
 # schema/native_functions.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
 masked_scatter = _Op("aten", 'masked_scatter', 'default',
     'masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor',
-    ('self', 'mask', 'source'), 3, tags=())
+    ('self', 'mask', 'source'), 3, tags=('core',))
 _c_masked_scatter = masked_scatter._cache
 
 
@@ -31144,7 +31144,7 @@ _aten._packet('convolution')._add(convolution)
 # schema/native_functions.yaml: convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) (autogen of convolution)
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
-    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=())
 _c_convolution_out = convolution_out._cache
 
 
@@ -31506,7 +31506,7 @@ _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 # schema/native_functions.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
-    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=('core',))
 _c_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward._cache
 
 
@@ -31596,7 +31596,7 @@ _aten._packet('avg_pool2d')._add(avg_pool2d)
 # schema/native_functions.yaml: avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of avg_pool2d)
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
+    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=())
 _c_avg_pool2d_out = avg_pool2d_out._cache
 
 
@@ -31628,7 +31628,7 @@ _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 # schema/native_functions.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
-    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=('core',))
 _c_avg_pool2d_backward = avg_pool2d_backward._cache
 
 
@@ -31688,7 +31688,7 @@ _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 # schema/native_functions.yaml: _adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!) (autogen of _adaptive_avg_pool2d)
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'output_size', 'out'), 2, tags=('core',))
+    ('self', 'output_size', 'out'), 2, tags=())
 _c__adaptive_avg_pool2d_out = _adaptive_avg_pool2d_out._cache
 
 
@@ -31720,7 +31720,7 @@ _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 # schema/native_functions.yaml: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
-    ('grad_output', 'self'), 2, tags=())
+    ('grad_output', 'self'), 2, tags=('core',))
 _c__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward._cache
 
 
@@ -31812,7 +31812,7 @@ _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 # schema/native_functions.yaml: constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
-    ('self', 'pad', 'value'), 3, tags=())
+    ('self', 'pad', 'value'), 3, tags=('core',))
 _c_constant_pad_nd = constant_pad_nd._cache
 
 
@@ -31935,7 +31935,7 @@ _aten._packet('embedding')._add(embedding)
 # schema/native_functions.yaml: embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of embedding)
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
+    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=())
 _c_embedding_out = embedding_out._cache
 
 
@@ -31967,7 +31967,7 @@ _aten._packet('embedding')._add(embedding_out)
 # schema/native_functions.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
-    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
+    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=('core',))
 _c_embedding_dense_backward = embedding_dense_backward._cache
 
 
@@ -32399,7 +32399,7 @@ _aten._packet('_softmax')._add(_softmax)
 # schema/native_functions.yaml: _softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _softmax)
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=())
 _c__softmax_out = _softmax_out._cache
 
 
@@ -32461,7 +32461,7 @@ _aten._packet('_log_softmax')._add(_log_softmax)
 # schema/native_functions.yaml: _log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax)
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=())
 _c__log_softmax_out = _log_softmax_out._cache
 
 
@@ -32771,7 +32771,7 @@ _aten._packet('gelu')._add(gelu)
 # schema/native_functions.yaml: gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!) (autogen of gelu)
 gelu_out = _Op("aten", 'gelu', 'out',
     'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
+    ('self', 'approximate', 'out'), 1, tags=('pointwise',))
 _c_gelu_out = gelu_out._cache
 
 
@@ -33207,7 +33207,7 @@ _aten._packet('leaky_relu')._add(leaky_relu)
 # schema/native_functions.yaml: leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!) (autogen of leaky_relu)
 leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
     'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
+    ('self', 'negative_slope', 'out'), 2, tags=('pointwise',))
 _c_leaky_relu_out = leaky_relu_out._cache
 
 
@@ -33363,7 +33363,7 @@ _aten._packet('elu')._add(elu)
 # schema/native_functions.yaml: elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of elu)
 elu_out = _Op("aten", 'elu', 'out',
     'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
+    ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise',))
 _c_elu_out = elu_out._cache
 
 
@@ -33519,7 +33519,7 @@ _aten._packet('hardtanh')._add(hardtanh)
 # schema/native_functions.yaml: hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardtanh)
 hardtanh_out = _Op("aten", 'hardtanh', 'out',
     'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
+    ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise',))
 _c_hardtanh_out = hardtanh_out._cache
 
 
@@ -34828,7 +34828,7 @@ _aten._packet('native_layer_norm')._add(native_layer_norm)
 # schema/native_functions.yaml: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm)
 native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
     'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
-    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=())
 _c_native_layer_norm_out = native_layer_norm_out._cache
 
 
@@ -34894,7 +34894,7 @@ _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
 # schema/native_functions.yaml: native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm_backward)
 native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
     'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
-    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
+    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=())
 _c_native_layer_norm_backward_out = native_layer_norm_backward_out._cache
 
 

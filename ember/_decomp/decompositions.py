@@ -311,3 +311,264 @@ def binary_cross_entropy(self, target, weight=None, reduction=MEAN):
     if weight is not None:
         loss = aten.mul.Tensor(loss, aten._to_copy.default(weight, dtype=loss.dtype))
     return _reduce(loss, reduction)
+
+
+# --- losses and their backward ops -------------------------------------------------------------
+@register_decomposition(aten.mse_loss.default)
+def mse_loss(self, target, reduction=MEAN):
+    return _reduce(aten.pow.Tensor_Scalar(aten.sub.Tensor(self, target), 2), reduction)
+
+
+@register_decomposition(aten.l1_loss.default)
+def l1_loss(self, target, reduction=MEAN):
+    return _reduce(aten.abs.default(aten.sub.Tensor(self, target)), reduction)
+
+
+def _channel_shape(self, weight, channel_dim):
+    """weight (C,) shaped to broadcast along self's class dimension."""
+    if self.dim() < 2:
+        return weight
+    shape = [1] * self.dim()
+    shape[channel_dim] = weight.shape[0]
+    return aten.view.default(weight, shape)
+
+
+@register_decomposition(aten.nll_loss_forward.default)
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    channel_dim = 0 if self.dim() < 2 else 1
+    if weight is not None:
+        weight = _channel_shape(self, weight, channel_dim)
+        self = aten.mul.Tensor(self, weight)
+    kept = aten.ne.Scalar(target, ignore_index)
+    safe = aten.where.self(kept, target, aten.zeros_like.default(target))
+    index = aten.unsqueeze.default(aten._to_copy.default(safe, dtype=ember.int64), channel_dim)
+    picked = aten.squeeze.dim(aten.gather.default(self, channel_dim, index), channel_dim)
+    zero = _scalar_like(self, 0)
+    result = aten.where.self(kept, aten.neg.default(picked), zero)
+    if reduction == 0 and self.dim() > 1:
+        return result, aten.full.default([], 0.0, dtype=self.dtype, device=self.device)
+    if weight is not None:
+        w = aten.expand.default(weight, list(self.shape))
+        picked_w = aten.squeeze.dim(aten.gather.default(w, channel_dim, index), channel_dim)
+        total = aten.sum.default(aten.where.self(kept, picked_w, zero))
+    else:
+        total = aten._to_copy.default(aten.sum.default(kept), dtype=self.dtype)
+    result = aten.sum.default(result)      # (as the kernel: any reduction but none sums)
+    if reduction == MEAN:
+        result = aten.div.Tensor(result, total)
+    return result, total
+
+
+@register_decomposition(aten.nll_loss_backward.default)
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    channel_dim = 0 if self.dim() < 2 else 1
+    if reduction == MEAN:
+        grad_output = aten.div.Tensor(grad_output, total_weight)
+    target = aten.unsqueeze.default(target, channel_dim)
+    kept = aten.ne.Scalar(target, ignore_index)
+    safe = aten._to_copy.default(aten.where.self(kept, target, aten.zeros_like.default(target)),
+                                 dtype=ember.int64)
+    grad_input = aten.scatter.value(aten.zeros_like.default(self), channel_dim, safe, -1.0)
+    if grad_input.dim() > grad_output.dim() > 0:
+        grad_output = aten.unsqueeze.default(grad_output, channel_dim)
+    if weight is not None:
+        grad_output = aten.mul.Tensor(grad_output, _channel_shape(self, weight, channel_dim))
+    grad_output = aten.where.self(kept, grad_output, _scalar_like(grad_output, 0))
+    return aten.mul.Tensor(grad_input, grad_output)
+
+
+@register_decomposition(aten._log_softmax_backward_data.default)
+def log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    """(in grad_output's dtype, as the CPU kernel)"""
+    total = aten.sum.dim_IntList(grad_output, [dim], True)
+    return aten.sub.Tensor(grad_output, aten.mul.Tensor(aten.exp.default(output), total))
+
+
+@register_decomposition(aten.softplus_backward.default)
+@_opmath
+def softplus_backward(grad_output, self, beta, threshold):
+    scaled = aten.mul.Tensor(self, beta)
+    z = aten.exp.default(scaled)
+    soft = aten.div.Tensor(aten.mul.Tensor(grad_output, z), aten.add.Tensor(z, 1))
+    return aten.where.self(aten.gt.Scalar(scaled, threshold), grad_output, soft)
+
+
+@register_decomposition(aten.elu_backward.default)
+@_opmath
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    negative = aten.le.Scalar(self_or_result, 0)
+    positive = aten.mul.Tensor(grad_output, scale)
+    if is_result:
+        neg = aten.mul.Tensor(aten.mul.Tensor(grad_output, input_scale),
+                              aten.add.Tensor(self_or_result, alpha * scale))
+    else:
+        neg = aten.mul.Tensor(aten.mul.Tensor(grad_output, input_scale * alpha * scale),
+                              aten.exp.default(aten.mul.Tensor(self_or_result, input_scale)))
+    return aten.where.self(negative, neg, positive)
+
+
+# --- layout, creation and small pointwise ops -------------------------------------------------------
+@register_decomposition(aten.transpose.int)
+def transpose(self, dim0, dim1):
+    n = max(self.dim(), 1)
+    dims = list(range(self.dim()))
+    if dims:
+        a, b = dim0 % n, dim1 % n
+        dims[a], dims[b] = dims[b], dims[a]
+    return aten.permute.default(self, dims)
+
+
+@register_decomposition(aten.t.default)
+def t(self):
+    return transpose(self, 0, 1 if self.dim() == 2 else 0)
+
+
+@register_decomposition(aten.rsub.Scalar)
+def rsub_scalar(self, other, alpha=1):
+    """other - alpha * self, as -(alpha * self - other) (no negative factor: uint8 wraps)"""
+    return aten.neg.default(aten.sub.Scalar(aten.mul.Scalar(self, alpha), other))
+
+
+@register_decomposition(aten.rsub.Tensor)
+def rsub_tensor(self, other, alpha=1):
+    if not isinstance(other, ember.Tensor):        # a Python number: a wrapped scalar
+        return rsub_scalar(self, other, alpha)
+    return aten.sub.Tensor(other, self, alpha=alpha)
+
+
+def _like(value):
+    def fn(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+        return aten.full_like.default(self, value, dtype=dtype, layout=layout, device=device,
+                                      pin_memory=pin_memory, memory_format=memory_format)
+    return fn
+
+
+def _new(value):
+    def fn(self, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+        return aten.full.default(size, value, dtype=dtype or self.dtype, layout=layout,
+                                 device=device or self.device, pin_memory=pin_memory)
+    return fn
+
+
+register_decomposition(aten.zeros_like.default)(_like(0))
+register_decomposition(aten.ones_like.default)(_like(1))
+register_decomposition(aten.new_zeros.default)(_new(0))
+register_decomposition(aten.new_ones.default)(_new(1))
+
+
+@register_decomposition(aten.new_full.default)
+def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return aten.full.default(size, fill_value, dtype=dtype or self.dtype, layout=layout,
+                             device=device or self.device, pin_memory=pin_memory)
+
+
+@register_decomposition(aten.zero.default)
+def zero(self):
+    return aten.full_like.default(self, 0)
+
+
+def _triangle(self, diagonal, keep_upper):
+    """tril/triu: the entries on the kept side of `diagonal`, zeros elsewhere."""
+    h, w = self.shape[-2], self.shape[-1]
+    rows = aten.unsqueeze.default(aten.arange.default(h, device=self.device), -1)
+    cols = aten.arange.default(w, device=self.device)
+    offset = aten.sub.Tensor(cols, rows)
+    mask = aten.ge.Scalar(offset, diagonal) if keep_upper else aten.le.Scalar(offset, diagonal)
+    return aten.where.self(mask, self, _scalar_like(self, 0))
+
+
+@register_decomposition(aten.tril.default)
+def tril(self, diagonal=0):
+    return _triangle(self, diagonal, keep_upper=False)
+
+
+@register_decomposition(aten.triu.default)
+def triu(self, diagonal=0):
+    return _triangle(self, diagonal, keep_upper=True)
+
+
+@register_decomposition(aten.deg2rad.default)
+def deg2rad(self):
+    return aten.mul.Scalar(self, math.pi / 180)
+
+
+@register_decomposition(aten.rad2deg.default)
+def rad2deg(self):
+    return aten.mul.Scalar(self, 180 / math.pi)
+
+
+@register_decomposition(aten.sinc.default)
+@_opmath
+def sinc(self):
+    zero = aten.eq.Scalar(self, 0)
+    # x = 0 takes another path, so its gradient does not meet 0/0 (the where-nan trap)
+    x = aten.mul.Scalar(aten.where.self(zero, _scalar_like(self, 1), self), math.pi)
+    ratio = aten.div.Tensor(aten.sin.default(x), x)
+    return aten.where.self(zero, _scalar_like(ratio, 1), ratio)
+
+
+@register_decomposition(aten.heaviside.default)
+def heaviside(self, values):
+    step = aten._to_copy.default(aten.gt.Scalar(self, 0), dtype=values.dtype)
+    return aten.where.self(aten.eq.Scalar(self, 0), values, step)
+
+
+@register_decomposition(aten.isposinf.default)
+def isposinf(self):
+    return aten.eq.Scalar(self, math.inf)
+
+
+@register_decomposition(aten.isneginf.default)
+def isneginf(self):
+    return aten.eq.Scalar(self, -math.inf)
+
+
+@register_decomposition(aten.nan_to_num.default)
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    if not self.dtype.is_floating_point:
+        return aten.clone.default(self)
+    info = ember.finfo(self.dtype)
+
+    def value(v):       # rounded to self's dtype like the kernel (1e10 in float16 is inf)
+        return aten._to_copy.default(aten.scalar_tensor.default(v, dtype=ember.float64),
+                                     dtype=self.dtype)
+    out = aten.where.self(aten.isnan.default(self), value(nan or 0.0), self)
+    out = aten.where.self(aten.eq.Scalar(self, math.inf),
+                          value(info.max if posinf is None else posinf), out)
+    return aten.where.self(aten.eq.Scalar(self, -math.inf),
+                           value(info.min if neginf is None else neginf), out)
+
+
+@register_decomposition(aten.trace.default)
+def trace(self):
+    return aten.sum.default(aten.diagonal.default(self))
+
+
+@register_decomposition(aten.take.default)
+def take(self, index):
+    return aten.index.Tensor(aten.reshape.default(self, [-1]), [index])
+
+
+@register_decomposition(aten.aminmax.default)
+def aminmax(self, *, dim=None, keepdim=False):
+    if dim is None:
+        return aten.amin.default(self, [], keepdim), aten.amax.default(self, [], keepdim)
+    return aten.amin.default(self, [dim], keepdim), aten.amax.default(self, [dim], keepdim)
+
+
+@register_decomposition(aten.count_nonzero.dim_IntList)
+def count_nonzero_dims(self, dim):
+    return aten.sum.dim_IntList(aten.ne.Scalar(self, 0), list(dim), False)
+
+
+@register_decomposition(aten.count_nonzero.default)
+def count_nonzero(self, dim=None):
+    return aten.sum.dim_IntList(aten.ne.Scalar(self, 0), [] if dim is None else [dim], False)
+
+
+@register_decomposition(aten.linear.default)
+def linear(input, weight, bias=None):
+    if input.dim() == 2 and bias is not None:
+        return aten.addmm.default(bias, input, aten.t.default(weight))
+    out = aten.matmul.default(input, aten.t.default(weight))
+    return out if bias is None else aten.add.Tensor(out, bias)
