@@ -102,6 +102,7 @@ from .core.typeinfo import finfo, iinfo
 from .dispatch.dispatcher import ops
 from .kernels.composite.linalg import python_chain_matmul as chain_matmul  # torch.functional
 from .kernels.composite.reduction import gradient  # torch.gradient (a Python composite)
+from .kernels.composite.reduction import python_cdist as cdist  # torch.functional.cdist
 from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
 from .random import (
     Generator,

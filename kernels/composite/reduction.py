@@ -380,3 +380,24 @@ def gradient(input, *, spacing=1, dim=None, edge_order=1):
             raise RuntimeError("ember.gradient expected each tensor to be on the same device "
                                "and to have one coordinate per sample along its dim")
     return tuple(_gradient_along(input, d, h, edge_order) for d, h in zip(dims, spacings))
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def python_cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """`ember.cdist`, torch.functional.cdist's Python function: the compute mode by name.
+
+    >>> ember.cdist(ember.zeros(1, 2), ember.tensor([[3., 4.]]))
+    tensor([[5.]])
+    """
+    from ember.overrides import NO_OVERRIDE, handle_torch_function_any, tf_state
+    if tf_state[0]:
+        r = handle_torch_function_any(python_cdist, (x1, x2), {"p": p,
+                                                              "compute_mode": compute_mode})
+        if r is not NO_OVERRIDE:
+            return r
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return ember.ops.aten.cdist.default(x1, x2, p, _CDIST_MODES[compute_mode])

@@ -699,3 +699,17 @@ def test_gradient_of_integers_and_errors_match_torch():
                 lambda: torch.gradient(torch.ones(2), edge_order=2), "at least edge_order+1")
     raises_like(lambda: ember.gradient(ember.ones(3), edge_order=3),
                 lambda: torch.gradient(torch.ones(3), edge_order=3), "edge_order=1 and")
+
+
+def test_cdist_compute_mode_by_name_as_torch():
+    """ember.cdist is torch.functional.cdist: compute_mode by name, a bad name ValueError."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((4, 3)), rng.standard_normal((5, 3))
+    for mode in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                 "donot_use_mm_for_euclid_dist"):
+        got = ember.cdist(ember.tensor(a), ember.tensor(b), compute_mode=mode)
+        want = torch.cdist(torch.tensor(a), torch.tensor(b), compute_mode=mode)
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    with pytest.raises(ValueError, match="not a valid value for compute_mode"):
+        ember.cdist(ember.tensor(a), ember.tensor(b), compute_mode="fast")
