@@ -79,6 +79,26 @@ def _igamma(complement):
     return g
 
 
+def _gcd(a, b):
+    """torch's calc_gcd: Euclid's algorithm on C's abs, which wraps the dtype's minimum
+    (gcd(-32768, 5) is -1 in int16; NumPy's gcd gives 1)."""
+    dt = np.result_type(a, b)
+    a, b = (np.abs(x).astype(np.int64) for x in np.broadcast_arrays(a, b))
+    while (nz := a != 0).any():
+        a, b = np.where(nz, np.fmod(b, np.where(nz, a, 1)), 0), np.where(nz, a, b)
+    return b.astype(dt)
+
+
+def _lcm(a, b):
+    """torch's abs(a / gcd * b), 0 where the gcd is 0: the product wraps in C's int (32
+    bits, or 64 for int64) before the abs."""
+    dt = np.result_type(a, b)
+    g = _gcd(a, b).astype(np.int64)
+    p = a.astype(np.int64) // np.where(g == 0, 1, g) * b
+    p = np.abs(p.astype(np.int64 if dt.itemsize == 8 else np.int32))
+    return np.where(g == 0, 0, p).astype(dt)
+
+
 def _heaviside(a, values):
     return np.where(a == 0, values, a > 0)
 
@@ -203,8 +223,8 @@ hypot = _promote("hypot", np.hypot)
 nextafter = _promote("nextafter", _nextafter, own_dtype=True)
 logaddexp = _promote("logaddexp", np.logaddexp)
 logaddexp2 = _promote("logaddexp2", np.logaddexp2)
-gcd = _promote("gcd", np.gcd)
-lcm = _promote("lcm", np.lcm)
+gcd = _promote("gcd", _gcd)
+lcm = _promote("lcm", _lcm)
 fmax = _promote("fmax", np.fmax)
 fmin = _promote("fmin", np.fmin)
 igamma = _promote("igamma", _igamma(False), in_float64=True)

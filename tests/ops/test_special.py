@@ -125,6 +125,21 @@ def test_integer_ops_and_float_power_dtypes():
     check(ember.fmax(ea, eb), torch.fmax(ta, tb))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_gcd_lcm_wrap_like_c_abs(dtype):
+    """torch's Euclid runs on C's abs, which wraps the dtype's minimum: gcd(-32768, 5) is
+    -1 in int16 (NumPy's gcd gives 1). The minimum stays out of lcm for int32/int64,
+    where torch's MIN / -1 traps."""
+    info = np.iinfo(dtype)
+    vals = np.array([v for v in (info.min, info.min + 1, info.max, -6, -1, 0, 1, 5, 12)
+                     if info.min <= v <= info.max], dtype)
+    (ea, ta), (eb, tb) = pair(np.repeat(vals, len(vals))), pair(np.tile(vals, len(vals)))
+    check(ember.gcd(ea, eb), torch.gcd(ta, tb))
+    if dtype in ("int32", "int64"):
+        (ea, ta), (eb, tb) = pair(vals[1:].repeat(len(vals) - 1)), pair(np.tile(vals[1:], len(vals) - 1))
+    check(ember.lcm(ea, eb), torch.lcm(ta, tb))
+
+
 @pytest.mark.parametrize("call,phrase", [
     (lambda m: m.gcd(m.ones(2), m.ones(2)), '"gcd_cpu" not implemented for \'Float\''),
     (lambda m: m.hypot(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),
