@@ -482,15 +482,15 @@ def mode(self, dim=-1, keepdim=False):
             from_array(_c(i.reshape(shape), np.int64), D.int64))
 
 
-def _cum_extreme(better):
+def _cum_extreme(name, better):
     """cummax/cummin: the running extreme and the index where it was last taken (a later
     equal value or a NaN takes over; after a NaN only NaNs do), like torch."""
     def kernel(self, dim):
-        _meta.cummax(self, dim)
+        getattr(_meta, name)(self, dim)
         a = self._np
-        if a.ndim == 0:
+        if a.ndim == 0 or a.size == 0:
             return (from_array(a.copy(), self._dtype),
-                    from_array(np.zeros((), np.int64), D.int64))
+                    from_array(np.zeros(a.shape, np.int64), D.int64))
         d = _meta.wrap_dims((dim,), a.ndim)[0]
         m = np.moveaxis(a, d, 0)
         vals, idx = np.empty(m.shape, a.dtype), np.zeros(m.shape, np.int64)
@@ -507,11 +507,12 @@ def _cum_extreme(better):
             idx[j] = np.where(take, j, idx[j - 1])
         return (from_array(_c(np.moveaxis(vals, 0, d)), self._dtype),
                 from_array(_c(np.moveaxis(idx, 0, d)), D.int64))
+    kernel.__name__ = name
     return kernel
 
 
-cummax = _cum_extreme(np.greater_equal)
-cummin = _cum_extreme(np.less_equal)
+cummax = _cum_extreme("cummax", np.greater_equal)
+cummin = _cum_extreme("cummin", np.less_equal)
 
 
 def logcumsumexp(self, dim):

@@ -402,12 +402,21 @@ def mode(self, dim=-1, keepdim=False):
     return _values_indices(self, dim, keepdim, "mode")
 
 
-def cummax(self, dim):
-    wrap_dims((dim,), len(self._shape))
-    return empty_meta(self._shape, self._dtype), empty_meta(self._shape, D.int64)
+def _cum_extreme(name):
+    """cummax/cummin with torch's dim rule: a 0-d self takes -1 or 0, an empty one any dim
+    (torch wraps it only when there is something to scan)."""
+    def kernel(self, dim):
+        if not self._shape and dim not in (-1, 0):
+            raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+        if 0 not in self._shape:
+            wrap_dims((dim,), len(self._shape))
+        return empty_meta(self._shape, self._dtype), empty_meta(self._shape, D.int64)
+    kernel.__name__ = name
+    return kernel
 
 
-cummin = cummax
+cummax = _cum_extreme("cummax")
+cummin = _cum_extreme("cummin")
 
 
 def logcumsumexp(self, dim):

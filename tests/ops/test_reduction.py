@@ -699,3 +699,26 @@ def test_gradient_of_integers_and_errors_match_torch():
                 lambda: torch.gradient(torch.ones(2), edge_order=2), "at least edge_order+1")
     raises_like(lambda: ember.gradient(ember.ones(3), edge_order=3),
                 lambda: torch.gradient(torch.ones(3), edge_order=3), "edge_order=1 and")
+
+
+# --- found by the differential fuzzer (tests/fuzz) -------------------------------------------
+def _same(fe, ft):
+    """Both raise alike, or give matching results (tuples element-wise)."""
+    try:
+        tr = ft()
+    except Exception:  # noqa: BLE001
+        raises_like(fe, ft)
+        return
+    er = fe()
+    for ee, tt in zip(*((r,) if not isinstance(r, tuple) else r for r in (er, tr))):
+        _check(ee, tt)
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0), (0, 0, 0), (2, 3)])
+@pytest.mark.parametrize("dim", [-4, -1, 0, 1, 3])
+def test_cummax_cummin_dim_rule(op, shape, dim):
+    """A 0-d self takes dim -1 or 0 (torch's own IndexError otherwise); an empty self takes
+    any dim, unchecked; others wrap as usual."""
+    e, t = pair(np.zeros(shape, np.float32))
+    _same(lambda: getattr(ember, op)(e, dim), lambda: getattr(torch, op)(t, dim))
