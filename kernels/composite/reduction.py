@@ -6,6 +6,7 @@ linalg_vector_norm (autograd comes from the ops they call).
     tensor(0.6667)
 """
 import ember
+from ember.core.shapes import wrap_dim
 
 
 def _aten():
@@ -191,10 +192,28 @@ def diff(self, n=1, dim=-1, prepend=None, append=None):
     return out
 
 
+def _slice(t, dim, start, end=None):
+    return _aten().slice.Tensor(t, dim, start, end)
+
+
+def _pair_sums(y, dim):
+    """y[..., 1:] + y[..., :-1] along dim (empty when dim has fewer than two samples)."""
+    return _slice(y, dim, 1) + _slice(y, dim, 0, -1)
+
+
+def _check_trapezoid(name, y, x=None, dx=None):
+    """torch's refusals: bool samples or sample points, a bool or complex dx."""
+    if x is not None and (y.dtype == ember.bool or x.dtype == ember.bool):
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not "
+                           "supported")
+    if x is None and y.dtype == ember.bool:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if x is None and isinstance(dx, (bool, complex)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+
+
 def _spacing(y, x, dim, name):
-    """The spacings between sample points, shaped to broadcast against y's slices."""
-    if not isinstance(x, ember.Tensor):
-        return x
+    """The spacings between the sample points x, shaped to broadcast against y's pairs."""
     if x.dim() == 1:
         if x.shape[0] != y.shape[dim]:
             raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
@@ -203,48 +222,43 @@ def _spacing(y, x, dim, name):
         x = x.view(shape)
     elif x.dim() < y.dim():
         x = x.view((1,) * (y.dim() - x.dim()) + tuple(x.shape))
-    length = x.shape[dim]
-    return x.narrow(dim, 1, length - 1) - x.narrow(dim, 0, length - 1)
+    return _slice(x, dim, 1) - _slice(x, dim, 0, -1)
 
 
-def _trapezoid_parts(y, dx, dim, name="trapezoid"):
-    length = y.shape[dim]
-    return _spacing(y, dx, dim, name), y.narrow(dim, 1, length - 1) + y.narrow(dim, 0, length - 1)
+def _no_samples(y, dim):
+    """torch's (and NumPy's) integral over zero samples: zeros of y's dtype without dim."""
+    dim = wrap_dim(dim, y.dim())
+    return y.new_zeros(y.shape[:dim] + y.shape[dim + 1:])
 
 
 def trapezoid_x(y, x, dim=-1):
-    """The trapezoid rule along dim over the sample points x."""
-    return _trapezoid(y, x, dim)
+    """The trapezoid rule along dim over the sample points x (torch's order of checks)."""
+    dim = wrap_dim(dim, y.dim())
+    if y.size(dim) == 0:
+        return _no_samples(y, dim)
+    _check_trapezoid("trapezoid", y, x)
+    return (_pair_sums(y, dim) * _spacing(y, x, dim, "trapezoid")).sum(dim) / 2.0
 
 
 def trapezoid_dx(y, dx=1, dim=-1):
     """The trapezoid rule along dim with a constant spacing dx."""
-    return _trapezoid(y, None, dim, dx)
-
-
-def _trapezoid(y, x, dim, dx=1):
-    dim = dim % max(y.dim(), 1)
-    if y.shape[dim] == 0:
-        return ember.zeros_like(y).sum(dim)
-    if x is None:
-        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
-    spacing, pairs = _trapezoid_parts(y, x, dim)
-    return (spacing * pairs).sum(dim) / 2.0
+    if y.size(dim) == 0:
+        return _no_samples(y, dim)
+    _check_trapezoid("trapezoid", y, dx=dx)
+    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * float(dx)
 
 
 def cumulative_trapezoid_x(y, x, dim=-1):
     """The running trapezoid rule along dim (one element fewer than y)."""
-    return _cumulative_trapezoid(y, x, dim)
+    dim = wrap_dim(dim, y.dim())
+    _check_trapezoid("cumulative_trapezoid", y, x)
+    spacing = _spacing(y, x, dim, "cumulative_trapezoid")
+    return (_pair_sums(y, dim) * spacing).cumsum(dim) / 2.0  # halved last, as torch
 
 
 def cumulative_trapezoid_dx(y, dx=1, dim=-1):
-    return _cumulative_trapezoid(y, dx, dim)
-
-
-def _cumulative_trapezoid(y, spacing, dim):
-    dim = dim % max(y.dim(), 1)
-    spacing, pairs = _trapezoid_parts(y, spacing, dim, "cumulative_trapezoid")
-    return (spacing / 2.0 * pairs).cumsum(dim)
+    _check_trapezoid("cumulative_trapezoid", y, dx=dx)
+    return (float(dx) / 2.0 * _pair_sums(y, dim)).cumsum(dim)
 
 
 def cov(self, correction=1, fweights=None, aweights=None):

@@ -722,3 +722,28 @@ def test_cummax_cummin_dim_rule(op, shape, dim):
     any dim, unchecked; others wrap as usual."""
     e, t = pair(np.zeros(shape, np.float32))
     _same(lambda: getattr(ember, op)(e, dim), lambda: getattr(torch, op)(t, dim))
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0), (0, 2), (2, 3)])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float16", "float32"])
+@pytest.mark.parametrize("op", ["trapezoid", "trapz", "cumulative_trapezoid"])
+def test_trapezoid_family_checks_like_torch(op, dtype, shape):
+    """torch's order: no samples along dim gives zeros of y's dtype (bool too) before the
+    bool check of trapezoid; bool y or x raises; a 0-d y raises torch's IndexError;
+    cumulative_trapezoid slices (empty results for fewer than two samples)."""
+    a = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+    (e, t), (ex, tx) = pair(a), pair(np.cumsum(np.ones(shape[-1:] or (1,))).astype(dtype))
+    f, g = getattr(ember, op), getattr(torch, op)
+    _same(lambda: f(e), lambda: g(t))
+    _same(lambda: f(e, dx=0.5, dim=0), lambda: g(t, dx=0.5, dim=0))
+    _same(lambda: f(e, ex), lambda: g(t, tx))
+    _same(lambda: f(e, e), lambda: g(t, t))
+
+
+def test_cumulative_trapezoid_over_x_halves_after_the_sum():
+    """torch: cumsum((y[1:] + y[:-1]) * dx) / 2: integral products wrap and sum in int64
+    (uint8 spacing 7 - 9 = 254), float16 stays float16."""
+    for y, x in [(np.array([[9, 7]], np.uint8), np.array([[9, 7]], np.uint8)),
+                 (np.array([1.5, 2.5, 4.0], np.float16), np.array([0, 2, 3], np.uint8))]:
+        (e, t), (ex, tx) = pair(y), pair(x)
+        _check(ember.cumulative_trapezoid(e, ex), torch.cumulative_trapezoid(t, tx))
