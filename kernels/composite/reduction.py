@@ -106,7 +106,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _check_quantile(self, q, name, interpolation):
-    if not self.dtype.is_floating_point:
+    if self.dtype not in (ember.float32, ember.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if isinstance(q, ember.Tensor):
         if q.dim() > 1:

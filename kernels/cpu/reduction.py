@@ -17,6 +17,7 @@ from ember.core import dtype as D
 from ember.core.tensor import from_array
 
 from ..meta import reduction as _meta
+from .random import linspace as _linspace
 
 _F32 = np.dtype(np.float32)
 
@@ -451,8 +452,7 @@ def nanmedian_dim(self, dim, keepdim=False):
 def kthvalue(self, k, dim=-1, keepdim=False):
     """(values, indices) of the k-th smallest along dim (NaN counts as the largest)."""
     _meta.kthvalue(self, k, dim, keepdim)
-    return _selection(self, dim, keepdim, lambda srt, n: np.full(len(srt), k - 1), "kthvalue",
-                      "kthvalue_cpu")
+    return _selection(self, dim, keepdim, lambda srt, n: np.full(len(srt), k - 1), "kthvalue")
 
 
 def _mode_rows(rows):
@@ -587,8 +587,12 @@ def _histogram(self, bins, range, weight, density):
     if range is not None and not (np.isfinite(range[0]) and np.isfinite(range[1])):
         raise RuntimeError(f"ember.histogramdd: dimension 0's range [{range[0]:g}, "
                            f"{range[1]:g}] is not finite")
-    hist, edges = np.histogram(a, bins, range, weights=w, density=density)
     dt = self._dtype
+    if np.isscalar(bins):  # torch's edges: its linspace in the input's dtype
+        lo, hi = range or (0.0, 1.0)
+        lo, hi = (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+        bins = _as(_linspace(lo, hi, bins + 1, dt, None, None, None)._np, acc)
+    hist, edges = np.histogram(a, bins, weights=w, density=density)
     return from_array(_c(hist, dt.np), dt), from_array(np.array(edges, dt.np), dt)
 
 

@@ -247,7 +247,7 @@ def polygamma(n, self):
 
 
 def mvlgamma(self, p):
-    M.check_mvlgamma(p)
+    M.check_mvlgamma(self, p)
     return _run(_mvlgamma(p), M.mvlgamma_layout(self), (self,), cdt=D.float64)
 
 

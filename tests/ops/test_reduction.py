@@ -747,3 +747,44 @@ def test_cumulative_trapezoid_over_x_halves_after_the_sum():
                  (np.array([1.5, 2.5, 4.0], np.float16), np.array([0, 2, 3], np.uint8))]:
         (e, t), (ex, tx) = pair(y), pair(x)
         _check(ember.cumulative_trapezoid(e, ex), torch.cumulative_trapezoid(t, tx))
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian", "kthvalue"])
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0), (0, 2)])
+@pytest.mark.parametrize("dim", [None, 0, -1, 1])
+def test_selection_checks_in_torch_order(op, shape, dim):
+    """The dim, then an empty reduced dim (IndexError), then bool; median of no elements is
+    NaN (True for bool); kthvalue checks k first and returns a 0-d self, bool too."""
+    for dtype in ("bool", "int64", "float32"):
+        e, t = pair(np.arange(int(np.prod(shape))).reshape(shape).astype(dtype))
+        args = (1,) if op == "kthvalue" else ()
+        args += () if dim is None else (dim,)
+        _same(partial(getattr(ember, op), e, *args), partial(getattr(torch, op), t, *args))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "int64"])
+@pytest.mark.parametrize("n", [0, 5])
+def test_histogram_checks_and_edges_like_torch(dtype, n):
+    """Edges from torch's linspace (0.6666666 in float32, not NumPy's 0.6666667); float16
+    is refused only where the input's min/max are taken; the bins tensor must be 1-d with
+    at least two edges."""
+    e, t = pair(np.arange(n).astype(dtype) * 0.7)
+    for bins in (3, 7):
+        for rng in (None, (0.0, 1.0)):
+            _same(partial(ember.histogram, e, bins, range=rng),
+                  partial(torch.histogram, t, bins, range=rng))
+    for edges in ([], [1.0], [[0.0, 1.0]], [0.0, 0.5, 3.0]):
+        (eb, tb) = pair(np.array(edges, dtype))
+        _same(partial(ember.histogram, e, eb), partial(torch.histogram, t, tb))
+
+
+@pytest.mark.parametrize("call,phrase", [
+    (lambda m: m.isin(m.tensor([1, 0]), False), "Unsupported input type encountered for isin"),
+    (lambda m: m.quantile(m.ones(2, dtype=m.float16), 0.5), "must be either float or double"),
+    (lambda m: m.nanquantile(m.ones(2, dtype=m.bfloat16), 0.5), "must be either float or"),
+    (lambda m: m.mvlgamma(m.tensor([True]), 0), "may not be a boolean tensor"),
+    (lambda m: m.mvlgamma(m.tensor([], dtype=m.bool), 1), "may not be a boolean tensor"),
+    (lambda m: m.tensor([True]).mvlgamma_(1), "may not be a boolean tensor"),
+])
+def test_fuzzer_found_errors_match_torch(call, phrase):
+    raises_like(lambda: call(ember), lambda: call(torch), phrase)
