@@ -29,10 +29,14 @@ def _lgamma(a):
     return np.where(a == -np.inf, np.inf, sp.gammaln(a))
 
 
-def _logit(eps):
+def _logit(eps, dt):
+    """log(a / (1 - a)), a clamped to [eps, 1 - eps] (eps >= 0) with the bounds rounded to
+    the result dtype `dt` like torch's (1 - 1e-5 is 1 in float16: logit is then inf)."""
     def f(a):
         if eps is not None and eps >= 0:
-            a = np.clip(a, eps, 1 - eps)
+            lo = np.dtype(dt.np).type(eps)
+            hi = np.dtype(dt.np).type(1 - lo)
+            a = np.where(a < lo, lo, np.where(a > hi, hi, a)).astype(a.dtype)  # lo > hi too
         return np.log(a / (1 - a))
     return f
 
@@ -236,8 +240,9 @@ def heaviside(self, values):
 
 
 def logit(self, eps=None):
-    return _run(_logit(eps), M.float_layout("logit", self), (self,),
-                cdt=D.float64)
+    """In the result's opmath dtype, as torch."""
+    lay = M.float_layout("logit", self)
+    return _run(_logit(eps, lay._dtype), lay, (self,))
 
 
 def polygamma(n, self):

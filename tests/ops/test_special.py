@@ -140,6 +140,20 @@ def test_gcd_lcm_wrap_like_c_abs(dtype):
     check(ember.lcm(ea, eb), torch.lcm(ta, tb))
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("eps", [None, 1e-5, 0.1, 0.0, -1.0, 0.6])
+def test_logit_clamps_with_bounds_of_the_result_dtype(dtype, eps):
+    """torch rounds eps and 1 - eps to the dtype (1 - 1e-5 is 1 in float16: inf) and
+    computes in float32 for float32 (11.511559 at x = 3, eps = 1e-5); eps > 0.5 clamps
+    below first."""
+    x = np.array([3.0, 0.5, 0.999, 1e-7, -1, 1.0, 0.0, np.nan, 0.2], np.float32)
+    e, t = pair(x)
+    e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    tols = {"float16": (2e-3, 0), "bfloat16": (8e-3, 0), "float32": (1e-6, 0)}
+    check(ember.logit(e, eps), torch.logit(t, eps), tols)
+    check(e.logit_(eps), t.logit_(eps), tols)
+
+
 @pytest.mark.parametrize("call,phrase", [
     (lambda m: m.gcd(m.ones(2), m.ones(2)), '"gcd_cpu" not implemented for \'Float\''),
     (lambda m: m.hypot(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),
