@@ -75,11 +75,15 @@ def _nextafter(a, b):
 
 def _igamma(complement):
     """scipy's regularized incomplete gamma P(a, x) (Q with `complement`), with torch's
-    value at x == 0 for a NaN a (P = 0, Q = 1: torch tests x == 0 before a)."""
+    calc_igamma(c) edge cases first, in its order (P(nan, inf) = 1, P(inf, nan) = 0)."""
     f = sp.gammaincc if complement else sp.gammainc
+    p, q = (0.0, 1.0) if complement else (1.0, 0.0)  # P's values, or Q's
 
     def g(a, x):
-        return np.where((x == 0) & ~(a <= 0), float(complement), f(a, x))
+        return np.select(
+            [(x < 0) | (a < 0), a == 0, x == 0, np.isinf(a), np.isinf(x)],
+            [np.nan, np.where(x > 0, p, np.nan), q, np.where(np.isinf(x), np.nan, q), p],
+            f(a, x))
     return g
 
 

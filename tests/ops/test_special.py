@@ -154,6 +154,15 @@ def test_logit_clamps_with_bounds_of_the_result_dtype(dtype, eps):
     check(e.logit_(eps), t.logit_(eps), tols)
 
 
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_igamma_edge_cases_in_torch_order(name):
+    """torch tests x < 0 or a < 0, a == 0, x == 0, infinite a, infinite x in that order
+    before computing: igamma(nan, inf) is 1 and igamma(inf, nan) is 0."""
+    vals = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -4.5, 3.1, 1e4], np.float64)
+    (ea, ta), (ex, tx) = pair(np.repeat(vals, len(vals))), pair(np.tile(vals, len(vals)))
+    check(getattr(ember, name)(ea, ex), getattr(torch, name)(ta, tx), TOLS)
+
+
 @pytest.mark.parametrize("call,phrase", [
     (lambda m: m.gcd(m.ones(2), m.ones(2)), '"gcd_cpu" not implemented for \'Float\''),
     (lambda m: m.hypot(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),
