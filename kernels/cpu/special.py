@@ -42,7 +42,30 @@ def _logit(eps, dt):
 
 
 def _polygamma(n):
-    return sp.psi if n == 0 else (lambda a: sp.polygamma(n, a))
+    """digamma, or (n >= 2) scipy's -(-1)^n n! zeta(n + 1, a); NaN at a = +inf as torch's
+    zeta series (0 * inf)."""
+    if n == 0:
+        return sp.psi
+    return lambda a: np.where(a == np.inf, np.nan, sp.polygamma(n, a))
+
+
+def _trigamma(x):
+    """torch's calc_trigamma in x's dtype: the reflection pi^2 / sin^2(pi x) below 0.5
+    (finite at the poles: sin(pi * -1) is not 0 in float32), six recurrence steps, then
+    the asymptotic series, whose double constants make C compute it in float64."""
+    pi = x.dtype.type(np.pi)
+    neg = x < 0.5
+    sin = np.sin(pi * x)
+    result = np.where(neg, -(pi * pi) / (sin * sin), 0).astype(x.dtype)
+    x = np.where(neg, 1 - x, x).astype(x.dtype)
+    for _ in range(6):
+        result += 1 / (x * x)
+        x = x + 1
+    ixx = (1 / (x * x)).astype(np.float64)
+    tail = ((1 + 1 / (2 * x)).astype(np.float64)
+            + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / x
+    result = (result + tail).astype(x.dtype)
+    return np.where(neg, -result, result)
 
 
 def _mvlgamma(p):
@@ -250,9 +273,12 @@ def logit(self, eps=None):
 
 
 def polygamma(n, self):
+    """n == 1 is torch's own trigamma, in the opmath dtype; others scipy's, in float64."""
     M.check_polygamma(n)
-    return _run(_polygamma(n), M.float_layout("polygamma", self), (self,),
-                cdt=D.float64)
+    lay = M.float_layout("polygamma", self)
+    if n == 1:
+        return _run(_trigamma, lay, (self,))
+    return _run(_polygamma(n), lay, (self,), cdt=D.float64)
 
 
 def mvlgamma(self, p):

@@ -163,6 +163,19 @@ def test_igamma_edge_cases_in_torch_order(name):
     check(getattr(ember, name)(ea, ex), getattr(torch, name)(ta, tx), TOLS)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "int8"])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_polygamma_at_poles_and_infinities_like_torch(dtype, n):
+    """trigamma is torch's own formula: finite at negative integers in float32
+    (polygamma(1, -1) = 1.29e15) and NaN at -inf; n >= 2 is NaN at +inf (torch's zeta)."""
+    x = np.array([-1, -2, -2.38387866, -np.inf, np.inf, np.nan, 0, 0.5, 1, 1e4, -3.5, 0.49])
+    e, t = pair(x)
+    e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    tols = {"float16": (2e-3, 0), "bfloat16": (1.6e-2, 0), "float32": (8e-7, 0),
+            "float64": (8e-15, 0)}
+    check(ember.polygamma(n, e), torch.polygamma(n, t), tols)
+
+
 @pytest.mark.parametrize("call,phrase", [
     (lambda m: m.gcd(m.ones(2), m.ones(2)), '"gcd_cpu" not implemented for \'Float\''),
     (lambda m: m.hypot(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),
