@@ -173,21 +173,33 @@ def nanquantile(self, q, dim=None, keepdim=False, interpolation="linear"):
 
 
 def diff(self, n=1, dim=-1, prepend=None, append=None):
-    """The n-th forward difference along dim (logical_xor for bool), after prepend/append."""
+    """The n-th forward difference along dim (logical_xor for bool), after prepend/append;
+    torch's rules: n == 0 copies self (prepend/append and dim unused), n is at most the
+    length along dim."""
     if self.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    for t in (prepend, append):
+        if t is not None:
+            d = wrap_dim(dim, self.dim())
+            if t.dim() != self.dim():
+                raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                                   "input")
+            for i, (m, k) in enumerate(zip(self.shape, t.shape)):
+                if i != d and m != k:
+                    raise RuntimeError(
+                        "diff expects the shape of tensor to prepend or append to match that "
+                        "of input except along the differencing dimension; "
+                        f"input.size({i}) = {m}, but got tensor.size({i}) = {k}")
+    if n == 0:
+        return self.clone()
     parts = [t for t in (prepend, self, append) if t is not None]
-    for t in parts:
-        if t.dim() != self.dim():
-            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
-    out = ember.cat(parts, dim) if len(parts) > 1 else self.clone()
-    for _ in range(n):
-        length = out.shape[dim]
-        if length <= 1:
-            return out.narrow(dim, 0, 0)
-        hi, lo = out.narrow(dim, 1, length - 1), out.narrow(dim, 0, length - 1)
+    out = ember.cat(parts, dim) if len(parts) > 1 else self
+    length = out.size(dim)
+    for _ in range(min(n, length)):
+        length -= 1
+        hi, lo = out.narrow(dim, 1, length), out.narrow(dim, 0, length)
         out = ember.logical_xor(hi, lo) if out.dtype == ember.bool else hi - lo
     return out
 

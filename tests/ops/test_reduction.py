@@ -788,3 +788,17 @@ def test_histogram_checks_and_edges_like_torch(dtype, n):
 ])
 def test_fuzzer_found_errors_match_torch(call, phrase):
     raises_like(lambda: call(ember), lambda: call(torch), phrase)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3,), (2, 3)])
+@pytest.mark.parametrize("n", [0, 1, 5])
+@pytest.mark.parametrize("dim", [-1, 0, 4])
+@pytest.mark.parametrize("extra", [None, (2, 1), (1,), (0, 0)])
+def test_diff_rules_like_torch(shape, n, dim, extra):
+    """n == 0 copies self (prepend and dim unused); the dim is checked before the ranks of
+    prepend/append, whose other sizes must match; n beyond the length leaves it empty."""
+    for dtype in ("bool", "int64"):
+        e, t = pair((np.arange(int(np.prod(shape))).reshape(shape) ** 2).astype(dtype))
+        ep, tp = pair(np.ones(extra, dtype)) if extra else (None, None)
+        _same(partial(ember.diff, e, n, dim, ep), partial(torch.diff, t, n, dim, tp))
+        _same(partial(ember.diff, e, n, dim, None, ep), partial(torch.diff, t, n, dim, None, tp))
