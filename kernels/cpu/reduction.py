@@ -536,10 +536,12 @@ def aminmax(self, dim=None, keepdim=False):
 
 def histc(self, bins=100, min=0, max=0):
     """Counts in `bins` equal bins over [min, max] (the data's range when min == max, widened
-    by 1 each side when that is empty too); values outside are ignored."""
+    by 1 each side when that is empty too); values outside are ignored. The bin of x is
+    (x - min) * bins / (max - min) in self's dtype, each step rounded (float16 too), as
+    torch's linear interpolation."""
     _meta.check_histc(self, bins, min, max)
     dt = self._dtype
-    a = _as(self._np, _acc_dtype(dt)).ravel()
+    a = self._np.ravel()
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())

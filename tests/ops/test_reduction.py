@@ -802,3 +802,15 @@ def test_diff_rules_like_torch(shape, n, dim, extra):
         ep, tp = pair(np.ones(extra, dtype)) if extra else (None, None)
         _same(partial(ember.diff, e, n, dim, ep), partial(torch.diff, t, n, dim, tp))
         _same(partial(ember.diff, e, n, dim, None, ep), partial(torch.diff, t, n, dim, None, tp))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_histc_bins_in_the_input_dtype(dtype):
+    """torch places x at (x - min) * bins / (max - min) rounded to the input's dtype at each
+    step: float16 values at bin boundaries land where torch puts them (not float32's bin)."""
+    a = np.array([-4.145, -2.633, 3.014, 0.822, -4.06, -0.669, -0.2095, -3.402, 2.346, -3.863,
+                  3.677734375, 2.0, -1.0], np.float32)
+    e, t = pair(a)
+    e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    for args in ((), (7,), (10, -3, 3), (3, 2, 2)):
+        _check(ember.histc(e, *args), torch.histc(t, *args))
