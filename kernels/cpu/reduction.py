@@ -584,18 +584,23 @@ def _histogram(self, bins, range, weight, density):
     w = None if weight is None else _as(weight._np.ravel(), acc)
     if not np.isscalar(bins):
         bins = _as(bins, acc)
-    if range is None and a.size:
-        range = (float(a.min()), float(a.max()))
-    if range is not None and not (np.isfinite(range[0]) and np.isfinite(range[1])):
-        raise RuntimeError(f"ember.histogramdd: dimension 0's range [{range[0]:g}, "
-                           f"{range[1]:g}] is not finite")
     dt = self._dtype
     if np.isscalar(bins):  # torch's edges: its linspace in the input's dtype
+        if range is None and a.size:
+            range = (float(a.min()), float(a.max()))
+        if range is not None and not (np.isfinite(range[0]) and np.isfinite(range[1])):
+            raise RuntimeError(f"ember.histogramdd: dimension 0's range [{range[0]:g}, "
+                               f"{range[1]:g}] is not finite")
         lo, hi = range or (0.0, 1.0)
         lo, hi = (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
         bins = _as(_linspace(lo, hi, bins + 1, dt, None, None, None)._np, acc)
-    hist, edges = np.histogram(a, bins, weights=w, density=density)
-    return from_array(_c(hist, dt.np), dt), from_array(np.array(edges, dt.np), dt)
+    # torch's binary search: values in [edges[0], edges[-1]] (the last bin closed), any edges
+    keep = (a >= bins[0]) & (a <= bins[-1])
+    pos = np.clip(np.searchsorted(bins, a[keep], side="right") - 1, 0, len(bins) - 2)
+    hist = np.bincount(pos, None if w is None else w[keep], len(bins) - 1).astype(acc)
+    if density:
+        hist = hist / hist.sum() / np.diff(bins)
+    return from_array(_c(hist, dt.np), dt), from_array(np.array(bins, dt.np), dt)
 
 
 def histogram_bin_ct(self, bins=100, range=None, weight=None, density=False):

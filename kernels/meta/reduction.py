@@ -543,6 +543,9 @@ def check_histogram(self, weight, bins=None, range=None):
 
 
 def check_histogram_range(bins, range):
+    if range is not None and len(range) != 2:
+        raise RuntimeError("ember.histogramdd: for a 1-dimensional histogram range should have "
+                           f"2 elements, but got {len(range)}")
     if bins <= 0:
         raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if range is not None and range[0] > range[1]:

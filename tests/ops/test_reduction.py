@@ -814,3 +814,17 @@ def test_histc_bins_in_the_input_dtype(dtype):
     e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
     for args in ((), (7,), (10, -3, 3), (3, 2, 2)):
         _check(ember.histc(e, *args), torch.histc(t, *args))
+
+
+def test_histogram_bins_tensor_takes_any_edges_and_values():
+    """Given edges, torch bins by binary search in [edges[0], edges[-1]]: NaN inputs and
+    decreasing edges count nothing (no range check, no NumPy monotonic error); a range
+    must have two elements."""
+    for x, edges, kw in [([np.nan], [1.0, -np.inf], {}),
+                         ([np.nan, 1.0, 0.5, 0.7], [0.0, 0.7, 1.0], {"density": True}),
+                         ([0.2, 3.0, 1.0], [2.0, 1.0, 0.0], {})]:
+        (e, t), (eb, tb) = pair(np.array(x, np.float32)), pair(np.array(edges, np.float32))
+        _same(partial(ember.histogram, e, eb, **kw), partial(torch.histogram, t, tb, **kw))
+    e, t = pair(np.zeros(3, np.float32))
+    raises_like(lambda: ember.histogram(e, range=[0.0]), lambda: torch.histogram(t, range=[0.0]),
+                "range should have 2 elements")
