@@ -393,9 +393,10 @@ def _sorted_pick(a, d, position):
     """(values, indices) of the element at sorted `position(sorted_rows, n)` (one index per
     row) of each slice along `d`; a stable sort with NaN last, like torch's ties."""
     rows, lead = _rows(a, d)
-    order = np.argsort(rows, axis=-1, kind="stable")
+    keys = rows if rows.dtype.kind in "biuf" else rows.astype(np.float32)  # bfloat16's NaNs
+    order = np.argsort(keys, axis=-1, kind="stable")
+    pos = position(np.take_along_axis(keys, order, axis=-1), rows.shape[-1])[:, None]
     srt = np.take_along_axis(rows, order, axis=-1)
-    pos = position(srt, rows.shape[-1])[:, None]
     return (np.take_along_axis(srt, pos, -1).reshape(lead),
             np.take_along_axis(order, pos, -1).reshape(lead))
 
@@ -572,8 +573,12 @@ def bincount(self, weights=None, minlength=0):
 def isin(elements, test_elements, assume_unique=False, invert=False):
     """Whether each element is in test_elements (a tensor or a number)."""
     _meta.check_isin(elements, test_elements)
+    common = D.result_type(elements, test_elements).np  # torch compares in the promoted dtype
     test = test_elements._np if hasattr(test_elements, "_np") else test_elements
-    return from_array(_c(np.isin(elements._np, test, invert=invert)), D.bool_)
+    a, b = (np.asarray(x).astype(common) for x in (elements._np, test))
+    if common.kind not in "biuf":  # bfloat16: NumPy's isin has no loop; float32 is exact
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    return from_array(_c(np.isin(a, b, invert=invert)), D.bool_)
 
 
 def _histogram(self, bins, range, weight, density):

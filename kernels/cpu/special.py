@@ -68,10 +68,12 @@ def _trigamma(x):
     return np.where(neg, -result, result)
 
 
-def _mvlgamma(p):
-    """sum_j lgamma(a - j/2) + p (p - 1) / 4 log(pi), torch's multivariate log-gamma."""
+def _mvlgamma(p, dt):
+    """sum_j lgamma(a - j/2) + p (p - 1) / 4 log(pi), torch's multivariate log-gamma (a
+    composite: the arguments a - j/2 are rounded to the result dtype `dt`)."""
     def f(a):
-        r = sum(sp.gammaln(a - j / 2) for j in range(p - 1, -1, -1))
+        r = sum(_lgamma(np.asarray(a - j / 2).astype(dt.np).astype(a.dtype))
+                for j in range(p - 1, -1, -1))
         return r + p * (p - 1) / 4 * math.log(math.pi)
     return f
 
@@ -283,7 +285,8 @@ def polygamma(n, self):
 
 def mvlgamma(self, p):
     M.check_mvlgamma(self, p)
-    return _run(_mvlgamma(p), M.mvlgamma_layout(self), (self,), cdt=D.float64)
+    lay = M.mvlgamma_layout(self)
+    return _run(_mvlgamma(p, lay._dtype), lay, (self,), cdt=D.float64)
 
 
 def frexp(self):

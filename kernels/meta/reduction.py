@@ -513,10 +513,16 @@ def _cpp(dt):
 
 
 def check_histogram(self, weight, bins=None, range=None):
-    """torch.histogram's checks in its order: the bins tensor (the input's dtype, 1-d, not
-    empty), the weight's dtype, at least one bin, then the kernel's dtype: float32/float64
-    where the input's min/max are taken ("histogramdd": no range, elements), else any
-    float ("histogram_cpu")."""
+    """torch.histogram's checks in its order: float32/float64 where it takes the input's
+    min/max ("histogramdd": no range, elements), the linspace of the edges (no bool), the
+    bins tensor (the input's dtype, 1-d, not empty), the weight's dtype, at least one bin,
+    then any float ("histogram_cpu")."""
+    from ember.kernels.common._errors import not_implemented_for
+    min_max = bins is None and range is None and self.numel() > 0
+    if min_max and self._dtype not in (D.float32, D.float64):
+        raise not_implemented_for("histogramdd", self._dtype)
+    if bins is None and self._dtype is D.bool_:  # the linspace of the edges
+        raise not_implemented_for("linspace_cpu", self._dtype)
     if bins is not None:
         if bins._dtype is not self._dtype:
             raise RuntimeError("ember.histogramdd: input tensor and bins tensors should have the "
@@ -535,11 +541,8 @@ def check_histogram(self, weight, bins=None, range=None):
                            f"input({_cpp(self._dtype)}), and weight({_cpp(weight._dtype)})")
     if bins is not None:
         check_histogram_range(bins.numel() - 1, None)
-    min_max = bins is None and range is None and self.numel() > 0
-    if self._dtype not in (D.float32, D.float64) and (min_max or
-                                                       not self._dtype.is_floating_point):
-        from ember.kernels.common._errors import not_implemented_for
-        raise not_implemented_for("histogramdd" if min_max else "histogram_cpu", self._dtype)
+    if not self._dtype.is_floating_point:
+        raise not_implemented_for("histogram_cpu", self._dtype)
 
 
 def check_histogram_range(bins, range):
@@ -554,8 +557,8 @@ def check_histogram_range(bins, range):
 
 
 def histogram_bin_ct(self, bins=100, range=None, weight=None, density=False):
-    check_histogram(self, weight, range=range)
     check_histogram_range(bins, range)
+    check_histogram(self, weight, range=range)
     return empty_meta((bins,), self._dtype), empty_meta((bins + 1,), self._dtype)
 
 

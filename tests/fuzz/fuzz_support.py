@@ -705,6 +705,15 @@ def reject_if(condition: bool):
         _reject()
 
 
+# torch's median/nanmedian along a dim read uninitialized memory for a stride-0 (expanded)
+# self: median([9, 9, 9] expanded, 0) gives 0 or 28 (a torch bug, not a rule to follow)
+EXPANDED_GARBAGE = ("median.dim", "nanmedian.dim")
+
+
+def _expanded(t) -> bool:
+    return any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride()))
+
+
 def _tensors(res) -> list:
     import torch
     res = res if isinstance(res, (list, tuple)) else [res]
@@ -720,7 +729,8 @@ def run_case(spec: OpSpec, case: Case):
     t_res, t_exc = call(aten(torch.ops.aten, spec), t_args, t_kwargs)
     # torch's own bugs: expand to [0, -1] gives a size of -1; internal asserts
     reject_if(any(min(r.shape, default=0) < 0 for r in _tensors(t_res))
-              or "INTERNAL ASSERT FAILED" in str(t_exc))
+              or "INTERNAL ASSERT FAILED" in str(t_exc)
+              or spec.name in EXPANDED_GARBAGE and _expanded(t_args[0]))
     e_res, e_exc = call(aten(ember.ops.aten, spec), e_args, e_kwargs)
     head = f"aten.{spec.name}({case!r})"
     if t_exc is not None or e_exc is not None:

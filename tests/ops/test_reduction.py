@@ -828,3 +828,35 @@ def test_histogram_bins_tensor_takes_any_edges_and_values():
     e, t = pair(np.zeros(3, np.float32))
     raises_like(lambda: ember.histogram(e, range=[0.0]), lambda: torch.histogram(t, range=[0.0]),
                 "range should have 2 elements")
+
+
+def test_isin_compares_in_the_promoted_dtype():
+    """bfloat16 against an int (NumPy has no common dtype): 257 rounds to 256 in bfloat16
+    as torch promotes; int8 against 3.0 and float against int64 tensors."""
+    for el, test in [(np.array([0, 256, 257], np.float32), 257),
+                     (np.array([0, 3], np.int8), 3.0)]:
+        e, t = pair(el)
+        if el.dtype == np.float32:
+            e, t = e.to(ember.bfloat16), t.to(torch.bfloat16)
+        _check(ember.isin(e, test), torch.isin(t, test))
+    (e, t), (ei, ti) = pair(np.array([0.1, 3.0], np.float32)), pair(np.array([3], np.int64))
+    _check(ember.isin(e.to(ember.bfloat16), ei), torch.isin(t.to(torch.bfloat16), ti))
+
+
+def test_median_of_bfloat16_sees_nan():
+    """bfloat16's NaNs sort last (as float32) and make median NaN."""
+    a = np.array([[np.nan, -np.inf, 1.0, 2.0], [3.0, -1.0, 0.5, 2.0]], np.float32)
+    e, t = pair(a)
+    e, t = e.to(ember.bfloat16), t.to(torch.bfloat16)
+    for op in ("median", "nanmedian"):
+        _check(getattr(ember, op)(e), getattr(torch, op)(t))
+        _same(partial(getattr(ember, op), e, 1), partial(getattr(torch, op), t, 1))
+
+
+def test_histogram_of_bool_fails_where_torch_does():
+    """min/max ("histogramdd") first, then the linspace of the edges, then the weight."""
+    for x, w in [([], []), ([True], None), ([True], [1])]:
+        e, t = pair(np.array(x, bool))
+        ew, tw = pair(np.array(w, np.uint8)) if w is not None else (None, None)
+        raises_like(lambda: ember.histogram(e, weight=ew),  # noqa: B023
+                    lambda: torch.histogram(t, weight=tw))  # noqa: B023

@@ -176,6 +176,18 @@ def test_polygamma_at_poles_and_infinities_like_torch(dtype, n):
     check(ember.polygamma(n, e), torch.polygamma(n, t), tols)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("p", [1, 3])
+def test_mvlgamma_rounds_its_arguments_like_torch(dtype, p):
+    """torch's composite adds self to arange(...) in self's dtype, then lgamma (+inf at
+    -inf): 1e-6 - 1 is -1 in float16, a pole."""
+    x = np.array([3, 0, np.inf, -4, 1e-6, -1, -np.inf, -3.162, -4.375, 1e4], np.float32)
+    e, t = pair(x)
+    e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    tols = {"float16": (4e-3, 0), "float32": (1e-6, 0), "float64": (1e-12, 0)}
+    check(ember.mvlgamma(e, p), torch.mvlgamma(t, p), tols)
+
+
 @pytest.mark.parametrize("call,phrase", [
     (lambda m: m.gcd(m.ones(2), m.ones(2)), '"gcd_cpu" not implemented for \'Float\''),
     (lambda m: m.hypot(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),
