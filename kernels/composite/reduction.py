@@ -133,7 +133,7 @@ def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
     if dim is None:
         x = self.reshape(-1)
     else:
-        dim = dim % max(self.dim(), 1)
+        dim = wrap_dim(dim, self.dim())
         x = self.reshape(1) if self.dim() == 0 else self.movedim(dim, -1)
     srt = x.sort(-1).values
     n = srt.shape[-1]

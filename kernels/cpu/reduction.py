@@ -581,6 +581,18 @@ def isin(elements, test_elements, assume_unique=False, invert=False):
     return from_array(_c(np.isin(a, b, invert=invert)), D.bool_)
 
 
+def _upper_bound(seq, x):
+    """C++'s std::upper_bound of each x in seq (NumPy's searchsorted bisects differently,
+    which shows when the edges are not sorted)."""
+    first, length = np.zeros(x.shape, np.int64), np.full(x.shape, len(seq))
+    while (length > 0).any():
+        half = length >> 1
+        less = x < seq[np.minimum(first + half, len(seq) - 1)]
+        first = np.where((length > 0) & ~less, first + half + 1, first)
+        length = np.where(less, half, np.maximum(length - half - 1, 0))
+    return first
+
+
 def _histogram(self, bins, range, weight, density):
     """np.histogram of the flattened input (edges: `bins` equal bins over `range`, the data's
     range widened by 0.5 when constant, or given edges), in the input's dtype."""
@@ -601,7 +613,7 @@ def _histogram(self, bins, range, weight, density):
         bins = _as(_linspace(lo, hi, bins + 1, dt, None, None, None)._np, acc)
     # torch's binary search: values in [edges[0], edges[-1]] (the last bin closed), any edges
     keep = (a >= bins[0]) & (a <= bins[-1])
-    pos = np.clip(np.searchsorted(bins, a[keep], side="right") - 1, 0, len(bins) - 2)
+    pos = np.clip(_upper_bound(bins, a[keep]) - 1, 0, len(bins) - 2)
     hist = np.bincount(pos, None if w is None else w[keep], len(bins) - 1).astype(acc)
     if density:
         hist = hist / hist.sum() / np.diff(bins)

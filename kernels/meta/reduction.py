@@ -539,6 +539,11 @@ def check_histogram(self, weight, bins=None, range=None):
         raise RuntimeError("ember.histogramdd: if weight tensor is provided, input tensor and "
                            "weight tensor should have the same dtype, but got "
                            f"input({_cpp(self._dtype)}), and weight({_cpp(weight._dtype)})")
+    if weight is not None and weight.numel() != self.numel():  # torch flattens both
+        raise RuntimeError("ember.histogramdd: if weight tensor is provided it should have the "
+                           "same shape as the input tensor excluding its innermost dimension, "
+                           f"but got input with shape [{self.numel()}, 1] and weight with "
+                           f"shape [{weight.numel()}]")
     if bins is not None:
         check_histogram_range(bins.numel() - 1, None)
     if not self._dtype.is_floating_point:

@@ -101,10 +101,11 @@ CEPHES = ("torch.special Bessel/Airy functions are torch's own Cephes-style appr
           "near zeros (bessel_y0(4) -0.01694095 vs -0.01694074), some float64 ones in the 8th "
           "digit (bessel_y1(5)), airy_ai of huge |x| (-2**31) is a number in torch, NaN in "
           "ember; ember evaluates scipy in float64 and rounds once (the closer value)")
-RECURRENCE = ("orthogonal polynomials: torch runs its recurrence in float32, so an overflow "
-              "gives inf - inf = NaN where ember (scipy in float64, rounded) gives inf; for "
-              "|x| < 1 and n > 6 torch uses cos(n acos x) in float32 (T_9(0) = -3.6e-08, "
-              "W_9(nan) a number) and float32 accumulation differs in the last digits")
+RECURRENCE = ("orthogonal polynomials (the whole family): torch runs its recurrence in "
+              "float32, so an overflow gives inf - inf = NaN where ember (scipy in float64, "
+              "rounded) gives inf; for |x| < 1 and n > 6 torch uses cos(n acos x) in float32 "
+              "(T_9(0) = -3.6e-08); a NaN x can give a number (W_9(nan), L_10000(nan) = 0); "
+              "float32 accumulation differs in the last digits")
 TORCH_VIEW = ("isin.Tensor_Tensor: torch's small-input kernel flattens test_elements with "
               ".view(-1), so a non-viewable (permuted) test_elements raises 'view size is not "
               "compatible' in torch (a torch bug: the result does not depend on the layout); "
@@ -131,9 +132,9 @@ KNOWN: dict[str, str] = {
     "cdist.default": CDIST,
     **dict.fromkeys([f"special_{f}.default" for f in (
         "airy_ai", "bessel_j0", "bessel_y0", "bessel_y1")], CEPHES),
-    **dict.fromkeys([f"special_{p}_polynomial_{v}.default" for p, v in (
-        ("chebyshev", "t"), ("chebyshev", "w"), ("hermite", "h"), ("hermite", "he"),
-        ("legendre", "p"), ("shifted_chebyshev", "t"))], RECURRENCE),
+    **dict.fromkeys([f"special_{p}_polynomial_{v}.default" for p, vs in (
+        ("chebyshev", "tuvw"), ("shifted_chebyshev", "tuvw"), ("hermite", ("h", "he")),
+        ("laguerre", "l"), ("legendre", "p")) for v in vs], RECURRENCE),
     "isin.Tensor_Tensor": TORCH_VIEW,
 }
 

@@ -860,3 +860,17 @@ def test_histogram_of_bool_fails_where_torch_does():
         ew, tw = pair(np.array(w, np.uint8)) if w is not None else (None, None)
         raises_like(lambda: ember.histogram(e, weight=ew),  # noqa: B023
                     lambda: torch.histogram(t, weight=tw))  # noqa: B023
+
+
+def test_histogram_unsorted_edges_and_weight_shape_like_torch():
+    """Unsorted edges bin by C++'s upper_bound (NumPy's searchsorted bisects otherwise); a
+    weight must have the input's number of elements; quantile checks its dim's range."""
+    x = np.array([1.369, -2.303, -4.59, -4.836, 3.133, 4.13, 1.066, 2.295], np.float16)
+    (e, t), (eb, tb) = pair(x), pair(x)
+    _same(partial(ember.histogram, e, eb), partial(torch.histogram, t, tb))
+    (e, t), (ew, tw) = pair(np.array([1.0, 2.0], np.float32)), pair(np.ones(1, np.float32))
+    raises_like(lambda: ember.histogram(e, 3, weight=ew), lambda: torch.histogram(t, 3, weight=tw),
+                "should have the same shape as the input tensor")
+    e, t = pair(np.ones((1, 1, 1), np.float32))
+    raises_like(lambda: ember.nanquantile(e, 0.0, 3), lambda: torch.nanquantile(t, 0.0, 3),
+                "Dimension out of range")
