@@ -121,13 +121,19 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return Size(self._shape)
-        return self._shape[_wrap_dim(dim, len(self._shape))]
+        return self._shape[self._dim_of(dim)]
 
     def stride(self, dim=None):
         st = self._stride
         if st is None:
             st = self._stride = _strides_of_array(self._np)
-        return st if dim is None else st[_wrap_dim(dim, len(self._shape))]
+        return st if dim is None else st[self._dim_of(dim)]
+
+    def _dim_of(self, dim: int) -> int:
+        """size(dim)/stride(dim)'s dim, wrapped; a 0-d tensor has none (torch's IndexError)."""
+        if not self._shape:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return _wrap_dim(dim, len(self._shape))
 
     def storage_offset(self) -> int:
         return self._offset

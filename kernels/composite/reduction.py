@@ -6,6 +6,7 @@ linalg_vector_norm (autograd comes from the ops they call).
     tensor(0.6667)
 """
 import ember
+from ember.core.shapes import wrap_dim
 
 
 def _aten():
@@ -105,7 +106,7 @@ _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
 def _check_quantile(self, q, name, interpolation):
-    if not self.dtype.is_floating_point:
+    if self.dtype not in (ember.float32, ember.float64):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if isinstance(q, ember.Tensor):
         if q.dim() > 1:
@@ -132,7 +133,7 @@ def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
     if dim is None:
         x = self.reshape(-1)
     else:
-        dim = dim % max(self.dim(), 1)
+        dim = wrap_dim(dim, self.dim())
         x = self.reshape(1) if self.dim() == 0 else self.movedim(dim, -1)
     srt = x.sort(-1).values
     n = srt.shape[-1]
@@ -172,29 +173,59 @@ def nanquantile(self, q, dim=None, keepdim=False, interpolation="linear"):
 
 
 def diff(self, n=1, dim=-1, prepend=None, append=None):
-    """The n-th forward difference along dim (logical_xor for bool), after prepend/append."""
+    """The n-th forward difference along dim (logical_xor for bool), after prepend/append;
+    torch's rules: n == 0 copies self (prepend/append and dim unused), n is at most the
+    length along dim."""
     if self.dim() == 0:
         raise RuntimeError("diff expects input to be at least one-dimensional")
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
+    for t in (prepend, append):
+        if t is not None:
+            d = wrap_dim(dim, self.dim())
+            if t.dim() != self.dim():
+                raise RuntimeError("diff expects prepend or append to be the same dimension as "
+                                   "input")
+            for i, (m, k) in enumerate(zip(self.shape, t.shape)):
+                if i != d and m != k:
+                    raise RuntimeError(
+                        "diff expects the shape of tensor to prepend or append to match that "
+                        "of input except along the differencing dimension; "
+                        f"input.size({i}) = {m}, but got tensor.size({i}) = {k}")
+    if n == 0:
+        return self.clone()
     parts = [t for t in (prepend, self, append) if t is not None]
-    for t in parts:
-        if t.dim() != self.dim():
-            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
-    out = ember.cat(parts, dim) if len(parts) > 1 else self.clone()
-    for _ in range(n):
-        length = out.shape[dim]
-        if length <= 1:
-            return out.narrow(dim, 0, 0)
-        hi, lo = out.narrow(dim, 1, length - 1), out.narrow(dim, 0, length - 1)
+    out = ember.cat(parts, dim) if len(parts) > 1 else self
+    length = out.size(dim)
+    for _ in range(min(n, length)):
+        length -= 1
+        hi, lo = out.narrow(dim, 1, length), out.narrow(dim, 0, length)
         out = ember.logical_xor(hi, lo) if out.dtype == ember.bool else hi - lo
     return out
 
 
+def _slice(t, dim, start, end=None):
+    return _aten().slice.Tensor(t, dim, start, end)
+
+
+def _pair_sums(y, dim):
+    """y[..., 1:] + y[..., :-1] along dim (empty when dim has fewer than two samples)."""
+    return _slice(y, dim, 1) + _slice(y, dim, 0, -1)
+
+
+def _check_trapezoid(name, y, x=None, dx=None):
+    """torch's refusals: bool samples or sample points, a bool or complex dx."""
+    if x is not None and (y.dtype == ember.bool or x.dtype == ember.bool):
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not "
+                           "supported")
+    if x is None and y.dtype == ember.bool:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if x is None and isinstance(dx, (bool, complex)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+
+
 def _spacing(y, x, dim, name):
-    """The spacings between sample points, shaped to broadcast against y's slices."""
-    if not isinstance(x, ember.Tensor):
-        return x
+    """The spacings between the sample points x, shaped to broadcast against y's pairs."""
     if x.dim() == 1:
         if x.shape[0] != y.shape[dim]:
             raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
@@ -203,48 +234,43 @@ def _spacing(y, x, dim, name):
         x = x.view(shape)
     elif x.dim() < y.dim():
         x = x.view((1,) * (y.dim() - x.dim()) + tuple(x.shape))
-    length = x.shape[dim]
-    return x.narrow(dim, 1, length - 1) - x.narrow(dim, 0, length - 1)
+    return _slice(x, dim, 1) - _slice(x, dim, 0, -1)
 
 
-def _trapezoid_parts(y, dx, dim, name="trapezoid"):
-    length = y.shape[dim]
-    return _spacing(y, dx, dim, name), y.narrow(dim, 1, length - 1) + y.narrow(dim, 0, length - 1)
+def _no_samples(y, dim):
+    """torch's (and NumPy's) integral over zero samples: zeros of y's dtype without dim."""
+    dim = wrap_dim(dim, y.dim())
+    return y.new_zeros(y.shape[:dim] + y.shape[dim + 1:])
 
 
 def trapezoid_x(y, x, dim=-1):
-    """The trapezoid rule along dim over the sample points x."""
-    return _trapezoid(y, x, dim)
+    """The trapezoid rule along dim over the sample points x (torch's order of checks)."""
+    dim = wrap_dim(dim, y.dim())
+    if y.size(dim) == 0:
+        return _no_samples(y, dim)
+    _check_trapezoid("trapezoid", y, x)
+    return (_pair_sums(y, dim) * _spacing(y, x, dim, "trapezoid")).sum(dim) / 2.0
 
 
 def trapezoid_dx(y, dx=1, dim=-1):
     """The trapezoid rule along dim with a constant spacing dx."""
-    return _trapezoid(y, None, dim, dx)
-
-
-def _trapezoid(y, x, dim, dx=1):
-    dim = dim % max(y.dim(), 1)
-    if y.shape[dim] == 0:
-        return ember.zeros_like(y).sum(dim)
-    if x is None:
-        return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * dx
-    spacing, pairs = _trapezoid_parts(y, x, dim)
-    return (spacing * pairs).sum(dim) / 2.0
+    if y.size(dim) == 0:
+        return _no_samples(y, dim)
+    _check_trapezoid("trapezoid", y, dx=dx)
+    return (y.sum(dim) - (y.select(dim, 0) + y.select(dim, -1)) * 0.5) * float(dx)
 
 
 def cumulative_trapezoid_x(y, x, dim=-1):
     """The running trapezoid rule along dim (one element fewer than y)."""
-    return _cumulative_trapezoid(y, x, dim)
+    dim = wrap_dim(dim, y.dim())
+    _check_trapezoid("cumulative_trapezoid", y, x)
+    spacing = _spacing(y, x, dim, "cumulative_trapezoid")
+    return (_pair_sums(y, dim) * spacing).cumsum(dim) / 2.0  # halved last, as torch
 
 
 def cumulative_trapezoid_dx(y, dx=1, dim=-1):
-    return _cumulative_trapezoid(y, dx, dim)
-
-
-def _cumulative_trapezoid(y, spacing, dim):
-    dim = dim % max(y.dim(), 1)
-    spacing, pairs = _trapezoid_parts(y, spacing, dim, "cumulative_trapezoid")
-    return (spacing / 2.0 * pairs).cumsum(dim)
+    _check_trapezoid("cumulative_trapezoid", y, dx=dx)
+    return (float(dx) / 2.0 * _pair_sums(y, dim)).cumsum(dim)
 
 
 def cov(self, correction=1, fweights=None, aweights=None):

@@ -17,6 +17,7 @@ from ember.core import dtype as D
 from ember.core.tensor import from_array
 
 from ..meta import reduction as _meta
+from .random import linspace as _linspace
 
 _F32 = np.dtype(np.float32)
 
@@ -392,9 +393,10 @@ def _sorted_pick(a, d, position):
     """(values, indices) of the element at sorted `position(sorted_rows, n)` (one index per
     row) of each slice along `d`; a stable sort with NaN last, like torch's ties."""
     rows, lead = _rows(a, d)
-    order = np.argsort(rows, axis=-1, kind="stable")
+    keys = rows if rows.dtype.kind in "biuf" else rows.astype(np.float32)  # bfloat16's NaNs
+    order = np.argsort(keys, axis=-1, kind="stable")
+    pos = position(np.take_along_axis(keys, order, axis=-1), rows.shape[-1])[:, None]
     srt = np.take_along_axis(rows, order, axis=-1)
-    pos = position(srt, rows.shape[-1])[:, None]
     return (np.take_along_axis(srt, pos, -1).reshape(lead),
             np.take_along_axis(order, pos, -1).reshape(lead))
 
@@ -451,8 +453,7 @@ def nanmedian_dim(self, dim, keepdim=False):
 def kthvalue(self, k, dim=-1, keepdim=False):
     """(values, indices) of the k-th smallest along dim (NaN counts as the largest)."""
     _meta.kthvalue(self, k, dim, keepdim)
-    return _selection(self, dim, keepdim, lambda srt, n: np.full(len(srt), k - 1), "kthvalue",
-                      "kthvalue_cpu")
+    return _selection(self, dim, keepdim, lambda srt, n: np.full(len(srt), k - 1), "kthvalue")
 
 
 def _mode_rows(rows):
@@ -482,15 +483,15 @@ def mode(self, dim=-1, keepdim=False):
             from_array(_c(i.reshape(shape), np.int64), D.int64))
 
 
-def _cum_extreme(better):
+def _cum_extreme(name, better):
     """cummax/cummin: the running extreme and the index where it was last taken (a later
     equal value or a NaN takes over; after a NaN only NaNs do), like torch."""
     def kernel(self, dim):
-        _meta.cummax(self, dim)
+        getattr(_meta, name)(self, dim)
         a = self._np
-        if a.ndim == 0:
+        if a.ndim == 0 or a.size == 0:
             return (from_array(a.copy(), self._dtype),
-                    from_array(np.zeros((), np.int64), D.int64))
+                    from_array(np.zeros(a.shape, np.int64), D.int64))
         d = _meta.wrap_dims((dim,), a.ndim)[0]
         m = np.moveaxis(a, d, 0)
         vals, idx = np.empty(m.shape, a.dtype), np.zeros(m.shape, np.int64)
@@ -507,11 +508,12 @@ def _cum_extreme(better):
             idx[j] = np.where(take, j, idx[j - 1])
         return (from_array(_c(np.moveaxis(vals, 0, d)), self._dtype),
                 from_array(_c(np.moveaxis(idx, 0, d)), D.int64))
+    kernel.__name__ = name
     return kernel
 
 
-cummax = _cum_extreme(np.greater_equal)
-cummin = _cum_extreme(np.less_equal)
+cummax = _cum_extreme("cummax", np.greater_equal)
+cummin = _cum_extreme("cummin", np.less_equal)
 
 
 def logcumsumexp(self, dim):
@@ -535,10 +537,12 @@ def aminmax(self, dim=None, keepdim=False):
 
 def histc(self, bins=100, min=0, max=0):
     """Counts in `bins` equal bins over [min, max] (the data's range when min == max, widened
-    by 1 each side when that is empty too); values outside are ignored."""
+    by 1 each side when that is empty too); values outside are ignored. The bin of x is
+    (x - min) * bins / (max - min) in self's dtype, each step rounded (float16 too), as
+    torch's linear interpolation."""
     _meta.check_histc(self, bins, min, max)
     dt = self._dtype
-    a = _as(self._np, _acc_dtype(dt)).ravel()
+    a = self._np.ravel()
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())
@@ -569,8 +573,24 @@ def bincount(self, weights=None, minlength=0):
 def isin(elements, test_elements, assume_unique=False, invert=False):
     """Whether each element is in test_elements (a tensor or a number)."""
     _meta.check_isin(elements, test_elements)
+    common = D.result_type(elements, test_elements).np  # torch compares in the promoted dtype
     test = test_elements._np if hasattr(test_elements, "_np") else test_elements
-    return from_array(_c(np.isin(elements._np, test, invert=invert)), D.bool_)
+    a, b = (np.asarray(x).astype(common) for x in (elements._np, test))
+    if common.kind not in "biuf":  # bfloat16: NumPy's isin has no loop; float32 is exact
+        a, b = a.astype(np.float32), b.astype(np.float32)
+    return from_array(_c(np.isin(a, b, invert=invert)), D.bool_)
+
+
+def _upper_bound(seq, x):
+    """C++'s std::upper_bound of each x in seq (NumPy's searchsorted bisects differently,
+    which shows when the edges are not sorted)."""
+    first, length = np.zeros(x.shape, np.int64), np.full(x.shape, len(seq))
+    while (length > 0).any():
+        half = length >> 1
+        less = x < seq[np.minimum(first + half, len(seq) - 1)]
+        first = np.where((length > 0) & ~less, first + half + 1, first)
+        length = np.where(less, half, np.maximum(length - half - 1, 0))
+    return first
 
 
 def _histogram(self, bins, range, weight, density):
@@ -581,14 +601,23 @@ def _histogram(self, bins, range, weight, density):
     w = None if weight is None else _as(weight._np.ravel(), acc)
     if not np.isscalar(bins):
         bins = _as(bins, acc)
-    if range is None and a.size:
-        range = (float(a.min()), float(a.max()))
-    if range is not None and not (np.isfinite(range[0]) and np.isfinite(range[1])):
-        raise RuntimeError(f"ember.histogramdd: dimension 0's range [{range[0]:g}, "
-                           f"{range[1]:g}] is not finite")
-    hist, edges = np.histogram(a, bins, range, weights=w, density=density)
     dt = self._dtype
-    return from_array(_c(hist, dt.np), dt), from_array(np.array(edges, dt.np), dt)
+    if np.isscalar(bins):  # torch's edges: its linspace in the input's dtype
+        if range is None and a.size:
+            range = (float(a.min()), float(a.max()))
+        if range is not None and not (np.isfinite(range[0]) and np.isfinite(range[1])):
+            raise RuntimeError(f"ember.histogramdd: dimension 0's range [{range[0]:g}, "
+                               f"{range[1]:g}] is not finite")
+        lo, hi = range or (0.0, 1.0)
+        lo, hi = (lo - 0.5, hi + 0.5) if lo == hi else (lo, hi)
+        bins = _as(_linspace(lo, hi, bins + 1, dt, None, None, None)._np, acc)
+    # torch's binary search: values in [edges[0], edges[-1]] (the last bin closed), any edges
+    keep = (a >= bins[0]) & (a <= bins[-1])
+    pos = np.clip(_upper_bound(bins, a[keep]) - 1, 0, len(bins) - 2)
+    hist = np.bincount(pos, None if w is None else w[keep], len(bins) - 1).astype(acc)
+    if density:
+        hist = hist / hist.sum() / np.diff(bins)
+    return from_array(_c(hist, dt.np), dt), from_array(np.array(bins, dt.np), dt)
 
 
 def histogram_bin_ct(self, bins=100, range=None, weight=None, density=False):

@@ -29,22 +29,51 @@ def _lgamma(a):
     return np.where(a == -np.inf, np.inf, sp.gammaln(a))
 
 
-def _logit(eps):
+def _logit(eps, dt):
+    """log(a / (1 - a)), a clamped to [eps, 1 - eps] (eps >= 0) with the bounds rounded to
+    the result dtype `dt` like torch's (1 - 1e-5 is 1 in float16: logit is then inf)."""
     def f(a):
         if eps is not None and eps >= 0:
-            a = np.clip(a, eps, 1 - eps)
+            lo = np.dtype(dt.np).type(eps)
+            hi = np.dtype(dt.np).type(1 - lo)
+            a = np.where(a < lo, lo, np.where(a > hi, hi, a)).astype(a.dtype)  # lo > hi too
         return np.log(a / (1 - a))
     return f
 
 
 def _polygamma(n):
-    return sp.psi if n == 0 else (lambda a: sp.polygamma(n, a))
+    """digamma, or (n >= 2) scipy's -(-1)^n n! zeta(n + 1, a); NaN at a = +inf as torch's
+    zeta series (0 * inf)."""
+    if n == 0:
+        return sp.psi
+    return lambda a: np.where(a == np.inf, np.nan, sp.polygamma(n, a))
 
 
-def _mvlgamma(p):
-    """sum_j lgamma(a - j/2) + p (p - 1) / 4 log(pi), torch's multivariate log-gamma."""
+def _trigamma(x):
+    """torch's calc_trigamma in x's dtype: the reflection pi^2 / sin^2(pi x) below 0.5
+    (finite at the poles: sin(pi * -1) is not 0 in float32), six recurrence steps, then
+    the asymptotic series, whose double constants make C compute it in float64."""
+    pi = x.dtype.type(np.pi)
+    neg = x < 0.5
+    sin = np.sin(pi * x)
+    result = np.where(neg, -(pi * pi) / (sin * sin), 0).astype(x.dtype)
+    x = np.where(neg, 1 - x, x).astype(x.dtype)
+    for _ in range(6):
+        result += 1 / (x * x)
+        x = x + 1
+    ixx = (1 / (x * x)).astype(np.float64)
+    tail = ((1 + 1 / (2 * x)).astype(np.float64)
+            + ixx * (1. / 6 - ixx * (1. / 30 - ixx * (1. / 42)))) / x
+    result = (result + tail).astype(x.dtype)
+    return np.where(neg, -result, result)
+
+
+def _mvlgamma(p, dt):
+    """sum_j lgamma(a - j/2) + p (p - 1) / 4 log(pi), torch's multivariate log-gamma (a
+    composite: the arguments a - j/2 are rounded to the result dtype `dt`)."""
     def f(a):
-        r = sum(sp.gammaln(a - j / 2) for j in range(p - 1, -1, -1))
+        r = sum(_lgamma(np.asarray(a - j / 2).astype(dt.np).astype(a.dtype))
+                for j in range(p - 1, -1, -1))
         return r + p * (p - 1) / 4 * math.log(math.pi)
     return f
 
@@ -71,12 +100,36 @@ def _nextafter(a, b):
 
 def _igamma(complement):
     """scipy's regularized incomplete gamma P(a, x) (Q with `complement`), with torch's
-    value at x == 0 for a NaN a (P = 0, Q = 1: torch tests x == 0 before a)."""
+    calc_igamma(c) edge cases first, in its order (P(nan, inf) = 1, P(inf, nan) = 0)."""
     f = sp.gammaincc if complement else sp.gammainc
+    p, q = (0.0, 1.0) if complement else (1.0, 0.0)  # P's values, or Q's
 
     def g(a, x):
-        return np.where((x == 0) & ~(a <= 0), float(complement), f(a, x))
+        return np.select(
+            [(x < 0) | (a < 0), a == 0, x == 0, np.isinf(a), np.isinf(x)],
+            [np.nan, np.where(x > 0, p, np.nan), q, np.where(np.isinf(x), np.nan, q), p],
+            f(a, x))
     return g
+
+
+def _gcd(a, b):
+    """torch's calc_gcd: Euclid's algorithm on C's abs, which wraps the dtype's minimum
+    (gcd(-32768, 5) is -1 in int16; NumPy's gcd gives 1)."""
+    dt = np.result_type(a, b)
+    a, b = (np.abs(x).astype(np.int64) for x in np.broadcast_arrays(a, b))
+    while (nz := a != 0).any():
+        a, b = np.where(nz, np.fmod(b, np.where(nz, a, 1)), 0), np.where(nz, a, b)
+    return b.astype(dt)
+
+
+def _lcm(a, b):
+    """torch's abs(a / gcd * b), 0 where the gcd is 0: the product wraps in C's int (32
+    bits, or 64 for int64) before the abs."""
+    dt = np.result_type(a, b)
+    g = _gcd(a, b).astype(np.int64)
+    p = a.astype(np.int64) // np.where(g == 0, 1, g) * b
+    p = np.abs(p.astype(np.int64 if dt.itemsize == 8 else np.int32))
+    return np.where(g == 0, 0, p).astype(dt)
 
 
 def _heaviside(a, values):
@@ -203,8 +256,8 @@ hypot = _promote("hypot", np.hypot)
 nextafter = _promote("nextafter", _nextafter, own_dtype=True)
 logaddexp = _promote("logaddexp", np.logaddexp)
 logaddexp2 = _promote("logaddexp2", np.logaddexp2)
-gcd = _promote("gcd", np.gcd)
-lcm = _promote("lcm", np.lcm)
+gcd = _promote("gcd", _gcd)
+lcm = _promote("lcm", _lcm)
 fmax = _promote("fmax", np.fmax)
 fmin = _promote("fmin", np.fmin)
 igamma = _promote("igamma", _igamma(False), in_float64=True)
@@ -216,19 +269,24 @@ def heaviside(self, values):
 
 
 def logit(self, eps=None):
-    return _run(_logit(eps), M.float_layout("logit", self), (self,),
-                cdt=D.float64)
+    """In the result's opmath dtype, as torch."""
+    lay = M.float_layout("logit", self)
+    return _run(_logit(eps, lay._dtype), lay, (self,))
 
 
 def polygamma(n, self):
+    """n == 1 is torch's own trigamma, in the opmath dtype; others scipy's, in float64."""
     M.check_polygamma(n)
-    return _run(_polygamma(n), M.float_layout("polygamma", self), (self,),
-                cdt=D.float64)
+    lay = M.float_layout("polygamma", self)
+    if n == 1:
+        return _run(_trigamma, lay, (self,))
+    return _run(_polygamma(n), lay, (self,), cdt=D.float64)
 
 
 def mvlgamma(self, p):
-    M.check_mvlgamma(p)
-    return _run(_mvlgamma(p), M.mvlgamma_layout(self), (self,), cdt=D.float64)
+    M.check_mvlgamma(self, p)
+    lay = M.mvlgamma_layout(self)
+    return _run(_mvlgamma(p, lay._dtype), lay, (self,), cdt=D.float64)
 
 
 def frexp(self):

@@ -351,17 +351,15 @@ def _not_for_bool(self, kernel):
 
 
 def selection_layout(self, dim, keepdim, name, kernel=None):
-    """(wrapped dim, output shape) of median.dim, kthvalue, mode: torch's bool error
-    (`kernel`'s) and IndexError for an empty reduced dim."""
-    if kernel:
-        _not_for_bool(self, kernel)
+    """(wrapped dim, output shape) of median.dim, kthvalue, mode: torch's checks in its
+    order, the dim, an empty reduced dim (IndexError), then the bool error (`kernel`'s)."""
     shape = self._shape
     d = wrap_dims((dim,), len(shape))[0]
-    if not shape:
-        return d, ()
-    if shape[d] == 0:
+    if shape and shape[d] == 0:
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    return d, reduced_shape(shape, (d,), keepdim)
+    if kernel:
+        _not_for_bool(self, kernel)
+    return d, reduced_shape(shape, (d,), keepdim) if shape else ()
 
 
 def check_kthvalue(self, k, dim):
@@ -372,7 +370,9 @@ def check_kthvalue(self, k, dim):
 
 
 def median_all(self):
-    _not_for_bool(self, "median_cpu")
+    """torch fills the median of no elements with NaN (True for bool) before its dtype check."""
+    if self.numel():
+        _not_for_bool(self, "median_cpu")
     return empty_meta((), self._dtype)
 
 
@@ -393,8 +393,11 @@ def nanmedian_dim(self, dim, keepdim=False):
 
 
 def kthvalue(self, k, dim=-1, keepdim=False):
-    out = _values_indices(self, dim, keepdim, "kthvalue", "kthvalue_cpu")
+    """torch checks k before the dtype, and returns a 0-d self (bool too) unchecked."""
+    out = _values_indices(self, dim, keepdim, "kthvalue")
     check_kthvalue(self, k, dim)
+    if self._shape:
+        _not_for_bool(self, "kthvalue_cpu")
     return out
 
 
@@ -402,12 +405,21 @@ def mode(self, dim=-1, keepdim=False):
     return _values_indices(self, dim, keepdim, "mode")
 
 
-def cummax(self, dim):
-    wrap_dims((dim,), len(self._shape))
-    return empty_meta(self._shape, self._dtype), empty_meta(self._shape, D.int64)
+def _cum_extreme(name):
+    """cummax/cummin with torch's dim rule: a 0-d self takes -1 or 0, an empty one any dim
+    (torch wraps it only when there is something to scan)."""
+    def kernel(self, dim):
+        if not self._shape and dim not in (-1, 0):
+            raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+        if 0 not in self._shape:
+            wrap_dims((dim,), len(self._shape))
+        return empty_meta(self._shape, self._dtype), empty_meta(self._shape, D.int64)
+    kernel.__name__ = name
+    return kernel
 
 
-cummin = cummax
+cummax = _cum_extreme("cummax")
+cummin = _cum_extreme("cummin")
 
 
 def logcumsumexp(self, dim):
@@ -485,8 +497,8 @@ def bincount(self, weights=None, minlength=0):
 
 
 def check_isin(elements, test_elements):
-    for x in (elements, test_elements):
-        if getattr(x, "_dtype", None) is D.bool_:
+    for x in (elements, test_elements):  # a Python bool test_element too
+        if getattr(x, "_dtype", None) is D.bool_ or isinstance(x, bool):
             raise RuntimeError("Unsupported input type encountered for isin(): Bool")
 
 
@@ -500,25 +512,48 @@ def _cpp(dt):
     return CPP_NAMES[dt.name]
 
 
-def check_histogram(self, weight, bins=None):
-    """torch.histogram's (histogramdd's) dtype checks: float32/float64 input (any float one
-    with given edges, another kernel), and bins and weight of the input's dtype."""
-    if self._dtype not in (D.float32, D.float64) and (bins is None or
-                                                       not self._dtype.is_floating_point):
-        from ember.kernels.common._errors import not_implemented_for
-        raise not_implemented_for("histogramdd" if bins is None else "histogram_cpu",
-                                  self._dtype)
-    if bins is not None and bins._dtype is not self._dtype:
-        raise RuntimeError("ember.histogramdd: input tensor and bins tensors should have the same "
-                           f"dtype, but got input with dtype {_cpp(self._dtype)} and bins for "
-                           f"dimension 0 with dtype {_cpp(bins._dtype)}")
+def check_histogram(self, weight, bins=None, range=None):
+    """torch.histogram's checks in its order: float32/float64 where it takes the input's
+    min/max ("histogramdd": no range, elements), the linspace of the edges (no bool), the
+    bins tensor (the input's dtype, 1-d, not empty), the weight's dtype, at least one bin,
+    then any float ("histogram_cpu")."""
+    from ember.kernels.common._errors import not_implemented_for
+    min_max = bins is None and range is None and self.numel() > 0
+    if min_max and self._dtype not in (D.float32, D.float64):
+        raise not_implemented_for("histogramdd", self._dtype)
+    if bins is None and self._dtype is D.bool_:  # the linspace of the edges
+        raise not_implemented_for("linspace_cpu", self._dtype)
+    if bins is not None:
+        if bins._dtype is not self._dtype:
+            raise RuntimeError("ember.histogramdd: input tensor and bins tensors should have the "
+                               f"same dtype, but got input with dtype {_cpp(self._dtype)} and "
+                               f"bins for dimension 0 with dtype {_cpp(bins._dtype)}")
+        if len(bins._shape) != 1:
+            raise RuntimeError("ember.histogramdd: bins tensor should have one dimension, but "
+                               f"got {len(bins._shape)} dimensions in the bins tensor for "
+                               "dimension 0")
+        if bins.numel() == 0:
+            raise RuntimeError("ember.histogramdd: bins tensor should have at least 1 element, "
+                               "but got 0 elements in the bins tensor for dimension 0")
     if weight is not None and weight._dtype is not self._dtype:
         raise RuntimeError("ember.histogramdd: if weight tensor is provided, input tensor and "
                            "weight tensor should have the same dtype, but got "
                            f"input({_cpp(self._dtype)}), and weight({_cpp(weight._dtype)})")
+    if weight is not None and weight.numel() != self.numel():  # torch flattens both
+        raise RuntimeError("ember.histogramdd: if weight tensor is provided it should have the "
+                           "same shape as the input tensor excluding its innermost dimension, "
+                           f"but got input with shape [{self.numel()}, 1] and weight with "
+                           f"shape [{weight.numel()}]")
+    if bins is not None:
+        check_histogram_range(bins.numel() - 1, None)
+    if not self._dtype.is_floating_point:
+        raise not_implemented_for("histogram_cpu", self._dtype)
 
 
 def check_histogram_range(bins, range):
+    if range is not None and len(range) != 2:
+        raise RuntimeError("ember.histogramdd: for a 1-dimensional histogram range should have "
+                           f"2 elements, but got {len(range)}")
     if bins <= 0:
         raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for dimension 0")
     if range is not None and range[0] > range[1]:
@@ -527,8 +562,8 @@ def check_histogram_range(bins, range):
 
 
 def histogram_bin_ct(self, bins=100, range=None, weight=None, density=False):
-    check_histogram(self, weight)
     check_histogram_range(bins, range)
+    check_histogram(self, weight, range=range)
     return empty_meta((bins,), self._dtype), empty_meta((bins + 1,), self._dtype)
 
 

@@ -78,7 +78,9 @@ def check_polygamma(n) -> None:
         raise RuntimeError("polygamma(n, x) does not support negative n.")
 
 
-def check_mvlgamma(p) -> None:
+def check_mvlgamma(self, p) -> None:
+    if self._dtype is D.bool_:
+        raise RuntimeError("The input tensor may not be a boolean tensor.")
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
 
@@ -187,7 +189,7 @@ def mvlgamma_layout(self) -> Layout:
 
 
 def mvlgamma(self, p):
-    check_mvlgamma(p)
+    check_mvlgamma(self, p)
     return _meta(mvlgamma_layout(self))
 
 
@@ -218,7 +220,7 @@ lcm_ = _integral_inplace("lcm")
 
 def mvlgamma_(self, p):
     """torch's in-place mvlgamma refuses integral selves with its own message."""
-    check_mvlgamma(p)
+    check_mvlgamma(self, p)
     if not self._dtype.is_floating_point:
         raise RuntimeError(f"mvlgamma: result type {self._dtype.scalar_name} can't be cast to "
                            f"the desired output type {D.get_default_dtype().scalar_name}")

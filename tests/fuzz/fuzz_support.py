@@ -96,6 +96,20 @@ CDIST = ("cdist: torch skips its dtype checks and its half-type refusal for empt
          "(ember checks them first)")
 SET = ("set_ between dtypes: torch reinterprets the bytes of a non-empty source of another "
        "dtype in some cases and refuses in others; ember refuses whenever it has elements")
+CEPHES = ("torch.special Bessel/Airy functions are torch's own Cephes-style approximations "
+          "evaluated in the input's precision: float32 results differ in the last digits "
+          "near zeros (bessel_y0(4) -0.01694095 vs -0.01694074), some float64 ones in the 8th "
+          "digit (bessel_y1(5)), airy_ai of huge |x| (-2**31) is a number in torch, NaN in "
+          "ember; ember evaluates scipy in float64 and rounds once (the closer value)")
+RECURRENCE = ("orthogonal polynomials (the whole family): torch runs its recurrence in "
+              "float32, so an overflow gives inf - inf = NaN where ember (scipy in float64, "
+              "rounded) gives inf; for |x| < 1 and n > 6 torch uses cos(n acos x) in float32 "
+              "(T_9(0) = -3.6e-08); a NaN x can give a number (W_9(nan), L_10000(nan) = 0); "
+              "float32 accumulation differs in the last digits")
+TORCH_VIEW = ("isin.Tensor_Tensor: torch's small-input kernel flattens test_elements with "
+              ".view(-1), so a non-viewable (permuted) test_elements raises 'view size is not "
+              "compatible' in torch (a torch bug: the result does not depend on the layout); "
+              "ember answers")
 KNOWN: dict[str, str] = {
     **dict.fromkeys(["elu.default", "elu_.default"], OVERFLOW),
     **dict.fromkeys(["norm.ScalarOpt_dim", "linalg_vector_norm.default"], HALF),
@@ -116,6 +130,12 @@ KNOWN: dict[str, str] = {
     **dict.fromkeys(["roll.default", "gelu_backward.default"], MISC),
     **dict.fromkeys(["set_.source_Tensor", "set_.source_Tensor_storage_offset"], SET),
     "cdist.default": CDIST,
+    **dict.fromkeys([f"special_{f}.default" for f in (
+        "airy_ai", "bessel_j0", "bessel_y0", "bessel_y1")], CEPHES),
+    **dict.fromkeys([f"special_{p}_polynomial_{v}.default" for p, vs in (
+        ("chebyshev", "tuvw"), ("shifted_chebyshev", "tuvw"), ("hermite", ("h", "he")),
+        ("laguerre", "l"), ("legendre", "p")) for v in vs], RECURRENCE),
+    "isin.Tensor_Tensor": TORCH_VIEW,
 }
 
 
@@ -537,7 +557,10 @@ def draw_tensor(data, name, ctx):
         dt = ctx["dtype"]
     else:
         dt = data.draw(dtype_st(), label=f"{name} dtype")
-    return _layouts(data, t_shape, dt)
+    # `Tensor n`, the degree of special_*_polynomial_*: torch's recurrence loops n times
+    # (n = 1e10 takes it 80 s), so small degrees (and the float specials: nan, inf, 1e4)
+    bounds = {"low": -50, "high": 51} if name == "n" else {}
+    return _layouts(data, t_shape, dt, **bounds)
 
 
 def draw_index(data, shape, name, dim=None):
@@ -683,6 +706,15 @@ def reject_if(condition: bool):
         _reject()
 
 
+# torch's median/nanmedian along a dim read uninitialized memory for a stride-0 (expanded)
+# self: median([9, 9, 9] expanded, 0) gives 0 or 28 (a torch bug, not a rule to follow)
+EXPANDED_GARBAGE = ("median.dim", "nanmedian.dim")
+
+
+def _expanded(t) -> bool:
+    return any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride()))
+
+
 def _tensors(res) -> list:
     import torch
     res = res if isinstance(res, (list, tuple)) else [res]
@@ -698,7 +730,8 @@ def run_case(spec: OpSpec, case: Case):
     t_res, t_exc = call(aten(torch.ops.aten, spec), t_args, t_kwargs)
     # torch's own bugs: expand to [0, -1] gives a size of -1; internal asserts
     reject_if(any(min(r.shape, default=0) < 0 for r in _tensors(t_res))
-              or "INTERNAL ASSERT FAILED" in str(t_exc))
+              or "INTERNAL ASSERT FAILED" in str(t_exc)
+              or spec.name in EXPANDED_GARBAGE and _expanded(t_args[0]))
     e_res, e_exc = call(aten(ember.ops.aten, spec), e_args, e_kwargs)
     head = f"aten.{spec.name}({case!r})"
     if t_exc is not None or e_exc is not None:

@@ -701,6 +701,181 @@ def test_gradient_of_integers_and_errors_match_torch():
                 lambda: torch.gradient(torch.ones(3), edge_order=3), "edge_order=1 and")
 
 
+# --- found by the differential fuzzer (tests/fuzz) -------------------------------------------
+def _same(fe, ft):
+    """Both raise alike, or give matching results (tuples element-wise)."""
+    try:
+        tr = ft()
+    except Exception:  # noqa: BLE001
+        raises_like(fe, ft)
+        return
+    er = fe()
+    for ee, tt in zip(*((r,) if not isinstance(r, tuple) else r for r in (er, tr))):
+        _check(ee, tt)
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+@pytest.mark.parametrize("shape", [(), (0,), (2, 0), (0, 0, 0), (2, 3)])
+@pytest.mark.parametrize("dim", [-4, -1, 0, 1, 3])
+def test_cummax_cummin_dim_rule(op, shape, dim):
+    """A 0-d self takes dim -1 or 0 (torch's own IndexError otherwise); an empty self takes
+    any dim, unchecked; others wrap as usual."""
+    e, t = pair(np.zeros(shape, np.float32))
+    _same(lambda: getattr(ember, op)(e, dim), lambda: getattr(torch, op)(t, dim))
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0), (0, 2), (2, 3)])
+@pytest.mark.parametrize("dtype", ["bool", "int64", "float16", "float32"])
+@pytest.mark.parametrize("op", ["trapezoid", "trapz", "cumulative_trapezoid"])
+def test_trapezoid_family_checks_like_torch(op, dtype, shape):
+    """torch's order: no samples along dim gives zeros of y's dtype (bool too) before the
+    bool check of trapezoid; bool y or x raises; a 0-d y raises torch's IndexError;
+    cumulative_trapezoid slices (empty results for fewer than two samples)."""
+    a = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+    (e, t), (ex, tx) = pair(a), pair(np.cumsum(np.ones(shape[-1:] or (1,))).astype(dtype))
+    f, g = getattr(ember, op), getattr(torch, op)
+    _same(lambda: f(e), lambda: g(t))
+    _same(lambda: f(e, dx=0.5, dim=0), lambda: g(t, dx=0.5, dim=0))
+    _same(lambda: f(e, ex), lambda: g(t, tx))
+    _same(lambda: f(e, e), lambda: g(t, t))
+
+
+def test_cumulative_trapezoid_over_x_halves_after_the_sum():
+    """torch: cumsum((y[1:] + y[:-1]) * dx) / 2: integral products wrap and sum in int64
+    (uint8 spacing 7 - 9 = 254), float16 stays float16."""
+    for y, x in [(np.array([[9, 7]], np.uint8), np.array([[9, 7]], np.uint8)),
+                 (np.array([1.5, 2.5, 4.0], np.float16), np.array([0, 2, 3], np.uint8))]:
+        (e, t), (ex, tx) = pair(y), pair(x)
+        _check(ember.cumulative_trapezoid(e, ex), torch.cumulative_trapezoid(t, tx))
+
+
+@pytest.mark.parametrize("op", ["median", "nanmedian", "kthvalue"])
+@pytest.mark.parametrize("shape", [(), (0,), (3,), (2, 0), (0, 2)])
+@pytest.mark.parametrize("dim", [None, 0, -1, 1])
+def test_selection_checks_in_torch_order(op, shape, dim):
+    """The dim, then an empty reduced dim (IndexError), then bool; median of no elements is
+    NaN (True for bool); kthvalue checks k first and returns a 0-d self, bool too."""
+    for dtype in ("bool", "int64", "float32"):
+        e, t = pair(np.arange(int(np.prod(shape))).reshape(shape).astype(dtype))
+        args = (1,) if op == "kthvalue" else ()
+        args += () if dim is None else (dim,)
+        _same(partial(getattr(ember, op), e, *args), partial(getattr(torch, op), t, *args))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "int64"])
+@pytest.mark.parametrize("n", [0, 5])
+def test_histogram_checks_and_edges_like_torch(dtype, n):
+    """Edges from torch's linspace (0.6666666 in float32, not NumPy's 0.6666667); float16
+    is refused only where the input's min/max are taken; the bins tensor must be 1-d with
+    at least two edges."""
+    e, t = pair(np.arange(n).astype(dtype) * 0.7)
+    for bins in (3, 7):
+        for rng in (None, (0.0, 1.0)):
+            _same(partial(ember.histogram, e, bins, range=rng),
+                  partial(torch.histogram, t, bins, range=rng))
+    for edges in ([], [1.0], [[0.0, 1.0]], [0.0, 0.5, 3.0]):
+        (eb, tb) = pair(np.array(edges, dtype))
+        _same(partial(ember.histogram, e, eb), partial(torch.histogram, t, tb))
+
+
+@pytest.mark.parametrize("call,phrase", [
+    (lambda m: m.isin(m.tensor([1, 0]), False), "Unsupported input type encountered for isin"),
+    (lambda m: m.quantile(m.ones(2, dtype=m.float16), 0.5), "must be either float or double"),
+    (lambda m: m.nanquantile(m.ones(2, dtype=m.bfloat16), 0.5), "must be either float or"),
+    (lambda m: m.mvlgamma(m.tensor([True]), 0), "may not be a boolean tensor"),
+    (lambda m: m.mvlgamma(m.tensor([], dtype=m.bool), 1), "may not be a boolean tensor"),
+    (lambda m: m.tensor([True]).mvlgamma_(1), "may not be a boolean tensor"),
+])
+def test_fuzzer_found_errors_match_torch(call, phrase):
+    raises_like(lambda: call(ember), lambda: call(torch), phrase)
+
+
+@pytest.mark.parametrize("shape", [(0, 0), (3,), (2, 3)])
+@pytest.mark.parametrize("n", [0, 1, 5])
+@pytest.mark.parametrize("dim", [-1, 0, 4])
+@pytest.mark.parametrize("extra", [None, (2, 1), (1,), (0, 0)])
+def test_diff_rules_like_torch(shape, n, dim, extra):
+    """n == 0 copies self (prepend and dim unused); the dim is checked before the ranks of
+    prepend/append, whose other sizes must match; n beyond the length leaves it empty."""
+    for dtype in ("bool", "int64"):
+        e, t = pair((np.arange(int(np.prod(shape))).reshape(shape) ** 2).astype(dtype))
+        ep, tp = pair(np.ones(extra, dtype)) if extra else (None, None)
+        _same(partial(ember.diff, e, n, dim, ep), partial(torch.diff, t, n, dim, tp))
+        _same(partial(ember.diff, e, n, dim, None, ep), partial(torch.diff, t, n, dim, None, tp))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32"])
+def test_histc_bins_in_the_input_dtype(dtype):
+    """torch places x at (x - min) * bins / (max - min) rounded to the input's dtype at each
+    step: float16 values at bin boundaries land where torch puts them (not float32's bin)."""
+    a = np.array([-4.145, -2.633, 3.014, 0.822, -4.06, -0.669, -0.2095, -3.402, 2.346, -3.863,
+                  3.677734375, 2.0, -1.0], np.float32)
+    e, t = pair(a)
+    e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    for args in ((), (7,), (10, -3, 3), (3, 2, 2)):
+        _check(ember.histc(e, *args), torch.histc(t, *args))
+
+
+def test_histogram_bins_tensor_takes_any_edges_and_values():
+    """Given edges, torch bins by binary search in [edges[0], edges[-1]]: NaN inputs and
+    decreasing edges count nothing (no range check, no NumPy monotonic error); a range
+    must have two elements."""
+    for x, edges, kw in [([np.nan], [1.0, -np.inf], {}),
+                         ([np.nan, 1.0, 0.5, 0.7], [0.0, 0.7, 1.0], {"density": True}),
+                         ([0.2, 3.0, 1.0], [2.0, 1.0, 0.0], {})]:
+        (e, t), (eb, tb) = pair(np.array(x, np.float32)), pair(np.array(edges, np.float32))
+        _same(partial(ember.histogram, e, eb, **kw), partial(torch.histogram, t, tb, **kw))
+    e, t = pair(np.zeros(3, np.float32))
+    raises_like(lambda: ember.histogram(e, range=[0.0]), lambda: torch.histogram(t, range=[0.0]),
+                "range should have 2 elements")
+
+
+def test_isin_compares_in_the_promoted_dtype():
+    """bfloat16 against an int (NumPy has no common dtype): 257 rounds to 256 in bfloat16
+    as torch promotes; int8 against 3.0 and float against int64 tensors."""
+    for el, test in [(np.array([0, 256, 257], np.float32), 257),
+                     (np.array([0, 3], np.int8), 3.0)]:
+        e, t = pair(el)
+        if el.dtype == np.float32:
+            e, t = e.to(ember.bfloat16), t.to(torch.bfloat16)
+        _check(ember.isin(e, test), torch.isin(t, test))
+    (e, t), (ei, ti) = pair(np.array([0.1, 3.0], np.float32)), pair(np.array([3], np.int64))
+    _check(ember.isin(e.to(ember.bfloat16), ei), torch.isin(t.to(torch.bfloat16), ti))
+
+
+def test_median_of_bfloat16_sees_nan():
+    """bfloat16's NaNs sort last (as float32) and make median NaN."""
+    a = np.array([[np.nan, -np.inf, 1.0, 2.0], [3.0, -1.0, 0.5, 2.0]], np.float32)
+    e, t = pair(a)
+    e, t = e.to(ember.bfloat16), t.to(torch.bfloat16)
+    for op in ("median", "nanmedian"):
+        _check(getattr(ember, op)(e), getattr(torch, op)(t))
+        _same(partial(getattr(ember, op), e, 1), partial(getattr(torch, op), t, 1))
+
+
+def test_histogram_of_bool_fails_where_torch_does():
+    """min/max ("histogramdd") first, then the linspace of the edges, then the weight."""
+    for x, w in [([], []), ([True], None), ([True], [1])]:
+        e, t = pair(np.array(x, bool))
+        ew, tw = pair(np.array(w, np.uint8)) if w is not None else (None, None)
+        raises_like(lambda: ember.histogram(e, weight=ew),  # noqa: B023
+                    lambda: torch.histogram(t, weight=tw))  # noqa: B023
+
+
+def test_histogram_unsorted_edges_and_weight_shape_like_torch():
+    """Unsorted edges bin by C++'s upper_bound (NumPy's searchsorted bisects otherwise); a
+    weight must have the input's number of elements; quantile checks its dim's range."""
+    x = np.array([1.369, -2.303, -4.59, -4.836, 3.133, 4.13, 1.066, 2.295], np.float16)
+    (e, t), (eb, tb) = pair(x), pair(x)
+    _same(partial(ember.histogram, e, eb), partial(torch.histogram, t, tb))
+    (e, t), (ew, tw) = pair(np.array([1.0, 2.0], np.float32)), pair(np.ones(1, np.float32))
+    raises_like(lambda: ember.histogram(e, 3, weight=ew), lambda: torch.histogram(t, 3, weight=tw),
+                "should have the same shape as the input tensor")
+    e, t = pair(np.ones((1, 1, 1), np.float32))
+    raises_like(lambda: ember.nanquantile(e, 0.0, 3), lambda: torch.nanquantile(t, 0.0, 3),
+                "Dimension out of range")
+
+
 def test_cdist_compute_mode_by_name_as_torch():
     """ember.cdist is torch.functional.cdist: compute_mode by name, a bad name ValueError."""
     torch = pytest.importorskip("torch")

@@ -125,6 +125,69 @@ def test_integer_ops_and_float_power_dtypes():
     check(ember.fmax(ea, eb), torch.fmax(ta, tb))
 
 
+@pytest.mark.parametrize("dtype", ["uint8", "int8", "int16", "int32", "int64"])
+def test_gcd_lcm_wrap_like_c_abs(dtype):
+    """torch's Euclid runs on C's abs, which wraps the dtype's minimum: gcd(-32768, 5) is
+    -1 in int16 (NumPy's gcd gives 1). The minimum stays out of lcm for int32/int64,
+    where torch's MIN / -1 traps."""
+    info = np.iinfo(dtype)
+    vals = np.array([v for v in (info.min, info.min + 1, info.max, -6, -1, 0, 1, 5, 12)
+                     if info.min <= v <= info.max], dtype)
+    (ea, ta), (eb, tb) = pair(np.repeat(vals, len(vals))), pair(np.tile(vals, len(vals)))
+    check(ember.gcd(ea, eb), torch.gcd(ta, tb))
+    if dtype in ("int32", "int64"):
+        (ea, ta), (eb, tb) = pair(vals[1:].repeat(len(vals) - 1)), pair(np.tile(vals[1:], len(vals) - 1))
+    check(ember.lcm(ea, eb), torch.lcm(ta, tb))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+@pytest.mark.parametrize("eps", [None, 1e-5, 0.1, 0.0, -1.0, 0.6])
+def test_logit_clamps_with_bounds_of_the_result_dtype(dtype, eps):
+    """torch rounds eps and 1 - eps to the dtype (1 - 1e-5 is 1 in float16: inf) and
+    computes in float32 for float32 (11.511559 at x = 3, eps = 1e-5); eps > 0.5 clamps
+    below first."""
+    x = np.array([3.0, 0.5, 0.999, 1e-7, -1, 1.0, 0.0, np.nan, 0.2], np.float32)
+    e, t = pair(x)
+    e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    tols = {"float16": (2e-3, 0), "bfloat16": (8e-3, 0), "float32": (1e-6, 0)}
+    check(ember.logit(e, eps), torch.logit(t, eps), tols)
+    check(e.logit_(eps), t.logit_(eps), tols)
+
+
+@pytest.mark.parametrize("name", ["igamma", "igammac"])
+def test_igamma_edge_cases_in_torch_order(name):
+    """torch tests x < 0 or a < 0, a == 0, x == 0, infinite a, infinite x in that order
+    before computing: igamma(nan, inf) is 1 and igamma(inf, nan) is 0."""
+    vals = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -4.5, 3.1, 1e4], np.float64)
+    (ea, ta), (ex, tx) = pair(np.repeat(vals, len(vals))), pair(np.tile(vals, len(vals)))
+    check(getattr(ember, name)(ea, ex), getattr(torch, name)(ta, tx), TOLS)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64", "int8"])
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_polygamma_at_poles_and_infinities_like_torch(dtype, n):
+    """trigamma is torch's own formula: finite at negative integers in float32
+    (polygamma(1, -1) = 1.29e15) and NaN at -inf; n >= 2 is NaN at +inf (torch's zeta)."""
+    x = np.array([-1, -2, -2.38387866, -np.inf, np.inf, np.nan, 0, 0.5, 1, 1e4, -3.5, 0.49])
+    e, t = pair(x)
+    e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    tols = {"float16": (2e-3, 0), "bfloat16": (1.6e-2, 0), "float32": (8e-7, 0),
+            "float64": (8e-15, 0)}
+    check(ember.polygamma(n, e), torch.polygamma(n, t), tols)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+@pytest.mark.parametrize("p", [1, 3])
+def test_mvlgamma_rounds_its_arguments_like_torch(dtype, p):
+    """torch's composite adds self to arange(...) in self's dtype, then lgamma (+inf at
+    -inf): 1e-6 - 1 is -1 in float16, a pole."""
+    x = np.array([3, 0, np.inf, -4, 1e-6, -1, -np.inf, -3.162, -4.375, 1e4], np.float32)
+    e, t = pair(x)
+    e, t = e.to(getattr(ember, dtype)), t.to(getattr(torch, dtype))
+    tols = {"float16": (4e-3, 0), "float32": (1e-6, 0), "float64": (1e-12, 0)}
+    check(ember.mvlgamma(e, p), torch.mvlgamma(t, p), tols)
+
+
 @pytest.mark.parametrize("call,phrase", [
     (lambda m: m.gcd(m.ones(2), m.ones(2)), '"gcd_cpu" not implemented for \'Float\''),
     (lambda m: m.hypot(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),

@@ -608,3 +608,16 @@ def test_random_view_chains(data, shape, layout, dtype):
 def test_numpy_integer_arguments():
     x = from_array(np.zeros((3, 4)))
     assert x.select(np.int64(1), np.int32(2)).storage_offset() == 2
+
+
+@pytest.mark.parametrize("shape,dim", [((), -1), ((), 0), ((), 5), ((2,), 3), ((2, 3), -3)])
+def test_size_and_stride_of_a_bad_dim_raise_torch_index_error(shape, dim):
+    """A 0-d tensor has no dims at all ("Dimension specified as -1 but tensor has no
+    dimensions"), not a wrapped one."""
+    e, t = ember.zeros(shape), torch.zeros(shape)
+    for name in ("size", "stride"):
+        with pytest.raises(IndexError) as te:
+            getattr(t, name)(dim)
+        with pytest.raises(IndexError) as ee:
+            getattr(e, name)(dim)
+        assert str(ee.value) == str(te.value)
