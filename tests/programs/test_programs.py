@@ -1,0 +1,95 @@
+"""Public PyTorch programs (small faithful copies of their models and training loops, in
+this folder) run unchanged with `import ember as torch`: trained from torch's initial
+weights on the same data, ember's loss curve equals torch's step by step."""
+import numpy as np
+import pytest
+from programs_harness import SameStart, assert_curves_match, data, load, numpy_random
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def both(program):
+    return load(program, "torch"), load(program, "ember")
+
+
+def test_mnist():
+    tm, em = both("mnist")
+    rng = np.random.default_rng(0)
+    images = rng.standard_normal((4, 1, 28, 28)).astype(np.float32)
+    labels = rng.integers(0, 10, 4)
+    start = SameStart()
+    t_losses, t_results = tm.main(data(torch, images), data(torch, labels),
+                                  model_state=start.torch_hook)
+    e_losses, e_results = em.main(data(ember, images), data(ember, labels),
+                                  model_state=start.ember_hook)
+    assert_curves_match(e_losses, t_losses)
+    np.testing.assert_allclose([r[0] for r in e_results], [r[0] for r in t_results],
+                               rtol=1e-4)
+    assert [r[1] for r in e_results] == [r[1] for r in t_results]
+
+
+def test_regression():
+    tm, em = both("regression")
+    rng = np.random.default_rng(0)
+    w = (rng.standard_normal((4, 1)) * 5).astype(np.float32)
+    b = (rng.standard_normal(1) * 5).astype(np.float32)
+    draws = (rng.standard_normal((20, 32)) * 0.5).astype(np.float32)
+    start = SameStart()
+    t_losses, t_desc = tm.main(data(torch, w), data(torch, b), data(torch, draws),
+                               start.torch_hook)
+    e_losses, e_desc = em.main(data(ember, w), data(ember, b), data(ember, draws),
+                               start.ember_hook)
+    assert_curves_match(e_losses, t_losses, rtol=1e-5)
+    assert e_desc == t_desc
+
+
+def test_time_sequence_prediction(tmp_path):
+    tm, em = both("time_sequence_prediction")
+    tm.generate_sine_wave(tmp_path / "torch.pt")
+    em.generate_sine_wave(tmp_path / "ember.pt")
+    # each library reads the other's file (torch's zip format both ways)
+    start = SameStart()
+    t_losses, t_test, t_pred = tm.main(tmp_path / "ember.pt", 2, start.torch_hook, hidden=8)
+    e_losses, e_test, e_pred = em.main(tmp_path / "torch.pt", 2, start.ember_hook, hidden=8)
+    assert len(t_losses) > 2  # LBFGS evaluated the closure several times per step
+    assert_curves_match(e_losses, t_losses, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(e_test, t_test, rtol=1e-9)
+    assert e_pred.dtype == t_pred.dtype == np.float64
+    np.testing.assert_allclose(e_pred, t_pred, rtol=1e-8, atol=1e-10)
+
+
+def test_vae(monkeypatch):
+    tm, em = both("vae")
+    images = np.random.default_rng(0).random((8, 1, 28, 28)).astype(np.float32)
+    start = SameStart()
+    results = []
+    for fw, module, hook in ((torch, tm, start.torch_hook), (ember, em, start.ember_hook)):
+        with monkeypatch.context() as m:
+            numpy_random(m, fw, seed=0)
+            results.append(module.main(data(fw, images), 2, hook))
+    (t_losses, t_test, t_sample), (e_losses, e_test, e_sample) = results
+    assert_curves_match(e_losses, t_losses)
+    np.testing.assert_allclose(e_test, t_test, rtol=1e-4)
+    assert tuple(e_sample.shape) == tuple(t_sample.shape) == (8, 1, 28, 28)
+    np.testing.assert_allclose(e_sample.numpy(), t_sample.numpy(), atol=1e-5)
+
+
+def test_dcgan(monkeypatch):
+    tm, em = both("dcgan")
+    images = np.random.default_rng(0).uniform(-1, 1, (12, 3, 64, 64)).astype(np.float32)
+    start_g, start_d = SameStart(), SameStart()
+    results = []
+    for fw, module, hooks in ((torch, tm, (start_g.torch_hook, start_d.torch_hook)),
+                              (ember, em, (start_g.ember_hook, start_d.ember_hook))):
+        def model_state(net_g, net_d, hooks=hooks):
+            hooks[0](net_g)
+            hooks[1](net_d)
+        with monkeypatch.context() as m:
+            numpy_random(m, fw, seed=0)
+            results.append(module.main(data(fw, images), model_state))
+    (t_losses, t_fake), (e_losses, e_fake) = results
+    assert_curves_match(np.ravel(e_losses).tolist(), np.ravel(t_losses).tolist(), rtol=1e-4)
+    assert tuple(e_fake.shape) == tuple(t_fake.shape) == (4, 3, 64, 64)
+    np.testing.assert_allclose(e_fake.numpy(), t_fake.numpy(), atol=1e-5)
