@@ -93,3 +93,26 @@ def test_dcgan(monkeypatch):
     assert_curves_match(np.ravel(e_losses).tolist(), np.ravel(t_losses).tolist(), rtol=1e-4)
     assert tuple(e_fake.shape) == tuple(t_fake.shape) == (4, 3, 64, 64)
     np.testing.assert_allclose(e_fake.numpy(), t_fake.numpy(), atol=1e-5)
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")  # (both warn alike)
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "RNN_TANH", "Transformer"])
+def test_word_language_model(kind, tmp_path):
+    tm, em = both("word_language_model")
+    tokens = np.random.default_rng(0).integers(0, 12, 41)
+    models = []
+    for fw, module in ((torch, tm), (ember, em)):
+        fw.manual_seed(0)
+        if kind == "Transformer":
+            model = module.TransformerModel(12, 8, 2, 16, 2, dropout=0.0)
+        else:
+            model = module.RNNModel(kind, 12, 8, 8, 2, dropout=0.0, tie_weights=kind == "LSTM")
+        models.append(model)
+    start = SameStart()
+    start.torch_hook(models[0])
+    start.ember_hook(models[1])
+    t_losses, t_val, t_reloaded = tm.main(models[0], data(torch, tokens), tmp_path / "t.pt")
+    e_losses, e_val, e_reloaded = em.main(models[1], data(ember, tokens), tmp_path / "e.pt")
+    assert_curves_match(e_losses, t_losses, rtol=1e-4)
+    np.testing.assert_allclose(e_val, t_val, rtol=1e-4)
+    assert e_reloaded == e_val[-1] and t_reloaded == t_val[-1]
