@@ -116,3 +116,141 @@ def test_word_language_model(kind, tmp_path):
     assert_curves_match(e_losses, t_losses, rtol=1e-4)
     np.testing.assert_allclose(e_val, t_val, rtol=1e-4)
     assert e_reloaded == e_val[-1] and t_reloaded == t_val[-1]
+
+
+class CharStream:
+    """A character-level dataset (chargpt's CharDataset) whose k-th read is the k-th
+    chunk of the text whatever index the sampler drew: the random sampler is exercised
+    while both libraries see the same batches."""
+
+    def __init__(self, fw, text, block_size, length=100):
+        self.fw, self.text, self.block_size, self.length = fw, text, block_size, length
+        self.reads = 0
+
+    def __len__(self):
+        return self.length
+
+    def __getitem__(self, idx):
+        start = (self.reads * 3) % (len(self.text) - self.block_size - 1)
+        self.reads += 1
+        chunk = self.text[start:start + self.block_size + 1]
+        return (data(self.fw, chunk[:-1].astype(np.int64)),
+                data(self.fw, chunk[1:].astype(np.int64)))
+
+
+TEXT = np.random.default_rng(0).integers(0, 10, 200)
+
+
+@pytest.mark.filterwarnings("ignore:'pin_memory' argument")  # (torch only)
+def test_mingpt():
+    tm, em = both("mingpt")
+    runs = []
+    for fw, module in ((torch, tm), (ember, em)):
+        module.set_seed(3407)
+        config = module.GPTConfig(vocab_size=10, block_size=8, n_layer=2, n_head=2, n_embd=16,
+                                  embd_pdrop=0.0, resid_pdrop=0.0, attn_pdrop=0.0)
+        model = module.GPT(config)
+        train_config = module.GPTConfig(batch_size=4, num_workers=0, max_iters=6,
+                                        learning_rate=5e-3, betas=(0.9, 0.95),
+                                        weight_decay=0.1, grad_norm_clip=1.0)
+        runs.append((module, model, module.Trainer(train_config, model,
+                                                   CharStream(fw, TEXT, 8))))
+    start = SameStart()
+    start.torch_hook(runs[0][1])
+    start.ember_hook(runs[1][1])
+    for _, _, trainer in runs:
+        trainer.run()
+    (_, t_model, t_trainer), (_, e_model, e_trainer) = runs
+    assert_curves_match(e_trainer.losses, t_trainer.losses)
+    assert [len(g["params"]) for g in e_trainer.optimizer.param_groups] == \
+        [len(g["params"]) for g in t_trainer.optimizer.param_groups]
+    t_out = t_model.generate(torch.tensor([[1, 2]]), 6)
+    e_out = e_model.generate(ember.tensor([[1, 2]]), 6)
+    assert e_out.tolist() == t_out.tolist()
+
+
+def test_nanogpt(monkeypatch):
+    tm, em = both("nanogpt")
+    tokens = np.random.default_rng(0).integers(0, 12, 120).astype(np.uint16)
+    start = SameStart()
+    results = []
+    for fw, module, hook in ((torch, tm, start.torch_hook), (ember, em, start.ember_hook)):
+        with monkeypatch.context() as m:
+            numpy_random(m, fw, seed=0)
+            results.append(module.train(tokens, hook))
+    (t_losses, t_evals, t_params), (e_losses, e_evals, e_params) = results
+    assert_curves_match(e_losses, t_losses)
+    assert e_params == t_params
+    for e, t in zip(e_evals, t_evals, strict=True):
+        np.testing.assert_allclose([e["train"], e["val"]], [t["train"], t["val"]], rtol=1e-5)
+
+
+class Names:
+    """makemore's CharDataset over a fixed list of encoded words (x = <START> + word,
+    y = word + <STOP>, -1 beyond); reads come in the order made, whatever index the
+    random sampler drew, so both libraries see the same batches."""
+
+    def __init__(self, fw, words, block_size):
+        self.fw, self.words, self.block_size, self.reads = fw, words, block_size, 0
+
+    def __len__(self):
+        return len(self.words)
+
+    def __getitem__(self, idx):
+        ix = self.words[self.reads % len(self.words)]
+        self.reads += 1
+        x = np.zeros(self.block_size + 1, np.int64)
+        y = np.zeros(self.block_size + 1, np.int64)
+        x[1:1 + len(ix)] = ix
+        y[:len(ix)] = ix
+        y[len(ix) + 1:] = -1
+        return data(self.fw, x), data(self.fw, y)
+
+
+@pytest.mark.parametrize("kind", ["bigram", "mlp", "rnn", "gru", "bow"])
+def test_makemore(kind):
+    tm, em = both("makemore")
+    rng = np.random.default_rng(1)
+    words = [rng.integers(1, 9, rng.integers(2, 6)) for _ in range(12)]
+    models, runs = [], []
+    for fw, module in ((torch, tm), (ember, em)):
+        config = module.ModelConfig(vocab_size=9, block_size=6, n_embd=8, n_embd2=12)
+        models.append(module.build(kind, config))
+    start = SameStart()
+    start.torch_hook(models[0])
+    start.ember_hook(models[1])
+    for fw, module, model in ((torch, tm, models[0]), (ember, em, models[1])):
+        runs.append(module.train(model, Names(fw, words, 5), Names(fw, words[:4], 5)))
+    (t_losses, t_test), (e_losses, e_test) = runs
+    assert_curves_match(e_losses, t_losses)
+    np.testing.assert_allclose(e_test, t_test, rtol=1e-5)
+
+
+@pytest.mark.parametrize("variant", ["resnet", "resnext", "dilated"])
+def test_resnet(variant):
+    tm, em = both("resnet")
+    rng = np.random.default_rng(0)
+    images = rng.standard_normal((4, 3, 32, 32)).astype(np.float32)
+    labels = rng.integers(0, 5, 4)
+    models = []
+    for module in (tm, em):
+        if variant == "resnet":
+            model = module.ResNet(module.BasicBlock, [2, 1, 1, 1], num_classes=5,
+                                  zero_init_residual=True, planes=(8, 16, 16, 32))
+        else:
+            model = module.ResNet(
+                module.Bottleneck, [1, 1, 1, 1], num_classes=5, groups=2, width_per_group=8,
+                planes=(8, 8, 16, 16),
+                replace_stride_with_dilation=[False, True, True] if variant == "dilated"
+                else None)
+        models.append(model)
+    start = SameStart()
+    start.torch_hook(models[0])
+    start.ember_hook(models[1])
+    t_losses, t_out = tm.train(models[0], data(torch, images), data(torch, labels))
+    e_losses, e_out = em.train(models[1], data(ember, images), data(ember, labels))
+    assert_curves_match(e_losses, t_losses, rtol=1e-4)
+    np.testing.assert_allclose(e_out.numpy(), t_out.numpy(), rtol=1e-3, atol=1e-4)
+    for (name, e), (_, t) in zip(models[1].state_dict().items(),
+                                 models[0].state_dict().items(), strict=True):
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-3, atol=1e-3, err_msg=name)
