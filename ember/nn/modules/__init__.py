@@ -7,6 +7,8 @@ from .module import Module
 __all__ = [
     "Bilinear",
     "Flatten",
+    "FractionalMaxPool2d",
+    "FractionalMaxPool3d",
     "Identity",
     "Linear",
     "Module",
@@ -130,6 +132,8 @@ from .pooling import (
     AvgPool1d,
     AvgPool2d,
     AvgPool3d,
+    FractionalMaxPool2d,
+    FractionalMaxPool3d,
     LPPool1d,
     LPPool2d,
     LPPool3d,
