@@ -7,6 +7,7 @@ float32 inputs), so the values match torch's and the gradient accumulates like i
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import warnings
@@ -428,12 +429,15 @@ def _reflect(coord, twice_low, twice_high):
     return ember.where(ember.fmod(flips, 2) == 0, extra + low, span - extra + low)
 
 
-def _source_coordinates(coord, size, padding_mode, align_corners):
-    """Grid values in [-1, 1] -> input pixel coordinates, folded by padding_mode."""
+def _unnormalize(coord, size, align_corners):
+    """Grid values in [-1, 1] -> input pixel coordinates."""
     if align_corners:
-        coord = (coord + 1) / 2 * (size - 1)
-    else:
-        coord = ((coord + 1) * size - 1) / 2
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _pad_coordinates(coord, size, padding_mode, align_corners):
+    """torch's compute_coordinates: fold coordinates outside the input by padding_mode."""
     if padding_mode == "border":
         coord = coord.clamp(0, size - 1)
     elif padding_mode == "reflection":
@@ -445,9 +449,58 @@ def _source_coordinates(coord, size, padding_mode, align_corners):
     return coord
 
 
+def _source_coordinates(coord, size, padding_mode, align_corners):
+    """Grid values in [-1, 1] -> input pixel coordinates, folded by padding_mode."""
+    return _pad_coordinates(_unnormalize(coord, size, align_corners), size, padding_mode,
+                            align_corners)
+
+
+def _cubic_coefficients(t):
+    """The four weights of torch's cubic convolution (A = -0.75) at fraction t."""
+    a = -0.75
+
+    def near(x):     # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):      # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def _check_grid_sampler(input, grid, mode):
+    """torch's check_grid_sampler_common and check_grid_sampler_{2d,3d}, in its order."""
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+    if input.device != grid.device:
+        raise RuntimeError("grid_sampler(): expected input and grid to be on same device, but "
+                           f"input is on {input.device} and grid is on {grid.device}")
+    if input.dim() < 1 or grid.dim() < 1 or input.shape[0] != grid.shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got {sizes}")
+    if grid.shape[-1] != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in "
+                           f"last dimension, but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {i} being empty")
+    rank = 4 if input.dim() == 4 else 5
+    if input.dim() != rank or grid.dim() != rank:
+        raise RuntimeError(f"grid_sampler(): expected {rank}D input and grid with same number "
+                           f"of dimensions, but got {sizes}")
+    if mode == "bicubic" and rank == 5:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if grid.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                           f"{grid.dtype.scalar_name}")
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample (N, C, H, W) input at the (N, H_out, W_out, 2) grid's (x, y) locations in
-    [-1, 1] (bilinear or nearest; zeros, border or reflection padding)."""
+    [-1, 1], or (N, C, D, H, W) input at a (N, D_out, H_out, W_out, 3) grid's (x, y, z):
+    nearest, bilinear (trilinear on 5-D) or bicubic (4-D); zeros, border or reflection
+    padding."""
     if _tf[0] and (result := _override("grid_sample", locals())) is not _NO:
         return result
     if mode not in ("bilinear", "nearest", "bicubic"):
@@ -459,28 +512,46 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    if input.dim() != 4 or mode == "bicubic":
-        raise NotImplementedError("ember's grid_sample supports 4-D inputs with bilinear or "
-                                  "nearest modes")
-    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension "
-                           f"and the batch size of input, but got grid with sizes "
-                           f"{list(grid.shape)}")
-    n, c, h, w = input.shape
-    x = _source_coordinates(grid[..., 0], w, padding_mode, align_corners)
-    y = _source_coordinates(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    _check_grid_sampler(input, grid, mode)
+    n, c, *sizes = input.shape
+    out = grid.shape[1:-1]
+    flat = input.reshape(n, c, -1)
+    # the grid's last dim runs x (W), y (H)(, z (D)): reversed against the input's dims
+    coords = [grid[..., len(sizes) - 1 - d] for d in range(len(sizes))]
 
-    def tap(ix, iy, weight):
-        inside = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
-        index = (iy.clamp(0, h - 1) * w + ix.clamp(0, w - 1)).to(ember.int64)
-        values = flat.gather(2, index.reshape(n, 1, -1).expand(n, c, -1))
-        return values.view(n, c, *ix.shape[1:]) * (weight * inside).unsqueeze(1)
+    def tap(index):
+        """The input at integer coordinates (one per spatial dim), zero outside it."""
+        inside, flat_index = True, 0
+        for i, size in zip(index, sizes, strict=True):
+            inside = inside & (i >= 0) & (i <= size - 1)
+            flat_index = flat_index * size + i.clamp(0, size - 1).to(ember.int64)
+        values = flat.gather(2, flat_index.reshape(n, 1, -1).expand(n, c, -1))
+        return values.view(n, c, *out) * inside.unsqueeze(1).to(input.dtype)
 
+    if mode == "bicubic":
+        points = [_unnormalize(x, size, align_corners) for x, size in zip(coords, sizes)]
+        base = [p.floor().detach() for p in points]
+        weights = [_cubic_coefficients(p - b) for p, b in zip(points, base)]
+
+        def tap_padded(iy, ix):
+            return tap([_pad_coordinates(b + k - 1, size, padding_mode, align_corners)
+                        for b, k, size in zip(base, (iy, ix), sizes)])
+
+        rows = [sum(weights[1][ix].unsqueeze(1) * tap_padded(iy, ix) for ix in range(4))
+                for iy in range(4)]
+        return sum(weights[0][iy].unsqueeze(1) * rows[iy] for iy in range(4))
+    points = [_source_coordinates(x, size, padding_mode, align_corners)
+              for x, size in zip(coords, sizes)]
     if mode == "nearest":   # weight 1, still tied to grid: its gradient is zeros, as torch's
-        one = ember.where(ember.zeros_like(x, dtype=ember.bool), x, 1.0)
-        return tap(x.round().detach(), y.round().detach(), one)
-    x0, y0 = x.floor().detach(), y.floor().detach()
-    dx, dy = x - x0, y - y0
-    return (tap(x0, y0, (1 - dx) * (1 - dy)) + tap(x0 + 1, y0, dx * (1 - dy))
-            + tap(x0, y0 + 1, (1 - dx) * dy) + tap(x0 + 1, y0 + 1, dx * dy))
+        one = ember.where(ember.zeros_like(points[0], dtype=ember.bool), points[0], 1.0)
+        return tap([p.round().detach() for p in points]) * one.unsqueeze(1)
+    base = [p.floor().detach() for p in points]
+    frac = [p - b for p, b in zip(points, base)]
+    result = 0
+    for corner in itertools.product((0, 1), repeat=len(sizes)):   # torch's order: nw, ne, ...
+        weight = 1
+        for bit, f in zip(corner, frac):
+            weight = weight * (f if bit else 1 - f)
+        result = result + tap([b + bit for b, bit in zip(base, corner)]) \
+            * weight.unsqueeze(1)
+    return result
