@@ -203,6 +203,26 @@ def test_interpolate(shape, kwargs, dtype):
           dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("shape, kwargs", [
+    ((2, 3, 17, 23), {"size": (5, 7)}),
+    ((1, 2, 16, 16), {"scale_factor": 0.3}),
+    ((1, 2, 30, 31), {"scale_factor": (0.25, 0.7), "recompute_scale_factor": True}),
+    ((2, 1, 9, 10), {"size": (13, 4)}),               # one dim up, one down
+    ((1, 2, 8, 8), {"size": (8, 3)}),                 # one dim unchanged
+    ((1, 1, 5, 6), {"size": (11, 13)}),               # upsampling: plain interpolation
+    ((1, 1, 12, 12), {"size": (1, 1)}),
+])
+def test_interpolate_antialias(shape, kwargs, mode, align_corners, dtype):
+    """antialias=True: torch's separable filters (triangle, or Keys cubic with a = -0.5)
+    widened by the downscaling factor; values, strides and gradients."""
+    kwargs = {**kwargs, "mode": mode, "align_corners": align_corners, "antialias": True}
+    check(lambda x: TF.interpolate(x, **kwargs), lambda x: EF.interpolate(x, **kwargs), shape,
+          dtype)
+
+
 @pytest.mark.parametrize("call", [
     lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, scale_factor=2),
     lambda F, T: F.interpolate(T.zeros(1, 1, 4)),
@@ -212,6 +232,11 @@ def test_interpolate(shape, kwargs, dtype):
     lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, mode="bilinear"),
     lambda F, T: F.interpolate(T.zeros(1, 1, 4, 4), size=3, mode="linear"),
     lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, mode="linear", antialias=True),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4, 4), size=3, mode="nearest", antialias=True),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4, 4, dtype=T.float16), size=3, mode="bilinear",
+                               antialias=True),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4, 4, dtype=T.int64), size=3, mode="bicubic",
+                               antialias=True),
     lambda F, T: F.interpolate(T.zeros(4), size=3),
     lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, recompute_scale_factor=True),
 ])

@@ -95,9 +95,47 @@ def _taps(mode, in_size, out_size, scale, align_corners, ftype):
     return [(i0, (1 - lambda1).astype(ftype)), (i1, lambda1)]
 
 
-def _resample(x, mode, output_size, scales, align_corners):
+def _antialias_taps(mode, in_size, out_size, scale, align_corners, ftype):
+    """torch's _compute_index_ranges_weights with antialias: each output position averages
+    the inputs under a filter (triangle for bilinear, Keys cubic with a = -0.5 for bicubic)
+    stretched by the downscaling factor, normalised to sum 1; in torch's float/double
+    arithmetic, padded to the widest window with zero weights."""
+    interp = 2 if mode == "bilinear" else 4
+    if align_corners:
+        s = ftype(in_size - 1) / ftype(out_size - 1) if out_size > 1 else ftype(0)
+    else:
+        s = _scale(in_size, out_size, scale, ftype)
+    support = ftype(interp * 0.5 * float(s)) if s >= 1 else ftype(interp * 0.5)
+    width = math.ceil(support) * 2 + 1
+    invscale = ftype(1.0 / float(s)) if s >= 1 else ftype(1)
+    center = (float(s) * (np.arange(out_size) + 0.5)).astype(ftype)
+    xmin = np.maximum(((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    xmax = ((center + support).astype(np.float64) + 0.5).astype(np.int64)
+    xsize = np.clip(np.minimum(xmax, in_size) - xmin, 0, width)
+    j = np.arange(width)
+    x = (j + xmin[:, None]).astype(ftype) - center[:, None]
+    x = np.abs(((x.astype(np.float64) + 0.5) * float(invscale)).astype(ftype))
+    if mode == "bilinear":
+        w = np.where(x < 1, (1.0 - x).astype(ftype), ftype(0))
+    else:
+        a = ftype(-0.5)
+        w = np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                     np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, ftype(0)))
+    w = np.where(j < xsize[:, None], w, ftype(0)).astype(ftype)
+    total = np.zeros(out_size, ftype)
+    for k in range(width):       # (summed in order, as torch)
+        total = total + w[:, k]
+    w = np.where(total[:, None] != 0, w / np.where(total == 0, 1, total)[:, None], w)
+    index = np.clip(xmin[:, None] + j, 0, in_size - 1)
+    return [(index[:, k], w[:, k].astype(ftype)) for k in range(width)]
+
+
+def _resample(x, mode, output_size, scales, align_corners, antialias=False):
     """Resample each spatial dim of (N, C, *spatial) x, innermost first (half types in
     float32, as torch's kernels compute them)."""
+    if antialias and x.dtype not in (ember.float32, ember.float64, ember.uint8):
+        raise NotImplementedError('"compute_index_ranges_weights" not implemented for '
+                                  f"'{x.dtype.scalar_name}'")
     if x.dtype in (ember.float16, ember.bfloat16):
         return _resample(x.float(), mode, output_size, scales, align_corners).to(x.dtype)
     if mode not in ("nearest", "nearest-exact") and not x.is_floating_point():
@@ -107,7 +145,8 @@ def _resample(x, mode, output_size, scales, align_corners):
     ftype = _opmath(x.dtype)
     for i in reversed(range(n)):
         axis = 2 + i
-        taps = _taps(mode, x.shape[axis], output_size[i], scales[i], align_corners, ftype)
+        taps = (_antialias_taps if antialias else _taps)(
+            mode, x.shape[axis], output_size[i], scales[i], align_corners, ftype)
         out = None
         for index, weight in taps:
             part = x.index_select(axis, ember.tensor(index, device=x.device))
@@ -180,7 +219,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
             raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                              "modes and requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate: antialias=True is not supported by ember yet")
+        if mode == "lanczos":
+            raise NotImplementedError("interpolate: mode 'lanczos' is not supported by ember")
     if mode == "area" and input.dim() in (3, 4, 5):
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[input.dim() - 3]
         return pool(input, output_size)
@@ -190,7 +230,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise RuntimeError(f"Input and output sizes should be greater than 0, but got "
                                f"input ({', '.join(map(str, input.shape[2:]))}) and output "
                                f"({', '.join(map(str, output_size))})")
-        return _resample(input, mode, output_size, scales, align_corners)
+        return _resample(input, mode, output_size, scales, align_corners, antialias)
     if mode in _LINEAR and input.dim() in (3, 4, 5):
         want = {"linear": "3D", "bilinear": "4D", "trilinear": "5D", "bicubic": "4D"}[mode]
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want} "
