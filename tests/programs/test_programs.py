@@ -141,7 +141,7 @@ class CharStream:
 TEXT = np.random.default_rng(0).integers(0, 10, 200)
 
 
-@pytest.mark.filterwarnings("ignore:'pin_memory' argument")  # (torch only)
+@pytest.mark.filterwarnings("ignore:'pin_memory' argument")  # (both warn alike)
 def test_mingpt():
     tm, em = both("mingpt")
     runs = []
