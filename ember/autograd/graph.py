@@ -248,10 +248,19 @@ class saved_tensors_hooks:
         self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
 
     def __enter__(self):
+        global _hooks_entered
+        _hooks_entered += 1
         _tls.saved_hooks = [*_tls.saved_hooks, (self.pack_hook, self.unpack_hook)]
 
     def __exit__(self, *exc_info):
+        global _hooks_entered
+        _hooks_entered -= 1
         _tls.saved_hooks = _tls.saved_hooks[:-1]
+
+
+# how many saved_tensors_hooks blocks are open in any thread: `save` reads this global
+# (cheap) before the thread's own stack (a thread-local read costs more)
+_hooks_entered = 0
 
 
 def unpack(saved, node):
@@ -266,7 +275,7 @@ def save(t) -> SavedTensor | None:
         return t
     if not t._ks & ADINPLACE_BIT:
         raise RuntimeError(INFERENCE_SAVED)
-    if _tls.saved_hooks:
+    if _hooks_entered and _tls.saved_hooks:
         return _save_hooked(t, None)
     s = SavedTensor()
     s.data = t
@@ -277,7 +286,7 @@ def save(t) -> SavedTensor | None:
 
 
 def save_output(t, nr: int = 0) -> SavedTensor:
-    if _tls.saved_hooks:
+    if _hooks_entered and _tls.saved_hooks:
         return _save_hooked(t, nr)
     s = SavedTensor()
     # an alias without grad_fn; dispatched (aten.detach) when a mode records the program
