@@ -22,6 +22,7 @@ As torch's, in two ways:
 """
 from __future__ import annotations
 
+import contextlib
 import warnings
 
 import ember
@@ -109,11 +110,12 @@ class _Recomputation:
     position of each tensor (and its metadata); the first unpack of a backward runs the
     function again and keeps what it saves, position by position."""
 
-    def __init__(self, function, args, kwargs, rng_state):
+    def __init__(self, function, args, kwargs, rng_state, context, check):
         # the inputs are saved as an op's are: changing one in place before backward is
         # an error, as in torch
         self.args = [G.save(a) if isinstance(a, Tensor) else a for a in args]
         self.function, self.kwargs, self.rng_state = function, kwargs, rng_state
+        self.context, self.check = context, check   # (recomputation's context manager)
         self.metadata = []      # (shape, dtype, device) of each tensor the forward saved
         self.recomputed = []    # what the last recomputation saved, taken as it is unpacked
 
@@ -137,7 +139,7 @@ class _Recomputation:
 
         args = [G.unpack(a, None) for a in self.args]
         try:
-            with saved_tensors_hooks(keep, _never_unpacked):
+            with saved_tensors_hooks(keep, _never_unpacked), self.context:
                 _replay(self.function, args, self.kwargs, self.rng_state)
         except _Enough:
             pass
@@ -151,7 +153,7 @@ class _Recomputation:
             f"tensor at position {i}:\nsaved metadata: {_show(meta)}\n"
             f"recomputed metadata: {_show(_metadata(t))}\n"
             for i, (meta, t) in enumerate(zip(self.metadata, saved, strict=True))
-            if meta != _metadata(t))
+            if self.check and meta != _metadata(t))
         if different:
             raise CheckpointError("torch.utils.checkpoint: Recomputed values for the following "
                                   "tensors have different metadata than during the forward "
@@ -196,9 +198,15 @@ def checkpoint(function, *args, use_reentrant=None, context_fn=None,
             raise ValueError("Passing `context_fn` or `debug` is only supported when "
                              "use_reentrant=False.")
         return CheckpointFunction.apply(function, preserve_rng_state, *args)
+    if determinism_check not in ("default", "none"):
+        raise ValueError("determinism_check should be one of ['default', 'none'], but got "
+                         f"{determinism_check}")
+    forward_context, recompute_context = context_fn() if context_fn is not None else (
+        contextlib.nullcontext(), contextlib.nullcontext())
     rng_state = ember.get_rng_state() if preserve_rng_state else None
-    frame = _Recomputation(function, args, kwargs, rng_state)
-    with saved_tensors_hooks(frame.pack, frame.unpack):
+    frame = _Recomputation(function, args, kwargs, rng_state, recompute_context,
+                           determinism_check == "default")
+    with saved_tensors_hooks(frame.pack, frame.unpack), forward_context:
         return function(*args, **kwargs)
 
 

@@ -2,6 +2,7 @@
 autograd.graph.saved_tensors_hooks against torch: gradients through .backward(),
 autograd.grad and backward(inputs=), grad_fn names, recomputation counts, warnings and
 errors."""
+import contextlib
 import warnings
 
 import numpy as np
@@ -159,6 +160,34 @@ def test_recomputation_that_saves_differently(second, first_line):
         error = error_of(lambda out=out: out.sum().backward())
         outcomes.append(error and (error[0], error[1].splitlines()[0]))
     assert outcomes[0] == outcomes[1] == (first_line and ("CheckpointError", first_line))
+
+
+def test_context_fn_and_determinism_check():
+    """context_fn's two context managers wrap the forward and the recomputation;
+    determinism_check="none" skips the metadata comparison; other values are refused."""
+    for fw, ck in ((ember, echeckpoint), (torch, tcheckpoint)):
+        seen = []
+
+        def context_fn(seen=seen):
+            return (contextlib.contextmanager(lambda: (yield seen.append("forward")))(),
+                    contextlib.contextmanager(lambda: (yield seen.append("recompute")))())
+
+        x = fw.ones(3, requires_grad=True)
+        ck.checkpoint(lambda a: a.exp(), x, use_reentrant=False,
+                      context_fn=context_fn).sum().backward()
+        assert seen == ["forward", "recompute"]
+        state = {"n": 0}
+
+        def body(a, state=state):
+            state["n"] += 1
+            return a.exp() if state["n"] == 1 else a.expand(2, 3).exp()
+
+        ck.checkpoint(body, x, use_reentrant=False, determinism_check="none").sum().backward()
+    errors = [error_of(lambda ck=ck, fw=fw: ck.checkpoint(lambda a: a, fw.ones(1),
+                                                          use_reentrant=False,
+                                                          determinism_check="strict"))
+              for ck, fw in ((echeckpoint, ember), (tcheckpoint, torch))]
+    assert errors[0] is not None and errors[0] == errors[1]
 
 
 def test_dropout_masks_replay():
