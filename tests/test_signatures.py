@@ -24,7 +24,7 @@ KEPT = {
     "nn.functional.max_pool2d": "the same (return_indices)",
     **{f"nn.functional.{name}": "the same (return_indices)" for name in (
         "max_pool1d", "max_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
-        "adaptive_max_pool3d")},
+        "adaptive_max_pool3d", "fractional_max_pool2d", "fractional_max_pool3d")},
     "save": _SERIALIZATION,
     "Tensor.index": "torch's Tensor.index is an internal helper; ember's is aten.index",
     "nn.functional.handle_torch_function": "ember's takes the args tuple and kwargs dict",

@@ -23,6 +23,14 @@ from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 from .inference_mode import inference_mode, is_inference_mode_enabled
 
+
+def _is_checkpoint_valid() -> bool:
+    """False while a backward runs for chosen inputs (.grad(), backward(inputs=)), which a
+    reentrant checkpoint cannot serve."""
+    from ..dispatch.tls import state
+    return state.checkpoint_valid
+
+
 # What the core layer calls back into (ember/core/autograd_hooks.py)
 CORE_HOOKS = {"mark_inference_view": graph.mark_inference_view}
 

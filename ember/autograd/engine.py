@@ -147,13 +147,14 @@ def run_backward(outputs, grads, keep_graph, create_graph, inputs=None, accumula
     if inputs is not None:
         captures, needed = _capture_plan(inputs, parents, accumulate)
         results = [None] * len(inputs)
-    prev_mode = _tls.grad_enabled
+    prev_mode, prev_valid = _tls.grad_enabled, _tls.checkpoint_valid
     _tls.grad_enabled = create_graph
+    _tls.checkpoint_valid = inputs is None  # (reentrant checkpoints need the whole graph)
     try:
         _execute(root, deps, keep_graph, captures, needed, results if inputs is not None else None,
                  accumulate, inputs)
     finally:
-        _tls.grad_enabled = prev_mode
+        _tls.grad_enabled, _tls.checkpoint_valid = prev_mode, prev_valid
     return results if inputs is not None else None
 
 

@@ -184,6 +184,9 @@ class SavedTensor:
         st = t._storage
         if (0 if st is None else st._version) != self.version:
             raise RuntimeError(_modified_message(t, self, node))
+        return self._with_history(t, node, with_grad_fn)
+
+    def _with_history(self, t, node, with_grad_fn):
         nr = self.output_nr
         if nr is not None and (_tls.grad_enabled or with_grad_fn) and t._dtype.is_floating_point \
                 and node._out_meta[nr] is not None:     # not a non-differentiable output
@@ -199,9 +202,71 @@ RELEASED_SAVED = SavedTensor()
 RELEASED_SAVED.data = None
 
 
+class _HookedSavedTensor(SavedTensor):
+    """A tensor saved through `saved_tensors_hooks`: what `pack_hook` returned, given back
+    to `unpack_hook` in backward. Only a weak reference to the memory is kept, for the
+    in-place check."""
+
+    __slots__ = ("described", "packed", "storage", "unpack_hook")
+
+    def unpack(self, node, with_grad_fn=False):
+        if self.unpack_hook is None:
+            raise RuntimeError(RELEASED)
+        st = self.storage()
+        if st is not None and st._version != self.version:
+            raise RuntimeError(_modified_text(self.described, st._version, self.version))
+        t = self.unpack_hook(self.packed)
+        if not isinstance(t, Tensor):
+            raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
+                            f"result of type {type(t).__name__}")
+        return self._with_history(t, node, with_grad_fn)
+
+
+def _save_hooked(t, nr):
+    """Saves `t` through the innermost saved_tensors_hooks (torch's order: the pack hook
+    runs when the op records its history)."""
+    pack, unpack_hook = _tls.saved_hooks[-1]
+    s = _HookedSavedTensor()
+    s.data = None
+    st = t.untyped_storage()
+    s.storage, s.version, s.output_nr = weakref.ref(st), st._version, nr
+    s.described = _describe(t, s, None)
+    s.packed, s.unpack_hook = pack(t), unpack_hook
+    return s
+
+
+class saved_tensors_hooks:
+    """`torch.autograd.graph.saved_tensors_hooks(pack_hook, unpack_hook)`: inside the
+    block, every tensor an op saves for backward goes through `pack_hook(tensor) -> object`
+    and comes back in backward as `unpack_hook(object) -> tensor`.
+
+        >>> with ember.autograd.graph.saved_tensors_hooks(lambda t: t * 1, lambda t: t):
+        ...     y = ember.ones(2, requires_grad=True).exp()
+    """
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        global _hooks_entered
+        _hooks_entered += 1
+        _tls.saved_hooks = [*_tls.saved_hooks, (self.pack_hook, self.unpack_hook)]
+
+    def __exit__(self, *exc_info):
+        global _hooks_entered
+        _hooks_entered -= 1
+        _tls.saved_hooks = _tls.saved_hooks[:-1]
+
+
+# how many saved_tensors_hooks blocks are open in any thread: `save` reads this global
+# (cheap) before the thread's own stack (a thread-local read costs more)
+_hooks_entered = 0
+
+
 def unpack(saved, node):
     """A saved tensor back (None and numbers stay as they are), checking its version."""
-    return saved.unpack(node) if saved.__class__ is SavedTensor else saved
+    cls = saved.__class__
+    return saved.unpack(node) if cls is SavedTensor or cls is _HookedSavedTensor else saved
 
 
 def save(t) -> SavedTensor | None:
@@ -210,6 +275,8 @@ def save(t) -> SavedTensor | None:
         return t
     if not t._ks & ADINPLACE_BIT:
         raise RuntimeError(INFERENCE_SAVED)
+    if _hooks_entered and _tls.saved_hooks:
+        return _save_hooked(t, None)
     s = SavedTensor()
     s.data = t
     st = t._storage
@@ -219,6 +286,8 @@ def save(t) -> SavedTensor | None:
 
 
 def save_output(t, nr: int = 0) -> SavedTensor:
+    if _hooks_entered and _tls.saved_hooks:
+        return _save_hooked(t, nr)
     s = SavedTensor()
     # an alias without grad_fn; dispatched (aten.detach) when a mode records the program
     s.data = t.detach() if _tls.dispatch_modes else shallow_copy(t)
@@ -232,16 +301,25 @@ def save_list(ts) -> list:
 
 
 def _modified_message(t, saved, node) -> str:
+    return _modified_text(_describe(t, saved, node), version_of(t), saved.version)
+
+
+def _describe(t, saved, node) -> str:
+    """How the in-place error names a saved tensor: type, shape, and whose output it is."""
     what = f"[{t.type()} [{', '.join(map(str, t.shape))}]]"
-    if saved.output_nr is not None:
+    if saved.output_nr is not None and node is not None:
         what += f", which is output {saved.output_nr} of {short_name(node)},"
     else:
         fn = t.grad_fn
         if fn is not None:
             what += f", which is output {t._ag.output_nr} of {short_name(fn)},"
+    return what
+
+
+def _modified_text(what, version, expected) -> str:
     return ("one of the variables needed for gradient computation has been modified by an "
-            f"inplace operation: {what} is at version {version_of(t)}; expected version "
-            f"{saved.version} instead. Hint: enable anomaly detection to find the operation that "
+            f"inplace operation: {what} is at version {version}; expected version "
+            f"{expected} instead. Hint: enable anomaly detection to find the operation that "
             "failed to compute its gradient, with torch.autograd.set_detect_anomaly(True, "
             "check_nan=False).")
 

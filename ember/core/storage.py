@@ -108,3 +108,7 @@ class Storage:
 
     def __repr__(self):
         return f"<ember.UntypedStorage nbytes={self.nbytes()} device={self.device}>"
+
+    def __reduce__(self):
+        from ..serialization._pickle import reduce_storage
+        return reduce_storage(self)

@@ -321,9 +321,6 @@ class Tensor:
 
     __hash__ = object.__hash__
 
-    def __reduce_ex__(self, proto):
-        raise TypeError("ember tensors are not pickled; use ember.save / ember.load")
-
     def __repr__(self, *, tensor_contents=None):
         from .printing import tensor_repr
         return tensor_repr(self)

@@ -1,5 +1,5 @@
 """Tensor attributes that are not ops: T, mT, H, mH, __getitem__, __setitem__, the dtype
-conversions (`x.float()`), to, cpu, cuda, record_stream, type, norm, unique, nonzero, __deepcopy__ (attached by
+conversions (`x.float()`), to, cpu, cuda, record_stream, type, norm, unique, nonzero, __deepcopy__, __reduce_ex__ (attached by
 ember/_assembly.py)."""
 from ember.kernels.composite.conversions import tensor_to
 from ember.kernels.composite.reduction import python_norm
@@ -122,6 +122,12 @@ def _deepcopy(self, memo):
     return new
 
 
+def _reduce_ex(self, proto):
+    """`pickle.dumps(t)`: see ember/serialization/_pickle.py."""
+    from ..serialization._pickle import reduce_tensor
+    return reduce_tensor(self, proto)
+
+
 def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
     from .toplevel import unique
     return unique(self, sorted, return_inverse, return_counts, dim)
@@ -163,7 +169,7 @@ TENSOR_ATTRIBUTES = {
     "to": tensor_to,
     # torch.functional.norm is Python too (p="fro", dim=None, ...); manual bindings as well
     "norm": _norm,
-    "__deepcopy__": _deepcopy,
+    "__deepcopy__": _deepcopy, "__reduce_ex__": _reduce_ex,
     "unique": _unique, "nonzero": _nonzero, "unique_consecutive": _unique_consecutive,
     "isclose": _comparison("isclose"), "allclose": _comparison("allclose"),
     "equal": _comparison("equal"),

@@ -18,6 +18,8 @@ class _State(threading.local):
         self.inference = False      # inside inference_mode(True)
         self.dispatch_modes = []    # TorchDispatchMode stack
         self.function_modes = []    # TorchFunctionMode stack
+        self.saved_hooks = []       # autograd.graph.saved_tensors_hooks stack: (pack, unpack)
+        self.checkpoint_valid = True  # False while .grad() / backward(inputs=) runs
 
 
 state = _State()

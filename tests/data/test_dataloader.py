@@ -167,6 +167,24 @@ def test_workers_warn_and_load_in_process():
         assert flat_indices(loader) == list(range(5))
 
 
+@pytest.mark.parametrize(("options", "warned"), [
+    ({"pin_memory": True}, 1), ({"pin_memory": True, "pin_memory_device": "cpu"}, 2),
+    ({"pin_memory": False, "pin_memory_device": "cpu"}, 0)])
+def test_pin_memory_warnings_like_torch(options, warned):
+    """Without an accelerator, pin_memory warns at iteration as torch's does (and a
+    pin_memory_device is deprecated); the batches are the same."""
+    e, t = loaders(features_and_labels, batch_size=2, **options)
+    caught = []
+    for loader in (e, t):
+        with warnings.catch_warnings(record=True) as got:
+            warnings.simplefilter("always")
+            batches = list(loader)
+        caught.append([str(w.message) for w in got])
+        assert len(batches) == 4
+    assert caught[0] == caught[1]
+    assert len(caught[0]) == warned
+
+
 class Squares(ed.TensorDataset):
     """Changes __getitem__, so the loader must not take the whole-batch shortcut."""
 

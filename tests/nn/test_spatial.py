@@ -203,6 +203,26 @@ def test_interpolate(shape, kwargs, dtype):
           dtype)
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("shape, kwargs", [
+    ((2, 3, 17, 23), {"size": (5, 7)}),
+    ((1, 2, 16, 16), {"scale_factor": 0.3}),
+    ((1, 2, 30, 31), {"scale_factor": (0.25, 0.7), "recompute_scale_factor": True}),
+    ((2, 1, 9, 10), {"size": (13, 4)}),               # one dim up, one down
+    ((1, 2, 8, 8), {"size": (8, 3)}),                 # one dim unchanged
+    ((1, 1, 5, 6), {"size": (11, 13)}),               # upsampling: plain interpolation
+    ((1, 1, 12, 12), {"size": (1, 1)}),
+])
+def test_interpolate_antialias(shape, kwargs, mode, align_corners, dtype):
+    """antialias=True: torch's separable filters (triangle, or Keys cubic with a = -0.5)
+    widened by the downscaling factor; values, strides and gradients."""
+    kwargs = {**kwargs, "mode": mode, "align_corners": align_corners, "antialias": True}
+    check(lambda x: TF.interpolate(x, **kwargs), lambda x: EF.interpolate(x, **kwargs), shape,
+          dtype)
+
+
 @pytest.mark.parametrize("call", [
     lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, scale_factor=2),
     lambda F, T: F.interpolate(T.zeros(1, 1, 4)),
@@ -212,6 +232,11 @@ def test_interpolate(shape, kwargs, dtype):
     lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, mode="bilinear"),
     lambda F, T: F.interpolate(T.zeros(1, 1, 4, 4), size=3, mode="linear"),
     lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, mode="linear", antialias=True),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4, 4), size=3, mode="nearest", antialias=True),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4, 4, dtype=T.float16), size=3, mode="bilinear",
+                               antialias=True),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4, 4, dtype=T.int64), size=3, mode="bicubic",
+                               antialias=True),
     lambda F, T: F.interpolate(T.zeros(4), size=3),
     lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, recompute_scale_factor=True),
 ])
@@ -358,17 +383,46 @@ def test_affine_grid(size, align_corners):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize(("mode", "shape", "grid_shape"), [
+    ("bilinear", (2, 3, 5, 6), (2, 4, 7, 2)), ("nearest", (2, 3, 5, 6), (2, 4, 7, 2)),
+    ("bicubic", (2, 3, 5, 6), (2, 4, 7, 2)), ("bicubic", (1, 2, 1, 3), (1, 3, 5, 2)),
+    ("bilinear", (2, 3, 4, 5, 6), (2, 3, 2, 5, 3)), ("nearest", (2, 3, 4, 5, 6), (2, 3, 2, 5, 3)),
+    ("bilinear", (1, 2, 1, 2, 3), (1, 2, 3, 1, 3))])
 @pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 @pytest.mark.parametrize("align_corners", [False, True])
-def test_grid_sample(mode, padding_mode, align_corners, dtype):
+def test_grid_sample(mode, shape, grid_shape, padding_mode, align_corners, dtype):
+    """2-d and volumetric sampling in every mode against torch: values, gradients of the
+    input and of the grid (which reaches past the borders)."""
     gen = torch.Generator().manual_seed(0)
-    grid = (torch.rand(2, 4, 7, 2, generator=gen, dtype=dtype) * 3 - 1.5).requires_grad_()
+    grid = (torch.rand(grid_shape, generator=gen, dtype=dtype) * 3 - 1.5).requires_grad_()
     e_grid = to_ember(grid)
     check(lambda x: TF.grid_sample(x, grid, mode, padding_mode, align_corners),
           lambda x: EF.grid_sample(x, e_grid, mode, padding_mode, align_corners),
-          (2, 3, 5, 6), dtype)
+          shape, dtype)
     assert_close(e_grid.grad, grid.grad, **TOL[dtype])
+
+
+@pytest.mark.parametrize(("shape", "grid_shape", "mode"), [
+    ((1, 2, 3, 4, 5), (1, 2, 2, 2, 3), "bicubic"), ((1, 2, 3, 4, 5), (1, 2, 2, 3), "bilinear"),
+    ((1, 2, 3, 4, 5), (1, 2, 2, 2, 2), "bilinear"), ((1, 2, 3, 4), (1, 2, 2, 3), "bilinear"),
+    ((1, 2, 3), (1, 2, 2), "bilinear"), ((1, 2, 3), (1, 2, 1), "bilinear"),
+    ((2, 2, 3, 4, 5), (1, 2, 2, 2, 3), "nearest"), ((1, 2, 0, 4, 5), (1, 2, 2, 2, 3), "bilinear"),
+    ((1, 2, 3, 4, 5, 6), (1, 2, 2, 2, 2, 4), "bilinear")])
+def test_grid_sample_errors(shape, grid_shape, mode):
+    same_error(lambda: TF.grid_sample(torch.zeros(shape), torch.zeros(grid_shape), mode,
+                                      align_corners=False),
+               lambda: EF.grid_sample(ember.zeros(shape), ember.zeros(grid_shape), mode,
+                                      align_corners=False))
+    same_error(lambda: TF.grid_sample(torch.zeros(2, 1, 3, 3), torch.zeros(2, 2, 2, 2).double(),
+                                      align_corners=False),
+               lambda: EF.grid_sample(ember.zeros(2, 1, 3, 3), ember.zeros(2, 2, 2, 2).double(),
+                                      align_corners=False))
+
+
+def test_grid_sample_empty_grid():
+    for fw, F in ((torch, TF), (ember, EF)):
+        out = F.grid_sample(fw.zeros(1, 2, 3, 4, 5), fw.zeros(1, 0, 2, 2, 3), align_corners=True)
+        assert tuple(out.shape) == (1, 2, 0, 2, 2)
 
 
 def test_spatial_transformer_step():

@@ -502,3 +502,147 @@ def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_siz
     if _tf[0] and (result := _override("max_unpool3d", locals())) is not _NO:
         return result
     return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)
+
+
+# ---------------------------------------------------------------- fractional max pooling
+# Graham's fractional max pooling: per input plane, a random sample u in [0, 1) per spatial
+# dim places the windows at start_i = int((i + u) * alpha) - int(u * alpha), the last at
+# size - k, with alpha = (size - k) / (out - 1) computed in the input's dtype (as torch's
+# kernel). torch's max keeps the first maximum, or the last NaN.
+
+def _fractional_starts(u, size, out, k):
+    """(..., out) int64 window starts from the samples u (...) of one spatial dim."""
+    dt = u.dtype
+    alpha = ember.tensor(size - k, dtype=dt) / ember.tensor(max(out - 1, 1), dtype=dt)
+    i = ember.arange(out - 1, dtype=dt, device=u.device)
+    u = u.unsqueeze(-1)
+    starts = ((i + u) * alpha).to(ember.int64) - (u * alpha).to(ember.int64)
+    last = ember.full((*u.shape[:-1], min(out, 1)), size - k, dtype=ember.int64,
+                      device=u.device)
+    return ember.cat([starts, last], -1)
+
+
+def _fractional_max_pool(input, kernel_size, output_size, samples, n):
+    name = f"fractional_max_pool{n}d"
+    count = "three Ints" if n == 3 else "Ints"
+    kernel = _tuple_or_fail(kernel_size, n, f"{name}: kernel_size must either be a single Int "
+                                            f"or tuple of {count}")
+    out = _tuple_or_fail(output_size, n, f"{name}: output_size must either be a single Int or "
+                                         f"tuple of {count}")
+    where = f"{name}()" if n == 2 else f"{name}_out()"
+    if input.dim() not in (n + 1, n + 2):
+        raise RuntimeError(f"{where}: Expected {n + 1}D or {n + 2}D tensor, but got: "
+                           f"{list(input.shape)}")
+    for i in range(1, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(f"{where}: Expected input to have non-zero size for non-batch "
+                               f"dimensions, but got{list(input.shape)} with dimension {i} "
+                               "being empty.")
+    if any(k <= 0 for k in kernel):
+        raise RuntimeError(f"{where}: kernel_size must be greater than zero, but got "
+                           f"{list(kernel)}")
+    sizes = input.shape[-n:]
+    for label, size, k, o in zip(("time", "height", "width")[3 - n:], sizes, kernel, out,
+                                 strict=True):
+        if not (o + k - 1 < size if n == 3 else o + k - 1 <= size):  # (torch's 3-d: strict)
+            raise RuntimeError(f"{where}: pool {label} {k} too large relative to input "
+                               f"{label} {size}")
+    x, batched = (input, True) if input.dim() == n + 2 else (input.unsqueeze(0), False)
+    if samples.dtype != input.dtype:
+        raise RuntimeError("Expect _random_samples to have the same dtype as input")
+    if samples.dim() != 3:
+        raise RuntimeError(f"Expect _random_samples to have 3 dimensions, got {samples.dim()}")
+    if samples.shape[0] < x.shape[0]:
+        raise RuntimeError("Expect _random_samples.size(0) no less then input batch size.")
+    if samples.shape[1] != x.shape[1]:
+        raise RuntimeError("Expect _random_samples.size(1) equals to input channel size.")
+    if samples.shape[2] != n:
+        raise RuntimeError(f"Expect _random_samples.size(2) equals to {n}; got "
+                           f"{samples.shape[2]}.")
+    samples = samples[:x.shape[0]].detach()
+    # the flat index of every tap: (N, C, *out, *kernel); torch's samples run W, H for 2-d
+    # and T, H, W for 3-d
+    order = (1, 0) if n == 2 else (0, 1, 2)
+    index = ember.zeros((), dtype=ember.int64, device=x.device)
+    for d, (size, k, o) in enumerate(zip(sizes, kernel, out, strict=True)):
+        pos = _fractional_starts(samples[..., order[d]], size, o, k).unsqueeze(-1) \
+            + ember.arange(k, device=x.device)
+        shape = [*x.shape[:2]] + [1] * (2 * n)
+        shape[2 + d], shape[2 + n + d] = o, k
+        index = index * size + pos.view(shape)
+    index = index.expand(*x.shape[:2], *out, *kernel).flatten(2 + n)
+    flat = x.flatten(2)
+    taps = flat.detach().gather(2, index.flatten(2)).view(index.shape)
+    nan = taps.isnan()
+    last_nan = index.shape[-1] - 1 - nan.flip(-1).to(ember.uint8).argmax(-1)
+    pick = ember.where(nan.any(-1), last_nan, taps.argmax(-1))
+    index = index.gather(-1, pick.unsqueeze(-1)).squeeze(-1)
+    values = flat.gather(2, index.flatten(2)).view(index.shape)
+    return _unbatch(values, batched), _unbatch(index, batched)
+
+
+def _tuple_or_fail(value, n, message):
+    """An int per spatial dim from an int or a 1- or n-tuple; else torch's message."""
+    value = (value,) if isinstance(value, int) else tuple(value)
+    if len(value) not in (1, n):
+        raise RuntimeError(message)
+    return value * n if len(value) == 1 else value
+
+
+def _fractional(input, kernel_size, output_size, output_ratio, _random_samples, n):
+    name = f"fractional_max_pool{n}d"
+    if output_size is None and output_ratio is None:
+        raise ValueError(f"{name} requires specifying either an output_size or an "
+                         "output_ratio")
+    if output_size is None:
+        if n == 2 and len(output_ratio) > 2:
+            raise ValueError(f"{name} requires output_ratio to either be a single Int or "
+                             "tuple of Ints.")
+        ratio = tuple(output_ratio) if isinstance(output_ratio, (list, tuple)) else \
+            (output_ratio,) * n
+        output_size = [int(input.size(i - n) * r) for i, r in enumerate(ratio)]
+    if _random_samples is None:
+        n_batch = 1 if input.dim() == n + 1 else input.size(0)
+        _random_samples = ember.rand(n_batch, input.size(-n - 1), n, dtype=input.dtype,
+                                     device=input.device)
+    return _fractional_max_pool(input, kernel_size, output_size, _random_samples, n)
+
+
+def fractional_max_pool2d_with_indices(input, kernel_size, output_size=None,
+                                       output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """2-d fractional max pooling of (N, C, H, W) or (C, H, W) to output_size (or
+    output_ratio of the input size); (values, indices into each flattened H*W plane)."""
+    if _tf[0] and (result := _override("fractional_max_pool2d_with_indices",
+                                       locals())) is not _NO:
+        return result
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+
+
+def fractional_max_pool2d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """2-d fractional max pooling; `return_indices=True` also returns the indices."""
+    if _tf[0] and (result := _override("fractional_max_pool2d", locals())) is not _NO:
+        return result
+    result = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 2)
+    return result if return_indices else result[0]
+
+
+def fractional_max_pool3d_with_indices(input, kernel_size, output_size=None,
+                                       output_ratio=None, return_indices=False,
+                                       _random_samples=None):
+    """3-d fractional max pooling of (N, C, T, H, W) or (C, T, H, W); (values, indices
+    into each flattened T*H*W volume)."""
+    if _tf[0] and (result := _override("fractional_max_pool3d_with_indices",
+                                       locals())) is not _NO:
+        return result
+    return _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+
+
+def fractional_max_pool3d(input, kernel_size, output_size=None, output_ratio=None,
+                          return_indices=False, _random_samples=None):
+    """3-d fractional max pooling; `return_indices=True` also returns the indices."""
+    if _tf[0] and (result := _override("fractional_max_pool3d", locals())) is not _NO:
+        return result
+    result = _fractional(input, kernel_size, output_size, output_ratio, _random_samples, 3)
+    return result if return_indices else result[0]

@@ -7,6 +7,7 @@ float32 inputs), so the values match torch's and the gradient accumulates like i
 """
 from __future__ import annotations
 
+import itertools
 import math
 import numbers
 import warnings
@@ -94,9 +95,47 @@ def _taps(mode, in_size, out_size, scale, align_corners, ftype):
     return [(i0, (1 - lambda1).astype(ftype)), (i1, lambda1)]
 
 
-def _resample(x, mode, output_size, scales, align_corners):
+def _antialias_taps(mode, in_size, out_size, scale, align_corners, ftype):
+    """torch's _compute_index_ranges_weights with antialias: each output position averages
+    the inputs under a filter (triangle for bilinear, Keys cubic with a = -0.5 for bicubic)
+    stretched by the downscaling factor, normalised to sum 1; in torch's float/double
+    arithmetic, padded to the widest window with zero weights."""
+    interp = 2 if mode == "bilinear" else 4
+    if align_corners:
+        s = ftype(in_size - 1) / ftype(out_size - 1) if out_size > 1 else ftype(0)
+    else:
+        s = _scale(in_size, out_size, scale, ftype)
+    support = ftype(interp * 0.5 * float(s)) if s >= 1 else ftype(interp * 0.5)
+    width = math.ceil(support) * 2 + 1
+    invscale = ftype(1.0 / float(s)) if s >= 1 else ftype(1)
+    center = (float(s) * (np.arange(out_size) + 0.5)).astype(ftype)
+    xmin = np.maximum(((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    xmax = ((center + support).astype(np.float64) + 0.5).astype(np.int64)
+    xsize = np.clip(np.minimum(xmax, in_size) - xmin, 0, width)
+    j = np.arange(width)
+    x = (j + xmin[:, None]).astype(ftype) - center[:, None]
+    x = np.abs(((x.astype(np.float64) + 0.5) * float(invscale)).astype(ftype))
+    if mode == "bilinear":
+        w = np.where(x < 1, (1.0 - x).astype(ftype), ftype(0))
+    else:
+        a = ftype(-0.5)
+        w = np.where(x < 1, ((a + 2) * x - (a + 3)) * x * x + 1,
+                     np.where(x < 2, ((a * x - 5 * a) * x + 8 * a) * x - 4 * a, ftype(0)))
+    w = np.where(j < xsize[:, None], w, ftype(0)).astype(ftype)
+    total = np.zeros(out_size, ftype)
+    for k in range(width):       # (summed in order, as torch)
+        total = total + w[:, k]
+    w = np.where(total[:, None] != 0, w / np.where(total == 0, 1, total)[:, None], w)
+    index = np.clip(xmin[:, None] + j, 0, in_size - 1)
+    return [(index[:, k], w[:, k].astype(ftype)) for k in range(width)]
+
+
+def _resample(x, mode, output_size, scales, align_corners, antialias=False):
     """Resample each spatial dim of (N, C, *spatial) x, innermost first (half types in
     float32, as torch's kernels compute them)."""
+    if antialias and x.dtype not in (ember.float32, ember.float64, ember.uint8):
+        raise NotImplementedError('"compute_index_ranges_weights" not implemented for '
+                                  f"'{x.dtype.scalar_name}'")
     if x.dtype in (ember.float16, ember.bfloat16):
         return _resample(x.float(), mode, output_size, scales, align_corners).to(x.dtype)
     if mode not in ("nearest", "nearest-exact") and not x.is_floating_point():
@@ -106,7 +145,8 @@ def _resample(x, mode, output_size, scales, align_corners):
     ftype = _opmath(x.dtype)
     for i in reversed(range(n)):
         axis = 2 + i
-        taps = _taps(mode, x.shape[axis], output_size[i], scales[i], align_corners, ftype)
+        taps = (_antialias_taps if antialias else _taps)(
+            mode, x.shape[axis], output_size[i], scales[i], align_corners, ftype)
         out = None
         for index, weight in taps:
             part = x.index_select(axis, ember.tensor(index, device=x.device))
@@ -179,7 +219,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
         if not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
             raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos "
                              "modes and requires a 4-D tensor as input")
-        raise NotImplementedError("interpolate: antialias=True is not supported by ember yet")
+        if mode == "lanczos":
+            raise NotImplementedError("interpolate: mode 'lanczos' is not supported by ember")
     if mode == "area" and input.dim() in (3, 4, 5):
         pool = (adaptive_avg_pool1d, adaptive_avg_pool2d, adaptive_avg_pool3d)[input.dim() - 3]
         return pool(input, output_size)
@@ -189,7 +230,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
             raise RuntimeError(f"Input and output sizes should be greater than 0, but got "
                                f"input ({', '.join(map(str, input.shape[2:]))}) and output "
                                f"({', '.join(map(str, output_size))})")
-        return _resample(input, mode, output_size, scales, align_corners)
+        return _resample(input, mode, output_size, scales, align_corners, antialias)
     if mode in _LINEAR and input.dim() in (3, 4, 5):
         want = {"linear": "3D", "bilinear": "4D", "trilinear": "5D", "bicubic": "4D"}[mode]
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want} "
@@ -428,12 +469,15 @@ def _reflect(coord, twice_low, twice_high):
     return ember.where(ember.fmod(flips, 2) == 0, extra + low, span - extra + low)
 
 
-def _source_coordinates(coord, size, padding_mode, align_corners):
-    """Grid values in [-1, 1] -> input pixel coordinates, folded by padding_mode."""
+def _unnormalize(coord, size, align_corners):
+    """Grid values in [-1, 1] -> input pixel coordinates."""
     if align_corners:
-        coord = (coord + 1) / 2 * (size - 1)
-    else:
-        coord = ((coord + 1) * size - 1) / 2
+        return (coord + 1) / 2 * (size - 1)
+    return ((coord + 1) * size - 1) / 2
+
+
+def _pad_coordinates(coord, size, padding_mode, align_corners):
+    """torch's compute_coordinates: fold coordinates outside the input by padding_mode."""
     if padding_mode == "border":
         coord = coord.clamp(0, size - 1)
     elif padding_mode == "reflection":
@@ -445,9 +489,58 @@ def _source_coordinates(coord, size, padding_mode, align_corners):
     return coord
 
 
+def _source_coordinates(coord, size, padding_mode, align_corners):
+    """Grid values in [-1, 1] -> input pixel coordinates, folded by padding_mode."""
+    return _pad_coordinates(_unnormalize(coord, size, align_corners), size, padding_mode,
+                            align_corners)
+
+
+def _cubic_coefficients(t):
+    """The four weights of torch's cubic convolution (A = -0.75) at fraction t."""
+    a = -0.75
+
+    def near(x):     # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):      # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return far(t + 1), near(t), near(1 - t), far(2 - t)
+
+
+def _check_grid_sampler(input, grid, mode):
+    """torch's check_grid_sampler_common and check_grid_sampler_{2d,3d}, in its order."""
+    sizes = f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}"
+    if input.device != grid.device:
+        raise RuntimeError("grid_sampler(): expected input and grid to be on same device, but "
+                           f"input is on {input.device} and grid is on {grid.device}")
+    if input.dim() < 1 or grid.dim() < 1 or input.shape[0] != grid.shape[0]:
+        raise RuntimeError("grid_sampler(): expected grid and input to have same batch size, "
+                           f"but got {sizes}")
+    if grid.shape[-1] != input.dim() - 2:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size {input.dim() - 2} in "
+                           f"last dimension, but got grid with sizes {list(grid.shape)}")
+    for i in range(2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError("grid_sampler(): expected input to have non-empty spatial "
+                               f"dimensions, but input has sizes {list(input.shape)} with "
+                               f"dimension {i} being empty")
+    rank = 4 if input.dim() == 4 else 5
+    if input.dim() != rank or grid.dim() != rank:
+        raise RuntimeError(f"grid_sampler(): expected {rank}D input and grid with same number "
+                           f"of dimensions, but got {sizes}")
+    if mode == "bicubic" and rank == 5:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
+    if grid.dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.scalar_name} but found "
+                           f"{grid.dtype.scalar_name}")
+
+
 def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
     """Sample (N, C, H, W) input at the (N, H_out, W_out, 2) grid's (x, y) locations in
-    [-1, 1] (bilinear or nearest; zeros, border or reflection padding)."""
+    [-1, 1], or (N, C, D, H, W) input at a (N, D_out, H_out, W_out, 3) grid's (x, y, z):
+    nearest, bilinear (trilinear on 5-D) or bicubic (4-D); zeros, border or reflection
+    padding."""
     if _tf[0] and (result := _override("grid_sample", locals())) is not _NO:
         return result
     if mode not in ("bilinear", "nearest", "bicubic"):
@@ -459,28 +552,46 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
     if align_corners is None:
         warnings.warn(_ALIGN_WARNING, stacklevel=2)
         align_corners = False
-    if input.dim() != 4 or mode == "bicubic":
-        raise NotImplementedError("ember's grid_sample supports 4-D inputs with bilinear or "
-                                  "nearest modes")
-    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
-        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension "
-                           f"and the batch size of input, but got grid with sizes "
-                           f"{list(grid.shape)}")
-    n, c, h, w = input.shape
-    x = _source_coordinates(grid[..., 0], w, padding_mode, align_corners)
-    y = _source_coordinates(grid[..., 1], h, padding_mode, align_corners)
-    flat = input.reshape(n, c, h * w)
+    _check_grid_sampler(input, grid, mode)
+    n, c, *sizes = input.shape
+    out = grid.shape[1:-1]
+    flat = input.reshape(n, c, -1)
+    # the grid's last dim runs x (W), y (H)(, z (D)): reversed against the input's dims
+    coords = [grid[..., len(sizes) - 1 - d] for d in range(len(sizes))]
 
-    def tap(ix, iy, weight):
-        inside = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
-        index = (iy.clamp(0, h - 1) * w + ix.clamp(0, w - 1)).to(ember.int64)
-        values = flat.gather(2, index.reshape(n, 1, -1).expand(n, c, -1))
-        return values.view(n, c, *ix.shape[1:]) * (weight * inside).unsqueeze(1)
+    def tap(index):
+        """The input at integer coordinates (one per spatial dim), zero outside it."""
+        inside, flat_index = True, 0
+        for i, size in zip(index, sizes, strict=True):
+            inside = inside & (i >= 0) & (i <= size - 1)
+            flat_index = flat_index * size + i.clamp(0, size - 1).to(ember.int64)
+        values = flat.gather(2, flat_index.reshape(n, 1, -1).expand(n, c, -1))
+        return values.view(n, c, *out) * inside.unsqueeze(1).to(input.dtype)
 
+    if mode == "bicubic":
+        points = [_unnormalize(x, size, align_corners) for x, size in zip(coords, sizes)]
+        base = [p.floor().detach() for p in points]
+        weights = [_cubic_coefficients(p - b) for p, b in zip(points, base)]
+
+        def tap_padded(iy, ix):
+            return tap([_pad_coordinates(b + k - 1, size, padding_mode, align_corners)
+                        for b, k, size in zip(base, (iy, ix), sizes)])
+
+        rows = [sum(weights[1][ix].unsqueeze(1) * tap_padded(iy, ix) for ix in range(4))
+                for iy in range(4)]
+        return sum(weights[0][iy].unsqueeze(1) * rows[iy] for iy in range(4))
+    points = [_source_coordinates(x, size, padding_mode, align_corners)
+              for x, size in zip(coords, sizes)]
     if mode == "nearest":   # weight 1, still tied to grid: its gradient is zeros, as torch's
-        one = ember.where(ember.zeros_like(x, dtype=ember.bool), x, 1.0)
-        return tap(x.round().detach(), y.round().detach(), one)
-    x0, y0 = x.floor().detach(), y.floor().detach()
-    dx, dy = x - x0, y - y0
-    return (tap(x0, y0, (1 - dx) * (1 - dy)) + tap(x0 + 1, y0, dx * (1 - dy))
-            + tap(x0, y0 + 1, (1 - dx) * dy) + tap(x0 + 1, y0 + 1, dx * dy))
+        one = ember.where(ember.zeros_like(points[0], dtype=ember.bool), points[0], 1.0)
+        return tap([p.round().detach() for p in points]) * one.unsqueeze(1)
+    base = [p.floor().detach() for p in points]
+    frac = [p - b for p, b in zip(points, base)]
+    result = 0
+    for corner in itertools.product((0, 1), repeat=len(sizes)):   # torch's order: nw, ne, ...
+        weight = 1
+        for bit, f in zip(corner, frac):
+            weight = weight * (f if bit else 1 - f)
+        result = result + tap([b + bit for b, bit in zip(base, corner)]) \
+            * weight.unsqueeze(1)
+    return result

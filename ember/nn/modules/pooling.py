@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from .. import functional as F
+from .conv import _ntuple
 from .module import Module
 
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
+    "FractionalMaxPool2d", "FractionalMaxPool3d",
     "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d",
     "MaxUnpool2d", "MaxUnpool3d",
 ]
@@ -233,7 +235,7 @@ class _MaxUnpoolNd(Module):
     def __init__(self, kernel_size, stride=None, padding=0):
         super().__init__()
         n = self._dims
-        self.kernel_size = F._tuple(kernel_size, n, "kernel_size")
+        self.kernel_size = _ntuple(kernel_size, n)
         self.stride = F._tuple(stride if stride is not None else kernel_size, n, "stride")
         self.padding = F._tuple(padding, n, "padding")
 
@@ -264,3 +266,50 @@ class MaxUnpool3d(_MaxUnpoolNd):
 
     _dims = 3
     _unpool = staticmethod(F.max_unpool3d)
+
+
+class _FractionalMaxPoolNd(Module):
+    """Fractional max pooling (subclasses set _n and _pool) to output_size, or to
+    output_ratio (each in (0, 1)) of the input size; `_random_samples` (N, C, n), when
+    given, fixes the windows' placement instead of drawing it each call."""
+
+    _n = 2
+    _pool = None
+
+    def __init__(self, kernel_size, output_size=None, output_ratio=None, return_indices=False,
+                 _random_samples=None):
+        super().__init__()
+        n, name = self._n, type(self).__name__
+        if n == 3 and (isinstance(kernel_size, int) and kernel_size <= 0 or isinstance(
+                kernel_size, (tuple, list)) and not all(k > 0 for k in kernel_size)):
+            raise ValueError(f"kernel_size must be greater than 0, but got {kernel_size}")
+        self.kernel_size = _ntuple(kernel_size, n)
+        self.return_indices = return_indices
+        self.register_buffer("_random_samples", _random_samples)
+        self.output_size = _ntuple(output_size, n) if output_size is not None else None
+        self.output_ratio = _ntuple(output_ratio, n) if output_ratio is not None else None
+        if output_size is None and output_ratio is None:
+            raise ValueError(f"{name} requires specifying either an output size, or a "
+                             "pooling ratio")
+        if output_size is not None and output_ratio is not None:
+            raise ValueError("only one of output_size and output_ratio may be specified")
+        if self.output_ratio is not None and not all(0 < r < 1 for r in self.output_ratio):
+            raise ValueError(f"output_ratio must be between 0 and 1 (got {output_ratio})")
+
+    def forward(self, input):
+        return self._pool(input, self.kernel_size, self.output_size, self.output_ratio,
+                          self.return_indices, _random_samples=self._random_samples)
+
+
+class FractionalMaxPool2d(_FractionalMaxPoolNd):
+    """2-d fractional max pooling (Graham, 2014) over (N, C, H, W) or (C, H, W)."""
+
+    _n = 2
+    _pool = staticmethod(F.fractional_max_pool2d)
+
+
+class FractionalMaxPool3d(_FractionalMaxPoolNd):
+    """3-d fractional max pooling over (N, C, T, H, W) or (C, T, H, W)."""
+
+    _n = 3
+    _pool = staticmethod(F.fractional_max_pool3d)

@@ -100,6 +100,13 @@ class DataLoader:
         super().__setattr__(attr, val)
 
     def __iter__(self):
+        if self.pin_memory and self.pin_memory_device:
+            warnings.warn("pin_memory_device is deprecated, the current accelerator will be used "
+                          f"as the device,ignore pin_memory_device='{self.pin_memory_device}'.",
+                          stacklevel=2)
+        if self.pin_memory and not _accelerator_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=2)
         if self.num_workers > 0:
             warnings.warn(f"ember's DataLoader has no worker processes: num_workers="
                           f"{self.num_workers} loads in the main process", stacklevel=2)
@@ -129,6 +136,11 @@ class DataLoader:
                 return length
             return length // self.batch_size if self.drop_last else -(-length // self.batch_size)
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+def _accelerator_available() -> bool:
+    from ... import accelerator
+    return accelerator.is_available()
 
 
 class _LoaderIterator:
