@@ -4628,6 +4628,7 @@ _o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
 
 # schema/native_functions.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 _o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
+_o.native_batch_norm.register('CUDA', _cuda_nn.native_batch_norm)
 _o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
 
 # schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_batch_norm)
@@ -4636,6 +4637,7 @@ _o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_
 
 # schema/native_functions.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 _o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
+_o.native_batch_norm_backward.register('CUDA', _cuda_nn.native_batch_norm_backward)
 _o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
 
 # schema/native_functions.yaml: native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_batch_norm_backward)

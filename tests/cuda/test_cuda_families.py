@@ -1,0 +1,110 @@
+"""CUDA kernel families added after the first landing (batch_norm, cumulative ops, sort/topk,
+pooling, ...), against torch's CPU results: values, dtypes, shapes, strides and errors, with
+tiny shapes (the emulator is slow) and both emulator thread orders where a kernel
+synchronises."""
+import numpy as np
+import pytest
+from cudahelpers import check_cuda
+from helpers import pair, torch
+
+import ember
+from ember.cuda import _emulator
+
+pytestmark = pytest.mark.usefixtures("cuda")
+F, TF = ember.nn.functional, torch.nn.functional
+
+
+@pytest.fixture(params=["fwd", "rev"])
+def order(request):
+    old = _emulator.order[0]
+    _emulator.order[0] = request.param
+    yield
+    _emulator.order[0] = old
+
+
+def _leaf(a):
+    """(ember CUDA leaf, torch CPU leaf) requiring grad, from a NumPy array."""
+    e, t = pair(a)
+    return e.cuda().requires_grad_(True), t.clone().requires_grad_(True)
+
+
+# --------------------------------------------------------------------------- batch_norm
+@pytest.mark.usefixtures("order")
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_batch_norm_forward_backward_and_running_stats(training, channels_last):
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((3, 4, 2, 5)).astype(np.float32)
+    lx, ltx = _leaf(a)
+    x, tx = lx, ltx
+    if channels_last:
+        x = lx.contiguous(memory_format=ember.channels_last)
+        tx = ltx.contiguous(memory_format=torch.channels_last)
+    w, tw = _leaf(rng.standard_normal(4).astype(np.float32))
+    b, tb = _leaf(rng.standard_normal(4).astype(np.float32))
+    rm, trm = pair(rng.standard_normal(4).astype(np.float32))
+    rv, trv = pair(rng.uniform(0.5, 2, 4).astype(np.float32))
+    rm, rv = rm.cuda(), rv.cuda()
+    y = F.batch_norm(x, rm, rv, w, b, training, 0.3, 1e-3)
+    ty = TF.batch_norm(tx, trm, trv, tw, tb, training, 0.3, 1e-3)
+    (y * y.detach().exp()).sum().backward()
+    (ty * ty.detach().exp()).sum().backward()
+    tol = {"float32": (1e-5, 1e-5)}
+    check_cuda(y.detach(), ty.detach(), tol)
+    check_cuda(rm, trm, tol)
+    check_cuda(rv, trv, tol)
+    for got, want in ((lx.grad, ltx.grad), (w.grad, tw.grad), (b.grad, tb.grad)):
+        check_cuda(got, want, {"float32": (1e-4, 1e-4)})
+
+
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_grads_and_float64(training):
+    rng = np.random.default_rng(2)
+    x, tx = _leaf(rng.standard_normal((5, 3, 4)))
+    w, tw = _leaf(rng.standard_normal(3))
+    rm, trm = pair(np.zeros(3))
+    rv, trv = pair(np.ones(3))
+    y = F.batch_norm(x, rm.cuda(), rv.cuda(), w, None, training)
+    ty = TF.batch_norm(tx, trm, trv, tw, None, training)
+    (y ** 3).sum().backward()
+    (ty ** 3).sum().backward()
+    tol = {"float64": (1e-10, 1e-10)}
+    check_cuda(y.detach(), ty.detach(), tol)
+    check_cuda(x.grad, tx.grad, tol)
+    check_cuda(w.grad, tw.grad, tol)
+
+
+def test_batch_norm_half_input_accumulates_in_float():
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((4, 2, 3)) * 3 + 100).astype(np.float16)
+    e, t = pair(a)
+    out, mean, invstd = ember.ops.aten.native_batch_norm.default(
+        e.cuda(), None, None, None, None, True, 0.1, 1e-5)
+    tout, tmean, tinvstd = torch.ops.aten.native_batch_norm.default(
+        t, None, None, None, None, True, 0.1, 1e-5)
+    check_cuda(out, tout, {"float16": (1e-2, 1e-2)})
+    check_cuda(mean, tmean, {"float16": (1e-3, 1e-3)})
+    check_cuda(invstd, tinvstd, {"float16": (1e-2, 1e-3)})
+
+
+def test_batch_norm_errors_are_torchs():
+    x = ember.zeros(2, 3, device="cuda")
+    with pytest.raises(RuntimeError, match="running_mean must be defined in evaluation mode"):
+        ember.ops.aten.native_batch_norm.default(x, None, None, None, None, False, 0.1, 1e-5)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Long'"):
+        ember.ops.aten.native_batch_norm.default(x.long(), None, None, None, None, True, 0.1,
+                                                 1e-5)
+
+
+def test_group_norm_forward_backward_on_cuda():
+    rng = np.random.default_rng(4)
+    x, tx = _leaf(rng.standard_normal((2, 6, 5)).astype(np.float32))
+    w, tw = _leaf(rng.standard_normal(6).astype(np.float32))
+    b, tb = _leaf(rng.standard_normal(6).astype(np.float32))
+    y, ty = F.group_norm(x, 3, w, b), TF.group_norm(tx, 3, tw, tb)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    tol = {"float32": (1e-4, 1e-4)}
+    check_cuda(y.detach(), ty.detach(), tol)
+    for got, want in ((x.grad, tx.grad), (w.grad, tw.grad), (b.grad, tb.grad)):
+        check_cuda(got, want, tol)
