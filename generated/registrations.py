@@ -44,6 +44,7 @@ from ember.kernels.cuda import nn as _cuda_nn
 from ember.kernels.cuda import pointwise as _cuda_pointwise
 from ember.kernels.cuda import random as _cuda_random
 from ember.kernels.cuda import reduction as _cuda_reduction
+from ember.kernels.cuda import scan as _cuda_scan
 from ember.kernels.meta import activation as _meta_activation
 from ember.kernels.meta import binary as _meta_binary
 from ember.kernels.meta import conv as _meta_conv
@@ -2355,6 +2356,7 @@ _o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3
 
 # schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 _o.cumsum.register('CPU', _cpu_reduction.cumsum)
+_o.cumsum.register('CUDA', _cuda_scan.cumsum)
 _o.cumsum.register('Meta', _meta_reduction.cumsum)
 
 # schema/native_functions.yaml: cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumsum)
@@ -2363,11 +2365,13 @@ _o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)),
 
 # schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 _o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
+_o.cumsum_.register('CUDA', _cuda_scan.cumsum_)
 _o.cumsum_.register('Meta', _meta_reduction.cumsum_)
 _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
+_o.cumprod.register('CUDA', _cuda_scan.cumprod)
 _o.cumprod.register('Meta', _meta_reduction.cumsum)
 
 # schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
@@ -2376,6 +2380,7 @@ _o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)
 
 # schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 _o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
+_o.cumprod_.register('CUDA', _cuda_scan.cumprod_)
 _o.cumprod_.register('Meta', _meta_reduction.cumprod_)
 _o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
 
@@ -2752,10 +2757,12 @@ _o.mode.register('Meta', _meta_reduction.mode)
 
 # schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 _o.cummax.register('CPU', _cpu_reduction.cummax)
+_o.cummax.register('CUDA', _cuda_scan.cummax)
 _o.cummax.register('Meta', _meta_reduction.cummax)
 
 # schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 _o.cummin.register('CPU', _cpu_reduction.cummin)
+_o.cummin.register('CUDA', _cuda_scan.cummin)
 _o.cummin.register('Meta', _meta_reduction.cummin)
 
 # schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
@@ -3256,6 +3263,7 @@ _o.tile.register('CompositeImplicitAutograd', _composite_shape.tile)
 
 # schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 _o.flip.register('CPU', _cpu_shape.flip)
+_o.flip.register('CUDA', _cuda_copy.flip)
 _o.flip.register('Meta', _meta_shape.flip)
 
 # schema/native_functions.yaml: flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!) (autogen of flip)

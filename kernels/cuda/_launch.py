@@ -7,6 +7,8 @@ ember's (`float32`, `bool`, ...).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -80,6 +82,18 @@ def layout_buffer(device, shape, strides: list) -> int:
         shape, strides = (1,), [(0,)] * len(strides)
     return _runtime.constant_buffer(_runtime.device_index(device),
                                     (len(shape), *shape, *[s for st in strides for s in st]))
+
+
+def rows_layout(tensors, d):
+    """(rows, layout buffer over every dim but d, stride along d of each tensor): the row
+    kernels (softmax, scans, sort) walk rows with Offsets and step along d by its stride."""
+    t0 = tensors[0]
+    if t0.dim() == 0:
+        return 1, layout_buffer(t0._device, (), [() for _ in tensors]), [0] * len(tensors)
+    kept = [i for i in range(t0.dim()) if i != d]
+    shape = [t0._shape[i] for i in kept]
+    buf = layout_buffer(t0._device, shape, [[t.stride(i) for i in kept] for t in tensors])
+    return math.prod(shape), buf, [t.stride(d) for t in tensors]
 
 
 def launch(module: str, name: str, n: int, args, *, fibers=False, block=BLOCK, grid=None,

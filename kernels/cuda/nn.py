@@ -21,17 +21,6 @@ def _block(n: int) -> int:
     return min(256, max(32, 1 << max(0, (n - 1).bit_length())))
 
 
-def _rows(tensors, d):
-    """(rows, kept-dims layout buffer, stride along d of each tensor)."""
-    t0 = tensors[0]
-    if t0.dim() == 0:
-        return 1, L.layout_buffer(t0._device, (), [() for _ in tensors]), [0] * len(tensors)
-    kept = [i for i in range(t0.dim()) if i != d]
-    shape = [t0._shape[i] for i in kept]
-    buf = L.layout_buffer(t0._device, shape, [[t.stride(i) for i in kept] for t in tensors])
-    return math.prod(shape), buf, [t.stride(d) for t in tensors]
-
-
 def _softmax(self, dim, half_to_float, log):
     d = wrap_dim(dim, self.dim())
     if half_to_float and self._dtype is not D.float16:   # torch's CUDA check
@@ -42,7 +31,7 @@ def _softmax(self, dim, half_to_float, log):
     out = L.empty(self._device, self._shape, contiguous_strides(self._shape), dt)
     if out.numel() == 0:
         return out
-    rows, buf, (s_in, s_out) = _rows([x, out], d)
+    rows, buf, (s_in, s_out) = L.rows_layout([x, out], d)
     n = 1 if self.dim() == 0 else self._shape[d]
     L.launch("nn", f"softmax_{dt.name}", rows,
              (np.int64(rows), np.int64(n), buf, np.int64(s_in), np.int64(s_out),
@@ -68,7 +57,7 @@ def _softmax_backward(grad_output, output, dim, input_dtype, log):
                  contiguous_strides(grad_output._shape), dt)
     if gi.numel() == 0:
         return gi
-    rows, buf, (s_g, s_y, s_gi) = _rows([grad_output, y, gi], d)
+    rows, buf, (s_g, s_y, s_gi) = L.rows_layout([grad_output, y, gi], d)
     n = 1 if gi.dim() == 0 else gi._shape[d]
     L.launch("nn", f"softmax_backward_{dt.name}", rows,
              (np.int64(rows), np.int64(n), buf, np.int64(s_g), np.int64(s_y),

@@ -108,3 +108,56 @@ def test_group_norm_forward_backward_on_cuda():
     check_cuda(y.detach(), ty.detach(), tol)
     for got, want in ((x.grad, tx.grad), (w.grad, tw.grad), (b.grad, tb.grad)):
         check_cuda(got, want, tol)
+
+
+# --------------------------------------------------------------------------- cumulative ops
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum_cumprod_on_strided_inputs(dim):
+    a = np.random.default_rng(5).uniform(0.5, 1.5, (4, 3, 5)).astype(np.float32)
+    e, t = pair(a)
+    d, t = e.cuda().transpose(0, 2), t.transpose(0, 2)   # non-contiguous input
+    tol = {"float32": (1e-6, 1e-6)}
+    check_cuda(d.cumsum(dim), t.cumsum(dim), tol)
+    check_cuda(d.cumprod(dim), t.cumprod(dim), tol)
+    check_cuda(ember.cumsum(d, dim, dtype=ember.float64), torch.cumsum(t, dim, dtype=torch.float64))
+
+
+def test_cumulative_dtypes_and_in_place():
+    e, t = pair(np.array([[True, False, True], [True, True, False]]))
+    check_cuda(e.cuda().cumsum(1), t.cumsum(1))                 # bool -> int64
+    i, ti = pair(np.array([[3, -2, 7], [2**40, 2**40, -1]], np.int64))
+    check_cuda(i.cuda().cumprod(1), ti.cumprod(1))
+    h, th = pair(np.full(9, 0.1, np.float16))
+    check_cuda(h.cuda().cumsum(0), th.cumsum(0))                # accumulates in float
+    x, tx = pair(np.arange(12, dtype=np.float32).reshape(3, 4))
+    y = x.cuda()
+    assert y.cumsum_(0) is y
+    check_cuda(y, tx.cumsum_(0))
+    s, ts = pair(np.array(5.0, np.float32))
+    check_cuda(s.cuda().cumprod(0), ts.cumprod(0))              # 0-d
+    with pytest.raises(RuntimeError, match="Bad in-place call"):
+        x.cuda().cumsum_(0, dtype=ember.float64)
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cummax_cummin_ties_and_nan(op):
+    a = np.array([[1, 3, 3, 0, np.nan, 5, np.nan], [2, 2, 1, 1, 4, -1, 4]], np.float32)
+    e, t = pair(a)
+    for dim in (0, 1):
+        vals, idx = getattr(e.cuda(), op)(dim)
+        tvals, tidx = getattr(t, op)(dim)
+        check_cuda(vals, tvals)
+        check_cuda(idx, tidx)
+    i, ti = pair(np.array([[4, 1, 4, 9], [0, 0, -3, 2]], np.int16).T.copy().T)
+    vals, idx = getattr(i.cuda(), op)(1)
+    tvals, tidx = getattr(ti, op)(1)
+    check_cuda(vals, tvals)
+    check_cuda(idx, tidx)
+
+
+def test_cumsum_backward_on_cuda():
+    a = np.random.default_rng(6).uniform(0.5, 2, (3, 4))
+    x, tx = _leaf(a)
+    (x.cumsum(1) * x.cummax(0)[0]).sum().backward()
+    (tx.cumsum(1) * tx.cummax(0)[0]).sum().backward()
+    check_cuda(x.grad, tx.grad, {"float64": (1e-12, 1e-12)})
