@@ -45,6 +45,7 @@ from ember.kernels.cuda import pointwise as _cuda_pointwise
 from ember.kernels.cuda import random as _cuda_random
 from ember.kernels.cuda import reduction as _cuda_reduction
 from ember.kernels.cuda import scan as _cuda_scan
+from ember.kernels.cuda import sort as _cuda_sort
 from ember.kernels.meta import activation as _meta_activation
 from ember.kernels.meta import binary as _meta_binary
 from ember.kernels.meta import conv as _meta_conv
@@ -3324,6 +3325,7 @@ _o.gather_out.register("ADInplaceOrView", _inplace_or_view(_o.gather_out, (4,)),
 
 # schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 _o.scatter_src.register('CPU', _cpu_shape.scatter)
+_o.scatter_src.register('CUDA', _cuda_indexing.scatter)
 _o.scatter_src.register('Meta', _meta_shape.scatter)
 
 # schema/native_functions.yaml: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.src)
@@ -3332,6 +3334,7 @@ _o.scatter_src_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_src_o
 
 # schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 _o.scatter_value.register('CPU', _cpu_shape.scatter)
+_o.scatter_value.register('CUDA', _cuda_indexing.scatter)
 _o.scatter_value.register('Meta', _meta_shape.scatter)
 
 # schema/native_functions.yaml: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.value)
@@ -3356,11 +3359,13 @@ _o.scatter_value_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scat
 
 # schema/native_functions.yaml: scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 _o.scatter__src.register('CPU', _cpu_shape.scatter_)
+_o.scatter__src.register('CUDA', _cuda_indexing.scatter_)
 _o.scatter__src.register('Meta', _meta_shape.scatter_)
 _o.scatter__src.register("ADInplaceOrView", _inplace_or_view(_o.scatter__src, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 _o.scatter__value.register('CPU', _cpu_shape.scatter_)
+_o.scatter__value.register('CUDA', _cuda_indexing.scatter_)
 _o.scatter__value.register('Meta', _meta_shape.scatter_)
 _o.scatter__value.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value, (0,)), with_keyset=True)
 
@@ -3421,6 +3426,7 @@ _o.nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.nonzero_out, (1,)
 
 # schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 _o.topk.register('CPU', _cpu_shape.topk)
+_o.topk.register('CUDA', _cuda_sort.topk)
 _o.topk.register('Meta', _meta_shape.topk)
 
 # schema/native_functions.yaml: topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of topk)
@@ -3429,6 +3435,7 @@ _o.topk_values.register("ADInplaceOrView", _inplace_or_view(_o.topk_values, (5, 
 
 # schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 _o.sort.register('CPU', _cpu_shape.sort)
+_o.sort.register('CUDA', _cuda_sort.sort)
 _o.sort.register('Meta', _meta_shape.sort)
 
 # schema/native_functions.yaml: sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of sort)
@@ -3437,6 +3444,7 @@ _o.sort_values.register("ADInplaceOrView", _inplace_or_view(_o.sort_values, (3, 
 
 # schema/native_functions.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 _o.sort_stable.register('CPU', _cpu_shape.sort_stable)
+_o.sort_stable.register('CUDA', _cuda_sort.sort_stable)
 _o.sort_stable.register('Meta', _meta_shape.sort_stable)
 
 # schema/native_functions.yaml: sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of sort.stable)

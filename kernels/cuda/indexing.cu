@@ -42,24 +42,34 @@ __device__ __forceinline__ void atomic_add(i64* p, i64 v) {
 __device__ __forceinline__ void atomic_add(__half* p, __half v) { atomicAdd(p, v); }
 __device__ __forceinline__ void atomic_add(__nv_bfloat16* p, __nv_bfloat16 v) { atomicAdd(p, v); }
 
-// self[... idx ...] += src[...]; index entries equal to `skip` are ignored (padding_idx).
-#define EMBER_SCATTER_ADD(name, T)                                                               \
-  extern "C" __global__ void scatter_add_##name(i64 n, const i64* meta, T* self, const i64* idx,\
-                                                const T* src, i64 dim_stride, i64 dim_size,     \
-                                                i64 skip, i64* bad) {                           \
-    Offsets<3> oc(meta);                                                                         \
-    EMBER_LOOP(i, n) {                                                                           \
-      i64 o[3];                                                                                  \
-      oc.get(i, o);                                                                              \
-      i64 k = idx[o[1]];                                                                         \
-      if (k == skip) continue;                                                                   \
-      if (k < 0 || k >= dim_size) {                                                              \
-        *bad = k;                                                                                \
-        continue;                                                                                \
-      }                                                                                          \
-      atomic_add(&self[o[0] + k * dim_stride], src[o[2]]);                                       \
-    }                                                                                            \
+// self[... idx ...] += src[...] (Add) or = src[...] (a plain store: of repeated indices one
+// write wins, as in torch); index entries equal to `skip` are ignored (padding_idx).
+template <bool Add, class T>
+__device__ void scatter_body(i64 n, const i64* meta, T* self, const i64* idx, const T* src,
+                             i64 dim_stride, i64 dim_size, i64 skip, i64* bad) {
+  Offsets<3> oc(meta);
+  EMBER_LOOP(i, n) {
+    i64 o[3];
+    oc.get(i, o);
+    i64 k = idx[o[1]];
+    if (k == skip) continue;
+    if (k < 0 || k >= dim_size) {
+      *bad = k;
+      continue;
+    }
+    if constexpr (Add) atomic_add(&self[o[0] + k * dim_stride], src[o[2]]);
+    else self[o[0] + k * dim_stride] = src[o[2]];
   }
+}
+#define EMBER_SCATTER(op, add, name, T)                                                          \
+  extern "C" __global__ void op##_##name(i64 n, const i64* meta, T* self, const i64* idx,       \
+                                         const T* src, i64 dim_stride, i64 dim_size, i64 skip,  \
+                                         i64* bad) {                                            \
+    scatter_body<add>(n, meta, self, idx, src, dim_stride, dim_size, skip, bad);                 \
+  }
+#define EMBER_SCATTER_ADD(name, T) EMBER_SCATTER(scatter_add, true, name, T)
+#define EMBER_SCATTER_STORE(name, T) EMBER_SCATTER(scatter, false, name, T)
+EMBER_FOR_ALL(EMBER_SCATTER_STORE)
 EMBER_SCATTER_ADD(float16, __half)
 EMBER_SCATTER_ADD(bfloat16, __nv_bfloat16)
 EMBER_SCATTER_ADD(float32, float)

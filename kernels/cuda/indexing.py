@@ -1,6 +1,6 @@
 """CUDA indexing kernels: cat (copies into slices), index_select, gather, embedding and its
-backward, scatter_add (indexing.cu; atomics for the adds). Out-of-range indices are flagged
-by the kernels and raise torch's errors on the host.
+backward, scatter and scatter_add (indexing.cu; atomics for the adds). Out-of-range indices
+are flagged by the kernels and raise torch's errors on the host.
 
     >>> ember.arange(5.).cuda().index_select(0, ember.tensor([4, 0]).cuda()).cpu()  # doctest: +SKIP
     tensor([4., 0.])
@@ -82,13 +82,14 @@ def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
     return rows.view(*indices._shape, weight._shape[1])
 
 
-def _scatter_add_into(self, dim, index, src, skip=L.NO_BAD_INDEX, message=None):
-    """self[... index ...] += src over index's shape (atomics: repeated indices add up).
-    Types without CUDA atomics add in int32 and cast back (wrapping like torch's)."""
-    if self._dtype.name not in _SCATTER_DTYPES:
+def _scatter_into(self, dim, index, src, add=True, skip=L.NO_BAD_INDEX, message=None):
+    """self[... index ...] += src (add: atomics, repeated indices add up) or = src over
+    index's shape; src is a tensor or a number. Types without CUDA atomics add in int32 and
+    cast back (wrapping like torch's)."""
+    if add and self._dtype.name not in _SCATTER_DTYPES:
         wide = copy_(L.empty(self._device, self._shape, contiguous_strides(self._shape),
                              D.int32), self, False)
-        return copy_(self, _scatter_add_into(wide, dim, index, src, skip, message), False)
+        return copy_(self, _scatter_into(wide, dim, index, src, add, skip, message), False)
     n = index.numel()
     if n == 0:
         return self
@@ -97,9 +98,10 @@ def _scatter_add_into(self, dim, index, src, skip=L.NO_BAD_INDEX, message=None):
     src = L.to_device_dtype(src, self._dtype, dev)
     self_st = list(self.stride())
     self_st[dim] = 0
-    buf = L.layout_buffer(dev, idx._shape, [self_st, idx.stride(), src.stride()])
+    src_st = src.stride() if src.dim() else (0,) * idx.dim()
+    buf = L.layout_buffer(dev, idx._shape, [self_st, idx.stride(), src_st])
     bad = L.bad_index_flag(dev)
-    L.launch("indexing", f"scatter_add_{self._dtype.name}", n,
+    L.launch("indexing", f"{'scatter_add' if add else 'scatter'}_{self._dtype.name}", n,
              (np.int64(n), buf, self.data_ptr(), idx.data_ptr(), src.data_ptr(),
               np.int64(self.stride(dim)), np.int64(self._shape[dim]), np.int64(skip),
               bad.data_ptr()))
@@ -108,18 +110,33 @@ def _scatter_add_into(self, dim, index, src, skip=L.NO_BAD_INDEX, message=None):
     return self
 
 
-def scatter_add_(self, dim, index, src):
-    dim = MS.check_scatter("scatter_add", self, dim, index, src)
-    if self.dim() == 0:
-        _scatter_add_into(self.reshape(1), 0, _as_1d(index), _as_1d(src))
-        return self
-    return _scatter_add_into(self, dim, index, src)
+def _scatter_kernel(name, add):
+    """scatter_add_ / scatter_ (src a tensor or, for scatter_, a number)."""
+    def kernel(self, dim, index, src):
+        dim = MS.check_scatter(name, self, dim, index, src)
+        if self.dim() == 0:
+            _scatter_into(self.reshape(1), 0, _as_1d(index),
+                          _as_1d(src) if hasattr(src, "_dtype") else src, add)
+            return self
+        return _scatter_into(self, dim, index, src, add)
+    kernel.__name__ = kernel.__qualname__ = name + "_"
+    return kernel
 
 
-def scatter_add(self, dim, index, src):
-    MS.check_scatter("scatter_add", self, dim, index, src)
-    return scatter_add_(copy_(L.empty(self._device, self._shape, contiguous_strides(self._shape),
-                                      self._dtype), self, False), dim, index, src)
+def _scatter_copy(inplace):
+    def kernel(self, dim, index, src):
+        MS.check_scatter(inplace.__name__[:-1], self, dim, index, src)
+        out = copy_(L.empty(self._device, self._shape, contiguous_strides(self._shape),
+                            self._dtype), self, False)
+        return inplace(out, dim, index, src)
+    kernel.__name__ = kernel.__qualname__ = inplace.__name__[:-1]
+    return kernel
+
+
+scatter_add_ = _scatter_kernel("scatter_add", True)
+scatter_ = _scatter_kernel("scatter", False)
+scatter_add = _scatter_copy(scatter_add_)
+scatter = _scatter_copy(scatter_)
 
 
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
@@ -133,11 +150,11 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     skip = padding_idx if padding_idx >= 0 else L.NO_BAD_INDEX
     if scale_grad_by_freq and idx.numel():   # each row divided by how often its index occurs
         counts = L.fill(L.empty(gw._device, (num_weights,), (1,), gw._dtype), 0)
-        _scatter_add_into(counts, 0, idx, L.fill(L.empty(gw._device, idx._shape, (1,),
-                                                         gw._dtype), 1), skip)
+        _scatter_into(counts, 0, idx, L.fill(L.empty(gw._device, idx._shape, (1,),
+                                                         gw._dtype), 1), True, skip)
         freq = index_select(counts, 0, L.to_device_dtype(idx, D.int64, gw._device))
         g = _pw.div(g, freq.view(-1, 1))
     if idx.numel():
-        _scatter_add_into(gw, 0, idx.view(-1, 1).expand(idx.numel(), d), g,
-                          skip, lambda b: "index out of range in self")
+        _scatter_into(gw, 0, idx.view(-1, 1).expand(idx.numel(), d), g, True,
+                      skip, lambda b: "index out of range in self")
     return gw

@@ -161,3 +161,69 @@ def test_cumsum_backward_on_cuda():
     (x.cumsum(1) * x.cummax(0)[0]).sum().backward()
     (tx.cumsum(1) * tx.cummax(0)[0]).sum().backward()
     check_cuda(x.grad, tx.grad, {"float64": (1e-12, 1e-12)})
+
+
+# --------------------------------------------------------------------------- sort, topk
+_SORT_DATA = np.array([[3, np.nan, -0.0, 1, 0.0, 3, -np.inf, np.nan],
+                       [2, 2, 2, 1, 1, np.inf, 5, -1]], np.float32)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int64", "bool"])
+def test_sort_is_stable_with_nan_last(descending, dtype):
+    a = np.nan_to_num(_SORT_DATA, nan=7, posinf=9, neginf=-9) if dtype != "float32" \
+        and dtype != "float16" else _SORT_DATA
+    e, t = pair(a.astype(dtype))
+    for dim in (0, 1):
+        v, i = e.cuda().sort(dim, descending)
+        tv, ti = t.sort(dim=dim, descending=descending, stable=True)
+        check_cuda(v, tv)
+        check_cuda(i, ti)
+    check_cuda(e.cuda().argsort(1, descending), t.argsort(dim=1, descending=descending, stable=True))
+
+
+def test_sort_keeps_a_transposed_layout():
+    e, t = pair(_SORT_DATA.T.copy())
+    v, i = e.cuda().t().sort(1)
+    tv, ti = t.t().sort(dim=1, stable=True)
+    check_cuda(v, tv)        # strides of the transposed input, like torch
+    check_cuda(i, ti)
+
+
+@pytest.mark.parametrize("largest", [True, False])
+def test_topk(largest):
+    a = np.random.default_rng(8).permutation(24).reshape(4, 6).astype(np.float32)
+    e, t = pair(a)
+    for dim, k in ((1, 3), (0, 2), (1, 0), (-1, 6)):
+        v, i = e.cuda().topk(k, dim, largest)
+        tv, ti = t.topk(k, dim, largest)
+        check_cuda(v, tv)
+        check_cuda(i, ti)
+    s, ts = pair(np.array(2.5, np.float32))
+    check_cuda(s.cuda().topk(1)[0], ts.topk(1)[0])
+    with pytest.raises(RuntimeError, match="selected index k out of range"):
+        e.cuda().topk(7)
+
+
+def test_sort_and_topk_backward_on_cuda():
+    a = np.random.default_rng(9).standard_normal((3, 5))
+    x, tx = _leaf(a)
+    (x.sort(1)[0] * ember.arange(5.0, dtype=ember.float64).cuda()).sum().backward()
+    (tx.sort(1)[0] * torch.arange(5.0, dtype=torch.float64)).sum().backward()
+    check_cuda(x.grad, tx.grad)
+    y, ty = _leaf(a)
+    (y.topk(2, 0)[0] ** 2).sum().backward()
+    (ty.topk(2, 0)[0] ** 2).sum().backward()
+    check_cuda(y.grad, ty.grad)
+
+
+def test_scatter_src_and_value():
+    e, t = pair(np.zeros((3, 4), np.float32))
+    i, ti = pair(np.array([[2, 0, 1, 0], [1, 2, 0, 1]]))
+    s, ts = pair(np.arange(8, dtype=np.float32).reshape(2, 4))
+    check_cuda(e.cuda().scatter(0, i.cuda(), s.cuda()), t.scatter(0, ti, ts))
+    check_cuda(e.cuda().scatter(1, i.cuda()[:, :1], 5.0), t.scatter(1, ti[:, :1], 5.0))
+    d = e.cuda()
+    assert d.scatter_(0, i.cuda(), s.cuda()) is d
+    with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        e.cuda().scatter(0, i.cuda() + 1, s.cuda())
