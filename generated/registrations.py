@@ -42,6 +42,7 @@ from ember.kernels.cuda import indexing as _cuda_indexing
 from ember.kernels.cuda import linalg as _cuda_linalg
 from ember.kernels.cuda import nn as _cuda_nn
 from ember.kernels.cuda import pointwise as _cuda_pointwise
+from ember.kernels.cuda import pool as _cuda_pool
 from ember.kernels.cuda import random as _cuda_random
 from ember.kernels.cuda import reduction as _cuda_reduction
 from ember.kernels.cuda import scan as _cuda_scan
@@ -4190,10 +4191,12 @@ _o.conv3d_padding.register('CompositeImplicitAutograd', _composite_conv.conv3d_p
 
 # schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 _o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
+_o.max_pool2d_with_indices.register('CUDA', _cuda_pool.max_pool2d_with_indices)
 _o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
 
 # schema/native_functions.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 _o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
+_o.max_pool2d_with_indices_backward.register('CUDA', _cuda_pool.max_pool2d_with_indices_backward)
 _o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
 
 # schema/native_functions.yaml: max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
@@ -4201,6 +4204,7 @@ _o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
 
 # schema/native_functions.yaml: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 _o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
+_o.avg_pool2d.register('CUDA', _cuda_pool.avg_pool2d)
 _o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
 
 # schema/native_functions.yaml: avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of avg_pool2d)
@@ -4209,6 +4213,7 @@ _o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out
 
 # schema/native_functions.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 _o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
+_o.avg_pool2d_backward.register('CUDA', _cuda_pool.avg_pool2d_backward)
 _o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
 
 # schema/native_functions.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor

@@ -227,3 +227,68 @@ def test_scatter_src_and_value():
     assert d.scatter_(0, i.cuda(), s.cuda()) is d
     with pytest.raises(RuntimeError, match="index 3 is out of bounds for dimension 0 with size 3"):
         e.cuda().scatter(0, i.cuda() + 1, s.cuda())
+
+
+# --------------------------------------------------------------------------- pooling
+_POOLS = [{"kernel_size": 2}, {"kernel_size": 3, "stride": 2, "padding": 1},
+          {"kernel_size": (2, 3), "stride": (1, 2), "padding": (1, 0), "ceil_mode": True}]
+
+
+@pytest.mark.parametrize("kw", _POOLS + [{"kernel_size": 2, "dilation": 2, "padding": 1}])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_max_pool2d_forward_backward(kw, channels_last):
+    a = np.random.default_rng(10).standard_normal((2, 3, 5, 6)).astype(np.float32)
+    a[0, 0, 1, 1] = np.nan
+    a[1, 2, :2, :2] = -np.inf
+    lx, ltx = _leaf(a)
+    x, tx = lx, ltx
+    if channels_last:
+        x = lx.contiguous(memory_format=ember.channels_last)
+        tx = ltx.contiguous(memory_format=torch.channels_last)
+    y, i = F.max_pool2d(x, return_indices=True, **kw)
+    ty, ti = TF.max_pool2d(tx, return_indices=True, **kw)
+    check_cuda(y.detach(), ty.detach())     # channels-last stays channels-last
+    check_cuda(i, ti)
+    (y * 1.5).sum().backward()
+    (ty * 1.5).sum().backward()
+    check_cuda(lx.grad, ltx.grad)
+
+
+def test_max_pool2d_grads_and_other_dtypes():
+    a = np.random.default_rng(11).standard_normal((3, 6, 6))
+    x, tx = _leaf(a)                                            # 3-d input
+    (F.max_pool2d(x, 3, 1) ** 2).sum().backward()               # overlapping windows
+    (TF.max_pool2d(tx, 3, 1) ** 2).sum().backward()
+    check_cuda(x.grad, tx.grad, {"float64": (1e-12, 1e-12)})
+    for dt in ("int32", "float16"):
+        e, t = pair((a * 10).astype(dt))
+        v, i = ember.ops.aten.max_pool2d_with_indices.default(e.cuda(), [2, 2], [2, 2])
+        tv, ti = torch.ops.aten.max_pool2d_with_indices.default(t, [2, 2], [2, 2])
+        check_cuda(v, tv)
+        check_cuda(i, ti)
+
+
+@pytest.mark.parametrize("kw", _POOLS + [{"kernel_size": 3, "stride": 2, "padding": 1,
+                                               "count_include_pad": False},
+                                          {"kernel_size": 2, "divisor_override": 3}])
+def test_avg_pool2d_forward_backward(kw):
+    a = np.random.default_rng(12).standard_normal((2, 3, 5, 6)).astype(np.float32)
+    x, tx = _leaf(a)
+    y, ty = F.avg_pool2d(x, **kw), TF.avg_pool2d(tx, **kw)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    tol = {"float32": (1e-5, 1e-6)}
+    check_cuda(y.detach(), ty.detach(), tol)
+    check_cuda(x.grad, tx.grad, tol)
+
+
+def test_avg_pool2d_int64_half_and_errors():
+    a = np.arange(-20, 28, dtype=np.int64).reshape(1, 3, 4, 4)
+    e, t = pair(a)
+    check_cuda(F.avg_pool2d(e.cuda(), 3, 1, 1), TF.avg_pool2d(t, 3, 1, 1))   # C++ division
+    h, th = pair((a / 7).astype(np.float16))
+    check_cuda(F.avg_pool2d(h.cuda(), 2), TF.avg_pool2d(th, 2), {"float16": (1e-3, 1e-3)})
+    with pytest.raises(RuntimeError, match="divisor must be not zero"):
+        F.avg_pool2d(h.cuda(), 2, divisor_override=0)
+    with pytest.raises(NotImplementedError, match="not implemented for 'Int'"):
+        F.avg_pool2d(e.int().cuda(), 2)
