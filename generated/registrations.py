@@ -36,6 +36,7 @@ from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.cpu import shape as _cpu_shape
 from ember.kernels.cpu import special as _cpu_special
 from ember.kernels.cpu import unary as _cpu_unary
+from ember.kernels.cuda import conv as _cuda_conv
 from ember.kernels.cuda import copy as _cuda_copy
 from ember.kernels.cuda import factories as _cuda_factories
 from ember.kernels.cuda import indexing as _cuda_indexing
@@ -4152,6 +4153,7 @@ _o.combinations.register('CompositeImplicitAutograd', _composite_shape.combinati
 
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 _o.convolution.register('CPU', _cpu_conv.convolution)
+_o.convolution.register('CUDA', _cuda_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)
 
 # schema/native_functions.yaml: convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) (autogen of convolution)
@@ -4160,6 +4162,7 @@ _o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_o
 
 # schema/native_functions.yaml: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 _o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
+_o.convolution_backward.register('CUDA', _cuda_conv.convolution_backward)
 _o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
 
 # schema/native_functions.yaml: conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor

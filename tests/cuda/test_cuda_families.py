@@ -292,3 +292,44 @@ def test_avg_pool2d_int64_half_and_errors():
         F.avg_pool2d(h.cuda(), 2, divisor_override=0)
     with pytest.raises(NotImplementedError, match="not implemented for 'Int'"):
         F.avg_pool2d(e.int().cuda(), 2)
+
+
+# --------------------------------------------------------------------------- convolution
+_CONVS = [  # (function, input shape, weight shape, keywords)
+    ("conv1d", (2, 4, 9), (6, 2, 3), {"stride": 2, "padding": 1, "groups": 2}),
+    ("conv2d", (2, 3, 6, 5), (4, 3, 3, 2), {"padding": (1, 0), "dilation": (1, 2)}),
+    ("conv2d", (1, 4, 5, 5), (4, 1, 3, 3), {"stride": 2, "groups": 4}),
+    ("conv3d", (1, 2, 4, 3, 4), (3, 2, 2, 2, 3), {"padding": 1, "stride": (1, 2, 1)}),
+    ("conv_transpose1d", (2, 4, 5), (4, 3, 3), {"stride": 2, "output_padding": 1}),
+    ("conv_transpose2d", (2, 4, 3, 4), (4, 2, 3, 2),
+     {"stride": (2, 1), "padding": 1, "groups": 2, "dilation": (1, 2)}),
+]
+
+
+@pytest.mark.parametrize("fn,xs,ws,kw", _CONVS, ids=[f"{c[0]}-{i}" for i, c in enumerate(_CONVS)])
+def test_convolution_forward_backward(fn, xs, ws, kw):
+    rng = np.random.default_rng(13)
+    x, tx = _leaf(rng.standard_normal(xs))
+    w, tw = _leaf(rng.standard_normal(ws))
+    out_channels = ws[0] if "transpose" not in fn else ws[1] * kw.get("groups", 1)
+    b, tb = _leaf(rng.standard_normal(out_channels))
+    y = getattr(F, fn)(x, w, b, **kw)
+    ty = getattr(TF, fn)(tx, tw, tb, **kw)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    tol = {"float64": (1e-10, 1e-10)}
+    check_cuda(y.detach(), ty.detach(), tol)
+    for got, want in ((x.grad, tx.grad), (w.grad, tw.grad), (b.grad, tb.grad)):
+        check_cuda(got, want, tol)
+
+
+def test_conv2d_channels_last_float32_and_errors():
+    rng = np.random.default_rng(14)
+    x, tx = pair(rng.standard_normal((2, 3, 5, 5)).astype(np.float32))
+    w, tw = pair(rng.standard_normal((4, 3, 3, 3)).astype(np.float32))
+    x, tx = x.cuda().contiguous(memory_format=ember.channels_last), \
+        tx.contiguous(memory_format=torch.channels_last)
+    check_cuda(F.conv2d(x, w.cuda(), padding=1), TF.conv2d(tx, tw, padding=1),
+               {"float32": (1e-5, 1e-5)})
+    with pytest.raises(RuntimeError, match="expected input"):
+        F.conv2d(x, w.cuda()[:, :2])
