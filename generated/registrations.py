@@ -2275,6 +2275,7 @@ _o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_m
 
 # schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 _o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
+_o.logsumexp.register('CUDA', _cuda_reduction.logsumexp)
 _o.logsumexp.register('Meta', _meta_reduction.logsumexp)
 
 # schema/native_functions.yaml: logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of logsumexp)
@@ -2283,6 +2284,7 @@ _o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, 
 
 # schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
+_o.linalg_vector_norm.register('CUDA', _cuda_reduction.linalg_vector_norm)
 _o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
 
 # schema/native_functions.yaml: linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vector_norm)

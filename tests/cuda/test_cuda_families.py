@@ -333,3 +333,44 @@ def test_conv2d_channels_last_float32_and_errors():
                {"float32": (1e-5, 1e-5)})
     with pytest.raises(RuntimeError, match="expected input"):
         F.conv2d(x, w.cuda()[:, :2])
+
+
+# --------------------------------------------------------------------------- logsumexp, norms
+@pytest.mark.usefixtures("order")
+def test_logsumexp_infinities_nan_and_long_rows():
+    a = np.array([[1, 2, 3, 4], [-np.inf] * 4, [np.inf, 1, 2, 3], [np.nan, 1, 2, 3],
+                  [1000, 1000, -1000, 0]], np.float32)
+    e, t = pair(a)
+    tol = {"float32": (1e-6, 1e-6)}
+    check_cuda(e.cuda().logsumexp(1), t.logsumexp(1), tol)
+    check_cuda(e.cuda().logsumexp((0, 1), keepdim=True), t.logsumexp((0, 1), keepdim=True), tol)
+    big, tbig = pair(np.random.default_rng(15).standard_normal((3, 300)).astype(np.float32))
+    check_cuda(big.cuda().logsumexp(1), tbig.logsumexp(1), {"float32": (1e-6, 1e-5)})
+    i, ti = pair(np.arange(6).reshape(2, 3))
+    check_cuda(i.cuda().logsumexp(0), ti.logsumexp(0), tol)           # ints -> float32
+    z, tz = pair(np.zeros((2, 0), np.float32))
+    check_cuda(z.cuda().logsumexp(1), tz.logsumexp(1))                 # empty: -inf
+
+
+@pytest.mark.usefixtures("order")
+@pytest.mark.parametrize("ord", [2, 1, 0, 3, 0.5, -1, float("inf"), float("-inf")])
+def test_vector_norm_orders(ord):
+    a = np.random.default_rng(16).standard_normal((4, 70)).astype(np.float32)
+    a[0, :3] = 0
+    e, t = pair(a)
+    tol = {"float32": (2e-6, 1e-6), "float64": (1e-12, 1e-12)}
+    check_cuda(ember.linalg.vector_norm(e.cuda(), ord, 1),
+               torch.linalg.vector_norm(t, ord, 1), tol)
+    check_cuda(ember.linalg.vector_norm(e.cuda(), ord, dtype=ember.float64),
+               torch.linalg.vector_norm(t, ord, dtype=torch.float64), tol)
+
+
+def test_norm_half_errors_and_backward():
+    h, th = pair(np.full((2, 500), 0.5, np.float16))
+    check_cuda(ember.linalg.vector_norm(h.cuda(), 2, 1), torch.linalg.vector_norm(th, 2, 1))
+    with pytest.raises(RuntimeError, match="linalg.vector_norm: Expected a floating point"):
+        ember.linalg.vector_norm(ember.ones(3, dtype=ember.int64, device="cuda"))
+    x, tx = _leaf(np.random.default_rng(17).standard_normal((3, 4)))
+    (x.norm(dim=1) + x.logsumexp(0).sum()).sum().backward()
+    (tx.norm(dim=1) + tx.logsumexp(0).sum()).sum().backward()
+    check_cuda(x.grad, tx.grad, {"float64": (1e-12, 1e-12)})
