@@ -3241,6 +3241,7 @@ _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
 # schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
+_o.index_Tensor.register('CUDA', _cuda_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
 # schema/native_functions.yaml: index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!) (autogen of index.Tensor)
@@ -3249,6 +3250,7 @@ _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor
 
 # schema/native_functions.yaml: index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
+_o.index_put_.register('CUDA', _cuda_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
@@ -3413,6 +3415,7 @@ _o.scatter_reduce__two.register("ADInplaceOrView", _inplace_or_view(_o.scatter_r
 
 # schema/native_functions.yaml: masked_select(Tensor self, Tensor mask) -> Tensor
 _o.masked_select.register('CPU', _cpu_shape.masked_select)
+_o.masked_select.register('CUDA', _cuda_indexing.masked_select)
 _o.masked_select.register('Meta', _meta_shape.masked_select)
 
 # schema/native_functions.yaml: masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_select)
@@ -3421,6 +3424,7 @@ _o.masked_select_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_sele
 
 # schema/native_functions.yaml: nonzero(Tensor self) -> Tensor
 _o.nonzero.register('CPU', _cpu_shape.nonzero)
+_o.nonzero.register('CUDA', _cuda_indexing.nonzero)
 _o.nonzero.register('Meta', _meta_shape.nonzero)
 
 # schema/native_functions.yaml: nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -3568,6 +3572,7 @@ _o.masked_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_sca
 
 # schema/native_functions.yaml: masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
 _o.masked_scatter_.register('CPU', _cpu_shape.masked_scatter_)
+_o.masked_scatter_.register('CUDA', _cuda_indexing.masked_scatter_)
 _o.masked_scatter_.register('Meta', _meta_shape.masked_scatter_)
 _o.masked_scatter_.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_, (0,)), with_keyset=True)
 

@@ -76,3 +76,44 @@ EMBER_SCATTER_ADD(float32, float)
 EMBER_SCATTER_ADD(float64, double)
 EMBER_SCATTER_ADD(int32, int)
 EMBER_SCATTER_ADD(int64, i64)
+
+// --- masks: m is a contiguous bool mask over a shape (row-major) and pos its inclusive running
+// count (int64), so the k-th True element (k = pos - 1) has a place of its own: compaction and
+// expansion need no atomics and keep torch's row-major order. `meta` lays out the other operand
+// over the same shape (Offsets<1>).
+#define EMBER_MASKED(name, T)                                                                    \
+  extern "C" __global__ void masked_select_##name(i64 n, const i64* meta, T* out, const T* self,\
+                                                  const bool* m, const i64* pos) {              \
+    Offsets<1> oc(meta);                                                                         \
+    EMBER_LOOP(i, n) {                                                                           \
+      if (!m[i]) continue;                                                                       \
+      i64 o[1];                                                                                  \
+      oc.get(i, o);                                                                              \
+      out[pos[i] - 1] = self[o[0]];                                                              \
+    }                                                                                            \
+  }                                                                                              \
+  extern "C" __global__ void masked_scatter_##name(i64 n, const i64* meta, T* self,              \
+                                                   const bool* m, const i64* pos, const T* src) {\
+    Offsets<1> oc(meta);                                                                         \
+    EMBER_LOOP(i, n) {                                                                           \
+      if (!m[i]) continue;                                                                       \
+      i64 o[1];                                                                                  \
+      oc.get(i, o);                                                                              \
+      self[o[0]] = src[pos[i] - 1];                                                              \
+    }                                                                                            \
+  }
+EMBER_FOR_ALL(EMBER_MASKED)
+
+// nonzero: row pos[i] - 1 of out (count, ndim), column-major as torch lays it out, gets the
+// coordinates of element i; shape = [ndim, sizes].
+extern "C" __global__ void nonzero_coords(i64 n, const i64* shape, const bool* m, const i64* pos,
+                                          i64* out, i64 count) {
+  EMBER_LOOP(i, n) {
+    if (!m[i]) continue;
+    i64 r = pos[i] - 1, rest = i;
+    for (i64 d = shape[0] - 1; d >= 0; --d) {
+      out[r + d * count] = rest % shape[1 + d];
+      rest /= shape[1 + d];
+    }
+  }
+}

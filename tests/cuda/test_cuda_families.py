@@ -374,3 +374,84 @@ def test_norm_half_errors_and_backward():
     (x.norm(dim=1) + x.logsumexp(0).sum()).sum().backward()
     (tx.norm(dim=1) + tx.logsumexp(0).sum()).sum().backward()
     check_cuda(x.grad, tx.grad, {"float64": (1e-12, 1e-12)})
+
+
+# --------------------------------------------------------------------------- masks
+def test_nonzero_masked_select_and_masked_scatter():
+    a = np.array([[0, 1.5, 0, -2], [3, 0, 0, 4], [0, 0, 0, 0]], np.float32)
+    e, t = pair(a)
+    check_cuda(e.cuda().nonzero(), t.nonzero())                       # column-major (n, 2)
+    check_cuda(ember.zeros(2, 3, device="cuda").nonzero(), torch.zeros(2, 3).nonzero())
+    check_cuda(ember.tensor(2.0).cuda().nonzero(), torch.tensor(2.0).nonzero())
+    m, tm = pair(np.array([True, False, True, True]))
+    check_cuda(e.cuda().masked_select(m.cuda()), t.masked_select(tm))   # mask broadcast
+    check_cuda(e.cuda().t().masked_select(e.cuda().t() > 0), t.t().masked_select(t.t() > 0))
+    s, ts = pair(np.arange(10, dtype=np.float32))
+    check_cuda(e.cuda().masked_scatter(m.cuda(), s.cuda()), t.masked_scatter(tm, ts))
+    d = e.cuda().t()                                                   # strided self
+    check_cuda(d.masked_scatter_(d < 0.5, s.cuda()), t.t().masked_scatter_(t.t() < 0.5, ts))
+    with pytest.raises(RuntimeError, match="Number of elements of source < number of ones"):
+        e.cuda().masked_scatter_(m.cuda(), s.cuda()[:3])
+    with pytest.raises(RuntimeError, match="masked_select: expected BoolTensor for mask"):
+        e.cuda().masked_select(e.cuda())
+
+
+def test_masked_select_backward_on_cuda():
+    x, tx = _leaf(np.arange(6.0).reshape(2, 3) - 2)
+    (x.masked_select(x.detach() > 0) ** 2).sum().backward()
+    (tx.masked_select(tx.detach() > 0) ** 2).sum().backward()
+    check_cuda(x.grad, tx.grad)
+
+
+# --------------------------------------------------------------------------- index, index_put_
+def _index_cases(e, t):
+    """(ember CUDA, torch) aten index lists (None: a whole dim): adjacent, split, negative,
+    broadcast, mask."""
+    i, ti = pair(np.array([[0, -1], [2, 1]]))
+    j, tj = pair(np.array([1, 0]))
+    m, tm = pair(np.array([True, False, True]))
+    return [([i.cuda()], [ti]), ([None, i.cuda()], [None, ti]),
+            ([i.cuda(), None, j.cuda()], [ti, None, tj]),
+            ([m.cuda(), j.cuda()], [tm, tj]), ([None, None, m.cuda()], [None, None, tm])]
+
+
+def test_advanced_indexing_reads():
+    e, t = pair(np.arange(36, dtype=np.float32).reshape(3, 4, 3))
+    d, index, tindex = e.cuda(), ember.ops.aten.index.Tensor, torch.ops.aten.index.Tensor
+    for ei, ti in _index_cases(e, t):
+        check_cuda(index(d, ei), tindex(t, ti))
+        check_cuda(index(d.transpose(0, 2), ei), tindex(t.transpose(0, 2), ti))
+    check_cuda(d[1:, ember.tensor([2, 0]).cuda()], t[1:, torch.tensor([2, 0])])
+    with pytest.raises(IndexError, match="index 3 is out of bounds for dimension 0 with size 3"):
+        d[ember.tensor([0, 3]).cuda()]
+
+
+@pytest.mark.parametrize("accumulate", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "float16"])
+def test_index_put(accumulate, dtype):
+    e, t = pair(np.arange(36).reshape(3, 4, 3).astype(dtype))
+    for ei, ti in _index_cases(e, t):
+        d, tt = e.cuda(), t.clone()
+        shape = torch.ops.aten.index.Tensor(tt, ti).shape
+        v, tv = pair(np.arange(np.prod(shape)).reshape(shape).astype(dtype))
+        assert d.index_put_(ei, v.cuda(), accumulate) is d
+        check_cuda(d, torch.ops.aten.index_put_(tt, ti, tv, accumulate))
+    # repeated positions add up when accumulating
+    d, tt = e.cuda(), t.clone()
+    k, tk = pair(np.array([1, 1, 2, 1]))
+    v, tv = pair(np.ones((4, 4, 3), dtype))
+    check_cuda(d.index_put_((k.cuda(),), v.cuda(), True), tt.index_put_((tk,), tv, True))
+
+
+def test_index_put_masked_fill_shortcut_errors_and_autograd():
+    e, t = pair(np.zeros((2, 3), np.float32))
+    m, tm = pair(np.array([[True, False, True], [False, False, True]]))
+    check_cuda(e.cuda().index_put_((m.cuda(),), ember.tensor(2.5)),
+               t.clone().index_put_((tm,), torch.tensor(2.5)))
+    with pytest.raises(RuntimeError, match="Index put requires the source and destination"):
+        e.cuda().index_put_((m.cuda(),), ember.ones(3, dtype=ember.float64, device="cuda"))
+    x, tx = _leaf(np.random.default_rng(18).uniform(0.5, 2, (3, 4)))
+    i, ti = pair(np.array([2, 0, 2]))
+    (x[i.cuda()] * x.cumprod(1)[i.cuda()]).sum().backward()   # index backward: index_put_
+    (tx[ti] * tx.cumprod(1)[ti]).sum().backward()
+    check_cuda(x.grad, tx.grad, {"float64": (1e-12, 1e-12)})
