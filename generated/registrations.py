@@ -810,6 +810,7 @@ _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_x
 
 # schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 _o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
+_o.lerp_Scalar.register('CUDA', _cuda_pointwise.lerp)
 _o.lerp_Scalar.register('Meta', _meta_binary.lerp)
 
 # schema/native_functions.yaml: lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Scalar)
@@ -818,6 +819,7 @@ _o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_o
 
 # schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 _o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
+_o.lerp_Tensor.register('CUDA', _cuda_pointwise.lerp)
 _o.lerp_Tensor.register('Meta', _meta_binary.lerp)
 
 # schema/native_functions.yaml: lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Tensor)
@@ -826,16 +828,19 @@ _o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_o
 
 # schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
 _o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Scalar.register('CUDA', _cuda_pointwise.lerp_)
 _o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
 _o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
 _o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Tensor.register('CUDA', _cuda_pointwise.lerp_)
 _o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
 _o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 _o.addcmul.register('CPU', _cpu_binary.addcmul)
+_o.addcmul.register('CUDA', _cuda_pointwise.addcmul)
 _o.addcmul.register('Meta', _meta_binary.addcmul)
 
 # schema/native_functions.yaml: addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcmul)
@@ -844,11 +849,13 @@ _o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)
 
 # schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 _o.addcmul_.register('CPU', _cpu_binary.addcmul_)
+_o.addcmul_.register('CUDA', _cuda_pointwise.addcmul_)
 _o.addcmul_.register('Meta', _meta_binary.addcmul_)
 _o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 _o.addcdiv.register('CPU', _cpu_binary.addcdiv)
+_o.addcdiv.register('CUDA', _cuda_pointwise.addcdiv)
 _o.addcdiv.register('Meta', _meta_binary.addcdiv)
 
 # schema/native_functions.yaml: addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcdiv)
@@ -857,6 +864,7 @@ _o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)
 
 # schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 _o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
+_o.addcdiv_.register('CUDA', _cuda_pointwise.addcdiv_)
 _o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
 _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
 

@@ -110,7 +110,7 @@ def launch(module: str, name: str, n: int, args, *, fibers=False, block=BLOCK, g
            fibers=fibers)
 
 
-def elementwise(name: str, out, *inputs, scalars=()):
+def elementwise(name: str, out, *inputs, scalars=(), module="elementwise"):
     """out = kernel(inputs broadcast to out's shape), any strides; returns out."""
     n = out.numel()
     if n == 0:
@@ -118,7 +118,7 @@ def elementwise(name: str, out, *inputs, scalars=()):
     shape = out._shape
     buf = layout_buffer(out._device, shape,
                         [out.stride()] + [broadcast_strides(t, shape) for t in inputs])
-    launch("elementwise", name, n, (np.int64(n), buf, out.data_ptr(),
+    launch(module, name, n, (np.int64(n), buf, out.data_ptr(),
                                     *[t.data_ptr() for t in inputs], *scalars))
     return out
 

@@ -1,5 +1,5 @@
 """CUDA pointwise kernels: arithmetic, comparisons, logical ops, where, clamp, masked_fill,
-unary math, activations and their backward. Each runs the Meta kernel first (torch's checks,
+lerp/addcmul/addcdiv (ternary.cu), unary math, activations and their backward. Each runs the Meta kernel first (torch's checks,
 the result's shape, strides and dtype), casts the operands to the compute dtype on the device,
 and launches elementwise.cu's `<family>_<op>_<dtype>`.
 
@@ -18,13 +18,13 @@ from ember.kernels.meta import unary as MU
 _BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
 
 
-def _store(out, name, result_dt, *inputs, scalars=()):
+def _store(out, name, result_dt, *inputs, scalars=(), module="elementwise"):
     """Runs kernel `name` (which writes `result_dt`) into out, through a temporary when out
     has another dtype (in-place ops whose computation is wider than self)."""
     if out._dtype is result_dt:
-        return L.elementwise(name, out, *inputs, scalars=scalars)
+        return L.elementwise(name, out, *inputs, scalars=scalars, module=module)
     tmp = L.empty(out._device, out._shape, contiguous_strides(out._shape), result_dt)
-    L.elementwise(name, tmp, *inputs, scalars=scalars)
+    L.elementwise(name, tmp, *inputs, scalars=scalars, module=module)
     return L.elementwise(f"cast_{result_dt.name}_{out._dtype.name}", out, tmp)
 
 
@@ -236,6 +236,65 @@ def masked_fill(self, mask, value):
 def masked_fill_(self, mask, value):
     MB.masked_fill_(self, mask, value)
     return _where_into(self, mask, value, self)
+
+
+# --- lerp, addcmul, addcdiv (ternary.cu) ------------------------------------------------------
+def _ternary(op, out, compute, a, b, c, value):
+    """out = op(a, b, c, value) computed in dtype `compute` (c None: the op ignores it)."""
+    dev = out._device
+    x, y = L.to_device_dtype(a, compute, dev), L.to_device_dtype(b, compute, dev)
+    z = x if c is None else L.to_device_dtype(c, compute, dev)
+    return _store(out, f"ternary_{op}_{compute.name}", compute, x, y, z,
+                  scalars=(L.acc_scalar(compute, P.scalar_arg(value, compute)),),
+                  module="ternary")
+
+
+def _new(lay, *tensors):
+    return L.empty(L.cuda_device(*tensors), lay._shape, lay._stride, lay._dtype)
+
+
+def _lerp_into(out, self, end, weight):
+    if hasattr(weight, "_dtype"):
+        return _ternary("lerp_tensor", out, out._dtype, self, end, weight, 0)
+    return _ternary("lerp_scalar", out, out._dtype, self, end, None, weight)
+
+
+def lerp(self, end, weight):
+    return _lerp_into(_new(MB.lerp_layout(self, end, weight), self, end), self, end, weight)
+
+
+def lerp_(self, end, weight):
+    MB.lerp_(self, end, weight)
+    return _lerp_into(self, self, end, weight)
+
+
+def _addc_into(op, out, compute, self, tensor1, tensor2, value):
+    name = op if compute.category == D.FLOAT else f"{op}_int"
+    return _ternary(name, out, compute, self, tensor1, tensor2, value)
+
+
+def addcmul(self, tensor1, tensor2, value=1):
+    lay = MB.addcmul_layout(self, tensor1, tensor2, value)
+    return _addc_into("addcmul", _new(lay, self, tensor1, tensor2), lay._dtype, self, tensor1,
+                      tensor2, value)
+
+
+def addcmul_(self, tensor1, tensor2, value=1):
+    MB.addcmul_(self, tensor1, tensor2, value)
+    return _addc_into("addcmul", self, MB.addcmul_dtype(self, tensor1, tensor2), self, tensor1,
+                      tensor2, value)
+
+
+def addcdiv(self, tensor1, tensor2, value=1):
+    lay = MB.addcdiv_layout(self, tensor1, tensor2, value)
+    return _addc_into("addcdiv", _new(lay, self, tensor1, tensor2), lay._dtype, self, tensor1,
+                      tensor2, value)
+
+
+def addcdiv_(self, tensor1, tensor2, value=1):
+    MB.addcdiv_(self, tensor1, tensor2, value)
+    return _addc_into("addcdiv", self, MB.addcdiv_dtype(self, tensor1, tensor2), self, tensor1,
+                      tensor2, value)
 
 
 # --- unary ---------------------------------------------------------------------------------

@@ -455,3 +455,38 @@ def test_index_put_masked_fill_shortcut_errors_and_autograd():
     (x[i.cuda()] * x.cumprod(1)[i.cuda()]).sum().backward()   # index backward: index_put_
     (tx[ti] * tx.cumprod(1)[ti]).sum().backward()
     check_cuda(x.grad, tx.grad, {"float64": (1e-12, 1e-12)})
+
+
+# --------------------------------------------------------------------------- lerp, addcmul, addcdiv
+def test_lerp_addcmul_addcdiv():
+    rng = np.random.default_rng(19)
+    (a, ta), (b, tb), (c, tc) = (pair(rng.standard_normal(s).astype(np.float32))
+                                 for s in ((3, 4), (4,), (3, 1)))
+    d = [t.cuda() for t in (a, b, c)]
+    tol = {"float32": (1e-6, 1e-6)}
+    for w in (0.3, 0.75, -2.0):
+        check_cuda(ember.lerp(d[0], d[1], w), torch.lerp(ta, tb, w), tol)
+    check_cuda(ember.lerp(d[0], d[1], d[2]), torch.lerp(ta, tb, tc), tol)
+    check_cuda(ember.addcmul(d[0], d[1], d[2], value=0.5), torch.addcmul(ta, tb, tc, value=0.5), tol)
+    check_cuda(ember.addcdiv(d[0], d[1], d[2], value=-2), torch.addcdiv(ta, tb, tc, value=-2), tol)
+    x = d[0].clone()
+    assert x.addcmul_(d[1], d[2]) is x
+    check_cuda(x, ta.clone().addcmul_(tb, tc), tol)
+    check_cuda(d[0].t().clone().lerp_(d[2].t(), 0.9), ta.t().clone().lerp_(tc.t(), 0.9), tol)
+    i, ti = pair(np.arange(6, dtype=np.int64).reshape(2, 3))
+    check_cuda(ember.addcmul(i.cuda(), i.cuda(), i.cuda(), value=3),
+               torch.addcmul(ti, ti, ti, value=3))
+    h, th = pair(rng.standard_normal(5).astype(np.float16))
+    check_cuda(ember.lerp(h.cuda(), h.cuda() * 2, 0.25), torch.lerp(th, th * 2, 0.25),
+               {"float16": (1e-3, 1e-3)})
+    with pytest.raises(RuntimeError, match="Integer division with addcdiv is no longer"):
+        ember.addcdiv(i.cuda(), i.cuda(), i.cuda())
+
+
+def test_lerp_and_addcdiv_backward_on_cuda():
+    rng = np.random.default_rng(20)
+    (x, tx), (y, ty), (w, tw) = (_leaf(rng.uniform(0.5, 2, (2, 3))) for _ in range(3))
+    (ember.lerp(x, y, w) * ember.addcdiv(x, y, w, value=0.5)).sum().backward()
+    (torch.lerp(tx, ty, tw) * torch.addcdiv(tx, ty, tw, value=0.5)).sum().backward()
+    for got, want in ((x.grad, tx.grad), (y.grad, ty.grad), (w.grad, tw.grad)):
+        check_cuda(got, want, {"float64": (1e-12, 1e-12)})
