@@ -4376,6 +4376,7 @@ _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_
 
 # schema/native_functions.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor
 _o.gelu.register('CPU', _cpu_activation.gelu)
+_o.gelu.register('CUDA', _cuda_pointwise.gelu)
 _o.gelu.register('Meta', _meta_activation.gelu)
 
 # schema/native_functions.yaml: gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!) (autogen of gelu)
@@ -4388,6 +4389,7 @@ _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keys
 
 # schema/native_functions.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
+_o.gelu_backward.register('CUDA', _cuda_pointwise.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
 
 # schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!) (autogen of gelu_backward)
@@ -4405,11 +4407,13 @@ _o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), wit
 
 # schema/native_functions.yaml: silu_(Tensor(a!) self) -> Tensor(a!)
 _o.silu_.register('CPU', _cpu_activation.silu_)
+_o.silu_.register('CUDA', _cuda_pointwise.silu_)
 _o.silu_.register('Meta', _meta_activation.silu_)
 _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: silu_backward(Tensor grad_output, Tensor self) -> Tensor
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
+_o.silu_backward.register('CUDA', _cuda_pointwise.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
 # schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of silu_backward)
@@ -4418,6 +4422,7 @@ _o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu
 
 # schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 _o.softplus.register('CPU', _cpu_activation.softplus)
+_o.softplus.register('CUDA', _cuda_pointwise.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
 
 # schema/native_functions.yaml: softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!) (autogen of softplus)
@@ -4426,6 +4431,7 @@ _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3
 
 # schema/native_functions.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
+_o.softplus_backward.register('CUDA', _cuda_pointwise.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
 
 # schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of softplus_backward)
@@ -4434,6 +4440,7 @@ _o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.
 
 # schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
+_o.leaky_relu.register('CUDA', _cuda_pointwise.leaky_relu)
 _o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
 
 # schema/native_functions.yaml: leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!) (autogen of leaky_relu)
@@ -4442,11 +4449,13 @@ _o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out
 
 # schema/native_functions.yaml: leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
 _o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
+_o.leaky_relu_.register('CUDA', _cuda_pointwise.leaky_relu_)
 _o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
 _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
+_o.leaky_relu_backward.register('CUDA', _cuda_pointwise.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
 # schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of leaky_relu_backward)
@@ -4455,6 +4464,7 @@ _o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_
 
 # schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 _o.elu.register('CPU', _cpu_activation.elu)
+_o.elu.register('CUDA', _cuda_pointwise.elu)
 _o.elu.register('Meta', _meta_activation.elu)
 
 # schema/native_functions.yaml: elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of elu)
@@ -4463,11 +4473,13 @@ _o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_
 
 # schema/native_functions.yaml: elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
 _o.elu_.register('CPU', _cpu_activation.elu_)
+_o.elu_.register('CUDA', _cuda_pointwise.elu_)
 _o.elu_.register('Meta', _meta_activation.elu_)
 _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
+_o.elu_backward.register('CUDA', _cuda_pointwise.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
 
 # schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of elu_backward)
@@ -4476,6 +4488,7 @@ _o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_b
 
 # schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
+_o.hardtanh.register('CUDA', _cuda_pointwise.hardtanh)
 _o.hardtanh.register('Meta', _meta_activation.hardtanh)
 
 # schema/native_functions.yaml: hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardtanh)
@@ -4484,11 +4497,13 @@ _o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3
 
 # schema/native_functions.yaml: hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
 _o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
+_o.hardtanh_.register('CUDA', _cuda_pointwise.hardtanh_)
 _o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
 _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
+_o.hardtanh_backward.register('CUDA', _cuda_pointwise.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
 # schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardtanh_backward)

@@ -1,5 +1,6 @@
 """CUDA pointwise kernels: arithmetic, comparisons, logical ops, where, clamp, masked_fill,
-lerp/addcmul/addcdiv (ternary.cu), unary math, activations and their backward. Each runs the Meta kernel first (torch's checks,
+lerp/addcmul/addcdiv (ternary.cu), unary math, activations (with parameters: activation.cu)
+and their backward. Each runs the Meta kernel first (torch's checks,
 the result's shape, strides and dtype), casts the operands to the compute dtype on the device,
 and launches elementwise.cu's `<family>_<op>_<dtype>`.
 
@@ -397,3 +398,110 @@ def tanh_backward(grad_output, output):
 def threshold_backward(grad_output, self, threshold):
     m = MA.threshold_backward(grad_output, self, threshold)
     return binary("threshold_backward", m, m._dtype, grad_output, self, threshold)
+
+
+# --- activations with parameters (activation.cu) ----------------------------------------------
+def _act(op, out, x, *params):
+    """out = act_<op>(x, params) in out's dtype (params padded to the kernel's three)."""
+    dt = out._dtype
+    x = L.to_device_dtype(x, dt, out._device)
+    scalars = [L.acc_scalar(dt, p) for p in (*params, 0, 0, 0)[:3]]
+    return L.elementwise(f"act_{op}_{dt.name}", out, x, scalars=scalars, module="activation")
+
+
+def _act_backward(op, m, grad_output, x, *params):
+    """act_<op>_backward(grad_output, x, params) into a new tensor of the Meta result m."""
+    out = L.empty_like_meta(m, grad_output._device)
+    dt = out._dtype
+    g, x = (L.to_device_dtype(t, dt, out._device) for t in (grad_output, x))
+    scalars = [L.acc_scalar(dt, p) for p in (*params, 0, 0, 0)[:3]]
+    return L.elementwise(f"act_{op}_backward_{dt.name}", out, g, x, scalars=scalars,
+                         module="activation")
+
+
+def _gelu_op(approximate):
+    return "gelu_tanh" if approximate == "tanh" else "gelu"
+
+
+def gelu(self, approximate="none"):
+    return _act(_gelu_op(approximate), L.empty_like_meta(MA.gelu(self, approximate),
+                                                         self._device), self)
+
+
+def gelu_backward(grad_output, self, approximate="none"):
+    m = MA.gelu_backward(grad_output, self, approximate)
+    return _act_backward(_gelu_op(approximate), m, grad_output, self)
+
+
+def silu_(self):
+    MA.silu_(self)
+    return L.elementwise(f"unary_silu_{self._dtype.name}", self, self)
+
+
+def silu_backward(grad_output, self):
+    return _act_backward("silu", MA.silu_backward(grad_output, self), grad_output, self)
+
+
+def softplus(self, beta=1, threshold=20):
+    out = L.empty_like_meta(MA.softplus(self, beta, threshold), self._device)
+    return _act("softplus", out, self, beta, threshold)
+
+
+def softplus_backward(grad_output, self, beta, threshold):
+    m = MA.softplus_backward(grad_output, self, beta, threshold)
+    return _act_backward("softplus", m, grad_output, self, beta, threshold)
+
+
+def _slope(dt, negative_slope):
+    return P.scalar_arg(negative_slope, P.opmath_dtype(dt))
+
+
+def leaky_relu(self, negative_slope=0.01):
+    out = L.empty_like_meta(MA.leaky_relu(self, negative_slope), self._device)
+    return _act("leaky_relu", out, self, _slope(out._dtype, negative_slope))
+
+
+def leaky_relu_(self, negative_slope=0.01):
+    MA.leaky_relu_(self, negative_slope)
+    return _act("leaky_relu", self, self, _slope(self._dtype, negative_slope))
+
+
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    m = MA.leaky_relu_backward(grad_output, self, negative_slope, self_is_result)
+    return _act_backward("leaky_relu", m, grad_output, self, negative_slope)
+
+
+def elu(self, alpha=1, scale=1, input_scale=1):
+    out = L.empty_like_meta(MA.elu(self, alpha, scale, input_scale), self._device)
+    return _act("elu", out, self, alpha, scale, input_scale)
+
+
+def elu_(self, alpha=1, scale=1, input_scale=1):
+    MA.elu_(self, alpha, scale, input_scale)
+    return _act("elu", self, self, alpha, scale, input_scale)
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    m = MA.elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    return _act_backward("elu_result" if is_result else "elu", m, grad_output, self_or_result,
+                         alpha * scale, scale, input_scale)
+
+
+def _hardtanh_into(out, self, min_val, max_val):
+    lo, hi = MA.hardtanh_bounds(self, min_val, max_val)
+    return _act("hardtanh", out, self, P.scalar_arg(lo, out._dtype), P.scalar_arg(hi, out._dtype))
+
+
+def hardtanh(self, min_val=-1, max_val=1):
+    out = L.empty_like_meta(MA.hardtanh(self, min_val, max_val), self._device)
+    return _hardtanh_into(out, self, min_val, max_val)
+
+
+def hardtanh_(self, min_val=-1, max_val=1):
+    MA.hardtanh_(self, min_val, max_val)
+    return _hardtanh_into(self, self, min_val, max_val)
+
+
+def hardtanh_backward(grad_output, self, min_val, max_val):
+    m = MA.hardtanh_backward(grad_output, self, min_val, max_val)
+    return _act_backward("hardtanh", m, grad_output, self, min_val, max_val)

@@ -490,3 +490,42 @@ def test_lerp_and_addcdiv_backward_on_cuda():
     (torch.lerp(tx, ty, tw) * torch.addcdiv(tx, ty, tw, value=0.5)).sum().backward()
     for got, want in ((x.grad, tx.grad), (y.grad, ty.grad), (w.grad, tw.grad)):
         check_cuda(got, want, {"float64": (1e-12, 1e-12)})
+
+
+# --------------------------------------------------------------------------- activations
+_ACTS = [("gelu", {}), ("gelu", {"approximate": "tanh"}), ("silu", {}),
+         ("softplus", {"beta": 2, "threshold": 3}), ("leaky_relu", {"negative_slope": 0.2}),
+         ("elu", {"alpha": 1.5}), ("selu", {}), ("celu", {"alpha": 0.5}),
+         ("hardtanh", {"min_val": -0.5, "max_val": 1.0}), ("relu6", {})]
+
+
+@pytest.mark.parametrize("name,kw", _ACTS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(_ACTS)])
+def test_activation_forward_backward(name, kw):
+    a = np.concatenate([np.linspace(-4, 4, 17), [0.0, -0.0, 1.0, -1.0, 20.0]])
+    x, tx = _leaf(a.reshape(2, 11))
+    y, ty = getattr(F, name)(x, **kw), getattr(TF, name)(tx, **kw)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    tol = {"float64": (1e-14, 1e-14)}
+    check_cuda(y.detach(), ty.detach(), tol)
+    check_cuda(x.grad, tx.grad, tol)
+    h, th = pair(a.astype(np.float16))
+    check_cuda(getattr(F, name)(h.cuda(), **kw), getattr(TF, name)(th, **kw),
+               {"float16": (1e-3, 1e-3)})
+
+
+def test_in_place_activations_and_integer_hardtanh():
+    a = np.linspace(-3, 3, 8).astype(np.float32)
+    for name, kw in (("leaky_relu", {"negative_slope": 0.1}), ("elu", {}), ("hardtanh", {}),
+                     ("silu", {})):
+        x, tx = _leaf(a)
+        y, ty = x * 1, tx * 1
+        y, ty = getattr(F, name)(y, inplace=True, **kw), getattr(TF, name)(ty, inplace=True, **kw)
+        (y * y).sum().backward()        # backward from the result (self_is_result)
+        (ty * ty).sum().backward()
+        check_cuda(y.detach(), ty.detach(), {"float32": (1e-6, 1e-6)})
+        check_cuda(x.grad, tx.grad, {"float32": (1e-6, 1e-6)})
+    i, ti = pair(np.arange(-4, 4, dtype=np.int32))
+    check_cuda(F.hardtanh(i.cuda(), -2.7, 2.5), TF.hardtanh(ti, -2.7, 2.5))
+    with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
+        F.gelu(ember.ones(2, device="cuda"), approximate="x")
