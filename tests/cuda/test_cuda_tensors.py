@@ -216,3 +216,56 @@ def test_autocast_cuda_and_grad_scaler():
     scaler.update()
     assert scaler.get_scale() == 4.0
     check_cuda(w.detach(), torch.full((3,), 0.8), {"float32": (1e-6, 1e-6)})
+
+
+# --------------------------------------------------------------------------- DLPack (CuPy interop)
+def test_dlpack_round_trip_shares_cuda_memory():
+    from ember.cuda import _dlpack
+    x = ember.arange(12.0).view(3, 4).cuda().t()        # strided
+    assert x.__dlpack_device__() == (2, 0)
+    y = ember.from_dlpack(x.__dlpack__())                # a kDLCUDA capsule
+    assert y.is_cuda and y.shape == x.shape and y.stride() == x.stride()
+    assert y.data_ptr() == x.data_ptr() and y.dtype is ember.float32
+    y[0, 0] = 7.0
+    assert x[0, 0].item() == 7.0
+    n = len(_dlpack._exported)
+    del y
+    gc.collect()
+    assert len(_dlpack._exported) == n - 1               # the consumer's deleter ran
+    b = ember.ones(2, dtype=ember.bfloat16, device="cuda")
+    assert ember.from_dlpack(b.__dlpack__()).dtype is ember.bfloat16
+    with pytest.raises(RuntimeError, match="Can't export tensors that require gradient"):
+        ember.ones(2, device="cuda", requires_grad=True).__dlpack__()
+
+
+class _CupyLike:
+    """A stand-in for a CuPy array: device memory described by __cuda_array_interface__ (a
+    real CuPy array on a GPU behaves the same) or by DLPack."""
+
+    def __init__(self, t):
+        self.t = t
+        self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+
+class _DLPackOnly:
+    def __init__(self, t):
+        self.t = t
+
+    def __dlpack__(self, stream=None):
+        return self.t.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+
+def test_from_dlpack_of_cuda_array_objects():
+    src = ember.arange(6, dtype=ember.int32).view(2, 3).cuda()
+    for obj in (_CupyLike(src[:, 1:]), _DLPackOnly(src[:, 1:])):
+        y = ember.from_dlpack(obj)
+        assert y.is_cuda and y.tolist() == [[1, 2], [4, 5]] and y.stride() == (3, 1)
+        z = ember.from_dlpack(obj, device="cpu", copy=True)
+        assert z.device.type == "cpu" and z.tolist() == [[1, 2], [4, 5]]
+    with pytest.raises(RuntimeError, match="ember shares memory on the cuda:0 only"):
+        ember.from_dlpack(_CupyLike(src), device="cpu")
+    torch_cpu = torch.arange(3)                              # CPU producers still work
+    assert ember.from_dlpack(torch_cpu).tolist() == [0, 1, 2]
