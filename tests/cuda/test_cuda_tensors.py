@@ -269,3 +269,38 @@ def test_from_dlpack_of_cuda_array_objects():
         ember.from_dlpack(_CupyLike(src), device="cpu")
     torch_cpu = torch.arange(3)                              # CPU producers still work
     assert ember.from_dlpack(torch_cpu).tolist() == [0, 1, 2]
+
+
+# --------------------------------------------------------------------------- pinned memory
+def test_pin_memory_copies_into_pinned_host_memory():
+    x = ember.arange(12.0).view(3, 4).t()                 # strided
+    assert not x.is_pinned()
+    p = x.pin_memory()
+    assert p.is_pinned() and p.device.type == "cpu" and p is not x
+    assert p.stride() == x.stride() and p.tolist() == x.tolist()
+    assert p[1:].is_pinned() and p.pin_memory() is p       # views too; pinned once
+    assert p.cuda(non_blocking=True).cpu().tolist() == x.tolist()
+    assert not ember.ones(2, device="cuda").is_pinned()
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        ember.ones(2, device="cuda").pin_memory()
+
+
+def test_dataloader_pins_batches():
+    data = ember.utils.data.TensorDataset(ember.arange(6.0).view(3, 2), ember.arange(3))
+    batches = list(ember.utils.data.DataLoader(data, batch_size=2, pin_memory=True))
+    assert all(t.is_pinned() for b in batches for t in b)
+    assert batches[0][0].tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    plain = next(iter(ember.utils.data.DataLoader(data, batch_size=2)))
+    assert not plain[0].is_pinned()
+
+
+@pytest.mark.usefixtures("no_cuda")
+def test_pin_memory_without_cuda_is_torchs_error():
+    x, tx = ember.ones(3), torch.ones(3)
+    assert x.is_pinned() is tx.is_pinned() is False
+    for t in (x, tx):
+        with pytest.raises(RuntimeError, match="Cannot access accelerator device when none is"):
+            t.pin_memory()
+    with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no acc"):
+        assert [b.tolist() for b in ember.utils.data.DataLoader([1, 2], pin_memory=True)] == \
+            [[1], [2]]

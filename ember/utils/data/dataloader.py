@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import warnings
 
+from ...cuda import _pinned, _runtime
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _InfiniteConstantSampler
@@ -100,6 +101,9 @@ class DataLoader:
         super().__setattr__(attr, val)
 
     def __iter__(self):
+        if self.pin_memory and _runtime.driver() is None:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
+                          "then device pinned memory won't be used.", stacklevel=2)
         if self.num_workers > 0:
             warnings.warn(f"ember's DataLoader has no worker processes: num_workers="
                           f"{self.num_workers} loads in the main process", stacklevel=2)
@@ -147,6 +151,8 @@ class _LoaderIterator:
     def __next__(self):
         batch = next(self._batches)
         self._num_yielded += 1
+        if self._loader.pin_memory and _runtime.driver() is not None:
+            batch = _pinned.pin_batch(batch)
         return batch
 
     def __len__(self) -> int:
