@@ -226,6 +226,9 @@ def _index_layout(self, indices):
     out-of-range indices raise torch's IndexError."""
     per_dim = []
     for t in indices:
+        if t is not None and t._device != self._device:   # CPU indices move over, as in torch
+            t = copy_(L.empty(self._device, t._shape, contiguous_strides(t._shape), t._dtype),
+                      t, False)
         if t is None:
             per_dim.append(None)
         elif t._dtype in (D.bool_, D.uint8):
@@ -286,6 +289,8 @@ def index(self, indices):
     out = L.empty(self._device, plan.shape, plan.strides, self._dtype)
     if out.numel() == 0:
         return out
+    if all(t is None for t in indices):
+        return copy_(out, self, False)
     offsets, shape, self_st, off_st = _index_layout(self, indices)
     buf = L.layout_buffer(self._device, shape, [out.stride(), self_st, off_st])
     n = out.numel()
@@ -310,4 +315,6 @@ def index_put_(self, indices, values, accumulate):
     if values._device.type != "cuda":   # the masked_fill shortcut's one-element CPU value
         values = values.reshape(())
     values = L.to_device_dtype(values, self._dtype, self._device)
+    if all(t is None for t in indices):
+        return _pw.add_(self, values) if accumulate else copy_(self, values, False)
     return _write_at(self, *_index_layout(self, indices), values, accumulate)

@@ -529,3 +529,22 @@ def test_in_place_activations_and_integer_hardtanh():
     check_cuda(F.hardtanh(i.cuda(), -2.7, 2.5), TF.hardtanh(ti, -2.7, 2.5))
     with pytest.raises(RuntimeError, match="approximate argument must be either none or tanh"):
         F.gelu(ember.ones(2, device="cuda"), approximate="x")
+
+
+def test_index_with_cpu_indices_and_only_whole_dims():
+    e, t = pair(np.arange(12, dtype=np.float32).reshape(3, 4))
+    i, ti = pair(np.array([2, 0]))
+    m, tm = pair(np.array([True, False, True]))
+    check_cuda(e.cuda()[i], t[ti])                               # a CPU index tensor
+    check_cuda(e.cuda()[m], t[tm])                               # a CPU mask
+    d = e.cuda()
+    d[i] = 5.0
+    tt = t.clone()
+    tt[ti] = 5.0
+    check_cuda(d, tt)
+    # only whole dims (torch's CPU kernel asserts here): ember's CPU result, a copy of self
+    index, put = ember.ops.aten.index.Tensor, ember.ops.aten.index_put_
+    v = ember.ones(4)
+    for got, want in ((index(e.cuda(), [None]), index(e, [None])),
+                      (put(e.cuda(), [None], v.cuda(), True), put(e.clone(), [None], v, True))):
+        assert got.is_cuda and got.cpu().tolist() == want.tolist()
