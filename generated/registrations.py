@@ -37,14 +37,18 @@ from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.cpu import shape as _cpu_shape
 from ember.kernels.cpu import special as _cpu_special
 from ember.kernels.cpu import unary as _cpu_unary
+from ember.kernels.cuda import conv as _cuda_conv
 from ember.kernels.cuda import copy as _cuda_copy
 from ember.kernels.cuda import factories as _cuda_factories
 from ember.kernels.cuda import indexing as _cuda_indexing
 from ember.kernels.cuda import linalg as _cuda_linalg
 from ember.kernels.cuda import nn as _cuda_nn
 from ember.kernels.cuda import pointwise as _cuda_pointwise
+from ember.kernels.cuda import pool as _cuda_pool
 from ember.kernels.cuda import random as _cuda_random
 from ember.kernels.cuda import reduction as _cuda_reduction
+from ember.kernels.cuda import scan as _cuda_scan
+from ember.kernels.cuda import sort as _cuda_sort
 from ember.kernels.meta import activation as _meta_activation
 from ember.kernels.meta import binary as _meta_binary
 from ember.kernels.meta import conv as _meta_conv
@@ -807,6 +811,7 @@ _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_x
 
 # schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 _o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
+_o.lerp_Scalar.register('CUDA', _cuda_pointwise.lerp)
 _o.lerp_Scalar.register('Meta', _meta_binary.lerp)
 
 # schema/native_functions.yaml: lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Scalar)
@@ -815,6 +820,7 @@ _o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_o
 
 # schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 _o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
+_o.lerp_Tensor.register('CUDA', _cuda_pointwise.lerp)
 _o.lerp_Tensor.register('Meta', _meta_binary.lerp)
 
 # schema/native_functions.yaml: lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Tensor)
@@ -823,16 +829,19 @@ _o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_o
 
 # schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
 _o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Scalar.register('CUDA', _cuda_pointwise.lerp_)
 _o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
 _o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
 _o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Tensor.register('CUDA', _cuda_pointwise.lerp_)
 _o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
 _o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 _o.addcmul.register('CPU', _cpu_binary.addcmul)
+_o.addcmul.register('CUDA', _cuda_pointwise.addcmul)
 _o.addcmul.register('Meta', _meta_binary.addcmul)
 
 # schema/native_functions.yaml: addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcmul)
@@ -841,11 +850,13 @@ _o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)
 
 # schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 _o.addcmul_.register('CPU', _cpu_binary.addcmul_)
+_o.addcmul_.register('CUDA', _cuda_pointwise.addcmul_)
 _o.addcmul_.register('Meta', _meta_binary.addcmul_)
 _o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 _o.addcdiv.register('CPU', _cpu_binary.addcdiv)
+_o.addcdiv.register('CUDA', _cuda_pointwise.addcdiv)
 _o.addcdiv.register('Meta', _meta_binary.addcdiv)
 
 # schema/native_functions.yaml: addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcdiv)
@@ -854,6 +865,7 @@ _o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)
 
 # schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 _o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
+_o.addcdiv_.register('CUDA', _cuda_pointwise.addcdiv_)
 _o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
 _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
 
@@ -2272,6 +2284,7 @@ _o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_m
 
 # schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 _o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
+_o.logsumexp.register('CUDA', _cuda_reduction.logsumexp)
 _o.logsumexp.register('Meta', _meta_reduction.logsumexp)
 
 # schema/native_functions.yaml: logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of logsumexp)
@@ -2280,6 +2293,7 @@ _o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, 
 
 # schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
+_o.linalg_vector_norm.register('CUDA', _cuda_reduction.linalg_vector_norm)
 _o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
 
 # schema/native_functions.yaml: linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vector_norm)
@@ -2356,6 +2370,7 @@ _o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3
 
 # schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 _o.cumsum.register('CPU', _cpu_reduction.cumsum)
+_o.cumsum.register('CUDA', _cuda_scan.cumsum)
 _o.cumsum.register('Meta', _meta_reduction.cumsum)
 
 # schema/native_functions.yaml: cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumsum)
@@ -2364,11 +2379,13 @@ _o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)),
 
 # schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 _o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
+_o.cumsum_.register('CUDA', _cuda_scan.cumsum_)
 _o.cumsum_.register('Meta', _meta_reduction.cumsum_)
 _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
+_o.cumprod.register('CUDA', _cuda_scan.cumprod)
 _o.cumprod.register('Meta', _meta_reduction.cumsum)
 
 # schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
@@ -2377,6 +2394,7 @@ _o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)
 
 # schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 _o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
+_o.cumprod_.register('CUDA', _cuda_scan.cumprod_)
 _o.cumprod_.register('Meta', _meta_reduction.cumprod_)
 _o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
 
@@ -2753,10 +2771,12 @@ _o.mode.register('Meta', _meta_reduction.mode)
 
 # schema/native_functions.yaml: cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
 _o.cummax.register('CPU', _cpu_reduction.cummax)
+_o.cummax.register('CUDA', _cuda_scan.cummax)
 _o.cummax.register('Meta', _meta_reduction.cummax)
 
 # schema/native_functions.yaml: cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
 _o.cummin.register('CPU', _cpu_reduction.cummin)
+_o.cummin.register('CUDA', _cuda_scan.cummin)
 _o.cummin.register('Meta', _meta_reduction.cummin)
 
 # schema/native_functions.yaml: logcumsumexp(Tensor self, int dim) -> Tensor
@@ -3230,6 +3250,7 @@ _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
 # schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
+_o.index_Tensor.register('CUDA', _cuda_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
 # schema/native_functions.yaml: index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!) (autogen of index.Tensor)
@@ -3238,6 +3259,7 @@ _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor
 
 # schema/native_functions.yaml: index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
+_o.index_put_.register('CUDA', _cuda_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
@@ -3257,6 +3279,7 @@ _o.tile.register('CompositeImplicitAutograd', _composite_shape.tile)
 
 # schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 _o.flip.register('CPU', _cpu_shape.flip)
+_o.flip.register('CUDA', _cuda_copy.flip)
 _o.flip.register('Meta', _meta_shape.flip)
 
 # schema/native_functions.yaml: flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!) (autogen of flip)
@@ -3317,6 +3340,7 @@ _o.gather_out.register("ADInplaceOrView", _inplace_or_view(_o.gather_out, (4,)),
 
 # schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 _o.scatter_src.register('CPU', _cpu_shape.scatter)
+_o.scatter_src.register('CUDA', _cuda_indexing.scatter)
 _o.scatter_src.register('Meta', _meta_shape.scatter)
 
 # schema/native_functions.yaml: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.src)
@@ -3325,6 +3349,7 @@ _o.scatter_src_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_src_o
 
 # schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 _o.scatter_value.register('CPU', _cpu_shape.scatter)
+_o.scatter_value.register('CUDA', _cuda_indexing.scatter)
 _o.scatter_value.register('Meta', _meta_shape.scatter)
 
 # schema/native_functions.yaml: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.value)
@@ -3349,11 +3374,13 @@ _o.scatter_value_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scat
 
 # schema/native_functions.yaml: scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 _o.scatter__src.register('CPU', _cpu_shape.scatter_)
+_o.scatter__src.register('CUDA', _cuda_indexing.scatter_)
 _o.scatter__src.register('Meta', _meta_shape.scatter_)
 _o.scatter__src.register("ADInplaceOrView", _inplace_or_view(_o.scatter__src, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 _o.scatter__value.register('CPU', _cpu_shape.scatter_)
+_o.scatter__value.register('CUDA', _cuda_indexing.scatter_)
 _o.scatter__value.register('Meta', _meta_shape.scatter_)
 _o.scatter__value.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value, (0,)), with_keyset=True)
 
@@ -3397,6 +3424,7 @@ _o.scatter_reduce__two.register("ADInplaceOrView", _inplace_or_view(_o.scatter_r
 
 # schema/native_functions.yaml: masked_select(Tensor self, Tensor mask) -> Tensor
 _o.masked_select.register('CPU', _cpu_shape.masked_select)
+_o.masked_select.register('CUDA', _cuda_indexing.masked_select)
 _o.masked_select.register('Meta', _meta_shape.masked_select)
 
 # schema/native_functions.yaml: masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_select)
@@ -3405,6 +3433,7 @@ _o.masked_select_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_sele
 
 # schema/native_functions.yaml: nonzero(Tensor self) -> Tensor
 _o.nonzero.register('CPU', _cpu_shape.nonzero)
+_o.nonzero.register('CUDA', _cuda_indexing.nonzero)
 _o.nonzero.register('Meta', _meta_shape.nonzero)
 
 # schema/native_functions.yaml: nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -3414,6 +3443,7 @@ _o.nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.nonzero_out, (1,)
 
 # schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 _o.topk.register('CPU', _cpu_shape.topk)
+_o.topk.register('CUDA', _cuda_sort.topk)
 _o.topk.register('Meta', _meta_shape.topk)
 
 # schema/native_functions.yaml: topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of topk)
@@ -3422,6 +3452,7 @@ _o.topk_values.register("ADInplaceOrView", _inplace_or_view(_o.topk_values, (5, 
 
 # schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 _o.sort.register('CPU', _cpu_shape.sort)
+_o.sort.register('CUDA', _cuda_sort.sort)
 _o.sort.register('Meta', _meta_shape.sort)
 
 # schema/native_functions.yaml: sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of sort)
@@ -3430,6 +3461,7 @@ _o.sort_values.register("ADInplaceOrView", _inplace_or_view(_o.sort_values, (3, 
 
 # schema/native_functions.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 _o.sort_stable.register('CPU', _cpu_shape.sort_stable)
+_o.sort_stable.register('CUDA', _cuda_sort.sort_stable)
 _o.sort_stable.register('Meta', _meta_shape.sort_stable)
 
 # schema/native_functions.yaml: sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of sort.stable)
@@ -3549,6 +3581,7 @@ _o.masked_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_sca
 
 # schema/native_functions.yaml: masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
 _o.masked_scatter_.register('CPU', _cpu_shape.masked_scatter_)
+_o.masked_scatter_.register('CUDA', _cuda_indexing.masked_scatter_)
 _o.masked_scatter_.register('Meta', _meta_shape.masked_scatter_)
 _o.masked_scatter_.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_, (0,)), with_keyset=True)
 
@@ -4136,6 +4169,7 @@ _o.combinations.register('CompositeImplicitAutograd', _composite_shape.combinati
 
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 _o.convolution.register('CPU', _cpu_conv.convolution)
+_o.convolution.register('CUDA', _cuda_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)
 
 # schema/native_functions.yaml: convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) (autogen of convolution)
@@ -4144,6 +4178,7 @@ _o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_o
 
 # schema/native_functions.yaml: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 _o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
+_o.convolution_backward.register('CUDA', _cuda_conv.convolution_backward)
 _o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
 
 # schema/native_functions.yaml: conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
@@ -4175,10 +4210,12 @@ _o.conv3d_padding.register('CompositeImplicitAutograd', _composite_conv.conv3d_p
 
 # schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 _o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
+_o.max_pool2d_with_indices.register('CUDA', _cuda_pool.max_pool2d_with_indices)
 _o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
 
 # schema/native_functions.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 _o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
+_o.max_pool2d_with_indices_backward.register('CUDA', _cuda_pool.max_pool2d_with_indices_backward)
 _o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
 
 # schema/native_functions.yaml: max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
@@ -4186,6 +4223,7 @@ _o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
 
 # schema/native_functions.yaml: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 _o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
+_o.avg_pool2d.register('CUDA', _cuda_pool.avg_pool2d)
 _o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
 
 # schema/native_functions.yaml: avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of avg_pool2d)
@@ -4194,6 +4232,7 @@ _o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out
 
 # schema/native_functions.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 _o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
+_o.avg_pool2d_backward.register('CUDA', _cuda_pool.avg_pool2d_backward)
 _o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
 
 # schema/native_functions.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
@@ -4338,6 +4377,7 @@ _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_
 
 # schema/native_functions.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor
 _o.gelu.register('CPU', _cpu_activation.gelu)
+_o.gelu.register('CUDA', _cuda_pointwise.gelu)
 _o.gelu.register('Meta', _meta_activation.gelu)
 
 # schema/native_functions.yaml: gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!) (autogen of gelu)
@@ -4350,6 +4390,7 @@ _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keys
 
 # schema/native_functions.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
+_o.gelu_backward.register('CUDA', _cuda_pointwise.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
 
 # schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!) (autogen of gelu_backward)
@@ -4367,11 +4408,13 @@ _o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), wit
 
 # schema/native_functions.yaml: silu_(Tensor(a!) self) -> Tensor(a!)
 _o.silu_.register('CPU', _cpu_activation.silu_)
+_o.silu_.register('CUDA', _cuda_pointwise.silu_)
 _o.silu_.register('Meta', _meta_activation.silu_)
 _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: silu_backward(Tensor grad_output, Tensor self) -> Tensor
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
+_o.silu_backward.register('CUDA', _cuda_pointwise.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
 # schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of silu_backward)
@@ -4380,6 +4423,7 @@ _o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu
 
 # schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 _o.softplus.register('CPU', _cpu_activation.softplus)
+_o.softplus.register('CUDA', _cuda_pointwise.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
 
 # schema/native_functions.yaml: softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!) (autogen of softplus)
@@ -4388,6 +4432,7 @@ _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3
 
 # schema/native_functions.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
+_o.softplus_backward.register('CUDA', _cuda_pointwise.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
 
 # schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of softplus_backward)
@@ -4396,6 +4441,7 @@ _o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.
 
 # schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
+_o.leaky_relu.register('CUDA', _cuda_pointwise.leaky_relu)
 _o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
 
 # schema/native_functions.yaml: leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!) (autogen of leaky_relu)
@@ -4404,11 +4450,13 @@ _o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out
 
 # schema/native_functions.yaml: leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
 _o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
+_o.leaky_relu_.register('CUDA', _cuda_pointwise.leaky_relu_)
 _o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
 _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
+_o.leaky_relu_backward.register('CUDA', _cuda_pointwise.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
 # schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of leaky_relu_backward)
@@ -4417,6 +4465,7 @@ _o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_
 
 # schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 _o.elu.register('CPU', _cpu_activation.elu)
+_o.elu.register('CUDA', _cuda_pointwise.elu)
 _o.elu.register('Meta', _meta_activation.elu)
 
 # schema/native_functions.yaml: elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of elu)
@@ -4425,11 +4474,13 @@ _o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_
 
 # schema/native_functions.yaml: elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
 _o.elu_.register('CPU', _cpu_activation.elu_)
+_o.elu_.register('CUDA', _cuda_pointwise.elu_)
 _o.elu_.register('Meta', _meta_activation.elu_)
 _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
+_o.elu_backward.register('CUDA', _cuda_pointwise.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
 
 # schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of elu_backward)
@@ -4438,6 +4489,7 @@ _o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_b
 
 # schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
+_o.hardtanh.register('CUDA', _cuda_pointwise.hardtanh)
 _o.hardtanh.register('Meta', _meta_activation.hardtanh)
 
 # schema/native_functions.yaml: hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardtanh)
@@ -4446,11 +4498,13 @@ _o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3
 
 # schema/native_functions.yaml: hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
 _o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
+_o.hardtanh_.register('CUDA', _cuda_pointwise.hardtanh_)
 _o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
 _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
+_o.hardtanh_backward.register('CUDA', _cuda_pointwise.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
 # schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardtanh_backward)
@@ -4629,6 +4683,7 @@ _o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
 
 # schema/native_functions.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 _o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
+_o.native_batch_norm.register('CUDA', _cuda_nn.native_batch_norm)
 _o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
 
 # schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_batch_norm)
@@ -4637,6 +4692,7 @@ _o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_
 
 # schema/native_functions.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 _o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
+_o.native_batch_norm_backward.register('CUDA', _cuda_nn.native_batch_norm_backward)
 _o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
 
 # schema/native_functions.yaml: native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_batch_norm_backward)

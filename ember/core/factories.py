@@ -82,24 +82,37 @@ def _type_name(x) -> str:
 
 
 def from_dlpack(ext_tensor, *, device=None, copy=None):
-    """A tensor sharing the memory of any object with `__dlpack__` (NumPy arrays, torch
-    CPU tensors, ember tensors); copy=True gives a copy instead, on `device` (the CPU: the
-    one device with memory ember can share).
+    """A tensor sharing the memory of an object with `__dlpack__` (NumPy arrays, torch CPU
+    tensors, ember tensors, CuPy and other CUDA arrays), a DLPack capsule of CUDA memory or
+    a `__cuda_array_interface__` object; copy=True gives a copy instead, on `device`.
 
     >>> t = ember.from_dlpack(np.arange(3))
     """
-    if device is not None and _device(device) != CPU:
-        raise RuntimeError(f"from_dlpack: ember shares memory on the CPU only, got device "
-                           f"{_device(device)}")
     if isinstance(ext_tensor, Tensor):
         if ext_tensor.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
         out = shallow_copy(ext_tensor)
+    elif type(ext_tensor).__name__ == "PyCapsule":
+        from ember.cuda import _dlpack
+        out = _dlpack.from_capsule(ext_tensor)
+    elif hasattr(ext_tensor, "__dlpack_device__") and hasattr(ext_tensor, "__dlpack__") and \
+            ext_tensor.__dlpack_device__()[0] == 2:   # kDLCUDA
+        from ember.cuda import _dlpack
+        out = _dlpack.from_capsule(ext_tensor.__dlpack__())
+    elif hasattr(ext_tensor, "__cuda_array_interface__"):
+        from ember.cuda import _dlpack
+        out = _dlpack.from_cuda_array_interface(ext_tensor)
     elif not hasattr(ext_tensor, "__dlpack__"):
         raise TypeError(f"from_dlpack: expected an object with __dlpack__, got "
                         f"{_type_name(ext_tensor)}")
     else:
         out = from_numpy(np.from_dlpack(ext_tensor))
+    if device is not None and _device(device) != out.device:
+        d = _device(device)
+        if copy and d.type in ("cpu", "cuda"):
+            return out.to(d, copy=True)
+        where = "CPU" if out.device == CPU else str(out.device)
+        raise RuntimeError(f"from_dlpack: ember shares memory on the {where} only, got device {d}")
     return out.clone() if copy else out
 
 

@@ -331,10 +331,14 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __dlpack__(self, stream=None, **kwargs):
-        if self._device.type != "cpu":
-            raise BufferError(f"DLPack export of {self._device} tensors is not supported yet")
         if self.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
+        if self._device.type == "cuda":   # the consumer reads after ember's queued work
+            from ember.cuda import _dlpack, _runtime
+            _runtime.require_driver().synchronize()
+            return _dlpack.to_capsule(self)
+        if self._device.type != "cpu":
+            raise BufferError(f"DLPack export of {self._device} tensors is not supported")
         if self._dtype is D.bfloat16:
             raise BufferError("NumPy cannot export bfloat16 through DLPack")
         return self._np.__dlpack__(stream=stream, **kwargs)

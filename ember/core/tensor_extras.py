@@ -84,6 +84,18 @@ def _cuda_array_interface(self):
             "data": (self.data_ptr() if self.numel() else 0, False), "version": 2}
 
 
+def _pin_memory(self, device=None):
+    """A copy in pinned host memory (the same tensor when it is pinned already); needs a
+    CUDA device, as in torch."""
+    from ember.cuda import _pinned
+    return _pinned.pin(self)
+
+
+def _is_pinned(self, device=None):
+    from ember.cuda import _pinned
+    return _pinned.is_pinned(self)
+
+
 def _type(self, dtype=None, non_blocking=False):
     """`x.type()` names the type ('ember.FloatTensor'); `x.type(ember.int64)` converts."""
     if dtype is None:
@@ -163,6 +175,7 @@ TENSOR_ATTRIBUTES = {
     "__getitem__": getitem, "__setitem__": setitem,
     **{method: _converter(dt) for method, dt in _CONVERSIONS},
     "cpu": _cpu, "cuda": _cuda, "record_stream": _record_stream, "type": _type,
+    "pin_memory": _pin_memory, "is_pinned": _is_pinned,
     "__cuda_array_interface__": property(_cuda_array_interface),
     # torch parses `x.to(...)`'s Python signatures by hand (device-only, dtype-only,
     # tensor, ...); the to.* overloads are declared with `manual_binding: true`.

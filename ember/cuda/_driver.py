@@ -5,6 +5,7 @@ GPU. The caching allocator and the kernels see only this interface:
     malloc(n) -> int / free(ptr)            raw device memory (MemoryError when out of it)
     mem_get_info() -> (free, total)
     htod(ptr, ndarray) / dtoh(ndarray, ptr) / dtod(dst, src, n)   copies (bytes)
+    host_alloc(n) -> uint8 ndarray          pinned host memory
     kernel(module, name) -> callable(grid, block, args, fibers=)  a compiled kernel
     record_event(stream) -> event / event_done(event) / synchronize()
 """
@@ -62,6 +63,10 @@ class EmulatorDriver:
 
     def memset(self, ptr: int, value: int, n: int) -> None:
         ctypes.memset(ptr, value, n)
+
+    def host_alloc(self, n: int) -> np.ndarray:
+        """Pinned host memory: plain host memory here (device memory is host memory too)."""
+        return np.empty(n, np.uint8)
 
     def kernel(self, module: str, name: str):
         from ._emulator import Module
@@ -122,6 +127,10 @@ class CupyDriver:
 
     def memset(self, ptr, value, n):
         self.rt.memset(ptr, value, n)
+
+    def host_alloc(self, n: int) -> np.ndarray:
+        """Page-locked host memory (cudaHostAlloc), alive as long as the array."""
+        return np.frombuffer(self.cupy.cuda.alloc_pinned_memory(n), np.uint8, n)
 
     def kernel(self, module: str, name: str):
         from . import _nvrtc, _toolchain

@@ -7,6 +7,8 @@ ember's (`float32`, `bool`, ...).
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -82,6 +84,18 @@ def layout_buffer(device, shape, strides: list) -> int:
                                     (len(shape), *shape, *[s for st in strides for s in st]))
 
 
+def rows_layout(tensors, d):
+    """(rows, layout buffer over every dim but d, stride along d of each tensor): the row
+    kernels (softmax, scans, sort) walk rows with Offsets and step along d by its stride."""
+    t0 = tensors[0]
+    if t0.dim() == 0:
+        return 1, layout_buffer(t0._device, (), [() for _ in tensors]), [0] * len(tensors)
+    kept = [i for i in range(t0.dim()) if i != d]
+    shape = [t0._shape[i] for i in kept]
+    buf = layout_buffer(t0._device, shape, [[t.stride(i) for i in kept] for t in tensors])
+    return math.prod(shape), buf, [t.stride(d) for t in tensors]
+
+
 def launch(module: str, name: str, n: int, args, *, fibers=False, block=BLOCK, grid=None,
            shared_mem=0):
     """Launches `name` of kernels/cuda/<module>.cu over n elements (a grid-stride loop)."""
@@ -96,7 +110,7 @@ def launch(module: str, name: str, n: int, args, *, fibers=False, block=BLOCK, g
            fibers=fibers)
 
 
-def elementwise(name: str, out, *inputs, scalars=()):
+def elementwise(name: str, out, *inputs, scalars=(), module="elementwise"):
     """out = kernel(inputs broadcast to out's shape), any strides; returns out."""
     n = out.numel()
     if n == 0:
@@ -104,7 +118,7 @@ def elementwise(name: str, out, *inputs, scalars=()):
     shape = out._shape
     buf = layout_buffer(out._device, shape,
                         [out.stride()] + [broadcast_strides(t, shape) for t in inputs])
-    launch("elementwise", name, n, (np.int64(n), buf, out.data_ptr(),
+    launch(module, name, n, (np.int64(n), buf, out.data_ptr(),
                                     *[t.data_ptr() for t in inputs], *scalars))
     return out
 

@@ -14,6 +14,7 @@ from ember.core.tensor import contiguous_strides
 from ember.cuda import _runtime
 from ember.kernels.cpu.copy import cast_into
 from ember.kernels.cuda import _launch as L
+from ember.kernels.meta import shape as MS
 from ember.kernels.meta.copy import check_copy_shapes, check_fill_value
 
 _NO_DATA = "Cannot copy out of meta tensor; no data!"
@@ -96,3 +97,21 @@ def fill_tensor_(self, value):
 
 def zero_(self):
     return L.fill(self, 0)
+
+
+def flip(self, dims):
+    """A copy reversed along dims: the cast kernel reads self through negated strides from
+    the last element of each flipped dim."""
+    out = L.empty_like_meta(MS.flip(self, dims), self._device)
+    n = out.numel()
+    if n == 0:
+        return out
+    strides, start = list(self.stride()), 0
+    for d in MS.flip_dims(self, dims) if self.dim() else ():
+        start += (self._shape[d] - 1) * strides[d]
+        strides[d] = -strides[d]
+    buf = L.layout_buffer(out._device, out._shape, [out.stride(), strides])
+    name = f"cast_{self._dtype.name}_{self._dtype.name}"
+    L.launch("elementwise", name, n, (np.int64(n), buf, out.data_ptr(),
+                                      self.data_ptr() + start * self._dtype.itemsize))
+    return out

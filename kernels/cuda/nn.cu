@@ -140,3 +140,132 @@ __device__ void nll_backward_body(i64 N, const i64* target, i64 st, const T* w, 
     nll_backward_body<T>(N, target, st, w, ignore, g, sg, scale, gi, sgi0, sgi1, C, bad);        \
   }
 EMBER_FOR_FLOATS(EMBER_NN)
+
+// --- batch_norm: per-channel statistics (a block per channel, two passes in float or double)
+// and the fused elementwise steps. `red` is Offsets over the reduced dims (every dim but 1)
+// with the strides of x (and of grad_out); channel c starts at c * s_c. The elementwise
+// kernels address the per-channel arrays (length C, contiguous, in the accumulation type)
+// through a third layout operand whose stride is 1 along dim 1 and 0 elsewhere.
+template <class T>
+__device__ void batch_norm_stats_body(i64 C, i64 n, const i64* red, i64 s_c, const T* x,
+                                      typename Acc<T>::type* mean, typename Acc<T>::type* var) {
+  typedef typename Acc<T>::type A;
+  __shared__ A partials[32];
+  Offsets<1> orr(red);
+  for (i64 c = blockIdx.x; c < C; c += gridDim.x) {
+    const T* xc = x + c * s_c;
+    A s = A(0);
+    for (i64 i = threadIdx.x; i < n; i += blockDim.x) {
+      i64 o[1];
+      orr.get(i, o);
+      s += cast<A>(xc[o[0]]);
+    }
+    A m = row_reduce(s, false, partials) / A(n);
+    A q = A(0);
+    for (i64 i = threadIdx.x; i < n; i += blockDim.x) {
+      i64 o[1];
+      orr.get(i, o);
+      A d = cast<A>(xc[o[0]]) - m;
+      q += d * d;
+    }
+    q = row_reduce(q, false, partials);
+    if (threadIdx.x == 0) {
+      mean[c] = m;
+      var[c] = q / A(n);
+    }
+  }
+}
+
+// sum_dy[c] = sum(grad_out), sum_dy_xmu[c] = sum(grad_out * (x - mean[c])) over channel c.
+template <class T>
+__device__ void batch_norm_backward_reduce_body(i64 C, i64 n, const i64* red, i64 sx_c, i64 sg_c,
+                                                const T* x, const T* g,
+                                                const typename Acc<T>::type* mean,
+                                                typename Acc<T>::type* sum_dy,
+                                                typename Acc<T>::type* sum_dy_xmu) {
+  typedef typename Acc<T>::type A;
+  __shared__ A partials[32];
+  Offsets<2> orr(red);
+  for (i64 c = blockIdx.x; c < C; c += gridDim.x) {
+    A m = mean[c], s = A(0), sx = A(0);
+    for (i64 i = threadIdx.x; i < n; i += blockDim.x) {
+      i64 o[2];
+      orr.get(i, o);
+      A gv = cast<A>(g[c * sg_c + o[1]]);
+      s += gv;
+      sx += gv * (cast<A>(x[c * sx_c + o[0]]) - m);
+    }
+    s = row_reduce(s, false, partials);
+    sx = row_reduce(sx, false, partials);
+    if (threadIdx.x == 0) {
+      sum_dy[c] = s;
+      sum_dy_xmu[c] = sx;
+    }
+  }
+}
+
+// out = (x - mean) * invstd * w + b (w, b optional)
+template <class T>
+__device__ void batch_norm_elemt_body(i64 n, const i64* meta, T* out, const T* x,
+                                      const typename Acc<T>::type* mean,
+                                      const typename Acc<T>::type* invstd,
+                                      const typename Acc<T>::type* w,
+                                      const typename Acc<T>::type* b) {
+  typedef typename Acc<T>::type A;
+  Offsets<3> oc(meta);
+  EMBER_LOOP(i, n) {
+    i64 o[3];
+    oc.get(i, o);
+    A y = (cast<A>(x[o[1]]) - mean[o[2]]) * invstd[o[2]];
+    if (w) y *= w[o[2]];
+    if (b) y += b[o[2]];
+    out[o[0]] = cast<T>(y);
+  }
+}
+
+// grad_input: training (sum_dy given) subtracts the projections on the batch statistics;
+// evaluation is grad_out * invstd * w.
+template <class T>
+__device__ void batch_norm_backward_elemt_body(
+    i64 n, const i64* meta, T* dx, const T* g, const T* x, const typename Acc<T>::type* mean,
+    const typename Acc<T>::type* invstd, const typename Acc<T>::type* w,
+    const typename Acc<T>::type* sum_dy, const typename Acc<T>::type* sum_dy_xmu,
+    typename Acc<T>::type inv_n) {
+  typedef typename Acc<T>::type A;
+  Offsets<4> oc(meta);
+  EMBER_LOOP(i, n) {
+    i64 o[4];
+    oc.get(i, o);
+    i64 c = o[3];
+    A r = invstd[c], gv = cast<A>(g[o[1]]);
+    if (sum_dy) gv -= sum_dy[c] * inv_n + (cast<A>(x[o[2]]) - mean[c]) * r * r * sum_dy_xmu[c] * inv_n;
+    dx[o[0]] = cast<T>(gv * r * (w ? w[c] : A(1)));
+  }
+}
+
+#define EMBER_BATCH_NORM(name, T)                                                                \
+  extern "C" __global__ void batch_norm_stats_##name(i64 C, i64 n, const i64* red, i64 s_c,     \
+                                                     const T* x, Acc<T>::type* mean,            \
+                                                     Acc<T>::type* var) {                       \
+    batch_norm_stats_body<T>(C, n, red, s_c, x, mean, var);                                      \
+  }                                                                                              \
+  extern "C" __global__ void batch_norm_backward_reduce_##name(                                  \
+      i64 C, i64 n, const i64* red, i64 sx_c, i64 sg_c, const T* x, const T* g,                 \
+      const Acc<T>::type* mean, Acc<T>::type* sum_dy, Acc<T>::type* sum_dy_xmu) {                \
+    batch_norm_backward_reduce_body<T>(C, n, red, sx_c, sg_c, x, g, mean, sum_dy, sum_dy_xmu);   \
+  }                                                                                              \
+  extern "C" __global__ void batch_norm_elemt_##name(i64 n, const i64* meta, T* out, const T* x,\
+                                                     const Acc<T>::type* mean,                  \
+                                                     const Acc<T>::type* invstd,                \
+                                                     const Acc<T>::type* w,                     \
+                                                     const Acc<T>::type* b) {                   \
+    batch_norm_elemt_body<T>(n, meta, out, x, mean, invstd, w, b);                               \
+  }                                                                                              \
+  extern "C" __global__ void batch_norm_backward_elemt_##name(                                   \
+      i64 n, const i64* meta, T* dx, const T* g, const T* x, const Acc<T>::type* mean,           \
+      const Acc<T>::type* invstd, const Acc<T>::type* w, const Acc<T>::type* sum_dy,             \
+      const Acc<T>::type* sum_dy_xmu, Acc<T>::type inv_n) {                                      \
+    batch_norm_backward_elemt_body<T>(n, meta, dx, g, x, mean, invstd, w, sum_dy, sum_dy_xmu,    \
+                                      inv_n);                                                    \
+  }
+EMBER_FOR_FLOATS(EMBER_BATCH_NORM)

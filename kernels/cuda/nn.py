@@ -13,23 +13,12 @@ from ember.kernels.cpu.nn import _check_float, _nll_float
 from ember.kernels.cuda import _launch as L
 from ember.kernels.cuda import pointwise as _pw
 from ember.kernels.cuda import reduction as _red
-from ember.kernels.cuda.copy import contiguous_on_device
+from ember.kernels.cuda.copy import contiguous_on_device, copy_
 from ember.kernels.meta import nn as MN
 
 
 def _block(n: int) -> int:
     return min(256, max(32, 1 << max(0, (n - 1).bit_length())))
-
-
-def _rows(tensors, d):
-    """(rows, kept-dims layout buffer, stride along d of each tensor)."""
-    t0 = tensors[0]
-    if t0.dim() == 0:
-        return 1, L.layout_buffer(t0._device, (), [() for _ in tensors]), [0] * len(tensors)
-    kept = [i for i in range(t0.dim()) if i != d]
-    shape = [t0._shape[i] for i in kept]
-    buf = L.layout_buffer(t0._device, shape, [[t.stride(i) for i in kept] for t in tensors])
-    return math.prod(shape), buf, [t.stride(d) for t in tensors]
 
 
 def _softmax(self, dim, half_to_float, log):
@@ -42,7 +31,7 @@ def _softmax(self, dim, half_to_float, log):
     out = L.empty(self._device, self._shape, contiguous_strides(self._shape), dt)
     if out.numel() == 0:
         return out
-    rows, buf, (s_in, s_out) = _rows([x, out], d)
+    rows, buf, (s_in, s_out) = L.rows_layout([x, out], d)
     n = 1 if self.dim() == 0 else self._shape[d]
     L.launch("nn", f"softmax_{dt.name}", rows,
              (np.int64(rows), np.int64(n), buf, np.int64(s_in), np.int64(s_out),
@@ -68,7 +57,7 @@ def _softmax_backward(grad_output, output, dim, input_dtype, log):
                  contiguous_strides(grad_output._shape), dt)
     if gi.numel() == 0:
         return gi
-    rows, buf, (s_g, s_y, s_gi) = _rows([grad_output, y, gi], d)
+    rows, buf, (s_g, s_y, s_gi) = L.rows_layout([grad_output, y, gi], d)
     n = 1 if gi.dim() == 0 else gi._shape[d]
     L.launch("nn", f"softmax_backward_{dt.name}", rows,
              (np.int64(rows), np.int64(n), buf, np.int64(s_g), np.int64(s_y),
@@ -225,4 +214,116 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
         dw = L.to_device_dtype(_sum_over(_pw.mul(go, xhat), bdims), weight._dtype, dev)
     if output_mask[2]:
         db = L.to_device_dtype(_sum_over(go, bdims), bias._dtype, dev)
+    return dx, dw, db
+
+
+# --------------------------------------------------------------------------- batch_norm
+def _channel_array(t, acc, dev):
+    """A per-channel parameter or statistic as a contiguous device array of dtype acc."""
+    return None if t is None else _dense(L.to_device_dtype(t, acc, dev), acc)
+
+
+def _channel_strides(t):
+    """The layout operand that maps an element of t to its channel (dim 1)."""
+    return [1 if d == 1 else 0 for d in range(t.dim())]
+
+
+def _ptr(t):
+    return 0 if t is None else t.data_ptr()
+
+
+def _reduced_layout(tensors):
+    """(elements per channel, Offsets buffer over every dim but 1 with each tensor's strides)."""
+    t0 = tensors[0]
+    dims = [d for d in range(t0.dim()) if d != 1]
+    shape = [t0._shape[d] for d in dims]
+    buf = L.layout_buffer(t0._device, shape, [[t.stride(d) for d in dims] for t in tensors])
+    return math.prod(shape), buf
+
+
+def _batch_stats(x, acc):
+    """(mean, biased variance) per channel of x, device arrays of dtype acc."""
+    dev, C = x._device, x._shape[1]
+    n, red = _reduced_layout([x])
+    mean, var = (L.empty(dev, (C,), (1,), acc) for _ in range(2))
+    L.launch("nn", f"batch_norm_stats_{x._dtype.name}", C,
+             (np.int64(C), np.int64(n), red, np.int64(x.stride(1)), x.data_ptr(),
+              mean.data_ptr(), var.data_ptr()),
+             fibers=True, block=_block(n), grid=(min(C, 1024),))
+    return mean, var
+
+
+def _update_running(stat, new, momentum):
+    """stat = (1 - momentum) * stat + momentum * new, in new's dtype, stored in stat's."""
+    mixed = _pw.add(_pw.mul(L.to_device_dtype(stat, new._dtype, stat._device), 1 - momentum),
+                    _pw.mul(new, momentum))
+    copy_(stat, mixed, False)
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """(out, save_mean, save_invstd) with batch_norm_stats (training: batch statistics, the
+    running ones updated with the unbiased variance) and batch_norm_elemt."""
+    sdt = MN.check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("batch_norm", input._dtype)
+    dev, acc, C = input._device, _acc(input), input._shape[1]
+    if training:
+        mean, var = _batch_stats(input, acc)
+        if running_mean is not None:
+            n = input.numel() // C
+            _update_running(running_mean, mean, momentum)
+            _update_running(running_var, _pw.mul(var, n / (n - 1) if n > 1 else math.inf),
+                            momentum)
+    else:
+        mean, var = (_channel_array(t, acc, dev) for t in (running_mean, running_var))
+    invstd = _pw.rsqrt(_pw.add(var, eps))
+    out = L.empty_like_meta(MN.native_batch_norm(input, weight, bias, running_mean, running_var,
+                                                 training, momentum, eps)[0], dev)
+    w, b = _channel_array(weight, acc, dev), _channel_array(bias, acc, dev)
+    buf = L.layout_buffer(dev, input._shape, [out.stride(), input.stride(), _channel_strides(input)])
+    L.launch("nn", f"batch_norm_elemt_{input._dtype.name}", out.numel(),
+             (np.int64(out.numel()), buf, out.data_ptr(), input.data_ptr(), mean.data_ptr(),
+              invstd.data_ptr(), _ptr(w), _ptr(b)))
+    if not training:
+        mean = invstd = L.empty(dev, (0,), (1,), acc)
+    return out, L.to_device_dtype(mean, sdt, dev), L.to_device_dtype(invstd, sdt, dev)
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
+                               save_invstd, train, eps, output_mask):
+    """(grad_input, grad_weight, grad_bias): batch_norm_backward_reduce gives the per-channel
+    sums, batch_norm_backward_elemt the input gradient."""
+    dx_m, dw_m, db_m = MN.native_batch_norm_backward(
+        grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps,
+        output_mask)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("batch_norm_backward_cpu", input._dtype)
+    dev, acc, C = input._device, _acc(input), input._shape[1]
+    if train:
+        mean, invstd = (_channel_array(t, acc, dev) for t in (save_mean, save_invstd))
+    else:
+        mean = _channel_array(running_mean, acc, dev)
+        invstd = _pw.rsqrt(_pw.add(_channel_array(running_var, acc, dev), eps))
+    g = L.to_device_dtype(grad_out, input._dtype, dev)
+    n, red = _reduced_layout([input, g])
+    sum_dy, sum_dy_xmu = (L.empty(dev, (C,), (1,), acc) for _ in range(2))
+    L.launch("nn", f"batch_norm_backward_reduce_{input._dtype.name}", C,
+             (np.int64(C), np.int64(n), red, np.int64(input.stride(1)), np.int64(g.stride(1)),
+              input.data_ptr(), g.data_ptr(), mean.data_ptr(), sum_dy.data_ptr(),
+              sum_dy_xmu.data_ptr()),
+             fibers=True, block=_block(n), grid=(min(C, 1024),))
+    dx = dw = db = None
+    if output_mask[0]:
+        dx = L.empty_like_meta(dx_m, dev)
+        buf = L.layout_buffer(dev, input._shape, [dx.stride(), g.stride(), input.stride(),
+                                                  _channel_strides(input)])
+        L.launch("nn", f"batch_norm_backward_elemt_{input._dtype.name}", dx.numel(),
+                 (np.int64(dx.numel()), buf, dx.data_ptr(), g.data_ptr(), input.data_ptr(),
+                  mean.data_ptr(), invstd.data_ptr(), _ptr(_channel_array(weight, acc, dev)),
+                  _ptr(sum_dy) if train else 0, _ptr(sum_dy_xmu) if train else 0,
+                  L.acc_scalar(input._dtype, 1.0 / n)))
+    if output_mask[1]:
+        dw = L.to_device_dtype(_pw.mul(sum_dy_xmu, invstd), dw_m._dtype, dev)
+    if output_mask[2]:
+        db = L.to_device_dtype(sum_dy, db_m._dtype, dev)
     return dx, dw, db

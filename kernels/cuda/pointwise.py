@@ -1,5 +1,6 @@
 """CUDA pointwise kernels: arithmetic, comparisons, logical ops, where, clamp, masked_fill,
-unary math, activations and their backward. Each runs the Meta kernel first (torch's checks,
+lerp/addcmul/addcdiv (ternary.cu), unary math, activations (with parameters: activation.cu)
+and their backward. Each runs the Meta kernel first (torch's checks,
 the result's shape, strides and dtype), casts the operands to the compute dtype on the device,
 and launches elementwise.cu's `<family>_<op>_<dtype>`.
 
@@ -18,13 +19,13 @@ from ember.kernels.meta import unary as MU
 _BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
 
 
-def _store(out, name, result_dt, *inputs, scalars=()):
+def _store(out, name, result_dt, *inputs, scalars=(), module="elementwise"):
     """Runs kernel `name` (which writes `result_dt`) into out, through a temporary when out
     has another dtype (in-place ops whose computation is wider than self)."""
     if out._dtype is result_dt:
-        return L.elementwise(name, out, *inputs, scalars=scalars)
+        return L.elementwise(name, out, *inputs, scalars=scalars, module=module)
     tmp = L.empty(out._device, out._shape, contiguous_strides(out._shape), result_dt)
-    L.elementwise(name, tmp, *inputs, scalars=scalars)
+    L.elementwise(name, tmp, *inputs, scalars=scalars, module=module)
     return L.elementwise(f"cast_{result_dt.name}_{out._dtype.name}", out, tmp)
 
 
@@ -238,6 +239,65 @@ def masked_fill_(self, mask, value):
     return _where_into(self, mask, value, self)
 
 
+# --- lerp, addcmul, addcdiv (ternary.cu) ------------------------------------------------------
+def _ternary(op, out, compute, a, b, c, value):
+    """out = op(a, b, c, value) computed in dtype `compute` (c None: the op ignores it)."""
+    dev = out._device
+    x, y = L.to_device_dtype(a, compute, dev), L.to_device_dtype(b, compute, dev)
+    z = x if c is None else L.to_device_dtype(c, compute, dev)
+    return _store(out, f"ternary_{op}_{compute.name}", compute, x, y, z,
+                  scalars=(L.acc_scalar(compute, P.scalar_arg(value, compute)),),
+                  module="ternary")
+
+
+def _new(lay, *tensors):
+    return L.empty(L.cuda_device(*tensors), lay._shape, lay._stride, lay._dtype)
+
+
+def _lerp_into(out, self, end, weight):
+    if hasattr(weight, "_dtype"):
+        return _ternary("lerp_tensor", out, out._dtype, self, end, weight, 0)
+    return _ternary("lerp_scalar", out, out._dtype, self, end, None, weight)
+
+
+def lerp(self, end, weight):
+    return _lerp_into(_new(MB.lerp_layout(self, end, weight), self, end), self, end, weight)
+
+
+def lerp_(self, end, weight):
+    MB.lerp_(self, end, weight)
+    return _lerp_into(self, self, end, weight)
+
+
+def _addc_into(op, out, compute, self, tensor1, tensor2, value):
+    name = op if compute.category == D.FLOAT else f"{op}_int"
+    return _ternary(name, out, compute, self, tensor1, tensor2, value)
+
+
+def addcmul(self, tensor1, tensor2, value=1):
+    lay = MB.addcmul_layout(self, tensor1, tensor2, value)
+    return _addc_into("addcmul", _new(lay, self, tensor1, tensor2), lay._dtype, self, tensor1,
+                      tensor2, value)
+
+
+def addcmul_(self, tensor1, tensor2, value=1):
+    MB.addcmul_(self, tensor1, tensor2, value)
+    return _addc_into("addcmul", self, MB.addcmul_dtype(self, tensor1, tensor2), self, tensor1,
+                      tensor2, value)
+
+
+def addcdiv(self, tensor1, tensor2, value=1):
+    lay = MB.addcdiv_layout(self, tensor1, tensor2, value)
+    return _addc_into("addcdiv", _new(lay, self, tensor1, tensor2), lay._dtype, self, tensor1,
+                      tensor2, value)
+
+
+def addcdiv_(self, tensor1, tensor2, value=1):
+    MB.addcdiv_(self, tensor1, tensor2, value)
+    return _addc_into("addcdiv", self, MB.addcdiv_dtype(self, tensor1, tensor2), self, tensor1,
+                      tensor2, value)
+
+
 # --- unary ---------------------------------------------------------------------------------
 def unary(meta_fn, op, int_op=None):
     """A unary kernel: meta_fn gives the result (checks, dtype); the input is cast to it and
@@ -338,3 +398,110 @@ def tanh_backward(grad_output, output):
 def threshold_backward(grad_output, self, threshold):
     m = MA.threshold_backward(grad_output, self, threshold)
     return binary("threshold_backward", m, m._dtype, grad_output, self, threshold)
+
+
+# --- activations with parameters (activation.cu) ----------------------------------------------
+def _act(op, out, x, *params):
+    """out = act_<op>(x, params) in out's dtype (params padded to the kernel's three)."""
+    dt = out._dtype
+    x = L.to_device_dtype(x, dt, out._device)
+    scalars = [L.acc_scalar(dt, p) for p in (*params, 0, 0, 0)[:3]]
+    return L.elementwise(f"act_{op}_{dt.name}", out, x, scalars=scalars, module="activation")
+
+
+def _act_backward(op, m, grad_output, x, *params):
+    """act_<op>_backward(grad_output, x, params) into a new tensor of the Meta result m."""
+    out = L.empty_like_meta(m, grad_output._device)
+    dt = out._dtype
+    g, x = (L.to_device_dtype(t, dt, out._device) for t in (grad_output, x))
+    scalars = [L.acc_scalar(dt, p) for p in (*params, 0, 0, 0)[:3]]
+    return L.elementwise(f"act_{op}_backward_{dt.name}", out, g, x, scalars=scalars,
+                         module="activation")
+
+
+def _gelu_op(approximate):
+    return "gelu_tanh" if approximate == "tanh" else "gelu"
+
+
+def gelu(self, approximate="none"):
+    return _act(_gelu_op(approximate), L.empty_like_meta(MA.gelu(self, approximate),
+                                                         self._device), self)
+
+
+def gelu_backward(grad_output, self, approximate="none"):
+    m = MA.gelu_backward(grad_output, self, approximate)
+    return _act_backward(_gelu_op(approximate), m, grad_output, self)
+
+
+def silu_(self):
+    MA.silu_(self)
+    return L.elementwise(f"unary_silu_{self._dtype.name}", self, self)
+
+
+def silu_backward(grad_output, self):
+    return _act_backward("silu", MA.silu_backward(grad_output, self), grad_output, self)
+
+
+def softplus(self, beta=1, threshold=20):
+    out = L.empty_like_meta(MA.softplus(self, beta, threshold), self._device)
+    return _act("softplus", out, self, beta, threshold)
+
+
+def softplus_backward(grad_output, self, beta, threshold):
+    m = MA.softplus_backward(grad_output, self, beta, threshold)
+    return _act_backward("softplus", m, grad_output, self, beta, threshold)
+
+
+def _slope(dt, negative_slope):
+    return P.scalar_arg(negative_slope, P.opmath_dtype(dt))
+
+
+def leaky_relu(self, negative_slope=0.01):
+    out = L.empty_like_meta(MA.leaky_relu(self, negative_slope), self._device)
+    return _act("leaky_relu", out, self, _slope(out._dtype, negative_slope))
+
+
+def leaky_relu_(self, negative_slope=0.01):
+    MA.leaky_relu_(self, negative_slope)
+    return _act("leaky_relu", self, self, _slope(self._dtype, negative_slope))
+
+
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    m = MA.leaky_relu_backward(grad_output, self, negative_slope, self_is_result)
+    return _act_backward("leaky_relu", m, grad_output, self, negative_slope)
+
+
+def elu(self, alpha=1, scale=1, input_scale=1):
+    out = L.empty_like_meta(MA.elu(self, alpha, scale, input_scale), self._device)
+    return _act("elu", out, self, alpha, scale, input_scale)
+
+
+def elu_(self, alpha=1, scale=1, input_scale=1):
+    MA.elu_(self, alpha, scale, input_scale)
+    return _act("elu", self, self, alpha, scale, input_scale)
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    m = MA.elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    return _act_backward("elu_result" if is_result else "elu", m, grad_output, self_or_result,
+                         alpha * scale, scale, input_scale)
+
+
+def _hardtanh_into(out, self, min_val, max_val):
+    lo, hi = MA.hardtanh_bounds(self, min_val, max_val)
+    return _act("hardtanh", out, self, P.scalar_arg(lo, out._dtype), P.scalar_arg(hi, out._dtype))
+
+
+def hardtanh(self, min_val=-1, max_val=1):
+    out = L.empty_like_meta(MA.hardtanh(self, min_val, max_val), self._device)
+    return _hardtanh_into(out, self, min_val, max_val)
+
+
+def hardtanh_(self, min_val=-1, max_val=1):
+    MA.hardtanh_(self, min_val, max_val)
+    return _hardtanh_into(self, self, min_val, max_val)
+
+
+def hardtanh_backward(grad_output, self, min_val, max_val):
+    m = MA.hardtanh_backward(grad_output, self, min_val, max_val)
+    return _act_backward("hardtanh", m, grad_output, self, min_val, max_val)

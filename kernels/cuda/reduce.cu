@@ -166,3 +166,95 @@ __device__ void arg_reduce_body(i64 n_out, i64 n_red, const i64* kept, const i64
     arg_reduce_body<T, false>(n_out, n_red, kept, red, idx, val, in);                           \
   }
 EMBER_FOR_ALL(EMBER_ARG_REDUCE)
+
+// --- logsumexp and vector norms (float types) -------------------------------------------------
+template <class A> __device__ __forceinline__ A m_exp(A x) { return exp(x); }
+template <> __device__ __forceinline__ float m_exp(float x) { return expf(x); }
+template <class A> __device__ __forceinline__ A m_log(A x) { return log(x); }
+template <> __device__ __forceinline__ float m_log(float x) { return logf(x); }
+template <class A> __device__ __forceinline__ A m_pow(A x, A y) { return pow(x, y); }
+template <> __device__ __forceinline__ float m_pow(float x, float y) { return powf(x, y); }
+template <class A> __device__ __forceinline__ A m_sqrt(A x) { return sqrt(x); }
+template <> __device__ __forceinline__ float m_sqrt(float x) { return sqrtf(x); }
+
+// The block's value of block_reduce, in every thread (`slot`: shared, read after a barrier).
+template <class A, class Op> __device__ A block_all(A v, Op op, A* partials, A* slot) {
+  v = block_reduce(v, op, partials);
+  if (threadIdx.x == 0) *slot = v;
+  __syncthreads();
+  return *slot;
+}
+
+// log(sum(exp(x - m))) + m with m the max (an infinite max shifts by 0, as torch does).
+template <class T>
+__device__ void logsumexp_body(i64 n_out, i64 n_red, const i64* kept, const i64* red, T* out,
+                               const T* in) {
+  typedef typename Acc<T>::type A;
+  __shared__ A partials[32];
+  __shared__ A slot;
+  Offsets<2> ok(kept);
+  Offsets<1> orr(red);
+  for (i64 o = blockIdx.x; o < n_out; o += gridDim.x) {
+    i64 base[2], off[1];
+    ok.get(o, base);
+    A m = cast<A>(in[base[0]]);
+    for (i64 r = threadIdx.x; r < n_red; r += blockDim.x) {
+      orr.get(r, off);
+      m = MaxOp()(m, cast<A>(in[base[0] + off[0]]));
+    }
+    m = block_all(m, MaxOp(), partials, &slot);
+    A shift = (m - m == A(0) || m != m) ? m : A(0);   // finite or NaN: itself; +-inf: 0
+    A s = A(0);
+    for (i64 r = threadIdx.x; r < n_red; r += blockDim.x) {
+      orr.get(r, off);
+      s += m_exp(cast<A>(in[base[0] + off[0]]) - shift);
+    }
+    s = block_reduce(s, SumOp(), partials);
+    if (threadIdx.x == 0) out[base[1]] = cast<T>(m_log(s) + shift);
+  }
+}
+
+// linalg.vector_norm: ord inf / -inf: max / min of |x|; 0: the non-zeros; 1: sum |x|;
+// 2: sqrt(sum x^2); else (sum |x|^ord)^(1/ord).
+template <class T>
+__device__ void norm_body(i64 n_out, i64 n_red, const i64* kept, const i64* red, T* out,
+                          const T* in, typename Acc<T>::type ord) {
+  typedef typename Acc<T>::type A;
+  __shared__ A partials[32];
+  Offsets<2> ok(kept);
+  Offsets<1> orr(red);
+  const A inf = A(1) / A(0);
+  for (i64 o = blockIdx.x; o < n_out; o += gridDim.x) {
+    i64 base[2], off[1];
+    ok.get(o, base);
+    A v = ord == -inf ? inf : A(0);
+    for (i64 r = threadIdx.x; r < n_red; r += blockDim.x) {
+      orr.get(r, off);
+      A x = cast<A>(in[base[0] + off[0]]);
+      A a = x < A(0) ? -x : x;
+      if (ord == inf) v = MaxOp()(v, a);
+      else if (ord == -inf) v = MinOp()(v, a);
+      else v += ord == A(0) ? A(x != A(0)) : ord == A(1) ? a : ord == A(2) ? a * a : m_pow(a, ord);
+    }
+    if (ord == inf) v = block_reduce(v, MaxOp(), partials);
+    else if (ord == -inf) v = block_reduce(v, MinOp(), partials);
+    else v = block_reduce(v, SumOp(), partials);
+    if (threadIdx.x == 0) {
+      if (ord == A(2)) v = m_sqrt(v);
+      else if (ord != A(0) && ord != A(1) && ord != inf && ord != -inf) v = m_pow(v, A(1) / ord);
+      out[base[1]] = cast<T>(v);
+    }
+  }
+}
+
+#define EMBER_FLOAT_REDUCE(name, T)                                                              \
+  extern "C" __global__ void reduce_logsumexp_##name(i64 n_out, i64 n_red, const i64* kept,     \
+                                                     const i64* red, T* out, const T* in) {     \
+    logsumexp_body<T>(n_out, n_red, kept, red, out, in);                                         \
+  }                                                                                              \
+  extern "C" __global__ void reduce_norm_##name(i64 n_out, i64 n_red, const i64* kept,          \
+                                                const i64* red, T* out, const T* in,            \
+                                                Acc<T>::type ord) {                             \
+    norm_body<T>(n_out, n_red, kept, red, out, in, ord);                                         \
+  }
+EMBER_FOR_FLOATS(EMBER_FLOAT_REDUCE)

@@ -225,3 +225,26 @@ def var_mean_correction(self, dim, correction, keepdim):
 def std_mean_correction(self, dim, correction, keepdim):
     var, mean = _var_mean(self, dim, correction, keepdim, "std_mean", "std_mean")
     return _pw.sqrt(var), mean
+
+
+def _float_reduce(op, self, dims, shape, dt, scalars=()):
+    """reduce.cu's float-only reductions (logsumexp, norm) of self cast to dt over dims."""
+    out = L.empty(self._device, shape, contiguous_strides(shape), dt)
+    x = L.to_device_dtype(self, dt, self._device)
+    _launch(f"reduce_{op}_{dt.name}", x, tuple(dims) if x.dim() else (), [out], scalars)
+    return out
+
+
+def logsumexp(self, dim, keepdim):
+    """log(sum(exp(x))) stabilised by the max; integers give the default float dtype and an
+    empty reduction gives -inf."""
+    m = MR.logsumexp(self, dim, keepdim)
+    dims, shape = MR.reduce_layout(self, dim, keepdim)
+    if 0 in [self._shape[d] for d in dims]:
+        return L.fill(L.empty_like_meta(m, self._device), float("-inf"))
+    return _float_reduce("logsumexp", self, dims, shape, m._dtype)
+
+
+def linalg_vector_norm(self, ord, dim, keepdim, dtype):
+    dims, shape, dt = MR.vector_norm_layout(self, ord, dim, keepdim, dtype)
+    return _float_reduce("norm", self, dims, shape, dt, (L.acc_scalar(dt, float(ord)),))

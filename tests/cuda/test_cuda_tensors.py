@@ -182,9 +182,9 @@ def test_device_api():
 
 def test_an_op_without_a_cuda_kernel_names_op_and_key():
     x = ember.ones(3, device="cuda")
-    with pytest.raises(NotImplementedError, match="Could not run 'aten::cumsum' with arguments "
-                       "from the 'CUDA' backend"):
-        x.cumsum(0)
+    with pytest.raises(NotImplementedError, match="Could not run 'aten::logcumsumexp' with "
+                       "arguments from the 'CUDA' backend"):
+        x.logcumsumexp(0)
 
 
 def test_cuda_array_interface():
@@ -216,3 +216,91 @@ def test_autocast_cuda_and_grad_scaler():
     scaler.update()
     assert scaler.get_scale() == 4.0
     check_cuda(w.detach(), torch.full((3,), 0.8), {"float32": (1e-6, 1e-6)})
+
+
+# --------------------------------------------------------------------------- DLPack (CuPy interop)
+def test_dlpack_round_trip_shares_cuda_memory():
+    from ember.cuda import _dlpack
+    x = ember.arange(12.0).view(3, 4).cuda().t()        # strided
+    assert x.__dlpack_device__() == (2, 0)
+    y = ember.from_dlpack(x.__dlpack__())                # a kDLCUDA capsule
+    assert y.is_cuda and y.shape == x.shape and y.stride() == x.stride()
+    assert y.data_ptr() == x.data_ptr() and y.dtype is ember.float32
+    y[0, 0] = 7.0
+    assert x[0, 0].item() == 7.0
+    n = len(_dlpack._exported)
+    del y
+    gc.collect()
+    assert len(_dlpack._exported) == n - 1               # the consumer's deleter ran
+    b = ember.ones(2, dtype=ember.bfloat16, device="cuda")
+    assert ember.from_dlpack(b.__dlpack__()).dtype is ember.bfloat16
+    with pytest.raises(RuntimeError, match="Can't export tensors that require gradient"):
+        ember.ones(2, device="cuda", requires_grad=True).__dlpack__()
+
+
+class _CupyLike:
+    """A stand-in for a CuPy array: device memory described by __cuda_array_interface__ (a
+    real CuPy array on a GPU behaves the same) or by DLPack."""
+
+    def __init__(self, t):
+        self.t = t
+        self.__cuda_array_interface__ = t.__cuda_array_interface__
+
+
+class _DLPackOnly:
+    def __init__(self, t):
+        self.t = t
+
+    def __dlpack__(self, stream=None):
+        return self.t.__dlpack__(stream=stream)
+
+    def __dlpack_device__(self):
+        return self.t.__dlpack_device__()
+
+
+def test_from_dlpack_of_cuda_array_objects():
+    src = ember.arange(6, dtype=ember.int32).view(2, 3).cuda()
+    for obj in (_CupyLike(src[:, 1:]), _DLPackOnly(src[:, 1:])):
+        y = ember.from_dlpack(obj)
+        assert y.is_cuda and y.tolist() == [[1, 2], [4, 5]] and y.stride() == (3, 1)
+        z = ember.from_dlpack(obj, device="cpu", copy=True)
+        assert z.device.type == "cpu" and z.tolist() == [[1, 2], [4, 5]]
+    with pytest.raises(RuntimeError, match="ember shares memory on the cuda:0 only"):
+        ember.from_dlpack(_CupyLike(src), device="cpu")
+    torch_cpu = torch.arange(3)                              # CPU producers still work
+    assert ember.from_dlpack(torch_cpu).tolist() == [0, 1, 2]
+
+
+# --------------------------------------------------------------------------- pinned memory
+def test_pin_memory_copies_into_pinned_host_memory():
+    x = ember.arange(12.0).view(3, 4).t()                 # strided
+    assert not x.is_pinned()
+    p = x.pin_memory()
+    assert p.is_pinned() and p.device.type == "cpu" and p is not x
+    assert p.stride() == x.stride() and p.tolist() == x.tolist()
+    assert p[1:].is_pinned() and p.pin_memory() is p       # views too; pinned once
+    assert p.cuda(non_blocking=True).cpu().tolist() == x.tolist()
+    assert not ember.ones(2, device="cuda").is_pinned()
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        ember.ones(2, device="cuda").pin_memory()
+
+
+def test_dataloader_pins_batches():
+    data = ember.utils.data.TensorDataset(ember.arange(6.0).view(3, 2), ember.arange(3))
+    batches = list(ember.utils.data.DataLoader(data, batch_size=2, pin_memory=True))
+    assert all(t.is_pinned() for b in batches for t in b)
+    assert batches[0][0].tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    plain = next(iter(ember.utils.data.DataLoader(data, batch_size=2)))
+    assert not plain[0].is_pinned()
+
+
+@pytest.mark.usefixtures("no_cuda")
+def test_pin_memory_without_cuda_is_torchs_error():
+    x, tx = ember.ones(3), torch.ones(3)
+    assert x.is_pinned() is tx.is_pinned() is False
+    for t in (x, tx):
+        with pytest.raises(RuntimeError, match="Cannot access accelerator device when none is"):
+            t.pin_memory()
+    with pytest.warns(UserWarning, match="'pin_memory' argument is set as true but no acc"):
+        assert [b.tolist() for b in ember.utils.data.DataLoader([1, 2], pin_memory=True)] == \
+            [[1], [2]]

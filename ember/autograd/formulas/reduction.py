@@ -37,10 +37,8 @@ def amax_backward(grad, self, result, dims, keepdim):
 
 
 def _flip(x, d):
-    """x reversed along dim d (an index op, so it stays differentiable)."""
-    n = x._shape[d]
-    idx = ember.arange(n - 1, -1, -1, device=x.device)
-    return x[(slice(None),) * d + (idx,)]
+    """x reversed along dim d (torch's reversed cumsum flips too)."""
+    return x.flip([d])
 
 
 def _isnan(x):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import warnings
 
+from ...cuda import _pinned, _runtime
 from .collate import default_collate, default_convert
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, SequentialSampler, _InfiniteConstantSampler
@@ -104,7 +105,7 @@ class DataLoader:
             warnings.warn("pin_memory_device is deprecated, the current accelerator will be used "
                           f"as the device,ignore pin_memory_device='{self.pin_memory_device}'.",
                           stacklevel=2)
-        if self.pin_memory and not _accelerator_available():
+        if self.pin_memory and _runtime.driver() is None:
             warnings.warn("'pin_memory' argument is set as true but no accelerator is found, "
                           "then device pinned memory won't be used.", stacklevel=2)
         if self.num_workers > 0:
@@ -138,11 +139,6 @@ class DataLoader:
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
 
-def _accelerator_available() -> bool:
-    from ... import accelerator
-    return accelerator.is_available()
-
-
 class _LoaderIterator:
     """One pass over a DataLoader (an iterator with the loader's `len`)."""
 
@@ -159,6 +155,8 @@ class _LoaderIterator:
     def __next__(self):
         batch = next(self._batches)
         self._num_yielded += 1
+        if self._loader.pin_memory and _runtime.driver() is not None:
+            batch = _pinned.pin_batch(batch)
         return batch
 
     def __len__(self) -> int:
