@@ -10,9 +10,14 @@ generated RegisterFunctionalization): one line per op in generated/functionaliza
 Functional ops need no line: the key's boxed fallback unwraps, runs and wraps them.
 CompositeImplicit ops decompose before reaching the key, so they need none either.
 
-    >>> plan = functionalization_plan(fns)        # doctest: +SKIP
-    >>> next(p for p in plan if p["ident"] == "add__Tensor")
-    {'ident': 'add__Tensor', 'kind': 'mutation', 'functional': 'add_Tensor', ...}
+    >>> from codegen.kernel_index import KernelIndex
+    >>> from codegen.loader import load_yaml_list
+    >>> from codegen.native import parse_native_functions
+    >>> path = Path("schema/native_functions.yaml")
+    >>> fns = parse_native_functions(load_yaml_list(path, str(path)), KernelIndex(Path("kernels")))
+    >>> plan = {p["ident"]: p for p in functionalization_plan(fns)}
+    >>> plan["add__Tensor"]["functional"], plan["select_int"]["copy_op"]
+    ('add_Tensor', 'select_copy_int')
 """
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ chain of views (`ViewMeta`s) that makes it from the base. At the Functionalize k
     >>> import ember
     >>> x = ember._to_functional_tensor(ember.zeros(2, 2))
     >>> with ember._subclasses.functional_tensor.functionalizing():
-    ...     x[0].add_(1)
+    ...     _ = x[0].add_(1)
     >>> ember._from_functional_tensor(x)
     tensor([[1., 1.],
             [0., 0.]])

@@ -63,9 +63,9 @@ NO_GRADCHECK = {
     ("linalg_svd.default", "full_tall"):
         "the last m - k columns of U are not determined by A: their gradient is ignored (as "
         "torch's is), which finite differences of a loss reading them disagree with",
-    ("as_strided.default", "input_offset_overridden"):
-        "reads storage outside its (view) input: the gradient can only reach the input's "
-        "own elements, in torch too",
+    **{(op, "input_offset_overridden"):
+       "reads storage outside its (view) input: the gradient can only reach the input's "
+       "own elements, in torch too" for op in ("as_strided.default", "as_strided_copy.default")},
 }
 # what torch's and ember's backward raise for ops without a formula (floor_divide)
 NOT_IMPLEMENTED = "is not implemented"

@@ -31,7 +31,6 @@ def _name(op):
     return f"{op.name}.{op.overload_name}"
 
 
-LOW = (ember.float16, ember.bfloat16)
 
 
 def _close(a, b, what, inputs=()):
@@ -40,8 +39,10 @@ def _close(a, b, what, inputs=()):
     assert a.dtype == b.dtype, f"{what}: dtype {a.dtype} vs {b.dtype}"
     assert a.shape == b.shape, f"{what}: shape {a.shape} vs {b.shape}"
     x, y = a.detach().float().numpy(force=True), b.detach().float().numpy(force=True)
-    low = a.dtype in LOW or any(t.dtype in LOW for t in inputs if isinstance(t, ember.Tensor))
-    tol = 1e-2 if low else 1e-5
+    dts = {a.dtype, *(t.dtype for t in inputs if isinstance(t, ember.Tensor))}
+    # bfloat16 keeps 8 bits: a few roundings apart (cancellation in softmax's backward)
+    # differ by several of its ulps
+    tol = 5e-2 if ember.bfloat16 in dts else 1e-2 if ember.float16 in dts else 1e-5
     np.testing.assert_allclose(x, y, rtol=tol, atol=tol, equal_nan=True, err_msg=what)
 
 
