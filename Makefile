@@ -22,7 +22,7 @@ check-generated: setup
 	$(VPY) -m codegen --check
 
 test: setup check-generated
-	$(VPY) -m pytest tests
+	$(VPY) -m pytest tests -n 2
 
 demo: setup
 	$(VPY) examples/train_digits.py
