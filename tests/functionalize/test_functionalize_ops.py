@@ -15,6 +15,7 @@ from test_schema_ops import call, ember_op, outputs, sample_args
 
 import ember
 from ember.func import functionalize
+from ember.overrides import tensors_in
 
 
 def _mutating_or_view(name) -> bool:
@@ -26,16 +27,6 @@ def _mutating_or_view(name) -> bool:
 NAMES = sorted(n for n in OPS if _mutating_or_view(n))
 # storage swaps have no functional form: functionalization refuses them with a clear error
 REFUSED = {"set_.default", "set_.source_Tensor", "set_.source_Tensor_storage_offset"}
-
-
-def _tensors(x):
-    if isinstance(x, ember.Tensor):
-        return [x]
-    if isinstance(x, (list, tuple)):
-        return [t for v in x for t in _tensors(v)]
-    if isinstance(x, dict):
-        return [t for v in x.values() for t in _tensors(v)]
-    return []
 
 
 def _same(a, b, values, where):
@@ -63,7 +54,7 @@ def _run(info, op, sample, functionalized, remove="mutations"):
             out_names(info.name), outputs(ref))}}
     fn = functionalize(op, remove=remove) if functionalized else op
     res, exc = call(fn, args, kwargs)
-    return res, exc, _tensors(args) + _tensors(kwargs)
+    return res, exc, list(tensors_in([*args, *kwargs.values()]))
 
 
 VIEWS = [n for n in NAMES if {"view", "inplace_view"} & set(ember_op(n).tags)]
