@@ -41,6 +41,7 @@ bench: setup
 	$(VPY) benchmarks/distributed.py
 	$(VPY) benchmarks/linalg.py
 	$(VPY) benchmarks/functionalize.py
+	$(VPY) benchmarks/compile.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

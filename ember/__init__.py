@@ -176,7 +176,8 @@ from .nn.functional import (
 
 # Subpackages imported on first use (torch has them after `import torch`): ember.fx,
 # ember.profiler, ember.distributed, ember._subclasses.
-_LAZY_SUBMODULES = ("fx", "profiler", "distributed", "_subclasses", "func")
+_LAZY_SUBMODULES = ("fx", "profiler", "distributed", "_subclasses", "func", "_dynamo",
+                    "compiler")
 # Names of a lazily imported module: torch.SymInt & co. live with the symbolic shapes.
 _LAZY_NAMES = {n: "ember.fx.experimental.symbolic_shapes"
                for n in ("SymInt", "SymFloat", "SymBool", "sym_max", "sym_min")}
@@ -193,6 +194,9 @@ def __getattr__(name):
         return explain
     if name in _LAZY_SUBMODULES:
         return importlib.import_module(f"{__name__}.{name}")
+    if name == "compile":           # ember.compile: ember/_dynamo, loaded on first use
+        from ._dynamo import compile_fn
+        return compile_fn
     if name in _FUNCTIONAL_NAMES:
         module = importlib.import_module("ember._subclasses.functional_tensor")
         return getattr(module, _FUNCTIONAL_NAMES[name])

@@ -33,6 +33,7 @@ from ..dispatch.dispatcher import ops, register_fallback
 from ..dispatch.tls import state as _tls
 
 FUNC_BIT = K.bit(K.Functionalize)
+capturing = [False]     # set while ember.compile captures (see __repr__)
 # Inner calls run below Functionalize: the keys above it (autocast, autograd, view
 # bookkeeping) already ran on the wrappers.
 _INNER_KEEP = K.below(K.Functionalize)
@@ -76,7 +77,25 @@ class FunctionalTensor(Tensor):
     __slots__ = ("_fstorage", "_generation", "_metas", "_value")
 
     def __repr__(self):
+        if capturing[0]:        # ember.compile: printing needs the data (a graph break)
+            raise RuntimeError("printing a tensor reads its data")
         return f"FunctionalTensor({_sync_value(self)!r})"
+
+    def __format__(self, spec):
+        return self.__repr__() if not spec else format(self.item(), spec)
+
+    # data reads go to the synced value (a fake one raises: the value is data-dependent)
+    def item(self):
+        return _sync_value(self).item()
+
+    def tolist(self):
+        return _sync_value(self).tolist()
+
+    def numpy(self, *, force=False):
+        return _sync_value(self).numpy(force=force)
+
+    def _host_array(self):
+        return _sync_value(self)._host_array()
 
 
 def _new_wrapper(value, storage, metas=(), version_of=None):

@@ -115,6 +115,12 @@ class Module:
 
     _call_impl = __call__
 
+    def compile(self, *args, **kwargs):
+        """Compiles this module in place with `ember.compile(self, *args, **kwargs)`: its
+        forward goes through the graph cache from now on (hooks still run around it)."""
+        from ..._dynamo import compile_module_in_place
+        compile_module_in_place(self, *args, **kwargs)
+
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """`hook(module, args) -> None or new args` (with_kwargs: `hook(module, args, kwargs)
         -> None or (args, kwargs)`), run before `forward`. Returns a RemovableHandle."""
