@@ -1,8 +1,10 @@
 """What ember.compile gives today: the digits MLP (64-128-10, batch 64) training step
 (forward, cross-entropy, backward, SGD) eager and compiled with the "eager" and
-"aot_eager" backends, ember next to torch's eager step. The compiled graph runs its aten
-ops one by one (no fusing code generator yet), so this measures capture's overhead: guard
-checks and the functionalized, decomposed graph. The NumPy column is empty.
+"aot_eager" (AOT autograd: a forward and a backward graph in one autograd Function)
+backends, ember next to torch's eager step. The compiled graphs run their aten ops one by
+one through the dispatcher (no fusing code generator yet), so this measures what capture
+costs today: guard checks, the graphs' calls through OpOverload binding, functionalization
+and decomposition. The NumPy column is empty.
 
     .venv/bin/python benchmarks/compile.py [--json out.json]
 """

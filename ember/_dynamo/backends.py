@@ -1,7 +1,8 @@
 """ember.compile's backends: a name or any callable `(GraphModule, example_inputs) -> callable`.
 
 - "eager": the captured graph (functionalized aten ops) runs as it is;
-- "aot_eager": the graph decomposed to the core opset first;
+- "aot_eager": AOT autograd (ember._functorch.aot_autograd): the forward and the backward
+  traced ahead of time into two graphs of core-opset ops, run as one autograd Function;
 - "inductor" (torch's default name): ember's fusing code generator is not built yet, so it
   runs as "aot_eager" (a warning says so once).
 """
@@ -16,9 +17,8 @@ def eager(gm, example_inputs):
 
 def aot_eager(gm, example_inputs):
     from .._decomp import core_aten_decompositions
-    from ..fx.experimental.proxy_tensor import make_fx
-    return make_fx(gm, decomposition_table=core_aten_decompositions(),
-                   tracing_mode="fake")(*example_inputs)
+    from .._functorch.aot_autograd import aot_graph
+    return aot_graph(gm, example_inputs, decompositions=core_aten_decompositions())
 
 
 _warned = []

@@ -147,21 +147,32 @@ def test_backends():
     del w
 
 
-def test_aot_eager_graph_reaches_core_ops():
-    seen = []
+def test_aot_autograd_forward_and_backward_graphs_reach_core_ops():
+    """aot_eager: a forward and a backward graph (no op-by-op autograd at run time), both
+    of core-opset ops."""
+    from ember._decomp import core_aten_decompositions
+    from ember._functorch.aot_autograd import aot_graph
+    graphs = []
 
-    def inspect(gm, example_inputs):
-        out = ember._dynamo.backends.aot_eager(gm, example_inputs)
-        seen.append(out)
-        return out
+    def record(gm, example_inputs):
+        graphs.append(gm)
+        return gm
+
+    def backend(gm, example_inputs):
+        return aot_graph(gm, example_inputs, fw_compiler=record,
+                         decompositions=core_aten_decompositions())
     net = _net()
-    ember.compile(net, backend=inspect)(ember.randn(4, 8))
-    ops = {n.target for n in seen[0].graph.nodes if n.op == "call_function"
-           and hasattr(n.target, "tags")}
-    # left: the epilogue's copy_ into the running stats, and the two ember has no
-    # decomposition for yet (torch decomposes native_batch_norm into _native_batch_norm_legit)
-    assert {op.name for op in ops if "core" not in op.tags} <= {"copy_", "detach",
-                                                                 "native_batch_norm"}
+    out = ember.compile(net, backend=backend)(ember.randn(4, 8))
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+    out.sum().backward()
+    assert len(graphs) == 2 and net[0].weight.grad is not None
+    for gm in graphs:
+        ops = {n.target for n in gm.graph.nodes if n.op == "call_function"
+               and hasattr(n.target, "tags")}
+        # left: the epilogue's copy_ into the running stats, and the ops ember has no
+        # decomposition for yet (torch decomposes native_batch_norm(_backward) further)
+        assert {op.name for op in ops if "core" not in op.tags} <= {
+            "copy_", "detach", "native_batch_norm", "native_batch_norm_backward"}
 
 
 def test_disable_reset_and_compiler_disable():

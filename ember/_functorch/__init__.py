@@ -1,0 +1,1 @@
+"""ember._functorch (torch._functorch's place): AOT autograd."""

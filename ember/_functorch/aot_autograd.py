@@ -1,0 +1,179 @@
+"""AOT autograd (torch._functorch.aot_autograd's place): a graph's forward and backward
+traced ahead of time into one joint graph, split into a forward and a backward graph, each
+handed to a compiler, and run as one autograd Function.
+
+    joint(primals, tangents) = (outputs, grads of the outputs w.r.t. the primals)
+
+The forward graph computes the outputs, performs the input mutations (BatchNorm's running
+statistics) and returns what the backward graph reads (the saved values); the backward
+graph takes the saved values and the outputs' gradients and returns the inputs' gradients.
+No autograd graph is recorded op by op at run time: the Function is the only node.
+
+    >>> from ember.fx.experimental.proxy_tensor import make_fx
+    >>> f = lambda w, x: ((w * x).sin(),)
+    >>> w, x = ember.randn(3, requires_grad=True), ember.randn(3)
+    >>> compiled = aot_graph(make_fx(f)(w, x), [w, x])
+    >>> compiled(w, x)[0].sum().backward()
+    >>> bool(((w.grad - (x * (w * x).cos())).abs() < 1e-6).all())
+    True
+"""
+from __future__ import annotations
+
+import operator
+
+from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..core.tensor import Tensor
+from ..fx.graph import Graph
+from ..fx.graph_module import GraphModule
+
+
+def _identity(gm, example_inputs):
+    return gm
+
+
+def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
+              decompositions=None, inference_compiler=None):
+    """`gm` (a graph of aten ops returning a list or tuple of outputs) compiled ahead of
+    time for `example_inputs`' requires_grad flags; returns a callable taking the same
+    inputs and returning the outputs as a tuple."""
+    from ..fx.experimental.proxy_tensor import make_fx
+    bw_compiler = bw_compiler or fw_compiler
+    needs = [isinstance(t, Tensor) and t.requires_grad for t in example_inputs]
+    if not (any(needs) and is_grad_enabled()):
+        with no_grad():
+            fw = make_fx(gm, decompositions, tracing_mode="fake")(*example_inputs)
+        run = (inference_compiler or fw_compiler)(fw, example_inputs)
+        return lambda *args: tuple(run(*args))
+    diff_outs, tangents = _differentiable_outputs(gm, example_inputs)
+    n_in = len(example_inputs)
+    grad_inputs = [i for i, need in enumerate(needs) if need]
+
+    def joint(*flat):
+        primals, cotangents = flat[:n_in], flat[n_in:]
+        outs = list(gm(*primals))
+        from ..autograd import grad
+        grads = grad([outs[i] for i in diff_outs], [primals[i] for i in grad_inputs],
+                     list(cotangents), allow_unused=True)
+        return outs + [g for g in grads]
+    joint_gm = make_fx(joint, decompositions, tracing_mode="fake")(*example_inputs, *tangents)
+    fw_gm, bw_gm, n_out = partition(joint_gm, n_in, len(tangents), len(grad_inputs))
+    fw = fw_compiler(fw_gm, example_inputs)
+    bw = bw_compiler(bw_gm, None)
+    return _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs,
+                            [(t.shape, t.dtype, t.device) for t in tangents])
+
+
+def _differentiable_outputs(gm, example_inputs):
+    """Which outputs require grad, and a zero cotangent for each (from a fake run)."""
+    import ember
+
+    from .._subclasses.fake_tensor import FakeTensorMode
+    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    fakes = [mode.from_tensor(t) if isinstance(t, Tensor) else t for t in example_inputs]
+    with mode:
+        outs = list(gm(*fakes))
+    diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
+    return diff, [ember.zeros(outs[i].shape, dtype=outs[i].dtype, device=outs[i].device)
+                  for i in diff]
+
+
+def partition(joint_gm, n_primals, n_tangents, n_grads):
+    """The joint graph split in two (torch's default_partition): the forward graph holds
+    every node the outputs and the input mutations need; the backward graph the rest, with
+    the forward values it reads (the saved values) as its first inputs.
+    Returns (forward GraphModule, backward GraphModule, number of outputs)."""
+    nodes = list(joint_gm.graph.nodes)
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    tangents = set(placeholders[n_primals:n_primals + n_tangents])
+    output = next(n for n in nodes if n.op == "output")
+    results = list(output.args[0])
+    n_out = len(results) - n_grads
+    outs, grads = results[:n_out], results[n_out:]
+
+    on_tangents = set(tangents)                   # nodes that depend on a cotangent
+    for n in nodes:
+        if n.op == "call_function" and any(a in on_tangents for a in _inputs(n)):
+            on_tangents.add(n)
+    forward = set(placeholders[:n_primals])
+    roots = [o for o in outs if hasattr(o, "op")] + [
+        n for n in nodes if n.op == "call_function" and n.is_impure() and n not in on_tangents]
+    _ancestors(roots, forward)
+    for n in list(forward):    # a multi-output op's items stay with it (saved one by one)
+        forward.update(u for u in n.users if u.target is operator.getitem)
+    saved = [n for n in nodes if n in forward and any(
+        u not in forward and u.op != "output" for u in n.users)]
+
+    fw = Graph()
+    env = {}
+    for n in nodes:
+        if n in forward:
+            env[n] = fw.node_copy(n, lambda a: env[a])
+    fw.output([env[o] if hasattr(o, "op") else o for o in outs] + [env[s] for s in saved])
+
+    bw = Graph()
+    benv = {s: bw.placeholder(f"saved_{i}") for i, s in enumerate(saved)}
+    for i, t in enumerate(placeholders[n_primals:n_primals + n_tangents]):
+        benv[t] = bw.placeholder(f"tangent_{i}")
+    needed = set()
+    _ancestors([g for g in grads if hasattr(g, "op")], needed, stop=set(benv))
+    for n in nodes:
+        if n in needed and n not in benv and n.op != "placeholder":
+            benv[n] = bw.node_copy(n, lambda a: benv[a])
+    bw.output([benv[g] if hasattr(g, "op") else g for g in grads])
+    return GraphModule(joint_gm, fw), GraphModule(joint_gm, bw), n_out
+
+
+def _inputs(node):
+    out = []
+
+    def visit(a):
+        if hasattr(a, "op"):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            for x in a:
+                visit(x)
+        elif isinstance(a, dict):
+            for x in a.values():
+                visit(x)
+    visit(node.args)
+    visit(node.kwargs)
+    return out
+
+
+def _ancestors(roots, into, stop=frozenset()):
+    stack = list(roots)
+    while stack:
+        n = stack.pop()
+        if n in into or n in stop:
+            continue
+        into.add(n)
+        stack.extend(_inputs(n))
+
+
+def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs, out_meta):
+    class CompiledFunction(Function):
+        @staticmethod
+        def forward(ctx, *primals):
+            res = list(fw(*primals))
+            outs, saved = res[:n_out], res[n_out:]
+            ctx.save_for_backward(*saved)
+            ctx.mark_non_differentiable(*[o for i, o in enumerate(outs)
+                                          if i not in diff_outs and isinstance(o, Tensor)])
+            return tuple(outs)
+
+        @staticmethod
+        def backward(ctx, *grad_outs):
+            import ember
+            tangents = [grad_outs[i] if grad_outs[i] is not None else
+                        ember.zeros(shape, dtype=dt, device=dev)
+                        for i, (shape, dt, dev) in zip(diff_outs, out_meta)]
+            grads = list(bw(*ctx.saved_tensors, *tangents))
+            full = [None] * n_in
+            for i, g in zip(grad_inputs, grads):
+                full[i] = g
+            return tuple(full)
+
+    def run(*args):
+        return CompiledFunction.apply(*args)
+    return run
