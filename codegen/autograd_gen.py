@@ -19,8 +19,9 @@ from .derivatives import Derivative, return_names
 from .native import NativeFunction
 
 IND = "    "
-# tensor attributes read straight from Tensor's slots when saving them
-FAST_ATTRS = {"shape": "_shape", "dtype": "_dtype", "device": "_device"}
+# tensor attributes read straight from Tensor's slots when saving them (not the device: a
+# fake tensor's slot holds meta, its `device` the device it stands for)
+FAST_ATTRS = {"shape": "_shape", "dtype": "_dtype"}
 
 
 def _needed_expr(name: str, is_list: bool) -> str:

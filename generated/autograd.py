@@ -11167,7 +11167,7 @@ def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memo
     if not (_e_self is not None):
         return _out
     _node = _new_node(ToCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self_device = self._device
+    _node._s_self_device = self.device
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out

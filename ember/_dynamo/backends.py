@@ -3,12 +3,10 @@
 - "eager": the captured graph (functionalized aten ops) runs as it is;
 - "aot_eager": AOT autograd (ember._functorch.aot_autograd): the forward and the backward
   traced ahead of time into two graphs of core-opset ops, run as one autograd Function;
-- "inductor" (torch's default name): ember's fusing code generator is not built yet, so it
-  runs as "aot_eager" (a warning says so once).
+- "inductor" (torch's default name): AOT autograd's graphs lowered to generated Python
+  over NumPy arrays (ember._inductor; no fused loops yet).
 """
 from __future__ import annotations
-
-import warnings
 
 
 def eager(gm, example_inputs):
@@ -21,15 +19,9 @@ def aot_eager(gm, example_inputs):
     return aot_graph(gm, example_inputs, decompositions=core_aten_decompositions())
 
 
-_warned = []
-
-
 def inductor(gm, example_inputs):
-    if not _warned:
-        warnings.warn("ember.compile: the 'inductor' backend (a fusing code generator) is not "
-                      "built yet; graphs run as backend='aot_eager'", stacklevel=3)
-        _warned.append(True)
-    return aot_eager(gm, example_inputs)
+    from .._inductor import compile_fx
+    return compile_fx(gm, example_inputs)
 
 
 BACKENDS = {"eager": eager, "aot_eager": aot_eager, "inductor": inductor}

@@ -56,7 +56,11 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
         grads = grad([outs[i] for i in diff_outs], [primals[i] for i in grad_inputs],
                      list(cotangents), allow_unused=True)
         return outs + [g for g in grads]
-    joint_gm = make_fx(joint, decompositions, tracing_mode="fake")(*example_inputs, *tangents)
+    # functionalized: backward formulas write into fresh zeros (select_backward's copy_);
+    # a graph of functional ops is what a partition may split
+    from ..func import functionalize
+    joint_gm = make_fx(functionalize(joint), decompositions,
+                       tracing_mode="fake")(*example_inputs, *tangents)
     fw_gm, bw_gm, n_out = partition(joint_gm, n_in, len(tangents), len(grad_inputs))
     fw = fw_compiler(fw_gm, example_inputs)
     bw = bw_compiler(bw_gm, None)
@@ -112,9 +116,12 @@ def partition(joint_gm, n_primals, n_tangents, n_grads):
     fw.output([env[o] if hasattr(o, "op") else o for o in outs] + [env[s] for s in saved])
 
     bw = Graph()
-    benv = {s: bw.placeholder(f"saved_{i}") for i, s in enumerate(saved)}
-    for i, t in enumerate(placeholders[n_primals:n_primals + n_tangents]):
-        benv[t] = bw.placeholder(f"tangent_{i}")
+    benv = {}
+    for prefix, group in (("saved", saved), ("tangent", placeholders[n_primals:
+                                                                      n_primals + n_tangents])):
+        for i, n in enumerate(group):
+            benv[n] = bw.placeholder(f"{prefix}_{i}")
+            benv[n].meta = dict(n.meta)          # the value's metadata, for compilers
     needed = set()
     _ancestors([g for g in grads if hasattr(g, "op")], needed, stop=set(benv))
     for n in nodes:

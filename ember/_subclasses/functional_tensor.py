@@ -31,6 +31,7 @@ from ..core.tensor import Tensor, contiguous_format
 from ..dispatch import keys as K
 from ..dispatch.dispatcher import ops, register_fallback
 from ..dispatch.tls import state as _tls
+from ..overrides import _disabled_torch_function_impl
 
 FUNC_BIT = K.bit(K.Functionalize)
 capturing = [False]     # set while ember.compile captures (see __repr__)
@@ -75,6 +76,9 @@ class FunctionalTensor(Tensor):
     Made by `ember._to_functional_tensor(t)`; `ember._from_functional_tensor(f)` gives the
     (synced) value back."""
     __slots__ = ("_fstorage", "_generation", "_metas", "_value")
+    # its ops reach the Functionalize key through the dispatcher: no __torch_function__
+    # (so defining the class leaves every other op on the fast path)
+    __torch_function__ = _disabled_torch_function_impl
 
     def __repr__(self):
         if capturing[0]:        # ember.compile: printing needs the data (a graph break)
