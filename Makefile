@@ -36,6 +36,7 @@ bench: setup
 	$(VPY) benchmarks/amp.py
 	$(VPY) benchmarks/fx.py
 	$(VPY) benchmarks/nn.py
+	$(VPY) benchmarks/fft.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

@@ -25,6 +25,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry__adaptive_avg_pool2d_backward,
     _entry__adaptive_avg_pool2d_backward_out,
     _entry__adaptive_avg_pool2d_out,
+    _entry__conj,
+    _entry__conj_physical,
+    _entry__fft_c2c,
+    _entry__fft_c2r,
+    _entry__fft_r2c,
     _entry__log_softmax,
     _entry__log_softmax_backward_data,
     _entry__log_softmax_backward_data_out,
@@ -72,6 +77,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_amax_out,
     _entry_amin,
     _entry_amin_out,
+    _entry_angle,
+    _entry_angle_out,
     _entry_any,
     _entry_any_all_out,
     _entry_any_dim,
@@ -208,6 +215,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_column_stack,
     _entry_column_stack_out,
     _entry_combinations,
+    _entry_complex,
+    _entry_complex_out,
+    _entry_conj,
+    _entry_conj_physical,
+    _entry_conj_physical_out,
     _entry_constant_pad_nd,
     _entry_constant_pad_nd_out,
     _entry_contiguous,
@@ -321,6 +333,46 @@ from ember._generated.ops import (  # noqa: F401
     _entry_feature_alpha_dropout_,
     _entry_feature_dropout,
     _entry_feature_dropout_,
+    _entry_fft_fft,
+    _entry_fft_fft2,
+    _entry_fft_fft2_out,
+    _entry_fft_fft_out,
+    _entry_fft_fftfreq,
+    _entry_fft_fftn,
+    _entry_fft_fftn_out,
+    _entry_fft_fftshift,
+    _entry_fft_hfft,
+    _entry_fft_hfft2,
+    _entry_fft_hfft2_out,
+    _entry_fft_hfft_out,
+    _entry_fft_hfftn,
+    _entry_fft_hfftn_out,
+    _entry_fft_ifft,
+    _entry_fft_ifft2,
+    _entry_fft_ifft2_out,
+    _entry_fft_ifft_out,
+    _entry_fft_ifftn,
+    _entry_fft_ifftn_out,
+    _entry_fft_ifftshift,
+    _entry_fft_ihfft,
+    _entry_fft_ihfft2,
+    _entry_fft_ihfft2_out,
+    _entry_fft_ihfft_out,
+    _entry_fft_ihfftn,
+    _entry_fft_ihfftn_out,
+    _entry_fft_irfft,
+    _entry_fft_irfft2,
+    _entry_fft_irfft2_out,
+    _entry_fft_irfft_out,
+    _entry_fft_irfftn,
+    _entry_fft_irfftn_out,
+    _entry_fft_rfft,
+    _entry_fft_rfft2,
+    _entry_fft_rfft2_out,
+    _entry_fft_rfft_out,
+    _entry_fft_rfftfreq,
+    _entry_fft_rfftn,
+    _entry_fft_rfftn_out,
     _entry_fill_Scalar,
     _entry_fill_Scalar_out,
     _entry_fill_Tensor,
@@ -399,6 +451,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hsplit_int,
     _entry_hstack,
     _entry_hstack_out,
+    _entry_imag,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -625,6 +678,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_permute,
     _entry_poisson,
     _entry_poisson_out,
+    _entry_polar,
+    _entry_polar_out,
     _entry_pow_Scalar,
     _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
@@ -690,6 +745,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randperm_generator_out,
     _entry_randperm_out,
     _entry_ravel,
+    _entry_real,
     _entry_reciprocal,
     _entry_reciprocal_,
     _entry_reciprocal_out,
@@ -712,6 +768,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_resolve_conj,
     _entry_roll,
     _entry_roll_out,
     _entry_rot90,
@@ -759,6 +816,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_int,
     _entry_select_scatter,
     _entry_select_scatter_out,
+    _entry_sgn,
+    _entry_sgn_out,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -887,6 +946,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_var_out,
     _entry_view,
     _entry_view_as,
+    _entry_view_as_complex,
+    _entry_view_as_real,
     _entry_view_dtype,
     _entry_vsplit_array,
     _entry_vsplit_int,
@@ -913,6 +974,23 @@ _rt_sort = _return_type('sort', ('values', 'indices'))
 _rt_sort_out = _return_type('sort_out', ('values', 'indices'))
 _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
+
+
+# schema/native_functions.yaml: _conj(Tensor(a) self) -> Tensor(a)
+def _conj(self):
+    """_conj(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(_conj, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__conj(self)
+
+    except TypeError:
+        _r = _hra(_conj, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor
@@ -1246,6 +1324,23 @@ def amin(self, dim=(), keepdim=False):
 
     except TypeError:
         _r = _hra(amin, (self,), (self, dim, keepdim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: angle(Tensor self) -> Tensor
+def angle(self):
+    """angle(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(angle, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_angle(self)
+
+    except TypeError:
+        _r = _hra(angle, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -2455,6 +2550,40 @@ def clone(self, *, memory_format=None):
 
     except TypeError:
         _r = _hra(clone, (self,), (self,), {'memory_format': memory_format})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: conj(Tensor(a) self) -> Tensor(a)
+def conj(self):
+    """conj(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(conj, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_conj(self)
+
+    except TypeError:
+        _r = _hra(conj, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: conj_physical(Tensor self) -> Tensor
+def conj_physical(self):
+    """conj_physical(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(conj_physical, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_conj_physical(self)
+
+    except TypeError:
+        _r = _hra(conj_physical, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -6353,6 +6482,23 @@ def reshape_as(self, other):
         return _r
 
 
+# schema/native_functions.yaml: resolve_conj(Tensor(a) self) -> Tensor(a)
+def resolve_conj(self):
+    """resolve_conj(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(resolve_conj, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_resolve_conj(self)
+
+    except TypeError:
+        _r = _hra(resolve_conj, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 def roll(self, shifts, dims=()):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
@@ -6778,6 +6924,23 @@ def select_scatter(self, src, dim, index):
 
     except TypeError:
         _r = _hra(select_scatter, (self, src), (self, src, dim, index), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+def sgn(self):
+    """sgn(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(sgn, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sgn(self)
+
+    except TypeError:
+        _r = _hra(sgn, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -8609,6 +8772,7 @@ def __xor__(self, other):
 
 # The generated part of the Tensor class; ember/_assembly.py attaches it.
 TENSOR_ATTRIBUTES = {
+    '_conj': _conj,
     'abs': abs,
     'abs_': abs_,
     'acos': acos,
@@ -8625,6 +8789,7 @@ TENSOR_ATTRIBUTES = {
     'all': all,
     'amax': amax,
     'amin': amin,
+    'angle': angle,
     'any': any,
     'argmax': argmax,
     'argmin': argmin,
@@ -8663,6 +8828,8 @@ TENSOR_ATTRIBUTES = {
     'clamp_min': clamp_min,
     'clamp_min_': clamp_min_,
     'clone': clone,
+    'conj': conj,
+    'conj_physical': conj_physical,
     'contiguous': contiguous,
     'copy_': copy_,
     'cos': cos,
@@ -8808,6 +8975,7 @@ TENSOR_ATTRIBUTES = {
     'repeat_interleave': repeat_interleave,
     'reshape': reshape,
     'reshape_as': reshape_as,
+    'resolve_conj': resolve_conj,
     'roll': roll,
     'rot90': rot90,
     'round': round,
@@ -8822,6 +8990,7 @@ TENSOR_ATTRIBUTES = {
     'scatter_reduce_': scatter_reduce_,
     'select': select,
     'select_scatter': select_scatter,
+    'sgn': sgn,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'sign': sign,
