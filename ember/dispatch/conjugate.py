@@ -10,7 +10,8 @@ conjugated values, materialised) and, for an op that writes into a conjugate-bit
     >>> c = z.conj()
     >>> c.is_conj(), c + 0
     (True, tensor([1.-2.j]))
-    >>> c.add_(1j); z                 # written through the view: z is conj(c)
+    >>> _ = c.add_(1j)                # written through the view: z is conj(c)
+    >>> z
     tensor([1.+1.j])
 """
 from __future__ import annotations

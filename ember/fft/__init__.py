@@ -6,8 +6,8 @@ The functions are the generated bindings of the aten ops `fft_fft`, `fft_rfft2`,
 `_fft_c2r` and `_fft_c2c` (kernels/composite/fft.py):
 
     >>> import ember
-    >>> ember.fft.fft(ember.tensor([1.0, 0.0, 0.0, 0.0]))
-    tensor([1.+0.j, 1.+0.j, 1.+0.j, 1.+0.j])
+    >>> ember.fft.fft(ember.tensor([1.0, 2.0, 3.0, 4.0]))
+    tensor([10.+0.j, -2.+2.j, -2.+0.j, -2.-2.j])
 """
 from ember._generated import functions as _f
 

@@ -20,9 +20,21 @@ _FORWARD = ("backward", "ortho", "forward")
 _INVERSE = ("forward", "ortho", "backward")
 
 
+def _transform(one_dim, n_dim, a, dims, norm):
+    """scipy's transform over `dims` (its one-dim function for one dim: less overhead)."""
+    if len(dims) == 1:
+        return one_dim(a, axis=dims[0], norm=norm)
+    return n_dim(a, axes=dims, norm=norm)
+
+
 def _result(self, r: np.ndarray, dims, dt):
-    """The result array `r` as a tensor with torch's layout for an FFT of `self`."""
+    """The result array `r` as a tensor with torch's layout for an FFT of `self` (which is
+    contiguous when self is and the transformed dims are its last ones, in order)."""
     shape = r.shape
+    n = len(shape)
+    if r.flags.c_contiguous and r.dtype == dt.np and self.stride() == contiguous_strides(
+            self._shape) and list(dims) == list(range(n - len(dims), n)):
+        return from_array(r, dt)
     strides, _ = M.fft_layout(self, shape, dims)
     if strides == contiguous_strides(shape) and r.flags.c_contiguous and r.dtype == dt.np:
         return from_array(r, dt)
@@ -35,8 +47,21 @@ def fft_r2c(self, dim, normalization, onesided):
     """The forward FFT of a real tensor over `dim`; `onesided` keeps the last dim's
     non-negative frequencies only (n // 2 + 1 of them)."""
     dims, _, order, dt = M.r2c_args(self, dim, onesided)
-    transform = sfft.rfftn if onesided else sfft.fftn
-    return _result(self, transform(self._np, axes=dims, norm=_FORWARD[normalization]), order, dt)
+    r = _transform(sfft.rfft, sfft.rfftn, self._np, dims, _FORWARD[normalization])
+    if not onesided:
+        r = _conjugate_symmetric(r, dims, self._shape[dims[-1]])
+    return _result(self, r, order, dt)
+
+
+def _conjugate_symmetric(half: np.ndarray, dims, n: int) -> np.ndarray:
+    """The full transform of a real input from its onesided part along dims[-1] (n points
+    there), as torch fills it: X[k] = conj(X[-k]) over all the transformed dims."""
+    d = dims[-1]
+    mirror = half
+    for other in dims[:-1]:          # index -i (mod size) along the other transformed dims
+        mirror = np.roll(np.flip(mirror, other), 1, other)
+    rest = np.conj(np.take(mirror, n - np.arange(half.shape[d], n), axis=d))
+    return np.concatenate([half, rest], axis=d)
 
 
 def fft_c2c(self, dim, normalization, forward):
@@ -45,9 +70,9 @@ def fft_c2c(self, dim, normalization, forward):
     if not dims:
         return self.clone()
     if forward:
-        r = sfft.fftn(self._np, axes=dims, norm=_FORWARD[normalization])
+        r = _transform(sfft.fft, sfft.fftn, self._np, dims, _FORWARD[normalization])
     else:
-        r = sfft.ifftn(self._np, axes=dims, norm=_INVERSE[normalization])
+        r = _transform(sfft.ifft, sfft.ifftn, self._np, dims, _INVERSE[normalization])
     return _result(self, r, order, self._dtype)
 
 

@@ -207,3 +207,13 @@ def test_gradients(case):
     (eg,) = ember.autograd.grad(eo, [e], ember.from_numpy(cot.astype(to_np(to).dtype)))
     (tg,) = torch.autograd.grad(to, [t], torch.from_numpy(cot.astype(to_np(to).dtype)))
     np.testing.assert_allclose(real_pairs(to_np(eg)), real_pairs(to_np(tg)), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("name", ["fft", "ifft", "fft2", "fftn", "ihfft", "rfft"])
+def test_results_print_like_torch(name):
+    """Signed zeros too: the full transform of a real input is filled from its onesided half
+    by conjugate symmetry, as torch's; ifft/ihfft of real inputs are conjugate views."""
+    x = np.array([[1.0, 2.0, 3.0, 4.0], [0.5, 0.0, -1.0, 2.0]], np.float32)
+    e, t = getattr(ember.fft, name)(ember.from_numpy(x)), getattr(torch.fft, name)(torch.from_numpy(x))
+    assert repr(e) == repr(t).replace("torch.", "ember.")
+    assert e.is_conj() == t.is_conj()
