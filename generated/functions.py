@@ -472,6 +472,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_istft,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
     _entry_kaiser_window_beta_out,
@@ -868,6 +869,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_std_mean_correction_out,
     _entry_std_mean_dim,
     _entry_std_out,
+    _entry_stft,
+    _entry_stft_center,
     _entry_sub_Scalar,
     _entry_sub_Scalar_out,
     _entry_sub_Tensor,
@@ -1136,6 +1139,7 @@ __all__ = [
     'isfinite',
     'isinf',
     'isnan',
+    'istft',
     'kaiser_window',
     'l1_loss',
     'layer_norm',
@@ -1275,6 +1279,7 @@ __all__ = [
     'stack',
     'std',
     'std_mean',
+    'stft',
     'sub',
     'sum',
     'swapaxes',
@@ -6345,6 +6350,23 @@ def isnan(input, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
+    """istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(istft, (input, window), (input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_istft(input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+
+    except TypeError:
+        _r = _hra(istft, (input, window), (input, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -10361,6 +10383,57 @@ def std_mean(*args, **kwargs):
         return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
     except TypeError:
         _r = _hra_any(std_mean, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+def _m0_stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    if _F['Tensor'](input) and _F['int'](n_fft) and _F['int?'](hop_length) and _F['int?'](win_length) and _F['Tensor?'](window) and _F['bool'](center) and _F['str'](pad_mode) and _F['bool'](normalized) and _F['bool?'](onesided) and _F['bool?'](return_complex) and _F['bool?'](align_to_window):
+        return (input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+    return None
+
+
+def _c0_stft(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window):
+    return _entry_stft_center(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
+
+# schema/native_functions.yaml: stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+def _m1_stft(input, n_fft, hop_length=None, win_length=None, window=None, normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    if _F['Tensor'](input) and _F['int'](n_fft) and _F['int?'](hop_length) and _F['int?'](win_length) and _F['Tensor?'](window) and _F['bool'](normalized) and _F['bool?'](onesided) and _F['bool?'](return_complex) and _F['bool?'](align_to_window):
+        return (input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+    return None
+
+
+def _c1_stft(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window):
+    return _entry_stft(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_stft = (
+    (_m0_stft, _c0_stft, 11, frozenset(('align_to_window', 'center', 'hop_length', 'input', 'n_fft', 'normalized', 'onesided', 'pad_mode', 'return_complex', 'win_length', 'window'))),
+    (_m1_stft, _c1_stft, 9, frozenset(('align_to_window', 'hop_length', 'input', 'n_fft', 'normalized', 'onesided', 'return_complex', 'win_length', 'window'))),
+)
+_sigs_stft = (
+    'stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+    'stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+)
+
+
+def stft(*args, **kwargs):
+    """Overloads:
+    stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+    stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(stft, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_stft, args, kwargs, 'stft', _sigs_stft)
+    except TypeError:
+        _r = _hra_any(stft, args, kwargs)
         if _r is _NO:
             raise
         return _r

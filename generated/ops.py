@@ -23306,6 +23306,90 @@ fft_ifftshift._entry = _entry_fft_ifftshift
 _aten._packet('fft_ifftshift')._add(fft_ifftshift)
 
 
+# schema/native_functions.yaml: stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+stft_center = _Op("aten", 'stft', 'center',
+    'stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+    ('self', 'n_fft', 'hop_length', 'win_length', 'window', 'center', 'pad_mode', 'normalized', 'onesided', 'return_complex', 'align_to_window'), 11, tags=())
+_c_stft_center = stft_center._cache
+
+
+def _bind_stft_center(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    return (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
+
+def _entry_stft_center(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (window._ks if window is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(stft_center, (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)) from None
+    _k = _c_stft_center.get(ks)
+    if _k is None:
+        _k = stft_center._fill(ks)
+    return _k(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
+
+stft_center._bind = _bind_stft_center
+stft_center._entry = _entry_stft_center
+_aten._packet('stft')._add(stft_center)
+
+
+# schema/native_functions.yaml: stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+stft = _Op("aten", 'stft', 'default',
+    'stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+    ('self', 'n_fft', 'hop_length', 'win_length', 'window', 'normalized', 'onesided', 'return_complex', 'align_to_window'), 9, tags=())
+_c_stft = stft._cache
+
+
+def _bind_stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    return (self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+
+
+def _entry_stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (window._ks if window is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(stft, (self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)) from None
+    _k = _c_stft.get(ks)
+    if _k is None:
+        _k = stft._fill(ks)
+    return _k(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+
+
+stft._bind = _bind_stft
+stft._entry = _entry_stft
+_aten._packet('stft')._add(stft)
+
+
+# schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+istft = _Op("aten", 'istft', 'default',
+    'istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor',
+    ('self', 'n_fft', 'hop_length', 'win_length', 'window', 'center', 'normalized', 'onesided', 'length', 'return_complex'), 10, tags=())
+_c_istft = istft._cache
+
+
+def _bind_istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
+    return (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+
+
+def _entry_istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (window._ks if window is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(istft, (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)) from None
+    _k = _c_istft.get(ks)
+    if _k is None:
+        _k = istft._fill(ks)
+    return _k(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+
+
+istft._bind = _bind_istft
+istft._entry = _entry_istft
+_aten._packet('istft')._add(istft)
+
+
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',

@@ -3367,6 +3367,15 @@ _o.fft_fftshift.register('CompositeImplicitAutograd', _composite_fft.fft_fftshif
 # schema/native_functions.yaml: fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor
 _o.fft_ifftshift.register('CompositeImplicitAutograd', _composite_fft.fft_ifftshift)
 
+# schema/native_functions.yaml: stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+_o.stft_center.register('CompositeImplicitAutograd', _composite_fft.stft_center)
+
+# schema/native_functions.yaml: stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+_o.stft.register('CompositeImplicitAutograd', _composite_fft.stft)
+
+# schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+_o.istft.register('CompositeImplicitAutograd', _composite_fft.istft)
+
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 _o.convolution.register('CPU', _cpu_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)

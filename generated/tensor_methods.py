@@ -475,6 +475,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_istft,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
     _entry_kaiser_window_beta_out,
@@ -871,6 +872,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_std_mean_correction_out,
     _entry_std_mean_dim,
     _entry_std_out,
+    _entry_stft,
+    _entry_stft_center,
     _entry_sub_Scalar,
     _entry_sub_Scalar_out,
     _entry_sub_Tensor,
@@ -4356,6 +4359,23 @@ def isnan(self):
         return _r
 
 
+# schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
+    """istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(istft, (self, window), (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+
+    except TypeError:
+        _r = _hra(istft, (self, window), (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_le(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
@@ -7434,6 +7454,57 @@ def std(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+def _m0_stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    if _F['Tensor'](self) and _F['int'](n_fft) and _F['int?'](hop_length) and _F['int?'](win_length) and _F['Tensor?'](window) and _F['bool'](center) and _F['str'](pad_mode) and _F['bool'](normalized) and _F['bool?'](onesided) and _F['bool?'](return_complex) and _F['bool?'](align_to_window):
+        return (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+    return None
+
+
+def _c0_stft(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window):
+    return _entry_stft_center(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
+
+# schema/native_functions.yaml: stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+def _m1_stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    if _F['Tensor'](self) and _F['int'](n_fft) and _F['int?'](hop_length) and _F['int?'](win_length) and _F['Tensor?'](window) and _F['bool'](normalized) and _F['bool?'](onesided) and _F['bool?'](return_complex) and _F['bool?'](align_to_window):
+        return (self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+    return None
+
+
+def _c1_stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window):
+    return _entry_stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_stft = (
+    (_m0_stft, _c0_stft, 11, frozenset(('align_to_window', 'center', 'hop_length', 'n_fft', 'normalized', 'onesided', 'pad_mode', 'return_complex', 'win_length', 'window'))),
+    (_m1_stft, _c1_stft, 9, frozenset(('align_to_window', 'hop_length', 'n_fft', 'normalized', 'onesided', 'return_complex', 'win_length', 'window'))),
+)
+_sigs_stft = (
+    'stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+    'stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+)
+
+
+def stft(*args, **kwargs):
+    """Overloads:
+    stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+    stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(stft, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_stft, args, kwargs, 'stft', _sigs_stft)
+    except TypeError:
+        _r = _hra_any(stft, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
@@ -8898,6 +8969,7 @@ TENSOR_ATTRIBUTES = {
     'isfinite': isfinite,
     'isinf': isinf,
     'isnan': isnan,
+    'istft': istft,
     'le': le,
     'le_': le_,
     'lerp': lerp,
@@ -9010,6 +9082,7 @@ TENSOR_ATTRIBUTES = {
     'sqrt_': sqrt_,
     'squeeze': squeeze,
     'std': std,
+    'stft': stft,
     'sub': sub,
     'sub_': sub_,
     'sum': sum,

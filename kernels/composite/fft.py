@@ -10,6 +10,8 @@ the `norm` modes ("backward", "forward", "ortho") as the ops' normalization.
 """
 from __future__ import annotations
 
+import warnings
+
 import ember
 from ember.core import dtype as D
 from ember.kernels.meta.fft import wrap_dims, wrap_fft_dim
@@ -254,3 +256,171 @@ def fft_fftshift(self, dim):
 def fft_ifftshift(self, dim):
     """fftshift's inverse: a roll by (n + 1) // 2."""
     return _shift(self, dim, lambda n: (n + 1) // 2)
+
+
+# --- short-time Fourier transforms -------------------------------------------------------
+def _stft_call(self, n_fft, hop, win, window, normalized, onesided, return_complex, align):
+    """The call as torch's stft errors print it (`ember.FloatTensor[20], n_fft=8, ...`)."""
+    w = "None" if window is None else \
+        f"ember.{window._dtype.scalar_name}Tensor{{{list(window.shape)}}}"
+    opt = (lambda v: "None" if v is None else int(v))
+    return (f"stft(ember.{self._dtype.scalar_name}Tensor{list(self.shape)}, n_fft={n_fft}, "
+            f"hop_length={hop}, win_length={win}, window={w}, normalized={int(normalized)}, "
+            f"onesided={opt(onesided)}, return_complex={opt(return_complex)}, "
+            f"align_to_window={opt(align)}) : ")
+
+
+def _padded_window(window, win_length, n_fft, like):
+    """The window (ones by default) centred in n_fft points with zeros on both sides."""
+    if window is None:
+        window = ember.ones(win_length, dtype=like.dtype.to_real(), device=like.device)
+    left = (n_fft - win_length) // 2
+    if left or win_length != n_fft:
+        window = ember.constant_pad_nd(window, [left, n_fft - win_length - left], 0)
+    return window
+
+
+def stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex,
+         align_to_window):
+    """Fourier transforms of windowed frames, hop_length apart: (batch?, freq, frames)."""
+    hop = n_fft >> 2 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    wants_complex = self.is_complex() or (window is not None and window.is_complex())
+    if return_complex is None and not wants_complex:
+        raise RuntimeError("stft requires the return_complex parameter be given for real "
+                           "inputs, and will further require that return_complex=True in a "
+                           "future PyTorch release.")
+    if return_complex is False:
+        warnings.warn("stft with return_complex=False is deprecated. In a future pytorch "
+                      "release, stft will return complex tensors for all inputs, and "
+                      "return_complex=False will raise an error.\nNote: you can still call "
+                      "ember.view_as_real on the complex output to recover the old return "
+                      "format.", UserWarning, stacklevel=3)
+    call = _stft_call(self, n_fft, hop, win, window, normalized, onesided, return_complex,
+                      align_to_window)
+    if self._dtype.category < D.FLOAT:
+        raise RuntimeError(call + "expected a tensor of floating point or complex values")
+    if self.dim() not in (1, 2):
+        raise RuntimeError(call + "expected a 1D or 2D tensor")
+    x = self.unsqueeze(0) if self.dim() == 1 else self
+    length = x.shape[1]
+    if n_fft <= 0 or n_fft > length:
+        raise RuntimeError(call + f"expected 0 < n_fft < {length}, but got n_fft={n_fft}")
+    if hop <= 0:
+        raise RuntimeError(call + f"expected hop_length > 0, but got hop_length={hop}")
+    if win <= 0 or win > n_fft:
+        raise RuntimeError(call + f"expected 0 < win_length <= n_fft, but got win_length={win}")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError(call + f"expected a 1D window tensor of size equal to win_length="
+                           f"{win}, but got window with size {list(window.shape)}")
+    if align_to_window:
+        raise NotImplementedError("ember's stft does not implement align_to_window=True")
+    frames = x.unfold(1, n_fft, hop)                       # (batch, n_frames, n_fft)
+    if window is not None or win < n_fft:
+        frames = frames * _padded_window(window, win, n_fft, x)
+    complex_fft = frames.is_complex()
+    one = (not complex_fft) if onesided is None else onesided
+    mode = _BY_ROOT_N if normalized else _NONE
+    if complex_fft:
+        if one:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        out = _aten()._fft_c2c.default(frames, [2], mode, True)
+    else:
+        out = _aten()._fft_r2c.default(frames, [2], mode, one)
+    out = out.transpose(1, 2)
+    if self.dim() == 1:
+        out = out.squeeze(0)
+    return out if (return_complex or return_complex is None) else ember.view_as_real(out)
+
+
+def stft_center(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
+                onesided, return_complex, align_to_window):
+    """stft with the signal padded by n_fft // 2 on both sides first (`center`)."""
+    if center and align_to_window is not None:
+        raise RuntimeError("stft align_to_window should only be set when center = false.")
+    x = self
+    if center:
+        extra = max(3, x.dim()) - x.dim()
+        x = ember.nn.functional.pad(x.view([1] * extra + list(x.shape)), [n_fft // 2] * 2,
+                                    pad_mode)
+        x = x.view(x.shape[extra:])
+    return stft(x, n_fft, hop_length, win_length, window, normalized, onesided,
+                return_complex, align_to_window)
+
+
+def _overlap_add(frames, hop, total):
+    """Sums (channel, n_frames, n_fft) frames placed hop apart into (channel, total)."""
+    n_frames, n_fft = frames.shape[1], frames.shape[2]
+    idx = (ember.arange(n_frames, device=frames.device).view(-1, 1) * hop
+           + ember.arange(n_fft, device=frames.device).view(1, -1)).reshape(-1)
+    out = ember.zeros(frames.shape[0], total, dtype=frames.dtype, device=frames.device)
+    return out.index_add(1, idx, frames.reshape(frames.shape[0], -1))
+
+
+def istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+          return_complex):
+    """The inverse of stft: inverse transforms of the frames, windowed, overlap-added and
+    divided by the summed squared window (torch's checks)."""
+    hop = n_fft >> 2 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    if not self.is_complex():
+        raise RuntimeError("istft requires a complex-valued input tensor matching the output "
+                           "from stft with return_complex=True.")
+    x = self.resolve_conj()
+    if x.numel() == 0:
+        raise RuntimeError("istft input tensor cannot be empty")
+    if x.dim() not in (2, 3):
+        raise RuntimeError(f"expected a tensor with 3 or 4 dimensions of complex, but got "
+                           f"{x.dim() + 1}")
+    fft_size, n_frames = x.shape[-2], x.shape[-1]
+    one = fft_size != n_fft if onesided is None else onesided
+    expected = n_fft // 2 + 1 if one else n_fft
+    if fft_size != expected:
+        raise RuntimeError("expected the frequency dimension (3rd to the last) of the input "
+                           f"tensor to match {'n_fft / 2 + 1' if one else 'n_fft'} when "
+                           f"onesided={one}, but got {fft_size}")
+    if not 0 < hop <= win:
+        raise RuntimeError("expected 0 < hop_length <= win_length")
+    if not 0 < win <= n_fft:
+        raise RuntimeError("expected 0 < win_length <= n_fft")
+    if window is not None and (window.dim() != 1 or window.shape[0] != win):
+        raise RuntimeError("Invalid window shape. window has to be 1D and length of "
+                           "`win_length`")
+    if window is None:
+        warnings.warn("A window was not provided. A rectangular window will be applied.Please "
+                      "provide the same window used by stft to make the inversion lossless.To "
+                      "suppress this warning and use a rectangular window, explicitly set "
+                      "`window=ember.ones(n_fft, device=<device>)`.", UserWarning, stacklevel=3)
+    w = _padded_window(window, win, n_fft, x)
+    frames = (x.unsqueeze(0) if x.dim() == 2 else x).transpose(1, 2)   # (ch, frames, freq)
+    mode = _BY_ROOT_N if normalized else _BY_N
+    if return_complex:
+        if one:
+            raise RuntimeError("Cannot have onesided output if window or input is complex")
+        frames = _aten()._fft_c2c.default(frames, [2], mode, False)
+    else:
+        if window is not None and window.is_complex():
+            raise RuntimeError("Complex windows are incompatible with return_complex=False")
+        if not one:
+            frames = frames.narrow(-1, 0, n_fft // 2 + 1)
+        frames = _aten()._fft_c2r.default(frames, [2], mode, n_fft)
+    total = n_fft + hop * (n_frames - 1)
+    y = _overlap_add(frames * w, hop, total)
+    envelope = _overlap_add((w * w).expand(1, n_frames, n_fft), hop, total)
+    start = n_fft // 2 if center else 0
+    end = start + length if length is not None else (total - n_fft // 2 if center else total)
+    y, envelope = y[:, start:min(end, total)], envelope[:, start:min(end, total)]
+    if envelope.device.type == "meta":
+        raise NotImplementedError("ember.istft cannot run on Meta tensors: its window "
+                                  "overlap-add check reads the data (as torch's)")
+    if bool(envelope.abs().min() < 1e-11):
+        raise RuntimeError("window overlap add min: 1")
+    y = y / envelope
+    if x.dim() == 2:
+        y = y.squeeze(0)
+    if end > total:
+        warnings.warn("The length of signal is shorter than the length parameter. Result is "
+                      "being padded with zeros in the tail. Please check your center and "
+                      "hop_length settings.", UserWarning, stacklevel=2)
+        y = ember.constant_pad_nd(y, [0, end - total], 0)
+    return y

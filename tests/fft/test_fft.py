@@ -217,3 +217,77 @@ def test_results_print_like_torch(name):
     e, t = getattr(ember.fft, name)(ember.from_numpy(x)), getattr(torch.fft, name)(torch.from_numpy(x))
     assert repr(e) == repr(t).replace("torch.", "ember.")
     assert e.is_conj() == t.is_conj()
+
+
+# ---- stft / istft -------------------------------------------------------------------------
+SIGNAL = np.random.default_rng(5).standard_normal((2, 40)).astype(np.float32)
+STFT_CASES = {
+    "default": {"n_fft": 8, "return_complex": True},
+    "hop3_1d": {"n_fft": 8, "hop_length": 3, "return_complex": True, "one_dim": True},
+    "hann_short": {"n_fft": 8, "win_length": 6, "window": "hann", "return_complex": True},
+    "not_centered": {"n_fft": 8, "center": False, "return_complex": True},
+    "normalized_twosided": {"n_fft": 8, "normalized": True, "onesided": False,
+                            "return_complex": True},
+    "constant_pad": {"n_fft": 16, "pad_mode": "constant", "return_complex": True},
+    "real_output": {"n_fft": 8, "return_complex": False},
+}
+
+
+def _stft_kwargs(lib, case):
+    kw = dict(STFT_CASES[case])
+    kw.pop("one_dim", None)
+    if kw.get("window") == "hann":
+        kw["window"] = lib.hann_window(kw["win_length"])
+    return kw
+
+
+@pytest.mark.parametrize("case", sorted(STFT_CASES))
+@pytest.mark.filterwarnings("ignore:stft with return_complex=False")
+def test_stft_and_istft_match_torch(case):
+    x = SIGNAL[0] if STFT_CASES[case].get("one_dim") else SIGNAL
+    e, t = (lib.stft(lib.from_numpy(x.copy()), **_stft_kwargs(lib, case))
+            for lib in (ember, torch))
+    check(e, t, TOLS)
+    if not STFT_CASES[case]["return_complex"]:
+        return
+    inv = {k: v for k, v in _stft_kwargs(ember, case).items()
+           if k in ("n_fft", "hop_length", "win_length", "center", "normalized", "onesided")}
+    tinv = dict(inv, window=_stft_kwargs(torch, case).get("window"))
+    einv = dict(inv, window=_stft_kwargs(ember, case).get("window"))
+    with pytest.warns(UserWarning) if einv["window"] is None else _no_warning():
+        re = ember.istft(e, length=x.shape[-1], **einv)
+    rt = torch.istft(t, length=x.shape[-1], **tinv)
+    check(re, rt, TOLS)
+    np.testing.assert_allclose(to_np(re), x, atol=1e-5)      # the round trip
+
+
+def _no_warning():
+    import contextlib
+    return contextlib.nullcontext()
+
+
+def test_stft_istft_errors():
+    x = SIGNAL
+    for f, phrase in [(lambda m: m.stft(m.from_numpy(x), 8), "return_complex parameter"),
+                      (lambda m: m.stft(m.from_numpy(x), 80, center=False, return_complex=True),
+                       "expected 0 < n_fft < 40, but got n_fft=80"),
+                      (lambda m: m.stft(m.from_numpy(x), 8, win_length=9, return_complex=True),
+                       "expected 0 < win_length <= n_fft, but got win_length=9"),
+                      (lambda m: m.istft(m.stft(m.from_numpy(x), 8, return_complex=True).real, 8),
+                       "istft requires a complex-valued input tensor"),
+                      (lambda m: m.istft(m.stft(m.from_numpy(x), 8, return_complex=True), 8,
+                                         window=m.zeros(8)), "window overlap add min"),
+                      (lambda m: m.stft(m.from_numpy(x), 8, return_complex=True,
+                                        align_to_window=True),
+                       "align_to_window should only be set when center = false")]:
+        raises_like(lambda f=f: f(ember), lambda f=f: f(torch), phrase)
+
+
+def test_stft_istft_gradients():
+    w = ember.hann_window(8, dtype=ember.float64)
+    x = ember.from_numpy(SIGNAL[0, :20].astype(np.float64)).requires_grad_()
+    assert ember.autograd.gradcheck(lambda a: ember.stft(a, 8, 2, window=w,
+                                                         return_complex=True), (x,))
+    spec = ember.stft(x.detach(), 8, 2, window=w, return_complex=True).requires_grad_()
+    assert ember.autograd.gradcheck(lambda s: ember.istft(s, 8, 2, window=w, length=20),
+                                    (spec,))

@@ -126,6 +126,48 @@ for _name in ("fftshift", "ifftshift"):
         S(make((), F32), name="0d")])
 
 
+def _signal(shape=(2, 40)):
+    return make(shape, F32)
+
+
+def _stft_samples(center):
+    def samples():
+        c = {"center": False} if center else {}
+        return [S(_signal(), 8, return_complex=True, **c, name="batch"),
+                S(_signal((40,)), 8, 3, return_complex=True, **c, name="1d_hop3"),
+                S(_signal(), 8, None, 6, make((6,), F32, low=0, high=1), return_complex=True,
+                  **c, name="short_window"),
+                S(_signal(), 8, normalized=True, onesided=False, return_complex=True, **c,
+                  name="normalized_twosided"),
+                S(make((2, 40), C64), 8, return_complex=True, **c, name="complex"),
+                S(_signal(), 8, return_complex=False, **c, name="real_output"),
+                S(_signal(), 8, **c, name="return_complex_error"),
+                S(_signal(), 80, return_complex=True, **c, name="n_fft_error"),
+                S(_signal(), 8, 0, return_complex=True, **c, name="hop_error"),
+                S(_signal(), 8, None, 9, return_complex=True, **c, name="win_length_error"),
+                S(make((2, 2, 20), F32), 8, return_complex=True, **c, name="3d_error"),
+                S(make((20,), I64), 8, return_complex=True, **c, name="int64_error")]
+    return samples
+
+
+def _istft_samples():
+    """(data_dependent: istft checks the window envelope's values, so Meta raises.)"""
+    spec = make((5, 11), C64)
+    return [S(spec, 8, data_dependent=True, name="onesided"), S(spec, 8, length=30, data_dependent=True, name="length_padded"),
+            S(spec, 8, length=12, data_dependent=True, name="length_cropped"),
+            S(make((2, 5, 11), C64), 8, center=False, data_dependent=True, name="batch_not_centered"),
+            S(spec, 8, 2, 6, make((6,), F32, low=0.5, high=1), data_dependent=True, name="short_window"),
+            S(make((8, 11), C64), 8, onesided=False, return_complex=True, data_dependent=True, name="complex"),
+            S(make((5, 11), F32), 8, data_dependent=True, name="real_error"),
+            S(spec, 8, onesided=False, data_dependent=True, name="onesided_error"),
+            S(spec, 8, window=make((8,), F32, low=0, high=0.001) * 0, data_dependent=True, name="zero_window_error")]
+
+
+register("stft.center", _stft_samples(True), **_TOLS)
+register("stft.default", _stft_samples(False), **_TOLS)
+register("istft.default", _istft_samples, **_TOLS)
+
+
 def grad_extra() -> dict:
     """Gradient samples of the transforms: complex128 leaves for c2c and c2r."""
     z = make((3, 4), C128)
