@@ -767,6 +767,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reshape,
     _entry_reshape_as,
     _entry_resolve_conj,
+    _entry_resolve_neg,
     _entry_roll,
     _entry_roll_out,
     _entry_rot90,
@@ -1236,6 +1237,7 @@ __all__ = [
     'repeat_interleave',
     'reshape',
     'resolve_conj',
+    'resolve_neg',
     'roll',
     'rot90',
     'round',
@@ -9165,6 +9167,23 @@ def resolve_conj(input):
 
     except TypeError:
         _r = _hra(resolve_conj, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: resolve_neg(Tensor(a) self) -> Tensor(a)
+def resolve_neg(input):
+    """resolve_neg(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(resolve_neg, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_resolve_neg(input)
+
+    except TypeError:
+        _r = _hra(resolve_neg, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r

@@ -21754,6 +21754,34 @@ resolve_conj._entry = _entry_resolve_conj
 _aten._packet('resolve_conj')._add(resolve_conj)
 
 
+# schema/native_functions.yaml: resolve_neg(Tensor(a) self) -> Tensor(a)
+resolve_neg = _Op("aten", 'resolve_neg', 'default',
+    'resolve_neg(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_resolve_neg = resolve_neg._cache
+
+
+def _bind_resolve_neg(self):
+    return (self,)
+
+
+def _entry_resolve_neg(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(resolve_neg, (self,)) from None
+    _k = _c_resolve_neg.get(ks)
+    if _k is None:
+        _k = resolve_neg._fill(ks)
+    return _k(self)
+
+
+resolve_neg._bind = _bind_resolve_neg
+resolve_neg._entry = _entry_resolve_neg
+_aten._packet('resolve_neg')._add(resolve_neg)
+
+
 # schema/native_functions.yaml: conj_physical(Tensor self) -> Tensor
 conj_physical = _Op("aten", 'conj_physical', 'default',
     'conj_physical(Tensor self) -> Tensor',

@@ -3170,6 +3170,9 @@ _o._conj.register('CompositeExplicitAutograd', _common_complex_views.conj_view)
 # schema/native_functions.yaml: resolve_conj(Tensor(a) self) -> Tensor(a)
 _o.resolve_conj.register('CompositeImplicitAutograd', _composite_complex.resolve_conj)
 
+# schema/native_functions.yaml: resolve_neg(Tensor(a) self) -> Tensor(a)
+_o.resolve_neg.register('CompositeImplicitAutograd', _composite_complex.resolve_neg)
+
 # schema/native_functions.yaml: conj_physical(Tensor self) -> Tensor
 _o.conj_physical.register('CompositeImplicitAutograd', _composite_complex.conj_physical)
 

@@ -770,6 +770,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reshape,
     _entry_reshape_as,
     _entry_resolve_conj,
+    _entry_resolve_neg,
     _entry_roll,
     _entry_roll_out,
     _entry_rot90,
@@ -6519,6 +6520,23 @@ def resolve_conj(self):
         return _r
 
 
+# schema/native_functions.yaml: resolve_neg(Tensor(a) self) -> Tensor(a)
+def resolve_neg(self):
+    """resolve_neg(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(resolve_neg, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_resolve_neg(self)
+
+    except TypeError:
+        _r = _hra(resolve_neg, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 def roll(self, shifts, dims=()):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
@@ -9048,6 +9066,7 @@ TENSOR_ATTRIBUTES = {
     'reshape': reshape,
     'reshape_as': reshape_as,
     'resolve_conj': resolve_conj,
+    'resolve_neg': resolve_neg,
     'roll': roll,
     'rot90': rot90,
     'round': round,

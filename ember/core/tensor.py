@@ -201,6 +201,10 @@ class Tensor:
     def is_complex(self) -> bool:
         return self._dtype.is_complex
 
+    def is_neg(self) -> bool:
+        """False: ember has no negative bit (torch's lazily negated views)."""
+        return False
+
     def is_conj(self) -> bool:
         """Whether this is a lazy conjugate view (conj() of a complex tensor)."""
         return bool(self._ks & K.CONJ_BIT)

@@ -49,7 +49,10 @@ def view_as_complex(self):
 
 
 def conj_view(self):
-    """`_conj`: a view of self with the conjugate bit flipped (ember.dispatch.conjugate)."""
+    """`_conj`: a view of self with the conjugate bit flipped (ember.dispatch.conjugate);
+    complex tensors only (torch asserts; `conj` gives real tensors back unchanged)."""
+    if not self._dtype.is_complex:
+        raise RuntimeError(f"_conj expects a complex tensor, but got {self._dtype.scalar_name}")
     v = make_view(self, self._shape, self.stride(), self._offset)
     v._ks ^= K.CONJ_BIT
     return v

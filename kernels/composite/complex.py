@@ -45,6 +45,11 @@ def conj_physical(self):
     return ember.ops.aten._conj_physical.default(self) if self._dtype.is_complex else self
 
 
+def resolve_neg(self):
+    """self: ember has no negative bit (torch's lazy negation), so nothing to resolve."""
+    return self
+
+
 def resolve_conj(self):
     """A conjugate-bit tensor's values materialised (a new tensor); self otherwise."""
     if not self.is_conj():

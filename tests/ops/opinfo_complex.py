@@ -106,6 +106,10 @@ out_of("complex.out", "complex.default")
 # which tests/complex/test_complex.py compares)
 register("conj.default", _complex_unary(_real_extra()))
 register("resolve_conj.default", _complex_unary(_real_extra()))
+register("resolve_neg.default", _complex_unary(_real_extra()))
+register("_conj.default", _complex_unary([S(make((2, 3), F32), name="float32_error")]),
+         exact_strides=True)
+register("_conj_physical.default", _complex_unary(_real_extra()))
 
 
 # ---- complex samples of existing ops ------------------------------------------------------
