@@ -10408,51 +10408,17 @@ def std_mean(*args, **kwargs):
 
 
 # schema/native_functions.yaml: stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
-def _m0_stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
-    if _F['Tensor'](input) and _F['int'](n_fft) and _F['int?'](hop_length) and _F['int?'](win_length) and _F['Tensor?'](window) and _F['bool'](center) and _F['str'](pad_mode) and _F['bool'](normalized) and _F['bool?'](onesided) and _F['bool?'](return_complex) and _F['bool?'](align_to_window):
-        return (input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
-    return None
-
-
-def _c0_stft(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window):
-    return _entry_stft_center(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
-
-
-# schema/native_functions.yaml: stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
-def _m1_stft(input, n_fft, hop_length=None, win_length=None, window=None, normalized=False, onesided=None, return_complex=None, align_to_window=None):
-    if _F['Tensor'](input) and _F['int'](n_fft) and _F['int?'](hop_length) and _F['int?'](win_length) and _F['Tensor?'](window) and _F['bool'](normalized) and _F['bool?'](onesided) and _F['bool?'](return_complex) and _F['bool?'](align_to_window):
-        return (input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
-    return None
-
-
-def _c1_stft(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window):
-    return _entry_stft(input, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_stft = (
-    (_m0_stft, _c0_stft, 11, frozenset(('align_to_window', 'center', 'hop_length', 'input', 'n_fft', 'normalized', 'onesided', 'pad_mode', 'return_complex', 'win_length', 'window'))),
-    (_m1_stft, _c1_stft, 9, frozenset(('align_to_window', 'hop_length', 'input', 'n_fft', 'normalized', 'onesided', 'return_complex', 'win_length', 'window'))),
-)
-_sigs_stft = (
-    'stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
-    'stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
-)
-
-
-def stft(*args, **kwargs):
-    """Overloads:
-    stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
-    stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
-    """
+def stft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    """stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor"""
     if _tf[0]:
-        _r = _htf_any(stft, args, kwargs)
+        _r = _htf(stft, (input, window), (input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window), {})
         if _r is not _NO:
             return _r
     try:
-        return _resolve(_cases_stft, args, kwargs, 'stft', _sigs_stft)
+        return _entry_stft_center(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
     except TypeError:
-        _r = _hra_any(stft, args, kwargs)
+        _r = _hra(stft, (input, window), (input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window), {})
         if _r is _NO:
             raise
         return _r
