@@ -78,9 +78,10 @@ def _refusing(fn, error):
     exc, message = error
 
     def kernel(*args):
-        dt = complex_dtype_of(args)
-        if dt is not None:
-            raise exc(message.format(dtype=dt.scalar_name))
+        for a in args:   # (a cheap scan: relu, clamp and comparisons are hot)
+            dt = getattr(a, "_dtype", None)
+            if (dt is not None and dt.is_complex) or a.__class__ is complex:
+                raise exc(message.format(dtype=complex_dtype_of(args).scalar_name))
         return fn(*args)
     kernel.__name__ = getattr(fn, "__name__", "kernel")
     kernel.__wrapped__ = fn
@@ -88,22 +89,21 @@ def _refusing(fn, error):
 
 
 def install(all_ops) -> None:
-    """Wraps the backend kernels of every overload in the tables (called once at import)."""
+    """Wraps the backend kernels of every overload in the tables (called once at import;
+    out= overloads run their functional op, so they are covered through it)."""
     for op in all_ops:
         if op.namespace != "aten":
             continue
-        error = _OVERLOADS.get((op.name, op.overload_name)) or _OVERLOADS.get(
-            (op.name, op.overload_name.replace("_out", "").replace("out", "default"))) or \
+        error = _OVERLOADS.get((op.name, op.overload_name)) or \
             UNSUPPORTED.get(op.name.rstrip("_"))
         if error is None:
             continue
         for key, entry in list(op._table.items()):
             if isinstance(entry, tuple):
                 op._table[key] = (_refusing(entry[0], error), entry[1])
-        for attr in ("_composite_explicit",):
-            entry = getattr(op, attr)
-            if entry is not None:
-                setattr(op, attr, (_refusing(entry[0], error), entry[1]))
+        if op._composite_explicit is not None:
+            fn, with_keyset = op._composite_explicit
+            op._composite_explicit = (_refusing(fn, error), with_keyset)
         op._cache.clear()
 
 
