@@ -12,6 +12,7 @@ from . import (  # noqa: F401
     meshgrid,
     norm,
     split,
+    stft,
     unique,
     unique_consecutive,
 )
