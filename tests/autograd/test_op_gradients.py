@@ -203,8 +203,8 @@ def structure(x):
     """A sample with its float values left out (samples differing only in the float
     dtype become the same float64 case)."""
     if isinstance(x, np.ndarray):
-        return ("float", x.dtype.kind, x.shape) if is_float(x) else (x.dtype.str, x.shape,
-                                                                     x.tobytes())
+        return ("float", x.dtype.kind == "c", x.shape) if is_float(x) else (
+            x.dtype.str, x.shape, x.tobytes())
     if isinstance(x, View):
         return ("view", structure(x.base), x.op, repr(x.args))
     if isinstance(x, (list, tuple)):
