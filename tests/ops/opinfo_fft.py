@@ -171,7 +171,11 @@ register("istft.default", _istft_samples, **_TOLS)
 def grad_extra() -> dict:
     """Gradient samples of the transforms: complex128 leaves for c2c and c2r."""
     z = make((3, 4), C128)
+    x = make((3, 4), F64)
     return {
+        "_fft_r2c.default": [S(x, [1], 0, True, name="onesided"),
+                             S(x, [0, 1], 1, False, name="full_2d_ortho"),
+                             S(make((3, 5), F64), [1], 2, True, name="odd_by_n")],
         "_fft_c2c.default": [S(z, [1], 0, True, name="complex128"),
                              S(z, [0, 1], 2, False, name="complex128_2d_inverse")],
         "_fft_c2r.default": [S(z, [1], 0, 6, name="even"), S(z, [1], 1, 7, name="odd"),
