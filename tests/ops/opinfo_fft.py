@@ -180,6 +180,4 @@ def grad_extra() -> dict:
                              S(z, [0, 1], 2, False, name="complex128_2d_inverse")],
         "_fft_c2r.default": [S(z, [1], 0, 6, name="even"), S(z, [1], 1, 7, name="odd"),
                              S(z, [0, 1], 2, 6, name="2d")],
-        "fft_fft.default": [S(z, name="complex128"), S(make((3, 4), F64), name="float64")],
-        "fft_irfft.default": [S(z, name="complex128")],
     }
