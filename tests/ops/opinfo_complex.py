@@ -20,17 +20,24 @@ from opinfo import (
     expanded,
     make,
     out_of,
+    own_rng,
     register,
     transposed,
 )
 
+_OWN = own_rng(22)   # (a generator of their own: the shared stream stays as it was)
+
+
+def _own(maker):
+    return lambda *a, **kw: maker(*a, rng=_OWN, **kw)
+
 
 def _z(shape=(3, 4), dtype=C64, **kw):
-    return make(shape, dtype, **kw)
+    return _own(make)(shape, dtype, **kw)
 
 
 def _tz(shape=(3, 4), dtype=C64):
-    return transposed(shape, dtype)
+    return _own(transposed)(shape, dtype)
 
 
 def _complex_unary(extra=()):
@@ -42,31 +49,31 @@ def _complex_unary(extra=()):
                 S(_z(()), name="0d"), S(_z((0, 3)), name="empty"),
                 S(_tz(), name="transposed"),
                 S(View(_z((4, 3)), "slice.Tensor", (0, None, None, 2)), name="strided"),
-                S(expanded((3, 4), C64), name="expanded"),
+                S(_own(expanded)((3, 4), C64), name="expanded"),
                 S(zeros, name="nonsmooth_zeros"), *extra]
     return samples
 
 
 def _real_extra():
-    return [S(make((3, 4), F32), name="float32"), S(make((3, 4), F64), name="float64"),
-            S(make((3, 4), I64), name="int64")]
+    return [S(_own(make)((3, 4), F32), name="float32"), S(_own(make)((3, 4), F64), name="float64"),
+            S(_own(make)((3, 4), I64), name="int64")]
 
 
 # ---- views ------------------------------------------------------------------------------
-register("view_as_real.default", _complex_unary([S(make((2, 3), F32), name="float32_error")]),
+register("view_as_real.default", _complex_unary([S(_own(make)((2, 3), F32), name="float32_error")]),
          exact_strides=True)
 register("view_as_complex.default", lambda: [
-    S(make((3, 2), F32), name="float32"), S(make((2, 3, 2), F64), name="float64"),
-    S(make((0, 2), F32), name="empty"),
-    S(View(make((4, 2), F32), "slice.Tensor", (0, None, None, 2)), name="strided_rows"),
-    S(make((3, 2), I32), name="int32_error"),
-    S(make((), F32), name="0d_error"), S(make((2, 3), F32), name="last_dim_3_error"),
-    S(transposed((3, 2), F32), name="last_stride_error"),
-    S(View(make((5,), F32), "slice.Tensor", (0, 1, 5, 1)), name="offset_1d_error"),
-    S(View(make((3, 3), F32), "slice.Tensor", (1, 0, 2, 1)), name="odd_stride_error")],
+    S(_own(make)((3, 2), F32), name="float32"), S(_own(make)((2, 3, 2), F64), name="float64"),
+    S(_own(make)((0, 2), F32), name="empty"),
+    S(View(_own(make)((4, 2), F32), "slice.Tensor", (0, None, None, 2)), name="strided_rows"),
+    S(_own(make)((3, 2), I32), name="int32_error"),
+    S(_own(make)((), F32), name="0d_error"), S(_own(make)((2, 3), F32), name="last_dim_3_error"),
+    S(_own(transposed)((3, 2), F32), name="last_stride_error"),
+    S(View(_own(make)((5,), F32), "slice.Tensor", (0, 1, 5, 1)), name="offset_1d_error"),
+    S(View(_own(make)((3, 3), F32), "slice.Tensor", (1, 0, 2, 1)), name="odd_stride_error")],
     exact_strides=True)
 register("real.default", _complex_unary(_real_extra()), exact_strides=True)
-register("imag.default", _complex_unary([S(make((3, 4), F32), name="float32_error")]),
+register("imag.default", _complex_unary([S(_own(make)((3, 4), F32), name="float32_error")]),
          exact_strides=True)
 register("conj_physical.default", _complex_unary(_real_extra()))
 out_of("conj_physical.out", "conj_physical.default")
@@ -86,14 +93,14 @@ out_of("sgn.out", "sgn.default")
 
 def _pair_samples():
     """polar / complex: two float tensors of one dtype (broadcast), torch's dtype errors."""
-    return [S(make((3, 4), F32, low=0.1, high=3), make((3, 4), F32), name="float32"),
-            S(make((3, 4), F64, low=0.1, high=3), make((3, 4), F64), name="float64"),
-            S(make((3, 1), F32, low=0.1, high=3), make((4,), F32), name="broadcast"),
-            S(transposed((3, 4), F32, low=0.1, high=3), make((3, 4), F32), name="transposed"),
-            S(make((0, 2), F32), make((0, 2), F32), name="empty"),
-            S(make((3,), F32), make((3,), F64), name="mixed_dtype_error"),
-            S(make((3,), I64), make((3,), I64), name="int64_error"),
-            S(make((3,), F32), make((4,), F32), name="shape_error")]
+    return [S(_own(make)((3, 4), F32, low=0.1, high=3), _own(make)((3, 4), F32), name="float32"),
+            S(_own(make)((3, 4), F64, low=0.1, high=3), _own(make)((3, 4), F64), name="float64"),
+            S(_own(make)((3, 1), F32, low=0.1, high=3), _own(make)((4,), F32), name="broadcast"),
+            S(_own(transposed)((3, 4), F32, low=0.1, high=3), _own(make)((3, 4), F32), name="transposed"),
+            S(_own(make)((0, 2), F32), _own(make)((0, 2), F32), name="empty"),
+            S(_own(make)((3,), F32), _own(make)((3,), F64), name="mixed_dtype_error"),
+            S(_own(make)((3,), I64), _own(make)((3,), I64), name="int64_error"),
+            S(_own(make)((3,), F32), _own(make)((4,), F32), name="shape_error")]
 
 
 register("polar.default", _pair_samples)
@@ -107,7 +114,7 @@ out_of("complex.out", "complex.default")
 register("conj.default", _complex_unary(_real_extra()))
 register("resolve_conj.default", _complex_unary(_real_extra()))
 register("resolve_neg.default", _complex_unary(_real_extra()))
-register("_conj.default", _complex_unary([S(make((2, 3), F32), name="float32_error")]),
+register("_conj.default", _complex_unary([S(_own(make)((2, 3), F32), name="float32_error")]),
          exact_strides=True)
 register("_conj_physical.default", _complex_unary(_real_extra()))
 
@@ -116,13 +123,13 @@ register("_conj_physical.default", _complex_unary(_real_extra()))
 def _binary_complex(numbers=True):
     return [S(_z(), _z(), name="complex64_pair"),
             S(_z(dtype=C128), _z((4,), C128), name="complex128_broadcast"),
-            S(_z(), make((3, 4), F64), name="complex64_float64"),
-            S(make((3, 4), F32), _z(), name="float32_complex64"),
-            S(make((3, 4), I64), _z((), C128), name="int64_0d_complex128"),
+            S(_z(), _own(make)((3, 4), F64), name="complex64_float64"),
+            S(_own(make)((3, 4), F32), _z(), name="float32_complex64"),
+            S(_own(make)((3, 4), I64), _z((), C128), name="int64_0d_complex128"),
             S(_tz(), _z(), name="complex_transposed")] + ([
-            S(_z(), 2.5, name="complex_with_float"), S(make((3, 4), F32), 1 - 2j,
+            S(_z(), 2.5, name="complex_with_float"), S(_own(make)((3, 4), F32), 1 - 2j,
                                                         name="float32_with_complex"),
-            S(make((3, 4), F64), 2j, name="float64_with_complex")] if numbers else [])
+            S(_own(make)((3, 4), F64), 2j, name="float64_with_complex")] if numbers else [])
 
 
 for _name in ("add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "eq.Tensor", "ne.Tensor",
@@ -154,12 +161,12 @@ for _name in ("sum.default", "mean.default", "prod.default", "max.default", "min
                                 S(_z((2, 3), C128, low=-1, high=1), name="complex128")])
 add_samples("clamp.default", lambda: [S(_z(), 0, 1, name="complex_error")])
 add_samples("mm.default", lambda: [S(_z((2, 3)), _z((3, 4)), name="complex64"),
-                                   S(_z((2, 3), C128), make((3, 2), F64), name="mixed_error")])
+                                   S(_z((2, 3), C128), _own(make)((3, 2), F64), name="mixed_error")])
 add_samples("clone.default", _unary_complex)
 add_samples("sort.default", lambda: [S(_z((5,)), name="complex_error")])
 add_samples("topk.default", lambda: [S(_z((5,)), 2, name="complex_error")])
 add_samples("_to_copy.default", lambda: [S(_z(), dtype=None, name="complex64"),
-                                         S(make((3, 4), F32), dtype=None, name="float32")])
+                                         S(_own(make)((3, 4), F32), dtype=None, name="float32")])
 
 
 def grad_extra() -> dict:
@@ -173,7 +180,7 @@ def grad_extra() -> dict:
         "_conj_physical.default": [S(z, name="complex128")],
         "_conj.default": [S(z, name="complex128")],
         "view_as_real.default": [S(z, name="complex128")],
-        "mul.Tensor": [S(z, w, name="complex128"), S(z, make((3,), F64), name="complex_real")],
+        "mul.Tensor": [S(z, w, name="complex128"), S(z, _own(make)((3,), F64), name="complex_real")],
         "div.Tensor": [S(z, w, name="complex128")],
         "exp.default": [S(z, name="complex128")],
         "log.default": [S(z, name="complex128")],
@@ -183,6 +190,6 @@ def grad_extra() -> dict:
         "mm.default": [S(z, _z((3, 2), C128), name="complex128")],
         "sum.default": [S(z, name="complex128")],
         "prod.default": [S(z, name="complex128")],
-        "polar.default": [S(make((2, 3), F64, low=0.5, high=2), make((2, 3), F64), name="float64")],
+        "polar.default": [S(_own(make)((2, 3), F64, low=0.5, high=2), _own(make)((2, 3), F64), name="float64")],
     }
     return out
