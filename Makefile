@@ -40,6 +40,7 @@ bench: setup
 	$(VPY) benchmarks/profiler.py
 	$(VPY) benchmarks/distributed.py
 	$(VPY) benchmarks/linalg.py
+	$(VPY) benchmarks/fft.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

@@ -12426,36 +12426,6 @@ isneginf_out._entry = _entry_isneginf_out
 _aten._packet('isneginf')._add(isneginf_out)
 
 
-# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
-sgn = _Op("aten", 'sgn', 'default',
-    'sgn(Tensor self) -> Tensor',
-    ('self',), 1, tags=())
-_c_sgn = sgn._cache
-
-
-def _bind_sgn(self):
-    return (self,)
-
-
-def _entry_sgn(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sgn, (self,)) from None
-    _k = _c_sgn.get(ks)
-    if _k is None:
-        _k = sgn._fill(ks)
-    if _obs.active is not None:
-        return _obs.call(sgn, _k, (self,))
-    return _k(self)
-
-
-sgn._bind = _bind_sgn
-sgn._entry = _entry_sgn
-_aten._packet('sgn')._add(sgn)
-
-
 # schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
 positive = _Op("aten", 'positive', 'default',
     'positive(Tensor(a) self) -> Tensor(a)',
@@ -31109,6 +31079,1996 @@ def _entry_combinations(self, r, with_replacement):
 combinations._bind = _bind_combinations
 combinations._entry = _entry_combinations
 _aten._packet('combinations')._add(combinations)
+
+
+# schema/native_functions.yaml: view_as_real(Tensor(a) self) -> Tensor(a)
+view_as_real = _Op("aten", 'view_as_real', 'default',
+    'view_as_real(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=('view',))
+_c_view_as_real = view_as_real._cache
+
+
+def _bind_view_as_real(self):
+    return (self,)
+
+
+def _entry_view_as_real(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_real, (self,)) from None
+    _k = _c_view_as_real.get(ks)
+    if _k is None:
+        _k = view_as_real._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_real, _k, (self,))
+    return _k(self)
+
+
+view_as_real._bind = _bind_view_as_real
+view_as_real._entry = _entry_view_as_real
+_aten._packet('view_as_real')._add(view_as_real)
+
+
+# schema/native_functions.yaml: view_as_complex(Tensor(a) self) -> Tensor(a)
+view_as_complex = _Op("aten", 'view_as_complex', 'default',
+    'view_as_complex(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=('view',))
+_c_view_as_complex = view_as_complex._cache
+
+
+def _bind_view_as_complex(self):
+    return (self,)
+
+
+def _entry_view_as_complex(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_complex, (self,)) from None
+    _k = _c_view_as_complex.get(ks)
+    if _k is None:
+        _k = view_as_complex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_complex, _k, (self,))
+    return _k(self)
+
+
+view_as_complex._bind = _bind_view_as_complex
+view_as_complex._entry = _entry_view_as_complex
+_aten._packet('view_as_complex')._add(view_as_complex)
+
+
+# schema/native_functions.yaml: real(Tensor(a) self) -> Tensor(a)
+real = _Op("aten", 'real', 'default',
+    'real(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_real = real._cache
+
+
+def _bind_real(self):
+    return (self,)
+
+
+def _entry_real(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(real, (self,)) from None
+    _k = _c_real.get(ks)
+    if _k is None:
+        _k = real._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(real, _k, (self,))
+    return _k(self)
+
+
+real._bind = _bind_real
+real._entry = _entry_real
+_aten._packet('real')._add(real)
+
+
+# schema/native_functions.yaml: imag(Tensor(a) self) -> Tensor(a)
+imag = _Op("aten", 'imag', 'default',
+    'imag(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_imag = imag._cache
+
+
+def _bind_imag(self):
+    return (self,)
+
+
+def _entry_imag(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(imag, (self,)) from None
+    _k = _c_imag.get(ks)
+    if _k is None:
+        _k = imag._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(imag, _k, (self,))
+    return _k(self)
+
+
+imag._bind = _bind_imag
+imag._entry = _entry_imag
+_aten._packet('imag')._add(imag)
+
+
+# schema/native_functions.yaml: conj(Tensor(a) self) -> Tensor(a)
+conj = _Op("aten", 'conj', 'default',
+    'conj(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_conj = conj._cache
+
+
+def _bind_conj(self):
+    return (self,)
+
+
+def _entry_conj(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conj, (self,)) from None
+    _k = _c_conj.get(ks)
+    if _k is None:
+        _k = conj._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conj, _k, (self,))
+    return _k(self)
+
+
+conj._bind = _bind_conj
+conj._entry = _entry_conj
+_aten._packet('conj')._add(conj)
+
+
+# schema/native_functions.yaml: _conj(Tensor(a) self) -> Tensor(a)
+_conj = _Op("aten", '_conj', 'default',
+    '_conj(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=('view',))
+_c__conj = _conj._cache
+
+
+def _bind__conj(self):
+    return (self,)
+
+
+def _entry__conj(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_conj, (self,)) from None
+    _k = _c__conj.get(ks)
+    if _k is None:
+        _k = _conj._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_conj, _k, (self,))
+    return _k(self)
+
+
+_conj._bind = _bind__conj
+_conj._entry = _entry__conj
+_aten._packet('_conj')._add(_conj)
+
+
+# schema/native_functions.yaml: resolve_conj(Tensor(a) self) -> Tensor(a)
+resolve_conj = _Op("aten", 'resolve_conj', 'default',
+    'resolve_conj(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_resolve_conj = resolve_conj._cache
+
+
+def _bind_resolve_conj(self):
+    return (self,)
+
+
+def _entry_resolve_conj(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(resolve_conj, (self,)) from None
+    _k = _c_resolve_conj.get(ks)
+    if _k is None:
+        _k = resolve_conj._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(resolve_conj, _k, (self,))
+    return _k(self)
+
+
+resolve_conj._bind = _bind_resolve_conj
+resolve_conj._entry = _entry_resolve_conj
+_aten._packet('resolve_conj')._add(resolve_conj)
+
+
+# schema/native_functions.yaml: resolve_neg(Tensor(a) self) -> Tensor(a)
+resolve_neg = _Op("aten", 'resolve_neg', 'default',
+    'resolve_neg(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_resolve_neg = resolve_neg._cache
+
+
+def _bind_resolve_neg(self):
+    return (self,)
+
+
+def _entry_resolve_neg(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(resolve_neg, (self,)) from None
+    _k = _c_resolve_neg.get(ks)
+    if _k is None:
+        _k = resolve_neg._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(resolve_neg, _k, (self,))
+    return _k(self)
+
+
+resolve_neg._bind = _bind_resolve_neg
+resolve_neg._entry = _entry_resolve_neg
+_aten._packet('resolve_neg')._add(resolve_neg)
+
+
+# schema/native_functions.yaml: conj_physical(Tensor self) -> Tensor
+conj_physical = _Op("aten", 'conj_physical', 'default',
+    'conj_physical(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_conj_physical = conj_physical._cache
+
+
+def _bind_conj_physical(self):
+    return (self,)
+
+
+def _entry_conj_physical(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conj_physical, (self,)) from None
+    _k = _c_conj_physical.get(ks)
+    if _k is None:
+        _k = conj_physical._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conj_physical, _k, (self,))
+    return _k(self)
+
+
+conj_physical._bind = _bind_conj_physical
+conj_physical._entry = _entry_conj_physical
+_aten._packet('conj_physical')._add(conj_physical)
+
+
+# schema/native_functions.yaml: conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of conj_physical)
+conj_physical_out = _Op("aten", 'conj_physical', 'out',
+    'conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_conj_physical_out = conj_physical_out._cache
+
+
+def _bind_conj_physical_out(self, *, out):
+    return (self, out)
+
+
+def _entry_conj_physical_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conj_physical_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_conj_physical_out.get(ks)
+    if _k is None:
+        _k = conj_physical_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conj_physical_out, _k, (self, out,))
+    return _k(self, out)
+
+
+conj_physical_out._bind = _bind_conj_physical_out
+conj_physical_out._entry = _entry_conj_physical_out
+_aten._packet('conj_physical')._add(conj_physical_out)
+
+
+# schema/native_functions.yaml: _conj_physical(Tensor self) -> Tensor
+_conj_physical = _Op("aten", '_conj_physical', 'default',
+    '_conj_physical(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c__conj_physical = _conj_physical._cache
+
+
+def _bind__conj_physical(self):
+    return (self,)
+
+
+def _entry__conj_physical(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_conj_physical, (self,)) from None
+    _k = _c__conj_physical.get(ks)
+    if _k is None:
+        _k = _conj_physical._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_conj_physical, _k, (self,))
+    return _k(self)
+
+
+_conj_physical._bind = _bind__conj_physical
+_conj_physical._entry = _entry__conj_physical
+_aten._packet('_conj_physical')._add(_conj_physical)
+
+
+# schema/native_functions.yaml: angle(Tensor self) -> Tensor
+angle = _Op("aten", 'angle', 'default',
+    'angle(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_angle = angle._cache
+
+
+def _bind_angle(self):
+    return (self,)
+
+
+def _entry_angle(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(angle, (self,)) from None
+    _k = _c_angle.get(ks)
+    if _k is None:
+        _k = angle._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(angle, _k, (self,))
+    return _k(self)
+
+
+angle._bind = _bind_angle
+angle._entry = _entry_angle
+_aten._packet('angle')._add(angle)
+
+
+# schema/native_functions.yaml: angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of angle)
+angle_out = _Op("aten", 'angle', 'out',
+    'angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_angle_out = angle_out._cache
+
+
+def _bind_angle_out(self, *, out):
+    return (self, out)
+
+
+def _entry_angle_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(angle_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_angle_out.get(ks)
+    if _k is None:
+        _k = angle_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(angle_out, _k, (self, out,))
+    return _k(self, out)
+
+
+angle_out._bind = _bind_angle_out
+angle_out._entry = _entry_angle_out
+_aten._packet('angle')._add(angle_out)
+
+
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+sgn = _Op("aten", 'sgn', 'default',
+    'sgn(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_sgn = sgn._cache
+
+
+def _bind_sgn(self):
+    return (self,)
+
+
+def _entry_sgn(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sgn, (self,)) from None
+    _k = _c_sgn.get(ks)
+    if _k is None:
+        _k = sgn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sgn, _k, (self,))
+    return _k(self)
+
+
+sgn._bind = _bind_sgn
+sgn._entry = _entry_sgn
+_aten._packet('sgn')._add(sgn)
+
+
+# schema/native_functions.yaml: sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sgn)
+sgn_out = _Op("aten", 'sgn', 'out',
+    'sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_sgn_out = sgn_out._cache
+
+
+def _bind_sgn_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sgn_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sgn_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sgn_out.get(ks)
+    if _k is None:
+        _k = sgn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sgn_out, _k, (self, out,))
+    return _k(self, out)
+
+
+sgn_out._bind = _bind_sgn_out
+sgn_out._entry = _entry_sgn_out
+_aten._packet('sgn')._add(sgn_out)
+
+
+# schema/native_functions.yaml: polar(Tensor abs, Tensor angle) -> Tensor
+polar = _Op("aten", 'polar', 'default',
+    'polar(Tensor abs, Tensor angle) -> Tensor',
+    ('abs', 'angle'), 2, tags=())
+_c_polar = polar._cache
+
+
+def _bind_polar(abs, angle):
+    return (abs, angle)
+
+
+def _entry_polar(abs, angle):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (abs._ks | angle._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polar, (abs, angle)) from None
+    _k = _c_polar.get(ks)
+    if _k is None:
+        _k = polar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(polar, _k, (abs, angle,))
+    return _k(abs, angle)
+
+
+polar._bind = _bind_polar
+polar._entry = _entry_polar
+_aten._packet('polar')._add(polar)
+
+
+# schema/native_functions.yaml: polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!) (autogen of polar)
+polar_out = _Op("aten", 'polar', 'out',
+    'polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!)',
+    ('abs', 'angle', 'out'), 2, tags=())
+_c_polar_out = polar_out._cache
+
+
+def _bind_polar_out(abs, angle, *, out):
+    return (abs, angle, out)
+
+
+def _entry_polar_out(abs, angle, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (abs._ks | angle._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polar_out, (abs, angle, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_polar_out.get(ks)
+    if _k is None:
+        _k = polar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(polar_out, _k, (abs, angle, out,))
+    return _k(abs, angle, out)
+
+
+polar_out._bind = _bind_polar_out
+polar_out._entry = _entry_polar_out
+_aten._packet('polar')._add(polar_out)
+
+
+# schema/native_functions.yaml: complex(Tensor real, Tensor imag) -> Tensor
+complex = _Op("aten", 'complex', 'default',
+    'complex(Tensor real, Tensor imag) -> Tensor',
+    ('real', 'imag'), 2, tags=())
+_c_complex = complex._cache
+
+
+def _bind_complex(real, imag):
+    return (real, imag)
+
+
+def _entry_complex(real, imag):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (real._ks | imag._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(complex, (real, imag)) from None
+    _k = _c_complex.get(ks)
+    if _k is None:
+        _k = complex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(complex, _k, (real, imag,))
+    return _k(real, imag)
+
+
+complex._bind = _bind_complex
+complex._entry = _entry_complex
+_aten._packet('complex')._add(complex)
+
+
+# schema/native_functions.yaml: complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!) (autogen of complex)
+complex_out = _Op("aten", 'complex', 'out',
+    'complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)',
+    ('real', 'imag', 'out'), 2, tags=())
+_c_complex_out = complex_out._cache
+
+
+def _bind_complex_out(real, imag, *, out):
+    return (real, imag, out)
+
+
+def _entry_complex_out(real, imag, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (real._ks | imag._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(complex_out, (real, imag, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_complex_out.get(ks)
+    if _k is None:
+        _k = complex_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(complex_out, _k, (real, imag, out,))
+    return _k(real, imag, out)
+
+
+complex_out._bind = _bind_complex_out
+complex_out._entry = _entry_complex_out
+_aten._packet('complex')._add(complex_out)
+
+
+# schema/native_functions.yaml: _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+_fft_r2c = _Op("aten", '_fft_r2c', 'default',
+    '_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor',
+    ('self', 'dim', 'normalization', 'onesided'), 4, tags=())
+_c__fft_r2c = _fft_r2c._cache
+
+
+def _bind__fft_r2c(self, dim, normalization, onesided):
+    return (self, dim, normalization, onesided)
+
+
+def _entry__fft_r2c(self, dim, normalization, onesided):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_fft_r2c, (self, dim, normalization, onesided)) from None
+    _k = _c__fft_r2c.get(ks)
+    if _k is None:
+        _k = _fft_r2c._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_fft_r2c, _k, (self, dim, normalization, onesided,))
+    return _k(self, dim, normalization, onesided)
+
+
+_fft_r2c._bind = _bind__fft_r2c
+_fft_r2c._entry = _entry__fft_r2c
+_aten._packet('_fft_r2c')._add(_fft_r2c)
+
+
+# schema/native_functions.yaml: _fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor
+_fft_c2r = _Op("aten", '_fft_c2r', 'default',
+    '_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor',
+    ('self', 'dim', 'normalization', 'last_dim_size'), 4, tags=())
+_c__fft_c2r = _fft_c2r._cache
+
+
+def _bind__fft_c2r(self, dim, normalization, last_dim_size):
+    return (self, dim, normalization, last_dim_size)
+
+
+def _entry__fft_c2r(self, dim, normalization, last_dim_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_fft_c2r, (self, dim, normalization, last_dim_size)) from None
+    _k = _c__fft_c2r.get(ks)
+    if _k is None:
+        _k = _fft_c2r._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_fft_c2r, _k, (self, dim, normalization, last_dim_size,))
+    return _k(self, dim, normalization, last_dim_size)
+
+
+_fft_c2r._bind = _bind__fft_c2r
+_fft_c2r._entry = _entry__fft_c2r
+_aten._packet('_fft_c2r')._add(_fft_c2r)
+
+
+# schema/native_functions.yaml: _fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor
+_fft_c2c = _Op("aten", '_fft_c2c', 'default',
+    '_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor',
+    ('self', 'dim', 'normalization', 'forward'), 4, tags=())
+_c__fft_c2c = _fft_c2c._cache
+
+
+def _bind__fft_c2c(self, dim, normalization, forward):
+    return (self, dim, normalization, forward)
+
+
+def _entry__fft_c2c(self, dim, normalization, forward):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_fft_c2c, (self, dim, normalization, forward)) from None
+    _k = _c__fft_c2c.get(ks)
+    if _k is None:
+        _k = _fft_c2c._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_fft_c2c, _k, (self, dim, normalization, forward,))
+    return _k(self, dim, normalization, forward)
+
+
+_fft_c2c._bind = _bind__fft_c2c
+_fft_c2c._entry = _entry__fft_c2c
+_aten._packet('_fft_c2c')._add(_fft_c2c)
+
+
+# schema/native_functions.yaml: fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_fft = _Op("aten", 'fft_fft', 'default',
+    'fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_fft = fft_fft._cache
+
+
+def _bind_fft_fft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_fft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fft, (self, n, dim, norm)) from None
+    _k = _c_fft_fft.get(ks)
+    if _k is None:
+        _k = fft_fft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_fft._bind = _bind_fft_fft
+fft_fft._entry = _entry_fft_fft
+_aten._packet('fft_fft')._add(fft_fft)
+
+
+# schema/native_functions.yaml: fft_fft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_fft)
+fft_fft_out = _Op("aten", 'fft_fft', 'out',
+    'fft_fft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_fft_out = fft_fft_out._cache
+
+
+def _bind_fft_fft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_fft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_fft_out.get(ks)
+    if _k is None:
+        _k = fft_fft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_fft_out._bind = _bind_fft_fft_out
+fft_fft_out._entry = _entry_fft_fft_out
+_aten._packet('fft_fft')._add(fft_fft_out)
+
+
+# schema/native_functions.yaml: fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_ifft = _Op("aten", 'fft_ifft', 'default',
+    'fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_ifft = fft_ifft._cache
+
+
+def _bind_fft_ifft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_ifft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifft, (self, n, dim, norm)) from None
+    _k = _c_fft_ifft.get(ks)
+    if _k is None:
+        _k = fft_ifft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_ifft._bind = _bind_fft_ifft
+fft_ifft._entry = _entry_fft_ifft
+_aten._packet('fft_ifft')._add(fft_ifft)
+
+
+# schema/native_functions.yaml: fft_ifft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ifft)
+fft_ifft_out = _Op("aten", 'fft_ifft', 'out',
+    'fft_ifft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ifft_out = fft_ifft_out._cache
+
+
+def _bind_fft_ifft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_ifft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ifft_out.get(ks)
+    if _k is None:
+        _k = fft_ifft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_ifft_out._bind = _bind_fft_ifft_out
+fft_ifft_out._entry = _entry_fft_ifft_out
+_aten._packet('fft_ifft')._add(fft_ifft_out)
+
+
+# schema/native_functions.yaml: fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_rfft = _Op("aten", 'fft_rfft', 'default',
+    'fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_rfft = fft_rfft._cache
+
+
+def _bind_fft_rfft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_rfft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfft, (self, n, dim, norm)) from None
+    _k = _c_fft_rfft.get(ks)
+    if _k is None:
+        _k = fft_rfft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_rfft._bind = _bind_fft_rfft
+fft_rfft._entry = _entry_fft_rfft
+_aten._packet('fft_rfft')._add(fft_rfft)
+
+
+# schema/native_functions.yaml: fft_rfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_rfft)
+fft_rfft_out = _Op("aten", 'fft_rfft', 'out',
+    'fft_rfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_rfft_out = fft_rfft_out._cache
+
+
+def _bind_fft_rfft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_rfft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_rfft_out.get(ks)
+    if _k is None:
+        _k = fft_rfft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_rfft_out._bind = _bind_fft_rfft_out
+fft_rfft_out._entry = _entry_fft_rfft_out
+_aten._packet('fft_rfft')._add(fft_rfft_out)
+
+
+# schema/native_functions.yaml: fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_irfft = _Op("aten", 'fft_irfft', 'default',
+    'fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_irfft = fft_irfft._cache
+
+
+def _bind_fft_irfft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_irfft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfft, (self, n, dim, norm)) from None
+    _k = _c_fft_irfft.get(ks)
+    if _k is None:
+        _k = fft_irfft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_irfft._bind = _bind_fft_irfft
+fft_irfft._entry = _entry_fft_irfft
+_aten._packet('fft_irfft')._add(fft_irfft)
+
+
+# schema/native_functions.yaml: fft_irfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_irfft)
+fft_irfft_out = _Op("aten", 'fft_irfft', 'out',
+    'fft_irfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_irfft_out = fft_irfft_out._cache
+
+
+def _bind_fft_irfft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_irfft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_irfft_out.get(ks)
+    if _k is None:
+        _k = fft_irfft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_irfft_out._bind = _bind_fft_irfft_out
+fft_irfft_out._entry = _entry_fft_irfft_out
+_aten._packet('fft_irfft')._add(fft_irfft_out)
+
+
+# schema/native_functions.yaml: fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_hfft = _Op("aten", 'fft_hfft', 'default',
+    'fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_hfft = fft_hfft._cache
+
+
+def _bind_fft_hfft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_hfft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfft, (self, n, dim, norm)) from None
+    _k = _c_fft_hfft.get(ks)
+    if _k is None:
+        _k = fft_hfft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_hfft._bind = _bind_fft_hfft
+fft_hfft._entry = _entry_fft_hfft
+_aten._packet('fft_hfft')._add(fft_hfft)
+
+
+# schema/native_functions.yaml: fft_hfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_hfft)
+fft_hfft_out = _Op("aten", 'fft_hfft', 'out',
+    'fft_hfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_hfft_out = fft_hfft_out._cache
+
+
+def _bind_fft_hfft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_hfft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_hfft_out.get(ks)
+    if _k is None:
+        _k = fft_hfft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_hfft_out._bind = _bind_fft_hfft_out
+fft_hfft_out._entry = _entry_fft_hfft_out
+_aten._packet('fft_hfft')._add(fft_hfft_out)
+
+
+# schema/native_functions.yaml: fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_ihfft = _Op("aten", 'fft_ihfft', 'default',
+    'fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_ihfft = fft_ihfft._cache
+
+
+def _bind_fft_ihfft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_ihfft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfft, (self, n, dim, norm)) from None
+    _k = _c_fft_ihfft.get(ks)
+    if _k is None:
+        _k = fft_ihfft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_ihfft._bind = _bind_fft_ihfft
+fft_ihfft._entry = _entry_fft_ihfft
+_aten._packet('fft_ihfft')._add(fft_ihfft)
+
+
+# schema/native_functions.yaml: fft_ihfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ihfft)
+fft_ihfft_out = _Op("aten", 'fft_ihfft', 'out',
+    'fft_ihfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ihfft_out = fft_ihfft_out._cache
+
+
+def _bind_fft_ihfft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_ihfft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ihfft_out.get(ks)
+    if _k is None:
+        _k = fft_ihfft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_ihfft_out._bind = _bind_fft_ihfft_out
+fft_ihfft_out._entry = _entry_fft_ihfft_out
+_aten._packet('fft_ihfft')._add(fft_ihfft_out)
+
+
+# schema/native_functions.yaml: fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_fft2 = _Op("aten", 'fft_fft2', 'default',
+    'fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_fft2 = fft_fft2._cache
+
+
+def _bind_fft_fft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_fft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fft2, (self, s, dim, norm)) from None
+    _k = _c_fft_fft2.get(ks)
+    if _k is None:
+        _k = fft_fft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_fft2._bind = _bind_fft_fft2
+fft_fft2._entry = _entry_fft_fft2
+_aten._packet('fft_fft2')._add(fft_fft2)
+
+
+# schema/native_functions.yaml: fft_fft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_fft2)
+fft_fft2_out = _Op("aten", 'fft_fft2', 'out',
+    'fft_fft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_fft2_out = fft_fft2_out._cache
+
+
+def _bind_fft_fft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_fft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_fft2_out.get(ks)
+    if _k is None:
+        _k = fft_fft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_fft2_out._bind = _bind_fft_fft2_out
+fft_fft2_out._entry = _entry_fft_fft2_out
+_aten._packet('fft_fft2')._add(fft_fft2_out)
+
+
+# schema/native_functions.yaml: fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_ifft2 = _Op("aten", 'fft_ifft2', 'default',
+    'fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_ifft2 = fft_ifft2._cache
+
+
+def _bind_fft_ifft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_ifft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifft2, (self, s, dim, norm)) from None
+    _k = _c_fft_ifft2.get(ks)
+    if _k is None:
+        _k = fft_ifft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_ifft2._bind = _bind_fft_ifft2
+fft_ifft2._entry = _entry_fft_ifft2
+_aten._packet('fft_ifft2')._add(fft_ifft2)
+
+
+# schema/native_functions.yaml: fft_ifft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ifft2)
+fft_ifft2_out = _Op("aten", 'fft_ifft2', 'out',
+    'fft_ifft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ifft2_out = fft_ifft2_out._cache
+
+
+def _bind_fft_ifft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_ifft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ifft2_out.get(ks)
+    if _k is None:
+        _k = fft_ifft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_ifft2_out._bind = _bind_fft_ifft2_out
+fft_ifft2_out._entry = _entry_fft_ifft2_out
+_aten._packet('fft_ifft2')._add(fft_ifft2_out)
+
+
+# schema/native_functions.yaml: fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_rfft2 = _Op("aten", 'fft_rfft2', 'default',
+    'fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_rfft2 = fft_rfft2._cache
+
+
+def _bind_fft_rfft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_rfft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfft2, (self, s, dim, norm)) from None
+    _k = _c_fft_rfft2.get(ks)
+    if _k is None:
+        _k = fft_rfft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_rfft2._bind = _bind_fft_rfft2
+fft_rfft2._entry = _entry_fft_rfft2
+_aten._packet('fft_rfft2')._add(fft_rfft2)
+
+
+# schema/native_functions.yaml: fft_rfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_rfft2)
+fft_rfft2_out = _Op("aten", 'fft_rfft2', 'out',
+    'fft_rfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_rfft2_out = fft_rfft2_out._cache
+
+
+def _bind_fft_rfft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_rfft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_rfft2_out.get(ks)
+    if _k is None:
+        _k = fft_rfft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_rfft2_out._bind = _bind_fft_rfft2_out
+fft_rfft2_out._entry = _entry_fft_rfft2_out
+_aten._packet('fft_rfft2')._add(fft_rfft2_out)
+
+
+# schema/native_functions.yaml: fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_irfft2 = _Op("aten", 'fft_irfft2', 'default',
+    'fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_irfft2 = fft_irfft2._cache
+
+
+def _bind_fft_irfft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_irfft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfft2, (self, s, dim, norm)) from None
+    _k = _c_fft_irfft2.get(ks)
+    if _k is None:
+        _k = fft_irfft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_irfft2._bind = _bind_fft_irfft2
+fft_irfft2._entry = _entry_fft_irfft2
+_aten._packet('fft_irfft2')._add(fft_irfft2)
+
+
+# schema/native_functions.yaml: fft_irfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_irfft2)
+fft_irfft2_out = _Op("aten", 'fft_irfft2', 'out',
+    'fft_irfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_irfft2_out = fft_irfft2_out._cache
+
+
+def _bind_fft_irfft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_irfft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_irfft2_out.get(ks)
+    if _k is None:
+        _k = fft_irfft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_irfft2_out._bind = _bind_fft_irfft2_out
+fft_irfft2_out._entry = _entry_fft_irfft2_out
+_aten._packet('fft_irfft2')._add(fft_irfft2_out)
+
+
+# schema/native_functions.yaml: fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_hfft2 = _Op("aten", 'fft_hfft2', 'default',
+    'fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_hfft2 = fft_hfft2._cache
+
+
+def _bind_fft_hfft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_hfft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfft2, (self, s, dim, norm)) from None
+    _k = _c_fft_hfft2.get(ks)
+    if _k is None:
+        _k = fft_hfft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_hfft2._bind = _bind_fft_hfft2
+fft_hfft2._entry = _entry_fft_hfft2
+_aten._packet('fft_hfft2')._add(fft_hfft2)
+
+
+# schema/native_functions.yaml: fft_hfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_hfft2)
+fft_hfft2_out = _Op("aten", 'fft_hfft2', 'out',
+    'fft_hfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_hfft2_out = fft_hfft2_out._cache
+
+
+def _bind_fft_hfft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_hfft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_hfft2_out.get(ks)
+    if _k is None:
+        _k = fft_hfft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_hfft2_out._bind = _bind_fft_hfft2_out
+fft_hfft2_out._entry = _entry_fft_hfft2_out
+_aten._packet('fft_hfft2')._add(fft_hfft2_out)
+
+
+# schema/native_functions.yaml: fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_ihfft2 = _Op("aten", 'fft_ihfft2', 'default',
+    'fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_ihfft2 = fft_ihfft2._cache
+
+
+def _bind_fft_ihfft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_ihfft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfft2, (self, s, dim, norm)) from None
+    _k = _c_fft_ihfft2.get(ks)
+    if _k is None:
+        _k = fft_ihfft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_ihfft2._bind = _bind_fft_ihfft2
+fft_ihfft2._entry = _entry_fft_ihfft2
+_aten._packet('fft_ihfft2')._add(fft_ihfft2)
+
+
+# schema/native_functions.yaml: fft_ihfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ihfft2)
+fft_ihfft2_out = _Op("aten", 'fft_ihfft2', 'out',
+    'fft_ihfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ihfft2_out = fft_ihfft2_out._cache
+
+
+def _bind_fft_ihfft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_ihfft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ihfft2_out.get(ks)
+    if _k is None:
+        _k = fft_ihfft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_ihfft2_out._bind = _bind_fft_ihfft2_out
+fft_ihfft2_out._entry = _entry_fft_ihfft2_out
+_aten._packet('fft_ihfft2')._add(fft_ihfft2_out)
+
+
+# schema/native_functions.yaml: fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_fftn = _Op("aten", 'fft_fftn', 'default',
+    'fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_fftn = fft_fftn._cache
+
+
+def _bind_fft_fftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_fftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fftn, (self, s, dim, norm)) from None
+    _k = _c_fft_fftn.get(ks)
+    if _k is None:
+        _k = fft_fftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_fftn._bind = _bind_fft_fftn
+fft_fftn._entry = _entry_fft_fftn
+_aten._packet('fft_fftn')._add(fft_fftn)
+
+
+# schema/native_functions.yaml: fft_fftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_fftn)
+fft_fftn_out = _Op("aten", 'fft_fftn', 'out',
+    'fft_fftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_fftn_out = fft_fftn_out._cache
+
+
+def _bind_fft_fftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_fftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_fftn_out.get(ks)
+    if _k is None:
+        _k = fft_fftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_fftn_out._bind = _bind_fft_fftn_out
+fft_fftn_out._entry = _entry_fft_fftn_out
+_aten._packet('fft_fftn')._add(fft_fftn_out)
+
+
+# schema/native_functions.yaml: fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_ifftn = _Op("aten", 'fft_ifftn', 'default',
+    'fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_ifftn = fft_ifftn._cache
+
+
+def _bind_fft_ifftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_ifftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifftn, (self, s, dim, norm)) from None
+    _k = _c_fft_ifftn.get(ks)
+    if _k is None:
+        _k = fft_ifftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_ifftn._bind = _bind_fft_ifftn
+fft_ifftn._entry = _entry_fft_ifftn
+_aten._packet('fft_ifftn')._add(fft_ifftn)
+
+
+# schema/native_functions.yaml: fft_ifftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ifftn)
+fft_ifftn_out = _Op("aten", 'fft_ifftn', 'out',
+    'fft_ifftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ifftn_out = fft_ifftn_out._cache
+
+
+def _bind_fft_ifftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_ifftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ifftn_out.get(ks)
+    if _k is None:
+        _k = fft_ifftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_ifftn_out._bind = _bind_fft_ifftn_out
+fft_ifftn_out._entry = _entry_fft_ifftn_out
+_aten._packet('fft_ifftn')._add(fft_ifftn_out)
+
+
+# schema/native_functions.yaml: fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_rfftn = _Op("aten", 'fft_rfftn', 'default',
+    'fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_rfftn = fft_rfftn._cache
+
+
+def _bind_fft_rfftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_rfftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfftn, (self, s, dim, norm)) from None
+    _k = _c_fft_rfftn.get(ks)
+    if _k is None:
+        _k = fft_rfftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_rfftn._bind = _bind_fft_rfftn
+fft_rfftn._entry = _entry_fft_rfftn
+_aten._packet('fft_rfftn')._add(fft_rfftn)
+
+
+# schema/native_functions.yaml: fft_rfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_rfftn)
+fft_rfftn_out = _Op("aten", 'fft_rfftn', 'out',
+    'fft_rfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_rfftn_out = fft_rfftn_out._cache
+
+
+def _bind_fft_rfftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_rfftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_rfftn_out.get(ks)
+    if _k is None:
+        _k = fft_rfftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_rfftn_out._bind = _bind_fft_rfftn_out
+fft_rfftn_out._entry = _entry_fft_rfftn_out
+_aten._packet('fft_rfftn')._add(fft_rfftn_out)
+
+
+# schema/native_functions.yaml: fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_irfftn = _Op("aten", 'fft_irfftn', 'default',
+    'fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_irfftn = fft_irfftn._cache
+
+
+def _bind_fft_irfftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_irfftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfftn, (self, s, dim, norm)) from None
+    _k = _c_fft_irfftn.get(ks)
+    if _k is None:
+        _k = fft_irfftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_irfftn._bind = _bind_fft_irfftn
+fft_irfftn._entry = _entry_fft_irfftn
+_aten._packet('fft_irfftn')._add(fft_irfftn)
+
+
+# schema/native_functions.yaml: fft_irfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_irfftn)
+fft_irfftn_out = _Op("aten", 'fft_irfftn', 'out',
+    'fft_irfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_irfftn_out = fft_irfftn_out._cache
+
+
+def _bind_fft_irfftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_irfftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_irfftn_out.get(ks)
+    if _k is None:
+        _k = fft_irfftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_irfftn_out._bind = _bind_fft_irfftn_out
+fft_irfftn_out._entry = _entry_fft_irfftn_out
+_aten._packet('fft_irfftn')._add(fft_irfftn_out)
+
+
+# schema/native_functions.yaml: fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_hfftn = _Op("aten", 'fft_hfftn', 'default',
+    'fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_hfftn = fft_hfftn._cache
+
+
+def _bind_fft_hfftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_hfftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfftn, (self, s, dim, norm)) from None
+    _k = _c_fft_hfftn.get(ks)
+    if _k is None:
+        _k = fft_hfftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_hfftn._bind = _bind_fft_hfftn
+fft_hfftn._entry = _entry_fft_hfftn
+_aten._packet('fft_hfftn')._add(fft_hfftn)
+
+
+# schema/native_functions.yaml: fft_hfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_hfftn)
+fft_hfftn_out = _Op("aten", 'fft_hfftn', 'out',
+    'fft_hfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_hfftn_out = fft_hfftn_out._cache
+
+
+def _bind_fft_hfftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_hfftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_hfftn_out.get(ks)
+    if _k is None:
+        _k = fft_hfftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_hfftn_out._bind = _bind_fft_hfftn_out
+fft_hfftn_out._entry = _entry_fft_hfftn_out
+_aten._packet('fft_hfftn')._add(fft_hfftn_out)
+
+
+# schema/native_functions.yaml: fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_ihfftn = _Op("aten", 'fft_ihfftn', 'default',
+    'fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_ihfftn = fft_ihfftn._cache
+
+
+def _bind_fft_ihfftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_ihfftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfftn, (self, s, dim, norm)) from None
+    _k = _c_fft_ihfftn.get(ks)
+    if _k is None:
+        _k = fft_ihfftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_ihfftn._bind = _bind_fft_ihfftn
+fft_ihfftn._entry = _entry_fft_ihfftn
+_aten._packet('fft_ihfftn')._add(fft_ihfftn)
+
+
+# schema/native_functions.yaml: fft_ihfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ihfftn)
+fft_ihfftn_out = _Op("aten", 'fft_ihfftn', 'out',
+    'fft_ihfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ihfftn_out = fft_ihfftn_out._cache
+
+
+def _bind_fft_ihfftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_ihfftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ihfftn_out.get(ks)
+    if _k is None:
+        _k = fft_ihfftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_ihfftn_out._bind = _bind_fft_ihfftn_out
+fft_ihfftn_out._entry = _entry_fft_ihfftn_out
+_aten._packet('fft_ihfftn')._add(fft_ihfftn_out)
+
+
+# schema/native_functions.yaml: fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+fft_fftfreq = _Op("aten", 'fft_fftfreq', 'default',
+    'fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'd', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_fft_fftfreq = fft_fftfreq._cache
+
+
+def _bind_fft_fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, d, dtype, layout, device, pin_memory)
+
+
+def _entry_fft_fftfreq(n, d, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_fft_fftfreq.get(ks)
+    if _k is None:
+        _k = fft_fftfreq._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fftfreq, _k, (n, d, dtype, layout, device, pin_memory,))
+    return _k(n, d, dtype, layout, device, pin_memory)
+
+
+fft_fftfreq._bind = _bind_fft_fftfreq
+fft_fftfreq._entry = _entry_fft_fftfreq
+_aten._packet('fft_fftfreq')._add(fft_fftfreq)
+
+
+# schema/native_functions.yaml: fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+fft_rfftfreq = _Op("aten", 'fft_rfftfreq', 'default',
+    'fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'd', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_fft_rfftfreq = fft_rfftfreq._cache
+
+
+def _bind_fft_rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, d, dtype, layout, device, pin_memory)
+
+
+def _entry_fft_rfftfreq(n, d, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_fft_rfftfreq.get(ks)
+    if _k is None:
+        _k = fft_rfftfreq._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfftfreq, _k, (n, d, dtype, layout, device, pin_memory,))
+    return _k(n, d, dtype, layout, device, pin_memory)
+
+
+fft_rfftfreq._bind = _bind_fft_rfftfreq
+fft_rfftfreq._entry = _entry_fft_rfftfreq
+_aten._packet('fft_rfftfreq')._add(fft_rfftfreq)
+
+
+# schema/native_functions.yaml: fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor
+fft_fftshift = _Op("aten", 'fft_fftshift', 'default',
+    'fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_fft_fftshift = fft_fftshift._cache
+
+
+def _bind_fft_fftshift(self, dim=None):
+    return (self, dim)
+
+
+def _entry_fft_fftshift(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fftshift, (self, dim)) from None
+    _k = _c_fft_fftshift.get(ks)
+    if _k is None:
+        _k = fft_fftshift._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fftshift, _k, (self, dim,))
+    return _k(self, dim)
+
+
+fft_fftshift._bind = _bind_fft_fftshift
+fft_fftshift._entry = _entry_fft_fftshift
+_aten._packet('fft_fftshift')._add(fft_fftshift)
+
+
+# schema/native_functions.yaml: fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor
+fft_ifftshift = _Op("aten", 'fft_ifftshift', 'default',
+    'fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_fft_ifftshift = fft_ifftshift._cache
+
+
+def _bind_fft_ifftshift(self, dim=None):
+    return (self, dim)
+
+
+def _entry_fft_ifftshift(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifftshift, (self, dim)) from None
+    _k = _c_fft_ifftshift.get(ks)
+    if _k is None:
+        _k = fft_ifftshift._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifftshift, _k, (self, dim,))
+    return _k(self, dim)
+
+
+fft_ifftshift._bind = _bind_fft_ifftshift
+fft_ifftshift._entry = _entry_fft_ifftshift
+_aten._packet('fft_ifftshift')._add(fft_ifftshift)
+
+
+# schema/native_functions.yaml: stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+stft_center = _Op("aten", 'stft', 'center',
+    'stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+    ('self', 'n_fft', 'hop_length', 'win_length', 'window', 'center', 'pad_mode', 'normalized', 'onesided', 'return_complex', 'align_to_window'), 11, tags=())
+_c_stft_center = stft_center._cache
+
+
+def _bind_stft_center(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    return (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
+
+def _entry_stft_center(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (window._ks if window is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(stft_center, (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)) from None
+    _k = _c_stft_center.get(ks)
+    if _k is None:
+        _k = stft_center._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(stft_center, _k, (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window,))
+    return _k(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
+
+stft_center._bind = _bind_stft_center
+stft_center._entry = _entry_stft_center
+_aten._packet('stft')._add(stft_center)
+
+
+# schema/native_functions.yaml: stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+stft = _Op("aten", 'stft', 'default',
+    'stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+    ('self', 'n_fft', 'hop_length', 'win_length', 'window', 'normalized', 'onesided', 'return_complex', 'align_to_window'), 9, tags=())
+_c_stft = stft._cache
+
+
+def _bind_stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    return (self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+
+
+def _entry_stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (window._ks if window is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(stft, (self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)) from None
+    _k = _c_stft.get(ks)
+    if _k is None:
+        _k = stft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(stft, _k, (self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window,))
+    return _k(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+
+
+stft._bind = _bind_stft
+stft._entry = _entry_stft
+_aten._packet('stft')._add(stft)
+
+
+# schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+istft = _Op("aten", 'istft', 'default',
+    'istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor',
+    ('self', 'n_fft', 'hop_length', 'win_length', 'window', 'center', 'normalized', 'onesided', 'length', 'return_complex'), 10, tags=())
+_c_istft = istft._cache
+
+
+def _bind_istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
+    return (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+
+
+def _entry_istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (window._ks if window is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(istft, (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)) from None
+    _k = _c_istft.get(ks)
+    if _k is None:
+        _k = istft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(istft, _k, (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex,))
+    return _k(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+
+
+istft._bind = _bind_istft
+istft._entry = _entry_istft
+_aten._packet('istft')._add(istft)
 
 
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor

@@ -200,7 +200,15 @@ class Tensor:
         return self._dtype.is_floating_point
 
     def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def is_neg(self) -> bool:
+        """False: ember has no negative bit (torch's lazily negated views)."""
         return False
+
+    def is_conj(self) -> bool:
+        """Whether this is a lazy conjugate view (conj() of a complex tensor)."""
+        return bool(self._ks & K.CONJ_BIT)
 
     def is_signed(self) -> bool:
         return self._dtype.is_signed
@@ -261,10 +269,15 @@ class Tensor:
         if self.requires_grad and _tls.grad_enabled and not force:   # (torch's check)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
+        if self._ks & K.CONJ_BIT:
+            if not force:
+                raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
+                                   "Use tensor.resolve_conj().numpy() instead.")
+            return self.detach().resolve_conj()._np
         return self._np
 
     def __array__(self, dtype=None, copy=None):
-        a = self.numpy(force=True)
+        a = self.detach().numpy() if self._ks & K.CONJ_BIT else self.numpy(force=True)
         return a if dtype is None else a.astype(dtype)
 
     def item(self):
@@ -281,7 +294,9 @@ class Tensor:
         return a.tolist()
 
     def _host_array(self) -> np.ndarray:
-        return self._np if self._device.type == "cpu" else self.cpu()._np
+        """The values on the host (a conjugate view's conjugated values)."""
+        t = self.detach().resolve_conj() if self._ks & K.CONJ_BIT else self
+        return t._np if t._device.type == "cpu" else t.cpu()._np
 
     def __len__(self):
         if not self._shape:

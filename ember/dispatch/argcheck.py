@@ -22,7 +22,7 @@ def ks_number(x) -> int:
     """Keyset of a Tensor argument that may also be a Python number (wrapped number)."""
     if isinstance(x, Tensor):
         return x._ks
-    if isinstance(x, (bool, int, float, np.number, np.bool_)):
+    if isinstance(x, (bool, int, float, complex, np.number, np.bool_)):
         return 0
     raise AttributeError("not a tensor")
 
@@ -92,7 +92,7 @@ _BASE = {
     "Tensor": lambda x: isinstance(x, Tensor),
     "Tensor|number": lambda x: isinstance(x, Tensor) or _is_number(x),
     "int": _is_int, "SymInt": _is_int,
-    "float": lambda x: _is_number(x) and not isinstance(x, bool),
+    "float": lambda x: _is_number(x) and not isinstance(x, (bool, complex, np.complexfloating)),
     "bool": lambda x: isinstance(x, (bool, np.bool_)),
     "str": lambda x: isinstance(x, str),
     "Scalar": _is_number,

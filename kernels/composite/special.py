@@ -21,10 +21,6 @@ def float_power(self, exponent):
     return ember.pow(_float64(self), _float64(exponent))
 
 
-def sgn(self):
-    return ember.sign(self)
-
-
 def positive(self):
     if self.dtype == ember.bool:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")

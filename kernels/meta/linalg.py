@@ -14,7 +14,8 @@ from ember.kernels.common._errors import LinAlgError, not_implemented_for
 # torch names the element types by their C++ type in the mm dtype message.
 CPP_NAMES = {D.bool_: "bool", D.uint8: "unsigned char", D.int8: "signed char",
              D.int16: "short int", D.int32: "int", D.int64: "long int", D.float16: "c10::Half",
-             D.bfloat16: "c10::BFloat16", D.float32: "float", D.float64: "double"}
+             D.bfloat16: "c10::BFloat16", D.float32: "float", D.float64: "double",
+             D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>"}
 
 
 def check_mm(self, mat2) -> tuple:

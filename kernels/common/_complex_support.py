@@ -1,0 +1,115 @@
+"""The ops torch has no complex kernels for, and the error each raises: one table,
+installed over the backend kernels (CPU, CUDA, Meta, CompositeExplicit) of those ops,
+like torch's dtype dispatch (AT_DISPATCH_ALL_TYPES without the complex types). NumPy
+would order complex numbers lexicographically and give an answer; torch refuses.
+
+    >>> ember.tensor([1j]) < 1
+    Traceback (most recent call last):
+    NotImplementedError: "lt_cpu" not implemented for 'ComplexFloat'
+"""
+from __future__ import annotations
+
+from ember.core import dtype as D
+
+_NI = NotImplementedError
+
+
+def _kernel_name(name):
+    return (_NI, f'"{name}" not implemented for \'{{dtype}}\'')
+
+
+_CLAMP = (_NI, "clamp is not supported for complex types")
+_SORT = (RuntimeError, " Sort does not support complex dtypes on CPU")
+
+# aten op name (its in-place and out= overloads included) -> (exception type, message)
+UNSUPPORTED = {
+    **{op: _kernel_name(f"{op}_cpu") for op in (
+        "lt", "le", "gt", "ge", "remainder", "fmod", "atan2", "bitwise_and", "bitwise_or",
+        "bitwise_xor", "bitwise_not", "frac", "cummax", "cummin", "elu", "leaky_relu",
+        "softplus", "threshold", "searchsorted", "bucketize", "logit", "kthvalue")},
+    "floor_divide": _kernel_name("div_floor_cpu"),
+    "round": _kernel_name("round_vml_cpu"),
+    "erf": _kernel_name("erf_vml_cpu"),
+    "amax": _kernel_name("max_values_cpu"),
+    "amin": _kernel_name("min_values_cpu"),
+    "gelu": _kernel_name("GeluKernelImpl"),
+    "softmax": _kernel_name("softmax_lastdim_kernel_impl"),
+    "_softmax": _kernel_name("softmax_lastdim_kernel_impl"),
+    "log_softmax": _kernel_name("log_softmax_lastdim_kernel_impl"),
+    "_log_softmax": _kernel_name("log_softmax_lastdim_kernel_impl"),
+    "_unique2": _kernel_name("unique"),
+    "unique_dim": _kernel_name("unique"),
+    "unique_consecutive": _kernel_name("unique"),
+    "floor": (_NI, "floor is not supported for complex inputs"),
+    "ceil": (_NI, "ceil is not supported for complex inputs"),
+    "trunc": (_NI, "trunc is not supported for complex inputs"),
+    "sign": (_NI, ("Unlike NumPy, ember.sign is not intended to support complex numbers. "
+                  "Please use ember.sgn instead.")),
+    "signbit": (_NI, "signbit is not implemented for complex tensors."),
+    "clamp": _CLAMP, "clamp_min": _CLAMP, "clamp_max": _CLAMP, "relu": _CLAMP,
+    "hardtanh": _CLAMP,
+    "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (RuntimeError, "minimum not implemented for complex tensors."),
+    "argmax": (RuntimeError, "argmax(): does not support complex input"),
+    "argmin": (RuntimeError, "argmin(): does not support complex input"),
+    "sort": _SORT, "argsort": _SORT, "msort": _SORT,
+    "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
+}
+# max/min: their reduction overloads name the op, the binary one is maximum/minimum's
+_OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
+              ("max", "dim"): (RuntimeError, "max(): does not support complex input"),
+              ("min", "dim"): (RuntimeError, "min(): does not support complex input"),
+              ("max", "other"): UNSUPPORTED["maximum"], ("min", "other"): UNSUPPORTED["minimum"]}
+
+
+def complex_dtype_of(args):
+    """The promoted dtype of an op's tensor and number arguments when one of them is
+    complex (the dtype torch's error names), else None."""
+    operands = [a for a in args if hasattr(a, "_dtype") or isinstance(a, (int, float, complex))]
+    if any(isinstance(a, complex) or a._dtype.is_complex for a in operands
+           if not isinstance(a, (int, float))):
+        dt = D.result_type(*operands)
+        return dt if dt.is_complex else next(a._dtype for a in operands if hasattr(a, "_dtype")
+                                             and a._dtype.is_complex)
+    return None
+
+
+def _refusing(fn, error):
+    exc, message = error
+
+    def kernel(*args):
+        for a in args:   # (a cheap scan: relu, clamp and comparisons are hot)
+            dt = getattr(a, "_dtype", None)
+            if (dt is not None and dt.is_complex) or a.__class__ is complex:
+                raise exc(message.format(dtype=complex_dtype_of(args).scalar_name))
+        return fn(*args)
+    kernel.__name__ = getattr(fn, "__name__", "kernel")
+    kernel.__wrapped__ = fn
+    return kernel
+
+
+def install(all_ops) -> None:
+    """Wraps the backend kernels of every overload in the tables (called once at import;
+    out= overloads run their functional op, so they are covered through it)."""
+    for op in all_ops:
+        if op.namespace != "aten":
+            continue
+        error = _OVERLOADS.get((op.name, op.overload_name)) or \
+            UNSUPPORTED.get(op.name.rstrip("_"))
+        if error is None:
+            continue
+        for key, entry in list(op._table.items()):
+            if isinstance(entry, tuple):
+                op._table[key] = (_refusing(entry[0], error), entry[1])
+        if op._composite_explicit is not None:
+            fn, with_keyset = op._composite_explicit
+            op._composite_explicit = (_refusing(fn, error), with_keyset)
+        op._cache.clear()
+
+
+def _install_at_import():
+    from ember.dispatch.dispatcher import _all_ops
+    install(_all_ops)
+
+
+_install_at_import()
