@@ -18,6 +18,8 @@ from ember.dispatch.dispatcher import ops as _ops
 from ember.dispatch import observers as _obs
 from ember.dispatch.keys import BACKEND_SELECT_BIT as _BACKEND_SELECT
 from ember.dispatch.keys import ADINPLACE_BIT as _ADINPLACE
+from ember.dispatch.keys import COMPLEX_BIT as _COMPLEX
+_complex = complex  # (the builtin: aten.complex's overload takes the name below)
 from ember.dispatch.tls import state as _tls
 
 _aten = _ops.namespace("aten")
@@ -424,7 +426,7 @@ def _bind_full_like(self, fill_value, *, dtype=None, layout=None, device=None, p
 def _entry_full_like(self, fill_value, dtype, layout, device, pin_memory, memory_format):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_like, (self, fill_value, dtype, layout, device, pin_memory, memory_format)) from None
     _k = _c_full_like.get(ks)
@@ -574,7 +576,7 @@ def _bind_new_full(self, size, fill_value, *, dtype=None, layout=None, device=No
 def _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_full, (self, size, fill_value, dtype, layout, device, pin_memory)) from None
     _k = _c_new_full.get(ks)
@@ -970,7 +972,7 @@ def _bind_fill__Scalar(self, value):
 def _entry_fill__Scalar(self, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill__Scalar, (self, value)) from None
     if not self._ks & _ADINPLACE:
@@ -1066,7 +1068,7 @@ def _bind_add_Tensor(self, other, *, alpha=1):
 def _entry_add_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Tensor, (self, other, alpha)) from None
     _k = _c_add_Tensor.get(ks)
@@ -1096,7 +1098,7 @@ def _bind_add_out(self, other, *, alpha=1, out):
 def _entry_add_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1128,7 +1130,7 @@ def _bind_add_Scalar(self, other, alpha=1):
 def _entry_add_Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Scalar, (self, other, alpha)) from None
     _k = _c_add_Scalar.get(ks)
@@ -1158,7 +1160,7 @@ def _bind_add_Scalar_out(self, other, alpha=1, *, out):
 def _entry_add_Scalar_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1190,7 +1192,7 @@ def _bind_add__Tensor(self, other, *, alpha=1):
 def _entry_add__Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1222,7 +1224,7 @@ def _bind_add__Scalar(self, other, alpha=1):
 def _entry_add__Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1254,7 +1256,7 @@ def _bind_sub_Tensor(self, other, *, alpha=1):
 def _entry_sub_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Tensor, (self, other, alpha)) from None
     _k = _c_sub_Tensor.get(ks)
@@ -1284,7 +1286,7 @@ def _bind_sub_out(self, other, *, alpha=1, out):
 def _entry_sub_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1316,7 +1318,7 @@ def _bind_sub_Scalar(self, other, alpha=1):
 def _entry_sub_Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Scalar, (self, other, alpha)) from None
     _k = _c_sub_Scalar.get(ks)
@@ -1346,7 +1348,7 @@ def _bind_sub_Scalar_out(self, other, alpha=1, *, out):
 def _entry_sub_Scalar_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1378,7 +1380,7 @@ def _bind_sub__Tensor(self, other, *, alpha=1):
 def _entry_sub__Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1410,7 +1412,7 @@ def _bind_sub__Scalar(self, other, alpha=1):
 def _entry_sub__Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1504,7 +1506,7 @@ def _bind_mul_Scalar(self, other):
 def _entry_mul_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Scalar, (self, other)) from None
     _k = _c_mul_Scalar.get(ks)
@@ -1534,7 +1536,7 @@ def _bind_mul_Scalar_out(self, other, *, out):
 def _entry_mul_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1598,7 +1600,7 @@ def _bind_mul__Scalar(self, other):
 def _entry_mul__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -1754,7 +1756,7 @@ def _bind_div_Scalar(self, other):
 def _entry_div_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar, (self, other)) from None
     _k = _c_div_Scalar.get(ks)
@@ -1784,7 +1786,7 @@ def _bind_div_Scalar_out(self, other, *, out):
 def _entry_div_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1942,7 +1944,7 @@ def _bind_pow_Tensor_Scalar(self, exponent):
 def _entry_pow_Tensor_Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Scalar, (self, exponent)) from None
     _k = _c_pow_Tensor_Scalar.get(ks)
@@ -1972,7 +1974,7 @@ def _bind_pow_Tensor_Scalar_out(self, exponent, *, out):
 def _entry_pow_Tensor_Scalar_out(self, exponent, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Scalar_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2004,7 +2006,7 @@ def _bind_pow_Scalar(self, exponent):
 def _entry_pow_Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar, (self, exponent)) from None
     _k = _c_pow_Scalar.get(ks)
@@ -2034,7 +2036,7 @@ def _bind_pow_Scalar_out(self, exponent, *, out):
 def _entry_pow_Scalar_out(self, exponent, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2160,7 +2162,7 @@ def _bind_eq_Scalar(self, other):
 def _entry_eq_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Scalar, (self, other)) from None
     _k = _c_eq_Scalar.get(ks)
@@ -2190,7 +2192,7 @@ def _bind_eq_Scalar_out(self, other, *, out):
 def _entry_eq_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2346,7 +2348,7 @@ def _bind_lt_Scalar(self, other):
 def _entry_lt_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Scalar, (self, other)) from None
     _k = _c_lt_Scalar.get(ks)
@@ -2376,7 +2378,7 @@ def _bind_lt_Scalar_out(self, other, *, out):
 def _entry_lt_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2532,7 +2534,7 @@ def _bind_gt_Scalar(self, other):
 def _entry_gt_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Scalar, (self, other)) from None
     _k = _c_gt_Scalar.get(ks)
@@ -2562,7 +2564,7 @@ def _bind_gt_Scalar_out(self, other, *, out):
 def _entry_gt_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2718,7 +2720,7 @@ def _bind_clamp(self, min=None, max=None):
 def _entry_clamp(self, min, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp, (self, min, max)) from None
     _k = _c_clamp.get(ks)
@@ -2748,7 +2750,7 @@ def _bind_clamp_out(self, min=None, max=None, *, out):
 def _entry_clamp_out(self, min, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2842,7 +2844,7 @@ def _bind_clamp_(self, min=None, max=None):
 def _entry_clamp_(self, min, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_, (self, min, max)) from None
     if not self._ks & _ADINPLACE:
@@ -2874,7 +2876,7 @@ def _bind_masked_fill_Scalar(self, mask, value):
 def _entry_masked_fill_Scalar(self, mask, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar, (self, mask, value)) from None
     _k = _c_masked_fill_Scalar.get(ks)
@@ -2904,7 +2906,7 @@ def _bind_masked_fill_Scalar_out(self, mask, value, *, out):
 def _entry_masked_fill_Scalar_out(self, mask, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar_out, (self, mask, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2998,7 +3000,7 @@ def _bind_masked_fill__Scalar(self, mask, value):
 def _entry_masked_fill__Scalar(self, mask, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill__Scalar, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
@@ -3062,7 +3064,7 @@ def _bind_rsub_Tensor(self, other, *, alpha=1):
 def _entry_rsub_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
     _k = _c_rsub_Tensor.get(ks)
@@ -3092,7 +3094,7 @@ def _bind_rsub_Tensor_out(self, other, *, alpha=1, out):
 def _entry_rsub_Tensor_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3124,7 +3126,7 @@ def _bind_rsub_Scalar(self, other, alpha=1):
 def _entry_rsub_Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Scalar, (self, other, alpha)) from None
     _k = _c_rsub_Scalar.get(ks)
@@ -3154,7 +3156,7 @@ def _bind_rsub_Scalar_out(self, other, alpha=1, *, out):
 def _entry_rsub_Scalar_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3248,7 +3250,7 @@ def _bind_floor_divide_Scalar(self, other):
 def _entry_floor_divide_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide_Scalar, (self, other)) from None
     _k = _c_floor_divide_Scalar.get(ks)
@@ -3278,7 +3280,7 @@ def _bind_floor_divide_Scalar_out(self, other, *, out):
 def _entry_floor_divide_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3342,7 +3344,7 @@ def _bind_floor_divide__Scalar(self, other):
 def _entry_floor_divide__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -3436,7 +3438,7 @@ def _bind_remainder_Scalar(self, other):
 def _entry_remainder_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar, (self, other)) from None
     _k = _c_remainder_Scalar.get(ks)
@@ -3466,7 +3468,7 @@ def _bind_remainder_Scalar_out(self, other, *, out):
 def _entry_remainder_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3498,7 +3500,7 @@ def _bind_remainder_Scalar_Tensor(self, other):
 def _entry_remainder_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
     _k = _c_remainder_Scalar_Tensor.get(ks)
@@ -3528,7 +3530,7 @@ def _bind_remainder_Scalar_Tensor_out(self, other, *, out):
 def _entry_remainder_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3592,7 +3594,7 @@ def _bind_remainder__Scalar(self, other):
 def _entry_remainder__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -3686,7 +3688,7 @@ def _bind_fmod_Scalar(self, other):
 def _entry_fmod_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod_Scalar, (self, other)) from None
     _k = _c_fmod_Scalar.get(ks)
@@ -3716,7 +3718,7 @@ def _bind_fmod_Scalar_out(self, other, *, out):
 def _entry_fmod_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3780,7 +3782,7 @@ def _bind_fmod__Scalar(self, other):
 def _entry_fmod__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4374,7 +4376,7 @@ def _bind_bitwise_and_Scalar(self, other):
 def _entry_bitwise_and_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar, (self, other)) from None
     _k = _c_bitwise_and_Scalar.get(ks)
@@ -4404,7 +4406,7 @@ def _bind_bitwise_and_Scalar_out(self, other, *, out):
 def _entry_bitwise_and_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4436,7 +4438,7 @@ def _bind_bitwise_and_Scalar_Tensor(self, other):
 def _entry_bitwise_and_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
     _k = _c_bitwise_and_Scalar_Tensor.get(ks)
@@ -4466,7 +4468,7 @@ def _bind_bitwise_and_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4530,7 +4532,7 @@ def _bind_bitwise_and__Scalar(self, other):
 def _entry_bitwise_and__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4624,7 +4626,7 @@ def _bind_bitwise_or_Scalar(self, other):
 def _entry_bitwise_or_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar, (self, other)) from None
     _k = _c_bitwise_or_Scalar.get(ks)
@@ -4654,7 +4656,7 @@ def _bind_bitwise_or_Scalar_out(self, other, *, out):
 def _entry_bitwise_or_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4686,7 +4688,7 @@ def _bind_bitwise_or_Scalar_Tensor(self, other):
 def _entry_bitwise_or_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
     _k = _c_bitwise_or_Scalar_Tensor.get(ks)
@@ -4716,7 +4718,7 @@ def _bind_bitwise_or_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4780,7 +4782,7 @@ def _bind_bitwise_or__Scalar(self, other):
 def _entry_bitwise_or__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4874,7 +4876,7 @@ def _bind_bitwise_xor_Scalar(self, other):
 def _entry_bitwise_xor_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar, (self, other)) from None
     _k = _c_bitwise_xor_Scalar.get(ks)
@@ -4904,7 +4906,7 @@ def _bind_bitwise_xor_Scalar_out(self, other, *, out):
 def _entry_bitwise_xor_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4936,7 +4938,7 @@ def _bind_bitwise_xor_Scalar_Tensor(self, other):
 def _entry_bitwise_xor_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
     _k = _c_bitwise_xor_Scalar_Tensor.get(ks)
@@ -4966,7 +4968,7 @@ def _bind_bitwise_xor_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5030,7 +5032,7 @@ def _bind_bitwise_xor__Scalar(self, other):
 def _entry_bitwise_xor__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5062,7 +5064,7 @@ def _bind_lerp_Scalar(self, end, weight):
 def _entry_lerp_Scalar(self, end, weight):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Scalar, (self, end, weight)) from None
     _k = _c_lerp_Scalar.get(ks)
@@ -5092,7 +5094,7 @@ def _bind_lerp_Scalar_out(self, end, weight, *, out):
 def _entry_lerp_Scalar_out(self, end, weight, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5186,7 +5188,7 @@ def _bind_lerp__Scalar(self, end, weight):
 def _entry_lerp__Scalar(self, end, weight):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp__Scalar, (self, end, weight)) from None
     if not self._ks & _ADINPLACE:
@@ -5250,7 +5252,7 @@ def _bind_addcmul(self, tensor1, tensor2, *, value=1):
 def _entry_addcmul(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
     _k = _c_addcmul.get(ks)
@@ -5280,7 +5282,7 @@ def _bind_addcmul_out(self, tensor1, tensor2, *, value=1, out):
 def _entry_addcmul_out(self, tensor1, tensor2, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5312,7 +5314,7 @@ def _bind_addcmul_(self, tensor1, tensor2, *, value=1):
 def _entry_addcmul_(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
     if not self._ks & _ADINPLACE:
@@ -5344,7 +5346,7 @@ def _bind_addcdiv(self, tensor1, tensor2, *, value=1):
 def _entry_addcdiv(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
     _k = _c_addcdiv.get(ks)
@@ -5374,7 +5376,7 @@ def _bind_addcdiv_out(self, tensor1, tensor2, *, value=1, out):
 def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5406,7 +5408,7 @@ def _bind_addcdiv_(self, tensor1, tensor2, *, value=1):
 def _entry_addcdiv_(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
     if not self._ks & _ADINPLACE:
@@ -5438,7 +5440,7 @@ def _bind_ne_Scalar(self, other):
 def _entry_ne_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Scalar, (self, other)) from None
     _k = _c_ne_Scalar.get(ks)
@@ -5468,7 +5470,7 @@ def _bind_ne_Scalar_out(self, other, *, out):
 def _entry_ne_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5500,7 +5502,7 @@ def _bind_le_Scalar(self, other):
 def _entry_le_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Scalar, (self, other)) from None
     _k = _c_le_Scalar.get(ks)
@@ -5530,7 +5532,7 @@ def _bind_le_Scalar_out(self, other, *, out):
 def _entry_le_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5562,7 +5564,7 @@ def _bind_ge_Scalar(self, other):
 def _entry_ge_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Scalar, (self, other)) from None
     _k = _c_ge_Scalar.get(ks)
@@ -5592,7 +5594,7 @@ def _bind_ge_Scalar_out(self, other, *, out):
 def _entry_ge_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5656,7 +5658,7 @@ def _bind_eq__Scalar(self, other):
 def _entry_eq__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5720,7 +5722,7 @@ def _bind_ne__Scalar(self, other):
 def _entry_ne__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5784,7 +5786,7 @@ def _bind_lt__Scalar(self, other):
 def _entry_lt__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5848,7 +5850,7 @@ def _bind_le__Scalar(self, other):
 def _entry_le__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5912,7 +5914,7 @@ def _bind_gt__Scalar(self, other):
 def _entry_gt__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5976,7 +5978,7 @@ def _bind_ge__Scalar(self, other):
 def _entry_ge__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6008,7 +6010,7 @@ def _bind_div_Scalar_mode(self, other, *, rounding_mode):
 def _entry_div_Scalar_mode(self, other, rounding_mode):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar_mode, (self, other, rounding_mode)) from None
     _k = _c_div_Scalar_mode.get(ks)
@@ -6038,7 +6040,7 @@ def _bind_div_Scalar_mode_out(self, other, *, rounding_mode, out):
 def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
     if not out._ks & _ADINPLACE:
@@ -6070,7 +6072,7 @@ def _bind_div__Scalar(self, other):
 def _entry_div__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6102,7 +6104,7 @@ def _bind_div__Scalar_mode(self, other, *, rounding_mode):
 def _entry_div__Scalar_mode(self, other, rounding_mode):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Scalar_mode, (self, other, rounding_mode)) from None
     if not self._ks & _ADINPLACE:
@@ -6134,7 +6136,7 @@ def _bind_pow__Scalar(self, exponent):
 def _entry_pow__Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow__Scalar, (self, exponent)) from None
     if not self._ks & _ADINPLACE:
@@ -6166,7 +6168,7 @@ def _bind_where_ScalarSelf(condition, self, other):
 def _entry_where_ScalarSelf(condition, self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (condition._ks | other._ks | _inc) & _keep
+        ks = (condition._ks | other._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_ScalarSelf, (condition, self, other)) from None
     _k = _c_where_ScalarSelf.get(ks)
@@ -6196,7 +6198,7 @@ def _bind_where_ScalarOther(condition, self, other):
 def _entry_where_ScalarOther(condition, self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (condition._ks | self._ks | _inc) & _keep
+        ks = (condition._ks | self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_ScalarOther, (condition, self, other)) from None
     _k = _c_where_ScalarOther.get(ks)
@@ -6226,7 +6228,7 @@ def _bind_where_Scalar(condition, self, other):
 def _entry_where_Scalar(condition, self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (condition._ks | _inc) & _keep
+        ks = (condition._ks | (_COMPLEX if self.__class__ is _complex else 0) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_Scalar, (condition, self, other)) from None
     _k = _c_where_Scalar.get(ks)
@@ -6632,7 +6634,7 @@ def _bind_threshold_backward(grad_output, self, threshold):
 def _entry_threshold_backward(grad_output, self, threshold):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_backward, (grad_output, self, threshold)) from None
     _k = _c_threshold_backward.get(ks)
@@ -6662,7 +6664,7 @@ def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, grad_in
 def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -13748,7 +13750,7 @@ def _bind_float_power_Tensor_Scalar(self, exponent):
 def _entry_float_power_Tensor_Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(float_power_Tensor_Scalar, (self, exponent)) from None
     _k = _c_float_power_Tensor_Scalar.get(ks)
@@ -13778,7 +13780,7 @@ def _bind_float_power_Scalar(self, exponent):
 def _entry_float_power_Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (exponent._ks | _inc) & _keep
+        ks = (exponent._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(float_power_Scalar, (self, exponent)) from None
     _k = _c_float_power_Scalar.get(ks)
@@ -15576,7 +15578,7 @@ def _bind_var_correction(self, dim=None, *, correction=None, keepdim=False):
 def _entry_var_correction(self, dim, correction, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_correction, (self, dim, correction, keepdim)) from None
     _k = _c_var_correction.get(ks)
@@ -15606,7 +15608,7 @@ def _bind_var_correction_out(self, dim=None, *, correction=None, keepdim=False, 
 def _entry_var_correction_out(self, dim, correction, keepdim, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_correction_out, (self, dim, correction, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15730,7 +15732,7 @@ def _bind_std_correction(self, dim=None, *, correction=None, keepdim=False):
 def _entry_std_correction(self, dim, correction, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_correction, (self, dim, correction, keepdim)) from None
     _k = _c_std_correction.get(ks)
@@ -15760,7 +15762,7 @@ def _bind_std_correction_out(self, dim=None, *, correction=None, keepdim=False, 
 def _entry_std_correction_out(self, dim, correction, keepdim, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_correction_out, (self, dim, correction, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15852,7 +15854,7 @@ def _bind_var_mean_correction(self, dim=None, *, correction=None, keepdim=False)
 def _entry_var_mean_correction(self, dim, correction, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_mean_correction, (self, dim, correction, keepdim)) from None
     _k = _c_var_mean_correction.get(ks)
@@ -15882,7 +15884,7 @@ def _bind_var_mean_correction_out(self, dim=None, *, correction=None, keepdim=Fa
 def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+        ks = (self._ks | out0._ks | out1._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
     if not out0._ks & _ADINPLACE:
@@ -15976,7 +15978,7 @@ def _bind_std_mean_correction(self, dim=None, *, correction=None, keepdim=False)
 def _entry_std_mean_correction(self, dim, correction, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_mean_correction, (self, dim, correction, keepdim)) from None
     _k = _c_std_mean_correction.get(ks)
@@ -16006,7 +16008,7 @@ def _bind_std_mean_correction_out(self, dim=None, *, correction=None, keepdim=Fa
 def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+        ks = (self._ks | out0._ks | out1._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
     if not out0._ks & _ADINPLACE:
@@ -16102,7 +16104,7 @@ def _bind_linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None
 def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linalg_vector_norm, (self, ord, dim, keepdim, dtype)) from None
     _k = _c_linalg_vector_norm.get(ks)
@@ -16132,7 +16134,7 @@ def _bind_linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=
 def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linalg_vector_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16164,7 +16166,7 @@ def _bind_norm_Scalar(self, p=2):
 def _entry_norm_Scalar(self, p):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_Scalar, (self, p)) from None
     _k = _c_norm_Scalar.get(ks)
@@ -16194,7 +16196,7 @@ def _bind_norm_Scalar_out(self, p=2, *, out):
 def _entry_norm_Scalar_out(self, p, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_Scalar_out, (self, p, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16226,7 +16228,7 @@ def _bind_norm_ScalarOpt_dim(self, p, dim, keepdim=False):
 def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_ScalarOpt_dim, (self, p, dim, keepdim)) from None
     _k = _c_norm_ScalarOpt_dim.get(ks)
@@ -16256,7 +16258,7 @@ def _bind_norm_out(self, p, dim, keepdim=False, *, out):
 def _entry_norm_out(self, p, dim, keepdim, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_out, (self, p, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17066,7 +17068,7 @@ def _bind_fill_Scalar(self, value):
 def _entry_fill_Scalar(self, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill_Scalar, (self, value)) from None
     _k = _c_fill_Scalar.get(ks)
@@ -17096,7 +17098,7 @@ def _bind_fill_Scalar_out(self, value, *, out):
 def _entry_fill_Scalar_out(self, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill_Scalar_out, (self, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17348,7 +17350,7 @@ def _bind_new_full_out(self, size, fill_value, *, out):
 def _entry_new_full_out(self, size, fill_value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_full_out, (self, size, fill_value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18833,7 +18835,7 @@ def _bind_full_out(size, fill_value, *, out):
 def _entry_full_out(size, fill_value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_out, (size, fill_value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18865,7 +18867,7 @@ def _bind_scalar_tensor_out(s, *, out):
 def _entry_scalar_tensor_out(s, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if s.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scalar_tensor_out, (s, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18897,7 +18899,7 @@ def _bind_arange_out(end, *, out):
 def _entry_arange_out(end, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if end.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arange_out, (end, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18929,7 +18931,7 @@ def _bind_arange_start_out(start, end, step=1, *, out):
 def _entry_arange_start_out(start, end, step, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if start.__class__ is _complex else 0) | (_COMPLEX if end.__class__ is _complex else 0) | (_COMPLEX if step.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arange_start_out, (start, end, step, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19057,7 +19059,7 @@ def _bind_full_like_out(self, fill_value, *, memory_format=None, out):
 def _entry_full_like_out(self, fill_value, memory_format, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_like_out, (self, fill_value, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19985,7 +19987,7 @@ def _bind_histc(self, bins=100, min=0, max=0):
 def _entry_histc(self, bins, min, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(histc, (self, bins, min, max)) from None
     _k = _c_histc.get(ks)
@@ -20015,7 +20017,7 @@ def _bind_histc_out(self, bins=100, min=0, max=0, *, out):
 def _entry_histc_out(self, bins, min, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(histc_out, (self, bins, min, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20199,7 +20201,7 @@ def _bind_isin_Tensor_Scalar(elements, test_element, *, assume_unique=False, inv
 def _entry_isin_Tensor_Scalar(elements, test_element, assume_unique, invert):
     try:
         _inc, _keep = _tls.masks
-        ks = (elements._ks | _inc) & _keep
+        ks = (elements._ks | (_COMPLEX if test_element.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(isin_Tensor_Scalar, (elements, test_element, assume_unique, invert)) from None
     _k = _c_isin_Tensor_Scalar.get(ks)
@@ -20289,7 +20291,7 @@ def _bind_trapezoid_dx(y, *, dx=1, dim=-1):
 def _entry_trapezoid_dx(y, dx, dim):
     try:
         _inc, _keep = _tls.masks
-        ks = (y._ks | _inc) & _keep
+        ks = (y._ks | (_COMPLEX if dx.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(trapezoid_dx, (y, dx, dim)) from None
     _k = _c_trapezoid_dx.get(ks)
@@ -20349,7 +20351,7 @@ def _bind_cumulative_trapezoid_dx(y, *, dx=1, dim=-1):
 def _entry_cumulative_trapezoid_dx(y, dx, dim):
     try:
         _inc, _keep = _tls.masks
-        ks = (y._ks | _inc) & _keep
+        ks = (y._ks | (_COMPLEX if dx.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(cumulative_trapezoid_dx, (y, dx, dim)) from None
     _k = _c_cumulative_trapezoid_dx.get(ks)
@@ -20653,7 +20655,7 @@ def _bind_addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def _entry_addmm(self, mat1, mat2, beta, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | mat1._ks | mat2._ks | _inc) & _keep
+        ks = (self._ks | mat1._ks | mat2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm, (self, mat1, mat2, beta, alpha)) from None
     _k = _c_addmm.get(ks)
@@ -20683,7 +20685,7 @@ def _bind_addmm_out(self, mat1, mat2, *, beta=1, alpha=1, out):
 def _entry_addmm_out(self, mat1, mat2, beta, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | mat1._ks | mat2._ks | out._ks | _inc) & _keep
+        ks = (self._ks | mat1._ks | mat2._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm_out, (self, mat1, mat2, beta, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -21949,7 +21951,7 @@ def _bind_linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=No
 def _entry_linalg_matrix_norm(self, ord, dim, keepdim, dtype):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linalg_matrix_norm, (self, ord, dim, keepdim, dtype)) from None
     _k = _c_linalg_matrix_norm.get(ks)
@@ -22009,7 +22011,7 @@ def _bind_linalg_norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
 def _entry_linalg_norm(self, ord, dim, keepdim, dtype):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linalg_norm, (self, ord, dim, keepdim, dtype)) from None
     _k = _c_linalg_norm.get(ks)
@@ -24697,7 +24699,7 @@ def _bind_scatter_value(self, dim, index, value):
 def _entry_scatter_value(self, dim, index, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter_value, (self, dim, index, value)) from None
     _k = _c_scatter_value.get(ks)
@@ -24727,7 +24729,7 @@ def _bind_scatter_value_out(self, dim, index, value, *, out):
 def _entry_scatter_value_out(self, dim, index, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+        ks = (self._ks | index._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter_value_out, (self, dim, index, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -24821,7 +24823,7 @@ def _bind_scatter_value_reduce(self, dim, index, value, *, reduce):
 def _entry_scatter_value_reduce(self, dim, index, value, reduce):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter_value_reduce, (self, dim, index, value, reduce)) from None
     _k = _c_scatter_value_reduce.get(ks)
@@ -24851,7 +24853,7 @@ def _bind_scatter_value_reduce_out(self, dim, index, value, *, reduce, out):
 def _entry_scatter_value_reduce_out(self, dim, index, value, reduce, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+        ks = (self._ks | index._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter_value_reduce_out, (self, dim, index, value, reduce, out)) from None
     if not out._ks & _ADINPLACE:
@@ -24915,7 +24917,7 @@ def _bind_scatter__value(self, dim, index, value):
 def _entry_scatter__value(self, dim, index, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter__value, (self, dim, index, value)) from None
     if not self._ks & _ADINPLACE:
@@ -24979,7 +24981,7 @@ def _bind_scatter__value_reduce(self, dim, index, value, *, reduce):
 def _entry_scatter__value_reduce(self, dim, index, value, reduce):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter__value_reduce, (self, dim, index, value, reduce)) from None
     if not self._ks & _ADINPLACE:
@@ -25987,7 +25989,7 @@ def _bind_index_add(self, dim, index, source, *, alpha=1):
 def _entry_index_add(self, dim, index, source, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+        ks = (self._ks | index._ks | source._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_add, (self, dim, index, source, alpha)) from None
     _k = _c_index_add.get(ks)
@@ -26017,7 +26019,7 @@ def _bind_index_add_out(self, dim, index, source, *, alpha=1, out):
 def _entry_index_add_out(self, dim, index, source, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+        ks = (self._ks | index._ks | source._ks | out._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_add_out, (self, dim, index, source, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -26049,7 +26051,7 @@ def _bind_index_add_(self, dim, index, source, *, alpha=1):
 def _entry_index_add_(self, dim, index, source, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+        ks = (self._ks | index._ks | source._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_add_, (self, dim, index, source, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -26175,7 +26177,7 @@ def _bind_index_fill_int_Scalar(self, dim, index, value):
 def _entry_index_fill_int_Scalar(self, dim, index, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_fill_int_Scalar, (self, dim, index, value)) from None
     _k = _c_index_fill_int_Scalar.get(ks)
@@ -26205,7 +26207,7 @@ def _bind_index_fill_int_Scalar_out(self, dim, index, value, *, out):
 def _entry_index_fill_int_Scalar_out(self, dim, index, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+        ks = (self._ks | index._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_fill_int_Scalar_out, (self, dim, index, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -26299,7 +26301,7 @@ def _bind_index_fill__int_Scalar(self, dim, index, value):
 def _entry_index_fill__int_Scalar(self, dim, index, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_fill__int_Scalar, (self, dim, index, value)) from None
     if not self._ks & _ADINPLACE:
@@ -28295,7 +28297,7 @@ def _bind_searchsorted_Scalar(sorted_sequence, self, *, out_int32=False, right=F
 def _entry_searchsorted_Scalar(sorted_sequence, self, out_int32, right, side, sorter):
     try:
         _inc, _keep = _tls.masks
-        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | _inc) & _keep
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(searchsorted_Scalar, (sorted_sequence, self, out_int32, right, side, sorter)) from None
     _k = _c_searchsorted_Scalar.get(ks)
@@ -28325,7 +28327,7 @@ def _bind_searchsorted_Scalar_out(sorted_sequence, self, *, out_int32=False, rig
 def _entry_searchsorted_Scalar_out(sorted_sequence, self, out_int32, right, side, sorter, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | out._ks | _inc) & _keep
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | out._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(searchsorted_Scalar_out, (sorted_sequence, self, out_int32, right, side, sorter, out)) from None
     if not out._ks & _ADINPLACE:
@@ -28419,7 +28421,7 @@ def _bind_bucketize_Scalar(self, boundaries, *, out_int32=False, right=False):
 def _entry_bucketize_Scalar(self, boundaries, out_int32, right):
     try:
         _inc, _keep = _tls.masks
-        ks = (boundaries._ks | _inc) & _keep
+        ks = (boundaries._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bucketize_Scalar, (self, boundaries, out_int32, right)) from None
     _k = _c_bucketize_Scalar.get(ks)
@@ -28449,7 +28451,7 @@ def _bind_bucketize_Scalar_out(self, boundaries, *, out_int32=False, right=False
 def _entry_bucketize_Scalar_out(self, boundaries, out_int32, right, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (boundaries._ks | out._ks | _inc) & _keep
+        ks = (boundaries._ks | out._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bucketize_Scalar_out, (self, boundaries, out_int32, right, out)) from None
     if not out._ks & _ADINPLACE:
@@ -28750,7 +28752,7 @@ def _bind_linspace_out(start, end, steps, *, out):
 def _entry_linspace_out(start, end, steps, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if start.__class__ is _complex else 0) | (_COMPLEX if end.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linspace_out, (start, end, steps, out)) from None
     if not out._ks & _ADINPLACE:
@@ -30676,7 +30678,7 @@ def _bind_logspace_out(start, end, steps, base=10.0, *, out):
 def _entry_logspace_out(start, end, steps, base, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if start.__class__ is _complex else 0) | (_COMPLEX if end.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logspace_out, (start, end, steps, base, out)) from None
     if not out._ks & _ADINPLACE:
@@ -33783,7 +33785,7 @@ def _bind_constant_pad_nd(self, pad, value=0):
 def _entry_constant_pad_nd(self, pad, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(constant_pad_nd, (self, pad, value)) from None
     _k = _c_constant_pad_nd.get(ks)
@@ -33813,7 +33815,7 @@ def _bind_constant_pad_nd_out(self, pad, value=0, *, out):
 def _entry_constant_pad_nd_out(self, pad, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(constant_pad_nd_out, (self, pad, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -34216,7 +34218,7 @@ def _bind_baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 def _entry_baddbmm(self, batch1, batch2, beta, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+        ks = (self._ks | batch1._ks | batch2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(baddbmm, (self, batch1, batch2, beta, alpha)) from None
     _k = _c_baddbmm.get(ks)
@@ -34246,7 +34248,7 @@ def _bind_baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
 def _entry_baddbmm_out(self, batch1, batch2, beta, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | batch1._ks | batch2._ks | out._ks | _inc) & _keep
+        ks = (self._ks | batch1._ks | batch2._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(baddbmm_out, (self, batch1, batch2, beta, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -34278,7 +34280,7 @@ def _bind_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 def _entry_baddbmm_(self, batch1, batch2, beta, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+        ks = (self._ks | batch1._ks | batch2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(baddbmm_, (self, batch1, batch2, beta, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -35024,7 +35026,7 @@ def _bind_softplus(self, beta=1, threshold=20):
 def _entry_softplus(self, beta, threshold):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus, (self, beta, threshold)) from None
     _k = _c_softplus.get(ks)
@@ -35054,7 +35056,7 @@ def _bind_softplus_out(self, beta=1, threshold=20, *, out):
 def _entry_softplus_out(self, beta, threshold, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus_out, (self, beta, threshold, out)) from None
     if not out._ks & _ADINPLACE:
@@ -35086,7 +35088,7 @@ def _bind_softplus_backward(grad_output, self, beta, threshold):
 def _entry_softplus_backward(grad_output, self, beta, threshold):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus_backward, (grad_output, self, beta, threshold)) from None
     _k = _c_softplus_backward.get(ks)
@@ -35116,7 +35118,7 @@ def _bind_softplus_backward_grad_input(grad_output, self, beta, threshold, *, gr
 def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | grad_input._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus_backward_grad_input, (grad_output, self, beta, threshold, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -35148,7 +35150,7 @@ def _bind_leaky_relu(self, negative_slope=0.01):
 def _entry_leaky_relu(self, negative_slope):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu, (self, negative_slope)) from None
     _k = _c_leaky_relu.get(ks)
@@ -35178,7 +35180,7 @@ def _bind_leaky_relu_out(self, negative_slope=0.01, *, out):
 def _entry_leaky_relu_out(self, negative_slope, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_out, (self, negative_slope, out)) from None
     if not out._ks & _ADINPLACE:
@@ -35210,7 +35212,7 @@ def _bind_leaky_relu_(self, negative_slope=0.01):
 def _entry_leaky_relu_(self, negative_slope):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_, (self, negative_slope)) from None
     if not self._ks & _ADINPLACE:
@@ -35242,7 +35244,7 @@ def _bind_leaky_relu_backward(grad_output, self, negative_slope, self_is_result)
 def _entry_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_backward, (grad_output, self, negative_slope, self_is_result)) from None
     _k = _c_leaky_relu_backward.get(ks)
@@ -35272,7 +35274,7 @@ def _bind_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self
 def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | grad_input._ks | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_backward_grad_input, (grad_output, self, negative_slope, self_is_result, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -35304,7 +35306,7 @@ def _bind_elu(self, alpha=1, scale=1, input_scale=1):
 def _entry_elu(self, alpha, scale, input_scale):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu, (self, alpha, scale, input_scale)) from None
     _k = _c_elu.get(ks)
@@ -35334,7 +35336,7 @@ def _bind_elu_out(self, alpha=1, scale=1, input_scale=1, *, out):
 def _entry_elu_out(self, alpha, scale, input_scale, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_out, (self, alpha, scale, input_scale, out)) from None
     if not out._ks & _ADINPLACE:
@@ -35366,7 +35368,7 @@ def _bind_elu_(self, alpha=1, scale=1, input_scale=1):
 def _entry_elu_(self, alpha, scale, input_scale):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_, (self, alpha, scale, input_scale)) from None
     if not self._ks & _ADINPLACE:
@@ -35398,7 +35400,7 @@ def _bind_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_o
 def _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self_or_result._ks | _inc) & _keep
+        ks = (grad_output._ks | self_or_result._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_backward, (grad_output, alpha, scale, input_scale, is_result, self_or_result)) from None
     _k = _c_elu_backward.get(ks)
@@ -35428,7 +35430,7 @@ def _bind_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_res
 def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | _inc) & _keep
+        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_backward_grad_input, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -35460,7 +35462,7 @@ def _bind_hardtanh(self, min_val=-1, max_val=1):
 def _entry_hardtanh(self, min_val, max_val):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh, (self, min_val, max_val)) from None
     _k = _c_hardtanh.get(ks)
@@ -35490,7 +35492,7 @@ def _bind_hardtanh_out(self, min_val=-1, max_val=1, *, out):
 def _entry_hardtanh_out(self, min_val, max_val, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_out, (self, min_val, max_val, out)) from None
     if not out._ks & _ADINPLACE:
@@ -35522,7 +35524,7 @@ def _bind_hardtanh_(self, min_val=-1, max_val=1):
 def _entry_hardtanh_(self, min_val, max_val):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_, (self, min_val, max_val)) from None
     if not self._ks & _ADINPLACE:
@@ -35554,7 +35556,7 @@ def _bind_hardtanh_backward(grad_output, self, min_val, max_val):
 def _entry_hardtanh_backward(grad_output, self, min_val, max_val):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_backward, (grad_output, self, min_val, max_val)) from None
     _k = _c_hardtanh_backward.get(ks)
@@ -35584,7 +35586,7 @@ def _bind_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, *, g
 def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | grad_input._ks | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_backward_grad_input, (grad_output, self, min_val, max_val, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -35617,7 +35619,7 @@ def _bind_threshold(self, threshold, value):
 def _entry_threshold(self, threshold, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if threshold.__class__ is _complex else 0) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(_op_threshold, (self, threshold, value)) from None
     _k = _c_threshold.get(ks)
@@ -35647,7 +35649,7 @@ def _bind_threshold_out(self, threshold, value, *, out):
 def _entry_threshold_out(self, threshold, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if threshold.__class__ is _complex else 0) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_out, (self, threshold, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -35679,7 +35681,7 @@ def _bind_threshold_(self, threshold, value):
 def _entry_threshold_(self, threshold, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if threshold.__class__ is _complex else 0) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_, (self, threshold, value)) from None
     if not self._ks & _ADINPLACE:
@@ -35835,7 +35837,7 @@ def _bind_clamp_min(self, min):
 def _entry_clamp_min(self, min):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_min, (self, min)) from None
     _k = _c_clamp_min.get(ks)
@@ -35865,7 +35867,7 @@ def _bind_clamp_min_out(self, min, *, out):
 def _entry_clamp_min_out(self, min, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_min_out, (self, min, out)) from None
     if not out._ks & _ADINPLACE:
@@ -35959,7 +35961,7 @@ def _bind_clamp_min_(self, min):
 def _entry_clamp_min_(self, min):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_min_, (self, min)) from None
     if not self._ks & _ADINPLACE:
@@ -36023,7 +36025,7 @@ def _bind_clamp_max(self, max):
 def _entry_clamp_max(self, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_max, (self, max)) from None
     _k = _c_clamp_max.get(ks)
@@ -36053,7 +36055,7 @@ def _bind_clamp_max_out(self, max, *, out):
 def _entry_clamp_max_out(self, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_max_out, (self, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -36147,7 +36149,7 @@ def _bind_clamp_max_(self, max):
 def _entry_clamp_max_(self, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_max_, (self, max)) from None
     if not self._ks & _ADINPLACE:

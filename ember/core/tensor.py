@@ -398,7 +398,7 @@ class Tensor:
         t._dtype = dtype or D.get_default_dtype()
         t._device = dev
         t._storage = Storage(None, 0, dev)
-        t._ks = _keyset_for(cls, dev)
+        t._ks = dtype_keyset(_keyset_for(cls, dev), t._dtype)
         t._base = None
         t._ag = None
         if requires_grad:
@@ -458,6 +458,11 @@ def _strides_of_array(a: np.ndarray) -> tuple:
 def _check_has_data(t, what):
     if t._device is META:
         raise NotImplementedError(f"Cannot call {what}() on a meta tensor: it has no data")
+
+
+def dtype_keyset(ks: int, dt: D.dtype) -> int:
+    """`ks` with the Complex key exactly when `dt` is complex (views may change dtype)."""
+    return ks | K.COMPLEX_BIT if dt.is_complex else ks & ~K.COMPLEX_BIT
 
 
 def _keyset_for(cls, dev) -> int:
@@ -524,7 +529,8 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
     t._dtype = dt or _NP_TO_DTYPE[arr.dtype]
     t._device = CPU
     t._storage = None
-    t._ks = CPU_KS if not _tls.inference else K.CPU_BIT
+    ks = CPU_KS if not _tls.inference else K.CPU_BIT
+    t._ks = ks | K.COMPLEX_BIT if t._dtype.is_complex else ks
     t._base = None
     t._ag = None
     return t
@@ -559,7 +565,7 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
     t._storage = storage
     if ks is None:
         ks = (_INFERENCE_KS_OF_DEVICE_TYPE if _tls.inference else _KS_OF_DEVICE_TYPE)[dev.type]
-    t._ks = ks
+    t._ks = dtype_keyset(ks, dt)
     t._base = base
     t._ag = None
     return t

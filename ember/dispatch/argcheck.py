@@ -15,6 +15,7 @@ from ..core.dtype import dtype as _dtype
 from ..core.dtype import wrapped_number_dtype
 from ..core.sym import is_symint
 from ..core.tensor import Tensor, from_array
+from . import keys as K
 from .dispatcher import ops as _all_namespaces
 
 
@@ -22,7 +23,9 @@ def ks_number(x) -> int:
     """Keyset of a Tensor argument that may also be a Python number (wrapped number)."""
     if isinstance(x, Tensor):
         return x._ks
-    if isinstance(x, (bool, int, float, complex, np.number, np.bool_)):
+    if isinstance(x, (complex, np.complexfloating)):
+        return K.COMPLEX_BIT
+    if isinstance(x, (bool, int, float, np.number, np.bool_)):
         return 0
     raise AttributeError("not a tensor")
 

@@ -15,6 +15,9 @@ KEY_NAMES = (
     "CPU", "CUDA", "Meta",            # backends, torch's order: CUDA or Meta beats CPU
                                       # (a CPU 0-d tensor with a CUDA one runs on CUDA)
     "BackendSelect",                  # factories: pick the backend from device=
+    "Complex",                        # set by complex tensors and numbers: the ops without
+                                      # complex kernels refuse here (kernels/common/
+                                      # _complex_support.py); the others fall through
     "Python",                         # __torch_dispatch__ subclasses and modes
     "Functionalize",                  # mutations and views rewritten as functional ops
     "Conjugate",                      # conj()'s lazy views: inputs resolved for other ops
@@ -25,7 +28,7 @@ KEY_NAMES = (
     "AutocastCUDA", "AutocastCPU",
     "PreDispatch",                    # make_fx(pre_dispatch=True) sees ops before all else
 )
-(CPU, CUDA, Meta, BackendSelect, Python, Functionalize, Conjugate, ADInplaceOrView, Autograd,
+(CPU, CUDA, Meta, BackendSelect, Complex, Python, Functionalize, Conjugate, ADInplaceOrView, Autograd,
  AutocastCUDA, AutocastCPU, PreDispatch) = range(len(KEY_NAMES))
 NUM_KEYS = len(KEY_NAMES)
 KEY_BY_NAME = {n: i for i, n in enumerate(KEY_NAMES)}
@@ -44,6 +47,7 @@ ADINPLACE_BIT = 1 << ADInplaceOrView
 AUTOGRAD_BIT = 1 << Autograd
 PYTHON_BIT = 1 << Python
 CONJ_BIT = 1 << Conjugate
+COMPLEX_BIT = 1 << Complex
 BACKEND_SELECT_BIT = 1 << BackendSelect
 
 

@@ -1,7 +1,8 @@
 """The ops torch has no complex kernels for, and the error each raises: one table,
-installed over the backend kernels (CPU, CUDA, Meta, CompositeExplicit) of those ops,
-like torch's dtype dispatch (AT_DISPATCH_ALL_TYPES without the complex types). NumPy
-would order complex numbers lexicographically and give an answer; torch refuses.
+registered at the Complex dispatch key (below every other key but the backends), like
+torch's dtype dispatch (AT_DISPATCH_ALL_TYPES without the complex types). NumPy would
+order complex numbers lexicographically and give an answer; torch refuses. Real calls
+never reach the key, so they pay nothing.
 
     >>> ember.tensor([1j]) < 1
     Traceback (most recent call last):
@@ -10,6 +11,7 @@ would order complex numbers lexicographically and give an answer; torch refuses.
 from __future__ import annotations
 
 from ember.core import dtype as D
+from ember.dispatch import keys as K
 
 _NI = NotImplementedError
 
@@ -74,41 +76,37 @@ def complex_dtype_of(args):
     return None
 
 
-def _refusing(fn, error):
+_BELOW = K.below(K.Complex)
+
+
+def _refusal(op, error):
+    """The kernel at the Complex key of an op without complex kernels: torch's error (Meta
+    tensors pass, as torch's meta functions have no dtype dispatch)."""
     exc, message = error
 
-    def kernel(*args):
-        for a in args:   # (a cheap scan: relu, clamp and comparisons are hot)
-            dt = getattr(a, "_dtype", None)
-            if (dt is not None and dt.is_complex) or a.__class__ is complex:
-                raise exc(message.format(dtype=complex_dtype_of(args).scalar_name))
-        return fn(*args)
-    kernel.__name__ = getattr(fn, "__name__", "kernel")
-    kernel.__wrapped__ = fn
-    return kernel
+    def refuse(keyset, *args):
+        if keyset & K.META_BIT:
+            return op.redispatch(keyset & _BELOW, *args)
+        raise exc(message.format(dtype=complex_dtype_of(args).scalar_name))
+    return refuse
 
 
 def install(all_ops) -> None:
-    """Wraps the backend kernels of every overload in the tables (called once at import;
-    out= overloads run their functional op, so they are covered through it)."""
+    """Registers the refusals at the Complex key, which complex tensors and numbers set
+    (ember/core/tensor.py, ember/dispatch/argcheck.py): the other ops fall through it, and
+    calls without complex arguments never reach it. Called once at import."""
     for op in all_ops:
         if op.namespace != "aten":
             continue
         error = _OVERLOADS.get((op.name, op.overload_name)) or \
             UNSUPPORTED.get(op.name.rstrip("_"))
-        if error is None:
-            continue
-        for key, entry in list(op._table.items()):
-            if isinstance(entry, tuple):
-                op._table[key] = (_refusing(entry[0], error), entry[1])
-        if op._composite_explicit is not None:
-            fn, with_keyset = op._composite_explicit
-            op._composite_explicit = (_refusing(fn, error), with_keyset)
-        op._cache.clear()
+        if error is not None:
+            op.register(K.Complex, _refusal(op, error), with_keyset=True)
 
 
 def _install_at_import():
-    from ember.dispatch.dispatcher import _all_ops
+    from ember.dispatch.dispatcher import FALLTHROUGH, _all_ops, register_fallback
+    register_fallback(K.Complex, FALLTHROUGH)
     install(_all_ops)
 
 

@@ -296,7 +296,11 @@ def test_matmul():
     "x.ceil()", "x.round()", "x.trunc()", "x.frac()", "x.sign()", "x % 2", "torch.fmod(x, 2)",
     "x // 2", "x.sort()", "x.topk(1)", "torch.relu(x)", "torch.atan2(x, x)", "torch.erf(x)",
     "x.signbit()", "x.argsort()", "x.bitwise_not()", "x & x", "x.unique()", "x.max(0)",
-    "torch.div(x, x, rounding_mode='trunc')", "x.softmax(0)", "x < 1j", "torch.ones(2) < 1j"])
+    "torch.div(x, x, rounding_mode='trunc')", "x.softmax(0)", "x < 1j", "torch.ones(2) < 1j",
+    # a complex number in a Scalar argument, complex views of real tensors, conj views
+    "torch.ones(2).lt(1j)", "torch.remainder(torch.ones(2), 1j)", "torch.ones(2).fmod(1j)",
+    "torch.floor_divide(torch.ones(2), 1j)", "torch.view_as_complex(torch.ones(3, 2)) < 1",
+    "x.conj().clamp(0, 1)", "x[1:].relu()"])
 def test_ops_torch_refuses_on_complex(expr):
     """torch's exception type and message (not NumPy's lexicographic order)."""
     def run(lib):
@@ -307,6 +311,34 @@ def test_ops_torch_refuses_on_complex(expr):
     with pytest.raises(type(te.value)) as ee:
         run(ember)
     assert str(ee.value) == str(te.value).replace("torch.", "ember.")
+
+
+def test_complex_key_follows_dtype():
+    """Complex tensors (and their complex views) carry the Complex dispatch key, where the
+    refusals above sit; real tensors, real views of complex ones and real calls do not
+    reach it, and compute as torch."""
+    from ember.dispatch.keys import COMPLEX_BIT
+    e, t = pair(Z)
+    assert e._ks & COMPLEX_BIT and e.conj()._ks & COMPLEX_BIT and e[0]._ks & COMPLEX_BIT
+    assert not ember.ones(2)._ks & COMPLEX_BIT
+    assert ember.view_as_complex(ember.ones(3, 2))._ks & COMPLEX_BIT
+    for real_e, real_t in ((ember.view_as_real(e), torch.view_as_real(t)), (e.real, t.real),
+                           (e.imag, t.imag), (e.abs(), t.abs())):
+        assert not real_e._ks & COMPLEX_BIT
+        assert_same(real_e.clamp(0, 1), real_t.clamp(0, 1))
+        assert_same(real_e < 1, real_t < 1)
+        assert_same(real_e.relu(), real_t.relu())
+
+
+@pytest.mark.parametrize("expr", ["x < 1", "x.max()", "x.clamp(0, 1)", "x.relu()", "x.floor()",
+                                  "x.argmax()", "torch.maximum(x, x)", "x.sort()[0]", "x % 2"])
+def test_meta_tensors_take_complex_like_torch(expr):
+    """torch's meta functions have no dtype dispatch: the refusals are the CPU kernels'."""
+    def run(lib):
+        return eval(expr, {"torch": lib, "x": lib.tensor([1 + 2j, 3 - 1j]).to("meta")})
+    e, t = run(ember), run(torch)
+    assert e.device.type == "meta" and str(e.dtype) == str(t.dtype).replace("torch", "ember")
+    assert tuple(e.shape) == tuple(t.shape) and e.stride() == t.stride()
 
 
 # ---- casts and in-place --------------------------------------------------------------------
