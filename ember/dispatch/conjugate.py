@@ -16,7 +16,7 @@ conjugated values, materialised) and, for an op that writes into a conjugate-bit
 """
 from __future__ import annotations
 
-from ..core.tensor import Tensor, shallow_copy
+from ..core.tensor import Tensor
 from . import keys as K
 from .dispatcher import ops, register_fallback
 
@@ -36,28 +36,28 @@ def _op_info(op):
     return info
 
 
-def raw(t: Tensor) -> Tensor:
-    """t's storage and layout without the conjugate bit (the stored, unconjugated values)."""
-    r = shallow_copy(t)
-    r._ks &= ~K.CONJ_BIT
-    return r
+def raw(t: Tensor, keyset: int) -> Tensor:
+    """t's storage and layout without the conjugate bit (the stored, unconjugated values):
+    `_conj` of it, run below this key with the call's `keyset`, so that Python modes (fake
+    tensors, make_fx) see and record it."""
+    return ops.aten._conj.default.redispatch(keyset & _BELOW, t)
 
 
-def resolve(t: Tensor) -> Tensor:
+def resolve(t: Tensor, keyset: int) -> Tensor:
     """The conjugated values of a conjugate-bit tensor, materialised (no bit)."""
-    return _conj_copy(raw(t))
+    return _conj_copy(raw(t, keyset), keyset)
 
 
-def _conj_copy(t: Tensor) -> Tensor:
+def _conj_copy(t: Tensor, keyset: int) -> Tensor:
     """conj(t) as a new tensor, for a tensor without the bit."""
-    return ops.aten._conj_physical.default.redispatch(t._ks & _BELOW, t)
+    return ops.aten._conj_physical.default.redispatch(keyset & _BELOW, t)
 
 
-def _resolved(x):
+def _resolved(x, keyset):
     if isinstance(x, Tensor):
-        return resolve(x) if x._ks & K.CONJ_BIT else x
+        return resolve(x, keyset) if x._ks & K.CONJ_BIT else x
     if isinstance(x, (list, tuple)) and any(isinstance(v, Tensor) for v in x):
-        return type(x)(_resolved(v) for v in x)
+        return type(x)(_resolved(v, keyset) for v in x)
     return x
 
 
@@ -67,14 +67,14 @@ def conjugate_fallback(op, keyset, *args):
     below = keyset & _BELOW
     if view:
         return op.redispatch(below, *args)
-    new = [_resolved(a) for a in args]
+    new = [_resolved(a, keyset) for a in args]
     result = op.redispatch(below, *new)
     for i in writes:
         target = args[i]
         if isinstance(target, Tensor) and target._ks & K.CONJ_BIT:
             written = new[i]
-            r = raw(target)
-            ops.aten.copy_.default.redispatch(r._ks & _BELOW, r, _conj_copy(written), False)
+            ops.aten.copy_.default.redispatch(below, raw(target, keyset),
+                                              _conj_copy(written, keyset), False)
             result = _swap(result, written, target)
     return result
 
