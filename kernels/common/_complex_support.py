@@ -21,9 +21,11 @@ def _kernel_name(name):
 
 
 _CLAMP = (_NI, "clamp is not supported for complex types")
+_POLYGAMMA = {0: "digamma", 1: "trigamma"}     # (the kernel polygamma(n) runs)
 _SORT = (RuntimeError, " Sort does not support complex dtypes on CPU")
 
-# aten op name (its in-place and out= overloads included) -> (exception type, message)
+# aten op name (its in-place and out= overloads included) -> (exception type, message, or
+# a function of the arguments giving it)
 UNSUPPORTED = {
     **{op: _kernel_name(f"{op}_cpu") for op in (
         "lt", "le", "gt", "ge", "remainder", "fmod", "atan2", "bitwise_and", "bitwise_or",
@@ -56,6 +58,10 @@ UNSUPPORTED = {
     "argmin": (RuntimeError, "argmin(): does not support complex input"),
     "sort": _SORT, "argsort": _SORT, "msort": _SORT,
     "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
+    "isin": (RuntimeError, "Unsupported input type encountered for isin(): {dtype}"),
+    "mvlgamma": _kernel_name("arange_cpu"),
+    "polygamma": (_NI, lambda args: _kernel_name(_POLYGAMMA.get(
+        next(a for a in args if a.__class__ is int), "polygamma"))[1]),
 }
 # max/min: their reduction overloads name the op, the binary one is maximum/minimum's
 _OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
@@ -87,7 +93,8 @@ def _refusal(op, error):
     def refuse(keyset, *args):
         if keyset & K.META_BIT:
             return op.redispatch(keyset & _BELOW, *args)
-        raise exc(message.format(dtype=complex_dtype_of(args).scalar_name))
+        text = message(args) if callable(message) else message
+        raise exc(text.format(dtype=complex_dtype_of(args).scalar_name))
     return refuse
 
 

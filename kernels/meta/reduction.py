@@ -7,6 +7,7 @@ the CPU kernels reuse: which dims are reduced, the result dtype, empty-input err
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.shapes import reduced_shape, wrap_dims
+from ember.kernels.meta.linalg import check_not_complex
 
 
 def reduce_dims(shape, dim) -> tuple:
@@ -175,6 +176,7 @@ def vector_norm_layout(self, ord, dim, keepdim, dtype):
     if isinstance(ord, complex):
         raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "  # noqa: TRY004
                            "of norm.")
+    check_not_complex(self, "linalg.vector_norm")
     if not self._dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {self._dtype.scalar_name}")

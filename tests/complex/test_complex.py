@@ -3,6 +3,7 @@
 ops torch refuses on complex tensors, casts, serialization, and autograd (gradcheck in
 the conjugate Wirtinger convention, gradients equal to torch's)."""
 import io
+import re
 import warnings
 
 import numpy as np
@@ -300,7 +301,10 @@ def test_matmul():
     # a complex number in a Scalar argument, complex views of real tensors, conj views
     "torch.ones(2).lt(1j)", "torch.remainder(torch.ones(2), 1j)", "torch.ones(2).fmod(1j)",
     "torch.floor_divide(torch.ones(2), 1j)", "torch.view_as_complex(torch.ones(3, 2)) < 1",
-    "x.conj().clamp(0, 1)", "x[1:].relu()"])
+    "x.conj().clamp(0, 1)", "x[1:].relu()",
+    # torch.special and the reductions from main
+    "torch.isin(x, 1)", "torch.mvlgamma(x, 1)", "torch.polygamma(0, x)", "torch.polygamma(1, x)",
+    "torch.polygamma(3, x)", "x.polygamma_(1)", "x.to(torch.complex128).mvlgamma_(2)"])
 def test_ops_torch_refuses_on_complex(expr):
     """torch's exception type and message (not NumPy's lexicographic order)."""
     def run(lib):
@@ -339,6 +343,33 @@ def test_meta_tensors_take_complex_like_torch(expr):
     e, t = run(ember), run(torch)
     assert e.device.type == "meta" and str(e.dtype) == str(t.dtype).replace("torch", "ember")
     assert tuple(e.shape) == tuple(t.shape) and e.stride() == t.stride()
+
+
+@pytest.mark.parametrize("expr", [
+    "torch.cov(x)", "torch.cov(x, correction=0, fweights=torch.tensor([1, 2, 1]))",
+    "torch.cov(x[0])", "torch.corrcoef(x)", "torch.float_power(x, 2)",
+    "torch.float_power(x.real, 1j)", "torch.float_power(2, x)", "torch.float_power(x.real, 2)"])
+def test_statistics_and_float_power_on_complex(expr):
+    """cov conjugates its second factor, corrcoef clips the real and imaginary parts, and
+    float_power computes in complex128 when an operand is complex, as torch's."""
+    def run(lib):
+        x = lib.tensor([[1 + 2j, 3 - 1j, 0.5j], [2 - 1j, -1 + 0j, 4 + 4j]])
+        return eval(expr, {"torch": lib, "x": x})
+    _same_values(run(ember), run(torch), rtol=1e-5)
+
+
+@pytest.mark.parametrize("expr", [
+    "ember.linalg.det(a)", "ember.linalg.solve(a, a)", "ember.linalg.svd(a)",
+    "ember.linalg.eigh(a)", "ember.linalg.pinv(a)", "ember.linalg.lstsq(a, a)",
+    "ember.linalg.vector_norm(a)", "ember.linalg.lu_factor(a)", "ember.linalg.vecdot(a, a)",
+    "ember.linalg.solve_triangular(a, a, upper=True)", "ember.linalg.householder_product(a, a[0])"])
+def test_linalg_refuses_complex_for_now(expr):
+    """torch.linalg takes complex matrices; ember's has no complex kernels (nor complex
+    derivative formulas) yet: a clear NotImplementedError, never an answer."""
+    a = ember.tensor(Z[:, :2].T + 3 * np.eye(2, dtype=np.complex64))
+    with pytest.raises(NotImplementedError, match="ember has no complex linear algebra yet"):
+        eval(expr, {"ember": ember, "a": a})
+    eval(re.sub(r"\ba\b", "a.real", expr), {"ember": ember, "a": a})    # (real ones compute)
 
 
 # ---- casts and in-place --------------------------------------------------------------------
