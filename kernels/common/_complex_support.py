@@ -59,6 +59,23 @@ UNSUPPORTED = {
     "sort": _SORT, "argsort": _SORT, "msort": _SORT,
     "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
     "isin": (RuntimeError, "Unsupported input type encountered for isin(): {dtype}"),
+    # torch.special and the pointwise math
+    **{f"special_{op}": _kernel_name(f"{op}_cpu") for op in (
+        "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "entr", "erfcx", "i0e",
+        "i1", "i1e", "log_ndtr", "modified_bessel_i0", "modified_bessel_i1",
+        "modified_bessel_k0", "modified_bessel_k1", "ndtri", "scaled_modified_bessel_k0",
+        "scaled_modified_bessel_k1", "spherical_bessel_j0")},
+    **{op: _kernel_name(f"{op}_vml_cpu") for op in ("erfc", "erfinv", "i0", "lgamma")},
+    "special_ndtr": _kernel_name("erf_vml_cpu"),
+    "digamma": _kernel_name("digamma"),
+    "isposinf": (RuntimeError, "isposinf does not support complex inputs."),
+    "isneginf": (RuntimeError, "isneginf does not support complex inputs."),
+    "deg2rad": (RuntimeError, "deg2rad is not supported for complex tensors."),
+    "rad2deg": (RuntimeError, "rad2deg is not supported for complex tensors."),
+    "geometric": _kernel_name("geometric_cpu"),
+    "threshold_backward": _kernel_name("threshold_cpu"),
+    "max_pool2d": _kernel_name("max_pool2d"),
+    "max_pool2d_with_indices": _kernel_name("max_pool2d"),
     "mvlgamma": _kernel_name("arange_cpu"),
     "polygamma": (_NI, lambda args: _kernel_name(_POLYGAMMA.get(
         next(a for a in args if a.__class__ is int), "polygamma"))[1]),
@@ -67,7 +84,9 @@ UNSUPPORTED = {
 _OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
               ("max", "dim"): (RuntimeError, "max(): does not support complex input"),
               ("min", "dim"): (RuntimeError, "min(): does not support complex input"),
-              ("max", "other"): UNSUPPORTED["maximum"], ("min", "other"): UNSUPPORTED["minimum"]}
+              ("max", "other"): UNSUPPORTED["maximum"], ("min", "other"): UNSUPPORTED["minimum"],
+              ("abs_", "default"): (RuntimeError,
+                                    "In-place abs is not supported for complex tensors.")}
 
 
 def complex_dtype_of(args):
