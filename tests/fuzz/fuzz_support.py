@@ -96,8 +96,12 @@ CDIST = ("cdist: torch skips its dtype checks and its half-type refusal for empt
          "(ember checks them first)")
 SET = ("set_ between dtypes: torch reinterprets the bytes of a non-empty source of another "
        "dtype in some cases and refuses in others; ember refuses whenever it has elements")
+CUM_EMPTY = ("cummin of an empty tensor: torch returns before wrapping dim, so any dim "
+             "is accepted; ember raises IndexError (found once the complex dtypes changed the "
+             "fuzzer's draws)")
 KNOWN: dict[str, str] = {
     **dict.fromkeys(["elu.default", "elu_.default"], OVERFLOW),
+    "cummin.default": CUM_EMPTY,
     **dict.fromkeys(["norm.ScalarOpt_dim", "linalg_vector_norm.default"], HALF),
     "topk.default": TOPK,
     **dict.fromkeys(["max.other", "maximum.default", "vstack.default"], MINMAX),
