@@ -42,6 +42,7 @@ bench: setup
 	$(VPY) benchmarks/linalg.py
 	$(VPY) benchmarks/functionalize.py
 	$(VPY) benchmarks/compile.py
+	$(VPY) benchmarks/fft.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

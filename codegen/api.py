@@ -102,8 +102,9 @@ def python_accepts_numbers(fn: NativeFunction, index: int) -> bool:
 
 
 def ks_expr(fn: NativeFunction) -> str:
-    """The expression OR-ing the keysets of all tensor arguments."""
-    parts = []
+    """The expression OR-ing the keysets of all tensor arguments, and the Complex key for a
+    complex number among the Scalar ones (ops without complex kernels refuse there)."""
+    parts, scalars = [], []
     for i, a in enumerate(fn.schema.arguments.flat()):
         t, n = str(a.type), py_name(a.name)
         if t == "Tensor":
@@ -115,7 +116,9 @@ def ks_expr(fn: NativeFunction) -> str:
             parts.append(f"_ks_list({n})")
         elif t == "Tensor?[]":
             parts.append(f"_ks_optlist({n})")
-    return " | ".join(parts) if parts else "_BACKEND_SELECT"
+        elif t in ("Scalar", "Scalar?"):
+            scalars.append(f"(_COMPLEX if {n}.__class__ is _complex else 0)")
+    return " | ".join(parts + scalars) if parts else "_BACKEND_SELECT"
 
 
 def device_arg_index(fn: NativeFunction) -> int | None:

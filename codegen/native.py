@@ -25,7 +25,8 @@ from .model import (
     default_to_python,
 )
 
-ALLOWED_KEYS = ("func", "variants", "dispatch", "autogen", "tags", "manual_binding")
+ALLOWED_KEYS = ("func", "variants", "dispatch", "autogen", "tags", "manual_binding",
+                "python_module")
 DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "CompositeImplicitAutograd", "CompositeExplicitAutograd",
                  "BackendSelect")
 VARIANTS = ("function", "method")
@@ -52,6 +53,7 @@ class NativeFunction:
     inplace_of: str | None = None              # in-place ops without dispatch: their functional
     view_copy_of: str | None = None            # autogen'd {view}_copy ops: their view op
     manual_binding: bool = False               # Python binding hand-written (e.g. Tensor.to)
+    python_module: str | None = None           # the binding is public in ember.<module> only
 
     @property
     def ident(self) -> str:
@@ -272,7 +274,11 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
         manual = e.data.get("manual_binding", False)
         if not isinstance(manual, bool):
             raise _err(e.at("manual_binding"), "'manual_binding' must be true or false")
-        fn = NativeFunction(schema, loc, variants, dispatch, tags, manual_binding=manual)
+        module = e.data.get("python_module")
+        if module is not None and not (isinstance(module, str) and module.isidentifier()):
+            raise _err(e.at("python_module"), "'python_module' must be a module name (fft)")
+        fn = NativeFunction(schema, loc, variants, dispatch, tags, manual_binding=manual,
+                            python_module=module)
         add(fn)
         for out_name in _as_list(e, "autogen"):
             if schema.kind() != "functional":

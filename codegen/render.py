@@ -207,7 +207,8 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "out_wrap": _wrap(return_type(b.out_fn if not method else None)),
         })
     return {"name": name, "cases": cases, "single": len(cases) == 1,
-            "schemas": [str(b.fn.schema) for b in bindings]}
+            "schemas": [str(b.fn.schema) for b in bindings],
+            "python_module": bindings[0].fn.python_module}
 
 
 def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:

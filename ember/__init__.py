@@ -45,10 +45,13 @@ from .core.device import device
 from .core.dtype import (
     bfloat16,
     can_cast,
+    complex64,
+    complex128,
     dtype,
     float16,
     float32,
     float64,
+    get_default_complex_dtype,
     get_default_dtype,
     int8,
     int16,
@@ -118,6 +121,7 @@ from .serialization import load, save
 bool = _dtypes.bool_
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
+cfloat, cdouble = complex64, complex128
 strided = "strided"  # the only layout ember has (layout= accepts it or None)
 __version__ = "0.1.0"
 __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
@@ -145,6 +149,7 @@ from . import (
     backends,
     cuda,
     distributions,
+    fft,
     functional,
     library,
     linalg,

@@ -28,7 +28,9 @@ import importlib
 INIT_ORDER = (
     "ember._generated.ops",             # an OpOverload per schema overload
     "ember._generated.registrations",   # backend kernels (CPU, Meta, CUDA, composites) per key
+    "ember.kernels.common._complex_support",  # torch's errors for ops without complex kernels
     "ember.dispatch.python_dispatch",   # the Python key's boxed fallback
+    "ember.dispatch.conjugate",         # the Conjugate key's boxed fallback (conj()'s views)
     "ember.autograd",                   # the engine, grad modes, custom Functions
     "ember._generated.autograd",        # Backward nodes and the Autograd-key kernels
     "ember._generated.autocast",        # AutocastCPU/AutocastCUDA wrappers

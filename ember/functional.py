@@ -14,6 +14,7 @@ from . import (  # noqa: F401
     meshgrid,
     norm,
     split,
+    stft,
     unique,
     unique_consecutive,
     unravel_index,

@@ -607,6 +607,186 @@ def cpu_triangular_solve(keyset, self, A, upper, transpose, unitriangular):
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.fp32: fft_fft
+def cpu_fft_fft(keyset, self, n, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_fft.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), n, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_ifft
+def cpu_fft_ifft(keyset, self, n, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_ifft.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), n, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_fft2
+def cpu_fft_fft2(keyset, self, s, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_fft2.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), s, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_ifft2
+def cpu_fft_ifft2(keyset, self, s, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_ifft2.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), s, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_fftn
+def cpu_fft_fftn(keyset, self, s, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_fftn.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), s, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_ifftn
+def cpu_fft_ifftn(keyset, self, s, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_ifftn.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), s, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_rfft
+def cpu_fft_rfft(keyset, self, n, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_rfft.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), n, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_irfft
+def cpu_fft_irfft(keyset, self, n, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_irfft.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), n, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_rfft2
+def cpu_fft_rfft2(keyset, self, s, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_rfft2.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), s, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_irfft2
+def cpu_fft_irfft2(keyset, self, s, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_irfft2.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), s, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_rfftn
+def cpu_fft_rfftn(keyset, self, s, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_rfftn.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), s, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_irfftn
+def cpu_fft_irfftn(keyset, self, s, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_irfftn.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), s, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_hfft
+def cpu_fft_hfft(keyset, self, n, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_hfft.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), n, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: fft_ihfft
+def cpu_fft_ihfft(keyset, self, n, dim, norm):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.fft_ihfft.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), n, dim, norm)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: stft
+def cpu_stft(keyset, self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.stft.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), n_fft, hop_length, win_length, _cast(window, to, 'cpu'), normalized, onesided, return_complex, align_to_window)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: stft.center
+def cpu_stft_center(keyset, self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.stft_center.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), n_fft, hop_length, win_length, _cast(window, to, 'cpu'), center, pad_mode, normalized, onesided, return_complex, align_to_window)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: polar
+def cpu_polar(keyset, abs, angle):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.polar.redispatch(keyset & _BELOW_CPU, _cast(abs, to, 'cpu'), _cast(angle, to, 'cpu'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: view_as_complex
+def cpu_view_as_complex(keyset, self):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.view_as_complex.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'))
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.promote: cat
 def cpu_cat(keyset, tensors, dim):
     to = _promote_dtype('cpu', tensors)
@@ -1373,6 +1553,24 @@ _o.quantile_scalar.register("AutocastCPU", cpu_quantile_scalar, with_keyset=True
 _o.svd.register("AutocastCPU", cpu_svd, with_keyset=True)
 _o.trace.register("AutocastCPU", cpu_trace, with_keyset=True)
 _o.triangular_solve.register("AutocastCPU", cpu_triangular_solve, with_keyset=True)
+_o.fft_fft.register("AutocastCPU", cpu_fft_fft, with_keyset=True)
+_o.fft_ifft.register("AutocastCPU", cpu_fft_ifft, with_keyset=True)
+_o.fft_fft2.register("AutocastCPU", cpu_fft_fft2, with_keyset=True)
+_o.fft_ifft2.register("AutocastCPU", cpu_fft_ifft2, with_keyset=True)
+_o.fft_fftn.register("AutocastCPU", cpu_fft_fftn, with_keyset=True)
+_o.fft_ifftn.register("AutocastCPU", cpu_fft_ifftn, with_keyset=True)
+_o.fft_rfft.register("AutocastCPU", cpu_fft_rfft, with_keyset=True)
+_o.fft_irfft.register("AutocastCPU", cpu_fft_irfft, with_keyset=True)
+_o.fft_rfft2.register("AutocastCPU", cpu_fft_rfft2, with_keyset=True)
+_o.fft_irfft2.register("AutocastCPU", cpu_fft_irfft2, with_keyset=True)
+_o.fft_rfftn.register("AutocastCPU", cpu_fft_rfftn, with_keyset=True)
+_o.fft_irfftn.register("AutocastCPU", cpu_fft_irfftn, with_keyset=True)
+_o.fft_hfft.register("AutocastCPU", cpu_fft_hfft, with_keyset=True)
+_o.fft_ihfft.register("AutocastCPU", cpu_fft_ihfft, with_keyset=True)
+_o.stft.register("AutocastCPU", cpu_stft, with_keyset=True)
+_o.stft_center.register("AutocastCPU", cpu_stft_center, with_keyset=True)
+_o.polar.register("AutocastCPU", cpu_polar, with_keyset=True)
+_o.view_as_complex.register("AutocastCPU", cpu_view_as_complex, with_keyset=True)
 _o.cat.register("AutocastCPU", cpu_cat, with_keyset=True)
 _o.index_copy.register("AutocastCPU", cpu_index_copy, with_keyset=True)
 _o.stack.register("AutocastCPU", cpu_stack, with_keyset=True)

@@ -402,6 +402,17 @@ _c_log_normal_ = _o.log_normal_._cache
 _c_cauchy_ = _o.cauchy_._cache
 _c_geometric_ = _o.geometric_._cache
 _c_poisson = _o.poisson._cache
+_c_view_as_real = _o.view_as_real._cache
+_c_view_as_complex = _o.view_as_complex._cache
+_c__conj = _o._conj._cache
+_c__conj_physical = _o._conj_physical._cache
+_c_angle = _o.angle._cache
+_c_sgn = _o.sgn._cache
+_c_polar = _o.polar._cache
+_c_complex = _o.complex._cache
+_c__fft_r2c = _o._fft_r2c._cache
+_c__fft_c2r = _o._fft_c2r._cache
+_c__fft_c2c = _o._fft_c2c._cache
 _c_convolution = _o.convolution._cache
 _c_convolution_backward = _o.convolution_backward._cache
 _c_max_pool2d_with_indices = _o.max_pool2d_with_indices._cache
@@ -479,6 +490,9 @@ _c_split_with_sizes_copy = _o.split_with_sizes_copy._cache
 _c_unbind_copy_int = _o.unbind_copy_int._cache
 _c_alias_copy = _o.alias_copy._cache
 _c_unfold_copy = _o.unfold_copy._cache
+_c_view_as_real_copy = _o.view_as_real_copy._cache
+_c_view_as_complex_copy = _o.view_as_complex_copy._cache
+_c__conj_copy = _o._conj_copy._cache
 
 
 # schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -766,12 +780,12 @@ class MulBackward0(_Node):
             other = _unpack(_node._s_other, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            _r_self = _H.reduce_to(grad * other, self_shape, self_dtype)
+            _r_self = _H.reduce_to(grad * _H.conjugate(other), self_shape, self_dtype)
         if _n[1]:
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
             self = _unpack(_node._s_self, _node)
-            _r_other = _H.reduce_to(grad * self, other_shape, other_dtype)
+            _r_other = _H.reduce_to(grad * _H.conjugate(self), other_shape, other_dtype)
         return (_r_self, _r_other)
 
     @property
@@ -1269,7 +1283,7 @@ class ExpBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = grad * result
+            _r_self = grad * result.conj()
         return (_r_self,)
 
     @property
@@ -1292,7 +1306,7 @@ class LogBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad / self
+            _r_self = grad / self.conj()
         return (_r_self,)
 
     @property
@@ -1602,10 +1616,10 @@ class MmBackward0(_Node):
         _r_mat2 = None
         if _n[0]:
             mat2 = _unpack(_node._s_mat2, _node)
-            _r_self = grad.mm(mat2.t())
+            _r_self = grad.mm(mat2.t().conj())
         if _n[1]:
             self = _unpack(_node._s_self, _node)
-            _r_mat2 = self.t().mm(grad)
+            _r_mat2 = self.t().conj().mm(grad)
         return (_r_self, _r_mat2)
 
     @property
@@ -1633,10 +1647,10 @@ class BmmBackward0(_Node):
         _r_mat2 = None
         if _n[0]:
             mat2 = _unpack(_node._s_mat2, _node)
-            _r_self = grad.bmm(mat2.transpose(1, 2))
+            _r_self = grad.bmm(mat2.transpose(1, 2).conj())
         if _n[1]:
             self = _unpack(_node._s_self, _node)
-            _r_mat2 = self.transpose(1, 2).bmm(grad)
+            _r_mat2 = self.transpose(1, 2).conj().bmm(grad)
         return (_r_self, _r_mat2)
 
     @property
@@ -1671,11 +1685,11 @@ class AddmmBackward0(_Node):
         if _n[1]:
             alpha = _node._s_alpha
             mat2 = _unpack(_node._s_mat2, _node)
-            _r_mat1 = _H.maybe_multiply(grad.mm(mat2.t()), alpha)
+            _r_mat1 = _H.maybe_multiply(grad.mm(mat2.t().conj()), alpha)
         if _n[2]:
             alpha = _node._s_alpha
             mat1 = _unpack(_node._s_mat1, _node)
-            _r_mat2 = _H.maybe_multiply(mat1.t().mm(grad), alpha)
+            _r_mat2 = _H.maybe_multiply(mat1.t().conj().mm(grad), alpha)
         return (_r_self, _r_mat1, _r_mat2)
 
     @property
@@ -3924,7 +3938,7 @@ class AbsBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * self.sign()
+            _r_self = grad * self.sgn()
         return (_r_self,)
 
     @property
@@ -3964,7 +3978,7 @@ class Exp2Backward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = grad * result * 0.6931471805599453
+            _r_self = grad * (result * 0.6931471805599453).conj()
         return (_r_self,)
 
     @property
@@ -3987,7 +4001,7 @@ class Expm1Backward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = grad * (result + 1)
+            _r_self = grad * (result.conj() + 1)
         return (_r_self,)
 
     @property
@@ -4010,7 +4024,7 @@ class Log2Backward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad / (self * 0.6931471805599453)
+            _r_self = grad / (self.conj() * 0.6931471805599453)
         return (_r_self,)
 
     @property
@@ -4033,7 +4047,7 @@ class Log10Backward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad / (self * 2.3025850929940455)
+            _r_self = grad / (self.conj() * 2.3025850929940455)
         return (_r_self,)
 
     @property
@@ -4056,7 +4070,7 @@ class Log1PBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad / (self + 1)
+            _r_self = grad / (self + 1).conj()
         return (_r_self,)
 
     @property
@@ -4079,7 +4093,7 @@ class SqrtBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = grad / (2 * result)
+            _r_self = grad / (2 * result.conj())
         return (_r_self,)
 
     @property
@@ -4102,7 +4116,7 @@ class RsqrtBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = -0.5 * grad * result.pow(3)
+            _r_self = -0.5 * grad * result.pow(3).conj()
         return (_r_self,)
 
     @property
@@ -4125,7 +4139,7 @@ class ReciprocalBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = -grad * (result * result)
+            _r_self = -grad * (result * result).conj()
         return (_r_self,)
 
     @property
@@ -4148,7 +4162,7 @@ class SinBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * self.cos()
+            _r_self = grad * self.cos().conj()
         return (_r_self,)
 
     @property
@@ -4171,7 +4185,7 @@ class CosBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * -self.sin()
+            _r_self = grad * -self.sin().conj()
         return (_r_self,)
 
     @property
@@ -4194,7 +4208,7 @@ class TanBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = grad * (1 + result.pow(2))
+            _r_self = grad * (1 + result.pow(2)).conj()
         return (_r_self,)
 
     @property
@@ -4217,7 +4231,7 @@ class AsinBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * (-self * self + 1).rsqrt()
+            _r_self = grad * (-self * self + 1).rsqrt().conj()
         return (_r_self,)
 
     @property
@@ -4240,7 +4254,7 @@ class AcosBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * -(-self * self + 1).rsqrt()
+            _r_self = grad * -(-self * self + 1).rsqrt().conj()
         return (_r_self,)
 
     @property
@@ -4263,7 +4277,7 @@ class AtanBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad / (self * self + 1)
+            _r_self = grad / (self * self + 1).conj()
         return (_r_self,)
 
     @property
@@ -4286,7 +4300,7 @@ class SinhBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * self.cosh()
+            _r_self = grad * self.cosh().conj()
         return (_r_self,)
 
     @property
@@ -4309,7 +4323,7 @@ class CoshBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * self.sinh()
+            _r_self = grad * self.sinh().conj()
         return (_r_self,)
 
     @property
@@ -5561,6 +5575,265 @@ class SpecialZetaBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: view_as_real(Tensor(a) self) -> Tensor(a)
+class ViewAsRealBackward0(_Node):
+    """Backward of view_as_real, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.view_as_complex(grad.contiguous())
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: view_as_complex(Tensor(a) self) -> Tensor(a)
+class ViewAsComplexBackward0(_Node):
+    """Backward of view_as_complex, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.view_as_real(grad.contiguous())
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: _conj(Tensor(a) self) -> Tensor(a)
+class ConjBackward0(_Node):
+    """Backward of _conj, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.conj()
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: _conj_physical(Tensor self) -> Tensor
+class ConjPhysicalBackward0(_Node):
+    """Backward of _conj_physical, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.conj_physical()
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: angle(Tensor self) -> Tensor
+class AngleBackward0(_Node):
+    """Backward of angle, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.angle_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: sgn(Tensor self) -> Tensor
+class SgnBackward0(_Node):
+    """Backward of sgn, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.sgn_backward(self, grad, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: polar(Tensor abs, Tensor angle) -> Tensor
+class PolarBackward0(_Node):
+    """Backward of polar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('abs', 'angle')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_abs = None
+        _r_angle = None
+        if _n[0] or _n[1]:
+            result = _unpack(_node._s_result, _node)
+            _r_abs, _r_angle = _H.polar_backward(grad, result)
+        return (_r_abs, _r_angle)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml: complex(Tensor real, Tensor imag) -> Tensor
+class ComplexBackward0(_Node):
+    """Backward of complex, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('real', 'imag')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_real = None
+        _r_imag = None
+        if _n[0]:
+            _r_real = _H.real_grad(grad)
+        if _n[1]:
+            _r_imag = _H.imag_grad(grad)
+        return (_r_real, _r_imag)
+
+
+# schema/derivatives.yaml: _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+class FftR2CBackward0(_Node):
+    """Backward of _fft_r2c, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_normalization', '_s_onesided', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            normalization = _node._s_normalization
+            onesided = _node._s_onesided
+            self_shape = _node._s_self_shape
+            _r_self = _H.fft_r2c_backward(grad, dim, normalization, onesided, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_normalization(self):
+        return self._s_normalization
+
+    @property
+    def _saved_onesided(self):
+        return self._s_onesided
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: _fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor
+class FftC2RBackward0(_Node):
+    """Backward of _fft_c2r, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_normalization')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            normalization = _node._s_normalization
+            _r_self = _H.fft_c2r_backward(grad, dim, normalization)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_normalization(self):
+        return self._s_normalization
+
+
+# schema/derivatives.yaml: _fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor
+class FftC2CBackward0(_Node):
+    """Backward of _fft_c2c, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_forward', '_s_normalization')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            forward = _node._s_forward
+            normalization = _node._s_normalization
+            _r_self = _H.fft_c2c_backward(grad, dim, normalization, forward)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_forward(self):
+        return self._s_forward
+
+    @property
+    def _saved_normalization(self):
+        return self._s_normalization
+
+
 # schema/derivatives.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 class ConvolutionBackward0(_Node):
     """Backward of convolution, from schema/derivatives.yaml."""
@@ -6043,10 +6316,10 @@ class DotBackward0(_Node):
         _r_tensor = None
         if _n[0]:
             tensor = _unpack(_node._s_tensor, _node)
-            _r_self = grad * tensor
+            _r_self = grad * tensor.conj()
         if _n[1]:
             self = _unpack(_node._s_self, _node)
-            _r_tensor = grad * self
+            _r_tensor = grad * self.conj()
         return (_r_self, _r_tensor)
 
     @property
@@ -6074,10 +6347,10 @@ class MvBackward0(_Node):
         _r_vec = None
         if _n[0]:
             vec = _unpack(_node._s_vec, _node)
-            _r_self = grad.unsqueeze(1) * vec
+            _r_self = grad.unsqueeze(1) * vec.conj()
         if _n[1]:
             self = _unpack(_node._s_self, _node)
-            _r_vec = self.t().mv(grad)
+            _r_vec = self.t().conj().mv(grad)
         return (_r_self, _r_vec)
 
     @property
@@ -6112,11 +6385,11 @@ class BaddbmmBackward0(_Node):
         if _n[1]:
             alpha = _node._s_alpha
             batch2 = _unpack(_node._s_batch2, _node)
-            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha)
         if _n[2]:
             alpha = _node._s_alpha
             batch1 = _unpack(_node._s_batch1, _node)
-            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha)
         return (_r_self, _r_batch1, _r_batch2)
 
     @property
@@ -8069,13 +8342,13 @@ class SigmoidBackwardBackward0(_Node):
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             output = _unpack(_node._s_output, _node)
-            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output), grad_output_shape, grad_output_dtype)
+            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
         if _n[1]:
             grad_output = _unpack(_node._s_grad_output, _node)
             output = _unpack(_node._s_output, _node)
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(grad * grad_output * (-2 * output + 1), output_shape, output_dtype)
+            _r_output = _H.reduce_to(grad.conj() * grad_output * (-2 * output.conj() + 1), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -8121,13 +8394,13 @@ class TanhBackwardBackward0(_Node):
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             output = _unpack(_node._s_output, _node)
-            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output), grad_output_shape, grad_output_dtype)
+            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
         if _n[1]:
             grad_output = _unpack(_node._s_grad_output, _node)
             output = _unpack(_node._s_output, _node)
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(-2 * output * grad_output * grad, output_shape, output_dtype)
+            _r_output = _H.reduce_to(-2 * output.conj() * grad_output * grad.conj(), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -11113,6 +11386,57 @@ class UnfoldCopyBackward0(_Node):
     @property
     def _saved_step(self):
         return self._s_step
+
+
+# schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor
+class ViewAsRealCopyBackward0(_Node):
+    """Backward of view_as_real_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.view_as_complex(grad.contiguous())
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor
+class ViewAsComplexCopyBackward0(_Node):
+    """Backward of view_as_complex_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.view_as_real(grad.contiguous())
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor
+class ConjCopyBackward0(_Node):
+    """Backward of _conj_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.conj()
+        return (_r_self,)
 
 
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)
@@ -18869,6 +19193,211 @@ def _ag_poisson(ks, self, generator):
     return _out
 
 
+# schema/native_functions.yaml: view_as_real(Tensor(a) self) -> Tensor(a) (derivative: schema/derivatives.yaml: view_as_real(Tensor(a) self) -> Tensor(a))
+def _ag_view_as_real(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_view_as_real.get(_ks)
+    if _k is None:
+        _k = _o.view_as_real._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ViewAsRealBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: view_as_complex(Tensor(a) self) -> Tensor(a) (derivative: schema/derivatives.yaml: view_as_complex(Tensor(a) self) -> Tensor(a))
+def _ag_view_as_complex(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_view_as_complex.get(_ks)
+    if _k is None:
+        _k = _o.view_as_complex._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ViewAsComplexBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: _conj(Tensor(a) self) -> Tensor(a) (derivative: schema/derivatives.yaml: _conj(Tensor(a) self) -> Tensor(a))
+def _ag__conj(ks, self):
+    _ks = ks & _BELOW
+    _k = _c__conj.get(_ks)
+    if _k is None:
+        _k = _o._conj._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ConjBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: _conj_physical(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: _conj_physical(Tensor self) -> Tensor)
+def _ag__conj_physical(ks, self):
+    _ks = ks & _BELOW
+    _k = _c__conj_physical.get(_ks)
+    if _k is None:
+        _k = _o._conj_physical._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ConjPhysicalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: angle(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: angle(Tensor self) -> Tensor)
+def _ag_angle(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_angle.get(_ks)
+    if _k is None:
+        _k = _o.angle._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AngleBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sgn(Tensor self) -> Tensor)
+def _ag_sgn(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sgn.get(_ks)
+    if _k is None:
+        _k = _o.sgn._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SgnBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: polar(Tensor abs, Tensor angle) -> Tensor (derivative: schema/derivatives.yaml: polar(Tensor abs, Tensor angle) -> Tensor)
+def _ag_polar(ks, abs, angle):
+    _ks = ks & _BELOW
+    _k = _c_polar.get(_ks)
+    if _k is None:
+        _k = _o.polar._fill(_ks)
+    _out = _k(abs, angle)
+    if not _tls.grad_enabled:
+        return _out
+    _e_abs = _edge(abs)
+    _e_angle = _edge(angle)
+    if not (_e_abs is not None or _e_angle is not None):
+        return _out
+    _node = _new_node(PolarBackward0, (_e_abs or _NO_EDGE, _e_angle or _NO_EDGE), (_e_abs is not None, _e_angle is not None))
+    result = _out
+    if _e_abs is not None or _e_angle is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: complex(Tensor real, Tensor imag) -> Tensor (derivative: schema/derivatives.yaml: complex(Tensor real, Tensor imag) -> Tensor)
+def _ag_complex(ks, real, imag):
+    _ks = ks & _BELOW
+    _k = _c_complex.get(_ks)
+    if _k is None:
+        _k = _o.complex._fill(_ks)
+    _out = _k(real, imag)
+    if not _tls.grad_enabled:
+        return _out
+    _e_real = _edge(real)
+    _e_imag = _edge(imag)
+    if not (_e_real is not None or _e_imag is not None):
+        return _out
+    _node = _new_node(ComplexBackward0, (_e_real or _NO_EDGE, _e_imag or _NO_EDGE), (_e_real is not None, _e_imag is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor (derivative: schema/derivatives.yaml: _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor)
+def _ag__fft_r2c(ks, self, dim, normalization, onesided):
+    _ks = ks & _BELOW
+    _k = _c__fft_r2c.get(_ks)
+    if _k is None:
+        _k = _o._fft_r2c._fill(_ks)
+    _out = _k(self, dim, normalization, onesided)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FftR2CBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_normalization = normalization
+    _node._s_onesided = onesided
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: _fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor (derivative: schema/derivatives.yaml: _fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor)
+def _ag__fft_c2r(ks, self, dim, normalization, last_dim_size):
+    _ks = ks & _BELOW
+    _k = _c__fft_c2r.get(_ks)
+    if _k is None:
+        _k = _o._fft_c2r._fill(_ks)
+    _out = _k(self, dim, normalization, last_dim_size)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FftC2RBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_normalization = normalization
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: _fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor (derivative: schema/derivatives.yaml: _fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor)
+def _ag__fft_c2c(ks, self, dim, normalization, forward):
+    _ks = ks & _BELOW
+    _k = _c__fft_c2c.get(_ks)
+    if _k is None:
+        _k = _o._fft_c2c._fill(_ks)
+    _out = _k(self, dim, normalization, forward)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FftC2CBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_forward = forward
+    _node._s_normalization = normalization
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor (derivative: schema/derivatives.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
@@ -20650,6 +21179,57 @@ def _ag_unfold_copy(ks, self, dimension, size, step):
     return _out
 
 
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real) (derivative: schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor)
+def _ag_view_as_real_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_view_as_real_copy.get(_ks)
+    if _k is None:
+        _k = _o.view_as_real_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ViewAsRealCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex) (derivative: schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor)
+def _ag_view_as_complex_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_view_as_complex_copy.get(_ks)
+    if _k is None:
+        _k = _o.view_as_complex_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj) (derivative: schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor)
+def _ag__conj_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c__conj_copy.get(_ks)
+    if _k is None:
+        _k = _o._conj_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ConjCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -21360,6 +21940,40 @@ _o.logspace_out.register("Autograd", _autograd_out(_o.logspace_out), with_keyset
 _o.empty_permuted_out.register("Autograd", _autograd_out(_o.empty_permuted_out), with_keyset=True)
 _o.tril_indices_out.register("Autograd", _autograd_out(_o.tril_indices_out), with_keyset=True)
 _o.block_diag_out.register("Autograd", _autograd_out(_o.block_diag_out), with_keyset=True)
+_o.view_as_real.register("Autograd", _ag_view_as_real, with_keyset=True)
+_o.view_as_complex.register("Autograd", _ag_view_as_complex, with_keyset=True)
+_o._conj.register("Autograd", _ag__conj, with_keyset=True)
+_o.conj_physical_out.register("Autograd", _autograd_out(_o.conj_physical_out), with_keyset=True)
+_o._conj_physical.register("Autograd", _ag__conj_physical, with_keyset=True)
+_o.angle.register("Autograd", _ag_angle, with_keyset=True)
+_o.angle_out.register("Autograd", _autograd_out(_o.angle_out), with_keyset=True)
+_o.sgn.register("Autograd", _ag_sgn, with_keyset=True)
+_o.sgn_out.register("Autograd", _autograd_out(_o.sgn_out), with_keyset=True)
+_o.polar.register("Autograd", _ag_polar, with_keyset=True)
+_o.polar_out.register("Autograd", _autograd_out(_o.polar_out), with_keyset=True)
+_o.complex.register("Autograd", _ag_complex, with_keyset=True)
+_o.complex_out.register("Autograd", _autograd_out(_o.complex_out), with_keyset=True)
+_o._fft_r2c.register("Autograd", _ag__fft_r2c, with_keyset=True)
+_o._fft_c2r.register("Autograd", _ag__fft_c2r, with_keyset=True)
+_o._fft_c2c.register("Autograd", _ag__fft_c2c, with_keyset=True)
+_o.fft_fft_out.register("Autograd", _autograd_out(_o.fft_fft_out), with_keyset=True)
+_o.fft_ifft_out.register("Autograd", _autograd_out(_o.fft_ifft_out), with_keyset=True)
+_o.fft_rfft_out.register("Autograd", _autograd_out(_o.fft_rfft_out), with_keyset=True)
+_o.fft_irfft_out.register("Autograd", _autograd_out(_o.fft_irfft_out), with_keyset=True)
+_o.fft_hfft_out.register("Autograd", _autograd_out(_o.fft_hfft_out), with_keyset=True)
+_o.fft_ihfft_out.register("Autograd", _autograd_out(_o.fft_ihfft_out), with_keyset=True)
+_o.fft_fft2_out.register("Autograd", _autograd_out(_o.fft_fft2_out), with_keyset=True)
+_o.fft_ifft2_out.register("Autograd", _autograd_out(_o.fft_ifft2_out), with_keyset=True)
+_o.fft_rfft2_out.register("Autograd", _autograd_out(_o.fft_rfft2_out), with_keyset=True)
+_o.fft_irfft2_out.register("Autograd", _autograd_out(_o.fft_irfft2_out), with_keyset=True)
+_o.fft_hfft2_out.register("Autograd", _autograd_out(_o.fft_hfft2_out), with_keyset=True)
+_o.fft_ihfft2_out.register("Autograd", _autograd_out(_o.fft_ihfft2_out), with_keyset=True)
+_o.fft_fftn_out.register("Autograd", _autograd_out(_o.fft_fftn_out), with_keyset=True)
+_o.fft_ifftn_out.register("Autograd", _autograd_out(_o.fft_ifftn_out), with_keyset=True)
+_o.fft_rfftn_out.register("Autograd", _autograd_out(_o.fft_rfftn_out), with_keyset=True)
+_o.fft_irfftn_out.register("Autograd", _autograd_out(_o.fft_irfftn_out), with_keyset=True)
+_o.fft_hfftn_out.register("Autograd", _autograd_out(_o.fft_hfftn_out), with_keyset=True)
+_o.fft_ihfftn_out.register("Autograd", _autograd_out(_o.fft_ihfftn_out), with_keyset=True)
 _o.convolution.register("Autograd", _ag_convolution, with_keyset=True)
 _o.convolution_out.register("Autograd", _autograd_out(_o.convolution_out), with_keyset=True)
 _o.convolution_backward.register("Autograd", _ag_convolution_backward, with_keyset=True)
@@ -21486,3 +22100,6 @@ _o.split_with_sizes_copy.register("Autograd", _ag_split_with_sizes_copy, with_ke
 _o.unbind_copy_int.register("Autograd", _ag_unbind_copy_int, with_keyset=True)
 _o.alias_copy.register("Autograd", _ag_alias_copy, with_keyset=True)
 _o.unfold_copy.register("Autograd", _ag_unfold_copy, with_keyset=True)
+_o.view_as_real_copy.register("Autograd", _ag_view_as_real_copy, with_keyset=True)
+_o.view_as_complex_copy.register("Autograd", _ag_view_as_complex_copy, with_keyset=True)
+_o._conj_copy.register("Autograd", _ag__conj_copy, with_keyset=True)

@@ -18,6 +18,8 @@ from ember.dispatch.dispatcher import ops as _ops
 from ember.dispatch import observers as _obs
 from ember.dispatch.keys import BACKEND_SELECT_BIT as _BACKEND_SELECT
 from ember.dispatch.keys import ADINPLACE_BIT as _ADINPLACE
+from ember.dispatch.keys import COMPLEX_BIT as _COMPLEX
+_complex = complex  # (the builtin: aten.complex's overload takes the name below)
 from ember.dispatch.tls import state as _tls
 
 _aten = _ops.namespace("aten")
@@ -424,7 +426,7 @@ def _bind_full_like(self, fill_value, *, dtype=None, layout=None, device=None, p
 def _entry_full_like(self, fill_value, dtype, layout, device, pin_memory, memory_format):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_like, (self, fill_value, dtype, layout, device, pin_memory, memory_format)) from None
     _k = _c_full_like.get(ks)
@@ -574,7 +576,7 @@ def _bind_new_full(self, size, fill_value, *, dtype=None, layout=None, device=No
 def _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_full, (self, size, fill_value, dtype, layout, device, pin_memory)) from None
     _k = _c_new_full.get(ks)
@@ -970,7 +972,7 @@ def _bind_fill__Scalar(self, value):
 def _entry_fill__Scalar(self, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill__Scalar, (self, value)) from None
     if not self._ks & _ADINPLACE:
@@ -1066,7 +1068,7 @@ def _bind_add_Tensor(self, other, *, alpha=1):
 def _entry_add_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Tensor, (self, other, alpha)) from None
     _k = _c_add_Tensor.get(ks)
@@ -1096,7 +1098,7 @@ def _bind_add_out(self, other, *, alpha=1, out):
 def _entry_add_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1128,7 +1130,7 @@ def _bind_add_Scalar(self, other, alpha=1):
 def _entry_add_Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Scalar, (self, other, alpha)) from None
     _k = _c_add_Scalar.get(ks)
@@ -1158,7 +1160,7 @@ def _bind_add_Scalar_out(self, other, alpha=1, *, out):
 def _entry_add_Scalar_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1190,7 +1192,7 @@ def _bind_add__Tensor(self, other, *, alpha=1):
 def _entry_add__Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1222,7 +1224,7 @@ def _bind_add__Scalar(self, other, alpha=1):
 def _entry_add__Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1254,7 +1256,7 @@ def _bind_sub_Tensor(self, other, *, alpha=1):
 def _entry_sub_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Tensor, (self, other, alpha)) from None
     _k = _c_sub_Tensor.get(ks)
@@ -1284,7 +1286,7 @@ def _bind_sub_out(self, other, *, alpha=1, out):
 def _entry_sub_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1316,7 +1318,7 @@ def _bind_sub_Scalar(self, other, alpha=1):
 def _entry_sub_Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Scalar, (self, other, alpha)) from None
     _k = _c_sub_Scalar.get(ks)
@@ -1346,7 +1348,7 @@ def _bind_sub_Scalar_out(self, other, alpha=1, *, out):
 def _entry_sub_Scalar_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1378,7 +1380,7 @@ def _bind_sub__Tensor(self, other, *, alpha=1):
 def _entry_sub__Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1410,7 +1412,7 @@ def _bind_sub__Scalar(self, other, alpha=1):
 def _entry_sub__Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1504,7 +1506,7 @@ def _bind_mul_Scalar(self, other):
 def _entry_mul_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Scalar, (self, other)) from None
     _k = _c_mul_Scalar.get(ks)
@@ -1534,7 +1536,7 @@ def _bind_mul_Scalar_out(self, other, *, out):
 def _entry_mul_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1598,7 +1600,7 @@ def _bind_mul__Scalar(self, other):
 def _entry_mul__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -1754,7 +1756,7 @@ def _bind_div_Scalar(self, other):
 def _entry_div_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar, (self, other)) from None
     _k = _c_div_Scalar.get(ks)
@@ -1784,7 +1786,7 @@ def _bind_div_Scalar_out(self, other, *, out):
 def _entry_div_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1942,7 +1944,7 @@ def _bind_pow_Tensor_Scalar(self, exponent):
 def _entry_pow_Tensor_Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Scalar, (self, exponent)) from None
     _k = _c_pow_Tensor_Scalar.get(ks)
@@ -1972,7 +1974,7 @@ def _bind_pow_Tensor_Scalar_out(self, exponent, *, out):
 def _entry_pow_Tensor_Scalar_out(self, exponent, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Scalar_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2004,7 +2006,7 @@ def _bind_pow_Scalar(self, exponent):
 def _entry_pow_Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar, (self, exponent)) from None
     _k = _c_pow_Scalar.get(ks)
@@ -2034,7 +2036,7 @@ def _bind_pow_Scalar_out(self, exponent, *, out):
 def _entry_pow_Scalar_out(self, exponent, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2160,7 +2162,7 @@ def _bind_eq_Scalar(self, other):
 def _entry_eq_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Scalar, (self, other)) from None
     _k = _c_eq_Scalar.get(ks)
@@ -2190,7 +2192,7 @@ def _bind_eq_Scalar_out(self, other, *, out):
 def _entry_eq_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2346,7 +2348,7 @@ def _bind_lt_Scalar(self, other):
 def _entry_lt_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Scalar, (self, other)) from None
     _k = _c_lt_Scalar.get(ks)
@@ -2376,7 +2378,7 @@ def _bind_lt_Scalar_out(self, other, *, out):
 def _entry_lt_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2532,7 +2534,7 @@ def _bind_gt_Scalar(self, other):
 def _entry_gt_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Scalar, (self, other)) from None
     _k = _c_gt_Scalar.get(ks)
@@ -2562,7 +2564,7 @@ def _bind_gt_Scalar_out(self, other, *, out):
 def _entry_gt_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2718,7 +2720,7 @@ def _bind_clamp(self, min=None, max=None):
 def _entry_clamp(self, min, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp, (self, min, max)) from None
     _k = _c_clamp.get(ks)
@@ -2748,7 +2750,7 @@ def _bind_clamp_out(self, min=None, max=None, *, out):
 def _entry_clamp_out(self, min, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2842,7 +2844,7 @@ def _bind_clamp_(self, min=None, max=None):
 def _entry_clamp_(self, min, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_, (self, min, max)) from None
     if not self._ks & _ADINPLACE:
@@ -2874,7 +2876,7 @@ def _bind_masked_fill_Scalar(self, mask, value):
 def _entry_masked_fill_Scalar(self, mask, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar, (self, mask, value)) from None
     _k = _c_masked_fill_Scalar.get(ks)
@@ -2904,7 +2906,7 @@ def _bind_masked_fill_Scalar_out(self, mask, value, *, out):
 def _entry_masked_fill_Scalar_out(self, mask, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar_out, (self, mask, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2998,7 +3000,7 @@ def _bind_masked_fill__Scalar(self, mask, value):
 def _entry_masked_fill__Scalar(self, mask, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill__Scalar, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
@@ -3062,7 +3064,7 @@ def _bind_rsub_Tensor(self, other, *, alpha=1):
 def _entry_rsub_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
     _k = _c_rsub_Tensor.get(ks)
@@ -3092,7 +3094,7 @@ def _bind_rsub_Tensor_out(self, other, *, alpha=1, out):
 def _entry_rsub_Tensor_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3124,7 +3126,7 @@ def _bind_rsub_Scalar(self, other, alpha=1):
 def _entry_rsub_Scalar(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Scalar, (self, other, alpha)) from None
     _k = _c_rsub_Scalar.get(ks)
@@ -3154,7 +3156,7 @@ def _bind_rsub_Scalar_out(self, other, alpha=1, *, out):
 def _entry_rsub_Scalar_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3248,7 +3250,7 @@ def _bind_floor_divide_Scalar(self, other):
 def _entry_floor_divide_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide_Scalar, (self, other)) from None
     _k = _c_floor_divide_Scalar.get(ks)
@@ -3278,7 +3280,7 @@ def _bind_floor_divide_Scalar_out(self, other, *, out):
 def _entry_floor_divide_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3342,7 +3344,7 @@ def _bind_floor_divide__Scalar(self, other):
 def _entry_floor_divide__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -3436,7 +3438,7 @@ def _bind_remainder_Scalar(self, other):
 def _entry_remainder_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar, (self, other)) from None
     _k = _c_remainder_Scalar.get(ks)
@@ -3466,7 +3468,7 @@ def _bind_remainder_Scalar_out(self, other, *, out):
 def _entry_remainder_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3498,7 +3500,7 @@ def _bind_remainder_Scalar_Tensor(self, other):
 def _entry_remainder_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
     _k = _c_remainder_Scalar_Tensor.get(ks)
@@ -3528,7 +3530,7 @@ def _bind_remainder_Scalar_Tensor_out(self, other, *, out):
 def _entry_remainder_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3592,7 +3594,7 @@ def _bind_remainder__Scalar(self, other):
 def _entry_remainder__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -3686,7 +3688,7 @@ def _bind_fmod_Scalar(self, other):
 def _entry_fmod_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod_Scalar, (self, other)) from None
     _k = _c_fmod_Scalar.get(ks)
@@ -3716,7 +3718,7 @@ def _bind_fmod_Scalar_out(self, other, *, out):
 def _entry_fmod_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3780,7 +3782,7 @@ def _bind_fmod__Scalar(self, other):
 def _entry_fmod__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4374,7 +4376,7 @@ def _bind_bitwise_and_Scalar(self, other):
 def _entry_bitwise_and_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar, (self, other)) from None
     _k = _c_bitwise_and_Scalar.get(ks)
@@ -4404,7 +4406,7 @@ def _bind_bitwise_and_Scalar_out(self, other, *, out):
 def _entry_bitwise_and_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4436,7 +4438,7 @@ def _bind_bitwise_and_Scalar_Tensor(self, other):
 def _entry_bitwise_and_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
     _k = _c_bitwise_and_Scalar_Tensor.get(ks)
@@ -4466,7 +4468,7 @@ def _bind_bitwise_and_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4530,7 +4532,7 @@ def _bind_bitwise_and__Scalar(self, other):
 def _entry_bitwise_and__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4624,7 +4626,7 @@ def _bind_bitwise_or_Scalar(self, other):
 def _entry_bitwise_or_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar, (self, other)) from None
     _k = _c_bitwise_or_Scalar.get(ks)
@@ -4654,7 +4656,7 @@ def _bind_bitwise_or_Scalar_out(self, other, *, out):
 def _entry_bitwise_or_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4686,7 +4688,7 @@ def _bind_bitwise_or_Scalar_Tensor(self, other):
 def _entry_bitwise_or_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
     _k = _c_bitwise_or_Scalar_Tensor.get(ks)
@@ -4716,7 +4718,7 @@ def _bind_bitwise_or_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4780,7 +4782,7 @@ def _bind_bitwise_or__Scalar(self, other):
 def _entry_bitwise_or__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4874,7 +4876,7 @@ def _bind_bitwise_xor_Scalar(self, other):
 def _entry_bitwise_xor_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar, (self, other)) from None
     _k = _c_bitwise_xor_Scalar.get(ks)
@@ -4904,7 +4906,7 @@ def _bind_bitwise_xor_Scalar_out(self, other, *, out):
 def _entry_bitwise_xor_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4936,7 +4938,7 @@ def _bind_bitwise_xor_Scalar_Tensor(self, other):
 def _entry_bitwise_xor_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
     _k = _c_bitwise_xor_Scalar_Tensor.get(ks)
@@ -4966,7 +4968,7 @@ def _bind_bitwise_xor_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5030,7 +5032,7 @@ def _bind_bitwise_xor__Scalar(self, other):
 def _entry_bitwise_xor__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5062,7 +5064,7 @@ def _bind_lerp_Scalar(self, end, weight):
 def _entry_lerp_Scalar(self, end, weight):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Scalar, (self, end, weight)) from None
     _k = _c_lerp_Scalar.get(ks)
@@ -5092,7 +5094,7 @@ def _bind_lerp_Scalar_out(self, end, weight, *, out):
 def _entry_lerp_Scalar_out(self, end, weight, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5186,7 +5188,7 @@ def _bind_lerp__Scalar(self, end, weight):
 def _entry_lerp__Scalar(self, end, weight):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp__Scalar, (self, end, weight)) from None
     if not self._ks & _ADINPLACE:
@@ -5250,7 +5252,7 @@ def _bind_addcmul(self, tensor1, tensor2, *, value=1):
 def _entry_addcmul(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
     _k = _c_addcmul.get(ks)
@@ -5280,7 +5282,7 @@ def _bind_addcmul_out(self, tensor1, tensor2, *, value=1, out):
 def _entry_addcmul_out(self, tensor1, tensor2, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5312,7 +5314,7 @@ def _bind_addcmul_(self, tensor1, tensor2, *, value=1):
 def _entry_addcmul_(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
     if not self._ks & _ADINPLACE:
@@ -5344,7 +5346,7 @@ def _bind_addcdiv(self, tensor1, tensor2, *, value=1):
 def _entry_addcdiv(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
     _k = _c_addcdiv.get(ks)
@@ -5374,7 +5376,7 @@ def _bind_addcdiv_out(self, tensor1, tensor2, *, value=1, out):
 def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5406,7 +5408,7 @@ def _bind_addcdiv_(self, tensor1, tensor2, *, value=1):
 def _entry_addcdiv_(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
     if not self._ks & _ADINPLACE:
@@ -5438,7 +5440,7 @@ def _bind_ne_Scalar(self, other):
 def _entry_ne_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Scalar, (self, other)) from None
     _k = _c_ne_Scalar.get(ks)
@@ -5468,7 +5470,7 @@ def _bind_ne_Scalar_out(self, other, *, out):
 def _entry_ne_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5500,7 +5502,7 @@ def _bind_le_Scalar(self, other):
 def _entry_le_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Scalar, (self, other)) from None
     _k = _c_le_Scalar.get(ks)
@@ -5530,7 +5532,7 @@ def _bind_le_Scalar_out(self, other, *, out):
 def _entry_le_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5562,7 +5564,7 @@ def _bind_ge_Scalar(self, other):
 def _entry_ge_Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Scalar, (self, other)) from None
     _k = _c_ge_Scalar.get(ks)
@@ -5592,7 +5594,7 @@ def _bind_ge_Scalar_out(self, other, *, out):
 def _entry_ge_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5656,7 +5658,7 @@ def _bind_eq__Scalar(self, other):
 def _entry_eq__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5720,7 +5722,7 @@ def _bind_ne__Scalar(self, other):
 def _entry_ne__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5784,7 +5786,7 @@ def _bind_lt__Scalar(self, other):
 def _entry_lt__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5848,7 +5850,7 @@ def _bind_le__Scalar(self, other):
 def _entry_le__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5912,7 +5914,7 @@ def _bind_gt__Scalar(self, other):
 def _entry_gt__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5976,7 +5978,7 @@ def _bind_ge__Scalar(self, other):
 def _entry_ge__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6008,7 +6010,7 @@ def _bind_div_Scalar_mode(self, other, *, rounding_mode):
 def _entry_div_Scalar_mode(self, other, rounding_mode):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar_mode, (self, other, rounding_mode)) from None
     _k = _c_div_Scalar_mode.get(ks)
@@ -6038,7 +6040,7 @@ def _bind_div_Scalar_mode_out(self, other, *, rounding_mode, out):
 def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
     if not out._ks & _ADINPLACE:
@@ -6070,7 +6072,7 @@ def _bind_div__Scalar(self, other):
 def _entry_div__Scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6102,7 +6104,7 @@ def _bind_div__Scalar_mode(self, other, *, rounding_mode):
 def _entry_div__Scalar_mode(self, other, rounding_mode):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Scalar_mode, (self, other, rounding_mode)) from None
     if not self._ks & _ADINPLACE:
@@ -6134,7 +6136,7 @@ def _bind_pow__Scalar(self, exponent):
 def _entry_pow__Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow__Scalar, (self, exponent)) from None
     if not self._ks & _ADINPLACE:
@@ -6166,7 +6168,7 @@ def _bind_where_ScalarSelf(condition, self, other):
 def _entry_where_ScalarSelf(condition, self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (condition._ks | other._ks | _inc) & _keep
+        ks = (condition._ks | other._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_ScalarSelf, (condition, self, other)) from None
     _k = _c_where_ScalarSelf.get(ks)
@@ -6196,7 +6198,7 @@ def _bind_where_ScalarOther(condition, self, other):
 def _entry_where_ScalarOther(condition, self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (condition._ks | self._ks | _inc) & _keep
+        ks = (condition._ks | self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_ScalarOther, (condition, self, other)) from None
     _k = _c_where_ScalarOther.get(ks)
@@ -6226,7 +6228,7 @@ def _bind_where_Scalar(condition, self, other):
 def _entry_where_Scalar(condition, self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (condition._ks | _inc) & _keep
+        ks = (condition._ks | (_COMPLEX if self.__class__ is _complex else 0) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_Scalar, (condition, self, other)) from None
     _k = _c_where_Scalar.get(ks)
@@ -6632,7 +6634,7 @@ def _bind_threshold_backward(grad_output, self, threshold):
 def _entry_threshold_backward(grad_output, self, threshold):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_backward, (grad_output, self, threshold)) from None
     _k = _c_threshold_backward.get(ks)
@@ -6662,7 +6664,7 @@ def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, grad_in
 def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -12426,36 +12428,6 @@ isneginf_out._entry = _entry_isneginf_out
 _aten._packet('isneginf')._add(isneginf_out)
 
 
-# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
-sgn = _Op("aten", 'sgn', 'default',
-    'sgn(Tensor self) -> Tensor',
-    ('self',), 1, tags=())
-_c_sgn = sgn._cache
-
-
-def _bind_sgn(self):
-    return (self,)
-
-
-def _entry_sgn(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sgn, (self,)) from None
-    _k = _c_sgn.get(ks)
-    if _k is None:
-        _k = sgn._fill(ks)
-    if _obs.active is not None:
-        return _obs.call(sgn, _k, (self,))
-    return _k(self)
-
-
-sgn._bind = _bind_sgn
-sgn._entry = _entry_sgn
-_aten._packet('sgn')._add(sgn)
-
-
 # schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
 positive = _Op("aten", 'positive', 'default',
     'positive(Tensor(a) self) -> Tensor(a)',
@@ -13778,7 +13750,7 @@ def _bind_float_power_Tensor_Scalar(self, exponent):
 def _entry_float_power_Tensor_Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(float_power_Tensor_Scalar, (self, exponent)) from None
     _k = _c_float_power_Tensor_Scalar.get(ks)
@@ -13808,7 +13780,7 @@ def _bind_float_power_Scalar(self, exponent):
 def _entry_float_power_Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (exponent._ks | _inc) & _keep
+        ks = (exponent._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(float_power_Scalar, (self, exponent)) from None
     _k = _c_float_power_Scalar.get(ks)
@@ -15606,7 +15578,7 @@ def _bind_var_correction(self, dim=None, *, correction=None, keepdim=False):
 def _entry_var_correction(self, dim, correction, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_correction, (self, dim, correction, keepdim)) from None
     _k = _c_var_correction.get(ks)
@@ -15636,7 +15608,7 @@ def _bind_var_correction_out(self, dim=None, *, correction=None, keepdim=False, 
 def _entry_var_correction_out(self, dim, correction, keepdim, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_correction_out, (self, dim, correction, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15760,7 +15732,7 @@ def _bind_std_correction(self, dim=None, *, correction=None, keepdim=False):
 def _entry_std_correction(self, dim, correction, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_correction, (self, dim, correction, keepdim)) from None
     _k = _c_std_correction.get(ks)
@@ -15790,7 +15762,7 @@ def _bind_std_correction_out(self, dim=None, *, correction=None, keepdim=False, 
 def _entry_std_correction_out(self, dim, correction, keepdim, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_correction_out, (self, dim, correction, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15882,7 +15854,7 @@ def _bind_var_mean_correction(self, dim=None, *, correction=None, keepdim=False)
 def _entry_var_mean_correction(self, dim, correction, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_mean_correction, (self, dim, correction, keepdim)) from None
     _k = _c_var_mean_correction.get(ks)
@@ -15912,7 +15884,7 @@ def _bind_var_mean_correction_out(self, dim=None, *, correction=None, keepdim=Fa
 def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+        ks = (self._ks | out0._ks | out1._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(var_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
     if not out0._ks & _ADINPLACE:
@@ -16006,7 +15978,7 @@ def _bind_std_mean_correction(self, dim=None, *, correction=None, keepdim=False)
 def _entry_std_mean_correction(self, dim, correction, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_mean_correction, (self, dim, correction, keepdim)) from None
     _k = _c_std_mean_correction.get(ks)
@@ -16036,7 +16008,7 @@ def _bind_std_mean_correction_out(self, dim=None, *, correction=None, keepdim=Fa
 def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+        ks = (self._ks | out0._ks | out1._ks | (_COMPLEX if correction.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(std_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
     if not out0._ks & _ADINPLACE:
@@ -16132,7 +16104,7 @@ def _bind_linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None
 def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linalg_vector_norm, (self, ord, dim, keepdim, dtype)) from None
     _k = _c_linalg_vector_norm.get(ks)
@@ -16162,7 +16134,7 @@ def _bind_linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=
 def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linalg_vector_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16194,7 +16166,7 @@ def _bind_norm_Scalar(self, p=2):
 def _entry_norm_Scalar(self, p):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_Scalar, (self, p)) from None
     _k = _c_norm_Scalar.get(ks)
@@ -16224,7 +16196,7 @@ def _bind_norm_Scalar_out(self, p=2, *, out):
 def _entry_norm_Scalar_out(self, p, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_Scalar_out, (self, p, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16256,7 +16228,7 @@ def _bind_norm_ScalarOpt_dim(self, p, dim, keepdim=False):
 def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_ScalarOpt_dim, (self, p, dim, keepdim)) from None
     _k = _c_norm_ScalarOpt_dim.get(ks)
@@ -16286,7 +16258,7 @@ def _bind_norm_out(self, p, dim, keepdim=False, *, out):
 def _entry_norm_out(self, p, dim, keepdim, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(norm_out, (self, p, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17096,7 +17068,7 @@ def _bind_fill_Scalar(self, value):
 def _entry_fill_Scalar(self, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill_Scalar, (self, value)) from None
     _k = _c_fill_Scalar.get(ks)
@@ -17126,7 +17098,7 @@ def _bind_fill_Scalar_out(self, value, *, out):
 def _entry_fill_Scalar_out(self, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill_Scalar_out, (self, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17378,7 +17350,7 @@ def _bind_new_full_out(self, size, fill_value, *, out):
 def _entry_new_full_out(self, size, fill_value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_full_out, (self, size, fill_value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18863,7 +18835,7 @@ def _bind_full_out(size, fill_value, *, out):
 def _entry_full_out(size, fill_value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_out, (size, fill_value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18895,7 +18867,7 @@ def _bind_scalar_tensor_out(s, *, out):
 def _entry_scalar_tensor_out(s, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if s.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scalar_tensor_out, (s, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18927,7 +18899,7 @@ def _bind_arange_out(end, *, out):
 def _entry_arange_out(end, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if end.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arange_out, (end, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18959,7 +18931,7 @@ def _bind_arange_start_out(start, end, step=1, *, out):
 def _entry_arange_start_out(start, end, step, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if start.__class__ is _complex else 0) | (_COMPLEX if end.__class__ is _complex else 0) | (_COMPLEX if step.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arange_start_out, (start, end, step, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19087,7 +19059,7 @@ def _bind_full_like_out(self, fill_value, *, memory_format=None, out):
 def _entry_full_like_out(self, fill_value, memory_format, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_like_out, (self, fill_value, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20015,7 +19987,7 @@ def _bind_histc(self, bins=100, min=0, max=0):
 def _entry_histc(self, bins, min, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(histc, (self, bins, min, max)) from None
     _k = _c_histc.get(ks)
@@ -20045,7 +20017,7 @@ def _bind_histc_out(self, bins=100, min=0, max=0, *, out):
 def _entry_histc_out(self, bins, min, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(histc_out, (self, bins, min, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20229,7 +20201,7 @@ def _bind_isin_Tensor_Scalar(elements, test_element, *, assume_unique=False, inv
 def _entry_isin_Tensor_Scalar(elements, test_element, assume_unique, invert):
     try:
         _inc, _keep = _tls.masks
-        ks = (elements._ks | _inc) & _keep
+        ks = (elements._ks | (_COMPLEX if test_element.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(isin_Tensor_Scalar, (elements, test_element, assume_unique, invert)) from None
     _k = _c_isin_Tensor_Scalar.get(ks)
@@ -20319,7 +20291,7 @@ def _bind_trapezoid_dx(y, *, dx=1, dim=-1):
 def _entry_trapezoid_dx(y, dx, dim):
     try:
         _inc, _keep = _tls.masks
-        ks = (y._ks | _inc) & _keep
+        ks = (y._ks | (_COMPLEX if dx.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(trapezoid_dx, (y, dx, dim)) from None
     _k = _c_trapezoid_dx.get(ks)
@@ -20379,7 +20351,7 @@ def _bind_cumulative_trapezoid_dx(y, *, dx=1, dim=-1):
 def _entry_cumulative_trapezoid_dx(y, dx, dim):
     try:
         _inc, _keep = _tls.masks
-        ks = (y._ks | _inc) & _keep
+        ks = (y._ks | (_COMPLEX if dx.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(cumulative_trapezoid_dx, (y, dx, dim)) from None
     _k = _c_cumulative_trapezoid_dx.get(ks)
@@ -20683,7 +20655,7 @@ def _bind_addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def _entry_addmm(self, mat1, mat2, beta, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | mat1._ks | mat2._ks | _inc) & _keep
+        ks = (self._ks | mat1._ks | mat2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm, (self, mat1, mat2, beta, alpha)) from None
     _k = _c_addmm.get(ks)
@@ -20713,7 +20685,7 @@ def _bind_addmm_out(self, mat1, mat2, *, beta=1, alpha=1, out):
 def _entry_addmm_out(self, mat1, mat2, beta, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | mat1._ks | mat2._ks | out._ks | _inc) & _keep
+        ks = (self._ks | mat1._ks | mat2._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm_out, (self, mat1, mat2, beta, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -21979,7 +21951,7 @@ def _bind_linalg_matrix_norm(self, ord, dim=(-2, -1), keepdim=False, *, dtype=No
 def _entry_linalg_matrix_norm(self, ord, dim, keepdim, dtype):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linalg_matrix_norm, (self, ord, dim, keepdim, dtype)) from None
     _k = _c_linalg_matrix_norm.get(ks)
@@ -22039,7 +22011,7 @@ def _bind_linalg_norm(self, ord=None, dim=None, keepdim=False, *, dtype=None):
 def _entry_linalg_norm(self, ord, dim, keepdim, dtype):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linalg_norm, (self, ord, dim, keepdim, dtype)) from None
     _k = _c_linalg_norm.get(ks)
@@ -24727,7 +24699,7 @@ def _bind_scatter_value(self, dim, index, value):
 def _entry_scatter_value(self, dim, index, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter_value, (self, dim, index, value)) from None
     _k = _c_scatter_value.get(ks)
@@ -24757,7 +24729,7 @@ def _bind_scatter_value_out(self, dim, index, value, *, out):
 def _entry_scatter_value_out(self, dim, index, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+        ks = (self._ks | index._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter_value_out, (self, dim, index, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -24851,7 +24823,7 @@ def _bind_scatter_value_reduce(self, dim, index, value, *, reduce):
 def _entry_scatter_value_reduce(self, dim, index, value, reduce):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter_value_reduce, (self, dim, index, value, reduce)) from None
     _k = _c_scatter_value_reduce.get(ks)
@@ -24881,7 +24853,7 @@ def _bind_scatter_value_reduce_out(self, dim, index, value, *, reduce, out):
 def _entry_scatter_value_reduce_out(self, dim, index, value, reduce, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+        ks = (self._ks | index._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter_value_reduce_out, (self, dim, index, value, reduce, out)) from None
     if not out._ks & _ADINPLACE:
@@ -24945,7 +24917,7 @@ def _bind_scatter__value(self, dim, index, value):
 def _entry_scatter__value(self, dim, index, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter__value, (self, dim, index, value)) from None
     if not self._ks & _ADINPLACE:
@@ -25009,7 +24981,7 @@ def _bind_scatter__value_reduce(self, dim, index, value, *, reduce):
 def _entry_scatter__value_reduce(self, dim, index, value, reduce):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(scatter__value_reduce, (self, dim, index, value, reduce)) from None
     if not self._ks & _ADINPLACE:
@@ -26017,7 +25989,7 @@ def _bind_index_add(self, dim, index, source, *, alpha=1):
 def _entry_index_add(self, dim, index, source, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+        ks = (self._ks | index._ks | source._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_add, (self, dim, index, source, alpha)) from None
     _k = _c_index_add.get(ks)
@@ -26047,7 +26019,7 @@ def _bind_index_add_out(self, dim, index, source, *, alpha=1, out):
 def _entry_index_add_out(self, dim, index, source, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+        ks = (self._ks | index._ks | source._ks | out._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_add_out, (self, dim, index, source, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -26079,7 +26051,7 @@ def _bind_index_add_(self, dim, index, source, *, alpha=1):
 def _entry_index_add_(self, dim, index, source, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+        ks = (self._ks | index._ks | source._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_add_, (self, dim, index, source, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -26205,7 +26177,7 @@ def _bind_index_fill_int_Scalar(self, dim, index, value):
 def _entry_index_fill_int_Scalar(self, dim, index, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_fill_int_Scalar, (self, dim, index, value)) from None
     _k = _c_index_fill_int_Scalar.get(ks)
@@ -26235,7 +26207,7 @@ def _bind_index_fill_int_Scalar_out(self, dim, index, value, *, out):
 def _entry_index_fill_int_Scalar_out(self, dim, index, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+        ks = (self._ks | index._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_fill_int_Scalar_out, (self, dim, index, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -26329,7 +26301,7 @@ def _bind_index_fill__int_Scalar(self, dim, index, value):
 def _entry_index_fill__int_Scalar(self, dim, index, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | index._ks | _inc) & _keep
+        ks = (self._ks | index._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_fill__int_Scalar, (self, dim, index, value)) from None
     if not self._ks & _ADINPLACE:
@@ -28325,7 +28297,7 @@ def _bind_searchsorted_Scalar(sorted_sequence, self, *, out_int32=False, right=F
 def _entry_searchsorted_Scalar(sorted_sequence, self, out_int32, right, side, sorter):
     try:
         _inc, _keep = _tls.masks
-        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | _inc) & _keep
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(searchsorted_Scalar, (sorted_sequence, self, out_int32, right, side, sorter)) from None
     _k = _c_searchsorted_Scalar.get(ks)
@@ -28355,7 +28327,7 @@ def _bind_searchsorted_Scalar_out(sorted_sequence, self, *, out_int32=False, rig
 def _entry_searchsorted_Scalar_out(sorted_sequence, self, out_int32, right, side, sorter, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | out._ks | _inc) & _keep
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | out._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(searchsorted_Scalar_out, (sorted_sequence, self, out_int32, right, side, sorter, out)) from None
     if not out._ks & _ADINPLACE:
@@ -28449,7 +28421,7 @@ def _bind_bucketize_Scalar(self, boundaries, *, out_int32=False, right=False):
 def _entry_bucketize_Scalar(self, boundaries, out_int32, right):
     try:
         _inc, _keep = _tls.masks
-        ks = (boundaries._ks | _inc) & _keep
+        ks = (boundaries._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bucketize_Scalar, (self, boundaries, out_int32, right)) from None
     _k = _c_bucketize_Scalar.get(ks)
@@ -28479,7 +28451,7 @@ def _bind_bucketize_Scalar_out(self, boundaries, *, out_int32=False, right=False
 def _entry_bucketize_Scalar_out(self, boundaries, out_int32, right, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (boundaries._ks | out._ks | _inc) & _keep
+        ks = (boundaries._ks | out._ks | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bucketize_Scalar_out, (self, boundaries, out_int32, right, out)) from None
     if not out._ks & _ADINPLACE:
@@ -28780,7 +28752,7 @@ def _bind_linspace_out(start, end, steps, *, out):
 def _entry_linspace_out(start, end, steps, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if start.__class__ is _complex else 0) | (_COMPLEX if end.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linspace_out, (start, end, steps, out)) from None
     if not out._ks & _ADINPLACE:
@@ -30706,7 +30678,7 @@ def _bind_logspace_out(start, end, steps, base=10.0, *, out):
 def _entry_logspace_out(start, end, steps, base, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
+        ks = (out._ks | (_COMPLEX if start.__class__ is _complex else 0) | (_COMPLEX if end.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logspace_out, (start, end, steps, base, out)) from None
     if not out._ks & _ADINPLACE:
@@ -31109,6 +31081,1996 @@ def _entry_combinations(self, r, with_replacement):
 combinations._bind = _bind_combinations
 combinations._entry = _entry_combinations
 _aten._packet('combinations')._add(combinations)
+
+
+# schema/native_functions.yaml: view_as_real(Tensor(a) self) -> Tensor(a)
+view_as_real = _Op("aten", 'view_as_real', 'default',
+    'view_as_real(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=('view',))
+_c_view_as_real = view_as_real._cache
+
+
+def _bind_view_as_real(self):
+    return (self,)
+
+
+def _entry_view_as_real(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_real, (self,)) from None
+    _k = _c_view_as_real.get(ks)
+    if _k is None:
+        _k = view_as_real._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_real, _k, (self,))
+    return _k(self)
+
+
+view_as_real._bind = _bind_view_as_real
+view_as_real._entry = _entry_view_as_real
+_aten._packet('view_as_real')._add(view_as_real)
+
+
+# schema/native_functions.yaml: view_as_complex(Tensor(a) self) -> Tensor(a)
+view_as_complex = _Op("aten", 'view_as_complex', 'default',
+    'view_as_complex(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=('view',))
+_c_view_as_complex = view_as_complex._cache
+
+
+def _bind_view_as_complex(self):
+    return (self,)
+
+
+def _entry_view_as_complex(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_complex, (self,)) from None
+    _k = _c_view_as_complex.get(ks)
+    if _k is None:
+        _k = view_as_complex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_complex, _k, (self,))
+    return _k(self)
+
+
+view_as_complex._bind = _bind_view_as_complex
+view_as_complex._entry = _entry_view_as_complex
+_aten._packet('view_as_complex')._add(view_as_complex)
+
+
+# schema/native_functions.yaml: real(Tensor(a) self) -> Tensor(a)
+real = _Op("aten", 'real', 'default',
+    'real(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_real = real._cache
+
+
+def _bind_real(self):
+    return (self,)
+
+
+def _entry_real(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(real, (self,)) from None
+    _k = _c_real.get(ks)
+    if _k is None:
+        _k = real._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(real, _k, (self,))
+    return _k(self)
+
+
+real._bind = _bind_real
+real._entry = _entry_real
+_aten._packet('real')._add(real)
+
+
+# schema/native_functions.yaml: imag(Tensor(a) self) -> Tensor(a)
+imag = _Op("aten", 'imag', 'default',
+    'imag(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_imag = imag._cache
+
+
+def _bind_imag(self):
+    return (self,)
+
+
+def _entry_imag(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(imag, (self,)) from None
+    _k = _c_imag.get(ks)
+    if _k is None:
+        _k = imag._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(imag, _k, (self,))
+    return _k(self)
+
+
+imag._bind = _bind_imag
+imag._entry = _entry_imag
+_aten._packet('imag')._add(imag)
+
+
+# schema/native_functions.yaml: conj(Tensor(a) self) -> Tensor(a)
+conj = _Op("aten", 'conj', 'default',
+    'conj(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_conj = conj._cache
+
+
+def _bind_conj(self):
+    return (self,)
+
+
+def _entry_conj(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conj, (self,)) from None
+    _k = _c_conj.get(ks)
+    if _k is None:
+        _k = conj._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conj, _k, (self,))
+    return _k(self)
+
+
+conj._bind = _bind_conj
+conj._entry = _entry_conj
+_aten._packet('conj')._add(conj)
+
+
+# schema/native_functions.yaml: _conj(Tensor(a) self) -> Tensor(a)
+_conj = _Op("aten", '_conj', 'default',
+    '_conj(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=('view',))
+_c__conj = _conj._cache
+
+
+def _bind__conj(self):
+    return (self,)
+
+
+def _entry__conj(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_conj, (self,)) from None
+    _k = _c__conj.get(ks)
+    if _k is None:
+        _k = _conj._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_conj, _k, (self,))
+    return _k(self)
+
+
+_conj._bind = _bind__conj
+_conj._entry = _entry__conj
+_aten._packet('_conj')._add(_conj)
+
+
+# schema/native_functions.yaml: resolve_conj(Tensor(a) self) -> Tensor(a)
+resolve_conj = _Op("aten", 'resolve_conj', 'default',
+    'resolve_conj(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_resolve_conj = resolve_conj._cache
+
+
+def _bind_resolve_conj(self):
+    return (self,)
+
+
+def _entry_resolve_conj(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(resolve_conj, (self,)) from None
+    _k = _c_resolve_conj.get(ks)
+    if _k is None:
+        _k = resolve_conj._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(resolve_conj, _k, (self,))
+    return _k(self)
+
+
+resolve_conj._bind = _bind_resolve_conj
+resolve_conj._entry = _entry_resolve_conj
+_aten._packet('resolve_conj')._add(resolve_conj)
+
+
+# schema/native_functions.yaml: resolve_neg(Tensor(a) self) -> Tensor(a)
+resolve_neg = _Op("aten", 'resolve_neg', 'default',
+    'resolve_neg(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_resolve_neg = resolve_neg._cache
+
+
+def _bind_resolve_neg(self):
+    return (self,)
+
+
+def _entry_resolve_neg(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(resolve_neg, (self,)) from None
+    _k = _c_resolve_neg.get(ks)
+    if _k is None:
+        _k = resolve_neg._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(resolve_neg, _k, (self,))
+    return _k(self)
+
+
+resolve_neg._bind = _bind_resolve_neg
+resolve_neg._entry = _entry_resolve_neg
+_aten._packet('resolve_neg')._add(resolve_neg)
+
+
+# schema/native_functions.yaml: conj_physical(Tensor self) -> Tensor
+conj_physical = _Op("aten", 'conj_physical', 'default',
+    'conj_physical(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_conj_physical = conj_physical._cache
+
+
+def _bind_conj_physical(self):
+    return (self,)
+
+
+def _entry_conj_physical(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conj_physical, (self,)) from None
+    _k = _c_conj_physical.get(ks)
+    if _k is None:
+        _k = conj_physical._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conj_physical, _k, (self,))
+    return _k(self)
+
+
+conj_physical._bind = _bind_conj_physical
+conj_physical._entry = _entry_conj_physical
+_aten._packet('conj_physical')._add(conj_physical)
+
+
+# schema/native_functions.yaml: conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of conj_physical)
+conj_physical_out = _Op("aten", 'conj_physical', 'out',
+    'conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_conj_physical_out = conj_physical_out._cache
+
+
+def _bind_conj_physical_out(self, *, out):
+    return (self, out)
+
+
+def _entry_conj_physical_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conj_physical_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_conj_physical_out.get(ks)
+    if _k is None:
+        _k = conj_physical_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(conj_physical_out, _k, (self, out,))
+    return _k(self, out)
+
+
+conj_physical_out._bind = _bind_conj_physical_out
+conj_physical_out._entry = _entry_conj_physical_out
+_aten._packet('conj_physical')._add(conj_physical_out)
+
+
+# schema/native_functions.yaml: _conj_physical(Tensor self) -> Tensor
+_conj_physical = _Op("aten", '_conj_physical', 'default',
+    '_conj_physical(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c__conj_physical = _conj_physical._cache
+
+
+def _bind__conj_physical(self):
+    return (self,)
+
+
+def _entry__conj_physical(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_conj_physical, (self,)) from None
+    _k = _c__conj_physical.get(ks)
+    if _k is None:
+        _k = _conj_physical._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_conj_physical, _k, (self,))
+    return _k(self)
+
+
+_conj_physical._bind = _bind__conj_physical
+_conj_physical._entry = _entry__conj_physical
+_aten._packet('_conj_physical')._add(_conj_physical)
+
+
+# schema/native_functions.yaml: angle(Tensor self) -> Tensor
+angle = _Op("aten", 'angle', 'default',
+    'angle(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_angle = angle._cache
+
+
+def _bind_angle(self):
+    return (self,)
+
+
+def _entry_angle(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(angle, (self,)) from None
+    _k = _c_angle.get(ks)
+    if _k is None:
+        _k = angle._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(angle, _k, (self,))
+    return _k(self)
+
+
+angle._bind = _bind_angle
+angle._entry = _entry_angle
+_aten._packet('angle')._add(angle)
+
+
+# schema/native_functions.yaml: angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of angle)
+angle_out = _Op("aten", 'angle', 'out',
+    'angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_angle_out = angle_out._cache
+
+
+def _bind_angle_out(self, *, out):
+    return (self, out)
+
+
+def _entry_angle_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(angle_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_angle_out.get(ks)
+    if _k is None:
+        _k = angle_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(angle_out, _k, (self, out,))
+    return _k(self, out)
+
+
+angle_out._bind = _bind_angle_out
+angle_out._entry = _entry_angle_out
+_aten._packet('angle')._add(angle_out)
+
+
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+sgn = _Op("aten", 'sgn', 'default',
+    'sgn(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_sgn = sgn._cache
+
+
+def _bind_sgn(self):
+    return (self,)
+
+
+def _entry_sgn(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sgn, (self,)) from None
+    _k = _c_sgn.get(ks)
+    if _k is None:
+        _k = sgn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sgn, _k, (self,))
+    return _k(self)
+
+
+sgn._bind = _bind_sgn
+sgn._entry = _entry_sgn
+_aten._packet('sgn')._add(sgn)
+
+
+# schema/native_functions.yaml: sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sgn)
+sgn_out = _Op("aten", 'sgn', 'out',
+    'sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_sgn_out = sgn_out._cache
+
+
+def _bind_sgn_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sgn_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sgn_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sgn_out.get(ks)
+    if _k is None:
+        _k = sgn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sgn_out, _k, (self, out,))
+    return _k(self, out)
+
+
+sgn_out._bind = _bind_sgn_out
+sgn_out._entry = _entry_sgn_out
+_aten._packet('sgn')._add(sgn_out)
+
+
+# schema/native_functions.yaml: polar(Tensor abs, Tensor angle) -> Tensor
+polar = _Op("aten", 'polar', 'default',
+    'polar(Tensor abs, Tensor angle) -> Tensor',
+    ('abs', 'angle'), 2, tags=())
+_c_polar = polar._cache
+
+
+def _bind_polar(abs, angle):
+    return (abs, angle)
+
+
+def _entry_polar(abs, angle):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (abs._ks | angle._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polar, (abs, angle)) from None
+    _k = _c_polar.get(ks)
+    if _k is None:
+        _k = polar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(polar, _k, (abs, angle,))
+    return _k(abs, angle)
+
+
+polar._bind = _bind_polar
+polar._entry = _entry_polar
+_aten._packet('polar')._add(polar)
+
+
+# schema/native_functions.yaml: polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!) (autogen of polar)
+polar_out = _Op("aten", 'polar', 'out',
+    'polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!)',
+    ('abs', 'angle', 'out'), 2, tags=())
+_c_polar_out = polar_out._cache
+
+
+def _bind_polar_out(abs, angle, *, out):
+    return (abs, angle, out)
+
+
+def _entry_polar_out(abs, angle, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (abs._ks | angle._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(polar_out, (abs, angle, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_polar_out.get(ks)
+    if _k is None:
+        _k = polar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(polar_out, _k, (abs, angle, out,))
+    return _k(abs, angle, out)
+
+
+polar_out._bind = _bind_polar_out
+polar_out._entry = _entry_polar_out
+_aten._packet('polar')._add(polar_out)
+
+
+# schema/native_functions.yaml: complex(Tensor real, Tensor imag) -> Tensor
+complex = _Op("aten", 'complex', 'default',
+    'complex(Tensor real, Tensor imag) -> Tensor',
+    ('real', 'imag'), 2, tags=())
+_c_complex = complex._cache
+
+
+def _bind_complex(real, imag):
+    return (real, imag)
+
+
+def _entry_complex(real, imag):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (real._ks | imag._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(complex, (real, imag)) from None
+    _k = _c_complex.get(ks)
+    if _k is None:
+        _k = complex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(complex, _k, (real, imag,))
+    return _k(real, imag)
+
+
+complex._bind = _bind_complex
+complex._entry = _entry_complex
+_aten._packet('complex')._add(complex)
+
+
+# schema/native_functions.yaml: complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!) (autogen of complex)
+complex_out = _Op("aten", 'complex', 'out',
+    'complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!)',
+    ('real', 'imag', 'out'), 2, tags=())
+_c_complex_out = complex_out._cache
+
+
+def _bind_complex_out(real, imag, *, out):
+    return (real, imag, out)
+
+
+def _entry_complex_out(real, imag, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (real._ks | imag._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(complex_out, (real, imag, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_complex_out.get(ks)
+    if _k is None:
+        _k = complex_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(complex_out, _k, (real, imag, out,))
+    return _k(real, imag, out)
+
+
+complex_out._bind = _bind_complex_out
+complex_out._entry = _entry_complex_out
+_aten._packet('complex')._add(complex_out)
+
+
+# schema/native_functions.yaml: _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+_fft_r2c = _Op("aten", '_fft_r2c', 'default',
+    '_fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor',
+    ('self', 'dim', 'normalization', 'onesided'), 4, tags=())
+_c__fft_r2c = _fft_r2c._cache
+
+
+def _bind__fft_r2c(self, dim, normalization, onesided):
+    return (self, dim, normalization, onesided)
+
+
+def _entry__fft_r2c(self, dim, normalization, onesided):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_fft_r2c, (self, dim, normalization, onesided)) from None
+    _k = _c__fft_r2c.get(ks)
+    if _k is None:
+        _k = _fft_r2c._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_fft_r2c, _k, (self, dim, normalization, onesided,))
+    return _k(self, dim, normalization, onesided)
+
+
+_fft_r2c._bind = _bind__fft_r2c
+_fft_r2c._entry = _entry__fft_r2c
+_aten._packet('_fft_r2c')._add(_fft_r2c)
+
+
+# schema/native_functions.yaml: _fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor
+_fft_c2r = _Op("aten", '_fft_c2r', 'default',
+    '_fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor',
+    ('self', 'dim', 'normalization', 'last_dim_size'), 4, tags=())
+_c__fft_c2r = _fft_c2r._cache
+
+
+def _bind__fft_c2r(self, dim, normalization, last_dim_size):
+    return (self, dim, normalization, last_dim_size)
+
+
+def _entry__fft_c2r(self, dim, normalization, last_dim_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_fft_c2r, (self, dim, normalization, last_dim_size)) from None
+    _k = _c__fft_c2r.get(ks)
+    if _k is None:
+        _k = _fft_c2r._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_fft_c2r, _k, (self, dim, normalization, last_dim_size,))
+    return _k(self, dim, normalization, last_dim_size)
+
+
+_fft_c2r._bind = _bind__fft_c2r
+_fft_c2r._entry = _entry__fft_c2r
+_aten._packet('_fft_c2r')._add(_fft_c2r)
+
+
+# schema/native_functions.yaml: _fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor
+_fft_c2c = _Op("aten", '_fft_c2c', 'default',
+    '_fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor',
+    ('self', 'dim', 'normalization', 'forward'), 4, tags=())
+_c__fft_c2c = _fft_c2c._cache
+
+
+def _bind__fft_c2c(self, dim, normalization, forward):
+    return (self, dim, normalization, forward)
+
+
+def _entry__fft_c2c(self, dim, normalization, forward):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_fft_c2c, (self, dim, normalization, forward)) from None
+    _k = _c__fft_c2c.get(ks)
+    if _k is None:
+        _k = _fft_c2c._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_fft_c2c, _k, (self, dim, normalization, forward,))
+    return _k(self, dim, normalization, forward)
+
+
+_fft_c2c._bind = _bind__fft_c2c
+_fft_c2c._entry = _entry__fft_c2c
+_aten._packet('_fft_c2c')._add(_fft_c2c)
+
+
+# schema/native_functions.yaml: fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_fft = _Op("aten", 'fft_fft', 'default',
+    'fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_fft = fft_fft._cache
+
+
+def _bind_fft_fft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_fft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fft, (self, n, dim, norm)) from None
+    _k = _c_fft_fft.get(ks)
+    if _k is None:
+        _k = fft_fft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_fft._bind = _bind_fft_fft
+fft_fft._entry = _entry_fft_fft
+_aten._packet('fft_fft')._add(fft_fft)
+
+
+# schema/native_functions.yaml: fft_fft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_fft)
+fft_fft_out = _Op("aten", 'fft_fft', 'out',
+    'fft_fft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_fft_out = fft_fft_out._cache
+
+
+def _bind_fft_fft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_fft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_fft_out.get(ks)
+    if _k is None:
+        _k = fft_fft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_fft_out._bind = _bind_fft_fft_out
+fft_fft_out._entry = _entry_fft_fft_out
+_aten._packet('fft_fft')._add(fft_fft_out)
+
+
+# schema/native_functions.yaml: fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_ifft = _Op("aten", 'fft_ifft', 'default',
+    'fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_ifft = fft_ifft._cache
+
+
+def _bind_fft_ifft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_ifft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifft, (self, n, dim, norm)) from None
+    _k = _c_fft_ifft.get(ks)
+    if _k is None:
+        _k = fft_ifft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_ifft._bind = _bind_fft_ifft
+fft_ifft._entry = _entry_fft_ifft
+_aten._packet('fft_ifft')._add(fft_ifft)
+
+
+# schema/native_functions.yaml: fft_ifft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ifft)
+fft_ifft_out = _Op("aten", 'fft_ifft', 'out',
+    'fft_ifft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ifft_out = fft_ifft_out._cache
+
+
+def _bind_fft_ifft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_ifft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ifft_out.get(ks)
+    if _k is None:
+        _k = fft_ifft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_ifft_out._bind = _bind_fft_ifft_out
+fft_ifft_out._entry = _entry_fft_ifft_out
+_aten._packet('fft_ifft')._add(fft_ifft_out)
+
+
+# schema/native_functions.yaml: fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_rfft = _Op("aten", 'fft_rfft', 'default',
+    'fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_rfft = fft_rfft._cache
+
+
+def _bind_fft_rfft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_rfft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfft, (self, n, dim, norm)) from None
+    _k = _c_fft_rfft.get(ks)
+    if _k is None:
+        _k = fft_rfft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_rfft._bind = _bind_fft_rfft
+fft_rfft._entry = _entry_fft_rfft
+_aten._packet('fft_rfft')._add(fft_rfft)
+
+
+# schema/native_functions.yaml: fft_rfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_rfft)
+fft_rfft_out = _Op("aten", 'fft_rfft', 'out',
+    'fft_rfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_rfft_out = fft_rfft_out._cache
+
+
+def _bind_fft_rfft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_rfft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_rfft_out.get(ks)
+    if _k is None:
+        _k = fft_rfft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_rfft_out._bind = _bind_fft_rfft_out
+fft_rfft_out._entry = _entry_fft_rfft_out
+_aten._packet('fft_rfft')._add(fft_rfft_out)
+
+
+# schema/native_functions.yaml: fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_irfft = _Op("aten", 'fft_irfft', 'default',
+    'fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_irfft = fft_irfft._cache
+
+
+def _bind_fft_irfft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_irfft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfft, (self, n, dim, norm)) from None
+    _k = _c_fft_irfft.get(ks)
+    if _k is None:
+        _k = fft_irfft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_irfft._bind = _bind_fft_irfft
+fft_irfft._entry = _entry_fft_irfft
+_aten._packet('fft_irfft')._add(fft_irfft)
+
+
+# schema/native_functions.yaml: fft_irfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_irfft)
+fft_irfft_out = _Op("aten", 'fft_irfft', 'out',
+    'fft_irfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_irfft_out = fft_irfft_out._cache
+
+
+def _bind_fft_irfft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_irfft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_irfft_out.get(ks)
+    if _k is None:
+        _k = fft_irfft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_irfft_out._bind = _bind_fft_irfft_out
+fft_irfft_out._entry = _entry_fft_irfft_out
+_aten._packet('fft_irfft')._add(fft_irfft_out)
+
+
+# schema/native_functions.yaml: fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_hfft = _Op("aten", 'fft_hfft', 'default',
+    'fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_hfft = fft_hfft._cache
+
+
+def _bind_fft_hfft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_hfft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfft, (self, n, dim, norm)) from None
+    _k = _c_fft_hfft.get(ks)
+    if _k is None:
+        _k = fft_hfft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_hfft._bind = _bind_fft_hfft
+fft_hfft._entry = _entry_fft_hfft
+_aten._packet('fft_hfft')._add(fft_hfft)
+
+
+# schema/native_functions.yaml: fft_hfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_hfft)
+fft_hfft_out = _Op("aten", 'fft_hfft', 'out',
+    'fft_hfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_hfft_out = fft_hfft_out._cache
+
+
+def _bind_fft_hfft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_hfft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_hfft_out.get(ks)
+    if _k is None:
+        _k = fft_hfft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_hfft_out._bind = _bind_fft_hfft_out
+fft_hfft_out._entry = _entry_fft_hfft_out
+_aten._packet('fft_hfft')._add(fft_hfft_out)
+
+
+# schema/native_functions.yaml: fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+fft_ihfft = _Op("aten", 'fft_ihfft', 'default',
+    'fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor',
+    ('self', 'n', 'dim', 'norm'), 4, tags=())
+_c_fft_ihfft = fft_ihfft._cache
+
+
+def _bind_fft_ihfft(self, n=None, dim=-1, norm=None):
+    return (self, n, dim, norm)
+
+
+def _entry_fft_ihfft(self, n, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfft, (self, n, dim, norm)) from None
+    _k = _c_fft_ihfft.get(ks)
+    if _k is None:
+        _k = fft_ihfft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfft, _k, (self, n, dim, norm,))
+    return _k(self, n, dim, norm)
+
+
+fft_ihfft._bind = _bind_fft_ihfft
+fft_ihfft._entry = _entry_fft_ihfft
+_aten._packet('fft_ihfft')._add(fft_ihfft)
+
+
+# schema/native_functions.yaml: fft_ihfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ihfft)
+fft_ihfft_out = _Op("aten", 'fft_ihfft', 'out',
+    'fft_ihfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ihfft_out = fft_ihfft_out._cache
+
+
+def _bind_fft_ihfft_out(self, n=None, dim=-1, norm=None, *, out):
+    return (self, n, dim, norm, out)
+
+
+def _entry_fft_ihfft_out(self, n, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfft_out, (self, n, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ihfft_out.get(ks)
+    if _k is None:
+        _k = fft_ihfft_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfft_out, _k, (self, n, dim, norm, out,))
+    return _k(self, n, dim, norm, out)
+
+
+fft_ihfft_out._bind = _bind_fft_ihfft_out
+fft_ihfft_out._entry = _entry_fft_ihfft_out
+_aten._packet('fft_ihfft')._add(fft_ihfft_out)
+
+
+# schema/native_functions.yaml: fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_fft2 = _Op("aten", 'fft_fft2', 'default',
+    'fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_fft2 = fft_fft2._cache
+
+
+def _bind_fft_fft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_fft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fft2, (self, s, dim, norm)) from None
+    _k = _c_fft_fft2.get(ks)
+    if _k is None:
+        _k = fft_fft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_fft2._bind = _bind_fft_fft2
+fft_fft2._entry = _entry_fft_fft2
+_aten._packet('fft_fft2')._add(fft_fft2)
+
+
+# schema/native_functions.yaml: fft_fft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_fft2)
+fft_fft2_out = _Op("aten", 'fft_fft2', 'out',
+    'fft_fft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_fft2_out = fft_fft2_out._cache
+
+
+def _bind_fft_fft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_fft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_fft2_out.get(ks)
+    if _k is None:
+        _k = fft_fft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_fft2_out._bind = _bind_fft_fft2_out
+fft_fft2_out._entry = _entry_fft_fft2_out
+_aten._packet('fft_fft2')._add(fft_fft2_out)
+
+
+# schema/native_functions.yaml: fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_ifft2 = _Op("aten", 'fft_ifft2', 'default',
+    'fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_ifft2 = fft_ifft2._cache
+
+
+def _bind_fft_ifft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_ifft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifft2, (self, s, dim, norm)) from None
+    _k = _c_fft_ifft2.get(ks)
+    if _k is None:
+        _k = fft_ifft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_ifft2._bind = _bind_fft_ifft2
+fft_ifft2._entry = _entry_fft_ifft2
+_aten._packet('fft_ifft2')._add(fft_ifft2)
+
+
+# schema/native_functions.yaml: fft_ifft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ifft2)
+fft_ifft2_out = _Op("aten", 'fft_ifft2', 'out',
+    'fft_ifft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ifft2_out = fft_ifft2_out._cache
+
+
+def _bind_fft_ifft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_ifft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ifft2_out.get(ks)
+    if _k is None:
+        _k = fft_ifft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_ifft2_out._bind = _bind_fft_ifft2_out
+fft_ifft2_out._entry = _entry_fft_ifft2_out
+_aten._packet('fft_ifft2')._add(fft_ifft2_out)
+
+
+# schema/native_functions.yaml: fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_rfft2 = _Op("aten", 'fft_rfft2', 'default',
+    'fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_rfft2 = fft_rfft2._cache
+
+
+def _bind_fft_rfft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_rfft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfft2, (self, s, dim, norm)) from None
+    _k = _c_fft_rfft2.get(ks)
+    if _k is None:
+        _k = fft_rfft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_rfft2._bind = _bind_fft_rfft2
+fft_rfft2._entry = _entry_fft_rfft2
+_aten._packet('fft_rfft2')._add(fft_rfft2)
+
+
+# schema/native_functions.yaml: fft_rfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_rfft2)
+fft_rfft2_out = _Op("aten", 'fft_rfft2', 'out',
+    'fft_rfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_rfft2_out = fft_rfft2_out._cache
+
+
+def _bind_fft_rfft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_rfft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_rfft2_out.get(ks)
+    if _k is None:
+        _k = fft_rfft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_rfft2_out._bind = _bind_fft_rfft2_out
+fft_rfft2_out._entry = _entry_fft_rfft2_out
+_aten._packet('fft_rfft2')._add(fft_rfft2_out)
+
+
+# schema/native_functions.yaml: fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_irfft2 = _Op("aten", 'fft_irfft2', 'default',
+    'fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_irfft2 = fft_irfft2._cache
+
+
+def _bind_fft_irfft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_irfft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfft2, (self, s, dim, norm)) from None
+    _k = _c_fft_irfft2.get(ks)
+    if _k is None:
+        _k = fft_irfft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_irfft2._bind = _bind_fft_irfft2
+fft_irfft2._entry = _entry_fft_irfft2
+_aten._packet('fft_irfft2')._add(fft_irfft2)
+
+
+# schema/native_functions.yaml: fft_irfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_irfft2)
+fft_irfft2_out = _Op("aten", 'fft_irfft2', 'out',
+    'fft_irfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_irfft2_out = fft_irfft2_out._cache
+
+
+def _bind_fft_irfft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_irfft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_irfft2_out.get(ks)
+    if _k is None:
+        _k = fft_irfft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_irfft2_out._bind = _bind_fft_irfft2_out
+fft_irfft2_out._entry = _entry_fft_irfft2_out
+_aten._packet('fft_irfft2')._add(fft_irfft2_out)
+
+
+# schema/native_functions.yaml: fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_hfft2 = _Op("aten", 'fft_hfft2', 'default',
+    'fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_hfft2 = fft_hfft2._cache
+
+
+def _bind_fft_hfft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_hfft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfft2, (self, s, dim, norm)) from None
+    _k = _c_fft_hfft2.get(ks)
+    if _k is None:
+        _k = fft_hfft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_hfft2._bind = _bind_fft_hfft2
+fft_hfft2._entry = _entry_fft_hfft2
+_aten._packet('fft_hfft2')._add(fft_hfft2)
+
+
+# schema/native_functions.yaml: fft_hfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_hfft2)
+fft_hfft2_out = _Op("aten", 'fft_hfft2', 'out',
+    'fft_hfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_hfft2_out = fft_hfft2_out._cache
+
+
+def _bind_fft_hfft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_hfft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_hfft2_out.get(ks)
+    if _k is None:
+        _k = fft_hfft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_hfft2_out._bind = _bind_fft_hfft2_out
+fft_hfft2_out._entry = _entry_fft_hfft2_out
+_aten._packet('fft_hfft2')._add(fft_hfft2_out)
+
+
+# schema/native_functions.yaml: fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+fft_ihfft2 = _Op("aten", 'fft_ihfft2', 'default',
+    'fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_ihfft2 = fft_ihfft2._cache
+
+
+def _bind_fft_ihfft2(self, s=None, dim=(-2, -1), norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_ihfft2(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfft2, (self, s, dim, norm)) from None
+    _k = _c_fft_ihfft2.get(ks)
+    if _k is None:
+        _k = fft_ihfft2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfft2, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_ihfft2._bind = _bind_fft_ihfft2
+fft_ihfft2._entry = _entry_fft_ihfft2
+_aten._packet('fft_ihfft2')._add(fft_ihfft2)
+
+
+# schema/native_functions.yaml: fft_ihfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ihfft2)
+fft_ihfft2_out = _Op("aten", 'fft_ihfft2', 'out',
+    'fft_ihfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ihfft2_out = fft_ihfft2_out._cache
+
+
+def _bind_fft_ihfft2_out(self, s=None, dim=(-2, -1), norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_ihfft2_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfft2_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ihfft2_out.get(ks)
+    if _k is None:
+        _k = fft_ihfft2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfft2_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_ihfft2_out._bind = _bind_fft_ihfft2_out
+fft_ihfft2_out._entry = _entry_fft_ihfft2_out
+_aten._packet('fft_ihfft2')._add(fft_ihfft2_out)
+
+
+# schema/native_functions.yaml: fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_fftn = _Op("aten", 'fft_fftn', 'default',
+    'fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_fftn = fft_fftn._cache
+
+
+def _bind_fft_fftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_fftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fftn, (self, s, dim, norm)) from None
+    _k = _c_fft_fftn.get(ks)
+    if _k is None:
+        _k = fft_fftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_fftn._bind = _bind_fft_fftn
+fft_fftn._entry = _entry_fft_fftn
+_aten._packet('fft_fftn')._add(fft_fftn)
+
+
+# schema/native_functions.yaml: fft_fftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_fftn)
+fft_fftn_out = _Op("aten", 'fft_fftn', 'out',
+    'fft_fftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_fftn_out = fft_fftn_out._cache
+
+
+def _bind_fft_fftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_fftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_fftn_out.get(ks)
+    if _k is None:
+        _k = fft_fftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_fftn_out._bind = _bind_fft_fftn_out
+fft_fftn_out._entry = _entry_fft_fftn_out
+_aten._packet('fft_fftn')._add(fft_fftn_out)
+
+
+# schema/native_functions.yaml: fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_ifftn = _Op("aten", 'fft_ifftn', 'default',
+    'fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_ifftn = fft_ifftn._cache
+
+
+def _bind_fft_ifftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_ifftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifftn, (self, s, dim, norm)) from None
+    _k = _c_fft_ifftn.get(ks)
+    if _k is None:
+        _k = fft_ifftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_ifftn._bind = _bind_fft_ifftn
+fft_ifftn._entry = _entry_fft_ifftn
+_aten._packet('fft_ifftn')._add(fft_ifftn)
+
+
+# schema/native_functions.yaml: fft_ifftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ifftn)
+fft_ifftn_out = _Op("aten", 'fft_ifftn', 'out',
+    'fft_ifftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ifftn_out = fft_ifftn_out._cache
+
+
+def _bind_fft_ifftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_ifftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ifftn_out.get(ks)
+    if _k is None:
+        _k = fft_ifftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_ifftn_out._bind = _bind_fft_ifftn_out
+fft_ifftn_out._entry = _entry_fft_ifftn_out
+_aten._packet('fft_ifftn')._add(fft_ifftn_out)
+
+
+# schema/native_functions.yaml: fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_rfftn = _Op("aten", 'fft_rfftn', 'default',
+    'fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_rfftn = fft_rfftn._cache
+
+
+def _bind_fft_rfftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_rfftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfftn, (self, s, dim, norm)) from None
+    _k = _c_fft_rfftn.get(ks)
+    if _k is None:
+        _k = fft_rfftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_rfftn._bind = _bind_fft_rfftn
+fft_rfftn._entry = _entry_fft_rfftn
+_aten._packet('fft_rfftn')._add(fft_rfftn)
+
+
+# schema/native_functions.yaml: fft_rfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_rfftn)
+fft_rfftn_out = _Op("aten", 'fft_rfftn', 'out',
+    'fft_rfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_rfftn_out = fft_rfftn_out._cache
+
+
+def _bind_fft_rfftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_rfftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_rfftn_out.get(ks)
+    if _k is None:
+        _k = fft_rfftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_rfftn_out._bind = _bind_fft_rfftn_out
+fft_rfftn_out._entry = _entry_fft_rfftn_out
+_aten._packet('fft_rfftn')._add(fft_rfftn_out)
+
+
+# schema/native_functions.yaml: fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_irfftn = _Op("aten", 'fft_irfftn', 'default',
+    'fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_irfftn = fft_irfftn._cache
+
+
+def _bind_fft_irfftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_irfftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfftn, (self, s, dim, norm)) from None
+    _k = _c_fft_irfftn.get(ks)
+    if _k is None:
+        _k = fft_irfftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_irfftn._bind = _bind_fft_irfftn
+fft_irfftn._entry = _entry_fft_irfftn
+_aten._packet('fft_irfftn')._add(fft_irfftn)
+
+
+# schema/native_functions.yaml: fft_irfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_irfftn)
+fft_irfftn_out = _Op("aten", 'fft_irfftn', 'out',
+    'fft_irfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_irfftn_out = fft_irfftn_out._cache
+
+
+def _bind_fft_irfftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_irfftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_irfftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_irfftn_out.get(ks)
+    if _k is None:
+        _k = fft_irfftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_irfftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_irfftn_out._bind = _bind_fft_irfftn_out
+fft_irfftn_out._entry = _entry_fft_irfftn_out
+_aten._packet('fft_irfftn')._add(fft_irfftn_out)
+
+
+# schema/native_functions.yaml: fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_hfftn = _Op("aten", 'fft_hfftn', 'default',
+    'fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_hfftn = fft_hfftn._cache
+
+
+def _bind_fft_hfftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_hfftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfftn, (self, s, dim, norm)) from None
+    _k = _c_fft_hfftn.get(ks)
+    if _k is None:
+        _k = fft_hfftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_hfftn._bind = _bind_fft_hfftn
+fft_hfftn._entry = _entry_fft_hfftn
+_aten._packet('fft_hfftn')._add(fft_hfftn)
+
+
+# schema/native_functions.yaml: fft_hfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_hfftn)
+fft_hfftn_out = _Op("aten", 'fft_hfftn', 'out',
+    'fft_hfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_hfftn_out = fft_hfftn_out._cache
+
+
+def _bind_fft_hfftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_hfftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_hfftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_hfftn_out.get(ks)
+    if _k is None:
+        _k = fft_hfftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_hfftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_hfftn_out._bind = _bind_fft_hfftn_out
+fft_hfftn_out._entry = _entry_fft_hfftn_out
+_aten._packet('fft_hfftn')._add(fft_hfftn_out)
+
+
+# schema/native_functions.yaml: fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+fft_ihfftn = _Op("aten", 'fft_ihfftn', 'default',
+    'fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor',
+    ('self', 's', 'dim', 'norm'), 4, tags=())
+_c_fft_ihfftn = fft_ihfftn._cache
+
+
+def _bind_fft_ihfftn(self, s=None, dim=None, norm=None):
+    return (self, s, dim, norm)
+
+
+def _entry_fft_ihfftn(self, s, dim, norm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfftn, (self, s, dim, norm)) from None
+    _k = _c_fft_ihfftn.get(ks)
+    if _k is None:
+        _k = fft_ihfftn._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfftn, _k, (self, s, dim, norm,))
+    return _k(self, s, dim, norm)
+
+
+fft_ihfftn._bind = _bind_fft_ihfftn
+fft_ihfftn._entry = _entry_fft_ihfftn
+_aten._packet('fft_ihfftn')._add(fft_ihfftn)
+
+
+# schema/native_functions.yaml: fft_ihfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ihfftn)
+fft_ihfftn_out = _Op("aten", 'fft_ihfftn', 'out',
+    'fft_ihfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 's', 'dim', 'norm', 'out'), 4, tags=())
+_c_fft_ihfftn_out = fft_ihfftn_out._cache
+
+
+def _bind_fft_ihfftn_out(self, s=None, dim=None, norm=None, *, out):
+    return (self, s, dim, norm, out)
+
+
+def _entry_fft_ihfftn_out(self, s, dim, norm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ihfftn_out, (self, s, dim, norm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fft_ihfftn_out.get(ks)
+    if _k is None:
+        _k = fft_ihfftn_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ihfftn_out, _k, (self, s, dim, norm, out,))
+    return _k(self, s, dim, norm, out)
+
+
+fft_ihfftn_out._bind = _bind_fft_ihfftn_out
+fft_ihfftn_out._entry = _entry_fft_ihfftn_out
+_aten._packet('fft_ihfftn')._add(fft_ihfftn_out)
+
+
+# schema/native_functions.yaml: fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+fft_fftfreq = _Op("aten", 'fft_fftfreq', 'default',
+    'fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'd', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_fft_fftfreq = fft_fftfreq._cache
+
+
+def _bind_fft_fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, d, dtype, layout, device, pin_memory)
+
+
+def _entry_fft_fftfreq(n, d, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_fft_fftfreq.get(ks)
+    if _k is None:
+        _k = fft_fftfreq._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fftfreq, _k, (n, d, dtype, layout, device, pin_memory,))
+    return _k(n, d, dtype, layout, device, pin_memory)
+
+
+fft_fftfreq._bind = _bind_fft_fftfreq
+fft_fftfreq._entry = _entry_fft_fftfreq
+_aten._packet('fft_fftfreq')._add(fft_fftfreq)
+
+
+# schema/native_functions.yaml: fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+fft_rfftfreq = _Op("aten", 'fft_rfftfreq', 'default',
+    'fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'd', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_fft_rfftfreq = fft_rfftfreq._cache
+
+
+def _bind_fft_rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, d, dtype, layout, device, pin_memory)
+
+
+def _entry_fft_rfftfreq(n, d, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_fft_rfftfreq.get(ks)
+    if _k is None:
+        _k = fft_rfftfreq._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_rfftfreq, _k, (n, d, dtype, layout, device, pin_memory,))
+    return _k(n, d, dtype, layout, device, pin_memory)
+
+
+fft_rfftfreq._bind = _bind_fft_rfftfreq
+fft_rfftfreq._entry = _entry_fft_rfftfreq
+_aten._packet('fft_rfftfreq')._add(fft_rfftfreq)
+
+
+# schema/native_functions.yaml: fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor
+fft_fftshift = _Op("aten", 'fft_fftshift', 'default',
+    'fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_fft_fftshift = fft_fftshift._cache
+
+
+def _bind_fft_fftshift(self, dim=None):
+    return (self, dim)
+
+
+def _entry_fft_fftshift(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fftshift, (self, dim)) from None
+    _k = _c_fft_fftshift.get(ks)
+    if _k is None:
+        _k = fft_fftshift._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_fftshift, _k, (self, dim,))
+    return _k(self, dim)
+
+
+fft_fftshift._bind = _bind_fft_fftshift
+fft_fftshift._entry = _entry_fft_fftshift
+_aten._packet('fft_fftshift')._add(fft_fftshift)
+
+
+# schema/native_functions.yaml: fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor
+fft_ifftshift = _Op("aten", 'fft_ifftshift', 'default',
+    'fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_fft_ifftshift = fft_ifftshift._cache
+
+
+def _bind_fft_ifftshift(self, dim=None):
+    return (self, dim)
+
+
+def _entry_fft_ifftshift(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_ifftshift, (self, dim)) from None
+    _k = _c_fft_ifftshift.get(ks)
+    if _k is None:
+        _k = fft_ifftshift._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fft_ifftshift, _k, (self, dim,))
+    return _k(self, dim)
+
+
+fft_ifftshift._bind = _bind_fft_ifftshift
+fft_ifftshift._entry = _entry_fft_ifftshift
+_aten._packet('fft_ifftshift')._add(fft_ifftshift)
+
+
+# schema/native_functions.yaml: stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+stft_center = _Op("aten", 'stft', 'center',
+    'stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+    ('self', 'n_fft', 'hop_length', 'win_length', 'window', 'center', 'pad_mode', 'normalized', 'onesided', 'return_complex', 'align_to_window'), 11, tags=())
+_c_stft_center = stft_center._cache
+
+
+def _bind_stft_center(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    return (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
+
+def _entry_stft_center(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (window._ks if window is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(stft_center, (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)) from None
+    _k = _c_stft_center.get(ks)
+    if _k is None:
+        _k = stft_center._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(stft_center, _k, (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window,))
+    return _k(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
+
+stft_center._bind = _bind_stft_center
+stft_center._entry = _entry_stft_center
+_aten._packet('stft')._add(stft_center)
+
+
+# schema/native_functions.yaml: stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+stft = _Op("aten", 'stft', 'default',
+    'stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor',
+    ('self', 'n_fft', 'hop_length', 'win_length', 'window', 'normalized', 'onesided', 'return_complex', 'align_to_window'), 9, tags=())
+_c_stft = stft._cache
+
+
+def _bind_stft(self, n_fft, hop_length=None, win_length=None, window=None, normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    return (self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+
+
+def _entry_stft(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (window._ks if window is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(stft, (self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)) from None
+    _k = _c_stft.get(ks)
+    if _k is None:
+        _k = stft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(stft, _k, (self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window,))
+    return _k(self, n_fft, hop_length, win_length, window, normalized, onesided, return_complex, align_to_window)
+
+
+stft._bind = _bind_stft
+stft._entry = _entry_stft
+_aten._packet('stft')._add(stft)
+
+
+# schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+istft = _Op("aten", 'istft', 'default',
+    'istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor',
+    ('self', 'n_fft', 'hop_length', 'win_length', 'window', 'center', 'normalized', 'onesided', 'length', 'return_complex'), 10, tags=())
+_c_istft = istft._cache
+
+
+def _bind_istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
+    return (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+
+
+def _entry_istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (window._ks if window is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(istft, (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)) from None
+    _k = _c_istft.get(ks)
+    if _k is None:
+        _k = istft._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(istft, _k, (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex,))
+    return _k(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+
+
+istft._bind = _bind_istft
+istft._entry = _entry_istft
+_aten._packet('istft')._add(istft)
 
 
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
@@ -31823,7 +33785,7 @@ def _bind_constant_pad_nd(self, pad, value=0):
 def _entry_constant_pad_nd(self, pad, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(constant_pad_nd, (self, pad, value)) from None
     _k = _c_constant_pad_nd.get(ks)
@@ -31853,7 +33815,7 @@ def _bind_constant_pad_nd_out(self, pad, value=0, *, out):
 def _entry_constant_pad_nd_out(self, pad, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
+        ks = (self._ks | out._ks | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(constant_pad_nd_out, (self, pad, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -32256,7 +34218,7 @@ def _bind_baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
 def _entry_baddbmm(self, batch1, batch2, beta, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+        ks = (self._ks | batch1._ks | batch2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(baddbmm, (self, batch1, batch2, beta, alpha)) from None
     _k = _c_baddbmm.get(ks)
@@ -32286,7 +34248,7 @@ def _bind_baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
 def _entry_baddbmm_out(self, batch1, batch2, beta, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | batch1._ks | batch2._ks | out._ks | _inc) & _keep
+        ks = (self._ks | batch1._ks | batch2._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(baddbmm_out, (self, batch1, batch2, beta, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -32318,7 +34280,7 @@ def _bind_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 def _entry_baddbmm_(self, batch1, batch2, beta, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+        ks = (self._ks | batch1._ks | batch2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(baddbmm_, (self, batch1, batch2, beta, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -33064,7 +35026,7 @@ def _bind_softplus(self, beta=1, threshold=20):
 def _entry_softplus(self, beta, threshold):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus, (self, beta, threshold)) from None
     _k = _c_softplus.get(ks)
@@ -33094,7 +35056,7 @@ def _bind_softplus_out(self, beta=1, threshold=20, *, out):
 def _entry_softplus_out(self, beta, threshold, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus_out, (self, beta, threshold, out)) from None
     if not out._ks & _ADINPLACE:
@@ -33126,7 +35088,7 @@ def _bind_softplus_backward(grad_output, self, beta, threshold):
 def _entry_softplus_backward(grad_output, self, beta, threshold):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus_backward, (grad_output, self, beta, threshold)) from None
     _k = _c_softplus_backward.get(ks)
@@ -33156,7 +35118,7 @@ def _bind_softplus_backward_grad_input(grad_output, self, beta, threshold, *, gr
 def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | grad_input._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus_backward_grad_input, (grad_output, self, beta, threshold, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -33188,7 +35150,7 @@ def _bind_leaky_relu(self, negative_slope=0.01):
 def _entry_leaky_relu(self, negative_slope):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu, (self, negative_slope)) from None
     _k = _c_leaky_relu.get(ks)
@@ -33218,7 +35180,7 @@ def _bind_leaky_relu_out(self, negative_slope=0.01, *, out):
 def _entry_leaky_relu_out(self, negative_slope, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_out, (self, negative_slope, out)) from None
     if not out._ks & _ADINPLACE:
@@ -33250,7 +35212,7 @@ def _bind_leaky_relu_(self, negative_slope=0.01):
 def _entry_leaky_relu_(self, negative_slope):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_, (self, negative_slope)) from None
     if not self._ks & _ADINPLACE:
@@ -33282,7 +35244,7 @@ def _bind_leaky_relu_backward(grad_output, self, negative_slope, self_is_result)
 def _entry_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_backward, (grad_output, self, negative_slope, self_is_result)) from None
     _k = _c_leaky_relu_backward.get(ks)
@@ -33312,7 +35274,7 @@ def _bind_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self
 def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | grad_input._ks | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_backward_grad_input, (grad_output, self, negative_slope, self_is_result, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -33344,7 +35306,7 @@ def _bind_elu(self, alpha=1, scale=1, input_scale=1):
 def _entry_elu(self, alpha, scale, input_scale):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu, (self, alpha, scale, input_scale)) from None
     _k = _c_elu.get(ks)
@@ -33374,7 +35336,7 @@ def _bind_elu_out(self, alpha=1, scale=1, input_scale=1, *, out):
 def _entry_elu_out(self, alpha, scale, input_scale, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_out, (self, alpha, scale, input_scale, out)) from None
     if not out._ks & _ADINPLACE:
@@ -33406,7 +35368,7 @@ def _bind_elu_(self, alpha=1, scale=1, input_scale=1):
 def _entry_elu_(self, alpha, scale, input_scale):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_, (self, alpha, scale, input_scale)) from None
     if not self._ks & _ADINPLACE:
@@ -33438,7 +35400,7 @@ def _bind_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_o
 def _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self_or_result._ks | _inc) & _keep
+        ks = (grad_output._ks | self_or_result._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_backward, (grad_output, alpha, scale, input_scale, is_result, self_or_result)) from None
     _k = _c_elu_backward.get(ks)
@@ -33468,7 +35430,7 @@ def _bind_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_res
 def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | _inc) & _keep
+        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_backward_grad_input, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -33500,7 +35462,7 @@ def _bind_hardtanh(self, min_val=-1, max_val=1):
 def _entry_hardtanh(self, min_val, max_val):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh, (self, min_val, max_val)) from None
     _k = _c_hardtanh.get(ks)
@@ -33530,7 +35492,7 @@ def _bind_hardtanh_out(self, min_val=-1, max_val=1, *, out):
 def _entry_hardtanh_out(self, min_val, max_val, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_out, (self, min_val, max_val, out)) from None
     if not out._ks & _ADINPLACE:
@@ -33562,7 +35524,7 @@ def _bind_hardtanh_(self, min_val=-1, max_val=1):
 def _entry_hardtanh_(self, min_val, max_val):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_, (self, min_val, max_val)) from None
     if not self._ks & _ADINPLACE:
@@ -33594,7 +35556,7 @@ def _bind_hardtanh_backward(grad_output, self, min_val, max_val):
 def _entry_hardtanh_backward(grad_output, self, min_val, max_val):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_backward, (grad_output, self, min_val, max_val)) from None
     _k = _c_hardtanh_backward.get(ks)
@@ -33624,7 +35586,7 @@ def _bind_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, *, g
 def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+        ks = (grad_output._ks | self._ks | grad_input._ks | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_backward_grad_input, (grad_output, self, min_val, max_val, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -33657,7 +35619,7 @@ def _bind_threshold(self, threshold, value):
 def _entry_threshold(self, threshold, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if threshold.__class__ is _complex else 0) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(_op_threshold, (self, threshold, value)) from None
     _k = _c_threshold.get(ks)
@@ -33687,7 +35649,7 @@ def _bind_threshold_out(self, threshold, value, *, out):
 def _entry_threshold_out(self, threshold, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if threshold.__class__ is _complex else 0) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_out, (self, threshold, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -33719,7 +35681,7 @@ def _bind_threshold_(self, threshold, value):
 def _entry_threshold_(self, threshold, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if threshold.__class__ is _complex else 0) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_, (self, threshold, value)) from None
     if not self._ks & _ADINPLACE:
@@ -33875,7 +35837,7 @@ def _bind_clamp_min(self, min):
 def _entry_clamp_min(self, min):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_min, (self, min)) from None
     _k = _c_clamp_min.get(ks)
@@ -33905,7 +35867,7 @@ def _bind_clamp_min_out(self, min, *, out):
 def _entry_clamp_min_out(self, min, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_min_out, (self, min, out)) from None
     if not out._ks & _ADINPLACE:
@@ -33999,7 +35961,7 @@ def _bind_clamp_min_(self, min):
 def _entry_clamp_min_(self, min):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_min_, (self, min)) from None
     if not self._ks & _ADINPLACE:
@@ -34063,7 +36025,7 @@ def _bind_clamp_max(self, max):
 def _entry_clamp_max(self, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_max, (self, max)) from None
     _k = _c_clamp_max.get(ks)
@@ -34093,7 +36055,7 @@ def _bind_clamp_max_out(self, max, *, out):
 def _entry_clamp_max_out(self, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_max_out, (self, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -34187,7 +36149,7 @@ def _bind_clamp_max_(self, max):
 def _entry_clamp_max_(self, max):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_max_, (self, max)) from None
     if not self._ks & _ADINPLACE:
@@ -35997,3 +37959,93 @@ def _entry_unfold_copy(self, dimension, size, step):
 unfold_copy._bind = _bind_unfold_copy
 unfold_copy._entry = _entry_unfold_copy
 _aten._packet('unfold_copy')._add(unfold_copy)
+
+
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real)
+view_as_real_copy = _Op("aten", 'view_as_real_copy', 'default',
+    'view_as_real_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_view_as_real_copy = view_as_real_copy._cache
+
+
+def _bind_view_as_real_copy(self):
+    return (self,)
+
+
+def _entry_view_as_real_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_real_copy, (self,)) from None
+    _k = _c_view_as_real_copy.get(ks)
+    if _k is None:
+        _k = view_as_real_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_real_copy, _k, (self,))
+    return _k(self)
+
+
+view_as_real_copy._bind = _bind_view_as_real_copy
+view_as_real_copy._entry = _entry_view_as_real_copy
+_aten._packet('view_as_real_copy')._add(view_as_real_copy)
+
+
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex)
+view_as_complex_copy = _Op("aten", 'view_as_complex_copy', 'default',
+    'view_as_complex_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_view_as_complex_copy = view_as_complex_copy._cache
+
+
+def _bind_view_as_complex_copy(self):
+    return (self,)
+
+
+def _entry_view_as_complex_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_complex_copy, (self,)) from None
+    _k = _c_view_as_complex_copy.get(ks)
+    if _k is None:
+        _k = view_as_complex_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_complex_copy, _k, (self,))
+    return _k(self)
+
+
+view_as_complex_copy._bind = _bind_view_as_complex_copy
+view_as_complex_copy._entry = _entry_view_as_complex_copy
+_aten._packet('view_as_complex_copy')._add(view_as_complex_copy)
+
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj)
+_conj_copy = _Op("aten", '_conj_copy', 'default',
+    '_conj_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c__conj_copy = _conj_copy._cache
+
+
+def _bind__conj_copy(self):
+    return (self,)
+
+
+def _entry__conj_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_conj_copy, (self,)) from None
+    _k = _c__conj_copy.get(ks)
+    if _k is None:
+        _k = _conj_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_conj_copy, _k, (self,))
+    return _k(self)
+
+
+_conj_copy._bind = _bind__conj_copy
+_conj_copy._entry = _entry__conj_copy
+_aten._packet('_conj_copy')._add(_conj_copy)

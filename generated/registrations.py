@@ -7,6 +7,7 @@ from ember.dispatch.registration import autogen_out as _autogen_out
 from ember.dispatch.registration import autogen_view_copy as _autogen_view_copy
 from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
+from ember.kernels.common import complex_views as _common_complex_views
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
 from ember.kernels.common import random as _common_random
@@ -14,8 +15,10 @@ from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import scatter_views as _common_scatter_views
 from ember.kernels.common import views as _common_views
 from ember.kernels.composite import binary as _composite_binary
+from ember.kernels.composite import complex as _composite_complex
 from ember.kernels.composite import conv as _composite_conv
 from ember.kernels.composite import conversions as _composite_conversions
+from ember.kernels.composite import fft as _composite_fft
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
 from ember.kernels.composite import nn as _composite_nn
@@ -26,9 +29,11 @@ from ember.kernels.composite import special as _composite_special
 from ember.kernels.composite import views as _composite_views
 from ember.kernels.cpu import activation as _cpu_activation
 from ember.kernels.cpu import binary as _cpu_binary
+from ember.kernels.cpu import complex as _cpu_complex
 from ember.kernels.cpu import conv as _cpu_conv
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
+from ember.kernels.cpu import fft as _cpu_fft
 from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
 from ember.kernels.cpu import nn as _cpu_nn
@@ -51,9 +56,11 @@ from ember.kernels.cuda import scan as _cuda_scan
 from ember.kernels.cuda import sort as _cuda_sort
 from ember.kernels.meta import activation as _meta_activation
 from ember.kernels.meta import binary as _meta_binary
+from ember.kernels.meta import complex as _meta_complex
 from ember.kernels.meta import conv as _meta_conv
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
+from ember.kernels.meta import fft as _meta_fft
 from ember.kernels.meta import indexing as _meta_indexing
 from ember.kernels.meta import linalg as _meta_linalg
 from ember.kernels.meta import nn as _meta_nn
@@ -1807,9 +1814,6 @@ _o.isneginf.register('Meta', _meta_unary.unary_bool)
 # schema/native_functions.yaml: isneginf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isneginf)
 _o.isneginf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isneginf))
 _o.isneginf_out.register("ADInplaceOrView", _inplace_or_view(_o.isneginf_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
-_o.sgn.register('CompositeImplicitAutograd', _composite_special.sgn)
 
 # schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
 _o.positive.register('CompositeImplicitAutograd', _composite_special.positive)
@@ -4167,6 +4171,236 @@ _o.block_diag_out.register("ADInplaceOrView", _inplace_or_view(_o.block_diag_out
 # schema/native_functions.yaml: combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
 _o.combinations.register('CompositeImplicitAutograd', _composite_shape.combinations)
 
+# schema/native_functions.yaml: view_as_real(Tensor(a) self) -> Tensor(a)
+_o.view_as_real.register('CompositeExplicitAutograd', _common_complex_views.view_as_real)
+
+# schema/native_functions.yaml: view_as_complex(Tensor(a) self) -> Tensor(a)
+_o.view_as_complex.register('CompositeExplicitAutograd', _common_complex_views.view_as_complex)
+
+# schema/native_functions.yaml: real(Tensor(a) self) -> Tensor(a)
+_o.real.register('CompositeImplicitAutograd', _composite_complex.real)
+
+# schema/native_functions.yaml: imag(Tensor(a) self) -> Tensor(a)
+_o.imag.register('CompositeImplicitAutograd', _composite_complex.imag)
+
+# schema/native_functions.yaml: conj(Tensor(a) self) -> Tensor(a)
+_o.conj.register('CompositeImplicitAutograd', _composite_complex.conj)
+
+# schema/native_functions.yaml: _conj(Tensor(a) self) -> Tensor(a)
+_o._conj.register('CompositeExplicitAutograd', _common_complex_views.conj_view)
+
+# schema/native_functions.yaml: resolve_conj(Tensor(a) self) -> Tensor(a)
+_o.resolve_conj.register('CompositeImplicitAutograd', _composite_complex.resolve_conj)
+
+# schema/native_functions.yaml: resolve_neg(Tensor(a) self) -> Tensor(a)
+_o.resolve_neg.register('CompositeImplicitAutograd', _composite_complex.resolve_neg)
+
+# schema/native_functions.yaml: conj_physical(Tensor self) -> Tensor
+_o.conj_physical.register('CompositeImplicitAutograd', _composite_complex.conj_physical)
+
+# schema/native_functions.yaml: conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of conj_physical)
+_o.conj_physical_out.register('CompositeExplicitAutograd', _autogen_out(_o.conj_physical))
+_o.conj_physical_out.register("ADInplaceOrView", _inplace_or_view(_o.conj_physical_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: _conj_physical(Tensor self) -> Tensor
+_o._conj_physical.register('CPU', _cpu_complex.conj_physical)
+_o._conj_physical.register('Meta', _meta_unary.unary_same)
+
+# schema/native_functions.yaml: angle(Tensor self) -> Tensor
+_o.angle.register('CPU', _cpu_complex.angle)
+_o.angle.register('Meta', _meta_complex.angle)
+
+# schema/native_functions.yaml: angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of angle)
+_o.angle_out.register('CompositeExplicitAutograd', _autogen_out(_o.angle))
+_o.angle_out.register("ADInplaceOrView", _inplace_or_view(_o.angle_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: sgn(Tensor self) -> Tensor
+_o.sgn.register('CPU', _cpu_complex.sgn)
+_o.sgn.register('Meta', _meta_unary.unary_same)
+
+# schema/native_functions.yaml: sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sgn)
+_o.sgn_out.register('CompositeExplicitAutograd', _autogen_out(_o.sgn))
+_o.sgn_out.register("ADInplaceOrView", _inplace_or_view(_o.sgn_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: polar(Tensor abs, Tensor angle) -> Tensor
+_o.polar.register('CPU', _cpu_complex.polar)
+_o.polar.register('Meta', _meta_complex.polar)
+
+# schema/native_functions.yaml: polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!) (autogen of polar)
+_o.polar_out.register('CompositeExplicitAutograd', _autogen_out(_o.polar))
+_o.polar_out.register("ADInplaceOrView", _inplace_or_view(_o.polar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: complex(Tensor real, Tensor imag) -> Tensor
+_o.complex.register('CPU', _cpu_complex.complex)
+_o.complex.register('Meta', _meta_complex.complex)
+
+# schema/native_functions.yaml: complex.out(Tensor real, Tensor imag, *, Tensor(a!) out) -> Tensor(a!) (autogen of complex)
+_o.complex_out.register('CompositeExplicitAutograd', _autogen_out(_o.complex))
+_o.complex_out.register("ADInplaceOrView", _inplace_or_view(_o.complex_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: _fft_r2c(Tensor self, int[] dim, int normalization, bool onesided) -> Tensor
+_o._fft_r2c.register('CPU', _cpu_fft.fft_r2c)
+_o._fft_r2c.register('Meta', _meta_fft.fft_r2c)
+
+# schema/native_functions.yaml: _fft_c2r(Tensor self, int[] dim, int normalization, SymInt last_dim_size) -> Tensor
+_o._fft_c2r.register('CPU', _cpu_fft.fft_c2r)
+_o._fft_c2r.register('Meta', _meta_fft.fft_c2r)
+
+# schema/native_functions.yaml: _fft_c2c(Tensor self, SymInt[] dim, int normalization, bool forward) -> Tensor
+_o._fft_c2c.register('CPU', _cpu_fft.fft_c2c)
+_o._fft_c2c.register('Meta', _meta_fft.fft_c2c)
+
+# schema/native_functions.yaml: fft_fft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+_o.fft_fft.register('CompositeImplicitAutograd', _composite_fft.fft_fft)
+
+# schema/native_functions.yaml: fft_fft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_fft)
+_o.fft_fft_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_fft))
+_o.fft_fft_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_fft_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_ifft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+_o.fft_ifft.register('CompositeImplicitAutograd', _composite_fft.fft_ifft)
+
+# schema/native_functions.yaml: fft_ifft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ifft)
+_o.fft_ifft_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_ifft))
+_o.fft_ifft_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_ifft_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_rfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+_o.fft_rfft.register('CompositeImplicitAutograd', _composite_fft.fft_rfft)
+
+# schema/native_functions.yaml: fft_rfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_rfft)
+_o.fft_rfft_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_rfft))
+_o.fft_rfft_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_rfft_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_irfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+_o.fft_irfft.register('CompositeImplicitAutograd', _composite_fft.fft_irfft)
+
+# schema/native_functions.yaml: fft_irfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_irfft)
+_o.fft_irfft_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_irfft))
+_o.fft_irfft_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_irfft_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_hfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+_o.fft_hfft.register('CompositeImplicitAutograd', _composite_fft.fft_hfft)
+
+# schema/native_functions.yaml: fft_hfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_hfft)
+_o.fft_hfft_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_hfft))
+_o.fft_hfft_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_hfft_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_ihfft(Tensor self, SymInt? n=None, int dim=-1, str? norm=None) -> Tensor
+_o.fft_ihfft.register('CompositeImplicitAutograd', _composite_fft.fft_ihfft)
+
+# schema/native_functions.yaml: fft_ihfft.out(Tensor self, SymInt? n=None, int dim=-1, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ihfft)
+_o.fft_ihfft_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_ihfft))
+_o.fft_ihfft_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_ihfft_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_fft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+_o.fft_fft2.register('CompositeImplicitAutograd', _composite_fft.fft_fft2)
+
+# schema/native_functions.yaml: fft_fft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_fft2)
+_o.fft_fft2_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_fft2))
+_o.fft_fft2_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_fft2_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_ifft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+_o.fft_ifft2.register('CompositeImplicitAutograd', _composite_fft.fft_ifft2)
+
+# schema/native_functions.yaml: fft_ifft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ifft2)
+_o.fft_ifft2_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_ifft2))
+_o.fft_ifft2_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_ifft2_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_rfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+_o.fft_rfft2.register('CompositeImplicitAutograd', _composite_fft.fft_rfft2)
+
+# schema/native_functions.yaml: fft_rfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_rfft2)
+_o.fft_rfft2_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_rfft2))
+_o.fft_rfft2_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_rfft2_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_irfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+_o.fft_irfft2.register('CompositeImplicitAutograd', _composite_fft.fft_irfft2)
+
+# schema/native_functions.yaml: fft_irfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_irfft2)
+_o.fft_irfft2_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_irfft2))
+_o.fft_irfft2_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_irfft2_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_hfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+_o.fft_hfft2.register('CompositeImplicitAutograd', _composite_fft.fft_hfft2)
+
+# schema/native_functions.yaml: fft_hfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_hfft2)
+_o.fft_hfft2_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_hfft2))
+_o.fft_hfft2_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_hfft2_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_ihfft2(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None) -> Tensor
+_o.fft_ihfft2.register('CompositeImplicitAutograd', _composite_fft.fft_ihfft2)
+
+# schema/native_functions.yaml: fft_ihfft2.out(Tensor self, SymInt[1]? s=None, int[1] dim=[-2,-1], str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ihfft2)
+_o.fft_ihfft2_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_ihfft2))
+_o.fft_ihfft2_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_ihfft2_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_fftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+_o.fft_fftn.register('CompositeImplicitAutograd', _composite_fft.fft_fftn)
+
+# schema/native_functions.yaml: fft_fftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_fftn)
+_o.fft_fftn_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_fftn))
+_o.fft_fftn_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_fftn_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_ifftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+_o.fft_ifftn.register('CompositeImplicitAutograd', _composite_fft.fft_ifftn)
+
+# schema/native_functions.yaml: fft_ifftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ifftn)
+_o.fft_ifftn_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_ifftn))
+_o.fft_ifftn_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_ifftn_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_rfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+_o.fft_rfftn.register('CompositeImplicitAutograd', _composite_fft.fft_rfftn)
+
+# schema/native_functions.yaml: fft_rfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_rfftn)
+_o.fft_rfftn_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_rfftn))
+_o.fft_rfftn_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_rfftn_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_irfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+_o.fft_irfftn.register('CompositeImplicitAutograd', _composite_fft.fft_irfftn)
+
+# schema/native_functions.yaml: fft_irfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_irfftn)
+_o.fft_irfftn_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_irfftn))
+_o.fft_irfftn_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_irfftn_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_hfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+_o.fft_hfftn.register('CompositeImplicitAutograd', _composite_fft.fft_hfftn)
+
+# schema/native_functions.yaml: fft_hfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_hfftn)
+_o.fft_hfftn_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_hfftn))
+_o.fft_hfftn_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_hfftn_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_ihfftn(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None) -> Tensor
+_o.fft_ihfftn.register('CompositeImplicitAutograd', _composite_fft.fft_ihfftn)
+
+# schema/native_functions.yaml: fft_ihfftn.out(Tensor self, SymInt[1]? s=None, int[1]? dim=None, str? norm=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of fft_ihfftn)
+_o.fft_ihfftn_out.register('CompositeExplicitAutograd', _autogen_out(_o.fft_ihfftn))
+_o.fft_ihfftn_out.register("ADInplaceOrView", _inplace_or_view(_o.fft_ihfftn_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: fft_fftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.fft_fftfreq.register('CPU', _cpu_fft.fft_fftfreq)
+_o.fft_fftfreq.register('Meta', _meta_fft.fft_fftfreq)
+_o.fft_fftfreq.register("BackendSelect", _backend_select(_o.fft_fftfreq, 4), with_keyset=True)
+
+# schema/native_functions.yaml: fft_rfftfreq(int n, float d=1.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.fft_rfftfreq.register('CPU', _cpu_fft.fft_rfftfreq)
+_o.fft_rfftfreq.register('Meta', _meta_fft.fft_rfftfreq)
+_o.fft_rfftfreq.register("BackendSelect", _backend_select(_o.fft_rfftfreq, 4), with_keyset=True)
+
+# schema/native_functions.yaml: fft_fftshift(Tensor self, int[1]? dim=None) -> Tensor
+_o.fft_fftshift.register('CompositeImplicitAutograd', _composite_fft.fft_fftshift)
+
+# schema/native_functions.yaml: fft_ifftshift(Tensor self, int[1]? dim=None) -> Tensor
+_o.fft_ifftshift.register('CompositeImplicitAutograd', _composite_fft.fft_ifftshift)
+
+# schema/native_functions.yaml: stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+_o.stft_center.register('CompositeImplicitAutograd', _composite_fft.stft_center)
+
+# schema/native_functions.yaml: stft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+_o.stft.register('CompositeImplicitAutograd', _composite_fft.stft)
+
+# schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+_o.istft.register('CompositeImplicitAutograd', _composite_fft.istft)
+
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 _o.convolution.register('CPU', _cpu_conv.convolution)
 _o.convolution.register('CUDA', _cuda_conv.convolution)
@@ -4794,3 +5028,12 @@ _o.alias_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.alias)
 
 # schema/native_functions.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor (autogen of unfold)
 _o.unfold_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.unfold), with_keyset=True)
+
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real)
+_o.view_as_real_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.view_as_real), with_keyset=True)
+
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex)
+_o.view_as_complex_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.view_as_complex), with_keyset=True)
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj)
+_o._conj_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o._conj), with_keyset=True)

@@ -25,6 +25,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry__adaptive_avg_pool2d_backward,
     _entry__adaptive_avg_pool2d_backward_out,
     _entry__adaptive_avg_pool2d_out,
+    _entry__conj,
+    _entry__conj_copy,
+    _entry__conj_physical,
+    _entry__fft_c2c,
+    _entry__fft_c2r,
+    _entry__fft_r2c,
     _entry__log_softmax,
     _entry__log_softmax_backward_data,
     _entry__log_softmax_backward_data_out,
@@ -77,6 +83,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_amin,
     _entry_amin_out,
     _entry_aminmax,
+    _entry_angle,
+    _entry_angle_out,
     _entry_any,
     _entry_any_all_out,
     _entry_any_dim,
@@ -227,6 +235,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_column_stack,
     _entry_column_stack_out,
     _entry_combinations,
+    _entry_complex,
+    _entry_complex_out,
+    _entry_conj,
+    _entry_conj_physical,
+    _entry_conj_physical_out,
     _entry_constant_pad_nd,
     _entry_constant_pad_nd_out,
     _entry_contiguous,
@@ -367,6 +380,46 @@ from ember._generated.ops import (  # noqa: F401
     _entry_feature_alpha_dropout_,
     _entry_feature_dropout,
     _entry_feature_dropout_,
+    _entry_fft_fft,
+    _entry_fft_fft2,
+    _entry_fft_fft2_out,
+    _entry_fft_fft_out,
+    _entry_fft_fftfreq,
+    _entry_fft_fftn,
+    _entry_fft_fftn_out,
+    _entry_fft_fftshift,
+    _entry_fft_hfft,
+    _entry_fft_hfft2,
+    _entry_fft_hfft2_out,
+    _entry_fft_hfft_out,
+    _entry_fft_hfftn,
+    _entry_fft_hfftn_out,
+    _entry_fft_ifft,
+    _entry_fft_ifft2,
+    _entry_fft_ifft2_out,
+    _entry_fft_ifft_out,
+    _entry_fft_ifftn,
+    _entry_fft_ifftn_out,
+    _entry_fft_ifftshift,
+    _entry_fft_ihfft,
+    _entry_fft_ihfft2,
+    _entry_fft_ihfft2_out,
+    _entry_fft_ihfft_out,
+    _entry_fft_ihfftn,
+    _entry_fft_ihfftn_out,
+    _entry_fft_irfft,
+    _entry_fft_irfft2,
+    _entry_fft_irfft2_out,
+    _entry_fft_irfft_out,
+    _entry_fft_irfftn,
+    _entry_fft_irfftn_out,
+    _entry_fft_rfft,
+    _entry_fft_rfft2,
+    _entry_fft_rfft2_out,
+    _entry_fft_rfft_out,
+    _entry_fft_rfftfreq,
+    _entry_fft_rfftn,
+    _entry_fft_rfftn_out,
     _entry_fill_Scalar,
     _entry_fill_Scalar_out,
     _entry_fill_Tensor,
@@ -475,6 +528,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_igammac,
     _entry_igammac_,
     _entry_igammac_out,
+    _entry_imag,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
     _entry_index_add,
@@ -506,6 +560,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isneginf_out,
     _entry_isposinf,
     _entry_isposinf_out,
+    _entry_istft,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
     _entry_kaiser_window_beta_out,
@@ -790,6 +845,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pinverse,
     _entry_poisson,
     _entry_poisson_out,
+    _entry_polar,
+    _entry_polar_out,
     _entry_polygamma,
     _entry_polygamma_,
     _entry_polygamma_out,
@@ -865,6 +922,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randperm_generator_out,
     _entry_randperm_out,
     _entry_ravel,
+    _entry_real,
     _entry_reciprocal,
     _entry_reciprocal_,
     _entry_reciprocal_out,
@@ -888,6 +946,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reshape,
     _entry_reshape_as,
     _entry_resize_,
+    _entry_resolve_conj,
+    _entry_resolve_neg,
     _entry_roll,
     _entry_roll_out,
     _entry_rot90,
@@ -940,6 +1000,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_set__source_Tensor,
     _entry_set__source_Tensor_storage_offset,
     _entry_sgn,
+    _entry_sgn_out,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -1074,6 +1135,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_std_mean_correction_out,
     _entry_std_mean_dim,
     _entry_std_out,
+    _entry_stft,
+    _entry_stft_center,
     _entry_sub_Scalar,
     _entry_sub_Scalar_out,
     _entry_sub_Tensor,
@@ -1164,6 +1227,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_var_out,
     _entry_view,
     _entry_view_as,
+    _entry_view_as_complex,
+    _entry_view_as_complex_copy,
+    _entry_view_as_real,
+    _entry_view_as_real_copy,
     _entry_view_copy,
     _entry_view_copy_dtype,
     _entry_view_dtype,
@@ -1208,6 +1275,23 @@ _rt_svd = _return_type('svd', ('U', 'S', 'V'))
 _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 _rt_triangular_solve = _return_type('triangular_solve', ('solution', 'cloned_coefficient'))
+
+
+# schema/native_functions.yaml: _conj(Tensor(a) self) -> Tensor(a)
+def _conj(self):
+    """_conj(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(_conj, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__conj(self)
+
+    except TypeError:
+        _r = _hra(_conj, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor
@@ -1592,6 +1676,23 @@ def aminmax(self, *, dim=None, keepdim=False):
 
     except TypeError:
         _r = _hra(aminmax, (self,), (self,), {'dim': dim, 'keepdim': keepdim})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: angle(Tensor self) -> Tensor
+def angle(self):
+    """angle(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(angle, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_angle(self)
+
+    except TypeError:
+        _r = _hra(angle, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -2954,6 +3055,40 @@ def clone(self, *, memory_format=None):
 
     except TypeError:
         _r = _hra(clone, (self,), (self,), {'memory_format': memory_format})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: conj(Tensor(a) self) -> Tensor(a)
+def conj(self):
+    """conj(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(conj, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_conj(self)
+
+    except TypeError:
+        _r = _hra(conj, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: conj_physical(Tensor self) -> Tensor
+def conj_physical(self):
+    """conj_physical(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(conj_physical, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_conj_physical(self)
+
+    except TypeError:
+        _r = _hra(conj_physical, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -5463,6 +5598,23 @@ def isposinf(self):
 
     except TypeError:
         _r = _hra(isposinf, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
+def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
+    """istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(istft, (self, window), (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_istft(self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex)
+
+    except TypeError:
+        _r = _hra(istft, (self, window), (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex), {})
         if _r is _NO:
             raise
         return _r
@@ -8321,6 +8473,40 @@ def resize_(self, *_size, size=None, memory_format=None):
         return _r
 
 
+# schema/native_functions.yaml: resolve_conj(Tensor(a) self) -> Tensor(a)
+def resolve_conj(self):
+    """resolve_conj(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(resolve_conj, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_resolve_conj(self)
+
+    except TypeError:
+        _r = _hra(resolve_conj, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: resolve_neg(Tensor(a) self) -> Tensor(a)
+def resolve_neg(self):
+    """resolve_neg(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(resolve_neg, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_resolve_neg(self)
+
+    except TypeError:
+        _r = _hra(resolve_neg, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 def roll(self, shifts, dims=()):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
@@ -9433,6 +9619,23 @@ def std(*args, **kwargs):
         return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
     except TypeError:
         _r = _hra_any(std, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor
+def stft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, pad_mode='reflect', normalized=False, onesided=None, return_complex=None, align_to_window=None):
+    """stft.center(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, str pad_mode="reflect", bool normalized=False, bool? onesided=None, bool? return_complex=None, bool? align_to_window=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(stft, (self, window), (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_stft_center(self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window)
+
+    except TypeError:
+        _r = _hra(stft, (self, window), (self, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided, return_complex, align_to_window), {})
         if _r is _NO:
             raise
         return _r
@@ -10926,6 +11129,7 @@ def __xor__(self, other):
 
 # The generated part of the Tensor class; ember/_assembly.py attaches it.
 TENSOR_ATTRIBUTES = {
+    '_conj': _conj,
     'abs': abs,
     'abs_': abs_,
     'acos': acos,
@@ -10945,6 +11149,7 @@ TENSOR_ATTRIBUTES = {
     'amax': amax,
     'amin': amin,
     'aminmax': aminmax,
+    'angle': angle,
     'any': any,
     'argmax': argmax,
     'argmin': argmin,
@@ -10992,6 +11197,8 @@ TENSOR_ATTRIBUTES = {
     'clamp_min': clamp_min,
     'clamp_min_': clamp_min_,
     'clone': clone,
+    'conj': conj,
+    'conj_physical': conj_physical,
     'contiguous': contiguous,
     'copy_': copy_,
     'copysign': copysign,
@@ -11098,6 +11305,7 @@ TENSOR_ATTRIBUTES = {
     'isnan': isnan,
     'isneginf': isneginf,
     'isposinf': isposinf,
+    'istft': istft,
     'kthvalue': kthvalue,
     'lcm': lcm,
     'lcm_': lcm_,
@@ -11209,6 +11417,8 @@ TENSOR_ATTRIBUTES = {
     'reshape': reshape,
     'reshape_as': reshape_as,
     'resize_': resize_,
+    'resolve_conj': resolve_conj,
+    'resolve_neg': resolve_neg,
     'roll': roll,
     'rot90': rot90,
     'round': round,
@@ -11248,6 +11458,7 @@ TENSOR_ATTRIBUTES = {
     'squeeze': squeeze,
     'squeeze_': squeeze_,
     'std': std,
+    'stft': stft,
     'sub': sub,
     'sub_': sub_,
     'sum': sum,

@@ -87,11 +87,14 @@ def from_torch(t):
 
 
 def to_np(x):
-    """The values of an ember or torch CPU tensor as a NumPy array (bfloat16 as float32)."""
+    """The values of an ember or torch CPU tensor as a NumPy array (bfloat16 as float32;
+    torch's conjugate views resolved)."""
     if isinstance(x, torch.Tensor):
-        x = x.detach()
+        x = x.detach().resolve_conj().resolve_neg()
+        if x._is_zerotensor():   # (torch's zero gradients of non-differentiable points)
+            x = torch.zeros_like(x)
         return (x.float() if x.dtype == torch.bfloat16 else x).numpy()
-    a = x.numpy()
+    a = x.numpy(force=x.is_conj())
     return a.astype(np.float32) if x.dtype is ember.bfloat16 else a
 
 
@@ -141,7 +144,8 @@ def check(e, t, tols=None, *, empty_strides=False):
         return
     if tols and e.dtype.name in tols:
         rtol, atol = tols[e.dtype.name]
-        np.testing.assert_allclose(to_np(e).astype(np.float64), to_np(t).astype(np.float64),
+        np.testing.assert_allclose(real_pairs(to_np(e)).astype(np.float64),
+                                   real_pairs(to_np(t)).astype(np.float64),
                                    rtol=rtol, atol=atol, equal_nan=True)
     else:
         np.testing.assert_array_equal(to_np(e), to_np(t))
@@ -152,6 +156,10 @@ EPS = {name: float(ml_dtypes.finfo(np_dtype(name)).eps) for name in FLOATS}
 # the allowed error in eps of the result dtype: pointwise ops, and ops that accumulate
 ULPS = {"float16": 2, "bfloat16": 2, "float32": 8, "float64": 8}
 ACCUMULATING_ULPS = {"float16": 8, "bfloat16": 3, "float32": 64, "float64": 64}
+# complex results: their (real, imag) pairs compared like the real dtype's results
+COMPLEX = {"complex64": "float32", "complex128": "float64"}
+for _table in (ULPS, ACCUMULATING_ULPS):
+    _table.update({c: _table[r] for c, r in COMPLEX.items()})
 EXACT = dict.fromkeys(FLOATS, 0)  # ops that move data without computing
 # float64 results computed in float32 (as torch does for some mixed-dtype ops)
 FLOAT32_IN_FLOAT64 = 4 * round(EPS["float32"] / EPS["float64"])
@@ -198,6 +206,12 @@ def assert_rejects_wrong_answers(ref, name, ulps):
         if not np.array_equal(wrong, ref, equal_nan=True):  # (equal: subnormal values)
             assert not close_ulps(wrong, ref, name, ulps), \
                 f"the {name} tolerance ({ulps} ulps) accepts {what}"
+
+
+def real_pairs(a):
+    """A complex array as its (real, imag) pairs (a last dim of 2); real arrays as they are."""
+    a = np.asarray(a)
+    return np.stack([a.real, a.imag], -1) if a.dtype.kind == "c" else a
 
 
 def assert_same(e, t):

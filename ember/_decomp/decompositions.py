@@ -139,11 +139,16 @@ def softmax_backward_data(grad_output, output, dim, input_dtype):
     return aten.sub.Tensor(prod, aten.mul.Tensor(output, aten.sum.dim_IntList(prod, [dim], True)))
 
 
+def _integral(t) -> bool:
+    """An integer or bool tensor (neither floating point nor complex)."""
+    return not (t.is_floating_point() or t.is_complex())
+
+
 # --- pointwise -----------------------------------------------------------------------------------
 @register_decomposition(aten.addcmul.default)
 @_opmath
 def addcmul(self, tensor1, tensor2, value=1):
-    if not self.is_floating_point():        # an integer self takes int(value), as the op
+    if _integral(self):                     # an integer self takes int(value), as the op
         value = int(value)
     return aten.add.Tensor(self, aten.mul.Tensor(aten.mul.Tensor(tensor1, tensor2), value))
 
@@ -217,7 +222,7 @@ def masked_fill_tensor(self, mask, value):
 
 @register_decomposition(aten.exp2.default, core=False)
 def exp2(self):
-    if not self.is_floating_point():      # integers: the default float dtype, as the op
+    if _integral(self):                   # integers: the default float dtype, as the op
         self = aten._to_copy.default(self, dtype=ember.get_default_dtype())
     return aten.pow.Scalar(2, self)
 
@@ -230,11 +235,12 @@ def floor_divide(self, other):
 # --- reductions ----------------------------------------------------------------------------------
 @register_decomposition(aten.logsumexp.default)
 def logsumexp(self, dim, keepdim=False):
-    if not self.is_floating_point():        # integers and bools: the default float dtype
+    if _integral(self):                     # integers and bools: the default float dtype
         self = aten._to_copy.default(self, dtype=ember.get_default_dtype())
     if self.numel() == 0:
         return aten.log.default(aten.sum.dim_IntList(aten.exp.default(self), dim, keepdim))
-    maxes = aten.amax.default(self, dim, True)
+    # (a complex self shifts by the largest real part, as torch)
+    maxes = aten.amax.default(aten.real.default(self) if self.is_complex() else self, dim, True)
     finite = aten.where.self(aten.isinf.default(maxes), _scalar_like(maxes, 0), maxes)
     total = aten.sum.dim_IntList(aten.exp.default(aten.sub.Tensor(self, finite)), dim, keepdim)
     shift = finite if keepdim else aten.squeeze.dims(finite, dim if dim else

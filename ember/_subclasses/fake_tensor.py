@@ -219,6 +219,8 @@ class FakeTensorConverter:
             with no_dispatch_modes(), _grad_mode(real.requires_grad), fake_mode:
                 b = base if base.dtype is real.dtype else base.view(real.dtype)
                 v = b.as_strided(real.shape, real.stride(), real.storage_offset())
+                if v.is_conj() != real.is_conj():     # (a conj() view of its base)
+                    v = v._conj()
             if _is_param(real):
                 v._is_param = True
             return v

@@ -84,7 +84,7 @@ class MetaConverter:
                 nbytes = storage_nbytes(shape, stride, t.itemsize) + t._offset * t.itemsize
             mst = Storage(None, nbytes, META)
             self.storage_memo.set(st, mst)
-        ks = K.META_BIT | (t._ks & K.ADINPLACE_BIT)
+        ks = K.META_BIT | (t._ks & (K.ADINPLACE_BIT | K.CONJ_BIT))
         return make_tensor(mst, shape, stride, t._offset, t._dtype, ks=ks)
 
 

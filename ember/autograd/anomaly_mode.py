@@ -92,7 +92,7 @@ def call_with_anomaly(node, grads):
         outputs = node.apply(grads)
         if G._anomaly[1]:
             for i, g in enumerate(outputs):
-                if g is not None and g._np is not None and g.is_floating_point() \
+                if g is not None and g._np is not None and g._dtype.differentiable \
                         and np.isnan(g._np).any():
                     raise RuntimeError(f"Function '{node.name()}' returned nan values in its "
                                        f"{i}th output.")

@@ -424,7 +424,8 @@ def _validate(g, meta, node, i):
         from .formulas import sum_to_size
         g = sum_to_size(g, shape)
     if g._dtype is not dtype:
-        g = g.to(dtype)
+        from .formulas import grad_to_dtype
+        g = grad_to_dtype(g, dtype)
     if g._device is not device and g._device != device and g.device != device:
         # (a FakeTensor's device is the one it stands for, its _device is meta)
         raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {i} - "

@@ -10,6 +10,11 @@ The numerical Jacobian perturbs each element of each input that requires grad by
 output element with a one-hot grad_output (a vector-Jacobian product per row).
 A mismatch raises GradcheckError naming the output and input (or returns False with
 raise_exception=False); it never passes silently.
+
+Complex tensors count as pairs of real coordinates (real, imag), as torch's slow mode:
+the numerical side perturbs the real and the imaginary part of each input element; the
+analytical side runs one grad_output of 1 and one of 1j per complex output element, and
+reads each gradient in torch's convention (dL/dx + i dL/dy for a complex input).
 """
 from __future__ import annotations
 
@@ -36,18 +41,30 @@ def _diff_outputs(func, inputs):
     return [o for o in outs if isinstance(o, ember.Tensor) and o.requires_grad]
 
 
+def _real_coords(t) -> np.ndarray:
+    """A tensor's values as float64 real coordinates, flattened: (real, imag) pairs for a
+    complex tensor."""
+    a = np.ascontiguousarray(t.detach().resolve_conj().numpy())
+    if a.dtype.kind == "c":
+        return a.astype(np.complex128).reshape(-1).view(np.float64)
+    return a.astype(np.float64).ravel()
+
+
 def _numerical_columns(outputs_of, inputs, i, eps):
-    """For each element of input i: the central difference of every output, flattened
-    (the element is perturbed in place, bypassing the version counter, then restored)."""
+    """For each real coordinate of input i: the central difference of every output's real
+    coordinates (the coordinate is perturbed in place, bypassing the version counter, then
+    restored)."""
     arr = inputs[i]._np
+    parts = (arr.real, arr.imag) if arr.dtype.kind == "c" else (arr,)
     for pos in (np.ndindex(*arr.shape) if arr.ndim else [()]):
-        orig = arr[pos].copy()
-        arr[pos] = orig + eps
-        plus = [o.detach().numpy().astype(np.float64).ravel() for o in outputs_of(inputs)]
-        arr[pos] = orig - eps
-        minus = [o.detach().numpy().astype(np.float64).ravel() for o in outputs_of(inputs)]
-        arr[pos] = orig
-        yield [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
+        for part in parts:
+            orig = part[pos].copy()
+            part[pos] = orig + eps
+            plus = [_real_coords(o) for o in outputs_of(inputs)]
+            part[pos] = orig - eps
+            minus = [_real_coords(o) for o in outputs_of(inputs)]
+            part[pos] = orig
+            yield [(p - m) / (2 * eps) for p, m in zip(plus, minus)]
 
 
 def _numerical_jacobians(func, inputs, wrt, n_out, eps):
@@ -67,7 +84,7 @@ def _check_constant(func, inputs, wrt, eps, atol) -> bool:
     """No output requires grad (torch's rule): the numerical gradient must then be zero."""
     def outputs_of(args):
         return [o for o in _as_tuple(func(*args))
-                if isinstance(o, ember.Tensor) and o.is_floating_point()]
+                if isinstance(o, ember.Tensor) and (o.is_floating_point() or o.is_complex())]
     for i in wrt:
         for col in _numerical_columns(outputs_of, inputs, i, eps):
             if not all(np.allclose(c, 0, atol=atol) for c in col):
@@ -79,15 +96,16 @@ def _analytical_jacobians(outputs, inputs, wrt):
     jac = {}
     for k, out in enumerate(outputs):
         rows = {i: [] for i in wrt}
-        for m in range(out.numel()):
+        units = (1, 1j) if out.is_complex() else (1,)
+        for m, unit in ((m, u) for m in range(out.numel()) for u in units):
             onehot = ember.zeros_like(out, memory_format=ember.contiguous_format)
-            onehot.view(-1)[m] = 1
+            onehot.view(-1)[m] = unit
             grads = autograd_grad(out, [inputs[i] for i in wrt], onehot, retain_graph=True,
                                   allow_unused=True)
             for i, g in zip(wrt, grads):
                 x = inputs[i]
                 if g is None:
-                    rows[i].append(np.zeros(x.numel()))
+                    rows[i].append(np.zeros(x.numel() * (2 if x.is_complex() else 1)))
                     continue
                 if g.shape != x.shape:
                     raise GradcheckError(f"Gradient has shape mismatch for input {i}: got "
@@ -95,10 +113,10 @@ def _analytical_jacobians(outputs, inputs, wrt):
                 if g.dtype != x.dtype:
                     raise GradcheckError(f"Gradient has dtype mismatch for input {i}: got "
                                          f"{g.dtype}, expected {x.dtype}")
-                rows[i].append(g.detach().numpy().astype(np.float64).ravel())
+                rows[i].append(_real_coords(g))
         for i in wrt:
             jac[k, i] = (np.stack(rows[i]) if rows[i]
-                         else np.zeros((0, inputs[i].numel())))
+                         else np.zeros((0, inputs[i].numel() * (2 if inputs[i].is_complex() else 1))))
     return jac
 
 
@@ -114,7 +132,7 @@ def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=T
         raise ValueError("gradcheck expects at least one input tensor to require gradient, "
                          "but none of the them have requires_grad=True.")
     for i in wrt:
-        if inputs[i].dtype != ember.float64:
+        if inputs[i].dtype not in (ember.float64, ember.complex128):
             warnings.warn(f"Input #{i} requires gradient and is not a double precision floating "
                           "point. This check will likely fail if all the inputs are not of double "
                           "precision floating point.", UserWarning, stacklevel=2)

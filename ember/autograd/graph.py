@@ -188,7 +188,7 @@ class SavedTensor:
 
     def _with_history(self, t, node, with_grad_fn):
         nr = self.output_nr
-        if nr is not None and (_tls.grad_enabled or with_grad_fn) and t._dtype.is_floating_point \
+        if nr is not None and (_tls.grad_enabled or with_grad_fn) and t._dtype.differentiable \
                 and node._out_meta[nr] is not None:     # not a non-differentiable output
             u = shallow_copy(t)
             ag = u._ag = AutogradMeta()
@@ -398,7 +398,7 @@ def new_node(cls, edges, needs):
 
 def set_history(t, node, nr: int = 0, differentiable: bool = True):
     """Makes `t` output `nr` of `node` (integer and bool outputs never require grad)."""
-    if differentiable and t._dtype.is_floating_point:
+    if differentiable and t._dtype.differentiable:
         ag = t._ag
         if ag is None:
             ag = t._ag = AutogradMeta()
@@ -412,7 +412,7 @@ def set_history(t, node, nr: int = 0, differentiable: bool = True):
 
 def set_history_one(t, node):
     """set_history for the single output of `node` (the hot path, inlined)."""
-    if t._dtype.is_floating_point:
+    if t._dtype.differentiable:
         ag = t._ag
         if ag is None:
             ag = t._ag = _new_meta(AutogradMeta)
@@ -518,7 +518,7 @@ def rebase_history(t, node) -> None:
     """`t` was modified in place by the op `node` records. For a view, the base's
     history is rewritten with CopySlices so gradients reach the base and its other views."""
     node._out_meta = ((t._shape, t._dtype, t._device),)
-    if not t._dtype.is_floating_point:      # an integer tensor never requires grad
+    if not t._dtype.differentiable:      # an integer tensor never requires grad
         return
     if t._base is not None:
         base = t._base

@@ -13,12 +13,12 @@ import numpy as np
 
 # Categories, lowest to highest: a Python scalar or a 0-dim tensor only wins
 # when its category is higher than the dimensioned operands' category.
-BOOL, INT, FLOAT = 0, 1, 2
+BOOL, INT, FLOAT, COMPLEX = 0, 1, 2, 3
 
 
 _SCALAR_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int",
                  "int64": "Long", "float16": "Half", "bfloat16": "BFloat16", "float32": "Float",
-                 "float64": "Double"}
+                 "float64": "Double", "complex64": "ComplexFloat", "complex128": "ComplexDouble"}
 
 
 class dtype:
@@ -27,6 +27,8 @@ class dtype:
     __slots__ = (
         "_rank",
         "category",
+        "differentiable",
+        "is_complex",
         "is_floating_point",
         "is_signed",
         "itemsize",
@@ -34,7 +36,6 @@ class dtype:
         "np",
         "scalar_name",
     )
-    is_complex = False
 
     def __init__(self, name, np_dtype, category, rank):
         self.name = name
@@ -42,6 +43,8 @@ class dtype:
         self.itemsize = self.np.itemsize
         self.category = category
         self.is_floating_point = category == FLOAT
+        self.is_complex = category == COMPLEX
+        self.differentiable = category >= FLOAT  # what autograd can track (torch's rule)
         self.is_signed = name not in ("bool", "uint8")
         self.scalar_name = _SCALAR_NAMES[name]  # torch's C++ name, used in its error messages
         self._rank = rank
@@ -53,10 +56,18 @@ class dtype:
         return (_dtype_by_name, (self.name,))
 
     def to_real(self):
-        return self
+        """The real counterpart of a complex dtype (complex64 -> float32); others unchanged."""
+        return _REAL_OF.get(self, self)
 
     def to_complex(self):
-        raise TypeError(f"ember has no complex counterpart of {self!r}")
+        """The complex counterpart of a floating dtype (float64 -> complex128)."""
+        if self.is_complex:
+            return self
+        try:
+            return _COMPLEX_OF[self]
+        except KeyError:
+            raise TypeError(f"ember has no complex counterpart of {self!r} (it has no "
+                            "complex32)") from None
 
 
 bool_ = dtype("bool", np.bool_, BOOL, 0)
@@ -69,10 +80,17 @@ float16 = dtype("float16", np.float16, FLOAT, 6)
 bfloat16 = dtype("bfloat16", ml_dtypes.bfloat16, FLOAT, 7)
 float32 = dtype("float32", np.float32, FLOAT, 8)
 float64 = dtype("float64", np.float64, FLOAT, 9)
+complex64 = dtype("complex64", np.complex64, COMPLEX, 10)
+complex128 = dtype("complex128", np.complex128, COMPLEX, 11)
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64,
+              complex64, complex128)
 ALIASES = {"bool": bool_, "half": float16, "float": float32, "double": float64,
-           "short": int16, "int": int32, "long": int64}
+           "short": int16, "int": int32, "long": int64, "cfloat": complex64,
+           "cdouble": complex128}
+_REAL_OF = {complex64: float32, complex128: float64}
+# (torch's bfloat16 promotes with a complex type to complex64; float16's would be complex32)
+_COMPLEX_OF = {bfloat16: complex64, float32: complex64, float64: complex128}
 _BY_NAME = {d.name: d for d in ALL_DTYPES} | ALIASES
 _BY_NP = {d.np: d for d in ALL_DTYPES}
 
@@ -91,9 +109,9 @@ def from_numpy_dtype(np_dtype) -> dtype:
             raise ValueError("given numpy array has byte order different from the native byte "
                              "order. Conversion between byte orders is currently not "
                              "supported.") from None
-        raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The "
-                        "only supported types are: float64, float32, float16, bfloat16, int64, "
-                        "int32, int16, int8, uint8, and bool.") from None
+        raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).type.__name__}. The "
+                        "only supported types are: float64, float32, float16, bfloat16, "
+                        "complex64, complex128, int64, int32, int16, int8, uint8, and bool.") from None
 
 
 _default = [float32]
@@ -101,6 +119,11 @@ _default = [float32]
 
 def get_default_dtype() -> dtype:
     return _default[0]
+
+
+def get_default_complex_dtype() -> dtype:
+    """The dtype of Python complex numbers: the default float dtype's complex counterpart."""
+    return complex128 if _default[0] is float64 else complex64
 
 
 def set_default_dtype(d: dtype, /) -> None:
@@ -131,7 +154,10 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
     if a.category != b.category:
-        return a if a.category > b.category else b
+        hi, lo = (a, b) if a.category > b.category else (b, a)
+        if hi.is_complex and lo.category == FLOAT:   # float64 + complex64 -> complex128
+            return promote_types(hi, lo.to_complex()) if lo is not float16 else hi
+        return hi
     return _promote_same_category(a, b)
 
 
@@ -165,20 +191,24 @@ def scalar_category(x) -> int:
         return INT
     if isinstance(x, (float, np.floating)):
         return FLOAT
+    if isinstance(x, (complex, np.complexfloating)):
+        return COMPLEX
     raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
 
 
 def scalar_default_dtype(x) -> dtype:
     """The dtype ember.tensor(x) would have for a Python scalar x."""
-    c = scalar_category(x)
-    return bool_ if c == BOOL else int64 if c == INT else _default[0]
+    return _default_of_category(scalar_category(x))
+
+
+def _default_of_category(c) -> dtype:
+    return (bool_, int64, _default[0], get_default_complex_dtype())[c]
 
 
 def wrapped_number_dtype(x) -> dtype:
-    """The dtype of the tensor torch wraps a Python number in: bool, int64 or float64
-    (exact; it still promotes like the number, see result_type)."""
-    c = scalar_category(x)
-    return bool_ if c == BOOL else int64 if c == INT else float64
+    """The dtype of the tensor torch wraps a Python number in: bool, int64, float64 or
+    complex128 (exact; it still promotes like the number, see result_type)."""
+    return (bool_, int64, float64, complex128)[scalar_category(x)]
 
 
 class _State:
@@ -210,7 +240,8 @@ def result_type(*operands) -> dtype:
                 s.dim = _add(s.dim, x._dtype)
             elif getattr(x, "_wrapped_number", False):  # a Python number in a 0-dim tensor
                 d = x._dtype
-                s.wrapped = _add(s.wrapped, _default[0] if d.category == FLOAT else d)
+                s.wrapped = _add(s.wrapped, _default_of_category(d.category)
+                                 if d.category >= FLOAT else d)
             else:
                 s.zero = _add(s.zero, x._dtype)
         else:
@@ -219,11 +250,14 @@ def result_type(*operands) -> dtype:
 
 
 def _combine_categories(higher, lower):
-    """torch's rule: a lower tier only matters when it brings a higher category."""
+    """torch's rule: a lower tier only matters when it brings a higher category (a complex
+    one keeps a floating higher tier's precision: float64 tensor + 1j is complex128)."""
     if higher is None:
         return lower
-    if lower is None or higher.category == FLOAT:
+    if lower is None or higher.category >= FLOAT and lower.category <= FLOAT or higher.is_complex:
         return higher
+    if lower.is_complex:
+        return higher.to_complex() if higher.category == FLOAT else lower
     if higher is bool_ or lower.category == FLOAT:
         return promote_types(higher, lower)
     return higher

@@ -172,7 +172,7 @@ def _array_from_data(data, dtype) -> np.ndarray:
     """A fresh NumPy array (in the ember dtype) holding `data`."""
     if isinstance(data, range):
         data = list(data)
-    elif not isinstance(data, (list, tuple, np.ndarray, np.generic, bool, int, float)):
+    elif not isinstance(data, (list, tuple, np.ndarray, np.generic, bool, int, float, complex)):
         if data is None:
             raise RuntimeError("Could not infer dtype of NoneType")
         if isinstance(data, str) or not (hasattr(data, "__array__") or
@@ -187,7 +187,7 @@ def _array_from_data(data, dtype) -> np.ndarray:
     # Build at full precision when converting afterwards (torch converts each Python value).
     build = inferred
     if dtype is not None and dtype is not inferred and inferred.category != D.BOOL:
-        build = D.float64 if inferred.category == D.FLOAT else D.int64
+        build = (D.int64, D.float64, D.complex128)[inferred.category - 1]
     try:
         arr = np.array(data, dtype=build.np)
     except ValueError:
@@ -236,7 +236,8 @@ def _infer_dtype(data) -> D.dtype:
     return out
 
 
-_PY_SCALAR_DTYPES = {bool: lambda: D.bool_, int: lambda: D.int64, float: lambda: D._default[0]}
+_PY_SCALAR_DTYPES = {bool: lambda: D.bool_, int: lambda: D.int64, float: lambda: D._default[0],
+                     complex: D.get_default_complex_dtype}
 
 
 def _leaf_dtype(x) -> D.dtype:
@@ -248,6 +249,8 @@ def _leaf_dtype(x) -> D.dtype:
         return D.int64
     if isinstance(x, float):
         return D._default[0]
+    if isinstance(x, complex):
+        return D.get_default_complex_dtype()
     if hasattr(x, "_dtype"):
         if x.numel() != 1:
             raise TypeError("only one element tensors can be converted to Python scalars")

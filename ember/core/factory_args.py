@@ -136,7 +136,7 @@ def like_strides(shape, stride, memory_format) -> tuple:
 # torch's C++ type names in "value cannot be converted to type X without overflow"
 _CPP_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
               "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-              "float32": "float"}
+              "float32": "float", "float64": "double", "bool": "bool"}
 _FLOAT_MAX = {D.float16: 65504.0, D.bfloat16: float(ml_dtypes.finfo(ml_dtypes.bfloat16).max),
               D.float32: float(np.finfo(np.float32).max)}
 
@@ -154,18 +154,21 @@ def scalar_value(value):
         return int(value)
     if isinstance(value, (np.floating, float)):
         return float(value)
+    if isinstance(value, (np.complexfloating, complex)):
+        return complex(value)
     if hasattr(value, "_dtype") and value.dim() == 0:
         return value.item()
     raise TypeError(f"expected a number, got {type(value).__name__}")
 
 
 def scalar_category_dtype(value) -> D.dtype:
-    """The dtype `full` infers from its fill value: bool, int64 or the default float."""
+    """The dtype `full` infers from its fill value: bool, int64, the default float or the
+    default complex dtype."""
     if hasattr(value, "_dtype"):
         c = value._dtype.category
     else:
         c = D.scalar_category(value)
-    return D.bool_ if c == D.BOOL else D.int64 if c == D.INT else D._default[0]
+    return D._default_of_category(c)
 
 
 def checked_scalar(value, dt: D.dtype):
@@ -179,6 +182,8 @@ def checked_scalar(value, dt: D.dtype):
     """
     v = scalar_value(value)
     cat = dt.category
+    if isinstance(v, complex) or cat == D.COMPLEX:
+        return _checked_complex(complex(v), dt)
     if cat == D.BOOL or type(v) is bool:
         return bool(v) if cat == D.BOOL else (int(v) if cat == D.INT else float(v))
     if cat == D.INT:
@@ -199,6 +204,19 @@ def checked_scalar(value, dt: D.dtype):
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dt.name]} "
                            "without overflow")
     return v
+
+
+def _checked_complex(v: complex, dt: D.dtype):
+    """A complex Scalar converted to `dt`: a real dtype takes it only without an imaginary
+    part (torch's checked_convert)."""
+    if dt.is_complex:
+        return v
+    if dt is D.bool_:
+        return v != 0
+    if v.imag != 0:
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[dt.name]} without "
+                           "overflow")
+    return checked_scalar(v.real, dt)
 
 
 def arange_params(start, end, step, dtype):

@@ -294,4 +294,5 @@ def _is_int(x) -> bool:
 
 
 def _is_number(x) -> bool:
-    return isinstance(x, (int, float, np.integer, np.floating, np.bool_))
+    return isinstance(x, (int, float, complex, np.integer, np.floating, np.complexfloating,
+                          np.bool_))

@@ -108,6 +108,20 @@ class _Formatter:
         return (self.max_width - len(ret)) * " " + ret
 
 
+class _ComplexFormatter:
+    """torch's pair of formatters for complex values: one for the real parts, one for the
+    imaginary parts, printed as `1.0000-2.5000j`."""
+
+    def __init__(self, values: np.ndarray):
+        self.real = _Formatter(values.real, True)
+        self.imag = _Formatter(values.imag, True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value) -> str:
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return self.real.format(value.real) + ("" if imag[0] in "+-" else "+") + imag
+
+
 def _edges(a: np.ndarray) -> np.ndarray:
     """The summarised values: the `edgeitems` first and last entries of each long dim."""
     for d, n in enumerate(a.shape):
@@ -119,7 +133,7 @@ def _edges(a: np.ndarray) -> np.ndarray:
 
 def _py_values(a: np.ndarray) -> list:
     """Elements as Python numbers (float16/bfloat16 through float64)."""
-    if a.dtype.kind in "biu" or a.dtype == np.float64:
+    if a.dtype.kind in "biuc" or a.dtype == np.float64:
         return a.tolist()
     return a.astype(np.float64).tolist()
 
@@ -156,7 +170,8 @@ def _tensor_str(a: np.ndarray, indent: int, floating: bool) -> str:
     if a.size == 0:
         return "[]"
     summarize = a.size > PRINT_OPTIONS.threshold
-    fmt = _Formatter(_edges(a) if summarize else a, floating)
+    values = _edges(a) if summarize else a
+    fmt = _ComplexFormatter(values) if a.dtype.kind == "c" else _Formatter(values, floating)
     return _tensor_str_with_formatter(a, indent, summarize, fmt)
 
 
@@ -179,6 +194,8 @@ def _host_values(t):
     wrapper subclasses)."""
     if t._device.type == "meta":
         return None
+    if t.is_conj():
+        t = t.detach().resolve_conj()
     if t._device.type == "cpu":
         return t._np
     from .. import _generated
@@ -211,7 +228,7 @@ def tensor_repr(t) -> str:
             suffixes.append(f"dtype={dt!r}")
         body = "[]"
     else:
-        if dt not in (default, D.int64, D.bool_):
+        if dt not in (default, D.get_default_complex_dtype(), D.int64, D.bool_):
             suffixes.append(f"dtype={dt!r}")
         body = _tensor_str(values, indent, dt.is_floating_point)
     grad_fn = t.grad_fn

@@ -206,7 +206,15 @@ class Tensor:
         return self._dtype.is_floating_point
 
     def is_complex(self) -> bool:
+        return self._dtype.is_complex
+
+    def is_neg(self) -> bool:
+        """False: ember has no negative bit (torch's lazily negated views)."""
         return False
+
+    def is_conj(self) -> bool:
+        """Whether this is a lazy conjugate view (conj() of a complex tensor)."""
+        return bool(self._ks & K.CONJ_BIT)
 
     def is_signed(self) -> bool:
         return self._dtype.is_signed
@@ -267,10 +275,15 @@ class Tensor:
         if self.requires_grad and _tls.grad_enabled and not force:   # (torch's check)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
+        if self._ks & K.CONJ_BIT:
+            if not force:
+                raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
+                                   "Use tensor.resolve_conj().numpy() instead.")
+            return self.detach().resolve_conj()._np
         return self._np
 
     def __array__(self, dtype=None, copy=None):
-        a = self.numpy(force=True)
+        a = self.detach().numpy() if self._ks & K.CONJ_BIT else self.numpy(force=True)
         return a if dtype is None else a.astype(dtype)
 
     def item(self):
@@ -287,7 +300,9 @@ class Tensor:
         return a.tolist()
 
     def _host_array(self) -> np.ndarray:
-        return self._np if self._device.type == "cpu" else self.cpu()._np
+        """The values on the host (a conjugate view's conjugated values)."""
+        t = self.detach().resolve_conj() if self._ks & K.CONJ_BIT else self
+        return t._np if t._device.type == "cpu" else t.cpu()._np
 
     def __len__(self):
         if not self._shape:
@@ -390,7 +405,7 @@ class Tensor:
         t._dtype = dtype or D.get_default_dtype()
         t._device = dev
         t._storage = Storage(None, 0, dev)
-        t._ks = _keyset_for(cls, dev)
+        t._ks = dtype_keyset(_keyset_for(cls, dev), t._dtype)
         t._base = None
         t._ag = None
         if requires_grad:
@@ -450,6 +465,11 @@ def _strides_of_array(a: np.ndarray) -> tuple:
 def _check_has_data(t, what):
     if t._device is META:
         raise NotImplementedError(f"Cannot call {what}() on a meta tensor: it has no data")
+
+
+def dtype_keyset(ks: int, dt: D.dtype) -> int:
+    """`ks` with the Complex key exactly when `dt` is complex (views may change dtype)."""
+    return ks | K.COMPLEX_BIT if dt.is_complex else ks & ~K.COMPLEX_BIT
 
 
 def _keyset_for(cls, dev) -> int:
@@ -526,7 +546,8 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
     t._dtype = dt or _NP_TO_DTYPE[arr.dtype]
     t._device = CPU
     t._storage = None
-    t._ks = CPU_KS if not _tls.inference else K.CPU_BIT
+    ks = CPU_KS if not _tls.inference else K.CPU_BIT
+    t._ks = ks | K.COMPLEX_BIT if t._dtype.is_complex else ks
     t._base = None
     t._ag = None
     return t
@@ -561,7 +582,7 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
     t._storage = storage
     if ks is None:
         ks = (_INFERENCE_KS_OF_DEVICE_TYPE if _tls.inference else _KS_OF_DEVICE_TYPE)[dev.type]
-    t._ks = ks
+    t._ks = dtype_keyset(ks, dt)
     t._base = base
     t._ag = None
     return t

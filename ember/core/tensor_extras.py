@@ -170,8 +170,37 @@ def _comparison(name: str):
     return method
 
 
+def _H(self):
+    """The conjugate transpose (`T` of a real tensor)."""
+    return _T(self).conj()
+
+
+def _mH(self):
+    return _mT(self).conj()
+
+
+def _real(self):
+    from .. import _generated
+    return _generated.functions.real(self)
+
+
+def _set_real(self, value):
+    _real(self).copy_(value)
+
+
+def _imag(self):
+    from .. import _generated
+    return _generated.functions.imag(self)
+
+
+def _set_imag(self, value):
+    _imag(self).copy_(value)
+
+
 TENSOR_ATTRIBUTES = {
-    "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
+    "T": property(_T), "mT": property(_mT), "H": property(_H), "mH": property(_mH),
+    "real": property(_real, _set_real), "imag": property(_imag, _set_imag),
+
     "__getitem__": getitem, "__setitem__": setitem,
     **{method: _converter(dt) for method, dt in _CONVERSIONS},
     "cpu": _cpu, "cuda": _cuda, "record_stream": _record_stream, "type": _type,

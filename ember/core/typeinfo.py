@@ -14,10 +14,13 @@ from . import dtype as D
 
 
 class finfo:
-    """Limits of a floating dtype (the default dtype when none is given)."""
+    """Limits of a floating dtype (the default dtype when none is given); a complex dtype
+    reports its real parts' dtype (complex64: float32), as torch."""
 
     def __init__(self, type: D.dtype | None = None):
         dt = D.get_default_dtype() if type is None else type
+        if isinstance(dt, D.dtype):
+            dt = dt.to_real()
         if not isinstance(dt, D.dtype) or dt.category != D.FLOAT:
             raise TypeError("ember.finfo() requires a floating point input type. Use "
                             "ember.iinfo to handle 'ember.finfo'")
@@ -40,7 +43,7 @@ class iinfo:
     """Limits of an integer (or bool) dtype."""
 
     def __init__(self, type: D.dtype):
-        if not isinstance(type, D.dtype) or type.category == D.FLOAT:
+        if not isinstance(type, D.dtype) or type.category >= D.FLOAT:
             raise TypeError("ember.iinfo() requires an integer input type. Use ember.finfo to "
                             "handle 'ember.iinfo'")
         info = np.iinfo(np.uint8 if type is D.bool_ else type.np)

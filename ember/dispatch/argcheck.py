@@ -15,6 +15,7 @@ from ..core.dtype import dtype as _dtype
 from ..core.dtype import wrapped_number_dtype
 from ..core.sym import is_symint
 from ..core.tensor import Tensor, from_array
+from . import keys as K
 from .dispatcher import ops as _all_namespaces
 
 
@@ -22,6 +23,8 @@ def ks_number(x) -> int:
     """Keyset of a Tensor argument that may also be a Python number (wrapped number)."""
     if isinstance(x, Tensor):
         return x._ks
+    if isinstance(x, (complex, np.complexfloating)):
+        return K.COMPLEX_BIT
     if isinstance(x, (bool, int, float, np.number, np.bool_)):
         return 0
     raise AttributeError("not a tensor")
@@ -92,7 +95,7 @@ _BASE = {
     "Tensor": lambda x: isinstance(x, Tensor),
     "Tensor|number": lambda x: isinstance(x, Tensor) or _is_number(x),
     "int": _is_int, "SymInt": _is_int,
-    "float": lambda x: _is_number(x) and not isinstance(x, bool),
+    "float": lambda x: _is_number(x) and not isinstance(x, (bool, complex, np.complexfloating)),
     "bool": lambda x: isinstance(x, (bool, np.bool_)),
     "str": lambda x: isinstance(x, str),
     "Scalar": _is_number,

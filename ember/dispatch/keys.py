@@ -15,8 +15,12 @@ KEY_NAMES = (
     "CPU", "CUDA", "Meta",            # backends, torch's order: CUDA or Meta beats CPU
                                       # (a CPU 0-d tensor with a CUDA one runs on CUDA)
     "BackendSelect",                  # factories: pick the backend from device=
+    "Complex",                        # set by complex tensors and numbers: the ops without
+                                      # complex kernels refuse here (kernels/common/
+                                      # _complex_support.py); the others fall through
     "Python",                         # __torch_dispatch__ subclasses and modes
     "Functionalize",                  # mutations and views rewritten as functional ops
+    "Conjugate",                      # conj()'s lazy views: inputs resolved for other ops
     "ADInplaceOrView",                # version bumps and view bookkeeping
     "Autograd",                       # records the backward graph
     # Above Autograd: autocast's casts are recorded (grads reach float32 weights) and
@@ -24,7 +28,7 @@ KEY_NAMES = (
     "AutocastCUDA", "AutocastCPU",
     "PreDispatch",                    # make_fx(pre_dispatch=True) sees ops before all else
 )
-(CPU, CUDA, Meta, BackendSelect, Python, Functionalize, ADInplaceOrView, Autograd,
+(CPU, CUDA, Meta, BackendSelect, Complex, Python, Functionalize, Conjugate, ADInplaceOrView, Autograd,
  AutocastCUDA, AutocastCPU, PreDispatch) = range(len(KEY_NAMES))
 NUM_KEYS = len(KEY_NAMES)
 KEY_BY_NAME = {n: i for i, n in enumerate(KEY_NAMES)}
@@ -42,6 +46,8 @@ META_BIT, CUDA_BIT, CPU_BIT = 1 << Meta, 1 << CUDA, 1 << CPU
 ADINPLACE_BIT = 1 << ADInplaceOrView
 AUTOGRAD_BIT = 1 << Autograd
 PYTHON_BIT = 1 << Python
+CONJ_BIT = 1 << Conjugate
+COMPLEX_BIT = 1 << Complex
 BACKEND_SELECT_BIT = 1 << BackendSelect
 
 

@@ -59,7 +59,7 @@ _MAX_HEADER_BYTES = 100_000_000  # safetensors' own limit
 _HEADER_ALIGNMENT = 8  # the header is padded with spaces to this many bytes
 _CODE_OF_DTYPE = {D.bool_: "BOOL", D.uint8: "U8", D.int8: "I8", D.int16: "I16",
                   D.int32: "I32", D.int64: "I64", D.float16: "F16", D.bfloat16: "BF16",
-                  D.float32: "F32", D.float64: "F64"}
+                  D.float32: "F32", D.float64: "F64", D.complex64: "C64", D.complex128: "C128"}
 _DTYPE_OF_CODE = {code: dt for dt, code in _CODE_OF_DTYPE.items()}
 _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 

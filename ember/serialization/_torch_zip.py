@@ -40,8 +40,9 @@ _ZIP64_EXTRA = 20  # what zipfile adds to the local header of a record over 2 Gi
 _STORAGE_NAMES = {"BoolStorage": D.bool_, "ByteStorage": D.uint8, "CharStorage": D.int8,
                   "ShortStorage": D.int16, "IntStorage": D.int32, "LongStorage": D.int64,
                   "HalfStorage": D.float16, "BFloat16Storage": D.bfloat16,
-                  "FloatStorage": D.float32, "DoubleStorage": D.float64}
-_TORCH_ONLY_DTYPES = ("complex32", "complex64", "complex128", "uint16", "uint32", "uint64",
+                  "FloatStorage": D.float32, "DoubleStorage": D.float64,
+                  "ComplexFloatStorage": D.complex64, "ComplexDoubleStorage": D.complex128}
+_TORCH_ONLY_DTYPES = ("complex32", "uint16", "uint32", "uint64",
                       "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
                       "qint8", "quint8", "qint32", "quint4x2", "bits8", "bits16")
 

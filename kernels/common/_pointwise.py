@@ -48,7 +48,7 @@ def out_layout(*operands):
 
 def float_result(dt: D.dtype) -> D.dtype:
     """exp/log/div: integral and bool inputs give the default float dtype."""
-    return dt if dt.category == D.FLOAT else D.get_default_dtype()
+    return dt if dt.category >= D.FLOAT else D.get_default_dtype()
 
 
 def scalar_arg(value, dt: D.dtype):
@@ -162,7 +162,7 @@ def pow_dtype(base, exponent) -> D.dtype:
 
 
 def check_div_mode(rounding_mode, dt: D.dtype = None) -> None:
-    if rounding_mode is not None and dt is D.bool_:
+    if rounding_mode is not None and (dt is D.bool_ or dt is not None and dt.is_complex):
         raise not_implemented_for(f"div_{rounding_mode}_cpu", dt)
     if rounding_mode not in (None, "trunc", "floor"):
         raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but "

@@ -330,7 +330,8 @@ def linalg_norm_ord_str(self, ord, dim, keepdim, dtype):
 
 
 # ---- pseudo-inverse and rank
-def _check_float_double(A):
+def _check_float_double(A, fn):
+    _lm.check_not_complex(A, fn)
     if A.dtype not in (D.float32, D.float64):
         raise RuntimeError("This function doesn't handle types other than float and double")
 
@@ -348,7 +349,7 @@ def _tolerance(S_max, atol, rtol, shape, dtype):
 def linalg_matrix_rank_atol_rtol_float(self, atol, rtol, hermitian):
     """The number of singular values (|eigenvalues| if hermitian) above the tolerance."""
     _lm.check_matrix(self, "ember.linalg.matrix_rank", "input")
-    _check_float_double(self)
+    _check_float_double(self, "linalg.matrix_rank")
     with ember.no_grad():
         S = ember.linalg_eigvalsh(self).abs() if hermitian else ember.linalg_svdvals(self)
         if S.shape[-1] == 0:
@@ -367,7 +368,7 @@ def linalg_pinv_atol_rtol_float(self, atol, rtol, hermitian):
     if self.dim() < 2:   # torch reads size(-2) first
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(self.dim(), 1)}, "
                          f"{max(self.dim(), 1) - 1}], but got -2)")
-    _check_float_double(self)
+    _check_float_double(self, "linalg.pinv")
     m, n = self.shape[-2:]
     if self.numel() == 0:
         return self.new_zeros(tuple(self.shape[:-2]) + (n, m))

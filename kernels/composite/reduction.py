@@ -299,7 +299,7 @@ def cov(self, correction=1, fweights=None, aweights=None):
     else:
         norm = w_sum - correction
     x = x - avg.unsqueeze(1)
-    c = ember.mm(x, (x if w is None else x * w).t())
+    c = ember.mm(x, (x if w is None else x * w).t().conj())
     if isinstance(norm, ember.Tensor):
         norm = norm.clamp_min(0)
     elif norm <= 0:
@@ -315,9 +315,12 @@ def corrcoef(self):
     c = ember.cov(self)
     if c.dim() == 0:
         return c / c
-    d = c.diagonal().sqrt()
+    d = c.diagonal()
+    d = (d.real if d.is_complex() else d).sqrt()
     c = c / d.view(-1, 1)
     c = c / d.view(1, -1)
+    if c.is_complex():     # (torch clips the real and imaginary parts)
+        return ember.complex(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
     return c.clamp(-1, 1)
 
 

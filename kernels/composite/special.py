@@ -12,17 +12,15 @@ def ldexp(self, other):
     return ember.mul(self, ember.pow(2.0, other))
 
 
-def _float64(x):
-    return x.to(ember.float64) if isinstance(x, ember.Tensor) else x
+def _is_complex(x):
+    return x.dtype.is_complex if isinstance(x, ember.Tensor) else isinstance(x, complex)
 
 
 def float_power(self, exponent):
-    """pow with both operands in float64 (Tensor_Tensor, Tensor_Scalar and Scalar)."""
-    return ember.pow(_float64(self), _float64(exponent))
-
-
-def sgn(self):
-    return ember.sign(self)
+    """pow with both operands in float64, or complex128 when one is complex (Tensor_Tensor,
+    Tensor_Scalar and Scalar)."""
+    dt = ember.complex128 if _is_complex(self) or _is_complex(exponent) else ember.float64
+    return ember.pow(*(x.to(dt) if isinstance(x, ember.Tensor) else x for x in (self, exponent)))
 
 
 def positive(self):

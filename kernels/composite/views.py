@@ -41,15 +41,15 @@ def reshape_as(self, other):
 
 
 def adjoint(self):
-    """Swaps the last two dims (ember has no complex dtypes, so no conjugation)."""
+    """The conjugate transpose of the last two dims."""
     if self.dim() == 1:
         raise RuntimeError("tensor.adjoint() is only supported on matrices or batches of "
                            "matrices. Got 1-D tensor.")
     if self.dim() == 0:
         warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
                       UserWarning, stacklevel=2)
-        return self.transpose(0, 0)
-    return self.transpose(-2, -1)
+        return self.transpose(0, 0).conj()
+    return self.transpose(-2, -1).conj()
 
 
 def expand_as(self, other):

@@ -20,6 +20,7 @@ from ember.kernels.common import _pointwise as P
 _quiet = np.errstate  # ops that may divide by zero / overflow run under _quiet(all="ignore")
 _HALF = P.HALF
 _F32_MAX = float(np.finfo(np.float32).max)
+_DOUBLE = (D.float64, D.complex128)
 
 
 def _arr(x, dt):
@@ -80,9 +81,12 @@ def _scalar_fast(self, other) -> bool:
     if self._dtype in _HALF:  # torch's opmath rounding: see _opmath_args
         return False
     if t is float:  # (NumPy warns when the number overflows float32: torch gives inf)
-        return cat == D.FLOAT and (self._dtype is D.float64 or -_F32_MAX <= other <= _F32_MAX)
+        return cat >= D.FLOAT and (self._dtype in _DOUBLE or -_F32_MAX <= other <= _F32_MAX)
+    if t is complex:  # (complex128, or a complex64 number)
+        return cat == D.COMPLEX and (self._dtype is D.complex128 or
+                                     max(abs(other.real), abs(other.imag)) <= _F32_MAX)
     if t is int and cat != D.BOOL:
-        if cat == D.FLOAT:
+        if cat >= D.FLOAT:
             return D.check_int_range(other) is other
         info = np.iinfo(self._np.dtype)
         return info.min <= other <= info.max
@@ -112,7 +116,7 @@ def _fast(ufunc, self, other, float_only=False):
         dt, x, y = self._dtype, self._np, other
     else:
         return None
-    if float_only and dt.category != D.FLOAT:
+    if float_only and dt.category < D.FLOAT:
         return None
     return from_array(ufunc(x, y), dt)
 
@@ -135,7 +139,7 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False):
         if r is not None:
             return r
         out = layout(self, other)
-        compute = out._dtype if out._dtype.category == D.FLOAT or not float_only else None
+        compute = out._dtype if out._dtype.category >= D.FLOAT or not float_only else None
         return _general(ufunc, out, (self, other), compute_dt=compute,
                         exact_other=exact_other)
     return kernel
@@ -148,7 +152,7 @@ def _general(ufunc, out_meta, operands, compute_dt=None, exact_other=False):
     _check_devices(*operands)
     dt = out_meta._dtype
     cdt = compute_dt or (D.result_type(*operands) if len(operands) > 1 else operands[0]._dtype)
-    if cdt.category != D.FLOAT and dt.category == D.FLOAT:
+    if cdt.category < dt.category and dt.category >= D.FLOAT:
         cdt = dt
     out = empty_cpu(out_meta._shape, dt, out_meta._stride)
     if cdt in _HALF:
@@ -171,7 +175,7 @@ def _inplace(ufunc, meta, functional, quiet=False, float_result=False):
 
     def kernel(self, other):
         a = self._np
-        if a is not None and (not float_result or self._dtype.category == D.FLOAT):
+        if a is not None and (not float_result or self._dtype.category >= D.FLOAT):
             if isinstance(other, Tensor):
                 fast = other._dtype is self._dtype and other._shape == self._shape and \
                     other._np is not None

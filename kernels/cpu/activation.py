@@ -238,15 +238,15 @@ def threshold_(self, threshold, value):
 # --- sigmoid / tanh backward ----------------------------------------------------------------
 def sigmoid_backward(grad_output, output):
     def fn(g, y):
-        return g * (1 - y) * y
-    layout = M.float_backward_layout(grad_output, output, "sigmoid_backward_cpu")
+        return g * np.conjugate((1 - y) * y)
+    layout = M.float_backward_layout(grad_output, output, "sigmoid_backward_cpu", complex_ok=True)
     return _run(layout, fn, grad_output, output)
 
 
 def tanh_backward(grad_output, output):
     def fn(g, y):
-        return g * (1 - y * y)
-    layout = M.float_backward_layout(grad_output, output, "tanh_backward_cpu")
+        return g * np.conjugate(1 - y * y)
+    layout = M.float_backward_layout(grad_output, output, "tanh_backward_cpu", complex_ok=True)
     return _run(layout, fn, grad_output, output)
 
 

@@ -25,7 +25,13 @@ _NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 def cast_into(dst: np.ndarray, src: np.ndarray, dst_dtype: D.dtype, src_dtype: D.dtype) -> None:
     """dst[...] = src with broadcasting and torch's casts (NaN/inf -> int is undefined in
-    torch too, a float too large for float16 becomes inf; NumPy's warnings are silenced)."""
+    torch too, a float too large for float16 becomes inf; NumPy's warnings are silenced;
+    complex -> real keeps the real part and warns like torch)."""
+    if src_dtype.is_complex and not dst_dtype.is_complex and dst_dtype is not D.bool_:
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning,
+                      stacklevel=2)
+        src, src_dtype = src.real, src_dtype.to_real()
     if dst_dtype.itemsize < src_dtype.itemsize or (
             dst_dtype.category == D.INT and src_dtype.category == D.FLOAT):
         with np.errstate(invalid="ignore", over="ignore"):

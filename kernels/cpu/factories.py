@@ -105,13 +105,19 @@ _UNIFORM_DIGITS = {"float16": 11, "bfloat16": 8}
 
 
 def _random_setup(size, generator, dtype, layout, kernel):
-    """(shape, dtype, NumPy generator) of rand/randn; floating dtypes only, like torch."""
+    """(shape, dtype, NumPy generator) of rand/randn; floating and complex dtypes only,
+    like torch."""
     check_layout(layout)
     shape = check_size(size, "rand" if kernel == "check_uniform_bounds" else "randn")
     dt = factory_dtype(dtype)
-    if dt.category != D.FLOAT:
+    if dt.category < D.FLOAT:
         raise not_implemented_for(kernel, dt)
     return shape, dt, _rng(generator)
+
+
+def _as_complex(parts, shape):
+    """A contiguous (..., 2) array of (real, imag) pairs as a complex array of `shape`."""
+    return parts.view(np.complex64 if parts.dtype == np.float32 else np.complex128).reshape(shape)
 
 
 def rand(size, dtype, layout, device, pin_memory):
@@ -121,6 +127,8 @@ def rand(size, dtype, layout, device, pin_memory):
 def rand_generator(size, generator, dtype, layout, device, pin_memory):
     """Uniform on [0, 1) from the generator (PCG64), generated in the target precision."""
     shape, dt, rng = _random_setup(size, generator, dtype, layout, "check_uniform_bounds")
+    if dt.is_complex:   # (uniform real and imaginary parts)
+        return from_array(_as_complex(rng.random((*shape, 2), dtype=dt.to_real().np), shape), dt)
     if dt is D.float64 or dt is D.float32:
         arr = rng.random(out=np_alloc(np.empty, shape, dt), dtype=dt.np)
     else:
@@ -137,6 +145,10 @@ def randn(size, dtype, layout, device, pin_memory):
 def randn_generator(size, generator, dtype, layout, device, pin_memory):
     """Standard normal samples from the generator (PCG64)."""
     shape, dt, rng = _random_setup(size, generator, dtype, layout, "normal_kernel_cpu")
+    if dt.is_complex:   # (torch: real and imaginary parts of variance 1/2 each)
+        rdt = dt.to_real().np
+        parts = rng.standard_normal((*shape, 2), dtype=rdt) * rdt.type(np.sqrt(0.5))
+        return from_array(_as_complex(parts, shape), dt)
     if dt is D.float64 or dt is D.float32:
         arr = rng.standard_normal(out=np_alloc(np.empty, shape, dt), dtype=dt.np)
     else:

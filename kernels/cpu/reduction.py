@@ -108,6 +108,7 @@ def argmax(self, dim, keepdim):
 # --- reduction: prod, amin, max/min, argmin, var/std, logsumexp, norms,
 # all/any, cumsum/cumprod, count_nonzero ---------------------------------------------------
 _F64 = np.dtype(np.float64)
+_C128 = np.dtype(np.complex128)
 _INF = float("inf")
 
 
@@ -221,7 +222,7 @@ def _var_mean(self, dim, correction, keepdim, name, op):
     _meta.var_dtype(self, name)
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
     c = 1.0 if correction is None else float(correction)
-    a = _as(self._np, _F64)
+    a = _as(self._np, _C128 if self._dtype.is_complex else _F64)
     n = _count(self._shape, axis)
     if n - c <= 0:
         warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "
@@ -230,33 +231,35 @@ def _var_mean(self, dim, correction, keepdim, name, op):
     with np.errstate(all="ignore"):
         mean = np.add.reduce(a, axis=axis, keepdims=True) / n
         dev = a - mean
-        var = np.add.reduce(dev * dev, axis=axis, keepdims=True) / (max(0.0, n - c) if n
-                                                                     else np.nan)
+        sq = (dev * dev.conj()).real if a.dtype == _C128 else dev * dev
+        var = np.add.reduce(sq, axis=axis, keepdims=True) / (max(0.0, n - c) if n else np.nan)
     return var.reshape(shape), mean.reshape(shape)
 
 
 def var_correction(self, dim, correction, keepdim):
     """`x.var(dim=None, *, correction=1, keepdim=False)`."""
     var, _ = _var_mean(self, dim, correction, keepdim, "std and var", "var")
-    return from_array(_c(var, self._dtype.np), self._dtype)
+    dt = self._dtype.to_real()
+    return from_array(_c(var, dt.np), dt)
 
 
 def std_correction(self, dim, correction, keepdim):
     """`x.std(dim=None, *, correction=1, keepdim=False)`: the square root of var."""
     var, _ = _var_mean(self, dim, correction, keepdim, "std and var", "std")
-    return from_array(_c(np.sqrt(var), self._dtype.np), self._dtype)
+    dt = self._dtype.to_real()
+    return from_array(_c(np.sqrt(var), dt.np), dt)
 
 
 def var_mean_correction(self, dim, correction, keepdim):
     var, mean = _var_mean(self, dim, correction, keepdim, "var_mean", "var_mean")
-    dt = self._dtype
-    return from_array(_c(var, dt.np), dt), from_array(_c(mean, dt.np), dt)
+    dt, rdt = self._dtype, self._dtype.to_real()
+    return from_array(_c(var, rdt.np), rdt), from_array(_c(mean, dt.np), dt)
 
 
 def std_mean_correction(self, dim, correction, keepdim):
     var, mean = _var_mean(self, dim, correction, keepdim, "std_mean", "std_mean")
-    dt = self._dtype
-    return from_array(_c(np.sqrt(var), dt.np), dt), from_array(_c(mean, dt.np), dt)
+    dt, rdt = self._dtype, self._dtype.to_real()
+    return from_array(_c(np.sqrt(var), rdt.np), rdt), from_array(_c(mean, dt.np), dt)
 
 
 def logsumexp(self, dim, keepdim):

@@ -18,6 +18,7 @@ from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array
 from ember.kernels.cpu import _special as special
 from ember.kernels.cpu._pointwise import _HALF, _quiet
+from ember.kernels.cpu.complex import real_valued
 from ember.kernels.meta import unary as MU
 
 
@@ -29,7 +30,7 @@ def _unary(fn, meta, half_in_float=True, quiet=False, float_result=False):
         dt = self._dtype
         if a is None or dt is D.bool_ or not a.flags.c_contiguous:
             return _unary_general(fn, meta(self), self, half_in_float, quiet)
-        if float_result and dt.category != D.FLOAT:
+        if float_result and dt.category < D.FLOAT:
             dt = D.get_default_dtype()
             a = a.astype(dt.np)
         elif half_in_float and dt in _HALF:
@@ -70,6 +71,8 @@ def _unary_inplace(functional, meta):
 
 
 def _sigmoid(a):
+    if a.dtype.kind == "c":
+        return 1 / (1 + np.exp(-a))
     e = np.exp(-np.abs(a))
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
@@ -98,7 +101,12 @@ def _sign(a):
 
 
 def _rsqrt(a):
-    return np.reciprocal(np.sqrt(a))
+    return _reciprocal(np.sqrt(a))
+
+
+def _reciprocal(a):
+    """1 / a; a complex 0 gives inf+nanj like torch (NumPy's reciprocal gives nan+nanj)."""
+    return np.divide(1, a) if a.dtype.kind == "c" else np.reciprocal(a)
 
 
 def _frac(a):
@@ -163,7 +171,7 @@ log10 = _float(np.log10)
 log1p = _float(np.log1p)
 sqrt = _float(np.sqrt)
 rsqrt = _float(_rsqrt)
-reciprocal = _float(np.reciprocal)
+reciprocal = _float(_reciprocal)
 sin = _float(np.sin)
 cos = _float(np.cos)
 tan = _float(np.tan)
@@ -174,7 +182,16 @@ sinh = _float(np.sinh)
 cosh = _float(np.cosh)
 erf = _float(special.erf)
 
-abs = _same(np.abs, "abs")
+_abs_real = _same(np.abs, "abs")
+
+
+def abs(self):
+    """|x|; a complex input gives its real dtype."""
+    if self._dtype.is_complex:
+        return real_valued(np.abs, self)
+    return _abs_real(self)
+
+
 floor = _same(_integral_copy(np.floor), "floor")
 ceil = _same(_integral_copy(np.ceil), "ceil")
 round = _same(_integral_copy(np.rint), "round")

@@ -15,10 +15,11 @@ from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.meta._pointwise import Layout, _layout, _meta
 
 
-def _float_dtype(kernel: str, *operands) -> D.dtype:
-    """The promoted dtype of operands that torch only computes in floating point."""
+def _float_dtype(kernel: str, *operands, complex_ok=False) -> D.dtype:
+    """The promoted dtype of operands that torch only computes in floating point (or
+    complex, `complex_ok`)."""
     dt = D.result_type(*operands) if len(operands) > 1 else operands[0]._dtype
-    if dt.category != D.FLOAT:
+    if dt.category != D.FLOAT and not (complex_ok and dt.is_complex):
         raise not_implemented_for(kernel, dt)
     return dt
 
@@ -42,11 +43,12 @@ def float_unary_layout(self, kernel: str) -> Layout:
     return _layout(_float_dtype(kernel, self), self)
 
 
-def float_backward_layout(grad_output, other, kernel: str, self_first=False) -> Layout:
-    """The *_backward ops: promoted (floating) dtype, broadcast; the layout follows
-    grad_output first, or the input first where torch's TensorIterator lists it first
-    (leaky_relu_backward)."""
-    dt = _float_dtype(kernel, grad_output, other)
+def float_backward_layout(grad_output, other, kernel: str, self_first=False,
+                          complex_ok=False) -> Layout:
+    """The *_backward ops: promoted (floating, or `complex_ok`) dtype, broadcast; the layout
+    follows grad_output first, or the input first where torch's TensorIterator lists it
+    first (leaky_relu_backward)."""
+    dt = _float_dtype(kernel, grad_output, other, complex_ok=complex_ok)
     return _layout(dt, other, grad_output) if self_first else _layout(dt, grad_output, other)
 
 
@@ -181,11 +183,13 @@ def threshold_(self, threshold, value):
 
 
 def sigmoid_backward(grad_output, output):
-    return _meta(float_backward_layout(grad_output, output, "sigmoid_backward_cpu"))
+    return _meta(float_backward_layout(grad_output, output, "sigmoid_backward_cpu",
+                                       complex_ok=True))
 
 
 def tanh_backward(grad_output, output):
-    return _meta(float_backward_layout(grad_output, output, "tanh_backward_cpu"))
+    return _meta(float_backward_layout(grad_output, output, "tanh_backward_cpu",
+                                       complex_ok=True))
 
 
 def clamp_min(self, min):

@@ -192,7 +192,7 @@ def no_bool_dtype(kernel, self, other) -> D.dtype:
 
 def bitwise_dtype(kernel, self, other) -> D.dtype:
     dt = D.result_type(self, other)
-    if dt.category == D.FLOAT:
+    if dt.category >= D.FLOAT:
         raise not_implemented_for(kernel, dt)
     return dt
 
@@ -202,7 +202,7 @@ def check_lerp(self, end, weight, kernel) -> D.dtype:
         if hasattr(t, "_dtype") and t._dtype is not self._dtype and (name == "end" or t.dim()):
             raise RuntimeError(f"expected dtype {_CPP_NAMES[self._dtype.name]} for `{name}` but "
                                f"got dtype {_CPP_NAMES[t._dtype.name]}")
-    if self._dtype.category != D.FLOAT:
+    if self._dtype.category < D.FLOAT:
         raise not_implemented_for(kernel, self._dtype)
     return self._dtype
 
@@ -215,7 +215,7 @@ def addcmul_dtype(self, tensor1, tensor2) -> D.dtype:
 
 
 def addcdiv_dtype(self, tensor1, tensor2) -> D.dtype:
-    if _dt(tensor1).category != D.FLOAT and _dt(tensor2).category != D.FLOAT:
+    if _dt(tensor1).category < D.FLOAT and _dt(tensor2).category < D.FLOAT:
         raise RuntimeError(ADDCDIV_INT_MESSAGE)
     return D.result_type(self, tensor1, tensor2)
 

@@ -14,7 +14,8 @@ from ember.kernels.common._errors import LinAlgError, not_implemented_for
 # torch names the element types by their C++ type in the mm dtype message.
 CPP_NAMES = {D.bool_: "bool", D.uint8: "unsigned char", D.int8: "signed char",
              D.int16: "short int", D.int32: "int", D.int64: "long int", D.float16: "c10::Half",
-             D.bfloat16: "c10::BFloat16", D.float32: "float", D.float64: "double"}
+             D.bfloat16: "c10::BFloat16", D.float32: "float", D.float64: "double",
+             D.complex64: "c10::complex<float>", D.complex128: "c10::complex<double>"}
 
 
 def check_mm(self, mat2) -> tuple:
@@ -123,7 +124,15 @@ def empty_colmajor(shape, dt):
     return empty_meta(shape, dt, colmajor_strides(shape))
 
 
+def check_not_complex(A, fn):
+    """torch has complex linear algebra; ember does not yet: a clear refusal."""
+    if A._dtype.is_complex:
+        raise NotImplementedError(f"{fn}: ember has no complex linear algebra yet (got a "
+                                  f"{A._dtype.scalar_name} tensor)")
+
+
 def check_floating(A, fn):
+    check_not_complex(A, fn)
     if not A._dtype.is_floating_point:
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. "
                            f"Got {A._dtype.scalar_name}")
@@ -144,6 +153,7 @@ def check_square(A, fn, name="A"):
 def check_lapack_dtype(A, kernel):
     """float16/bfloat16 (and integers, for the ops without a float check) have no LAPACK
     kernel: torch's NotImplementedError naming its CPU kernel."""
+    check_not_complex(A, kernel.removesuffix("_cpu"))
     if not A._dtype.is_floating_point or A._dtype in _LOW:
         raise not_implemented_for(kernel, A._dtype)
 
@@ -323,6 +333,7 @@ def lstsq_layout(A, B, driver):
     fn = "ember.linalg.lstsq"
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
+    check_not_complex(A, fn)
     if not (A._dtype is D.float32 or A._dtype is D.float64):
         raise RuntimeError("This function doesn't handle types other than float and double")
     if A._dtype is not B._dtype:

@@ -7,6 +7,7 @@ the CPU kernels reuse: which dims are reduced, the result dtype, empty-input err
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.shapes import reduced_shape, wrap_dims
+from ember.kernels.meta.linalg import check_not_complex
 
 
 def reduce_dims(shape, dim) -> tuple:
@@ -37,17 +38,17 @@ def sum_dtype(self_dtype, dtype):
     """torch's rule: bool and integer sums give int64 unless a dtype is asked for."""
     if dtype is not None:
         return dtype
-    return self_dtype if self_dtype.is_floating_point else D.int64
+    return self_dtype if self_dtype.category >= D.FLOAT else D.int64
 
 
 def mean_dtype(self_dtype, dtype):
     """mean needs a floating result dtype: the input's, or the one asked for."""
     if dtype is not None:
-        if not dtype.is_floating_point:
+        if dtype.category < D.FLOAT:
             raise RuntimeError("mean(): could not infer output dtype. Optional dtype must be "
                                f"either a floating point or complex dtype. Got: {dtype.scalar_name}")
         return dtype
-    if not self_dtype.is_floating_point:
+    if self_dtype.category < D.FLOAT:
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either "
                            f"a floating point or complex dtype. Got: {self_dtype.scalar_name}")
     return self_dtype
@@ -144,15 +145,15 @@ def one_dim_layout(self, dim, keepdim, name, meta=False):
 
 
 def var_dtype(self, name="std and var"):
-    if not self._dtype.is_floating_point:
+    if self._dtype.category < D.FLOAT:
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
-    return self._dtype
+    return self._dtype.to_real()
 
 
 def logsumexp_dtype(self):
     """Integral and bool inputs give the default float dtype."""
     dt = self._dtype
-    return dt if dt.is_floating_point else D.get_default_dtype()
+    return dt if dt.category >= D.FLOAT else D.get_default_dtype()
 
 
 def check_logsumexp_dims(self, dim, keepdim):
@@ -175,6 +176,7 @@ def vector_norm_layout(self, ord, dim, keepdim, dtype):
     if isinstance(ord, complex):
         raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "  # noqa: TRY004
                            "of norm.")
+    check_not_complex(self, "linalg.vector_norm")
     if not self._dtype.is_floating_point:
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {self._dtype.scalar_name}")
@@ -271,13 +273,13 @@ std_correction = var_correction
 def var_mean_correction(self, dim, correction, keepdim):
     dt = var_dtype(self, "var_mean")
     _, shape = reduce_layout(self, dim, keepdim)
-    return empty_meta(shape, dt), empty_meta(shape, dt)
+    return empty_meta(shape, dt), empty_meta(shape, self._dtype)
 
 
 def std_mean_correction(self, dim, correction, keepdim):
     dt = var_dtype(self, "std_mean")
     _, shape = reduce_layout(self, dim, keepdim)
-    return empty_meta(shape, dt), empty_meta(shape, dt)
+    return empty_meta(shape, dt), empty_meta(shape, self._dtype)
 
 
 def logsumexp(self, dim, keepdim):

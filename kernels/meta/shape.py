@@ -60,6 +60,8 @@ def flip(self, dims):
 def roll_args(self, shifts, dims) -> tuple:
     """(shifts, wrapped dims); dims=[] with one shift rolls the flattened tensor (dims None)."""
     shifts, dims = int_list(shifts), int_list(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if len(dims) == 0 and len(shifts) == 1:
         return shifts, None
     if len(shifts) != len(dims):

@@ -66,7 +66,14 @@ def _same(op):
     return kernel
 
 
-abs = _same("abs")
+
+
+def abs(self):
+    """abs keeps the dtype, but a complex input gives its real dtype."""
+    check("abs", self)
+    return _alloc(layout(self, self._dtype.to_real()))
+
+
 floor = _same("floor")
 ceil = _same("ceil")
 round = _same("round")

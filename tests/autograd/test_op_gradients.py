@@ -88,6 +88,8 @@ TORCH_BROKEN = {
     # torch's double backward is not implemented for some inputs (mean/rstd,
     # save_mean/save_invstd); ember's is checked by gradcheck only
     ("native_layer_norm_backward.default", "*"): "torch: double backward not implemented",
+    ("view_as_real.default", "empty"): "torch's backward views an empty grad as complex "
+                                       "and fails its stride check",
     ("native_batch_norm_backward.default", "*"): "torch: double backward not implemented",
     ("linalg_svd.default", "*"): "singular vectors are defined up to sign, which differs between "
                                  "LAPACK builds (torch's MKL, NumPy's OpenBLAS): so do the "
@@ -175,7 +177,8 @@ class Case:
 
 
 def is_float(a: np.ndarray) -> bool:
-    return a.dtype.kind == "f" or a.dtype == np_dtype("bfloat16")
+    """A floating or complex array: a leaf that requires grad."""
+    return a.dtype.kind in "fc" or a.dtype == np_dtype("bfloat16")
 
 
 def templatize(x, arrays):
@@ -214,14 +217,16 @@ def usable(sample: SampleInput) -> bool:
     floats = [a for a in arrays if is_float(a)]
     return (not sample.name.endswith("_error") and bool(floats)
             and all(a.size <= MAX_NUMEL for a in arrays)
-            and all(np.isfinite(a.astype(np.float64)).all() for a in floats))
+            and all(np.isfinite(a.astype(np.complex128 if a.dtype.kind == "c" else np.float64))
+                    .all() for a in floats))
 
 
 def structure(x):
     """A sample with its float values left out (samples differing only in the float
     dtype become the same float64 case)."""
     if isinstance(x, np.ndarray):
-        return ("float", x.shape) if is_float(x) else (x.dtype.str, x.shape, x.tobytes())
+        return ("float", x.dtype.kind == "c", x.shape) if is_float(x) else (
+            x.dtype.str, x.shape, x.tobytes())
     if isinstance(x, View):
         return ("view", structure(x.base), x.op, repr(x.args))
     if isinstance(x, (list, tuple)):
@@ -241,7 +246,7 @@ def floating_output(name, sample) -> bool:
             outs = run(case, make_leaves(arrays, "ember"), "ember")
     except (RuntimeError, TypeError, ValueError, IndexError, NotImplementedError):
         return True
-    return any(o.is_floating_point() for o in outs)
+    return any(o.is_floating_point() or o.is_complex() for o in outs)
 
 
 def gradient_cases(name) -> list[Case]:
@@ -267,10 +272,12 @@ def gradient_cases(name) -> list[Case]:
 # --------------------------------------------------------------------------- running
 def make_leaves(arrays, side, dtype=None):
     """Leaves that require grad: float64 (dtype="float64") or float32 with float64
-    arrays kept float64 (dtype=None)."""
+    arrays kept float64 (dtype=None); complex arrays likewise complex128 or complex64."""
     leaves = []
     for a in arrays:
-        dt = np.float64 if dtype == "float64" or a.dtype == np.float64 else np.float32
+        wide = dtype == "float64" or a.dtype in (np.float64, np.complex128)
+        dt = (np.complex128 if wide else np.complex64) if a.dtype.kind == "c" else \
+            (np.float64 if wide else np.float32)
         a = np.array(a, dtype=dt)
         t = ember_of(a) if side == "ember" else torch_of(a)
         leaves.append(t.requires_grad_())
@@ -303,7 +310,7 @@ def torch_callable(name, args):
     """torch.ops.aten.<op>, or torch's public API when a Python number stands for a
     non-first Tensor argument (torch.ops rejects those, the public API wraps them)."""
     arguments = ember_op(name).schema.arguments.flat()
-    if any(i and str(a.type) == "Tensor" and isinstance(v, (bool, int, float))
+    if any(i and str(a.type) == "Tensor" and isinstance(v, (bool, int, float, complex))
            for i, (a, v) in enumerate(zip(arguments, args))):
         packet = name.split(".")[0]
         return getattr(torch.Tensor, packet) if is_inplace(name) else getattr(torch, packet)
@@ -333,7 +340,11 @@ def differentiable(outputs):
 def cotangents(outputs):
     """A fixed random cotangent per output (torch tensors, in the output's dtype)."""
     rng = np.random.default_rng(0)
-    return [torch.from_numpy(rng.standard_normal(tuple(o.shape))).to(o.dtype) for o in outputs]
+
+    def draw(o):
+        a = rng.standard_normal(tuple(o.shape))
+        return a + 1j * rng.standard_normal(tuple(o.shape)) if o.is_complex() else a
+    return [torch.from_numpy(np.asarray(draw(o))).to(o.dtype) for o in outputs]
 
 
 def ember_of_torch(t):
@@ -378,7 +389,7 @@ def check_against_torch(case: Case) -> bool:
             ember.autograd.grad(e_diff, e_leaves, e_cot, allow_unused=True)
         return False
     e_grads = ember.autograd.grad(e_diff, e_leaves, e_cot, allow_unused=True)
-    all64 = all(x.dtype == torch.float64 for x in [*t_leaves, *t_diff])
+    all64 = all(x.dtype in (torch.float64, torch.complex128) for x in [*t_leaves, *t_diff])
     kind = "float64" if all64 else "float32"
     rtol, atol = TORCH_LESS_ACCURATE.get(case.name, {}).get(kind, TOLS[kind])
     for i, (e, t) in enumerate(zip(e_grads, t_grads)):
@@ -401,8 +412,8 @@ def checked_function(case: Case):
 def float64_outputs(case: Case, leaves) -> bool:
     """gradcheck needs float64 outputs (a float32 cast loses the finite differences)."""
     outs = differentiable(run(case, leaves, "ember"))
-    return bool(outs) and all(o.dtype is ember.float64 for o in outs) and all(
-        np.isfinite(o.detach().numpy()).all() for o in outs)
+    return bool(outs) and all(o.dtype in (ember.float64, ember.complex128) for o in outs) and all(
+        np.isfinite(to_np(o.detach())).all() for o in outs)
 
 
 DIFFERENTIABLE = differentiable_ops()

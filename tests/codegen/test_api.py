@@ -38,12 +38,17 @@ def test_int_lists_become_varargs_when_alone(fns):
 
 def test_keyset_expressions(fns):
     assert api.ks_expr(fns["add.Tensor"]) == \
-        "self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other))"
+        "self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | " \
+        "(_COMPLEX if alpha.__class__ is _complex else 0)"
+    # a complex number in a Scalar argument sets the Complex key (refusals sit there)
+    assert api.ks_expr(fns["lt.Scalar"]) == \
+        "self._ks | (_COMPLEX if other.__class__ is _complex else 0)"
     assert api.ks_expr(fns["mm"]) == "self._ks | mat2._ks"
     assert api.ks_expr(fns["cat"]) == "_ks_list(tensors)"
     assert api.ks_expr(fns["index.Tensor"]) == "self._ks | _ks_optlist(indices)"
     assert api.ks_expr(fns["linear"]) == "input._ks | weight._ks | (bias._ks if bias is not None else 0)"
     assert api.ks_expr(fns["zeros"]) == "_BACKEND_SELECT" and api.is_factory(fns["zeros"])
+    assert api.ks_expr(fns["full"]) == "_BACKEND_SELECT"     # (a Scalar, no tensor)
 
 
 def test_scalar_twins_of_pointwise_ops_are_hidden(fns):

@@ -35,6 +35,18 @@ CASES = [pytest.param(name, i, id=f"{name}-{s.name or i}")
          for i, s in enumerate(OPS[name].samples()) if not s.data_dependent]
 
 
+def _has_complex(x) -> bool:
+    if isinstance(x, np.ndarray):
+        return x.dtype.kind == "c"
+    if isinstance(x, View):
+        return _has_complex(x.base)
+    if isinstance(x, (list, tuple)):
+        return any(map(_has_complex, x))
+    if isinstance(x, dict):
+        return any(map(_has_complex, x.values()))
+    return isinstance(x, complex)
+
+
 def on_cuda(x):
     """A sample value as ember CUDA objects, views made on the device (same strides)."""
     if isinstance(x, np.ndarray):
@@ -76,6 +88,9 @@ def test_cuda_matches_cpu(name, index):
         pytest.skip("a CPU generator for a CUDA op: torch's CUDA raises (test_cuda_kernels.py)")
     if sample.name == "half_to_float_error":
         pytest.skip("softmax's half_to_float: torch's CPU raises, its CUDA converts")
+    if _has_complex(sample.args) or _has_complex(sample.kwargs):
+        pytest.skip("ember's CUDA kernels have no complex dtypes yet (they raise "
+                    "NotImplementedError)")
     c_args = materialize(sample.args, "ember")
     c_kwargs = {k: materialize(v, "ember") for k, v in sample.kwargs.items()}
     c_res, c_exc = call(op, c_args, c_kwargs)

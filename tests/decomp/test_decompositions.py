@@ -128,3 +128,22 @@ def test_make_fx_with_the_table_reaches_core_ops():
     assert all("core" in op.tags or op.name in ("squeeze", "full_like", "scalar_tensor")
                for op in ops), ops
     assert ember.allclose(gm(x, y), f(x, y), atol=1e-6)
+
+
+
+@pytest.mark.parametrize("name,args,kwargs", [
+    ("exp2.default", (), {}), ("addcmul.default", ("z", "z"), {"value": 2j}),
+    ("logsumexp.default", ([1],), {})])
+def test_decompositions_keep_complex_inputs_complex(name, args, kwargs):
+    """A complex self is not cast to the default float dtype (nor its value to int), as torch."""
+    torch = pytest.importorskip("torch")
+    z = np.array([[1 + 1j, 2 - 1j, -0.5j]], np.complex64)
+    packet, overload = name.split(".")
+    want = getattr(getattr(torch.ops.aten, packet), overload)(
+        torch.tensor(z), *(torch.tensor(z) if a == "z" else a for a in args), **kwargs)
+    op = getattr(getattr(ember.ops.aten, packet), overload)
+    got = decomposition_table[op](ember.tensor(z), *(ember.tensor(z) if a == "z" else a
+                                                     for a in args), **kwargs)
+    assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+    assert tuple(got.shape) == tuple(want.shape)
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5)

@@ -295,3 +295,20 @@ def test_fakes_of_two_modes_do_not_mix():
     b = m.from_tensor(ember.ones(2))
     with m, pytest.raises(AssertionError, match="Mixing fake modes NYI x.fake_mode="):
         b + a
+
+
+def test_conjugate_bit_fakes_match_torch():
+    """Fakes of conj() views keep the conjugate bit (and their view's layout); ops read them
+    resolved and write through them, with the real results' metadata, as torch's fakes."""
+    def run(lib, fake_mode_cls):
+        z = lib.tensor([[1 + 2j, 3 - 1j, 0j], [2j, -1 + 0j, 4 - 4j]])
+        mode = fake_mode_cls()
+        out = []
+        for real in (z.conj(), z.conj()[:, 1:], z.conj().resolve_conj()):
+            f = mode.from_tensor(real)
+            out.append((f.is_conj(), tuple(f.shape), f.stride(), f.storage_offset()))
+            with mode:
+                for r in (f * 2, f.sum(0), lib.fft.fft(f), f.abs(), f.add_(1j)):
+                    out.append((r.is_conj(), tuple(r.shape), r.stride(), str(r.dtype).split(".")[1]))
+        return out
+    assert run(ember, FakeTensorMode) == run(torch, tft.FakeTensorMode)

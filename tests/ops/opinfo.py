@@ -33,6 +33,7 @@ import ember
 
 ALL = tuple(np_dtype(name) for name in DTYPES)
 BOOL, U8, I32, I64, F16, BF16, F32, F64 = ALL
+C64, C128 = np.dtype(np.complex64), np.dtype(np.complex128)  # (not in ALL: opt-in per op)
 FLOATS = (F16, BF16, F32, F64)
 NUMERIC = ALL[1:]
 
@@ -110,7 +111,8 @@ def own_rng(seed=12):
 
 def make(shape, dtype=F32, *, low=None, high=None, nonzero=False, rng=None):
     """A random array: bools, ints in [low, high) (default [-9, 10), uint8 [0, 10)),
-    floats uniform in [low, high) (default [-5, 5)).
+    floats uniform in [low, high) (default [-5, 5)), complex numbers with real and imaginary
+    parts so.
 
     >>> make((2, 3), I32, low=0, high=3).dtype
     dtype('int32')
@@ -125,6 +127,9 @@ def make(shape, dtype=F32, *, low=None, high=None, nonzero=False, rng=None):
         a = rng.integers(lo, 10 if high is None else high, shape)
     else:
         a = rng.uniform(-5 if low is None else low, 5 if high is None else high, shape)
+        if dtype.kind == "c":
+            a = a + 1j * rng.uniform(-5 if low is None else low, 5 if high is None else high,
+                                     shape)
     a = np.asarray(a).astype(dtype)
     if nonzero and dtype != BOOL:
         a[a == 0] = 1
@@ -269,6 +274,16 @@ def register(name, samples, **flags):
     if name in OPS:
         raise ValueError(f"duplicate OpInfo {name}")
     OPS[name] = OpInfo(name, samples, kind=schema_kind(name), **flags)
+
+
+def add_samples(name, more):
+    """Adds the samples `more()` gives to a registered op's (complex samples of existing
+    ops, from tests/ops/opinfo_complex.py)."""
+    f = OPS[name]
+    first = f.samples
+    OPS[name] = OpInfo(name, lambda: first() + more(), kind=f.kind, values=f.values,
+                       exact_strides=f.exact_strides, tols=f.tols, ref=f.ref,
+                       functional=f.functional)
 
 
 def out_of(name, functional, *, ref=None):
@@ -933,7 +948,7 @@ register("index_put.default", _index_put_samples(False))
 
 # ---- op families: one module each (tests/ops/opinfo_<family>.py) -------------------
 FAMILIES = ("unary", "binary", "activation", "reduction", "random", "conv", "nn", "shape",
-            "linalg", "special")
+            "linalg", "special", "complex", "fft")
 FAMILY_MODULES = tuple(__import__(f"opinfo_{family}") for family in FAMILIES)
 
 

@@ -314,9 +314,13 @@ def test_ember_files_of_the_safetensors_format_still_load_at_any_path(tmp_path):
     assert ember.load(tmp_path / "old.pt")["w"].tolist() == [0.0, 1.0, 2.0]
 
 
-def test_unsupported_torch_dtypes_raise_clearly():
-    with pytest.raises(RuntimeError, match="torch.ComplexFloatStorage, a dtype ember does not"):
-        ember.load(to_torch_file({"z": torch.zeros(2, dtype=torch.complex64)}))
+def test_complex_torch_files_load():
+    """torch's ComplexFloatStorage / ComplexDoubleStorage are ember's complex64/complex128
+    (issue 22; they were refused before ember had complex dtypes)."""
+    for dt, name in ((torch.complex64, "complex64"), (torch.complex128, "complex128")):
+        z = torch.tensor([1 + 2j, -3j], dtype=dt)
+        out = ember.load(to_torch_file({"z": z}))["z"]
+        assert out.dtype is getattr(ember, name) and out.tolist() == z.tolist()
 
 
 def test_legacy_torch_files_raise_clearly():

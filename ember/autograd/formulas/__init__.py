@@ -13,8 +13,10 @@ its arguments are inputs, and only its result is saved (e.g. `to_args_sizes(tens
 from .activation import *
 from .binary import *
 from .common import *
+from .complex import *
 from .conv import *
 from .linalg import *
+from .fft import *
 from .nn import *
 from .random import *
 from .reduction import *

@@ -6,6 +6,7 @@ import math
 import ember
 
 from .common import (
+    conjugate,
     grad_to_dtype,
     grad_where,
     reduce_to,
@@ -21,15 +22,15 @@ def div_self_backward(grad, other, shape, dtype, rounding_mode=None):
     if rounding_mode is not None:
         return zeros_for(grad, shape, dtype)
     if isinstance(other, ember.Tensor):
-        return reduce_to(grad / other, shape, dtype)
-    return grad_to_dtype(ember.ops.aten.div.Scalar(grad, other), dtype)
+        return reduce_to(grad / other.conj(), shape, dtype)
+    return grad_to_dtype(ember.ops.aten.div.Scalar(grad, conjugate(other)), dtype)
 
 
 def div_other_backward(grad, self, other, rounding_mode=None):
     """d(self / other)/d(other) = -self / other**2; zero for rounding divisions."""
     if rounding_mode is not None:
         return zeros_for(grad, other.shape, other.dtype)
-    return reduce_to(grad.neg() * ((self / other) / other), other.shape, other.dtype)
+    return reduce_to(grad.neg() * ((self / other) / other).conj(), other.shape, other.dtype)
 
 
 def pow_backward(grad, self, exponent):
@@ -37,14 +38,14 @@ def pow_backward(grad, self, exponent):
     exponent = scalar_value(exponent)
     if exponent == 0:
         return ember.zeros_like(self)
-    return grad * scale(self.pow(exponent - 1), exponent)
+    return grad * scale(self.pow(exponent - 1), exponent).conj()
 
 
 def pow_backward_self(grad, self, exponent):
     """d(self ** exponent)/d(self) = exponent * self ** (exponent - 1), 0 where exponent == 0."""
     if not isinstance(exponent, ember.Tensor):     # a Python number for the exponent
         return reduce_to(pow_backward(grad, self, exponent), self.shape, self.dtype)
-    g = grad * (exponent * self.pow(exponent - 1))
+    g = grad * (exponent * self.pow(exponent - 1)).conj()
     return reduce_to(zero_where(exponent == 0, g), self.shape, self.dtype)
 
 
@@ -52,9 +53,11 @@ def pow_backward_exponent(grad, self, exponent, result):
     """d(self ** exponent)/d(exponent) = result * log(self), 0 where self == 0 <= exponent.
     The log reads 1 there (not 0), so no NaN appears, in double backward either."""
     base = grad_to_dtype(self, result.dtype) if isinstance(self, ember.Tensor) else self
-    cond = (base == 0) * (exponent >= 0)
+    nonneg = exponent >= 0 if not exponent.is_complex() else \
+        (ember.imag(exponent) == 0) * (ember.real(exponent) >= 0)
+    cond = (base == 0) * nonneg
     log_base = zero_where(cond, ember.where(cond, base.new_ones(()), base).log())
-    return reduce_to(grad * (result * log_base), exponent.shape, exponent.dtype)
+    return reduce_to(grad * (result * log_base).conj(), exponent.shape, exponent.dtype)
 
 
 def pow_scalar_backward(grad, base, exponent, result):
@@ -63,7 +66,7 @@ def pow_scalar_backward(grad, base, exponent, result):
     base = scalar_value(base)
     if base == 0:
         return grad * zero_where(exponent >= 0, result.new_full((), -math.inf))
-    return grad * scale(result, math.log(base))
+    return grad * scale(result, math.log(base)).conj()
 
 
 def clamp_backward(grad, self, min, max):

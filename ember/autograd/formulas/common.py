@@ -77,8 +77,13 @@ def reduced_count(shape, dims):
 
 
 def grad_to_dtype(grad, dtype):
-    """Casts a gradient back to an input's dtype (ops with `dtype=` or type promotion)."""
-    return grad if grad._dtype is dtype else grad.to(dtype)
+    """Casts a gradient back to an input's dtype (ops with `dtype=` or type promotion); a
+    real input takes the real part of a complex gradient (torch's handle_r_to_c)."""
+    if grad._dtype is dtype:
+        return grad
+    if grad._dtype.is_complex and not dtype.is_complex:
+        grad = ember.real(grad)
+    return grad.to(dtype)
 
 
 def reduce_to(grad, shape, dtype):
@@ -95,6 +100,11 @@ def reduce_to(grad, shape, dtype):
 def scalar_value(x):
     """A Python number from a Scalar argument (formulas multiply by it)."""
     return x.item() if isinstance(x, ember.Tensor) else x
+
+
+def conjugate(x):
+    """The complex conjugate of a tensor or of a Python number (a wrapped operand)."""
+    return x.conj() if isinstance(x, ember.Tensor) else x.conjugate()
 
 
 def scale(grad, s):

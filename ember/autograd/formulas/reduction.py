@@ -76,8 +76,8 @@ def prod_backward(grad, self, result, dim=None, keepdim=False):
     """Gradient of prod (torch's prod_backward): grad * result / self when no element is 0;
     else the product of the other elements (zero where a slice holds two zeros)."""
     dtype = self.dtype
-    x = grad_to_dtype(self, grad.dtype)
-    result = grad_to_dtype(result, grad.dtype)
+    x = grad_to_dtype(self, grad.dtype).conj()        # (complex: the conjugate products)
+    result = grad_to_dtype(result, grad.dtype).conj()
     if x.ndim == 0:
         return grad_to_dtype(grad, dtype)
     if dim is None:
@@ -218,9 +218,9 @@ def cumprod_backward(grad, self, dim, result):
     n = self.shape[d]
     if n == 1:
         return grad_to_dtype(grad, dtype)
-    x = grad_to_dtype(self, grad.dtype)
+    x = grad_to_dtype(self, grad.dtype).conj()        # (complex: the conjugate products)
     if bool((x != 0).all()):
-        w = grad_to_dtype(result, grad.dtype) * grad
+        w = grad_to_dtype(result, grad.dtype).conj() * grad
         return grad_to_dtype(_flip(_flip(w, d).cumsum(d), d) / x, dtype)
     xl, gl = x.movedim(d, -1), grad.movedim(d, -1)
     r = ember.arange(n, device=x.device)

@@ -1,0 +1,139 @@
+"""The ops torch has no complex kernels for, and the error each raises: one table,
+registered at the Complex dispatch key (below every other key but the backends), like
+torch's dtype dispatch (AT_DISPATCH_ALL_TYPES without the complex types). NumPy would
+order complex numbers lexicographically and give an answer; torch refuses. Real calls
+never reach the key, so they pay nothing.
+
+    >>> ember.tensor([1j]) < 1
+    Traceback (most recent call last):
+    NotImplementedError: "lt_cpu" not implemented for 'ComplexFloat'
+"""
+from __future__ import annotations
+
+from ember.core import dtype as D
+from ember.dispatch import keys as K
+
+_NI = NotImplementedError
+
+
+def _kernel_name(name):
+    return (_NI, f'"{name}" not implemented for \'{{dtype}}\'')
+
+
+_CLAMP = (_NI, "clamp is not supported for complex types")
+_POLYGAMMA = {0: "digamma", 1: "trigamma"}     # (the kernel polygamma(n) runs)
+_SORT = (RuntimeError, " Sort does not support complex dtypes on CPU")
+
+# aten op name (its in-place and out= overloads included) -> (exception type, message, or
+# a function of the arguments giving it)
+UNSUPPORTED = {
+    **{op: _kernel_name(f"{op}_cpu") for op in (
+        "lt", "le", "gt", "ge", "remainder", "fmod", "atan2", "bitwise_and", "bitwise_or",
+        "bitwise_xor", "bitwise_not", "frac", "cummax", "cummin", "elu", "leaky_relu",
+        "softplus", "threshold", "searchsorted", "bucketize", "logit", "kthvalue")},
+    "floor_divide": _kernel_name("div_floor_cpu"),
+    "round": _kernel_name("round_vml_cpu"),
+    "erf": _kernel_name("erf_vml_cpu"),
+    "amax": _kernel_name("max_values_cpu"),
+    "amin": _kernel_name("min_values_cpu"),
+    "gelu": _kernel_name("GeluKernelImpl"),
+    "softmax": _kernel_name("softmax_lastdim_kernel_impl"),
+    "_softmax": _kernel_name("softmax_lastdim_kernel_impl"),
+    "log_softmax": _kernel_name("log_softmax_lastdim_kernel_impl"),
+    "_log_softmax": _kernel_name("log_softmax_lastdim_kernel_impl"),
+    "_unique2": _kernel_name("unique"),
+    "unique_dim": _kernel_name("unique"),
+    "unique_consecutive": _kernel_name("unique"),
+    "floor": (_NI, "floor is not supported for complex inputs"),
+    "ceil": (_NI, "ceil is not supported for complex inputs"),
+    "trunc": (_NI, "trunc is not supported for complex inputs"),
+    "sign": (_NI, ("Unlike NumPy, ember.sign is not intended to support complex numbers. "
+                  "Please use ember.sgn instead.")),
+    "signbit": (_NI, "signbit is not implemented for complex tensors."),
+    "clamp": _CLAMP, "clamp_min": _CLAMP, "clamp_max": _CLAMP, "relu": _CLAMP,
+    "hardtanh": _CLAMP,
+    "maximum": (RuntimeError, "maximum not implemented for complex tensors."),
+    "minimum": (RuntimeError, "minimum not implemented for complex tensors."),
+    "argmax": (RuntimeError, "argmax(): does not support complex input"),
+    "argmin": (RuntimeError, "argmin(): does not support complex input"),
+    "sort": _SORT, "argsort": _SORT, "msort": _SORT,
+    "topk": (RuntimeError, " topk does not support complex dtypes on CPU"),
+    "isin": (RuntimeError, "Unsupported input type encountered for isin(): {dtype}"),
+    # torch.special and the pointwise math
+    **{f"special_{op}": _kernel_name(f"{op}_cpu") for op in (
+        "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "entr", "erfcx", "i0e",
+        "i1", "i1e", "log_ndtr", "modified_bessel_i0", "modified_bessel_i1",
+        "modified_bessel_k0", "modified_bessel_k1", "ndtri", "scaled_modified_bessel_k0",
+        "scaled_modified_bessel_k1", "spherical_bessel_j0")},
+    **{op: _kernel_name(f"{op}_vml_cpu") for op in ("erfc", "erfinv", "i0", "lgamma")},
+    "special_ndtr": _kernel_name("erf_vml_cpu"),
+    "digamma": _kernel_name("digamma"),
+    "isposinf": (RuntimeError, "isposinf does not support complex inputs."),
+    "isneginf": (RuntimeError, "isneginf does not support complex inputs."),
+    "deg2rad": (RuntimeError, "deg2rad is not supported for complex tensors."),
+    "rad2deg": (RuntimeError, "rad2deg is not supported for complex tensors."),
+    "geometric": _kernel_name("geometric_cpu"),
+    "threshold_backward": _kernel_name("threshold_cpu"),
+    "max_pool2d": _kernel_name("max_pool2d"),
+    "max_pool2d_with_indices": _kernel_name("max_pool2d"),
+    "mvlgamma": _kernel_name("arange_cpu"),
+    "polygamma": (_NI, lambda args: _kernel_name(_POLYGAMMA.get(
+        next(a for a in args if a.__class__ is int), "polygamma"))[1]),
+}
+# max/min: their reduction overloads name the op, the binary one is maximum/minimum's
+_OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
+              ("max", "dim"): (RuntimeError, "max(): does not support complex input"),
+              ("min", "dim"): (RuntimeError, "min(): does not support complex input"),
+              ("max", "other"): UNSUPPORTED["maximum"], ("min", "other"): UNSUPPORTED["minimum"],
+              ("abs_", "default"): (RuntimeError,
+                                    "In-place abs is not supported for complex tensors.")}
+
+
+def complex_dtype_of(args):
+    """The promoted dtype of an op's tensor and number arguments when one of them is
+    complex (the dtype torch's error names), else None."""
+    operands = [a for a in args if hasattr(a, "_dtype") or isinstance(a, (int, float, complex))]
+    if any(isinstance(a, complex) or a._dtype.is_complex for a in operands
+           if not isinstance(a, (int, float))):
+        dt = D.result_type(*operands)
+        return dt if dt.is_complex else next(a._dtype for a in operands if hasattr(a, "_dtype")
+                                             and a._dtype.is_complex)
+    return None
+
+
+_BELOW = K.below(K.Complex)
+
+
+def _refusal(op, error):
+    """The kernel at the Complex key of an op without complex kernels: torch's error (Meta
+    tensors pass, as torch's meta functions have no dtype dispatch)."""
+    exc, message = error
+
+    def refuse(keyset, *args):
+        if keyset & K.META_BIT:
+            return op.redispatch(keyset & _BELOW, *args)
+        text = message(args) if callable(message) else message
+        raise exc(text.format(dtype=complex_dtype_of(args).scalar_name))
+    return refuse
+
+
+def install(all_ops) -> None:
+    """Registers the refusals at the Complex key, which complex tensors and numbers set
+    (ember/core/tensor.py, ember/dispatch/argcheck.py): the other ops fall through it, and
+    calls without complex arguments never reach it. Called once at import."""
+    for op in all_ops:
+        if op.namespace != "aten":
+            continue
+        error = _OVERLOADS.get((op.name, op.overload_name)) or \
+            UNSUPPORTED.get(op.name.rstrip("_"))
+        if error is not None:
+            op.register(K.Complex, _refusal(op, error), with_keyset=True)
+
+
+def _install_at_import():
+    from ember.dispatch.dispatcher import FALLTHROUGH, _all_ops, register_fallback
+    register_fallback(K.Complex, FALLTHROUGH)
+    install(_all_ops)
+
+
+_install_at_import()
