@@ -490,9 +490,6 @@ _c_split_with_sizes_copy = _o.split_with_sizes_copy._cache
 _c_unbind_copy_int = _o.unbind_copy_int._cache
 _c_alias_copy = _o.alias_copy._cache
 _c_unfold_copy = _o.unfold_copy._cache
-_c_view_as_real_copy = _o.view_as_real_copy._cache
-_c_view_as_complex_copy = _o.view_as_complex_copy._cache
-_c__conj_copy = _o._conj_copy._cache
 
 
 # schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -11388,57 +11385,6 @@ class UnfoldCopyBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor
-class ViewAsRealCopyBackward0(_Node):
-    """Backward of view_as_real_copy, from schema/derivatives.yaml."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = _F.view_as_complex(grad.contiguous())
-        return (_r_self,)
-
-
-# schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor
-class ViewAsComplexCopyBackward0(_Node):
-    """Backward of view_as_complex_copy, from schema/derivatives.yaml."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = _F.view_as_real(grad.contiguous())
-        return (_r_self,)
-
-
-# schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor
-class ConjCopyBackward0(_Node):
-    """Backward of _conj_copy, from schema/derivatives.yaml."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = grad.conj()
-        return (_r_self,)
-
-
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -21179,57 +21125,6 @@ def _ag_unfold_copy(ks, self, dimension, size, step):
     return _out
 
 
-# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real) (derivative: schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor)
-def _ag_view_as_real_copy(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_view_as_real_copy.get(_ks)
-    if _k is None:
-        _k = _o.view_as_real_copy._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ViewAsRealCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex) (derivative: schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor)
-def _ag_view_as_complex_copy(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_view_as_complex_copy.get(_ks)
-    if _k is None:
-        _k = _o.view_as_complex_copy._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj) (derivative: schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor)
-def _ag__conj_copy(ks, self):
-    _ks = ks & _BELOW
-    _k = _c__conj_copy.get(_ks)
-    if _k is None:
-        _k = _o._conj_copy._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ConjCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -22100,6 +21995,3 @@ _o.split_with_sizes_copy.register("Autograd", _ag_split_with_sizes_copy, with_ke
 _o.unbind_copy_int.register("Autograd", _ag_unbind_copy_int, with_keyset=True)
 _o.alias_copy.register("Autograd", _ag_alias_copy, with_keyset=True)
 _o.unfold_copy.register("Autograd", _ag_unfold_copy, with_keyset=True)
-_o.view_as_real_copy.register("Autograd", _ag_view_as_real_copy, with_keyset=True)
-_o.view_as_complex_copy.register("Autograd", _ag_view_as_complex_copy, with_keyset=True)
-_o._conj_copy.register("Autograd", _ag__conj_copy, with_keyset=True)

@@ -35,9 +35,10 @@ from ..overrides import _disabled_torch_function_impl
 
 FUNC_BIT = K.bit(K.Functionalize)
 capturing = [False]     # set while ember.compile captures (see __repr__)
-# Inner calls run below Functionalize: the keys above it (autocast, autograd, view
-# bookkeeping) already ran on the wrappers.
-_INNER_KEEP = K.below(K.Functionalize)
+# Inner calls run without Functionalize and the keys that already ran on the wrappers
+# (autocast, autograd, view bookkeeping); Conjugate stays: the values carry the conj bit.
+_INNER_KEEP = K.FULL & ~(FUNC_BIT | K.ADINPLACE_BIT | K.AUTOGRAD_BIT | K.bit(K.AutocastCPU)
+                         | K.bit(K.AutocastCUDA) | K.bit(K.PreDispatch))
 aten = ops.aten
 
 
@@ -88,6 +89,9 @@ class FunctionalTensor(Tensor):
     def __format__(self, spec):
         return self.__repr__() if not spec else format(self.item(), spec)
 
+    def is_conj(self):
+        return _sync_value(self).is_conj()
+
     # data reads go to the synced value (a fake one raises: the value is data-dependent)
     def item(self):
         return _sync_value(self).item()
@@ -105,7 +109,8 @@ class FunctionalTensor(Tensor):
 def _new_wrapper(value, storage, metas=(), version_of=None):
     t = Tensor._make_wrapper_subclass(FunctionalTensor, value._shape, value.stride(),
                                       value._offset, dtype=value._dtype, device=value.device)
-    t._ks = (value._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT)) | FUNC_BIT
+    # the conjugate bit stays with the value: ops on it resolve it there, once
+    t._ks = (value._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT | K.CONJ_BIT)) | FUNC_BIT
     t._value = value
     t._fstorage = storage
     t._metas = metas

@@ -61,11 +61,16 @@ def autogen_view_copy(view_op):
     if view_op is ops.aten.view.default:
         view_op = ops.aten.reshape.default    # torch's view_copy takes any reshape-able size
 
+    def copy(keyset, r):
+        if r._ks & K.CONJ_BIT:        # a conj view (_conj_copy): the copy holds conj's values
+            r = ops.aten.resolve_conj.default(r)
+        return clone.redispatch(keyset, r, contiguous_format)
+
     def kernel(keyset, *args):
         result = view_op.redispatch(keyset, *args)
         if isinstance(result, (list, tuple)):
-            return [clone.redispatch(keyset, r, contiguous_format) for r in result]
-        return clone.redispatch(keyset, result, contiguous_format)
+            return [copy(keyset, r) for r in result]
+        return copy(keyset, result)
     kernel.__qualname__ = f"autogen_view_copy[{view_op}]"
     return kernel
 

@@ -33,13 +33,16 @@ def _same(a, b, values, where):
     assert isinstance(b, ember.Tensor), where
     assert tuple(a.shape) == tuple(b.shape) and a.dtype == b.dtype, where
     if values and a.numel():
-        x, y = a.numpy(), b.numpy()
-        if a.dtype.is_floating_point:     # in-place kernels may round differently (addcmul_)
-            rtol = 8 * float(np.finfo(np.float32 if x.dtype.itemsize <= 2 else x.dtype).eps)
-            ref = np.abs(x.astype(np.float64))
+        x, y = a.resolve_conj().numpy(), b.resolve_conj().numpy()
+        if a.dtype.is_floating_point or a.dtype.is_complex:   # in-place kernels may round
+            # differently (addcmul_)
+            wide = np.complex128 if a.dtype.is_complex else np.float64
+            x, y = x.astype(wide), y.astype(wide)
+            rtol = 8 * float(np.finfo(np.float32 if a.dtype.itemsize <= 2 else
+                                      a.dtype.np).eps)
+            ref = np.abs(x)
             atol = rtol * float(np.nanmax(np.where(np.isfinite(ref), ref, 0), initial=0))
-            np.testing.assert_allclose(y.astype(np.float64), x.astype(np.float64), rtol=rtol,
-                                       atol=atol, equal_nan=True, err_msg=where)
+            np.testing.assert_allclose(y, x, rtol=rtol, atol=atol, equal_nan=True, err_msg=where)
         else:
             np.testing.assert_array_equal(x, y, err_msg=where)
 

@@ -15,8 +15,8 @@ from .binary import *
 from .common import *
 from .complex import *
 from .conv import *
-from .linalg import *
 from .fft import *
+from .linalg import *
 from .nn import *
 from .random import *
 from .reduction import *
