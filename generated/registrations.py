@@ -2621,7 +2621,7 @@ _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_
 # schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
 _o.cumprod.register('CUDA', _cuda_scan.cumprod)
-_o.cumprod.register('Meta', _meta_reduction.cumsum)
+_o.cumprod.register('Meta', _meta_reduction.cumprod)
 
 # schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
 _o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
