@@ -182,7 +182,7 @@ from .nn.functional import (
 # Subpackages imported on first use (torch has them after `import torch`): ember.fx,
 # ember.profiler, ember.distributed, ember._subclasses.
 _LAZY_SUBMODULES = ("fx", "profiler", "distributed", "_subclasses", "func", "_dynamo",
-                    "compiler")
+                    "compiler", "masked")
 # Names of a lazily imported module: torch.SymInt & co. live with the symbolic shapes.
 _LAZY_NAMES = {n: "ember.fx.experimental.symbolic_shapes"
                for n in ("SymInt", "SymFloat", "SymBool", "sym_max", "sym_min")}

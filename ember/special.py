@@ -9,8 +9,7 @@ ones take a Python number for either operand, as torch's Scalar overloads do.
 from __future__ import annotations
 
 import ember
-from ember.core.tensor import Tensor
-from ember.dispatch.argcheck import wrap_number
+from ember.core.tensor import Tensor  # noqa: F401  (torch.special exposes Tensor too)
 
 __all__ = [
     "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "chebyshev_polynomial_t",
@@ -36,11 +35,10 @@ def _unary(fn, name):
 
 
 def _binary(fn, name, second="other"):
-    """A binary special function; a Python number for either operand is a wrapped number
-    (it promotes like one), as in torch's Scalar overloads."""
+    """A binary special function; the op's Scalar overloads take a Python number for either
+    operand."""
     def f(input, other, *, out=None):
-        like = input if isinstance(input, Tensor) else other
-        return fn(wrap_number(input, like), wrap_number(other, like), out=out)
+        return fn(input, other, out=out)
     f.__name__ = f.__qualname__ = name
     f.__doc__ = f"{name}(input, {second}, *, out=None) -> Tensor: ember.{fn.__name__}."
     return f
@@ -82,7 +80,7 @@ log_ndtr = _unary(ember.special_log_ndtr, "log_ndtr")
 round = _unary(ember.round, "round")
 sinc = _unary(ember.sinc, "sinc")
 
-xlogy = _binary(ember.xlogy, "xlogy")
+xlogy = _binary(ember.special_xlogy, "xlogy")
 xlog1py = _binary(ember.special_xlog1py, "xlog1py")
 zeta = _binary(ember.special_zeta, "zeta")
 chebyshev_polynomial_t = _binary(ember.special_chebyshev_polynomial_t, "chebyshev_polynomial_t", "n")

@@ -1047,21 +1047,45 @@ from ember._generated.ops import (  # noqa: F401
     _entry_special_bessel_y1,
     _entry_special_bessel_y1_out,
     _entry_special_chebyshev_polynomial_t,
+    _entry_special_chebyshev_polynomial_t_n_scalar,
+    _entry_special_chebyshev_polynomial_t_n_scalar_out,
     _entry_special_chebyshev_polynomial_t_out,
+    _entry_special_chebyshev_polynomial_t_x_scalar,
+    _entry_special_chebyshev_polynomial_t_x_scalar_out,
     _entry_special_chebyshev_polynomial_u,
+    _entry_special_chebyshev_polynomial_u_n_scalar,
+    _entry_special_chebyshev_polynomial_u_n_scalar_out,
     _entry_special_chebyshev_polynomial_u_out,
+    _entry_special_chebyshev_polynomial_u_x_scalar,
+    _entry_special_chebyshev_polynomial_u_x_scalar_out,
     _entry_special_chebyshev_polynomial_v,
+    _entry_special_chebyshev_polynomial_v_n_scalar,
+    _entry_special_chebyshev_polynomial_v_n_scalar_out,
     _entry_special_chebyshev_polynomial_v_out,
+    _entry_special_chebyshev_polynomial_v_x_scalar,
+    _entry_special_chebyshev_polynomial_v_x_scalar_out,
     _entry_special_chebyshev_polynomial_w,
+    _entry_special_chebyshev_polynomial_w_n_scalar,
+    _entry_special_chebyshev_polynomial_w_n_scalar_out,
     _entry_special_chebyshev_polynomial_w_out,
+    _entry_special_chebyshev_polynomial_w_x_scalar,
+    _entry_special_chebyshev_polynomial_w_x_scalar_out,
     _entry_special_entr,
     _entry_special_entr_out,
     _entry_special_erfcx,
     _entry_special_erfcx_out,
     _entry_special_hermite_polynomial_h,
+    _entry_special_hermite_polynomial_h_n_scalar,
+    _entry_special_hermite_polynomial_h_n_scalar_out,
     _entry_special_hermite_polynomial_h_out,
+    _entry_special_hermite_polynomial_h_x_scalar,
+    _entry_special_hermite_polynomial_h_x_scalar_out,
     _entry_special_hermite_polynomial_he,
+    _entry_special_hermite_polynomial_he_n_scalar,
+    _entry_special_hermite_polynomial_he_n_scalar_out,
     _entry_special_hermite_polynomial_he_out,
+    _entry_special_hermite_polynomial_he_x_scalar,
+    _entry_special_hermite_polynomial_he_x_scalar_out,
     _entry_special_i0e,
     _entry_special_i0e_out,
     _entry_special_i1,
@@ -1069,9 +1093,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_special_i1e,
     _entry_special_i1e_out,
     _entry_special_laguerre_polynomial_l,
+    _entry_special_laguerre_polynomial_l_n_scalar,
+    _entry_special_laguerre_polynomial_l_n_scalar_out,
     _entry_special_laguerre_polynomial_l_out,
+    _entry_special_laguerre_polynomial_l_x_scalar,
+    _entry_special_laguerre_polynomial_l_x_scalar_out,
     _entry_special_legendre_polynomial_p,
+    _entry_special_legendre_polynomial_p_n_scalar,
+    _entry_special_legendre_polynomial_p_n_scalar_out,
     _entry_special_legendre_polynomial_p_out,
+    _entry_special_legendre_polynomial_p_x_scalar,
+    _entry_special_legendre_polynomial_p_x_scalar_out,
     _entry_special_log_ndtr,
     _entry_special_log_ndtr_out,
     _entry_special_modified_bessel_i0,
@@ -1091,19 +1123,49 @@ from ember._generated.ops import (  # noqa: F401
     _entry_special_scaled_modified_bessel_k1,
     _entry_special_scaled_modified_bessel_k1_out,
     _entry_special_shifted_chebyshev_polynomial_t,
+    _entry_special_shifted_chebyshev_polynomial_t_n_scalar,
+    _entry_special_shifted_chebyshev_polynomial_t_n_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_t_out,
+    _entry_special_shifted_chebyshev_polynomial_t_x_scalar,
+    _entry_special_shifted_chebyshev_polynomial_t_x_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_u,
+    _entry_special_shifted_chebyshev_polynomial_u_n_scalar,
+    _entry_special_shifted_chebyshev_polynomial_u_n_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_u_out,
+    _entry_special_shifted_chebyshev_polynomial_u_x_scalar,
+    _entry_special_shifted_chebyshev_polynomial_u_x_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_v,
+    _entry_special_shifted_chebyshev_polynomial_v_n_scalar,
+    _entry_special_shifted_chebyshev_polynomial_v_n_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_v_out,
+    _entry_special_shifted_chebyshev_polynomial_v_x_scalar,
+    _entry_special_shifted_chebyshev_polynomial_v_x_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_w,
+    _entry_special_shifted_chebyshev_polynomial_w_n_scalar,
+    _entry_special_shifted_chebyshev_polynomial_w_n_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_w_out,
+    _entry_special_shifted_chebyshev_polynomial_w_x_scalar,
+    _entry_special_shifted_chebyshev_polynomial_w_x_scalar_out,
     _entry_special_spherical_bessel_j0,
     _entry_special_spherical_bessel_j0_out,
     _entry_special_xlog1py,
+    _entry_special_xlog1py_other_scalar,
+    _entry_special_xlog1py_other_scalar_out,
     _entry_special_xlog1py_out,
+    _entry_special_xlog1py_self_scalar,
+    _entry_special_xlog1py_self_scalar_out,
+    _entry_special_xlogy,
+    _entry_special_xlogy_other_scalar,
+    _entry_special_xlogy_other_scalar_out,
+    _entry_special_xlogy_out,
+    _entry_special_xlogy_self_scalar,
+    _entry_special_xlogy_self_scalar_out,
     _entry_special_zeta,
+    _entry_special_zeta_other_scalar,
+    _entry_special_zeta_other_scalar_out,
     _entry_special_zeta_out,
+    _entry_special_zeta_self_scalar,
+    _entry_special_zeta_self_scalar_out,
     _entry_split_Tensor,
     _entry_split_copy_Tensor,
     _entry_split_sizes,
@@ -1237,8 +1299,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_xlogy_OutScalar_Other,
+    _entry_xlogy_OutScalar_Self,
     _entry_xlogy_OutTensor,
+    _entry_xlogy_Scalar_Other,
+    _entry_xlogy_Scalar_Self,
     _entry_xlogy_Tensor,
+    _entry_xlogy__Scalar_Other,
     _entry_xlogy__Tensor,
     _entry_zero,
     _entry_zero_,
@@ -1712,6 +1779,7 @@ __all__ = [
     'special_shifted_chebyshev_polynomial_w',
     'special_spherical_bessel_j0',
     'special_xlog1py',
+    'special_xlogy',
     'special_zeta',
     'split',
     'split_copy',
@@ -13299,84 +13367,284 @@ def special_bessel_y1(input, *, out=None):
 
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
-def special_chebyshev_polynomial_t(x, n, *, out=None):
-    """special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_chebyshev_polynomial_t(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_chebyshev_polynomial_t(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_t(x, n)
+    return _entry_special_chebyshev_polynomial_t_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_chebyshev_polynomial_t(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_chebyshev_polynomial_t(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_t_x_scalar(x, n)
+    return _entry_special_chebyshev_polynomial_t_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_chebyshev_polynomial_t(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_chebyshev_polynomial_t(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_t_n_scalar(x, n)
+    return _entry_special_chebyshev_polynomial_t_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_chebyshev_polynomial_t = (
+    (_m0_special_chebyshev_polynomial_t, _c0_special_chebyshev_polynomial_t, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_chebyshev_polynomial_t, _c1_special_chebyshev_polynomial_t, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_chebyshev_polynomial_t, _c2_special_chebyshev_polynomial_t, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_chebyshev_polynomial_t = (
+    'special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor',
+    'special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_chebyshev_polynomial_t(*args, **kwargs):
+    """Overloads:
+    special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+    special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_chebyshev_polynomial_t, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_chebyshev_polynomial_t', 'n', 2, n)
-        if out is None:
-            return _entry_special_chebyshev_polynomial_t(x, n)
-        return _entry_special_chebyshev_polynomial_t_out(x, n, out)
-
+        return _resolve(_cases_special_chebyshev_polynomial_t, args, kwargs, 'special_chebyshev_polynomial_t', _sigs_special_chebyshev_polynomial_t)
     except TypeError:
-        _r = _hra(special_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_chebyshev_polynomial_t, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
-def special_chebyshev_polynomial_u(x, n, *, out=None):
-    """special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_chebyshev_polynomial_u(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_chebyshev_polynomial_u(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_u(x, n)
+    return _entry_special_chebyshev_polynomial_u_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_chebyshev_polynomial_u(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_chebyshev_polynomial_u(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_u_x_scalar(x, n)
+    return _entry_special_chebyshev_polynomial_u_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_chebyshev_polynomial_u(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_chebyshev_polynomial_u(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_u_n_scalar(x, n)
+    return _entry_special_chebyshev_polynomial_u_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_chebyshev_polynomial_u = (
+    (_m0_special_chebyshev_polynomial_u, _c0_special_chebyshev_polynomial_u, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_chebyshev_polynomial_u, _c1_special_chebyshev_polynomial_u, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_chebyshev_polynomial_u, _c2_special_chebyshev_polynomial_u, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_chebyshev_polynomial_u = (
+    'special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor',
+    'special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_chebyshev_polynomial_u(*args, **kwargs):
+    """Overloads:
+    special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+    special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_chebyshev_polynomial_u, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_chebyshev_polynomial_u', 'n', 2, n)
-        if out is None:
-            return _entry_special_chebyshev_polynomial_u(x, n)
-        return _entry_special_chebyshev_polynomial_u_out(x, n, out)
-
+        return _resolve(_cases_special_chebyshev_polynomial_u, args, kwargs, 'special_chebyshev_polynomial_u', _sigs_special_chebyshev_polynomial_u)
     except TypeError:
-        _r = _hra(special_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_chebyshev_polynomial_u, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
-def special_chebyshev_polynomial_v(x, n, *, out=None):
-    """special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_chebyshev_polynomial_v(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_chebyshev_polynomial_v(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_v(x, n)
+    return _entry_special_chebyshev_polynomial_v_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_chebyshev_polynomial_v(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_chebyshev_polynomial_v(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_v_x_scalar(x, n)
+    return _entry_special_chebyshev_polynomial_v_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_chebyshev_polynomial_v(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_chebyshev_polynomial_v(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_v_n_scalar(x, n)
+    return _entry_special_chebyshev_polynomial_v_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_chebyshev_polynomial_v = (
+    (_m0_special_chebyshev_polynomial_v, _c0_special_chebyshev_polynomial_v, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_chebyshev_polynomial_v, _c1_special_chebyshev_polynomial_v, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_chebyshev_polynomial_v, _c2_special_chebyshev_polynomial_v, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_chebyshev_polynomial_v = (
+    'special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor',
+    'special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_chebyshev_polynomial_v(*args, **kwargs):
+    """Overloads:
+    special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+    special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_chebyshev_polynomial_v, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_chebyshev_polynomial_v', 'n', 2, n)
-        if out is None:
-            return _entry_special_chebyshev_polynomial_v(x, n)
-        return _entry_special_chebyshev_polynomial_v_out(x, n, out)
-
+        return _resolve(_cases_special_chebyshev_polynomial_v, args, kwargs, 'special_chebyshev_polynomial_v', _sigs_special_chebyshev_polynomial_v)
     except TypeError:
-        _r = _hra(special_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_chebyshev_polynomial_v, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
-def special_chebyshev_polynomial_w(x, n, *, out=None):
-    """special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_chebyshev_polynomial_w(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_chebyshev_polynomial_w(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_w(x, n)
+    return _entry_special_chebyshev_polynomial_w_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_chebyshev_polynomial_w(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_chebyshev_polynomial_w(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_w_x_scalar(x, n)
+    return _entry_special_chebyshev_polynomial_w_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_chebyshev_polynomial_w(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_chebyshev_polynomial_w(x, n, out):
+    if out is None:
+        return _entry_special_chebyshev_polynomial_w_n_scalar(x, n)
+    return _entry_special_chebyshev_polynomial_w_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_chebyshev_polynomial_w = (
+    (_m0_special_chebyshev_polynomial_w, _c0_special_chebyshev_polynomial_w, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_chebyshev_polynomial_w, _c1_special_chebyshev_polynomial_w, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_chebyshev_polynomial_w, _c2_special_chebyshev_polynomial_w, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_chebyshev_polynomial_w = (
+    'special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor',
+    'special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_chebyshev_polynomial_w(*args, **kwargs):
+    """Overloads:
+    special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+    special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_chebyshev_polynomial_w, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_chebyshev_polynomial_w', 'n', 2, n)
-        if out is None:
-            return _entry_special_chebyshev_polynomial_w(x, n)
-        return _entry_special_chebyshev_polynomial_w_out(x, n, out)
-
+        return _resolve(_cases_special_chebyshev_polynomial_w, args, kwargs, 'special_chebyshev_polynomial_w', _sigs_special_chebyshev_polynomial_w)
     except TypeError:
-        _r = _hra(special_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_chebyshev_polynomial_w, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -13421,42 +13689,142 @@ def special_erfcx(input, *, out=None):
 
 
 # schema/native_functions.yaml: special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
-def special_hermite_polynomial_h(x, n, *, out=None):
-    """special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_hermite_polynomial_h(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_hermite_polynomial_h(x, n, out):
+    if out is None:
+        return _entry_special_hermite_polynomial_h(x, n)
+    return _entry_special_hermite_polynomial_h_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_hermite_polynomial_h(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_hermite_polynomial_h(x, n, out):
+    if out is None:
+        return _entry_special_hermite_polynomial_h_x_scalar(x, n)
+    return _entry_special_hermite_polynomial_h_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_hermite_polynomial_h(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_hermite_polynomial_h(x, n, out):
+    if out is None:
+        return _entry_special_hermite_polynomial_h_n_scalar(x, n)
+    return _entry_special_hermite_polynomial_h_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_hermite_polynomial_h = (
+    (_m0_special_hermite_polynomial_h, _c0_special_hermite_polynomial_h, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_hermite_polynomial_h, _c1_special_hermite_polynomial_h, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_hermite_polynomial_h, _c2_special_hermite_polynomial_h, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_hermite_polynomial_h = (
+    'special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor',
+    'special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_hermite_polynomial_h(*args, **kwargs):
+    """Overloads:
+    special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
+    special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_hermite_polynomial_h, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_hermite_polynomial_h, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_hermite_polynomial_h', 'n', 2, n)
-        if out is None:
-            return _entry_special_hermite_polynomial_h(x, n)
-        return _entry_special_hermite_polynomial_h_out(x, n, out)
-
+        return _resolve(_cases_special_hermite_polynomial_h, args, kwargs, 'special_hermite_polynomial_h', _sigs_special_hermite_polynomial_h)
     except TypeError:
-        _r = _hra(special_hermite_polynomial_h, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_hermite_polynomial_h, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
-def special_hermite_polynomial_he(x, n, *, out=None):
-    """special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_hermite_polynomial_he(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_hermite_polynomial_he(x, n, out):
+    if out is None:
+        return _entry_special_hermite_polynomial_he(x, n)
+    return _entry_special_hermite_polynomial_he_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_hermite_polynomial_he(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_hermite_polynomial_he(x, n, out):
+    if out is None:
+        return _entry_special_hermite_polynomial_he_x_scalar(x, n)
+    return _entry_special_hermite_polynomial_he_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_hermite_polynomial_he(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_hermite_polynomial_he(x, n, out):
+    if out is None:
+        return _entry_special_hermite_polynomial_he_n_scalar(x, n)
+    return _entry_special_hermite_polynomial_he_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_hermite_polynomial_he = (
+    (_m0_special_hermite_polynomial_he, _c0_special_hermite_polynomial_he, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_hermite_polynomial_he, _c1_special_hermite_polynomial_he, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_hermite_polynomial_he, _c2_special_hermite_polynomial_he, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_hermite_polynomial_he = (
+    'special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor',
+    'special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_hermite_polynomial_he(*args, **kwargs):
+    """Overloads:
+    special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
+    special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_hermite_polynomial_he, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_hermite_polynomial_he, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_hermite_polynomial_he', 'n', 2, n)
-        if out is None:
-            return _entry_special_hermite_polynomial_he(x, n)
-        return _entry_special_hermite_polynomial_he_out(x, n, out)
-
+        return _resolve(_cases_special_hermite_polynomial_he, args, kwargs, 'special_hermite_polynomial_he', _sigs_special_hermite_polynomial_he)
     except TypeError:
-        _r = _hra(special_hermite_polynomial_he, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_hermite_polynomial_he, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -13520,42 +13888,142 @@ def special_i1e(input, *, out=None):
 
 
 # schema/native_functions.yaml: special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
-def special_laguerre_polynomial_l(x, n, *, out=None):
-    """special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_laguerre_polynomial_l(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_laguerre_polynomial_l(x, n, out):
+    if out is None:
+        return _entry_special_laguerre_polynomial_l(x, n)
+    return _entry_special_laguerre_polynomial_l_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_laguerre_polynomial_l(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_laguerre_polynomial_l(x, n, out):
+    if out is None:
+        return _entry_special_laguerre_polynomial_l_x_scalar(x, n)
+    return _entry_special_laguerre_polynomial_l_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_laguerre_polynomial_l(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_laguerre_polynomial_l(x, n, out):
+    if out is None:
+        return _entry_special_laguerre_polynomial_l_n_scalar(x, n)
+    return _entry_special_laguerre_polynomial_l_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_laguerre_polynomial_l = (
+    (_m0_special_laguerre_polynomial_l, _c0_special_laguerre_polynomial_l, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_laguerre_polynomial_l, _c1_special_laguerre_polynomial_l, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_laguerre_polynomial_l, _c2_special_laguerre_polynomial_l, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_laguerre_polynomial_l = (
+    'special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor',
+    'special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_laguerre_polynomial_l(*args, **kwargs):
+    """Overloads:
+    special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
+    special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_laguerre_polynomial_l, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_laguerre_polynomial_l, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_laguerre_polynomial_l', 'n', 2, n)
-        if out is None:
-            return _entry_special_laguerre_polynomial_l(x, n)
-        return _entry_special_laguerre_polynomial_l_out(x, n, out)
-
+        return _resolve(_cases_special_laguerre_polynomial_l, args, kwargs, 'special_laguerre_polynomial_l', _sigs_special_laguerre_polynomial_l)
     except TypeError:
-        _r = _hra(special_laguerre_polynomial_l, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_laguerre_polynomial_l, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
-def special_legendre_polynomial_p(x, n, *, out=None):
-    """special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_legendre_polynomial_p(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_legendre_polynomial_p(x, n, out):
+    if out is None:
+        return _entry_special_legendre_polynomial_p(x, n)
+    return _entry_special_legendre_polynomial_p_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_legendre_polynomial_p(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_legendre_polynomial_p(x, n, out):
+    if out is None:
+        return _entry_special_legendre_polynomial_p_x_scalar(x, n)
+    return _entry_special_legendre_polynomial_p_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_legendre_polynomial_p(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_legendre_polynomial_p(x, n, out):
+    if out is None:
+        return _entry_special_legendre_polynomial_p_n_scalar(x, n)
+    return _entry_special_legendre_polynomial_p_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_legendre_polynomial_p = (
+    (_m0_special_legendre_polynomial_p, _c0_special_legendre_polynomial_p, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_legendre_polynomial_p, _c1_special_legendre_polynomial_p, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_legendre_polynomial_p, _c2_special_legendre_polynomial_p, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_legendre_polynomial_p = (
+    'special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor',
+    'special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_legendre_polynomial_p(*args, **kwargs):
+    """Overloads:
+    special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
+    special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_legendre_polynomial_p, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_legendre_polynomial_p, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_legendre_polynomial_p', 'n', 2, n)
-        if out is None:
-            return _entry_special_legendre_polynomial_p(x, n)
-        return _entry_special_legendre_polynomial_p_out(x, n, out)
-
+        return _resolve(_cases_special_legendre_polynomial_p, args, kwargs, 'special_legendre_polynomial_p', _sigs_special_legendre_polynomial_p)
     except TypeError:
-        _r = _hra(special_legendre_polynomial_p, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_legendre_polynomial_p, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -13733,84 +14201,284 @@ def special_scaled_modified_bessel_k1(input, *, out=None):
 
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
-def special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
-    """special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_shifted_chebyshev_polynomial_t(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_t(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_t_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_shifted_chebyshev_polynomial_t(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_t_x_scalar(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_shifted_chebyshev_polynomial_t(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_t_n_scalar(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_shifted_chebyshev_polynomial_t = (
+    (_m0_special_shifted_chebyshev_polynomial_t, _c0_special_shifted_chebyshev_polynomial_t, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_shifted_chebyshev_polynomial_t, _c1_special_shifted_chebyshev_polynomial_t, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_shifted_chebyshev_polynomial_t, _c2_special_shifted_chebyshev_polynomial_t, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_shifted_chebyshev_polynomial_t = (
+    'special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor',
+    'special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_shifted_chebyshev_polynomial_t(*args, **kwargs):
+    """Overloads:
+    special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
+    special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_shifted_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_shifted_chebyshev_polynomial_t, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_shifted_chebyshev_polynomial_t', 'n', 2, n)
-        if out is None:
-            return _entry_special_shifted_chebyshev_polynomial_t(x, n)
-        return _entry_special_shifted_chebyshev_polynomial_t_out(x, n, out)
-
+        return _resolve(_cases_special_shifted_chebyshev_polynomial_t, args, kwargs, 'special_shifted_chebyshev_polynomial_t', _sigs_special_shifted_chebyshev_polynomial_t)
     except TypeError:
-        _r = _hra(special_shifted_chebyshev_polynomial_t, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_shifted_chebyshev_polynomial_t, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
-def special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
-    """special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_shifted_chebyshev_polynomial_u(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_u(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_u_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_shifted_chebyshev_polynomial_u(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_u_x_scalar(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_shifted_chebyshev_polynomial_u(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_u_n_scalar(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_shifted_chebyshev_polynomial_u = (
+    (_m0_special_shifted_chebyshev_polynomial_u, _c0_special_shifted_chebyshev_polynomial_u, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_shifted_chebyshev_polynomial_u, _c1_special_shifted_chebyshev_polynomial_u, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_shifted_chebyshev_polynomial_u, _c2_special_shifted_chebyshev_polynomial_u, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_shifted_chebyshev_polynomial_u = (
+    'special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor',
+    'special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_shifted_chebyshev_polynomial_u(*args, **kwargs):
+    """Overloads:
+    special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
+    special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_shifted_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_shifted_chebyshev_polynomial_u, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_shifted_chebyshev_polynomial_u', 'n', 2, n)
-        if out is None:
-            return _entry_special_shifted_chebyshev_polynomial_u(x, n)
-        return _entry_special_shifted_chebyshev_polynomial_u_out(x, n, out)
-
+        return _resolve(_cases_special_shifted_chebyshev_polynomial_u, args, kwargs, 'special_shifted_chebyshev_polynomial_u', _sigs_special_shifted_chebyshev_polynomial_u)
     except TypeError:
-        _r = _hra(special_shifted_chebyshev_polynomial_u, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_shifted_chebyshev_polynomial_u, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
-def special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
-    """special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_shifted_chebyshev_polynomial_v(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_v(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_v_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_shifted_chebyshev_polynomial_v(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_v_x_scalar(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_shifted_chebyshev_polynomial_v(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_v_n_scalar(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_shifted_chebyshev_polynomial_v = (
+    (_m0_special_shifted_chebyshev_polynomial_v, _c0_special_shifted_chebyshev_polynomial_v, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_shifted_chebyshev_polynomial_v, _c1_special_shifted_chebyshev_polynomial_v, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_shifted_chebyshev_polynomial_v, _c2_special_shifted_chebyshev_polynomial_v, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_shifted_chebyshev_polynomial_v = (
+    'special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor',
+    'special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_shifted_chebyshev_polynomial_v(*args, **kwargs):
+    """Overloads:
+    special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
+    special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_shifted_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_shifted_chebyshev_polynomial_v, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_shifted_chebyshev_polynomial_v', 'n', 2, n)
-        if out is None:
-            return _entry_special_shifted_chebyshev_polynomial_v(x, n)
-        return _entry_special_shifted_chebyshev_polynomial_v_out(x, n, out)
-
+        return _resolve(_cases_special_shifted_chebyshev_polynomial_v, args, kwargs, 'special_shifted_chebyshev_polynomial_v', _sigs_special_shifted_chebyshev_polynomial_v)
     except TypeError:
-        _r = _hra(special_shifted_chebyshev_polynomial_v, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_shifted_chebyshev_polynomial_v, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
-def special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
-    """special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor"""
+def _m0_special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c0_special_shifted_chebyshev_polynomial_w(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_w(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_w_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
+def _m1_special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
+    if _F['Scalar'](x) and _F['Tensor'](n):
+        return (x, n, out)
+    return None
+
+
+def _c1_special_shifted_chebyshev_polynomial_w(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_w_x_scalar(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
+def _m2_special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
+    if _F['Tensor'](x) and _F['Scalar'](n):
+        return (x, n, out)
+    return None
+
+
+def _c2_special_shifted_chebyshev_polynomial_w(x, n, out):
+    if out is None:
+        return _entry_special_shifted_chebyshev_polynomial_w_n_scalar(x, n)
+    return _entry_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_shifted_chebyshev_polynomial_w = (
+    (_m0_special_shifted_chebyshev_polynomial_w, _c0_special_shifted_chebyshev_polynomial_w, 2, frozenset(('n', 'out', 'x'))),
+    (_m1_special_shifted_chebyshev_polynomial_w, _c1_special_shifted_chebyshev_polynomial_w, 2, frozenset(('n', 'out', 'x'))),
+    (_m2_special_shifted_chebyshev_polynomial_w, _c2_special_shifted_chebyshev_polynomial_w, 2, frozenset(('n', 'out', 'x'))),
+)
+_sigs_special_shifted_chebyshev_polynomial_w = (
+    'special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor',
+    'special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor',
+    'special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor',
+)
+
+
+def special_shifted_chebyshev_polynomial_w(*args, **kwargs):
+    """Overloads:
+    special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
+    special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
+    special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_shifted_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        _r = _htf_any(special_shifted_chebyshev_polynomial_w, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(n, _Tensor):
-            raise _not_tensor('special_shifted_chebyshev_polynomial_w', 'n', 2, n)
-        if out is None:
-            return _entry_special_shifted_chebyshev_polynomial_w(x, n)
-        return _entry_special_shifted_chebyshev_polynomial_w_out(x, n, out)
-
+        return _resolve(_cases_special_shifted_chebyshev_polynomial_w, args, kwargs, 'special_shifted_chebyshev_polynomial_w', _sigs_special_shifted_chebyshev_polynomial_w)
     except TypeError:
-        _r = _hra(special_shifted_chebyshev_polynomial_w, (x, n), (x, n), {'out': out})
+        _r = _hra_any(special_shifted_chebyshev_polynomial_w, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -13836,42 +14504,213 @@ def special_spherical_bessel_j0(input, *, out=None):
 
 
 # schema/native_functions.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor
-def special_xlog1py(input, other, *, out=None):
-    """special_xlog1py(Tensor self, Tensor other) -> Tensor"""
+def _m0_special_xlog1py(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_special_xlog1py(input, other, out):
+    if out is None:
+        return _entry_special_xlog1py(input, other)
+    return _entry_special_xlog1py_out(input, other, out)
+
+
+# schema/native_functions.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+def _m1_special_xlog1py(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_special_xlog1py(input, other, out):
+    if out is None:
+        return _entry_special_xlog1py_self_scalar(input, other)
+    return _entry_special_xlog1py_self_scalar_out(input, other, out)
+
+
+# schema/native_functions.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+def _m2_special_xlog1py(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_special_xlog1py(input, other, out):
+    if out is None:
+        return _entry_special_xlog1py_other_scalar(input, other)
+    return _entry_special_xlog1py_other_scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_xlog1py = (
+    (_m0_special_xlog1py, _c0_special_xlog1py, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_special_xlog1py, _c1_special_xlog1py, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_special_xlog1py, _c2_special_xlog1py, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_special_xlog1py = (
+    'special_xlog1py(Tensor self, Tensor other) -> Tensor',
+    'special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor',
+    'special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def special_xlog1py(*args, **kwargs):
+    """Overloads:
+    special_xlog1py(Tensor self, Tensor other) -> Tensor
+    special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+    special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_xlog1py, (input, other), (input, other), {'out': out})
+        _r = _htf_any(special_xlog1py, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(other, _Tensor):
-            raise _not_tensor('special_xlog1py', 'other', 2, other)
-        if out is None:
-            return _entry_special_xlog1py(input, other)
-        return _entry_special_xlog1py_out(input, other, out)
-
+        return _resolve(_cases_special_xlog1py, args, kwargs, 'special_xlog1py', _sigs_special_xlog1py)
     except TypeError:
-        _r = _hra(special_xlog1py, (input, other), (input, other), {'out': out})
+        _r = _hra_any(special_xlog1py, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: special_xlogy(Tensor self, Tensor other) -> Tensor
+def _m0_special_xlogy(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_special_xlogy(input, other, out):
+    if out is None:
+        return _entry_special_xlogy(input, other)
+    return _entry_special_xlogy_out(input, other, out)
+
+
+# schema/native_functions.yaml: special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor
+def _m1_special_xlogy(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_special_xlogy(input, other, out):
+    if out is None:
+        return _entry_special_xlogy_self_scalar(input, other)
+    return _entry_special_xlogy_self_scalar_out(input, other, out)
+
+
+# schema/native_functions.yaml: special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor
+def _m2_special_xlogy(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_special_xlogy(input, other, out):
+    if out is None:
+        return _entry_special_xlogy_other_scalar(input, other)
+    return _entry_special_xlogy_other_scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_xlogy = (
+    (_m0_special_xlogy, _c0_special_xlogy, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_special_xlogy, _c1_special_xlogy, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_special_xlogy, _c2_special_xlogy, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_special_xlogy = (
+    'special_xlogy(Tensor self, Tensor other) -> Tensor',
+    'special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor',
+    'special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def special_xlogy(*args, **kwargs):
+    """Overloads:
+    special_xlogy(Tensor self, Tensor other) -> Tensor
+    special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor
+    special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(special_xlogy, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_special_xlogy, args, kwargs, 'special_xlogy', _sigs_special_xlogy)
+    except TypeError:
+        _r = _hra_any(special_xlogy, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: special_zeta(Tensor self, Tensor other) -> Tensor
-def special_zeta(input, other, *, out=None):
-    """special_zeta(Tensor self, Tensor other) -> Tensor"""
+def _m0_special_zeta(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_special_zeta(input, other, out):
+    if out is None:
+        return _entry_special_zeta(input, other)
+    return _entry_special_zeta_out(input, other, out)
+
+
+# schema/native_functions.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+def _m1_special_zeta(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_special_zeta(input, other, out):
+    if out is None:
+        return _entry_special_zeta_self_scalar(input, other)
+    return _entry_special_zeta_self_scalar_out(input, other, out)
+
+
+# schema/native_functions.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+def _m2_special_zeta(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_special_zeta(input, other, out):
+    if out is None:
+        return _entry_special_zeta_other_scalar(input, other)
+    return _entry_special_zeta_other_scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_special_zeta = (
+    (_m0_special_zeta, _c0_special_zeta, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_special_zeta, _c1_special_zeta, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_special_zeta, _c2_special_zeta, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_special_zeta = (
+    'special_zeta(Tensor self, Tensor other) -> Tensor',
+    'special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor',
+    'special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def special_zeta(*args, **kwargs):
+    """Overloads:
+    special_zeta(Tensor self, Tensor other) -> Tensor
+    special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+    special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(special_zeta, (input, other), (input, other), {'out': out})
+        _r = _htf_any(special_zeta, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(other, _Tensor):
-            raise _not_tensor('special_zeta', 'other', 2, other)
-        if out is None:
-            return _entry_special_zeta(input, other)
-        return _entry_special_zeta_out(input, other, out)
-
+        return _resolve(_cases_special_zeta, args, kwargs, 'special_zeta', _sigs_special_zeta)
     except TypeError:
-        _r = _hra(special_zeta, (input, other), (input, other), {'out': out})
+        _r = _hra_any(special_zeta, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -15535,40 +16374,122 @@ def where(*args, **kwargs):
 
 
 # schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
-def xlogy(input, other, *, out=None):
-    """xlogy.Tensor(Tensor self, Tensor other) -> Tensor"""
+def _m0_xlogy(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_xlogy(input, other, out):
+    if out is None:
+        return _entry_xlogy_Tensor(input, other)
+    return _entry_xlogy_OutTensor(input, other, out)
+
+
+# schema/native_functions.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+def _m1_xlogy(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_xlogy(input, other, out):
+    if out is None:
+        return _entry_xlogy_Scalar_Self(input, other)
+    return _entry_xlogy_OutScalar_Self(input, other, out)
+
+
+# schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+def _m2_xlogy(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_xlogy(input, other, out):
+    if out is None:
+        return _entry_xlogy_Scalar_Other(input, other)
+    return _entry_xlogy_OutScalar_Other(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_xlogy = (
+    (_m0_xlogy, _c0_xlogy, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_xlogy, _c1_xlogy, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_xlogy, _c2_xlogy, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_xlogy = (
+    'xlogy.Tensor(Tensor self, Tensor other) -> Tensor',
+    'xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor',
+    'xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def xlogy(*args, **kwargs):
+    """Overloads:
+    xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+    xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+    xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(xlogy, (input, other), (input, other), {'out': out})
+        _r = _htf_any(xlogy, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(other, _Tensor):
-            raise _not_tensor('xlogy', 'other', 2, other)
-        if out is None:
-            return _entry_xlogy_Tensor(input, other)
-        return _entry_xlogy_OutTensor(input, other, out)
-
+        return _resolve(_cases_xlogy, args, kwargs, 'xlogy', _sigs_xlogy)
     except TypeError:
-        _r = _hra(xlogy, (input, other), (input, other), {'out': out})
+        _r = _hra_any(xlogy, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-def xlogy_(input, other):
-    """xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+def _m0_xlogy_(input, other):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other)
+    return None
+
+
+def _c0_xlogy_(input, other):
+    return _entry_xlogy__Tensor(input, other)
+
+
+# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_xlogy_(input, other):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other)
+    return None
+
+
+def _c1_xlogy_(input, other):
+    return _entry_xlogy__Scalar_Other(input, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_xlogy_ = (
+    (_m0_xlogy_, _c0_xlogy_, 2, frozenset(('input', 'other'))),
+    (_m1_xlogy_, _c1_xlogy_, 2, frozenset(('input', 'other'))),
+)
+_sigs_xlogy_ = (
+    'xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def xlogy_(*args, **kwargs):
+    """Overloads:
+    xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
     if _tf[0]:
-        _r = _htf(xlogy_, (input, other), (input, other), {})
+        _r = _htf_any(xlogy_, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(other, _Tensor):
-            raise _not_tensor('xlogy_', 'other', 2, other)
-        return _entry_xlogy__Tensor(input, other)
-
+        return _resolve(_cases_xlogy_, args, kwargs, 'xlogy_', _sigs_xlogy_)
     except TypeError:
-        _r = _hra(xlogy_, (input, other), (input, other), {})
+        _r = _hra_any(xlogy_, args, kwargs)
         if _r is _NO:
             raise
         return _r

@@ -14540,6 +14540,2084 @@ special_legendre_polynomial_p_out._entry = _entry_special_legendre_polynomial_p_
 _aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_p_out)
 
 
+# schema/native_functions.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+xlogy_Scalar_Self = _Op("aten", 'xlogy', 'Scalar_Self',
+    'xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_xlogy_Scalar_Self = xlogy_Scalar_Self._cache
+
+
+def _bind_xlogy_Scalar_Self(self, other):
+    return (self, other)
+
+
+def _entry_xlogy_Scalar_Self(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy_Scalar_Self, (self, other)) from None
+    _k = _c_xlogy_Scalar_Self.get(ks)
+    if _k is None:
+        _k = xlogy_Scalar_Self._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(xlogy_Scalar_Self, _k, (self, other,))
+    return _k(self, other)
+
+
+xlogy_Scalar_Self._bind = _bind_xlogy_Scalar_Self
+xlogy_Scalar_Self._entry = _entry_xlogy_Scalar_Self
+_aten._packet('xlogy')._add(xlogy_Scalar_Self)
+
+
+# schema/native_functions.yaml: xlogy.OutScalar_Self(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of xlogy.Scalar_Self)
+xlogy_OutScalar_Self = _Op("aten", 'xlogy', 'OutScalar_Self',
+    'xlogy.OutScalar_Self(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_xlogy_OutScalar_Self = xlogy_OutScalar_Self._cache
+
+
+def _bind_xlogy_OutScalar_Self(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_xlogy_OutScalar_Self(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy_OutScalar_Self, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_xlogy_OutScalar_Self.get(ks)
+    if _k is None:
+        _k = xlogy_OutScalar_Self._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(xlogy_OutScalar_Self, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+xlogy_OutScalar_Self._bind = _bind_xlogy_OutScalar_Self
+xlogy_OutScalar_Self._entry = _entry_xlogy_OutScalar_Self
+_aten._packet('xlogy')._add(xlogy_OutScalar_Self)
+
+
+# schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+xlogy_Scalar_Other = _Op("aten", 'xlogy', 'Scalar_Other',
+    'xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_xlogy_Scalar_Other = xlogy_Scalar_Other._cache
+
+
+def _bind_xlogy_Scalar_Other(self, other):
+    return (self, other)
+
+
+def _entry_xlogy_Scalar_Other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy_Scalar_Other, (self, other)) from None
+    _k = _c_xlogy_Scalar_Other.get(ks)
+    if _k is None:
+        _k = xlogy_Scalar_Other._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(xlogy_Scalar_Other, _k, (self, other,))
+    return _k(self, other)
+
+
+xlogy_Scalar_Other._bind = _bind_xlogy_Scalar_Other
+xlogy_Scalar_Other._entry = _entry_xlogy_Scalar_Other
+_aten._packet('xlogy')._add(xlogy_Scalar_Other)
+
+
+# schema/native_functions.yaml: xlogy.OutScalar_Other(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of xlogy.Scalar_Other)
+xlogy_OutScalar_Other = _Op("aten", 'xlogy', 'OutScalar_Other',
+    'xlogy.OutScalar_Other(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_xlogy_OutScalar_Other = xlogy_OutScalar_Other._cache
+
+
+def _bind_xlogy_OutScalar_Other(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_xlogy_OutScalar_Other(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy_OutScalar_Other, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_xlogy_OutScalar_Other.get(ks)
+    if _k is None:
+        _k = xlogy_OutScalar_Other._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(xlogy_OutScalar_Other, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+xlogy_OutScalar_Other._bind = _bind_xlogy_OutScalar_Other
+xlogy_OutScalar_Other._entry = _entry_xlogy_OutScalar_Other
+_aten._packet('xlogy')._add(xlogy_OutScalar_Other)
+
+
+# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+xlogy__Scalar_Other = _Op("aten", 'xlogy_', 'Scalar_Other',
+    'xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_xlogy__Scalar_Other = xlogy__Scalar_Other._cache
+
+
+def _bind_xlogy__Scalar_Other(self, other):
+    return (self, other)
+
+
+def _entry_xlogy__Scalar_Other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(xlogy__Scalar_Other, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_xlogy__Scalar_Other.get(ks)
+    if _k is None:
+        _k = xlogy__Scalar_Other._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(xlogy__Scalar_Other, _k, (self, other,))
+    return _k(self, other)
+
+
+xlogy__Scalar_Other._bind = _bind_xlogy__Scalar_Other
+xlogy__Scalar_Other._entry = _entry_xlogy__Scalar_Other
+_aten._packet('xlogy_')._add(xlogy__Scalar_Other)
+
+
+# schema/native_functions.yaml: special_xlogy(Tensor self, Tensor other) -> Tensor
+special_xlogy = _Op("aten", 'special_xlogy', 'default',
+    'special_xlogy(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_xlogy = special_xlogy._cache
+
+
+def _bind_special_xlogy(self, other):
+    return (self, other)
+
+
+def _entry_special_xlogy(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlogy, (self, other)) from None
+    _k = _c_special_xlogy.get(ks)
+    if _k is None:
+        _k = special_xlogy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlogy, _k, (self, other,))
+    return _k(self, other)
+
+
+special_xlogy._bind = _bind_special_xlogy
+special_xlogy._entry = _entry_special_xlogy
+_aten._packet('special_xlogy')._add(special_xlogy)
+
+
+# schema/native_functions.yaml: special_xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlogy)
+special_xlogy_out = _Op("aten", 'special_xlogy', 'out',
+    'special_xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_xlogy_out = special_xlogy_out._cache
+
+
+def _bind_special_xlogy_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_xlogy_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlogy_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_xlogy_out.get(ks)
+    if _k is None:
+        _k = special_xlogy_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlogy_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+special_xlogy_out._bind = _bind_special_xlogy_out
+special_xlogy_out._entry = _entry_special_xlogy_out
+_aten._packet('special_xlogy')._add(special_xlogy_out)
+
+
+# schema/native_functions.yaml: special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor
+special_xlogy_self_scalar = _Op("aten", 'special_xlogy', 'self_scalar',
+    'special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_xlogy_self_scalar = special_xlogy_self_scalar._cache
+
+
+def _bind_special_xlogy_self_scalar(self, other):
+    return (self, other)
+
+
+def _entry_special_xlogy_self_scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlogy_self_scalar, (self, other)) from None
+    _k = _c_special_xlogy_self_scalar.get(ks)
+    if _k is None:
+        _k = special_xlogy_self_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlogy_self_scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+special_xlogy_self_scalar._bind = _bind_special_xlogy_self_scalar
+special_xlogy_self_scalar._entry = _entry_special_xlogy_self_scalar
+_aten._packet('special_xlogy')._add(special_xlogy_self_scalar)
+
+
+# schema/native_functions.yaml: special_xlogy.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlogy.self_scalar)
+special_xlogy_self_scalar_out = _Op("aten", 'special_xlogy', 'self_scalar_out',
+    'special_xlogy.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_xlogy_self_scalar_out = special_xlogy_self_scalar_out._cache
+
+
+def _bind_special_xlogy_self_scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_xlogy_self_scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlogy_self_scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_xlogy_self_scalar_out.get(ks)
+    if _k is None:
+        _k = special_xlogy_self_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlogy_self_scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+special_xlogy_self_scalar_out._bind = _bind_special_xlogy_self_scalar_out
+special_xlogy_self_scalar_out._entry = _entry_special_xlogy_self_scalar_out
+_aten._packet('special_xlogy')._add(special_xlogy_self_scalar_out)
+
+
+# schema/native_functions.yaml: special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor
+special_xlogy_other_scalar = _Op("aten", 'special_xlogy', 'other_scalar',
+    'special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_xlogy_other_scalar = special_xlogy_other_scalar._cache
+
+
+def _bind_special_xlogy_other_scalar(self, other):
+    return (self, other)
+
+
+def _entry_special_xlogy_other_scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlogy_other_scalar, (self, other)) from None
+    _k = _c_special_xlogy_other_scalar.get(ks)
+    if _k is None:
+        _k = special_xlogy_other_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlogy_other_scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+special_xlogy_other_scalar._bind = _bind_special_xlogy_other_scalar
+special_xlogy_other_scalar._entry = _entry_special_xlogy_other_scalar
+_aten._packet('special_xlogy')._add(special_xlogy_other_scalar)
+
+
+# schema/native_functions.yaml: special_xlogy.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlogy.other_scalar)
+special_xlogy_other_scalar_out = _Op("aten", 'special_xlogy', 'other_scalar_out',
+    'special_xlogy.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_xlogy_other_scalar_out = special_xlogy_other_scalar_out._cache
+
+
+def _bind_special_xlogy_other_scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_xlogy_other_scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlogy_other_scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_xlogy_other_scalar_out.get(ks)
+    if _k is None:
+        _k = special_xlogy_other_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlogy_other_scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+special_xlogy_other_scalar_out._bind = _bind_special_xlogy_other_scalar_out
+special_xlogy_other_scalar_out._entry = _entry_special_xlogy_other_scalar_out
+_aten._packet('special_xlogy')._add(special_xlogy_other_scalar_out)
+
+
+# schema/native_functions.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+special_xlog1py_self_scalar = _Op("aten", 'special_xlog1py', 'self_scalar',
+    'special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_xlog1py_self_scalar = special_xlog1py_self_scalar._cache
+
+
+def _bind_special_xlog1py_self_scalar(self, other):
+    return (self, other)
+
+
+def _entry_special_xlog1py_self_scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlog1py_self_scalar, (self, other)) from None
+    _k = _c_special_xlog1py_self_scalar.get(ks)
+    if _k is None:
+        _k = special_xlog1py_self_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlog1py_self_scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+special_xlog1py_self_scalar._bind = _bind_special_xlog1py_self_scalar
+special_xlog1py_self_scalar._entry = _entry_special_xlog1py_self_scalar
+_aten._packet('special_xlog1py')._add(special_xlog1py_self_scalar)
+
+
+# schema/native_functions.yaml: special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlog1py.self_scalar)
+special_xlog1py_self_scalar_out = _Op("aten", 'special_xlog1py', 'self_scalar_out',
+    'special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_xlog1py_self_scalar_out = special_xlog1py_self_scalar_out._cache
+
+
+def _bind_special_xlog1py_self_scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_xlog1py_self_scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlog1py_self_scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_xlog1py_self_scalar_out.get(ks)
+    if _k is None:
+        _k = special_xlog1py_self_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlog1py_self_scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+special_xlog1py_self_scalar_out._bind = _bind_special_xlog1py_self_scalar_out
+special_xlog1py_self_scalar_out._entry = _entry_special_xlog1py_self_scalar_out
+_aten._packet('special_xlog1py')._add(special_xlog1py_self_scalar_out)
+
+
+# schema/native_functions.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+special_xlog1py_other_scalar = _Op("aten", 'special_xlog1py', 'other_scalar',
+    'special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_xlog1py_other_scalar = special_xlog1py_other_scalar._cache
+
+
+def _bind_special_xlog1py_other_scalar(self, other):
+    return (self, other)
+
+
+def _entry_special_xlog1py_other_scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlog1py_other_scalar, (self, other)) from None
+    _k = _c_special_xlog1py_other_scalar.get(ks)
+    if _k is None:
+        _k = special_xlog1py_other_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlog1py_other_scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+special_xlog1py_other_scalar._bind = _bind_special_xlog1py_other_scalar
+special_xlog1py_other_scalar._entry = _entry_special_xlog1py_other_scalar
+_aten._packet('special_xlog1py')._add(special_xlog1py_other_scalar)
+
+
+# schema/native_functions.yaml: special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlog1py.other_scalar)
+special_xlog1py_other_scalar_out = _Op("aten", 'special_xlog1py', 'other_scalar_out',
+    'special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_xlog1py_other_scalar_out = special_xlog1py_other_scalar_out._cache
+
+
+def _bind_special_xlog1py_other_scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_xlog1py_other_scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_xlog1py_other_scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_xlog1py_other_scalar_out.get(ks)
+    if _k is None:
+        _k = special_xlog1py_other_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_xlog1py_other_scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+special_xlog1py_other_scalar_out._bind = _bind_special_xlog1py_other_scalar_out
+special_xlog1py_other_scalar_out._entry = _entry_special_xlog1py_other_scalar_out
+_aten._packet('special_xlog1py')._add(special_xlog1py_other_scalar_out)
+
+
+# schema/native_functions.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+special_zeta_self_scalar = _Op("aten", 'special_zeta', 'self_scalar',
+    'special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_zeta_self_scalar = special_zeta_self_scalar._cache
+
+
+def _bind_special_zeta_self_scalar(self, other):
+    return (self, other)
+
+
+def _entry_special_zeta_self_scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_zeta_self_scalar, (self, other)) from None
+    _k = _c_special_zeta_self_scalar.get(ks)
+    if _k is None:
+        _k = special_zeta_self_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_zeta_self_scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+special_zeta_self_scalar._bind = _bind_special_zeta_self_scalar
+special_zeta_self_scalar._entry = _entry_special_zeta_self_scalar
+_aten._packet('special_zeta')._add(special_zeta_self_scalar)
+
+
+# schema/native_functions.yaml: special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_zeta.self_scalar)
+special_zeta_self_scalar_out = _Op("aten", 'special_zeta', 'self_scalar_out',
+    'special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_zeta_self_scalar_out = special_zeta_self_scalar_out._cache
+
+
+def _bind_special_zeta_self_scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_zeta_self_scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_zeta_self_scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_zeta_self_scalar_out.get(ks)
+    if _k is None:
+        _k = special_zeta_self_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_zeta_self_scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+special_zeta_self_scalar_out._bind = _bind_special_zeta_self_scalar_out
+special_zeta_self_scalar_out._entry = _entry_special_zeta_self_scalar_out
+_aten._packet('special_zeta')._add(special_zeta_self_scalar_out)
+
+
+# schema/native_functions.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+special_zeta_other_scalar = _Op("aten", 'special_zeta', 'other_scalar',
+    'special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_special_zeta_other_scalar = special_zeta_other_scalar._cache
+
+
+def _bind_special_zeta_other_scalar(self, other):
+    return (self, other)
+
+
+def _entry_special_zeta_other_scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_zeta_other_scalar, (self, other)) from None
+    _k = _c_special_zeta_other_scalar.get(ks)
+    if _k is None:
+        _k = special_zeta_other_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_zeta_other_scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+special_zeta_other_scalar._bind = _bind_special_zeta_other_scalar
+special_zeta_other_scalar._entry = _entry_special_zeta_other_scalar
+_aten._packet('special_zeta')._add(special_zeta_other_scalar)
+
+
+# schema/native_functions.yaml: special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_zeta.other_scalar)
+special_zeta_other_scalar_out = _Op("aten", 'special_zeta', 'other_scalar_out',
+    'special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_special_zeta_other_scalar_out = special_zeta_other_scalar_out._cache
+
+
+def _bind_special_zeta_other_scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_special_zeta_other_scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_zeta_other_scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_zeta_other_scalar_out.get(ks)
+    if _k is None:
+        _k = special_zeta_other_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_zeta_other_scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+special_zeta_other_scalar_out._bind = _bind_special_zeta_other_scalar_out
+special_zeta_other_scalar_out._entry = _entry_special_zeta_other_scalar_out
+_aten._packet('special_zeta')._add(special_zeta_other_scalar_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
+special_chebyshev_polynomial_t_x_scalar = _Op("aten", 'special_chebyshev_polynomial_t', 'x_scalar',
+    'special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_t_x_scalar = special_chebyshev_polynomial_t_x_scalar._cache
+
+
+def _bind_special_chebyshev_polynomial_t_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_t_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_t_x_scalar, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_t_x_scalar.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_t_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_t_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_t_x_scalar._bind = _bind_special_chebyshev_polynomial_t_x_scalar
+special_chebyshev_polynomial_t_x_scalar._entry = _entry_special_chebyshev_polynomial_t_x_scalar
+_aten._packet('special_chebyshev_polynomial_t')._add(special_chebyshev_polynomial_t_x_scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_t.x_scalar)
+special_chebyshev_polynomial_t_x_scalar_out = _Op("aten", 'special_chebyshev_polynomial_t', 'x_scalar_out',
+    'special_chebyshev_polynomial_t.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_t_x_scalar_out = special_chebyshev_polynomial_t_x_scalar_out._cache
+
+
+def _bind_special_chebyshev_polynomial_t_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_t_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_t_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_t_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_t_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_t_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_t_x_scalar_out._bind = _bind_special_chebyshev_polynomial_t_x_scalar_out
+special_chebyshev_polynomial_t_x_scalar_out._entry = _entry_special_chebyshev_polynomial_t_x_scalar_out
+_aten._packet('special_chebyshev_polynomial_t')._add(special_chebyshev_polynomial_t_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
+special_chebyshev_polynomial_t_n_scalar = _Op("aten", 'special_chebyshev_polynomial_t', 'n_scalar',
+    'special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_t_n_scalar = special_chebyshev_polynomial_t_n_scalar._cache
+
+
+def _bind_special_chebyshev_polynomial_t_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_t_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_t_n_scalar, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_t_n_scalar.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_t_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_t_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_t_n_scalar._bind = _bind_special_chebyshev_polynomial_t_n_scalar
+special_chebyshev_polynomial_t_n_scalar._entry = _entry_special_chebyshev_polynomial_t_n_scalar
+_aten._packet('special_chebyshev_polynomial_t')._add(special_chebyshev_polynomial_t_n_scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_t.n_scalar)
+special_chebyshev_polynomial_t_n_scalar_out = _Op("aten", 'special_chebyshev_polynomial_t', 'n_scalar_out',
+    'special_chebyshev_polynomial_t.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_t_n_scalar_out = special_chebyshev_polynomial_t_n_scalar_out._cache
+
+
+def _bind_special_chebyshev_polynomial_t_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_t_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_t_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_t_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_t_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_t_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_t_n_scalar_out._bind = _bind_special_chebyshev_polynomial_t_n_scalar_out
+special_chebyshev_polynomial_t_n_scalar_out._entry = _entry_special_chebyshev_polynomial_t_n_scalar_out
+_aten._packet('special_chebyshev_polynomial_t')._add(special_chebyshev_polynomial_t_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
+special_chebyshev_polynomial_u_x_scalar = _Op("aten", 'special_chebyshev_polynomial_u', 'x_scalar',
+    'special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_u_x_scalar = special_chebyshev_polynomial_u_x_scalar._cache
+
+
+def _bind_special_chebyshev_polynomial_u_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_u_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_u_x_scalar, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_u_x_scalar.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_u_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_u_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_u_x_scalar._bind = _bind_special_chebyshev_polynomial_u_x_scalar
+special_chebyshev_polynomial_u_x_scalar._entry = _entry_special_chebyshev_polynomial_u_x_scalar
+_aten._packet('special_chebyshev_polynomial_u')._add(special_chebyshev_polynomial_u_x_scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_u.x_scalar)
+special_chebyshev_polynomial_u_x_scalar_out = _Op("aten", 'special_chebyshev_polynomial_u', 'x_scalar_out',
+    'special_chebyshev_polynomial_u.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_u_x_scalar_out = special_chebyshev_polynomial_u_x_scalar_out._cache
+
+
+def _bind_special_chebyshev_polynomial_u_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_u_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_u_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_u_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_u_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_u_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_u_x_scalar_out._bind = _bind_special_chebyshev_polynomial_u_x_scalar_out
+special_chebyshev_polynomial_u_x_scalar_out._entry = _entry_special_chebyshev_polynomial_u_x_scalar_out
+_aten._packet('special_chebyshev_polynomial_u')._add(special_chebyshev_polynomial_u_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
+special_chebyshev_polynomial_u_n_scalar = _Op("aten", 'special_chebyshev_polynomial_u', 'n_scalar',
+    'special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_u_n_scalar = special_chebyshev_polynomial_u_n_scalar._cache
+
+
+def _bind_special_chebyshev_polynomial_u_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_u_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_u_n_scalar, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_u_n_scalar.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_u_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_u_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_u_n_scalar._bind = _bind_special_chebyshev_polynomial_u_n_scalar
+special_chebyshev_polynomial_u_n_scalar._entry = _entry_special_chebyshev_polynomial_u_n_scalar
+_aten._packet('special_chebyshev_polynomial_u')._add(special_chebyshev_polynomial_u_n_scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_u.n_scalar)
+special_chebyshev_polynomial_u_n_scalar_out = _Op("aten", 'special_chebyshev_polynomial_u', 'n_scalar_out',
+    'special_chebyshev_polynomial_u.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_u_n_scalar_out = special_chebyshev_polynomial_u_n_scalar_out._cache
+
+
+def _bind_special_chebyshev_polynomial_u_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_u_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_u_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_u_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_u_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_u_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_u_n_scalar_out._bind = _bind_special_chebyshev_polynomial_u_n_scalar_out
+special_chebyshev_polynomial_u_n_scalar_out._entry = _entry_special_chebyshev_polynomial_u_n_scalar_out
+_aten._packet('special_chebyshev_polynomial_u')._add(special_chebyshev_polynomial_u_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
+special_chebyshev_polynomial_v_x_scalar = _Op("aten", 'special_chebyshev_polynomial_v', 'x_scalar',
+    'special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_v_x_scalar = special_chebyshev_polynomial_v_x_scalar._cache
+
+
+def _bind_special_chebyshev_polynomial_v_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_v_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_v_x_scalar, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_v_x_scalar.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_v_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_v_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_v_x_scalar._bind = _bind_special_chebyshev_polynomial_v_x_scalar
+special_chebyshev_polynomial_v_x_scalar._entry = _entry_special_chebyshev_polynomial_v_x_scalar
+_aten._packet('special_chebyshev_polynomial_v')._add(special_chebyshev_polynomial_v_x_scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_v.x_scalar)
+special_chebyshev_polynomial_v_x_scalar_out = _Op("aten", 'special_chebyshev_polynomial_v', 'x_scalar_out',
+    'special_chebyshev_polynomial_v.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_v_x_scalar_out = special_chebyshev_polynomial_v_x_scalar_out._cache
+
+
+def _bind_special_chebyshev_polynomial_v_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_v_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_v_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_v_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_v_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_v_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_v_x_scalar_out._bind = _bind_special_chebyshev_polynomial_v_x_scalar_out
+special_chebyshev_polynomial_v_x_scalar_out._entry = _entry_special_chebyshev_polynomial_v_x_scalar_out
+_aten._packet('special_chebyshev_polynomial_v')._add(special_chebyshev_polynomial_v_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
+special_chebyshev_polynomial_v_n_scalar = _Op("aten", 'special_chebyshev_polynomial_v', 'n_scalar',
+    'special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_v_n_scalar = special_chebyshev_polynomial_v_n_scalar._cache
+
+
+def _bind_special_chebyshev_polynomial_v_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_v_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_v_n_scalar, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_v_n_scalar.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_v_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_v_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_v_n_scalar._bind = _bind_special_chebyshev_polynomial_v_n_scalar
+special_chebyshev_polynomial_v_n_scalar._entry = _entry_special_chebyshev_polynomial_v_n_scalar
+_aten._packet('special_chebyshev_polynomial_v')._add(special_chebyshev_polynomial_v_n_scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_v.n_scalar)
+special_chebyshev_polynomial_v_n_scalar_out = _Op("aten", 'special_chebyshev_polynomial_v', 'n_scalar_out',
+    'special_chebyshev_polynomial_v.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_v_n_scalar_out = special_chebyshev_polynomial_v_n_scalar_out._cache
+
+
+def _bind_special_chebyshev_polynomial_v_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_v_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_v_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_v_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_v_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_v_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_v_n_scalar_out._bind = _bind_special_chebyshev_polynomial_v_n_scalar_out
+special_chebyshev_polynomial_v_n_scalar_out._entry = _entry_special_chebyshev_polynomial_v_n_scalar_out
+_aten._packet('special_chebyshev_polynomial_v')._add(special_chebyshev_polynomial_v_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
+special_chebyshev_polynomial_w_x_scalar = _Op("aten", 'special_chebyshev_polynomial_w', 'x_scalar',
+    'special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_w_x_scalar = special_chebyshev_polynomial_w_x_scalar._cache
+
+
+def _bind_special_chebyshev_polynomial_w_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_w_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_w_x_scalar, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_w_x_scalar.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_w_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_w_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_w_x_scalar._bind = _bind_special_chebyshev_polynomial_w_x_scalar
+special_chebyshev_polynomial_w_x_scalar._entry = _entry_special_chebyshev_polynomial_w_x_scalar
+_aten._packet('special_chebyshev_polynomial_w')._add(special_chebyshev_polynomial_w_x_scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_w.x_scalar)
+special_chebyshev_polynomial_w_x_scalar_out = _Op("aten", 'special_chebyshev_polynomial_w', 'x_scalar_out',
+    'special_chebyshev_polynomial_w.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_w_x_scalar_out = special_chebyshev_polynomial_w_x_scalar_out._cache
+
+
+def _bind_special_chebyshev_polynomial_w_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_w_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_w_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_w_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_w_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_w_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_w_x_scalar_out._bind = _bind_special_chebyshev_polynomial_w_x_scalar_out
+special_chebyshev_polynomial_w_x_scalar_out._entry = _entry_special_chebyshev_polynomial_w_x_scalar_out
+_aten._packet('special_chebyshev_polynomial_w')._add(special_chebyshev_polynomial_w_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
+special_chebyshev_polynomial_w_n_scalar = _Op("aten", 'special_chebyshev_polynomial_w', 'n_scalar',
+    'special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_w_n_scalar = special_chebyshev_polynomial_w_n_scalar._cache
+
+
+def _bind_special_chebyshev_polynomial_w_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_chebyshev_polynomial_w_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_w_n_scalar, (x, n)) from None
+    _k = _c_special_chebyshev_polynomial_w_n_scalar.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_w_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_w_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_chebyshev_polynomial_w_n_scalar._bind = _bind_special_chebyshev_polynomial_w_n_scalar
+special_chebyshev_polynomial_w_n_scalar._entry = _entry_special_chebyshev_polynomial_w_n_scalar
+_aten._packet('special_chebyshev_polynomial_w')._add(special_chebyshev_polynomial_w_n_scalar)
+
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_w.n_scalar)
+special_chebyshev_polynomial_w_n_scalar_out = _Op("aten", 'special_chebyshev_polynomial_w', 'n_scalar_out',
+    'special_chebyshev_polynomial_w.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_chebyshev_polynomial_w_n_scalar_out = special_chebyshev_polynomial_w_n_scalar_out._cache
+
+
+def _bind_special_chebyshev_polynomial_w_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_chebyshev_polynomial_w_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_chebyshev_polynomial_w_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_chebyshev_polynomial_w_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_chebyshev_polynomial_w_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_chebyshev_polynomial_w_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_chebyshev_polynomial_w_n_scalar_out._bind = _bind_special_chebyshev_polynomial_w_n_scalar_out
+special_chebyshev_polynomial_w_n_scalar_out._entry = _entry_special_chebyshev_polynomial_w_n_scalar_out
+_aten._packet('special_chebyshev_polynomial_w')._add(special_chebyshev_polynomial_w_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_t_x_scalar = _Op("aten", 'special_shifted_chebyshev_polynomial_t', 'x_scalar',
+    'special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_t_x_scalar = special_shifted_chebyshev_polynomial_t_x_scalar._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_t_x_scalar, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_t_x_scalar.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_t_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_t_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_t_x_scalar._bind = _bind_special_shifted_chebyshev_polynomial_t_x_scalar
+special_shifted_chebyshev_polynomial_t_x_scalar._entry = _entry_special_shifted_chebyshev_polynomial_t_x_scalar
+_aten._packet('special_shifted_chebyshev_polynomial_t')._add(special_shifted_chebyshev_polynomial_t_x_scalar)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_t.x_scalar)
+special_shifted_chebyshev_polynomial_t_x_scalar_out = _Op("aten", 'special_shifted_chebyshev_polynomial_t', 'x_scalar_out',
+    'special_shifted_chebyshev_polynomial_t.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_t_x_scalar_out = special_shifted_chebyshev_polynomial_t_x_scalar_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_t_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_t_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_t_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_t_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_t_x_scalar_out._bind = _bind_special_shifted_chebyshev_polynomial_t_x_scalar_out
+special_shifted_chebyshev_polynomial_t_x_scalar_out._entry = _entry_special_shifted_chebyshev_polynomial_t_x_scalar_out
+_aten._packet('special_shifted_chebyshev_polynomial_t')._add(special_shifted_chebyshev_polynomial_t_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
+special_shifted_chebyshev_polynomial_t_n_scalar = _Op("aten", 'special_shifted_chebyshev_polynomial_t', 'n_scalar',
+    'special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_t_n_scalar = special_shifted_chebyshev_polynomial_t_n_scalar._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_t_n_scalar, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_t_n_scalar.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_t_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_t_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_t_n_scalar._bind = _bind_special_shifted_chebyshev_polynomial_t_n_scalar
+special_shifted_chebyshev_polynomial_t_n_scalar._entry = _entry_special_shifted_chebyshev_polynomial_t_n_scalar
+_aten._packet('special_shifted_chebyshev_polynomial_t')._add(special_shifted_chebyshev_polynomial_t_n_scalar)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_t.n_scalar)
+special_shifted_chebyshev_polynomial_t_n_scalar_out = _Op("aten", 'special_shifted_chebyshev_polynomial_t', 'n_scalar_out',
+    'special_shifted_chebyshev_polynomial_t.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_t_n_scalar_out = special_shifted_chebyshev_polynomial_t_n_scalar_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_t_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_t_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_t_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_t_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_t_n_scalar_out._bind = _bind_special_shifted_chebyshev_polynomial_t_n_scalar_out
+special_shifted_chebyshev_polynomial_t_n_scalar_out._entry = _entry_special_shifted_chebyshev_polynomial_t_n_scalar_out
+_aten._packet('special_shifted_chebyshev_polynomial_t')._add(special_shifted_chebyshev_polynomial_t_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_u_x_scalar = _Op("aten", 'special_shifted_chebyshev_polynomial_u', 'x_scalar',
+    'special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_u_x_scalar = special_shifted_chebyshev_polynomial_u_x_scalar._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_u_x_scalar, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_u_x_scalar.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_u_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_u_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_u_x_scalar._bind = _bind_special_shifted_chebyshev_polynomial_u_x_scalar
+special_shifted_chebyshev_polynomial_u_x_scalar._entry = _entry_special_shifted_chebyshev_polynomial_u_x_scalar
+_aten._packet('special_shifted_chebyshev_polynomial_u')._add(special_shifted_chebyshev_polynomial_u_x_scalar)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_u.x_scalar)
+special_shifted_chebyshev_polynomial_u_x_scalar_out = _Op("aten", 'special_shifted_chebyshev_polynomial_u', 'x_scalar_out',
+    'special_shifted_chebyshev_polynomial_u.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_u_x_scalar_out = special_shifted_chebyshev_polynomial_u_x_scalar_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_u_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_u_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_u_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_u_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_u_x_scalar_out._bind = _bind_special_shifted_chebyshev_polynomial_u_x_scalar_out
+special_shifted_chebyshev_polynomial_u_x_scalar_out._entry = _entry_special_shifted_chebyshev_polynomial_u_x_scalar_out
+_aten._packet('special_shifted_chebyshev_polynomial_u')._add(special_shifted_chebyshev_polynomial_u_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
+special_shifted_chebyshev_polynomial_u_n_scalar = _Op("aten", 'special_shifted_chebyshev_polynomial_u', 'n_scalar',
+    'special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_u_n_scalar = special_shifted_chebyshev_polynomial_u_n_scalar._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_u_n_scalar, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_u_n_scalar.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_u_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_u_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_u_n_scalar._bind = _bind_special_shifted_chebyshev_polynomial_u_n_scalar
+special_shifted_chebyshev_polynomial_u_n_scalar._entry = _entry_special_shifted_chebyshev_polynomial_u_n_scalar
+_aten._packet('special_shifted_chebyshev_polynomial_u')._add(special_shifted_chebyshev_polynomial_u_n_scalar)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_u.n_scalar)
+special_shifted_chebyshev_polynomial_u_n_scalar_out = _Op("aten", 'special_shifted_chebyshev_polynomial_u', 'n_scalar_out',
+    'special_shifted_chebyshev_polynomial_u.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_u_n_scalar_out = special_shifted_chebyshev_polynomial_u_n_scalar_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_u_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_u_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_u_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_u_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_u_n_scalar_out._bind = _bind_special_shifted_chebyshev_polynomial_u_n_scalar_out
+special_shifted_chebyshev_polynomial_u_n_scalar_out._entry = _entry_special_shifted_chebyshev_polynomial_u_n_scalar_out
+_aten._packet('special_shifted_chebyshev_polynomial_u')._add(special_shifted_chebyshev_polynomial_u_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_v_x_scalar = _Op("aten", 'special_shifted_chebyshev_polynomial_v', 'x_scalar',
+    'special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_v_x_scalar = special_shifted_chebyshev_polynomial_v_x_scalar._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_v_x_scalar, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_v_x_scalar.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_v_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_v_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_v_x_scalar._bind = _bind_special_shifted_chebyshev_polynomial_v_x_scalar
+special_shifted_chebyshev_polynomial_v_x_scalar._entry = _entry_special_shifted_chebyshev_polynomial_v_x_scalar
+_aten._packet('special_shifted_chebyshev_polynomial_v')._add(special_shifted_chebyshev_polynomial_v_x_scalar)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_v.x_scalar)
+special_shifted_chebyshev_polynomial_v_x_scalar_out = _Op("aten", 'special_shifted_chebyshev_polynomial_v', 'x_scalar_out',
+    'special_shifted_chebyshev_polynomial_v.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_v_x_scalar_out = special_shifted_chebyshev_polynomial_v_x_scalar_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_v_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_v_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_v_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_v_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_v_x_scalar_out._bind = _bind_special_shifted_chebyshev_polynomial_v_x_scalar_out
+special_shifted_chebyshev_polynomial_v_x_scalar_out._entry = _entry_special_shifted_chebyshev_polynomial_v_x_scalar_out
+_aten._packet('special_shifted_chebyshev_polynomial_v')._add(special_shifted_chebyshev_polynomial_v_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
+special_shifted_chebyshev_polynomial_v_n_scalar = _Op("aten", 'special_shifted_chebyshev_polynomial_v', 'n_scalar',
+    'special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_v_n_scalar = special_shifted_chebyshev_polynomial_v_n_scalar._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_v_n_scalar, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_v_n_scalar.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_v_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_v_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_v_n_scalar._bind = _bind_special_shifted_chebyshev_polynomial_v_n_scalar
+special_shifted_chebyshev_polynomial_v_n_scalar._entry = _entry_special_shifted_chebyshev_polynomial_v_n_scalar
+_aten._packet('special_shifted_chebyshev_polynomial_v')._add(special_shifted_chebyshev_polynomial_v_n_scalar)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_v.n_scalar)
+special_shifted_chebyshev_polynomial_v_n_scalar_out = _Op("aten", 'special_shifted_chebyshev_polynomial_v', 'n_scalar_out',
+    'special_shifted_chebyshev_polynomial_v.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_v_n_scalar_out = special_shifted_chebyshev_polynomial_v_n_scalar_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_v_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_v_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_v_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_v_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_v_n_scalar_out._bind = _bind_special_shifted_chebyshev_polynomial_v_n_scalar_out
+special_shifted_chebyshev_polynomial_v_n_scalar_out._entry = _entry_special_shifted_chebyshev_polynomial_v_n_scalar_out
+_aten._packet('special_shifted_chebyshev_polynomial_v')._add(special_shifted_chebyshev_polynomial_v_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
+special_shifted_chebyshev_polynomial_w_x_scalar = _Op("aten", 'special_shifted_chebyshev_polynomial_w', 'x_scalar',
+    'special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_w_x_scalar = special_shifted_chebyshev_polynomial_w_x_scalar._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_w_x_scalar, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_w_x_scalar.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_w_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_w_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_w_x_scalar._bind = _bind_special_shifted_chebyshev_polynomial_w_x_scalar
+special_shifted_chebyshev_polynomial_w_x_scalar._entry = _entry_special_shifted_chebyshev_polynomial_w_x_scalar
+_aten._packet('special_shifted_chebyshev_polynomial_w')._add(special_shifted_chebyshev_polynomial_w_x_scalar)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_w.x_scalar)
+special_shifted_chebyshev_polynomial_w_x_scalar_out = _Op("aten", 'special_shifted_chebyshev_polynomial_w', 'x_scalar_out',
+    'special_shifted_chebyshev_polynomial_w.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_w_x_scalar_out = special_shifted_chebyshev_polynomial_w_x_scalar_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_w_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_w_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_w_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_w_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_w_x_scalar_out._bind = _bind_special_shifted_chebyshev_polynomial_w_x_scalar_out
+special_shifted_chebyshev_polynomial_w_x_scalar_out._entry = _entry_special_shifted_chebyshev_polynomial_w_x_scalar_out
+_aten._packet('special_shifted_chebyshev_polynomial_w')._add(special_shifted_chebyshev_polynomial_w_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
+special_shifted_chebyshev_polynomial_w_n_scalar = _Op("aten", 'special_shifted_chebyshev_polynomial_w', 'n_scalar',
+    'special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_w_n_scalar = special_shifted_chebyshev_polynomial_w_n_scalar._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_w_n_scalar, (x, n)) from None
+    _k = _c_special_shifted_chebyshev_polynomial_w_n_scalar.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_w_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_w_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_shifted_chebyshev_polynomial_w_n_scalar._bind = _bind_special_shifted_chebyshev_polynomial_w_n_scalar
+special_shifted_chebyshev_polynomial_w_n_scalar._entry = _entry_special_shifted_chebyshev_polynomial_w_n_scalar
+_aten._packet('special_shifted_chebyshev_polynomial_w')._add(special_shifted_chebyshev_polynomial_w_n_scalar)
+
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_w.n_scalar)
+special_shifted_chebyshev_polynomial_w_n_scalar_out = _Op("aten", 'special_shifted_chebyshev_polynomial_w', 'n_scalar_out',
+    'special_shifted_chebyshev_polynomial_w.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_shifted_chebyshev_polynomial_w_n_scalar_out = special_shifted_chebyshev_polynomial_w_n_scalar_out._cache
+
+
+def _bind_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_shifted_chebyshev_polynomial_w_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_shifted_chebyshev_polynomial_w_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_shifted_chebyshev_polynomial_w_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_shifted_chebyshev_polynomial_w_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_shifted_chebyshev_polynomial_w_n_scalar_out._bind = _bind_special_shifted_chebyshev_polynomial_w_n_scalar_out
+special_shifted_chebyshev_polynomial_w_n_scalar_out._entry = _entry_special_shifted_chebyshev_polynomial_w_n_scalar_out
+_aten._packet('special_shifted_chebyshev_polynomial_w')._add(special_shifted_chebyshev_polynomial_w_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor
+special_hermite_polynomial_h_x_scalar = _Op("aten", 'special_hermite_polynomial_h', 'x_scalar',
+    'special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_h_x_scalar = special_hermite_polynomial_h_x_scalar._cache
+
+
+def _bind_special_hermite_polynomial_h_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_hermite_polynomial_h_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_h_x_scalar, (x, n)) from None
+    _k = _c_special_hermite_polynomial_h_x_scalar.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_h_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_h_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_hermite_polynomial_h_x_scalar._bind = _bind_special_hermite_polynomial_h_x_scalar
+special_hermite_polynomial_h_x_scalar._entry = _entry_special_hermite_polynomial_h_x_scalar
+_aten._packet('special_hermite_polynomial_h')._add(special_hermite_polynomial_h_x_scalar)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_h.x_scalar)
+special_hermite_polynomial_h_x_scalar_out = _Op("aten", 'special_hermite_polynomial_h', 'x_scalar_out',
+    'special_hermite_polynomial_h.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_h_x_scalar_out = special_hermite_polynomial_h_x_scalar_out._cache
+
+
+def _bind_special_hermite_polynomial_h_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_hermite_polynomial_h_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_h_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_hermite_polynomial_h_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_h_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_h_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_hermite_polynomial_h_x_scalar_out._bind = _bind_special_hermite_polynomial_h_x_scalar_out
+special_hermite_polynomial_h_x_scalar_out._entry = _entry_special_hermite_polynomial_h_x_scalar_out
+_aten._packet('special_hermite_polynomial_h')._add(special_hermite_polynomial_h_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor
+special_hermite_polynomial_h_n_scalar = _Op("aten", 'special_hermite_polynomial_h', 'n_scalar',
+    'special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_h_n_scalar = special_hermite_polynomial_h_n_scalar._cache
+
+
+def _bind_special_hermite_polynomial_h_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_hermite_polynomial_h_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_h_n_scalar, (x, n)) from None
+    _k = _c_special_hermite_polynomial_h_n_scalar.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_h_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_h_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_hermite_polynomial_h_n_scalar._bind = _bind_special_hermite_polynomial_h_n_scalar
+special_hermite_polynomial_h_n_scalar._entry = _entry_special_hermite_polynomial_h_n_scalar
+_aten._packet('special_hermite_polynomial_h')._add(special_hermite_polynomial_h_n_scalar)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_h.n_scalar)
+special_hermite_polynomial_h_n_scalar_out = _Op("aten", 'special_hermite_polynomial_h', 'n_scalar_out',
+    'special_hermite_polynomial_h.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_h_n_scalar_out = special_hermite_polynomial_h_n_scalar_out._cache
+
+
+def _bind_special_hermite_polynomial_h_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_hermite_polynomial_h_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_h_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_hermite_polynomial_h_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_h_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_h_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_hermite_polynomial_h_n_scalar_out._bind = _bind_special_hermite_polynomial_h_n_scalar_out
+special_hermite_polynomial_h_n_scalar_out._entry = _entry_special_hermite_polynomial_h_n_scalar_out
+_aten._packet('special_hermite_polynomial_h')._add(special_hermite_polynomial_h_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor
+special_hermite_polynomial_he_x_scalar = _Op("aten", 'special_hermite_polynomial_he', 'x_scalar',
+    'special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_he_x_scalar = special_hermite_polynomial_he_x_scalar._cache
+
+
+def _bind_special_hermite_polynomial_he_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_hermite_polynomial_he_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_he_x_scalar, (x, n)) from None
+    _k = _c_special_hermite_polynomial_he_x_scalar.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_he_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_he_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_hermite_polynomial_he_x_scalar._bind = _bind_special_hermite_polynomial_he_x_scalar
+special_hermite_polynomial_he_x_scalar._entry = _entry_special_hermite_polynomial_he_x_scalar
+_aten._packet('special_hermite_polynomial_he')._add(special_hermite_polynomial_he_x_scalar)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_he.x_scalar)
+special_hermite_polynomial_he_x_scalar_out = _Op("aten", 'special_hermite_polynomial_he', 'x_scalar_out',
+    'special_hermite_polynomial_he.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_he_x_scalar_out = special_hermite_polynomial_he_x_scalar_out._cache
+
+
+def _bind_special_hermite_polynomial_he_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_hermite_polynomial_he_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_he_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_hermite_polynomial_he_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_he_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_he_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_hermite_polynomial_he_x_scalar_out._bind = _bind_special_hermite_polynomial_he_x_scalar_out
+special_hermite_polynomial_he_x_scalar_out._entry = _entry_special_hermite_polynomial_he_x_scalar_out
+_aten._packet('special_hermite_polynomial_he')._add(special_hermite_polynomial_he_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor
+special_hermite_polynomial_he_n_scalar = _Op("aten", 'special_hermite_polynomial_he', 'n_scalar',
+    'special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_he_n_scalar = special_hermite_polynomial_he_n_scalar._cache
+
+
+def _bind_special_hermite_polynomial_he_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_hermite_polynomial_he_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_he_n_scalar, (x, n)) from None
+    _k = _c_special_hermite_polynomial_he_n_scalar.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_he_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_he_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_hermite_polynomial_he_n_scalar._bind = _bind_special_hermite_polynomial_he_n_scalar
+special_hermite_polynomial_he_n_scalar._entry = _entry_special_hermite_polynomial_he_n_scalar
+_aten._packet('special_hermite_polynomial_he')._add(special_hermite_polynomial_he_n_scalar)
+
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_he.n_scalar)
+special_hermite_polynomial_he_n_scalar_out = _Op("aten", 'special_hermite_polynomial_he', 'n_scalar_out',
+    'special_hermite_polynomial_he.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_hermite_polynomial_he_n_scalar_out = special_hermite_polynomial_he_n_scalar_out._cache
+
+
+def _bind_special_hermite_polynomial_he_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_hermite_polynomial_he_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_hermite_polynomial_he_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_hermite_polynomial_he_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_hermite_polynomial_he_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_hermite_polynomial_he_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_hermite_polynomial_he_n_scalar_out._bind = _bind_special_hermite_polynomial_he_n_scalar_out
+special_hermite_polynomial_he_n_scalar_out._entry = _entry_special_hermite_polynomial_he_n_scalar_out
+_aten._packet('special_hermite_polynomial_he')._add(special_hermite_polynomial_he_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor
+special_laguerre_polynomial_l_x_scalar = _Op("aten", 'special_laguerre_polynomial_l', 'x_scalar',
+    'special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_laguerre_polynomial_l_x_scalar = special_laguerre_polynomial_l_x_scalar._cache
+
+
+def _bind_special_laguerre_polynomial_l_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_laguerre_polynomial_l_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_laguerre_polynomial_l_x_scalar, (x, n)) from None
+    _k = _c_special_laguerre_polynomial_l_x_scalar.get(ks)
+    if _k is None:
+        _k = special_laguerre_polynomial_l_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_laguerre_polynomial_l_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_laguerre_polynomial_l_x_scalar._bind = _bind_special_laguerre_polynomial_l_x_scalar
+special_laguerre_polynomial_l_x_scalar._entry = _entry_special_laguerre_polynomial_l_x_scalar
+_aten._packet('special_laguerre_polynomial_l')._add(special_laguerre_polynomial_l_x_scalar)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_laguerre_polynomial_l.x_scalar)
+special_laguerre_polynomial_l_x_scalar_out = _Op("aten", 'special_laguerre_polynomial_l', 'x_scalar_out',
+    'special_laguerre_polynomial_l.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_laguerre_polynomial_l_x_scalar_out = special_laguerre_polynomial_l_x_scalar_out._cache
+
+
+def _bind_special_laguerre_polynomial_l_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_laguerre_polynomial_l_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_laguerre_polynomial_l_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_laguerre_polynomial_l_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_laguerre_polynomial_l_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_laguerre_polynomial_l_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_laguerre_polynomial_l_x_scalar_out._bind = _bind_special_laguerre_polynomial_l_x_scalar_out
+special_laguerre_polynomial_l_x_scalar_out._entry = _entry_special_laguerre_polynomial_l_x_scalar_out
+_aten._packet('special_laguerre_polynomial_l')._add(special_laguerre_polynomial_l_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor
+special_laguerre_polynomial_l_n_scalar = _Op("aten", 'special_laguerre_polynomial_l', 'n_scalar',
+    'special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_laguerre_polynomial_l_n_scalar = special_laguerre_polynomial_l_n_scalar._cache
+
+
+def _bind_special_laguerre_polynomial_l_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_laguerre_polynomial_l_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_laguerre_polynomial_l_n_scalar, (x, n)) from None
+    _k = _c_special_laguerre_polynomial_l_n_scalar.get(ks)
+    if _k is None:
+        _k = special_laguerre_polynomial_l_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_laguerre_polynomial_l_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_laguerre_polynomial_l_n_scalar._bind = _bind_special_laguerre_polynomial_l_n_scalar
+special_laguerre_polynomial_l_n_scalar._entry = _entry_special_laguerre_polynomial_l_n_scalar
+_aten._packet('special_laguerre_polynomial_l')._add(special_laguerre_polynomial_l_n_scalar)
+
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_laguerre_polynomial_l.n_scalar)
+special_laguerre_polynomial_l_n_scalar_out = _Op("aten", 'special_laguerre_polynomial_l', 'n_scalar_out',
+    'special_laguerre_polynomial_l.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_laguerre_polynomial_l_n_scalar_out = special_laguerre_polynomial_l_n_scalar_out._cache
+
+
+def _bind_special_laguerre_polynomial_l_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_laguerre_polynomial_l_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_laguerre_polynomial_l_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_laguerre_polynomial_l_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_laguerre_polynomial_l_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_laguerre_polynomial_l_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_laguerre_polynomial_l_n_scalar_out._bind = _bind_special_laguerre_polynomial_l_n_scalar_out
+special_laguerre_polynomial_l_n_scalar_out._entry = _entry_special_laguerre_polynomial_l_n_scalar_out
+_aten._packet('special_laguerre_polynomial_l')._add(special_laguerre_polynomial_l_n_scalar_out)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor
+special_legendre_polynomial_p_x_scalar = _Op("aten", 'special_legendre_polynomial_p', 'x_scalar',
+    'special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_legendre_polynomial_p_x_scalar = special_legendre_polynomial_p_x_scalar._cache
+
+
+def _bind_special_legendre_polynomial_p_x_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_legendre_polynomial_p_x_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_legendre_polynomial_p_x_scalar, (x, n)) from None
+    _k = _c_special_legendre_polynomial_p_x_scalar.get(ks)
+    if _k is None:
+        _k = special_legendre_polynomial_p_x_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_legendre_polynomial_p_x_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_legendre_polynomial_p_x_scalar._bind = _bind_special_legendre_polynomial_p_x_scalar
+special_legendre_polynomial_p_x_scalar._entry = _entry_special_legendre_polynomial_p_x_scalar
+_aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_p_x_scalar)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_legendre_polynomial_p.x_scalar)
+special_legendre_polynomial_p_x_scalar_out = _Op("aten", 'special_legendre_polynomial_p', 'x_scalar_out',
+    'special_legendre_polynomial_p.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_legendre_polynomial_p_x_scalar_out = special_legendre_polynomial_p_x_scalar_out._cache
+
+
+def _bind_special_legendre_polynomial_p_x_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_legendre_polynomial_p_x_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_legendre_polynomial_p_x_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_legendre_polynomial_p_x_scalar_out.get(ks)
+    if _k is None:
+        _k = special_legendre_polynomial_p_x_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_legendre_polynomial_p_x_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_legendre_polynomial_p_x_scalar_out._bind = _bind_special_legendre_polynomial_p_x_scalar_out
+special_legendre_polynomial_p_x_scalar_out._entry = _entry_special_legendre_polynomial_p_x_scalar_out
+_aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_p_x_scalar_out)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor
+special_legendre_polynomial_p_n_scalar = _Op("aten", 'special_legendre_polynomial_p', 'n_scalar',
+    'special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor',
+    ('x', 'n'), 2, tags=('pointwise',))
+_c_special_legendre_polynomial_p_n_scalar = special_legendre_polynomial_p_n_scalar._cache
+
+
+def _bind_special_legendre_polynomial_p_n_scalar(x, n):
+    return (x, n)
+
+
+def _entry_special_legendre_polynomial_p_n_scalar(x, n):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_legendre_polynomial_p_n_scalar, (x, n)) from None
+    _k = _c_special_legendre_polynomial_p_n_scalar.get(ks)
+    if _k is None:
+        _k = special_legendre_polynomial_p_n_scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_legendre_polynomial_p_n_scalar, _k, (x, n,))
+    return _k(x, n)
+
+
+special_legendre_polynomial_p_n_scalar._bind = _bind_special_legendre_polynomial_p_n_scalar
+special_legendre_polynomial_p_n_scalar._entry = _entry_special_legendre_polynomial_p_n_scalar
+_aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_p_n_scalar)
+
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_legendre_polynomial_p.n_scalar)
+special_legendre_polynomial_p_n_scalar_out = _Op("aten", 'special_legendre_polynomial_p', 'n_scalar_out',
+    'special_legendre_polynomial_p.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'n', 'out'), 2, tags=('pointwise',))
+_c_special_legendre_polynomial_p_n_scalar_out = special_legendre_polynomial_p_n_scalar_out._cache
+
+
+def _bind_special_legendre_polynomial_p_n_scalar_out(x, n, *, out):
+    return (x, n, out)
+
+
+def _entry_special_legendre_polynomial_p_n_scalar_out(x, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(special_legendre_polynomial_p_n_scalar_out, (x, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_special_legendre_polynomial_p_n_scalar_out.get(ks)
+    if _k is None:
+        _k = special_legendre_polynomial_p_n_scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(special_legendre_polynomial_p_n_scalar_out, _k, (x, n, out,))
+    return _k(x, n, out)
+
+
+special_legendre_polynomial_p_n_scalar_out._bind = _bind_special_legendre_polynomial_p_n_scalar_out
+special_legendre_polynomial_p_n_scalar_out._entry = _entry_special_legendre_polynomial_p_n_scalar_out
+_aten._packet('special_legendre_polynomial_p')._add(special_legendre_polynomial_p_n_scalar_out)
+
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',

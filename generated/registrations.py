@@ -2084,6 +2084,241 @@ _o.special_legendre_polynomial_p.register('Meta', _meta_special.special_legendre
 _o.special_legendre_polynomial_p_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_legendre_polynomial_p))
 _o.special_legendre_polynomial_p_out.register("ADInplaceOrView", _inplace_or_view(_o.special_legendre_polynomial_p_out, (2,)), with_keyset=True)
 
+# schema/native_functions.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+_o.xlogy_Scalar_Self.register('CompositeImplicitAutograd', _composite_special.xlogy_scalar)
+
+# schema/native_functions.yaml: xlogy.OutScalar_Self(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of xlogy.Scalar_Self)
+_o.xlogy_OutScalar_Self.register('CompositeExplicitAutograd', _autogen_out(_o.xlogy_Scalar_Self))
+_o.xlogy_OutScalar_Self.register("ADInplaceOrView", _inplace_or_view(_o.xlogy_OutScalar_Self, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+_o.xlogy_Scalar_Other.register('CompositeImplicitAutograd', _composite_special.xlogy_scalar)
+
+# schema/native_functions.yaml: xlogy.OutScalar_Other(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of xlogy.Scalar_Other)
+_o.xlogy_OutScalar_Other.register('CompositeExplicitAutograd', _autogen_out(_o.xlogy_Scalar_Other))
+_o.xlogy_OutScalar_Other.register("ADInplaceOrView", _inplace_or_view(_o.xlogy_OutScalar_Other, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.xlogy__Scalar_Other.register('CompositeImplicitAutograd', _composite_special.xlogy_scalar_)
+_o.xlogy__Scalar_Other.register("ADInplaceOrView", _inplace_or_view(_o.xlogy__Scalar_Other, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_xlogy(Tensor self, Tensor other) -> Tensor
+_o.special_xlogy.register('CompositeImplicitAutograd', _composite_special.special_xlogy)
+
+# schema/native_functions.yaml: special_xlogy.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlogy)
+_o.special_xlogy_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlogy))
+_o.special_xlogy_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlogy_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor
+_o.special_xlogy_self_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlogy_scalar)
+
+# schema/native_functions.yaml: special_xlogy.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlogy.self_scalar)
+_o.special_xlogy_self_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlogy_self_scalar))
+_o.special_xlogy_self_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlogy_self_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor
+_o.special_xlogy_other_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlogy_scalar)
+
+# schema/native_functions.yaml: special_xlogy.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlogy.other_scalar)
+_o.special_xlogy_other_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlogy_other_scalar))
+_o.special_xlogy_other_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlogy_other_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+_o.special_xlog1py_self_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlog1py_scalar)
+
+# schema/native_functions.yaml: special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlog1py.self_scalar)
+_o.special_xlog1py_self_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlog1py_self_scalar))
+_o.special_xlog1py_self_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlog1py_self_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+_o.special_xlog1py_other_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlog1py_scalar)
+
+# schema/native_functions.yaml: special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlog1py.other_scalar)
+_o.special_xlog1py_other_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlog1py_other_scalar))
+_o.special_xlog1py_other_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlog1py_other_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+_o.special_zeta_self_scalar.register('CompositeImplicitAutograd', _composite_special.special_zeta_scalar)
+
+# schema/native_functions.yaml: special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_zeta.self_scalar)
+_o.special_zeta_self_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_zeta_self_scalar))
+_o.special_zeta_self_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_zeta_self_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+_o.special_zeta_other_scalar.register('CompositeImplicitAutograd', _composite_special.special_zeta_scalar)
+
+# schema/native_functions.yaml: special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_zeta.other_scalar)
+_o.special_zeta_other_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_zeta_other_scalar))
+_o.special_zeta_other_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_zeta_other_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_chebyshev_polynomial_t_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_chebyshev_polynomial_t_scalar)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_t.x_scalar)
+_o.special_chebyshev_polynomial_t_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_t_x_scalar))
+_o.special_chebyshev_polynomial_t_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_t_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_chebyshev_polynomial_t_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_chebyshev_polynomial_t_scalar)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_t.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_t.n_scalar)
+_o.special_chebyshev_polynomial_t_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_t_n_scalar))
+_o.special_chebyshev_polynomial_t_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_t_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_chebyshev_polynomial_u_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_chebyshev_polynomial_u_scalar)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_u.x_scalar)
+_o.special_chebyshev_polynomial_u_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_u_x_scalar))
+_o.special_chebyshev_polynomial_u_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_u_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_chebyshev_polynomial_u_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_chebyshev_polynomial_u_scalar)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_u.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_u.n_scalar)
+_o.special_chebyshev_polynomial_u_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_u_n_scalar))
+_o.special_chebyshev_polynomial_u_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_u_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_chebyshev_polynomial_v_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_chebyshev_polynomial_v_scalar)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_v.x_scalar)
+_o.special_chebyshev_polynomial_v_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_v_x_scalar))
+_o.special_chebyshev_polynomial_v_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_v_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_chebyshev_polynomial_v_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_chebyshev_polynomial_v_scalar)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_v.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_v.n_scalar)
+_o.special_chebyshev_polynomial_v_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_v_n_scalar))
+_o.special_chebyshev_polynomial_v_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_v_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_chebyshev_polynomial_w_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_chebyshev_polynomial_w_scalar)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_w.x_scalar)
+_o.special_chebyshev_polynomial_w_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_w_x_scalar))
+_o.special_chebyshev_polynomial_w_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_w_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_chebyshev_polynomial_w_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_chebyshev_polynomial_w_scalar)
+
+# schema/native_functions.yaml: special_chebyshev_polynomial_w.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_chebyshev_polynomial_w.n_scalar)
+_o.special_chebyshev_polynomial_w_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_chebyshev_polynomial_w_n_scalar))
+_o.special_chebyshev_polynomial_w_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_chebyshev_polynomial_w_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_t_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_shifted_chebyshev_polynomial_t_scalar)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_t.x_scalar)
+_o.special_shifted_chebyshev_polynomial_t_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_t_x_scalar))
+_o.special_shifted_chebyshev_polynomial_t_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_t_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_t_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_shifted_chebyshev_polynomial_t_scalar)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_t.n_scalar)
+_o.special_shifted_chebyshev_polynomial_t_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_t_n_scalar))
+_o.special_shifted_chebyshev_polynomial_t_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_t_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_u_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_shifted_chebyshev_polynomial_u_scalar)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_u.x_scalar)
+_o.special_shifted_chebyshev_polynomial_u_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_u_x_scalar))
+_o.special_shifted_chebyshev_polynomial_u_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_u_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_u_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_shifted_chebyshev_polynomial_u_scalar)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_u.n_scalar)
+_o.special_shifted_chebyshev_polynomial_u_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_u_n_scalar))
+_o.special_shifted_chebyshev_polynomial_u_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_u_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_v_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_shifted_chebyshev_polynomial_v_scalar)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_v.x_scalar)
+_o.special_shifted_chebyshev_polynomial_v_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_v_x_scalar))
+_o.special_shifted_chebyshev_polynomial_v_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_v_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_v_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_shifted_chebyshev_polynomial_v_scalar)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_v.n_scalar)
+_o.special_shifted_chebyshev_polynomial_v_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_v_n_scalar))
+_o.special_shifted_chebyshev_polynomial_v_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_v_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_w_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_shifted_chebyshev_polynomial_w_scalar)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_w.x_scalar)
+_o.special_shifted_chebyshev_polynomial_w_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_w_x_scalar))
+_o.special_shifted_chebyshev_polynomial_w_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_w_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_shifted_chebyshev_polynomial_w_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_shifted_chebyshev_polynomial_w_scalar)
+
+# schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_shifted_chebyshev_polynomial_w.n_scalar)
+_o.special_shifted_chebyshev_polynomial_w_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_shifted_chebyshev_polynomial_w_n_scalar))
+_o.special_shifted_chebyshev_polynomial_w_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_shifted_chebyshev_polynomial_w_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_hermite_polynomial_h_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_hermite_polynomial_h_scalar)
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_h.x_scalar)
+_o.special_hermite_polynomial_h_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_hermite_polynomial_h_x_scalar))
+_o.special_hermite_polynomial_h_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_hermite_polynomial_h_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_hermite_polynomial_h_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_hermite_polynomial_h_scalar)
+
+# schema/native_functions.yaml: special_hermite_polynomial_h.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_h.n_scalar)
+_o.special_hermite_polynomial_h_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_hermite_polynomial_h_n_scalar))
+_o.special_hermite_polynomial_h_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_hermite_polynomial_h_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_hermite_polynomial_he_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_hermite_polynomial_he_scalar)
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_he.x_scalar)
+_o.special_hermite_polynomial_he_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_hermite_polynomial_he_x_scalar))
+_o.special_hermite_polynomial_he_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_hermite_polynomial_he_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_hermite_polynomial_he_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_hermite_polynomial_he_scalar)
+
+# schema/native_functions.yaml: special_hermite_polynomial_he.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_hermite_polynomial_he.n_scalar)
+_o.special_hermite_polynomial_he_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_hermite_polynomial_he_n_scalar))
+_o.special_hermite_polynomial_he_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_hermite_polynomial_he_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_laguerre_polynomial_l_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_laguerre_polynomial_l_scalar)
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_laguerre_polynomial_l.x_scalar)
+_o.special_laguerre_polynomial_l_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_laguerre_polynomial_l_x_scalar))
+_o.special_laguerre_polynomial_l_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_laguerre_polynomial_l_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_laguerre_polynomial_l_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_laguerre_polynomial_l_scalar)
+
+# schema/native_functions.yaml: special_laguerre_polynomial_l.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_laguerre_polynomial_l.n_scalar)
+_o.special_laguerre_polynomial_l_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_laguerre_polynomial_l_n_scalar))
+_o.special_laguerre_polynomial_l_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_laguerre_polynomial_l_n_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor
+_o.special_legendre_polynomial_p_x_scalar.register('CompositeImplicitAutograd', _composite_special.special_legendre_polynomial_p_scalar)
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.x_scalar_out(Scalar x, Tensor n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_legendre_polynomial_p.x_scalar)
+_o.special_legendre_polynomial_p_x_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_legendre_polynomial_p_x_scalar))
+_o.special_legendre_polynomial_p_x_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_legendre_polynomial_p_x_scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor
+_o.special_legendre_polynomial_p_n_scalar.register('CompositeImplicitAutograd', _composite_special.special_legendre_polynomial_p_scalar)
+
+# schema/native_functions.yaml: special_legendre_polynomial_p.n_scalar_out(Tensor x, Scalar n, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_legendre_polynomial_p.n_scalar)
+_o.special_legendre_polynomial_p_n_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_legendre_polynomial_p_n_scalar))
+_o.special_legendre_polynomial_p_n_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_legendre_polynomial_p_n_scalar_out, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('CUDA', _cuda_reduction.sum)
@@ -2390,7 +2625,7 @@ _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_
 # schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
 _o.cumprod.register('CUDA', _cuda_scan.cumprod)
-_o.cumprod.register('Meta', _meta_reduction.cumsum)
+_o.cumprod.register('Meta', _meta_reduction.cumprod)
 
 # schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
 _o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))

@@ -1050,21 +1050,45 @@ from ember._generated.ops import (  # noqa: F401
     _entry_special_bessel_y1,
     _entry_special_bessel_y1_out,
     _entry_special_chebyshev_polynomial_t,
+    _entry_special_chebyshev_polynomial_t_n_scalar,
+    _entry_special_chebyshev_polynomial_t_n_scalar_out,
     _entry_special_chebyshev_polynomial_t_out,
+    _entry_special_chebyshev_polynomial_t_x_scalar,
+    _entry_special_chebyshev_polynomial_t_x_scalar_out,
     _entry_special_chebyshev_polynomial_u,
+    _entry_special_chebyshev_polynomial_u_n_scalar,
+    _entry_special_chebyshev_polynomial_u_n_scalar_out,
     _entry_special_chebyshev_polynomial_u_out,
+    _entry_special_chebyshev_polynomial_u_x_scalar,
+    _entry_special_chebyshev_polynomial_u_x_scalar_out,
     _entry_special_chebyshev_polynomial_v,
+    _entry_special_chebyshev_polynomial_v_n_scalar,
+    _entry_special_chebyshev_polynomial_v_n_scalar_out,
     _entry_special_chebyshev_polynomial_v_out,
+    _entry_special_chebyshev_polynomial_v_x_scalar,
+    _entry_special_chebyshev_polynomial_v_x_scalar_out,
     _entry_special_chebyshev_polynomial_w,
+    _entry_special_chebyshev_polynomial_w_n_scalar,
+    _entry_special_chebyshev_polynomial_w_n_scalar_out,
     _entry_special_chebyshev_polynomial_w_out,
+    _entry_special_chebyshev_polynomial_w_x_scalar,
+    _entry_special_chebyshev_polynomial_w_x_scalar_out,
     _entry_special_entr,
     _entry_special_entr_out,
     _entry_special_erfcx,
     _entry_special_erfcx_out,
     _entry_special_hermite_polynomial_h,
+    _entry_special_hermite_polynomial_h_n_scalar,
+    _entry_special_hermite_polynomial_h_n_scalar_out,
     _entry_special_hermite_polynomial_h_out,
+    _entry_special_hermite_polynomial_h_x_scalar,
+    _entry_special_hermite_polynomial_h_x_scalar_out,
     _entry_special_hermite_polynomial_he,
+    _entry_special_hermite_polynomial_he_n_scalar,
+    _entry_special_hermite_polynomial_he_n_scalar_out,
     _entry_special_hermite_polynomial_he_out,
+    _entry_special_hermite_polynomial_he_x_scalar,
+    _entry_special_hermite_polynomial_he_x_scalar_out,
     _entry_special_i0e,
     _entry_special_i0e_out,
     _entry_special_i1,
@@ -1072,9 +1096,17 @@ from ember._generated.ops import (  # noqa: F401
     _entry_special_i1e,
     _entry_special_i1e_out,
     _entry_special_laguerre_polynomial_l,
+    _entry_special_laguerre_polynomial_l_n_scalar,
+    _entry_special_laguerre_polynomial_l_n_scalar_out,
     _entry_special_laguerre_polynomial_l_out,
+    _entry_special_laguerre_polynomial_l_x_scalar,
+    _entry_special_laguerre_polynomial_l_x_scalar_out,
     _entry_special_legendre_polynomial_p,
+    _entry_special_legendre_polynomial_p_n_scalar,
+    _entry_special_legendre_polynomial_p_n_scalar_out,
     _entry_special_legendre_polynomial_p_out,
+    _entry_special_legendre_polynomial_p_x_scalar,
+    _entry_special_legendre_polynomial_p_x_scalar_out,
     _entry_special_log_ndtr,
     _entry_special_log_ndtr_out,
     _entry_special_modified_bessel_i0,
@@ -1094,19 +1126,49 @@ from ember._generated.ops import (  # noqa: F401
     _entry_special_scaled_modified_bessel_k1,
     _entry_special_scaled_modified_bessel_k1_out,
     _entry_special_shifted_chebyshev_polynomial_t,
+    _entry_special_shifted_chebyshev_polynomial_t_n_scalar,
+    _entry_special_shifted_chebyshev_polynomial_t_n_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_t_out,
+    _entry_special_shifted_chebyshev_polynomial_t_x_scalar,
+    _entry_special_shifted_chebyshev_polynomial_t_x_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_u,
+    _entry_special_shifted_chebyshev_polynomial_u_n_scalar,
+    _entry_special_shifted_chebyshev_polynomial_u_n_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_u_out,
+    _entry_special_shifted_chebyshev_polynomial_u_x_scalar,
+    _entry_special_shifted_chebyshev_polynomial_u_x_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_v,
+    _entry_special_shifted_chebyshev_polynomial_v_n_scalar,
+    _entry_special_shifted_chebyshev_polynomial_v_n_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_v_out,
+    _entry_special_shifted_chebyshev_polynomial_v_x_scalar,
+    _entry_special_shifted_chebyshev_polynomial_v_x_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_w,
+    _entry_special_shifted_chebyshev_polynomial_w_n_scalar,
+    _entry_special_shifted_chebyshev_polynomial_w_n_scalar_out,
     _entry_special_shifted_chebyshev_polynomial_w_out,
+    _entry_special_shifted_chebyshev_polynomial_w_x_scalar,
+    _entry_special_shifted_chebyshev_polynomial_w_x_scalar_out,
     _entry_special_spherical_bessel_j0,
     _entry_special_spherical_bessel_j0_out,
     _entry_special_xlog1py,
+    _entry_special_xlog1py_other_scalar,
+    _entry_special_xlog1py_other_scalar_out,
     _entry_special_xlog1py_out,
+    _entry_special_xlog1py_self_scalar,
+    _entry_special_xlog1py_self_scalar_out,
+    _entry_special_xlogy,
+    _entry_special_xlogy_other_scalar,
+    _entry_special_xlogy_other_scalar_out,
+    _entry_special_xlogy_out,
+    _entry_special_xlogy_self_scalar,
+    _entry_special_xlogy_self_scalar_out,
     _entry_special_zeta,
+    _entry_special_zeta_other_scalar,
+    _entry_special_zeta_other_scalar_out,
     _entry_special_zeta_out,
+    _entry_special_zeta_self_scalar,
+    _entry_special_zeta_self_scalar_out,
     _entry_split_Tensor,
     _entry_split_copy_Tensor,
     _entry_split_sizes,
@@ -1240,8 +1302,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_xlogy_OutScalar_Other,
+    _entry_xlogy_OutScalar_Self,
     _entry_xlogy_OutTensor,
+    _entry_xlogy_Scalar_Other,
+    _entry_xlogy_Scalar_Self,
     _entry_xlogy_Tensor,
+    _entry_xlogy__Scalar_Other,
     _entry_xlogy__Tensor,
     _entry_zero,
     _entry_zero_,
@@ -10520,38 +10587,102 @@ def where(*args, **kwargs):
 
 
 # schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
-def xlogy(self, other):
-    """xlogy.Tensor(Tensor self, Tensor other) -> Tensor"""
+def _m0_xlogy(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_xlogy(self, other):
+    return _entry_xlogy_Tensor(self, other)
+
+
+# schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+def _m1_xlogy(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_xlogy(self, other):
+    return _entry_xlogy_Scalar_Other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_xlogy = (
+    (_m0_xlogy, _c0_xlogy, 2, frozenset(('other',))),
+    (_m1_xlogy, _c1_xlogy, 2, frozenset(('other',))),
+)
+_sigs_xlogy = (
+    'xlogy.Tensor(Tensor self, Tensor other) -> Tensor',
+    'xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def xlogy(*args, **kwargs):
+    """Overloads:
+    xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+    xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(xlogy, (self, other), (self, other), {})
+        _r = _htf_any(xlogy, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(other, _Tensor):
-            raise _not_tensor('xlogy', 'other', 2, other)
-        return _entry_xlogy_Tensor(self, other)
-
+        return _resolve(_cases_xlogy, args, kwargs, 'xlogy', _sigs_xlogy)
     except TypeError:
-        _r = _hra(xlogy, (self, other), (self, other), {})
+        _r = _hra_any(xlogy, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-def xlogy_(self, other):
-    """xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+def _m0_xlogy_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_xlogy_(self, other):
+    return _entry_xlogy__Tensor(self, other)
+
+
+# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_xlogy_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_xlogy_(self, other):
+    return _entry_xlogy__Scalar_Other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_xlogy_ = (
+    (_m0_xlogy_, _c0_xlogy_, 2, frozenset(('other',))),
+    (_m1_xlogy_, _c1_xlogy_, 2, frozenset(('other',))),
+)
+_sigs_xlogy_ = (
+    'xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def xlogy_(*args, **kwargs):
+    """Overloads:
+    xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
     if _tf[0]:
-        _r = _htf(xlogy_, (self, other), (self, other), {})
+        _r = _htf_any(xlogy_, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(other, _Tensor):
-            raise _not_tensor('xlogy_', 'other', 2, other)
-        return _entry_xlogy__Tensor(self, other)
-
+        return _resolve(_cases_xlogy_, args, kwargs, 'xlogy_', _sigs_xlogy_)
     except TypeError:
-        _r = _hra(xlogy_, (self, other), (self, other), {})
+        _r = _hra_any(xlogy_, args, kwargs)
         if _r is _NO:
             raise
         return _r

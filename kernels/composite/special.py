@@ -6,6 +6,7 @@ tensor is sign, positive is self (autograd comes from the ops they call).
     tensor([ 8., 32.])
 """
 import ember
+from ember.dispatch.argcheck import wrap_number
 
 
 def ldexp(self, other):
@@ -27,3 +28,40 @@ def positive(self):
     if self.dtype == ember.bool:
         raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
     return self
+
+
+def special_xlogy(self, other):
+    """torch.special.xlogy is xlogy."""
+    return ember.xlogy(self, other)
+
+
+def _wrapped(name):
+    """The Scalar overloads of the binary op ember.<name>: the Python number becomes a wrapped
+    number (it promotes like one, as torch's `wrapped_scalar_tensor`), then the Tensor one."""
+    def kernel(a, b):
+        like = a if isinstance(a, ember.Tensor) else b
+        return getattr(ember, name)(wrap_number(a, like), wrap_number(b, like))
+    kernel.__name__ = f"{name}_scalar"
+    return kernel
+
+
+def xlogy_scalar_(self, other):
+    return self.xlogy_(wrap_number(other, self))
+
+
+xlogy_scalar = _wrapped("xlogy")
+special_xlogy_scalar = _wrapped("xlogy")
+special_xlog1py_scalar = _wrapped("special_xlog1py")
+special_zeta_scalar = _wrapped("special_zeta")
+special_chebyshev_polynomial_t_scalar = _wrapped("special_chebyshev_polynomial_t")
+special_chebyshev_polynomial_u_scalar = _wrapped("special_chebyshev_polynomial_u")
+special_chebyshev_polynomial_v_scalar = _wrapped("special_chebyshev_polynomial_v")
+special_chebyshev_polynomial_w_scalar = _wrapped("special_chebyshev_polynomial_w")
+special_shifted_chebyshev_polynomial_t_scalar = _wrapped("special_shifted_chebyshev_polynomial_t")
+special_shifted_chebyshev_polynomial_u_scalar = _wrapped("special_shifted_chebyshev_polynomial_u")
+special_shifted_chebyshev_polynomial_v_scalar = _wrapped("special_shifted_chebyshev_polynomial_v")
+special_shifted_chebyshev_polynomial_w_scalar = _wrapped("special_shifted_chebyshev_polynomial_w")
+special_hermite_polynomial_h_scalar = _wrapped("special_hermite_polynomial_h")
+special_hermite_polynomial_he_scalar = _wrapped("special_hermite_polynomial_he")
+special_laguerre_polynomial_l_scalar = _wrapped("special_laguerre_polynomial_l")
+special_legendre_polynomial_p_scalar = _wrapped("special_legendre_polynomial_p")

@@ -341,10 +341,9 @@ def _cumulative(self, d, dt, ufunc):
     return _as(out, dt.np)
 
 
-def _cum(ufunc):
+def _cum(op, ufunc):
     def kernel(self, dim, dtype):
-        d = _meta.wrap_dims((dim,), len(self._shape))[0]
-        dt = _meta.sum_dtype(self._dtype, dtype)
+        d, dt = _meta.cum_layout(op, self, dim, dtype)
         return from_array(_cumulative(self, d, dt, ufunc), dt)
     return kernel
 
@@ -358,8 +357,8 @@ def _cum_(ufunc, meta):
     return kernel
 
 
-cumsum = _cum(np.add)           # int64 for bool/integer inputs unless dtype= is given
-cumprod = _cum(np.multiply)
+cumsum = _cum("cumsum", np.add)  # int64 for bool/integer inputs unless dtype= is given
+cumprod = _cum("cumprod", np.multiply)
 cumsum_ = _cum_(np.add, _meta.cumsum_)
 cumprod_ = _cum_(np.multiply, _meta.cumprod_)
 

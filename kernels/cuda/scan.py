@@ -29,7 +29,7 @@ def _scan_into(op, out, x, dim):
 
 def _cum(op):
     def kernel(self, dim, dtype):
-        m = MR.cumsum(self, dim, dtype)
+        m = getattr(MR, op)(self, dim, dtype)
         x = L.to_device_dtype(self, m._dtype, self._device)
         return _scan_into(op, L.empty_like_meta(m, self._device), x, dim)
     kernel.__name__ = kernel.__qualname__ = op

@@ -297,9 +297,23 @@ def all_any(self):
     return empty_meta((), all_any_dtype(self))
 
 
+def cum_layout(op, self, dim, dtype):
+    """(wrapped dim, result dtype) of cumsum/cumprod: sum's dtype rule; torch's CPU kernels
+    have no bool loop (dtype=bool raises)."""
+    d = wrap_dims((dim,), len(self._shape))[0]
+    dt = sum_dtype(self._dtype, dtype)
+    if dt is D.bool_:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for(f"{op}_out_cpu", D.bool_)
+    return d, dt
+
+
 def cumsum(self, dim, dtype):
-    wrap_dims((dim,), len(self._shape))
-    return empty_meta(self._shape, sum_dtype(self._dtype, dtype))
+    return empty_meta(self._shape, cum_layout("cumsum", self, dim, dtype)[1])
+
+
+def cumprod(self, dim, dtype):
+    return empty_meta(self._shape, cum_layout("cumprod", self, dim, dtype)[1])
 
 
 def cumsum_(self, dim, dtype):

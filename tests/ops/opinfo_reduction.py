@@ -16,6 +16,7 @@ from opinfo import (
     F64,
     I32,
     I64,
+    OPS,
     U8,
     E,
     S,
@@ -288,7 +289,9 @@ def _cum_samples(inplace=False):
                 S(make((40,), I64, low=2, high=9), 0, name="int_overflow"),
                 S(_a([1, NAN, 2, 3]), 0, name="nan")]
         if not inplace:
-            out.append(S(expanded((3, 4), F32), 0, name="expanded"))
+            out += [S(expanded((3, 4), F32), 0, name="expanded"),
+                    S(make((3, 4), BOOL), 1, dtype=E.bool, name="dtype_bool_error"),
+                    S(make((3, 4), F32), 0, dtype=E.bool, name="float_dtype_bool_error")]
         return out
     return samples
 
@@ -296,6 +299,9 @@ def _cum_samples(inplace=False):
 for _op in ("cumsum", "cumprod"):
     register(f"{_op}.default", _cum_samples(), tols=ACCUMULATING_ULPS)
     out_of(f"{_op}.out", f"{_op}.default")
+    # (with out=, torch checks out's dtype before its missing bool loop)
+    OPS[f"{_op}.out"].samples = lambda f=OPS[f"{_op}.out"].samples: [
+        s for s in f() if "dtype_bool" not in s.name]
     register(f"{_op}_.default", _cum_samples(inplace=True), tols=ACCUMULATING_ULPS)
 
 

@@ -200,6 +200,44 @@ for _name in _POLYNOMIALS:
     _out_subset(f"special_{_name}.out", f"special_{_name}.default", drop=_HALF_MIXED)
 
 
+
+# ---- Scalar overloads (a Python number for either operand: a wrapped number) ------------------
+def _scalar_overloads(op, self_name, other_name, lhs, rhs, values, dtypes=ALL, drop=()):
+    """Samples of `op.<self_name>(Scalar, Tensor)` and `op.<other_name>(Tensor, Scalar)`
+    and of their out= variants (named `<overload>_out`, `drop` as _out_subset's)."""
+    register(f"{op}.{self_name}", lambda: [
+        S(v, make((3, 4), dt, **rhs), name=f"{type(v).__name__}_{dtname(dt)}")
+        for dt in dtypes for v in values] + [
+        S(values[0], make((), F64, **rhs), name="0d"),
+        S(values[-1], transposed((3, 4), F32, **rhs), name="transposed")])
+    register(f"{op}.{other_name}", lambda: scalar_samples(dtypes=dtypes, lhs=lhs, values=values))
+    for name in (self_name, other_name):
+        _out_subset(f"{op}.{name}_out", f"{op}.{name}", drop=drop)
+
+
+register("special_xlogy.default", OPS["xlogy.Tensor"].samples)
+out_of("special_xlogy.out", "special_xlogy.default")
+register("xlogy.Scalar_Self", lambda: [
+    S(v, make((3, 4), dt, low=0.1, high=5), name=f"{type(v).__name__}_{dtname(dt)}")
+    for dt in ALL for v in (0, 2.5, True)] + [S(3, _a(0.0, np.nan, 2.0), name="nan")])
+register("xlogy.Scalar_Other", lambda: scalar_samples(values=(2, 0.5, True)) + [
+    S(_a(0.0, np.nan, 2.0), 0, name="log_zero")])
+out_of("xlogy.OutScalar_Self", "xlogy.Scalar_Self")
+out_of("xlogy.OutScalar_Other", "xlogy.Scalar_Other")
+register("xlogy_.Scalar_Other", lambda: [
+    S(make((3, 4), dt), v, name=f"{dtname(dt)}_{type(v).__name__}")
+    for dt in (F32, F64, F16, I64) for v in (3, 0.5)])
+_scalar_overloads("special_xlogy", "self_scalar", "other_scalar", {}, {"low": 0.1, "high": 5},
+                  (2, 0.5, True))
+_scalar_overloads("special_xlog1py", "self_scalar", "other_scalar", {},
+                  {"low": -0.9, "high": 5}, (2, 0.5, True))
+_scalar_overloads("special_zeta", "self_scalar", "other_scalar", {"low": 1.5, "high": 5},
+                  {"low": 0.5, "high": 5}, (3, 2.5), drop=("float16", "bfloat16"))
+for _name in _POLYNOMIALS:
+    _scalar_overloads(f"special_{_name}", "x_scalar", "n_scalar", {"low": -1, "high": 1},
+                      {"low": 0, "high": 6}, (0.5, 3), dtypes=(F32, F64, I64),
+                      drop=("float16", "bfloat16"))
+
 # torch's float64 Bessel and polygamma kernels are accurate to ~1e-8 (relative to the largest
 # value; scipy's, which ember uses, agree with mpmath to an ulp), its Airy function to ~1e-5,
 # its float32 polynomial recurrences to ~3e-6

@@ -235,3 +235,40 @@ def test_non_differentiable_outputs_as_torch():
     z = ember.special.zeta(e + 1, 2.0)
     with pytest.raises(NotImplementedError, match="the derivative for 'zeta' is not implemented"):
         z.sum().backward()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64", "bool"])
+def test_top_level_xlogy_scalar_overloads_as_torch(dtype):
+    """xlogy.Scalar_Self/Scalar_Other (and out=, method, in-place): the number is a wrapped
+    number in promotion (int64 and bool tensors give float32, float32 stays float32)."""
+    e, t = pair((X * 2).astype(dtype))
+    for call in (lambda m, x: m.xlogy(x, 2), lambda m, x: m.xlogy(2.5, x),
+                 lambda m, x: m.xlogy(True, x), lambda m, x: x.xlogy(0.5),
+                 lambda m, x: m.special.xlogy(3, x), lambda m, x: m.special.xlog1py(x, 2)):
+        check(call(ember, e), call(torch, t), TOLS)
+    if dtype.startswith("float"):
+        check(ember.xlogy(2, e, out=ember.empty(0, dtype=e.dtype)),
+              torch.xlogy(2, t, out=torch.empty(0, dtype=t.dtype)), TOLS)
+        check(e.clone().xlogy_(3), t.clone().xlogy_(3), TOLS)
+    else:
+        raises_like(lambda: e.clone().xlogy_(3), lambda: t.clone().xlogy_(3), "can't be cast")
+
+
+@pytest.mark.parametrize("name,number", [("xlogy", 3.0), ("xlog1py", 3.0), ("zeta", 2.0)])
+def test_scalar_overload_gradients_as_torch(name, number):
+    """The gradient flows to the Tensor operand of either Scalar overload, as torch's
+    derivatives of xlogy.Scalar_Self/Scalar_Other and special_*.self_scalar/other_scalar."""
+    x = X.astype(np.float64) + 1.0
+    for order in ((0, 1), (1, 0)):
+        if name == "zeta" and order == (0, 1):
+            continue  # torch: the derivative of zeta in its first argument is not implemented
+        grads = []
+        for m in (ember, torch):
+            leaf = m.tensor(x, requires_grad=True)
+            args = (leaf, number) if order == (0, 1) else (number, leaf)
+            getattr(m.special, name)(*args).sum().backward()
+            grads.append(leaf.grad)
+        check(grads[0], grads[1], TOLS)
+    raises_like(lambda: ember.special.zeta(ember.tensor(x, requires_grad=True), 2.0).sum().backward(),
+                lambda: torch.special.zeta(torch.tensor(x, requires_grad=True), 2.0).sum().backward(),
+                "not implemented")
