@@ -14554,7 +14554,7 @@ def _bind_xlogy_Scalar_Self(self, other):
 def _entry_xlogy_Scalar_Self(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy_Scalar_Self, (self, other)) from None
     _k = _c_xlogy_Scalar_Self.get(ks)
@@ -14584,7 +14584,7 @@ def _bind_xlogy_OutScalar_Self(self, other, *, out):
 def _entry_xlogy_OutScalar_Self(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy_OutScalar_Self, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14616,7 +14616,7 @@ def _bind_xlogy_Scalar_Other(self, other):
 def _entry_xlogy_Scalar_Other(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy_Scalar_Other, (self, other)) from None
     _k = _c_xlogy_Scalar_Other.get(ks)
@@ -14646,7 +14646,7 @@ def _bind_xlogy_OutScalar_Other(self, other, *, out):
 def _entry_xlogy_OutScalar_Other(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy_OutScalar_Other, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14678,7 +14678,7 @@ def _bind_xlogy__Scalar_Other(self, other):
 def _entry_xlogy__Scalar_Other(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy__Scalar_Other, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -14772,7 +14772,7 @@ def _bind_special_xlogy_self_scalar(self, other):
 def _entry_special_xlogy_self_scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlogy_self_scalar, (self, other)) from None
     _k = _c_special_xlogy_self_scalar.get(ks)
@@ -14802,7 +14802,7 @@ def _bind_special_xlogy_self_scalar_out(self, other, *, out):
 def _entry_special_xlogy_self_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlogy_self_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14834,7 +14834,7 @@ def _bind_special_xlogy_other_scalar(self, other):
 def _entry_special_xlogy_other_scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlogy_other_scalar, (self, other)) from None
     _k = _c_special_xlogy_other_scalar.get(ks)
@@ -14864,7 +14864,7 @@ def _bind_special_xlogy_other_scalar_out(self, other, *, out):
 def _entry_special_xlogy_other_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlogy_other_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14896,7 +14896,7 @@ def _bind_special_xlog1py_self_scalar(self, other):
 def _entry_special_xlog1py_self_scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlog1py_self_scalar, (self, other)) from None
     _k = _c_special_xlog1py_self_scalar.get(ks)
@@ -14926,7 +14926,7 @@ def _bind_special_xlog1py_self_scalar_out(self, other, *, out):
 def _entry_special_xlog1py_self_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlog1py_self_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14958,7 +14958,7 @@ def _bind_special_xlog1py_other_scalar(self, other):
 def _entry_special_xlog1py_other_scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlog1py_other_scalar, (self, other)) from None
     _k = _c_special_xlog1py_other_scalar.get(ks)
@@ -14988,7 +14988,7 @@ def _bind_special_xlog1py_other_scalar_out(self, other, *, out):
 def _entry_special_xlog1py_other_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlog1py_other_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15020,7 +15020,7 @@ def _bind_special_zeta_self_scalar(self, other):
 def _entry_special_zeta_self_scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_zeta_self_scalar, (self, other)) from None
     _k = _c_special_zeta_self_scalar.get(ks)
@@ -15050,7 +15050,7 @@ def _bind_special_zeta_self_scalar_out(self, other, *, out):
 def _entry_special_zeta_self_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_zeta_self_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15082,7 +15082,7 @@ def _bind_special_zeta_other_scalar(self, other):
 def _entry_special_zeta_other_scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_zeta_other_scalar, (self, other)) from None
     _k = _c_special_zeta_other_scalar.get(ks)
@@ -15112,7 +15112,7 @@ def _bind_special_zeta_other_scalar_out(self, other, *, out):
 def _entry_special_zeta_other_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_zeta_other_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15144,7 +15144,7 @@ def _bind_special_chebyshev_polynomial_t_x_scalar(x, n):
 def _entry_special_chebyshev_polynomial_t_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_t_x_scalar, (x, n)) from None
     _k = _c_special_chebyshev_polynomial_t_x_scalar.get(ks)
@@ -15174,7 +15174,7 @@ def _bind_special_chebyshev_polynomial_t_x_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_t_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_t_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15206,7 +15206,7 @@ def _bind_special_chebyshev_polynomial_t_n_scalar(x, n):
 def _entry_special_chebyshev_polynomial_t_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_t_n_scalar, (x, n)) from None
     _k = _c_special_chebyshev_polynomial_t_n_scalar.get(ks)
@@ -15236,7 +15236,7 @@ def _bind_special_chebyshev_polynomial_t_n_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_t_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_t_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15268,7 +15268,7 @@ def _bind_special_chebyshev_polynomial_u_x_scalar(x, n):
 def _entry_special_chebyshev_polynomial_u_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_u_x_scalar, (x, n)) from None
     _k = _c_special_chebyshev_polynomial_u_x_scalar.get(ks)
@@ -15298,7 +15298,7 @@ def _bind_special_chebyshev_polynomial_u_x_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_u_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_u_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15330,7 +15330,7 @@ def _bind_special_chebyshev_polynomial_u_n_scalar(x, n):
 def _entry_special_chebyshev_polynomial_u_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_u_n_scalar, (x, n)) from None
     _k = _c_special_chebyshev_polynomial_u_n_scalar.get(ks)
@@ -15360,7 +15360,7 @@ def _bind_special_chebyshev_polynomial_u_n_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_u_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_u_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15392,7 +15392,7 @@ def _bind_special_chebyshev_polynomial_v_x_scalar(x, n):
 def _entry_special_chebyshev_polynomial_v_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_v_x_scalar, (x, n)) from None
     _k = _c_special_chebyshev_polynomial_v_x_scalar.get(ks)
@@ -15422,7 +15422,7 @@ def _bind_special_chebyshev_polynomial_v_x_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_v_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_v_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15454,7 +15454,7 @@ def _bind_special_chebyshev_polynomial_v_n_scalar(x, n):
 def _entry_special_chebyshev_polynomial_v_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_v_n_scalar, (x, n)) from None
     _k = _c_special_chebyshev_polynomial_v_n_scalar.get(ks)
@@ -15484,7 +15484,7 @@ def _bind_special_chebyshev_polynomial_v_n_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_v_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_v_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15516,7 +15516,7 @@ def _bind_special_chebyshev_polynomial_w_x_scalar(x, n):
 def _entry_special_chebyshev_polynomial_w_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_w_x_scalar, (x, n)) from None
     _k = _c_special_chebyshev_polynomial_w_x_scalar.get(ks)
@@ -15546,7 +15546,7 @@ def _bind_special_chebyshev_polynomial_w_x_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_w_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_w_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15578,7 +15578,7 @@ def _bind_special_chebyshev_polynomial_w_n_scalar(x, n):
 def _entry_special_chebyshev_polynomial_w_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_w_n_scalar, (x, n)) from None
     _k = _c_special_chebyshev_polynomial_w_n_scalar.get(ks)
@@ -15608,7 +15608,7 @@ def _bind_special_chebyshev_polynomial_w_n_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_w_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_w_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15640,7 +15640,7 @@ def _bind_special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_t_x_scalar, (x, n)) from None
     _k = _c_special_shifted_chebyshev_polynomial_t_x_scalar.get(ks)
@@ -15670,7 +15670,7 @@ def _bind_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_t_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15702,7 +15702,7 @@ def _bind_special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_t_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_t_n_scalar, (x, n)) from None
     _k = _c_special_shifted_chebyshev_polynomial_t_n_scalar.get(ks)
@@ -15732,7 +15732,7 @@ def _bind_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_t_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15764,7 +15764,7 @@ def _bind_special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_u_x_scalar, (x, n)) from None
     _k = _c_special_shifted_chebyshev_polynomial_u_x_scalar.get(ks)
@@ -15794,7 +15794,7 @@ def _bind_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_u_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15826,7 +15826,7 @@ def _bind_special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_u_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_u_n_scalar, (x, n)) from None
     _k = _c_special_shifted_chebyshev_polynomial_u_n_scalar.get(ks)
@@ -15856,7 +15856,7 @@ def _bind_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_u_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15888,7 +15888,7 @@ def _bind_special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_v_x_scalar, (x, n)) from None
     _k = _c_special_shifted_chebyshev_polynomial_v_x_scalar.get(ks)
@@ -15918,7 +15918,7 @@ def _bind_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_v_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15950,7 +15950,7 @@ def _bind_special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_v_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_v_n_scalar, (x, n)) from None
     _k = _c_special_shifted_chebyshev_polynomial_v_n_scalar.get(ks)
@@ -15980,7 +15980,7 @@ def _bind_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_v_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16012,7 +16012,7 @@ def _bind_special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_w_x_scalar, (x, n)) from None
     _k = _c_special_shifted_chebyshev_polynomial_w_x_scalar.get(ks)
@@ -16042,7 +16042,7 @@ def _bind_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_w_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16074,7 +16074,7 @@ def _bind_special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_w_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_w_n_scalar, (x, n)) from None
     _k = _c_special_shifted_chebyshev_polynomial_w_n_scalar.get(ks)
@@ -16104,7 +16104,7 @@ def _bind_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_w_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16136,7 +16136,7 @@ def _bind_special_hermite_polynomial_h_x_scalar(x, n):
 def _entry_special_hermite_polynomial_h_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_h_x_scalar, (x, n)) from None
     _k = _c_special_hermite_polynomial_h_x_scalar.get(ks)
@@ -16166,7 +16166,7 @@ def _bind_special_hermite_polynomial_h_x_scalar_out(x, n, *, out):
 def _entry_special_hermite_polynomial_h_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_h_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16198,7 +16198,7 @@ def _bind_special_hermite_polynomial_h_n_scalar(x, n):
 def _entry_special_hermite_polynomial_h_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_h_n_scalar, (x, n)) from None
     _k = _c_special_hermite_polynomial_h_n_scalar.get(ks)
@@ -16228,7 +16228,7 @@ def _bind_special_hermite_polynomial_h_n_scalar_out(x, n, *, out):
 def _entry_special_hermite_polynomial_h_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_h_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16260,7 +16260,7 @@ def _bind_special_hermite_polynomial_he_x_scalar(x, n):
 def _entry_special_hermite_polynomial_he_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_he_x_scalar, (x, n)) from None
     _k = _c_special_hermite_polynomial_he_x_scalar.get(ks)
@@ -16290,7 +16290,7 @@ def _bind_special_hermite_polynomial_he_x_scalar_out(x, n, *, out):
 def _entry_special_hermite_polynomial_he_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_he_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16322,7 +16322,7 @@ def _bind_special_hermite_polynomial_he_n_scalar(x, n):
 def _entry_special_hermite_polynomial_he_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_he_n_scalar, (x, n)) from None
     _k = _c_special_hermite_polynomial_he_n_scalar.get(ks)
@@ -16352,7 +16352,7 @@ def _bind_special_hermite_polynomial_he_n_scalar_out(x, n, *, out):
 def _entry_special_hermite_polynomial_he_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_he_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16384,7 +16384,7 @@ def _bind_special_laguerre_polynomial_l_x_scalar(x, n):
 def _entry_special_laguerre_polynomial_l_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_laguerre_polynomial_l_x_scalar, (x, n)) from None
     _k = _c_special_laguerre_polynomial_l_x_scalar.get(ks)
@@ -16414,7 +16414,7 @@ def _bind_special_laguerre_polynomial_l_x_scalar_out(x, n, *, out):
 def _entry_special_laguerre_polynomial_l_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_laguerre_polynomial_l_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16446,7 +16446,7 @@ def _bind_special_laguerre_polynomial_l_n_scalar(x, n):
 def _entry_special_laguerre_polynomial_l_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_laguerre_polynomial_l_n_scalar, (x, n)) from None
     _k = _c_special_laguerre_polynomial_l_n_scalar.get(ks)
@@ -16476,7 +16476,7 @@ def _bind_special_laguerre_polynomial_l_n_scalar_out(x, n, *, out):
 def _entry_special_laguerre_polynomial_l_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_laguerre_polynomial_l_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16508,7 +16508,7 @@ def _bind_special_legendre_polynomial_p_x_scalar(x, n):
 def _entry_special_legendre_polynomial_p_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_legendre_polynomial_p_x_scalar, (x, n)) from None
     _k = _c_special_legendre_polynomial_p_x_scalar.get(ks)
@@ -16538,7 +16538,7 @@ def _bind_special_legendre_polynomial_p_x_scalar_out(x, n, *, out):
 def _entry_special_legendre_polynomial_p_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_legendre_polynomial_p_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16570,7 +16570,7 @@ def _bind_special_legendre_polynomial_p_n_scalar(x, n):
 def _entry_special_legendre_polynomial_p_n_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | _inc) & _keep
+        ks = (x._ks | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_legendre_polynomial_p_n_scalar, (x, n)) from None
     _k = _c_special_legendre_polynomial_p_n_scalar.get(ks)
@@ -16600,7 +16600,7 @@ def _bind_special_legendre_polynomial_p_n_scalar_out(x, n, *, out):
 def _entry_special_legendre_polynomial_p_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_legendre_polynomial_p_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
