@@ -23,41 +23,12 @@ from dataclasses import dataclass, field
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..core.tensor import Tensor
+from ..utils._pytree import tree_flatten, tree_unflatten
 from . import config
 from .exc import Unsupported
 from .utils import counters
 
 _compiled: weakref.WeakSet = weakref.WeakSet()   # every CompiledFunction, for reset()
-
-
-# --- flattening call arguments ---------------------------------------------------------------
-def _flatten(obj, leaves):
-    """The structure of `obj` with each tensor replaced by its index in `leaves`."""
-    if isinstance(obj, Tensor):
-        leaves.append(obj)
-        return _Leaf(len(leaves) - 1)
-    if isinstance(obj, (list, tuple)):
-        items = [_flatten(x, leaves) for x in obj]
-        return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
-    if isinstance(obj, dict):
-        return {k: _flatten(v, leaves) for k, v in obj.items()}
-    return obj
-
-
-def _unflatten(spec, leaves):
-    if isinstance(spec, _Leaf):
-        return leaves[spec.index]
-    if isinstance(spec, (list, tuple)):
-        items = [_unflatten(x, leaves) for x in spec]
-        return type(spec)(*items) if hasattr(spec, "_fields") else type(spec)(items)
-    if isinstance(spec, dict):
-        return {k: _unflatten(v, leaves) for k, v in spec.items()}
-    return spec
-
-
-@dataclass(frozen=True)
-class _Leaf:
-    index: int
 
 
 # --- guards --------------------------------------------------------------------------------------
@@ -138,8 +109,7 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if config.disable or _disabled[0]:
             return self.fn(*args, **kwargs)
-        leaves: list = []
-        spec = _flatten((args, kwargs), leaves)
+        leaves, spec = tree_flatten((args, kwargs))
         named, state_guard = self._state()
         guard = (_value_guard(spec), tuple(_tensor_guard(t) for t in leaves), state_guard,
                  _global_state())
@@ -160,7 +130,7 @@ class CompiledFunction:
         if entry.run is None:
             return self.fn(*args, **kwargs)
         outs = entry.run(*leaves, *(t for _, _, t, _ in named))
-        return _unflatten(entry.out_spec, outs)
+        return tree_unflatten(outs, entry.out_spec)
 
     def _capture(self, guard, spec, leaves, named):
         from ..func import functionalize
@@ -170,11 +140,11 @@ class CompiledFunction:
         out_spec = []
 
         def flat_fn(*flat):
-            args, kwargs = _unflatten(spec, flat[:n_args])
+            args, kwargs = tree_unflatten(flat[:n_args], spec)
             with _swapped(named, flat[n_args:]):
                 out = self.fn(*args, **kwargs)
-            out_leaves: list = []
-            out_spec.append(_flatten(out, out_leaves))
+            out_leaves, spec_of_out = tree_flatten(out)
+            out_spec.append(spec_of_out)
             return out_leaves
 
         from .._subclasses import functional_tensor

@@ -15,21 +15,9 @@ from __future__ import annotations
 
 import functools
 
-from ..core.tensor import Tensor
+from ..utils._pytree import tree_map
 
 __all__ = ["functionalize"]
-
-
-def _map(fn, obj):
-    """`fn` on every tensor inside nested lists, tuples and dicts."""
-    if isinstance(obj, Tensor):
-        return fn(obj)
-    if isinstance(obj, (list, tuple)):
-        mapped = [_map(fn, x) for x in obj]
-        return type(obj)(*mapped) if hasattr(obj, "_fields") else type(obj)(mapped)
-    if isinstance(obj, dict):
-        return {k: _map(fn, v) for k, v in obj.items()}
-    return obj
 
 
 def functionalize(func, *, remove: str = "mutations"):
@@ -62,7 +50,7 @@ def functionalize(func, *, remove: str = "mutations"):
             pairs.append((t, w))
             return w
 
-        f_args, f_kwargs = _map(wrap, args), _map(wrap, kwargs)
+        f_args, f_kwargs = tree_map(wrap, args), tree_map(wrap, kwargs)
         with F.functionalizing(remove_views):
             out = func(*f_args, **f_kwargs)
         for original, w in pairs:        # the input-mutation epilogue
@@ -73,7 +61,7 @@ def functionalize(func, *, remove: str = "mutations"):
                 _restride(original, w._metas)
             if w.requires_grad and w.grad is not None:   # a backward() ran inside
                 original.grad = F.from_functional(w.grad) if F.is_functional(w.grad) else w.grad
-        return _map(lambda t: F.from_functional(t) if F.is_functional(t) else t, out)
+        return tree_map(lambda t: F.from_functional(t) if F.is_functional(t) else t, out)
     return wrapped
 
 
