@@ -5,6 +5,8 @@ tensor is sign, positive is self (autograd comes from the ops they call).
     >>> ember.ldexp(ember.tensor([1., 2.]), ember.tensor([3, 4]))
     tensor([ 8., 32.])
 """
+import numpy as np
+
 import ember
 from ember.dispatch.argcheck import wrap_number
 
@@ -35,18 +37,29 @@ def special_xlogy(self, other):
     return ember.xlogy(self, other)
 
 
+def _rounded(x, dt):
+    """A Python number as the op computes with it: rounded to the result's float dtype
+    first (torch's TensorIterator casts the wrapped scalar: 1e39 is inf in float32)."""
+    if isinstance(x, ember.Tensor) or not dt.is_floating_point or isinstance(x, bool):
+        return x
+    with np.errstate(over="ignore"):
+        return float(np.array(x, np.float64).astype(dt.np))
+
+
 def _wrapped(name):
     """The Scalar overloads of the binary op ember.<name>: the Python number becomes a wrapped
     number (it promotes like one, as torch's `wrapped_scalar_tensor`), then the Tensor one."""
     def kernel(a, b):
         like = a if isinstance(a, ember.Tensor) else b
-        return getattr(ember, name)(wrap_number(a, like), wrap_number(b, like))
+        dt = ember.result_type(a, b)
+        return getattr(ember, name)(wrap_number(_rounded(a, dt), like),
+                                    wrap_number(_rounded(b, dt), like))
     kernel.__name__ = f"{name}_scalar"
     return kernel
 
 
 def xlogy_scalar_(self, other):
-    return self.xlogy_(wrap_number(other, self))
+    return self.xlogy_(wrap_number(_rounded(other, self.dtype), self))
 
 
 xlogy_scalar = _wrapped("xlogy")

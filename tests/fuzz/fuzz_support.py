@@ -132,9 +132,10 @@ KNOWN: dict[str, str] = {
     "cdist.default": CDIST,
     **dict.fromkeys([f"special_{f}.default" for f in (
         "airy_ai", "bessel_j0", "bessel_y0", "bessel_y1")], CEPHES),
-    **dict.fromkeys([f"special_{p}_polynomial_{v}.default" for p, vs in (
+    **dict.fromkeys([f"special_{p}_polynomial_{v}.{overload}" for p, vs in (
         ("chebyshev", "tuvw"), ("shifted_chebyshev", "tuvw"), ("hermite", ("h", "he")),
-        ("laguerre", "l"), ("legendre", "p")) for v in vs], RECURRENCE),
+        ("laguerre", "l"), ("legendre", "p")) for v in vs
+        for overload in ("default", "x_scalar", "n_scalar")], RECURRENCE),
     "isin.Tensor_Tensor": TORCH_VIEW,
 }
 
@@ -503,6 +504,8 @@ def draw_arg(data, a, spec, ctx):
     if base == "Tensor":
         return draw_tensor(data, name, ctx)
     if base == "Scalar":
+        if name == "n":          # a polynomial's degree (n_scalar overloads): small, as above
+            return data.draw(st.integers(-50, 50), label=name)
         return data.draw(scalar_st(), label=name)
     if base == "bool":
         return data.draw(st.booleans(), label=name)
