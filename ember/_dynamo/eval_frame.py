@@ -107,7 +107,7 @@ class CompiledFunction:
         return named, guard
 
     def __call__(self, *args, **kwargs):
-        if config.disable or _disabled[0]:
+        if config.disable:
             return self.fn(*args, **kwargs)
         leaves, spec = tree_flatten((args, kwargs))
         named, state_guard = self._state()
@@ -185,9 +185,6 @@ class _swapped:
 
 def _name(fn):
     return getattr(fn, "__qualname__", None) or type(fn).__name__
-
-
-_disabled = [False]
 
 
 def disable(fn=None, recursive=True):

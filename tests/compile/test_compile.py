@@ -239,3 +239,14 @@ def test_inductor_lowering_equals_eager(name, fn, dtype):
             np.testing.assert_allclose(_np(x.grad), _np(y.grad), rtol=1e-6)
     assert "np." in sources[0]                      # something was lowered
     assert ("_call(" in sources[0]) == (name == "fallback")
+
+
+def test_compile_refuses_a_non_callable():
+    with pytest.raises(RuntimeError, match="expected a callable or an nn.Module, got int"):
+        ember.compile(3)
+
+
+def test_config_disable_runs_eagerly(monkeypatch):
+    monkeypatch.setattr(config, "disable", True)
+    assert ember.compile(lambda x: x + 1, backend="eager")(ember.ones(1)).tolist() == [2.0]
+    assert counters["frames"]["total"] == 0

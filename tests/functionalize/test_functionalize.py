@@ -279,3 +279,17 @@ def test_custom_op_that_mutates():
     assert functionalize(f)(x).tolist() == [1.0, 4.0, 7.0]
     gm = make_fx(functionalize(f))(x)
     assert gm(x).tolist() == [1.0, 4.0, 7.0] and x.tolist() == [0.0, 1.0, 2.0]
+
+
+def test_out_into_an_input_resizes_it():
+    """An out= input the function resizes comes back resized, with the values (epilogue)."""
+    out = ember.empty(0)
+    functionalize(lambda x, o: ember.add(x, 1, out=o))(ember.arange(3.), out)
+    assert out.tolist() == [1.0, 2.0, 3.0]
+
+
+def test_formatting_reads_the_value():
+    def f(x):
+        return f"{x.sum():.1f}", repr(x.sum())
+    text, shown = functionalize(f)(ember.ones(2))
+    assert text == "2.0" and shown == "FunctionalTensor(tensor(2.))"

@@ -109,6 +109,12 @@ def own_rng(seed=12):
     return np.random.default_rng(seed)
 
 
+def own_maker(seed):
+    """`own(make)` is `make` drawing from a generator of its own (seeded `seed`)."""
+    rng = own_rng(seed)
+    return lambda maker: lambda *a, **kw: maker(*a, rng=rng, **kw)
+
+
 def make(shape, dtype=F32, *, low=None, high=None, nonzero=False, rng=None):
     """A random array: bools, ints in [low, high) (default [-9, 10), uint8 [0, 10)),
     floats uniform in [low, high) (default [-5, 5)), complex numbers with real and imaginary

@@ -20,16 +20,12 @@ from opinfo import (
     expanded,
     make,
     out_of,
-    own_rng,
+    own_maker,
     register,
     transposed,
 )
 
-_OWN = own_rng(22)   # (a generator of their own: the shared stream stays as it was)
-
-
-def _own(maker):
-    return lambda *a, **kw: maker(*a, rng=_OWN, **kw)
+_own = own_maker(22)   # samples from a generator of their own
 
 
 def _z(shape=(3, 4), dtype=C64, **kw):
