@@ -64,22 +64,27 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     fw_gm, bw_gm, n_out = partition(joint_gm, n_in, len(tangents), len(grad_inputs))
     fw = fw_compiler(fw_gm, example_inputs)
     bw = bw_compiler(bw_gm, None)
-    return _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs,
-                            [(t.shape, t.dtype, t.device) for t in tangents])
+    return _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs)
 
 
 def _differentiable_outputs(gm, example_inputs):
-    """Which outputs require grad, and a zero cotangent for each (from a fake run)."""
+    """Which outputs require grad, and a zero cotangent for each (from a fake run; fake
+    example inputs, symbolic sizes included, are run in their own mode)."""
     import ember
 
-    from .._subclasses.fake_tensor import FakeTensorMode
-    mode = FakeTensorMode(allow_non_fake_inputs=True)
+    from .._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+    mode = next((t.fake_mode for t in example_inputs if isinstance(t, FakeTensor)), None)
+    if mode is None:
+        mode = FakeTensorMode(allow_non_fake_inputs=True)
     fakes = [mode.from_tensor(t) if isinstance(t, Tensor) else t for t in example_inputs]
     with mode:
         outs = list(gm(*fakes))
-    diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
-    return diff, [ember.zeros(outs[i].shape, dtype=outs[i].dtype, device=outs[i].device)
-                  for i in diff]
+        diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
+        tangents = [ember.zeros(outs[i].shape, dtype=outs[i].dtype, device=outs[i].device)
+                    for i in diff]
+    if not any(isinstance(t, FakeTensor) for t in example_inputs):
+        tangents = [ember.zeros(t.shape, dtype=t.dtype, device=t.device) for t in tangents]
+    return diff, tangents
 
 
 def partition(joint_gm, n_primals, n_tangents, n_grads):
@@ -158,7 +163,7 @@ def _ancestors(roots, into, stop=frozenset()):
         stack.extend(_inputs(n))
 
 
-def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs, out_meta):
+def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs):
     class CompiledFunction(Function):
         @staticmethod
         def forward(ctx, *primals):
@@ -167,6 +172,7 @@ def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs, out_meta):
             ctx.save_for_backward(*saved)
             ctx.mark_non_differentiable(*[o for i, o in enumerate(outs)
                                           if i not in diff_outs and isinstance(o, Tensor)])
+            ctx.out_meta = [(outs[i].shape, outs[i].dtype, outs[i].device) for i in diff_outs]
             return tuple(outs)
 
         @staticmethod
@@ -174,7 +180,7 @@ def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs, out_meta):
             import ember
             tangents = [grad_outs[i] if grad_outs[i] is not None else
                         ember.zeros(shape, dtype=dt, device=dev)
-                        for i, (shape, dt, dev) in zip(diff_outs, out_meta)]
+                        for i, (shape, dt, dev) in zip(diff_outs, ctx.out_meta)]
             grads = list(bw(*ctx.saved_tensors, *tangents))
             full = [None] * n_in
             for i, g in zip(grad_inputs, grads):

@@ -191,7 +191,8 @@ class FakeTensorConverter:
         self.constant_storage_memo = {}
 
     def from_real_tensor(self, fake_mode, t: Tensor, *, make_constant=False,
-                         shape_env=None, symbolic_context=None, source=None):
+                         shape_env=None, symbolic_context=None, source=None,
+                         static_shapes=None):
         if isinstance(t, FakeTensor):
             if t.fake_mode is not fake_mode:
                 raise AssertionError("Mixing fake modes NYI")
@@ -202,9 +203,11 @@ class FakeTensorConverter:
                 "subclass it does not know)")
         env = shape_env if shape_env is not None else fake_mode.shape_env
         layout = None
-        if env is not None and not fake_mode.static_shapes:
+        static = fake_mode.static_shapes if static_shapes is None else static_shapes
+        if env is not None and not static:
             def layout(real):
-                return env.symbolic_sizes_strides(real._shape, real.stride(), source)
+                return env.symbolic_sizes_strides(real._shape, real.stride(), source,
+                                                  dynamic_dims=symbolic_context)
 
         def make(meta, real):
             out = FakeTensor(fake_mode, meta, real.device,
@@ -285,7 +288,9 @@ class FakeTensorMode(TorchDispatchMode):
         static = static_shapes if static_shapes is not None else self.static_shapes
         env = None if static else self.shape_env
         return self.fake_tensor_converter.from_real_tensor(self, tensor, shape_env=env,
-                                                           source=source)
+                                                           source=source,
+                                                           symbolic_context=symbolic_context,
+                                                           static_shapes=static)
 
     from_real_tensor = from_tensor
 
