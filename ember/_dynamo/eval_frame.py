@@ -181,7 +181,15 @@ class CompiledFunction:
         finally:
             _tracing[0] = functional_tensor.capturing[0] = False
         counters["frames"]["ok"] += 1
-        run = self.backend(gm, list(inputs))
+        try:
+            run = self.backend(gm, list(inputs))
+        except _uncapturable() as e:    # (AOT autograd's joint trace met a data-dependent
+            reason = f"backend: {type(e).__name__}: {e}".splitlines()[0]    # backward)
+            if self.fullgraph:
+                raise Unsupported(f"fullgraph=True: the backend cannot compile "
+                                  f"{_name(self.fn)} ({reason})") from e
+            counters["graph_break"][reason] += 1
+            return _Entry(self._guards(args, kwargs, {}), None, reason)
         env = getattr(gm, "shape_env", None)
         return _Entry(self._guards(args, kwargs, dynamic, env), run, None, gm, state,
                       out_spec[0])
@@ -189,6 +197,20 @@ class CompiledFunction:
     def _guards(self, args, kwargs, dynamic, shape_env=None):
         return build_guards(args, kwargs, dynamic=dynamic, module=self.module, fn=self.fn,
                             shape_env=shape_env)
+
+
+def _uncapturable():
+    """What a trace raises where the answer needs data (a graph break, not an error), or
+    where an op has no formula: running eagerly then gives eager's answer or error."""
+    from .._subclasses.fake_tensor import (
+        DataDependentOutputException,
+        DynamicOutputShapeException,
+        UnsupportedOperatorException,
+    )
+    from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+    return (DataDependentOutputException, DynamicOutputShapeException,
+            UnsupportedOperatorException, GuardOnDataDependentSymNode, Unsupported,
+            NotImplementedError)
 
 
 def _state_of(module):

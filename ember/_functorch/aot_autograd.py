@@ -178,7 +178,9 @@ def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs):
         @staticmethod
         def backward(ctx, *grad_outs):
             import ember
-            tangents = [grad_outs[i] if grad_outs[i] is not None else
+            # contiguous, as the tangents the backward graph was traced with (torch's
+            # AOT autograd does the same: a formula's layout checks ran on those)
+            tangents = [grad_outs[i].contiguous() if grad_outs[i] is not None else
                         ember.zeros(shape, dtype=dt, device=dev)
                         for i, (shape, dt, dev) in zip(diff_outs, ctx.out_meta)]
             grads = list(bw(*ctx.saved_tensors, *tangents))

@@ -305,8 +305,8 @@ class FakeTensorMode(TorchDispatchMode):
     # --- every op ----------------------------------------------------------------------------
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func is _LIFT_FRESH:
-            t = args[0]
+        if func is _LIFT_FRESH or (func is _LIFT_FRESH_COPY and not self.is_our_fake(args[0])):
+            t = args[0]      # (make_fx records ember.tensor(...) as lift_fresh_copy)
             return t if self.is_our_fake(t) else self.fake_tensor_converter.from_real_tensor(
                 self, t, make_constant=t.numel() <= 1)
         if any(not self.is_our_fake(t) for t in _tensors(args, kwargs)):
@@ -407,6 +407,7 @@ def _fake_impl(func):
 
 
 _LIFT_FRESH = aten.lift_fresh.default
+_LIFT_FRESH_COPY = aten.lift_fresh_copy.default
 _INDEX = aten.index.Tensor
 _REPEAT_INTERLEAVE = aten.repeat_interleave.Tensor
 _UNBACKED_SIZE_OPS = (aten.nonzero.default, aten.masked_select.default)
@@ -552,7 +553,11 @@ def active_fake_mode() -> FakeTensorMode | None:
 
 
 def is_fake(x) -> bool:
-    return isinstance(x, FakeTensor)
+    """Whether `x` is a fake, or a functional tensor wrapping one (torch's is_fake)."""
+    if isinstance(x, FakeTensor):
+        return True
+    value = getattr(x, "_value", None)          # a FunctionalTensor's inner value
+    return isinstance(value, Tensor) and is_fake(value)
 
 
 class FakeCopyMode(TorchFunctionMode):
