@@ -19,13 +19,10 @@ No autograd graph is recorded op by op at run time: the Function is the only nod
 """
 from __future__ import annotations
 
-import operator
-
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..core.tensor import Tensor
-from ..fx.graph import Graph
-from ..fx.graph_module import GraphModule
+from .partitioners import default_partition
 
 
 def _identity(gm, example_inputs):
@@ -33,10 +30,11 @@ def _identity(gm, example_inputs):
 
 
 def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
-              decompositions=None, inference_compiler=None):
+              decompositions=None, inference_compiler=None, partition_fn=default_partition):
     """`gm` (a graph of aten ops returning a list or tuple of outputs) compiled ahead of
     time for `example_inputs`' requires_grad flags; returns a callable taking the same
-    inputs and returning the outputs as a tuple."""
+    inputs and returning the outputs as a tuple. `partition_fn` splits the joint graph
+    (ember._functorch.partitioners)."""
     from ..fx.experimental.proxy_tensor import make_fx
     bw_compiler = bw_compiler or fw_compiler
     needs = [isinstance(t, Tensor) and t.requires_grad for t in example_inputs]
@@ -61,7 +59,7 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     from ..func import functionalize
     joint_gm = make_fx(functionalize(joint), decompositions,
                        tracing_mode="fake")(*example_inputs, *tangents)
-    fw_gm, bw_gm, n_out = partition(joint_gm, n_in, len(tangents), len(grad_inputs))
+    fw_gm, bw_gm, n_out = partition_fn(joint_gm, n_in, len(tangents), len(grad_inputs))
     fw = fw_compiler(fw_gm, example_inputs)
     bw = bw_compiler(bw_gm, None)
     return _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs)
@@ -85,82 +83,6 @@ def _differentiable_outputs(gm, example_inputs):
     if not any(isinstance(t, FakeTensor) for t in example_inputs):
         tangents = [ember.zeros(t.shape, dtype=t.dtype, device=t.device) for t in tangents]
     return diff, tangents
-
-
-def partition(joint_gm, n_primals, n_tangents, n_grads):
-    """The joint graph split in two (torch's default_partition): the forward graph holds
-    every node the outputs and the input mutations need; the backward graph the rest, with
-    the forward values it reads (the saved values) as its first inputs.
-    Returns (forward GraphModule, backward GraphModule, number of outputs)."""
-    nodes = list(joint_gm.graph.nodes)
-    placeholders = [n for n in nodes if n.op == "placeholder"]
-    tangents = set(placeholders[n_primals:n_primals + n_tangents])
-    output = next(n for n in nodes if n.op == "output")
-    results = list(output.args[0])
-    n_out = len(results) - n_grads
-    outs, grads = results[:n_out], results[n_out:]
-
-    on_tangents = set(tangents)                   # nodes that depend on a cotangent
-    for n in nodes:
-        if n.op == "call_function" and any(a in on_tangents for a in _inputs(n)):
-            on_tangents.add(n)
-    forward = set(placeholders[:n_primals])
-    roots = [o for o in outs if hasattr(o, "op")] + [
-        n for n in nodes if n.op == "call_function" and n.is_impure() and n not in on_tangents]
-    _ancestors(roots, forward)
-    for n in list(forward):    # a multi-output op's items stay with it (saved one by one)
-        forward.update(u for u in n.users if u.target is operator.getitem)
-    saved = [n for n in nodes if n in forward and any(
-        u not in forward and u.op != "output" for u in n.users)]
-
-    fw = Graph()
-    env = {}
-    for n in nodes:
-        if n in forward:
-            env[n] = fw.node_copy(n, lambda a: env[a])
-    fw.output([env[o] if hasattr(o, "op") else o for o in outs] + [env[s] for s in saved])
-
-    bw = Graph()
-    benv = {}
-    for prefix, group in (("saved", saved), ("tangent", placeholders[n_primals:
-                                                                      n_primals + n_tangents])):
-        for i, n in enumerate(group):
-            benv[n] = bw.placeholder(f"{prefix}_{i}")
-            benv[n].meta = dict(n.meta)          # the value's metadata, for compilers
-    needed = set()
-    _ancestors([g for g in grads if hasattr(g, "op")], needed, stop=set(benv))
-    for n in nodes:
-        if n in needed and n not in benv and n.op != "placeholder":
-            benv[n] = bw.node_copy(n, lambda a: benv[a])
-    bw.output([benv[g] if hasattr(g, "op") else g for g in grads])
-    return GraphModule(joint_gm, fw), GraphModule(joint_gm, bw), n_out
-
-
-def _inputs(node):
-    out = []
-
-    def visit(a):
-        if hasattr(a, "op"):
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            for x in a:
-                visit(x)
-        elif isinstance(a, dict):
-            for x in a.values():
-                visit(x)
-    visit(node.args)
-    visit(node.kwargs)
-    return out
-
-
-def _ancestors(roots, into, stop=frozenset()):
-    stack = list(roots)
-    while stack:
-        n = stack.pop()
-        if n in into or n in stop:
-            continue
-        into.add(n)
-        stack.extend(_inputs(n))
 
 
 def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs):

@@ -94,7 +94,7 @@ def _net():
                          nn.Linear(16, 3))
 
 
-@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "aot_eager_decomp_partition", "inductor"])
 def test_training_steps_equal_eagers(backend):
     """Losses, gradients, parameters and BatchNorm's running statistics (the graph's
     input mutations) after SGD steps, as eager's."""
@@ -145,7 +145,8 @@ def test_backends():
     with pytest.raises(ValueError, match="unknown backend"):
         ember.compile(lambda x: x, backend="nope")
     assert ember.compile(lambda x: x * 2)(ember.ones(1)).tolist() == [2.0]   # inductor
-    assert ember._dynamo.list_backends() == ["aot_eager", "eager", "inductor"]
+    assert ember._dynamo.list_backends() == ["aot_eager", "aot_eager_decomp_partition", "eager",
+                                             "inductor"]
 
 
 def test_aot_autograd_forward_and_backward_graphs_reach_core_ops():
