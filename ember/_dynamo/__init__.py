@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from . import config
 from .backends import list_backends
-from .eval_frame import CompiledFunction, ExplainOutput, disable
+from .eval_frame import CompiledFunction, ExplainOutput, disable, mark_dynamic, maybe_mark_dynamic
 from .exc import Unsupported
 from .utils import counters
 
 __all__ = ["CompiledFunction", "ExplainOutput", "OptimizedModule", "Unsupported", "config",
-           "counters", "disable", "explain", "list_backends", "optimize", "reset"]
+           "counters", "disable", "explain", "list_backends", "mark_dynamic",
+           "maybe_mark_dynamic", "optimize", "reset"]
 
 
 def reset():

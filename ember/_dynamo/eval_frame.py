@@ -22,6 +22,7 @@ import warnings
 import weakref
 from dataclasses import dataclass, field
 
+from .. import _logging
 from ..utils._pytree import LeafSpec, tree_flatten, tree_unflatten
 from . import config
 from .exc import Unsupported
@@ -120,12 +121,18 @@ class CompiledFunction:
             return None
         if self.entries:
             counters["stats"]["recompiles"] += 1
+            _logging.log("recompiles", lambda: _recompile_message(self, args, kwargs))
         leaves, spec = tree_flatten((args, kwargs))
         self._mark_dynamic(leaves)
         started = time.perf_counter()
         entry = self._capture(args, kwargs, leaves, spec)
         entry.seconds = time.perf_counter() - started
         self.entries.append(entry)
+        if entry.reason is not None:
+            _logging.log("graph_breaks", f"{_name(self.fn)}: runs eagerly ({entry.reason})")
+        else:
+            _logging.log("graph_code", lambda: f"{_name(self.fn)}:{entry.graph.code}")
+        _logging.log("guards", lambda: f"{_name(self.fn)}:\n{entry.guards.describe()}")
         return entry
 
     def _mark_dynamic(self, leaves):
@@ -135,6 +142,9 @@ class CompiledFunction:
             return
         for i, t in enumerate(leaves):
             first = self.seen.setdefault(i, tuple(t.shape))
+            marked = _marks_of(t)
+            if marked:
+                self.dynamic_dims.setdefault(i, set()).update(marked)
             if self.dynamic:
                 changed = set(range(t.dim()))
             elif len(first) == t.dim():
@@ -197,6 +207,40 @@ class CompiledFunction:
     def _guards(self, args, kwargs, dynamic, shape_env=None):
         return build_guards(args, kwargs, dynamic=dynamic, module=self.module, fn=self.fn,
                             shape_env=shape_env)
+
+
+_marks: dict[int, tuple] = {}     # id(tensor) -> (weakref to it, dims marked dynamic)
+
+
+def mark_dynamic(t, index) -> None:
+    """Makes dim `index` (an int or a list) of `t` a symbol from its first capture on
+    (torch._dynamo.mark_dynamic); sizes 0 and 1 still specialise."""
+    dims = {index} if isinstance(index, int) else set(index)
+    for d in dims:
+        if not -t.dim() <= d < max(t.dim(), 1):
+            raise IndexError(f"mark_dynamic: dim {d} out of range for a {t.dim()}-d tensor")
+    dims = {d % t.dim() for d in dims}
+    old = _marks.get(id(t))
+    if old is not None and old[0]() is t:
+        dims |= old[1]
+    key = id(t)
+    _marks[key] = (weakref.ref(t, lambda _: _marks.pop(key, None)), dims)
+
+
+maybe_mark_dynamic = mark_dynamic
+
+
+def _marks_of(t):
+    hit = _marks.get(id(t))
+    return hit[1] if hit is not None and hit[0]() is t else ()
+
+
+def _recompile_message(compiled, args, kwargs):
+    lines = [f"Recompiling function {_name(compiled.fn)}",
+             "    triggered by the following guard failure(s):"]
+    for i, e in enumerate(compiled.entries):
+        lines += [f"    - graph {i}: {fact}" for fact in e.guards.failures(args, kwargs)[:3]]
+    return "\n".join(lines)
 
 
 def _uncapturable():

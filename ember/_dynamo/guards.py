@@ -127,6 +127,18 @@ class Guards:
     def describe(self) -> str:
         return "\n".join(self.facts)
 
+    def failures(self, args, kwargs) -> list[str]:
+        """The facts that do not hold for this call (a miss's explanation)."""
+        out = []
+        for expr, fact in zip(self.exprs, self.facts):
+            try:
+                ok = eval(f"lambda args, kwargs: {expr}", dict(self.env))(args, kwargs)
+            except Exception:  # noqa: BLE001  (a fact about another type: it does not hold)
+                ok = False
+            if not ok:
+                out.append(fact)
+        return out
+
 
 def build_guards(args, kwargs, *, dynamic, module=None, fn=None, shape_env=None) -> Guards:
     """The guards of a capture of `fn(*args, **kwargs)` (see the module docstring).

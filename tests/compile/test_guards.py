@@ -174,3 +174,36 @@ def test_duck_sized_inputs_keep_equal_sizes():
     _close(f(ember.ones(5), ember.ones(5)), ember.full((5,), 2.0))   # one symbol for both
     with pytest.raises(RuntimeError, match="size of tensor a"):
         f(ember.ones(5), ember.ones(7))            # eager's error, not a broadcast graph
+
+
+def test_mark_dynamic():
+    f = ember.compile(lambda x: x.sum(0), backend="eager")
+    x = ember.ones(4, 3)
+    ember._dynamo.mark_dynamic(x, 0)
+    f(x)
+    f(ember.ones(6, 3))                         # the first graph already has a symbol
+    assert _frames() == 1
+    with pytest.raises(IndexError, match="out of range"):
+        ember._dynamo.mark_dynamic(x, 2)
+
+
+def test_logs_name_the_failed_guard(caplog):
+    import logging
+
+    from ember import _logging
+    f = ember.compile(lambda x, k: x * k, backend="eager")
+    try:
+        _logging.set_logs(recompiles=True, graph_breaks=True)
+        with caplog.at_level(logging.INFO):
+            logging.getLogger("ember.recompiles").propagate = True
+            logging.getLogger("ember.graph_breaks").propagate = True
+            f(ember.ones(2), 2)
+            f(ember.ones(2), 3)
+            ember.compile(lambda x: x * x.sum().item(), backend="eager")(ember.ones(2))
+    finally:
+        _logging.set_logs()
+    text = caplog.text
+    assert "Recompiling function" in text and "CONSTANT_MATCH(args[1] == 2)" in text
+    assert "runs eagerly" in text and "_local_scalar_dense" in text
+    with pytest.raises(ValueError, match="unknown artifact"):
+        _logging.set_logs(nonsense=True)
