@@ -38,12 +38,14 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     from ..fx.experimental.proxy_tensor import make_fx
     bw_compiler = bw_compiler or fw_compiler
     needs = [isinstance(t, Tensor) and t.requires_grad for t in example_inputs]
+    mode, outs = _fake_outputs(gm, example_inputs)
+    aliases = _output_aliases(outs, example_inputs, mode)
     if not (any(needs) and is_grad_enabled()):
         with no_grad():
             fw = make_fx(gm, decompositions, tracing_mode="fake")(*example_inputs)
         run = (inference_compiler or fw_compiler)(fw, example_inputs)
-        return lambda *args: tuple(run(*args))
-    diff_outs, tangents = _differentiable_outputs(gm, example_inputs)
+        return _regenerating(lambda *args: tuple(run(*args)), aliases)
+    diff_outs, tangents = _differentiable_outputs(outs, example_inputs, mode)
     n_in = len(example_inputs)
     grad_inputs = [i for i, need in enumerate(needs) if need]
 
@@ -62,27 +64,65 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     fw_gm, bw_gm, n_out = partition_fn(joint_gm, n_in, len(tangents), len(grad_inputs))
     fw = fw_compiler(fw_gm, example_inputs)
     bw = bw_compiler(bw_gm, None)
-    return _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs)
+    return _regenerating(_function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs),
+                         aliases)
 
 
-def _differentiable_outputs(gm, example_inputs):
-    """Which outputs require grad, and a zero cotangent for each (from a fake run; fake
-    example inputs, symbolic sizes included, are run in their own mode)."""
-    import ember
-
+def _fake_outputs(gm, example_inputs):
+    """(the fake mode, gm's outputs on fakes of the inputs); fake example inputs, symbolic
+    sizes included, run in their own mode."""
     from .._subclasses.fake_tensor import FakeTensor, FakeTensorMode
     mode = next((t.fake_mode for t in example_inputs if isinstance(t, FakeTensor)), None)
     if mode is None:
         mode = FakeTensorMode(allow_non_fake_inputs=True)
     fakes = [mode.from_tensor(t) if isinstance(t, Tensor) else t for t in example_inputs]
     with mode:
-        outs = list(gm(*fakes))
-        diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
+        return mode, list(gm(*fakes))
+
+
+def _differentiable_outputs(outs, example_inputs, mode):
+    """Which outputs require grad, and a zero cotangent for each."""
+    import ember
+
+    from .._subclasses.fake_tensor import FakeTensor
+    diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
+    with mode:
         tangents = [ember.zeros(outs[i].shape, dtype=outs[i].dtype, device=outs[i].device)
                     for i in diff]
     if not any(isinstance(t, FakeTensor) for t in example_inputs):
         tangents = [ember.zeros(t.shape, dtype=t.dtype, device=t.device) for t in tangents]
     return diff, tangents
+
+
+def _output_aliases(outs, example_inputs, mode):
+    """[(output index, input index, size, stride, offset)] for the outputs that are views
+    of an input (static sizes, same dtype): compilers return fresh tensors, so the runtime
+    regenerates these views from the input, as torch's AOT autograd does."""
+    fakes = [mode.from_tensor(t) if isinstance(t, Tensor) else t for t in example_inputs]
+    out = []
+    for j, o in enumerate(outs):
+        if not isinstance(o, Tensor) or o._storage is None:
+            continue
+        i = next((i for i, f in enumerate(fakes) if isinstance(f, Tensor)
+                  and f._storage is o._storage and f.is_conj() == o.is_conj()
+                  and f.dtype == o.dtype), None)        # (dtype views stay fresh tensors)
+        layout = (tuple(o.shape), tuple(o.stride()), o.storage_offset())
+        if i is not None and all(type(v) is int for part in layout[:2] for v in part) \
+                and type(layout[2]) is int:
+            out.append((j, i, *layout))
+    return out
+
+
+def _regenerating(run, aliases):
+    if not aliases:
+        return run
+
+    def regenerate(*args):
+        outs = list(run(*args))
+        for j, i, size, stride, offset in aliases:
+            outs[j] = args[i].as_strided(size, stride, offset)
+        return tuple(outs)
+    return regenerate
 
 
 def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs):

@@ -207,3 +207,24 @@ def test_logs_name_the_failed_guard(caplog):
     assert "runs eagerly" in text and "_local_scalar_dense" in text
     with pytest.raises(ValueError, match="unknown artifact"):
         _logging.set_logs(nonsense=True)
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+@pytest.mark.parametrize(("name", "fn"), [
+    ("t", lambda x: x.t()), ("select", lambda x: x[0]), ("identity", lambda x: x),
+    ("view_and_more", lambda x: (x.view(-1), x * 2)),
+])
+def test_outputs_that_alias_inputs_stay_views(backend, name, fn):
+    f = ember.compile(fn, backend=backend)
+    x, ref = ember.zeros(2, 2), ember.zeros(2, 2)
+    out, want = f(x), fn(ref)
+    out = out[0] if isinstance(out, tuple) else out
+    want = want[0] if isinstance(want, tuple) else want
+    assert out.stride() == want.stride() and out.storage_offset() == want.storage_offset()
+    out.add_(1)
+    want.add_(1)
+    assert x.tolist() == ref.tolist()             # the write reached the input, as eager's
+    leaf = ember.ones(2, 2, requires_grad=True)
+    f(leaf)[0].sum().backward() if name == "view_and_more" else f(leaf).sum().backward()
+    assert leaf.grad.tolist() == [[1.0, 1.0], [0.0, 0.0]] if name == "select" else \
+        leaf.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
