@@ -101,6 +101,14 @@ def python_accepts_numbers(fn: NativeFunction, index: int) -> bool:
     return accepts_numbers(fn, index) and fn.op_name.rstrip("_") in NUMBERS_AS_TENSORS
 
 
+def python_accepts_numbers_as_self(fn: NativeFunction) -> bool:
+    """`ember.add(2, t)`: torch's parser also takes a number for `input` in these ops' public
+    functions (a wrapped number, promoting as a Python scalar)."""
+    first = fn.schema.arguments.flat_non_out()[:1]
+    return (fn.op_name in NUMBERS_AS_TENSORS - {"copy", "_to_copy", "to"} and
+            "pointwise" in fn.tags and bool(first) and str(first[0].type) == "Tensor")
+
+
 def ks_expr(fn: NativeFunction) -> str:
     """The expression OR-ing the keysets of all tensor arguments, and the Complex key for a
     complex number among the Scalar ones (ops without complex kernels refuse there)."""

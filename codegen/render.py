@@ -197,6 +197,7 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "keywords": tuple(sorted(api.py_keywords(fn, method, b.out_fn))),
             "checks": _type_checks(fn, method), "idx": i,
             "tensor_only": _tensor_only(fn, method),
+            "number_self": not method and api.python_accepts_numbers_as_self(fn),
             "requires_grad": api.takes_requires_grad(fn),
             "tf_args": _tuple_expr(call[:n_pos]),
             "tf_kwargs": "{" + ", ".join(f"{k!r}: {k}" for k in call[n_pos:] + (
@@ -207,6 +208,7 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "out_wrap": _wrap(return_type(b.out_fn if not method else None)),
         })
     return {"name": name, "cases": cases, "single": len(cases) == 1,
+            "number_self": any(c["number_self"] for c in cases),
             "schemas": [str(b.fn.schema) for b in bindings],
             "python_module": bindings[0].fn.python_module}
 

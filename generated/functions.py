@@ -10,6 +10,8 @@ from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import not_tensor as _not_tensor
 from ember.dispatch.argcheck import out_options as _out_options
 from ember.dispatch.argcheck import resolve as _resolve
+from ember.dispatch.argcheck import wrap_number as _wrap_number
+from numbers import Number as _Number
 from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function_given as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
@@ -2257,6 +2259,8 @@ def add(input, other, *, alpha=1, out=None):
         return _entry_add_out(input, other, alpha, out)
 
     except TypeError:
+        if isinstance(input, _Number) and isinstance(other, _Tensor):   # torch.add(2, t)
+            return add(_wrap_number(input, other), *(input, other)[1:], **{'alpha': alpha, 'out': out})
         _r = _hra(add, (input, other), (input, other), {'alpha': alpha, 'out': out})
         if _r is _NO:
             raise
@@ -5335,6 +5339,8 @@ def div(*args, **kwargs):
     try:
         return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
     except TypeError:
+        if len(args) > 1 and isinstance(args[0], _Number) and isinstance(args[1], _Tensor):
+            return div(_wrap_number(args[0], args[1]), *args[1:], **kwargs)   # torch.div(2, t)
         _r = _hra_any(div, args, kwargs)
         if _r is _NO:
             raise
@@ -6777,6 +6783,8 @@ def floor_divide(*args, **kwargs):
     try:
         return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
     except TypeError:
+        if len(args) > 1 and isinstance(args[0], _Number) and isinstance(args[1], _Tensor):
+            return floor_divide(_wrap_number(args[0], args[1]), *args[1:], **kwargs)   # torch.floor_divide(2, t)
         _r = _hra_any(floor_divide, args, kwargs)
         if _r is _NO:
             raise
@@ -10329,6 +10337,8 @@ def mul(input, other, *, out=None):
         return _entry_mul_out(input, other, out)
 
     except TypeError:
+        if isinstance(input, _Number) and isinstance(other, _Tensor):   # torch.mul(2, t)
+            return mul(_wrap_number(input, other), *(input, other)[1:], **{'out': out})
         _r = _hra(mul, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
@@ -15167,6 +15177,8 @@ def sub(input, other, *, alpha=1, out=None):
         return _entry_sub_out(input, other, alpha, out)
 
     except TypeError:
+        if isinstance(input, _Number) and isinstance(other, _Tensor):   # torch.sub(2, t)
+            return sub(_wrap_number(input, other), *(input, other)[1:], **{'alpha': alpha, 'out': out})
         _r = _hra(sub, (input, other), (input, other), {'alpha': alpha, 'out': out})
         if _r is _NO:
             raise

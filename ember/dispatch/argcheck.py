@@ -189,7 +189,8 @@ def arg_error(op, args) -> TypeError:
         if a.type.is_tensor_like():
             check = "Tensor|number" if t == "Tensor" and "pointwise" in op.tags and i else t
             if not FITS[check](v):
-                return TypeError(f"{op.name}(): argument '{a.name}' (position {i + 1}) must be "
+                name = "input" if a.name == "self" else a.name    # (the public functions')
+                return TypeError(f"{op.name}(): argument '{name}' (position {i + 1}) must be "
                                  f"{t}, not {_describe(v)}\n  schema: {op._schema_str}")
     return TypeError(f"{op.name}(): invalid arguments\n  schema: {op._schema_str}")
 

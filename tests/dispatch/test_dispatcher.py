@@ -164,7 +164,7 @@ def test_wrong_arguments_raise_type_error_with_the_schema():
         ember.add(arr(2), arr(2), 1)  # alpha is keyword-only
     with pytest.raises(TypeError, match="expected one of"):
         arr(2, 3).sum("a")
-    with pytest.raises(TypeError, match="argument 'self'"):
+    with pytest.raises(TypeError, match="argument 'input'"):
         ember.neg([1, 2])
 
 
