@@ -119,6 +119,8 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
         if check_overlap:
             for i in mutated:
                 check_no_internal_overlap(args[i])
+                if args[i]._storage is not None:
+                    check_no_partial_overlap(args[i], args)
         result = op.redispatch(keyset & below, *args)
         for i in mutated:
             t = args[i]
@@ -127,6 +129,43 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
         return result
     kernel.__qualname__ = f"ADInplaceOrView[{op._cpp_name}]"
     return kernel
+
+
+def check_no_partial_overlap(out, args) -> None:
+    """torch refuses an input that shares some, not all, of the written-to memory
+    (`t[1:].add_(t[:-1])`): the answer would depend on the order elements are written.
+    Layouts too hard to compare (not dense) are let through, as torch's."""
+    st = out._storage
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            check_no_partial_overlap(out, a)
+        elif a is not out and getattr(a, "_storage", None) is st and _partially_overlap(out, a):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and "
+                               "the written-to tensor refer to a single memory location. "
+                               "Please clone() the tensor before performing the operation.")
+
+
+def _partially_overlap(a, b) -> bool:
+    span_a, span_b = _dense_span(a), _dense_span(b)
+    if span_a is None or span_b is None:
+        return False
+    if span_a == span_b:                     # the same memory: laid out the same way?
+        return a.stride() != b.stride()
+    return span_a[0] < span_b[1] and span_b[0] < span_a[1]
+
+
+def _dense_span(t):
+    """[start, end) bytes of a non-overlapping dense tensor in its storage, else None."""
+    dims = sorted((st, n) for n, st in zip(t._shape, t.stride()) if n != 1)
+    expected = 1
+    for st, n in dims:
+        if n == 0:
+            return None
+        if st != expected:
+            return None
+        expected *= n
+    size = t._dtype.itemsize
+    return t._offset * size, (t._offset + expected) * size
 
 
 def check_no_internal_overlap(t) -> None:
