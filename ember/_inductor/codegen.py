@@ -1,0 +1,231 @@
+"""One generated Python module per graph: NumPy calls, fused numba kernels, planned buffers.
+
+    def call(v0, v1, v2):
+        v3 = np.empty((64, 128), np.float32)
+        np.matmul(v0, v1, out=v3)
+        v5 = np.empty((64, 128), np.float32)
+        _k0(64, 128, v3, v2, v5)                   # add, relu
+        return [v5]
+
+`lower(gm)` returns a callable over ember tensors; its `.source` is the module's text,
+logged with EMBER_LOGS=output_code and kept in config.debug_dir when config.debug is on.
+"""
+from __future__ import annotations
+
+import itertools
+import logging
+import operator
+import os
+import sys
+
+import numpy as np
+
+from ..core.tensor import Tensor
+from . import config, kernels, runtime
+from .lowering import EXTERNS, LOWERINGS, OUT_LOWERINGS, VIEWS, lowerable, np_name, val
+from .memory import Pool, buffer_ends
+from .scheduler import FusedKernel, schedule
+
+log = logging.getLogger("ember._inductor.output_code")
+_graph_ids = itertools.count()
+
+
+def lower(gm, example_inputs=None):
+    """The graph as one generated module (see the module docstring); returns a callable
+    taking and returning ember tensors, with `.source`, `.lowered` (nodes lowered),
+    `.fallbacks` (nodes run through the dispatcher) and `.kernels` (fused kernels)."""
+    gen = _Codegen(gm)
+    src = gen.module()
+    gid = next(_graph_ids)
+    filename = _keep(src, gid)
+    scope = {"np": np, "_c": gen.consts, "_load": kernels.load, "_extern": runtime.extern,
+             **{k: getattr(runtime, k) for k in ("_empty", "_full", "_copy_into", "_as",
+                                                 "_call")}}
+    exec(compile(src, filename, "exec"), scope)  # noqa: S102  (generated code)
+    fn, wrap = scope["call"], runtime.wrap
+
+    def run(*args):
+        arrays = [a._np if isinstance(a, Tensor) else a for a in args]
+        if any(a is None for a in arrays):          # not CPU data: the graph as it is
+            return gm(*args)
+        return [wrap(r, args) for r in fn(*arrays)]
+    run.source, run.lowered, run.fallbacks = src, gen.lowered, gen.fallbacks
+    run.kernels = gen.n_kernels
+    return run
+
+
+def _keep(src, gid):
+    """Logs the module (EMBER_LOGS=output_code) and writes it to the debug directory."""
+    if config.output_code:
+        if not log.handlers:
+            log.addHandler(logging.StreamHandler(sys.stderr))
+            log.setLevel(logging.INFO)
+        log.info("Output code of graph %d:\n%s", gid, src)
+    if not config.debug:
+        return f"<ember._inductor graph {gid}>"
+    os.makedirs(config.debug_dir, exist_ok=True)
+    path = os.path.join(config.debug_dir, f"graph_{gid}_output_code.py")
+    with open(path, "w") as f:
+        f.write(src)
+    return path
+
+
+def _contiguous(shape, strides):
+    expect = 1
+    for n, s in zip(reversed(shape), reversed(strides)):
+        if n != 1 and s != expect:
+            return False
+        expect *= n
+    return True
+
+
+class _Codegen:
+    def __init__(self, gm):
+        self.gm = gm
+        self.steps = schedule(gm.graph)
+        self.names, self.consts, self.lines, self.kernel_defs = {}, [], [], []
+        self.externs = set()
+        self.lowered = self.fallbacks = self.n_kernels = 0
+        self.position = {}
+        for i, s in enumerate(self.steps):
+            for n in (s.members + [s.red] * (s.red is not None) if isinstance(s, FusedKernel)
+                      else [s]):
+                self.position[n] = i
+        self.roots = {}
+        for s in self.steps:
+            self._roots(s)
+        out_node = self.steps[-1]
+        outputs = {a for a in out_node.args[0] if hasattr(a, "op")}
+        self.pool = Pool(buffer_ends(self.steps, self.position, self.roots, outputs))
+        for n in gm.graph.nodes:
+            self.names[n] = f"v{len(self.names)}"
+
+    # --- which planned buffers each value may alias ----------------------------------------
+    def _out_rule(self, node):
+        if node.op != "call_function" or node.target not in OUT_LOWERINGS or \
+                not lowerable(node) or not isinstance(val(node), Tensor):
+            return None
+        rule = OUT_LOWERINGS[node.target]
+        return rule if rule(["a"] * len(node.args), dict(node.kwargs), node, "o") else None
+
+    def _roots(self, s):
+        if isinstance(s, FusedKernel):
+            for n in s.outputs + [s.red] * (s.red is not None):
+                self.roots[n] = {n}
+            for m in s.members:
+                self.roots.setdefault(m, set())
+            return
+        if s.op != "call_function":
+            self.roots[s] = set()
+        elif self._out_rule(s) is not None:
+            self.roots[s] = {s}
+        elif lowerable(s) and s.target in VIEWS:
+            self.roots[s] = set(self.roots.get(s.args[0], ()))
+        elif lowerable(s) and s.target in LOWERINGS:
+            self.roots[s] = set()
+        else:                    # kernels and getitem: may alias any input
+            self.roots[s] = set().union(*(self.roots.get(a, ()) for a in s.all_input_nodes))
+
+    # --- code -----------------------------------------------------------------------------
+    def code(self, a):
+        if hasattr(a, "op"):
+            return self.names[a]
+        if isinstance(a, (list, tuple)):
+            inner = ", ".join(self.code(x) for x in a)
+            return f"[{inner}]" if isinstance(a, list) else f"({inner}{',' * (len(a) == 1)})"
+        if a is None or isinstance(a, (bool, int, float, str)) and repr(a) not in (
+                "inf", "-inf", "nan"):
+            return repr(a)
+        self.consts.append(a)
+        return f"_c[{len(self.consts) - 1}]"
+
+    def alloc(self, node, step, contiguous=False):
+        """A line binding the node's name to a buffer for its result (reused or new)."""
+        v = val(node)
+        shape, strides = tuple(v.shape), tuple(v.stride())
+        if contiguous:
+            strides = tuple(int(np.prod(shape[d + 1:])) for d in range(len(shape)))
+        key = (shape, strides, v.dtype)
+        name = self.names[node]
+        dead = self.pool.take(key, step)
+        self.pool.add(node, key)
+        if dead is not None:
+            return f"{name} = {self.names[dead]}  # reuses {self.names[dead]}'s buffer"
+        if _contiguous(shape, strides):
+            return f"{name} = np.empty({shape!r}, {np_name(v.dtype)})"
+        return f"{name} = _empty({shape!r}, {strides!r}, {np_name(v.dtype)})"
+
+    def module(self) -> str:
+        params = []
+        for i, s in enumerate(self.steps):
+            if isinstance(s, FusedKernel):
+                self.kernel(s, i)
+            elif s.op == "placeholder":
+                params.append(self.names[s])
+            elif s.op == "get_attr":
+                self.lines.append(f"{self.names[s]} = "
+                                  f"{self.code(getattr(self.gm, s.target)._np)}")
+            elif s.op == "output":
+                self.lines.append(f"return [{', '.join(self.code(x) for x in s.args[0])}]")
+            else:
+                self.node(s, i)
+        body = "".join(f"    {ln}\n" for ln in self.lines)
+        head = "".join(self.kernel_defs)
+        return f"{head}{chr(10) * 2 * bool(head)}def call({', '.join(params)}):\n{body}"
+
+    def node(self, node, step):
+        name = self.names[node]
+        args = [self.code(a) for a in node.args]
+        out_rule = self._out_rule(node)
+        if out_rule is not None:
+            self.lines.append(self.alloc(node, step))
+            self.lines.append(out_rule(args, dict(node.kwargs), node, name))
+            self.lowered += 1
+            return
+        if node.target is operator.getitem:
+            self.lines.append(f"{name} = {args[0]}[{args[1]}]")
+            return
+        if lowerable(node) and node.target in LOWERINGS:
+            expr = LOWERINGS[node.target](args, dict(node.kwargs), node)
+            if expr is not None:
+                self.lines.append(f"{name} = _as({expr}, {np_name(val(node).dtype)})")
+                self.lowered += 1
+                return
+        kwargs = ", ".join(f"{k}={self.code(v)}" for k, v in node.kwargs.items())
+        call = ", ".join(args + ([kwargs] if kwargs else []))
+        if lowerable(node) and node.target in EXTERNS:
+            fn = f"_extern_{node.target.name}_{node.target.overload_name}"
+            if fn not in self.externs:
+                self.externs.add(fn)
+                self.kernel_defs.append(f"{fn} = _extern({self.code(node.target)})  "
+                                        f"# {node.target}\n")
+            self.lines.append(f"{name} = {fn}({call})")
+            self.lowered += 1
+            return
+        kw = ", ".join(f"{k!r}: {self.code(v)}" for k, v in node.kwargs.items())
+        self.lines.append(f"{name} = _call({self.code(node.target)}, "
+                          f"({', '.join(args)}{',' * (len(args) == 1)}), {{{kw}}})")
+        self.fallbacks += 1
+
+    def kernel(self, k, step):
+        kid = self.n_kernels
+        self.n_kernels += 1
+        self.lowered += len(k.members) + (k.red is not None)
+        src = kernels.render(k)
+        self.kernel_defs.append(f"_k{kid} = _load('''\n{src}''')\n")
+        for n in k.outputs:
+            self.lines.append(self.alloc(n, step))
+        args = [str(s) for s in k.shape] + [self.names[x] for x in k.inputs]
+        args += [self.names[n] for n in k.outputs]
+        if k.red is not None:
+            self.lines.append(self.alloc(k.red, step, contiguous=True))
+            outer = tuple(val(k.red.args[0]).shape)[:len(k.shape) - _n_reduced(k)]
+            args.append(f"{self.names[k.red]}.reshape({outer or (1,)!r})")
+        ops = ", ".join(str(m.target).split(".")[1] for m in k.members + [k.red] * (
+            k.red is not None))
+        self.lines.append(f"_k{kid}({', '.join(args)})  # {ops}")
+
+
+def _n_reduced(k):
+    from .lowering import reduction
+    return len(reduction(k.red)[1])

@@ -1,0 +1,80 @@
+"""Helpers the generated modules call (torch._inductor.runtime's place)."""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.tensor import Tensor, from_array
+from ..dispatch import keys as K
+
+
+def _empty(shape, strides, dtype):
+    """An uninitialised array with the strides of a dense layout (a fake value's)."""
+    itemsize = np.dtype(dtype).itemsize
+    order = sorted(range(len(shape)), key=lambda d: -strides[d])
+    base = np.empty([shape[d] for d in order], dtype)
+    out = base.transpose(np.argsort(order))
+    if tuple(s // itemsize for s in out.strides) != tuple(strides) and out.size > 1:
+        return np.empty(shape, dtype)        # not a permuted dense layout: C order
+    return out
+
+
+def _full(shape, strides, dtype, value):
+    out = _empty(shape, strides, dtype)
+    out.fill(value)
+    return out
+
+
+def _copy_into(dst, src):
+    """copy_'s semantics on arrays: src broadcast and cast into dst, dst returned."""
+    np.copyto(dst, src, casting="unsafe")
+    return dst
+
+
+def to_tensor(x):
+    if isinstance(x, np.ndarray):
+        return from_array(x)
+    if isinstance(x, list):
+        return [to_tensor(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(to_tensor(v) for v in x)
+    return x
+
+
+def from_tensor(x):
+    if isinstance(x, Tensor):
+        return x._np
+    if isinstance(x, (list, tuple)):
+        return type(x)(from_tensor(v) for v in x)
+    return x
+
+
+def _call(target, args, kwargs):
+    """A node that is not lowered: its op on ember tensors over the arrays (dispatched)."""
+    out = target(*to_tensor(args), **{k: to_tensor(v) for k, v in kwargs.items()})
+    return from_tensor(out)
+
+
+def extern(op):
+    """An op's CPU kernel, called directly on arrays (no dispatcher, no autograd): torch's
+    ExternKernel. The kernel checks its arguments as in eager."""
+    kernel = op._kernel_for(K.CPU)
+
+    def run(*args, **kwargs):
+        return from_tensor(kernel(*op._bind(*to_tensor(args), **to_tensor(kwargs))))
+    run.__name__ = f"extern_{op.name}"
+    return run
+
+
+def _as(a, dt):
+    a = np.asarray(a)
+    return a if a.dtype == dt else a.astype(dt)
+
+
+def wrap(r, args):
+    """An output array as an ember tensor (an input given back is that input)."""
+    if not isinstance(r, np.ndarray):
+        return r
+    for a in args:
+        if isinstance(a, Tensor) and a._np is r:
+            return a
+    return from_array(r)
