@@ -22,7 +22,16 @@ import numpy as np
 
 from ..core.tensor import Tensor
 from . import config, kernels, runtime
-from .lowering import EXTERNS, LOWERINGS, OUT_LOWERINGS, VIEWS, lowerable, np_name, val
+from .lowering import (
+    EXTERNS,
+    LOWERINGS,
+    OUT_LOWERINGS,
+    VIEWS,
+    int_operands,
+    lowerable,
+    np_name,
+    val,
+)
 from .memory import Pool, buffer_ends
 from .scheduler import FusedKernel, schedule
 
@@ -33,14 +42,14 @@ _graph_ids = itertools.count()
 def lower(gm, example_inputs=None):
     """The graph as one generated module (see the module docstring); returns a callable
     taking and returning ember tensors, with `.source`, `.lowered` (nodes lowered),
-    `.fallbacks` (nodes run through the dispatcher) and `.kernels` (fused kernels)."""
+    `.fallbacks` (the ops run through the dispatcher) and `.kernels` (fused kernels)."""
     gen = _Codegen(gm)
     src = gen.module()
     gid = next(_graph_ids)
     filename = _keep(src, gid)
     scope = {"np": np, "_c": gen.consts, "_load": kernels.load, "_extern": runtime.extern,
-             **{k: getattr(runtime, k) for k in ("_empty", "_full", "_copy_into", "_as",
-                                                 "_call")}}
+             **{k: getattr(runtime, k) for k in ("_empty", "_full", "_copy_into", "_put",
+                                                 "_as", "_call", "_sigmoid")}}
     exec(compile(src, filename, "exec"), scope)  # noqa: S102  (generated code)
     fn, wrap = scope["call"], runtime.wrap
 
@@ -85,7 +94,8 @@ class _Codegen:
         self.steps = schedule(gm.graph)
         self.names, self.consts, self.lines, self.kernel_defs = {}, [], [], []
         self.externs = set()
-        self.lowered = self.fallbacks = self.n_kernels = 0
+        self.lowered = self.n_kernels = 0
+        self.fallbacks = []
         self.position = {}
         for i, s in enumerate(self.steps):
             for n in (s.members + [s.red] * (s.red is not None) if isinstance(s, FusedKernel)
@@ -186,6 +196,8 @@ class _Codegen:
             self.lines.append(f"{name} = {args[0]}[{args[1]}]")
             return
         if lowerable(node) and node.target in LOWERINGS:
+            for i in int_operands(node):
+                args[i] = f"{args[i]}.astype({np_name(val(node).dtype)})"
             expr = LOWERINGS[node.target](args, dict(node.kwargs), node)
             if expr is not None:
                 self.lines.append(f"{name} = _as({expr}, {np_name(val(node).dtype)})")
@@ -205,7 +217,7 @@ class _Codegen:
         kw = ", ".join(f"{k!r}: {self.code(v)}" for k, v in node.kwargs.items())
         self.lines.append(f"{name} = _call({self.code(node.target)}, "
                           f"({', '.join(args)}{',' * (len(args) == 1)}), {{{kw}}})")
-        self.fallbacks += 1
+        self.fallbacks.append(str(node.target))
 
     def kernel(self, k, step):
         kid = self.n_kernels
@@ -220,7 +232,8 @@ class _Codegen:
         if k.red is not None:
             self.lines.append(self.alloc(k.red, step, contiguous=True))
             outer = tuple(val(k.red.args[0]).shape)[:len(k.shape) - _n_reduced(k)]
-            args.append(f"{self.names[k.red]}.reshape({outer or (1,)!r})")
+            red, outer = self.names[k.red], outer or (1,)
+            args.append(red if outer == tuple(val(k.red).shape) else f"{red}.reshape({outer!r})")
         ops = ", ".join(str(m.target).split(".")[1] for m in k.members + [k.red] * (
             k.red is not None))
         self.lines.append(f"_k{kid}({', '.join(args)})  # {ops}")

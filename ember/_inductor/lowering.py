@@ -65,6 +65,17 @@ def _pow(x, node, lit):
     return f"{x[0]} ** {lit(e)}"
 
 
+def _sign(x, node, lit):
+    """torch's sign: 0 for NaN."""
+    return f"{lit(1)} if {x[0]} > 0 else ({lit(-1)} if {x[0]} < 0 else {lit(0)})"
+
+
+def _sigmoid(x, node, lit):
+    """As ember's kernel: exp(-|x|) keeps it finite; 1 / (1 + e) or e / (1 + e)."""
+    e = f"np.exp(-np.abs({x[0]}))"
+    return f"{lit(1)} / ({lit(1)} + {e}) if {x[0]} >= 0 else {e} / ({lit(1)} + {e})"
+
+
 def _to_copy(x, node, lit):
     if set(node.kwargs) - {"dtype"}:
         return None
@@ -84,6 +95,7 @@ POINTWISE = {
     aten.relu.default: lambda x, node, lit: f"{x[0]} if {x[0]} > 0 or {x[0]} != {x[0]} "
                                             f"else {lit(0)}",
     aten.pow.Tensor_Scalar: _pow,
+    aten.sign.default: _sign, aten.sgn.default: _sign, aten.sigmoid.default: _sigmoid,
     aten.where.self: lambda x, node, lit: f"{x[1]} if {x[0]} else {x[2]}",
     aten.threshold_backward.default: lambda x, node, lit: f"{lit(0)} if {x[1]} <= {x[2]} "
                                                           f"else {x[0]}",
@@ -209,6 +221,22 @@ def _squeeze(a, kw, node):
     return f"np.squeeze({a[0]}, axis={drop!r})"
 
 
+def _scatter_into(dim, index):
+    def lower(a, kw, node):
+        """A copy of the input (in the result's layout) with `src` written at the index."""
+        if kw:
+            return None
+        d = node.args[dim] if len(node.args) > dim else 0
+        d %= max(val(node).dim(), 1)
+        return f"_put(_copy_into(_empty({_layout(node)}), {a[0]}), {index(node, d)}, {a[1]})"
+    return lower
+
+
+def _slice_index(node, d):
+    start, end, step = (list(node.args[3:]) + [None, None, 1][len(node.args) - 3:])[:3]
+    return f"{(slice(None),) * d + (slice(start, end, step),)!r}"
+
+
 LOWERINGS = {
     aten.add.Tensor: _binary("+"), aten.sub.Tensor: _binary("-"),
     aten.mul.Tensor: _binary("*"), aten.div.Tensor: _binary("/"),
@@ -218,6 +246,9 @@ LOWERINGS = {
     aten.log.default: _ufunc("log"), aten.sqrt.default: _ufunc("sqrt"),
     aten.tanh.default: _ufunc("tanh"), aten.abs.default: _ufunc("abs"),
     aten.relu.default: lambda a, kw, node: f"np.maximum({a[0]}, 0)",
+    aten.sigmoid.default: lambda a, kw, node: f"_sigmoid({a[0]})",
+    aten.sign.default: lambda a, kw, node: f"np.sign(np.nan_to_num({a[0]}, nan=0))",
+    aten.sgn.default: lambda a, kw, node: f"np.sign(np.nan_to_num({a[0]}, nan=0))",
     aten.pow.Tensor_Scalar: lambda a, kw, node: f"np.power({a[0]}, {a[1]})",
     aten.threshold_backward.default: lambda a, kw, node: (
         f"np.where({a[1]} <= {a[2]}, 0, {a[0]})"),
@@ -243,6 +274,9 @@ LOWERINGS = {
     aten.select.int: lambda a, kw, node: f"np.take({a[0]}, {a[2]}, axis={a[1]})",
     aten._to_copy.default: lambda a, kw, node: (
         None if set(kw) - {"dtype"} else f"{a[0]}.astype({_np_dtype(node)})"),
+    aten.slice_scatter.default: _scatter_into(2, _slice_index),
+    aten.select_scatter.default: _scatter_into(
+        2, lambda node, d: f"{(slice(None),) * d + (node.args[3],)!r}"),
     aten.copy.default: lambda a, kw, node: f"_copy_into(_empty({_layout(node)}), {a[1]})",
     aten.copy_.default: lambda a, kw, node: f"_copy_into({a[0]}, {a[1]})",
 }
@@ -316,8 +350,19 @@ def lowerable(node) -> bool:
         return True
     if t in (aten.sum.default, aten.sum.dim_IntList) and out.dtype is D.int64:
         return all(v.dtype in _INT | {D.bool_} for v in ins)
-    # float32 with float64 computes in float64 in NumPy as in ember (then rounds once)
-    return out.dtype in EXACT and all(v.dtype in EXACT for v in ins)
+    # float32 with float64 computes in float64 in NumPy as in ember (then rounds once);
+    # integer operands of a float op are cast to its dtype first (`int_operands`)
+    return out.dtype in EXACT and all(v.dtype in ANY for v in ins)
+
+
+def int_operands(node):
+    """Positions of a float op's integer or bool tensor operands, which the generated code
+    casts to the result dtype (torch computes float32 / int64 in float32, NumPy in
+    float64)."""
+    out = val(node)
+    if node.target in MIXED or not isinstance(out, Tensor) or out.dtype not in EXACT:
+        return []
+    return [i for i, a in enumerate(node.args) if hasattr(a, "op") and val(a).dtype not in EXACT]
 
 
 def literal(x, dtype) -> str:

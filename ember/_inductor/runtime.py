@@ -5,6 +5,7 @@ import numpy as np
 
 from ..core.tensor import Tensor, from_array
 from ..dispatch import keys as K
+from ..kernels.cpu.unary import _sigmoid  # noqa: F401  (the generated code's sigmoid)
 
 
 def _empty(shape, strides, dtype):
@@ -27,6 +28,12 @@ def _full(shape, strides, dtype, value):
 def _copy_into(dst, src):
     """copy_'s semantics on arrays: src broadcast and cast into dst, dst returned."""
     np.copyto(dst, src, casting="unsafe")
+    return dst
+
+
+def _put(dst, index, src):
+    """dst with src written at dst[index] (slice_scatter, select_scatter), dst returned."""
+    dst[index] = src
     return dst
 
 

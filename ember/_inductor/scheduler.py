@@ -3,8 +3,8 @@ place).
 
 The graph is walked in order. A pointwise node joins the open group of one of its inputs when
 it iterates over the same shape; a sum/mean/amax over the trailing dims of a group's value
-ends that group (the kernel accumulates while it loops). A group is closed, and its kernel
-placed in the schedule, as soon as anything outside it reads one of its values (or before a
+ends that group (the kernel accumulates while it loops). Open groups a node reads are merged (nothing outside
+has read them yet). A group is closed, and its kernel placed in the schedule, as soon as anything outside it reads one of its values (or before a
 node that mutates an input), so every kernel runs after its inputs exist and before its
 readers. A group of a single op is not worth a kernel: its node runs as NumPy.
 
@@ -79,6 +79,7 @@ def fusible_reduction(node):
 def schedule(graph) -> list:
     """The graph's nodes in order, fused groups replaced by their FusedKernel."""
     steps, open_, owner = [], [], {}
+    order = {n: i for i, n in enumerate(graph.nodes)}
 
     def close(group):
         if group not in open_:
@@ -104,7 +105,12 @@ def schedule(graph) -> list:
             shape = tuple(val(node).shape)
             same = [owner[a] for a in node.all_input_nodes if a in owner and owner[a] in open_
                     and owner[a].shape == shape and owner[a].red is None]
-            group = same[-1] if same else None
+            group = same[0] if same else None
+            for other in dict.fromkeys(same[1:]):    # open groups it joins are merged
+                if other is not group:
+                    group.members = sorted(group.members + other.members, key=order.get)
+                    owner.update(dict.fromkeys(other.members, group))
+                    open_.remove(other)
             for a in node.all_input_nodes:
                 if a in owner and owner[a] is not group:
                     close(owner[a])
