@@ -27,6 +27,7 @@ from .lowering import (
     LOWERINGS,
     OUT_LOWERINGS,
     VIEWS,
+    empty_code,
     int_operands,
     lowerable,
     np_name,
@@ -48,7 +49,7 @@ def lower(gm, example_inputs=None):
     gid = next(_graph_ids)
     filename = _keep(src, gid)
     scope = {"np": np, "_c": gen.consts, "_load": kernels.load, "_extern": runtime.extern,
-             **{k: getattr(runtime, k) for k in ("_empty", "_full", "_copy_into", "_put",
+             **{k: getattr(runtime, k) for k in ("_filled", "_copy_into", "_put", "_gather", "_scatter",
                                                  "_as", "_call", "_sigmoid")}}
     exec(compile(src, filename, "exec"), scope)  # noqa: S102  (generated code)
     fn, wrap = scope["call"], runtime.wrap
@@ -77,15 +78,6 @@ def _keep(src, gid):
     with open(path, "w") as f:
         f.write(src)
     return path
-
-
-def _contiguous(shape, strides):
-    expect = 1
-    for n, s in zip(reversed(shape), reversed(strides)):
-        if n != 1 and s != expect:
-            return False
-        expect *= n
-    return True
 
 
 class _Codegen:
@@ -161,9 +153,7 @@ class _Codegen:
         self.pool.add(node, key)
         if dead is not None:
             return f"{name} = {self.names[dead]}  # reuses {self.names[dead]}'s buffer"
-        if _contiguous(shape, strides):
-            return f"{name} = np.empty({shape!r}, {np_name(v.dtype)})"
-        return f"{name} = _empty({shape!r}, {strides!r}, {np_name(v.dtype)})"
+        return f"{name} = {empty_code(shape, strides, v.dtype)}"
 
     def module(self) -> str:
         params = []
@@ -199,6 +189,10 @@ class _Codegen:
             for i in int_operands(node):
                 args[i] = f"{args[i]}.astype({np_name(val(node).dtype)})"
             expr = LOWERINGS[node.target](args, dict(node.kwargs), node)
+            if expr is not None and node.target in VIEWS:     # an array of the input's dtype
+                self.lines.append(f"{name} = {expr}")
+                self.lowered += 1
+                return
             if expr is not None:
                 self.lines.append(f"{name} = _as({expr}, {np_name(val(node).dtype)})")
                 self.lowered += 1

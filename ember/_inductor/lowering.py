@@ -202,23 +202,54 @@ def _np_dtype(node):
     return f"np.{val(node).dtype.np.name}"
 
 
-def _layout(node):
+def empty_code(shape, strides, dtype) -> str:
+    """Code allocating an uninitialised array of this layout: `np.empty(shape)` for C order,
+    a transposed `np.empty` for a permuted dense layout (channels-last, a transpose's),
+    C order for anything else."""
+    shape, strides = tuple(shape), tuple(strides)
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    order = sorted(range(len(shape)), key=lambda d: (-strides[d], d))
+    expect, size = {}, 1
+    for d in reversed(order):
+        expect[d], size = size, size * shape[d]
+    if [d for d in order if d in dims] == dims or any(strides[d] != expect[d] for d in dims):
+        return f"np.empty({shape!r}, {np_name(dtype)})"
+    inv = tuple(order.index(d) for d in range(len(shape)))
+    return f"np.empty({tuple(shape[d] for d in order)!r}, {np_name(dtype)}).transpose({inv!r})"
+
+
+def _empty_like(node):
     v = val(node)
-    return f"{tuple(v.shape)!r}, {tuple(v.stride())!r}, {_np_dtype(node)}"
+    return empty_code(v.shape, v.stride(), v.dtype)
 
 
 def _full_like(a, kw, node):
     if kw.get("memory_format") not in (None, preserve_format, contiguous_format):
         return None
-    return f"_full({_layout(node)}, {a[1]})"
+    return f"_filled({_empty_like(node)}, {a[1]})"
 
 
-def _squeeze(a, kw, node):
-    dims = node.args[1] if len(node.args) > 1 else None
-    dims = [dims] if isinstance(dims, int) else dims
-    shape = val(node.args[0]).shape
-    drop = tuple(d % len(shape) for d in dims if shape[d] == 1) if shape else ()
-    return f"np.squeeze({a[0]}, axis={drop!r})"
+def _same_but(node, dim_arg=1, index_arg=2):
+    """Whether the index has the input's shape in every dim but `dim` (NumPy's
+    take_along_axis/put_along_axis then do gather/scatter), dims known."""
+    x, idx, dim = val(node.args[0]), val(node.args[index_arg]), node.args[dim_arg]
+    if not isinstance(dim, int) or x.dim() == 0 or x.dim() != idx.dim():
+        return False
+    dim %= x.dim()
+    return all(a == b for d, (a, b) in enumerate(zip(x.shape, idx.shape)) if d != dim)
+
+
+def _gather(a, kw, node):
+    if kw or len(node.args) > 3 or not _same_but(node):
+        return None
+    return f"_gather({a[0]}, {node.args[1] % val(node).dim()}, {a[2]})"
+
+
+def _scatter_value(a, kw, node):
+    if kw or not _same_but(node) or isinstance(node.args[3], bool):
+        return None
+    return f"_scatter(_copy_into({_empty_like(node)}, {a[0]}), {node.args[1] % val(node).dim()}, " \
+           f"{a[2]}, {a[3]})"
 
 
 def _scatter_into(dim, index):
@@ -228,7 +259,7 @@ def _scatter_into(dim, index):
             return None
         d = node.args[dim] if len(node.args) > dim else 0
         d %= max(val(node).dim(), 1)
-        return f"_put(_copy_into(_empty({_layout(node)}), {a[0]}), {index(node, d)}, {a[1]})"
+        return f"_put(_copy_into({_empty_like(node)}, {a[0]}), {index(node, d)}, {a[1]})"
     return lower
 
 
@@ -262,8 +293,10 @@ LOWERINGS = {
     aten.view.default: lambda a, kw, node: f"{a[0]}.reshape({a[1]})",
     aten.expand.default: lambda a, kw, node: (
         f"np.broadcast_to({a[0]}, {tuple(val(node).shape)!r})" if not kw else None),
-    aten.unsqueeze.default: lambda a, kw, node: f"np.expand_dims({a[0]}, {a[1]})",
-    aten.squeeze.dim: _squeeze, aten.squeeze.dims: _squeeze,
+    # adding or dropping dims of size 1 is always a view: reshape makes it fastest
+    aten.unsqueeze.default: lambda a, kw, node: f"{a[0]}.reshape({tuple(val(node).shape)!r})",
+    aten.squeeze.dim: lambda a, kw, node: f"{a[0]}.reshape({tuple(val(node).shape)!r})",
+    aten.squeeze.dims: lambda a, kw, node: f"{a[0]}.reshape({tuple(val(node).shape)!r})",
     aten.detach.default: lambda a, kw, node: a[0],
     aten.alias.default: lambda a, kw, node: a[0],
     aten.clone.default: _clone,
@@ -274,10 +307,11 @@ LOWERINGS = {
     aten.select.int: lambda a, kw, node: f"np.take({a[0]}, {a[2]}, axis={a[1]})",
     aten._to_copy.default: lambda a, kw, node: (
         None if set(kw) - {"dtype"} else f"{a[0]}.astype({_np_dtype(node)})"),
+    aten.gather.default: _gather, aten.scatter.value: _scatter_value,
     aten.slice_scatter.default: _scatter_into(2, _slice_index),
     aten.select_scatter.default: _scatter_into(
         2, lambda node, d: f"{(slice(None),) * d + (node.args[3],)!r}"),
-    aten.copy.default: lambda a, kw, node: f"_copy_into(_empty({_layout(node)}), {a[1]})",
+    aten.copy.default: lambda a, kw, node: f"_copy_into({_empty_like(node)}, {a[1]})",
     aten.copy_.default: lambda a, kw, node: f"_copy_into({a[0]}, {a[1]})",
 }
 for _name, _ufn in (("le", "less_equal"), ("lt", "less"), ("ge", "greater_equal"),
@@ -351,8 +385,9 @@ def lowerable(node) -> bool:
     if t in (aten.sum.default, aten.sum.dim_IntList) and out.dtype is D.int64:
         return all(v.dtype in _INT | {D.bool_} for v in ins)
     # float32 with float64 computes in float64 in NumPy as in ember (then rounds once);
-    # integer operands of a float op are cast to its dtype first (`int_operands`)
-    return out.dtype in EXACT and all(v.dtype in ANY for v in ins)
+    # integer operands of a pointwise float op are cast to its dtype first (`int_operands`)
+    return out.dtype in EXACT and all(v.dtype in (ANY if t in POINTWISE else EXACT)
+                                      for v in ins)
 
 
 def int_operands(node):
@@ -360,7 +395,7 @@ def int_operands(node):
     casts to the result dtype (torch computes float32 / int64 in float32, NumPy in
     float64)."""
     out = val(node)
-    if node.target in MIXED or not isinstance(out, Tensor) or out.dtype not in EXACT:
+    if node.target not in POINTWISE or node.target in MIXED or out.dtype not in EXACT:
         return []
     return [i for i, a in enumerate(node.args) if hasattr(a, "op") and val(a).dtype not in EXACT]
 

@@ -5,22 +5,11 @@ import numpy as np
 
 from ..core.tensor import Tensor, from_array
 from ..dispatch import keys as K
+from ..dispatch.dispatcher import ops
 from ..kernels.cpu.unary import _sigmoid  # noqa: F401  (the generated code's sigmoid)
 
 
-def _empty(shape, strides, dtype):
-    """An uninitialised array with the strides of a dense layout (a fake value's)."""
-    itemsize = np.dtype(dtype).itemsize
-    order = sorted(range(len(shape)), key=lambda d: -strides[d])
-    base = np.empty([shape[d] for d in order], dtype)
-    out = base.transpose(np.argsort(order))
-    if tuple(s // itemsize for s in out.strides) != tuple(strides) and out.size > 1:
-        return np.empty(shape, dtype)        # not a permuted dense layout: C order
-    return out
-
-
-def _full(shape, strides, dtype, value):
-    out = _empty(shape, strides, dtype)
+def _filled(out, value):
     out.fill(value)
     return out
 
@@ -35,6 +24,26 @@ def _put(dst, index, src):
     """dst with src written at dst[index] (slice_scatter, select_scatter), dst returned."""
     dst[index] = src
     return dst
+
+
+def _in_range(index, size):
+    return index.size == 0 or (index.min() >= 0 and index.max() < size)
+
+
+def _gather(x, dim, index):
+    """gather on arrays (index's shape equals x's but along dim); an index out of range
+    runs ember's kernel, which raises eager's error."""
+    if not _in_range(index, x.shape[dim]):
+        return extern(ops.aten.gather.default)(x, dim, index)
+    return np.take_along_axis(x, index, axis=dim)
+
+
+def _scatter(out, dim, index, value):
+    """scatter.value into `out` (a copy of the input), as _gather for a bad index."""
+    if not _in_range(index, out.shape[dim]):
+        return extern(ops.aten.scatter.value)(out, dim, index, value)
+    np.put_along_axis(out, index, value, axis=dim)
+    return out
 
 
 def to_tensor(x):
