@@ -26,6 +26,7 @@ from .lowering import (
     EXTERNS,
     LOWERINGS,
     OUT_LOWERINGS,
+    POINTWISE,
     VIEWS,
     empty_code,
     int_operands,
@@ -78,6 +79,21 @@ def _keep(src, gid):
     with open(path, "w") as f:
         f.write(src)
     return path
+
+
+def _layout(node):
+    v = val(node)
+    return tuple(v.shape), tuple(v.stride()), v.dtype
+
+
+def _dense_c(v):
+    """Whether a value's strides are C order's (dims of size 1 aside)."""
+    expect = 1
+    for n, s in zip(reversed(v.shape), reversed(v.stride())):
+        if n != 1 and s != expect:
+            return False
+        expect *= n
+    return True
 
 
 class _Codegen:
@@ -143,17 +159,16 @@ class _Codegen:
 
     def alloc(self, node, step, contiguous=False):
         """A line binding the node's name to a buffer for its result (reused or new)."""
-        v = val(node)
-        shape, strides = tuple(v.shape), tuple(v.stride())
+        shape, strides, dtype = _layout(node)
         if contiguous:
             strides = tuple(int(np.prod(shape[d + 1:])) for d in range(len(shape)))
-        key = (shape, strides, v.dtype)
+        key = (shape, strides, dtype)
         name = self.names[node]
         dead = self.pool.take(key, step)
         self.pool.add(node, key)
         if dead is not None:
             return f"{name} = {self.names[dead]}  # reuses {self.names[dead]}'s buffer"
-        return f"{name} = {empty_code(shape, strides, v.dtype)}"
+        return f"{name} = {empty_code(shape, strides, dtype)}"
 
     def module(self) -> str:
         params = []
@@ -193,7 +208,10 @@ class _Codegen:
                 self.lines.append(f"{name} = {expr}")
                 self.lowered += 1
                 return
-            if expr is not None:
+            if expr is not None and node.target in POINTWISE and not _dense_c(val(node)):
+                # NumPy's result would be C-ordered: eager's layout follows the inputs'
+                self.lines.append(f"{name} = _copy_into({empty_code(*_layout(node))}, {expr})")
+            elif expr is not None:
                 self.lines.append(f"{name} = _as({expr}, {np_name(val(node).dtype)})")
                 self.lowered += 1
                 return

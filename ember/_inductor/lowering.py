@@ -144,7 +144,7 @@ def reduction(node):
     ndim = val(a[0]).dim()
     dims = a[1] if len(a) > 1 else node.kwargs.get("dim", [])
     dims = [dims] if isinstance(dims, int) else list(dims or [])
-    dims = tuple(sorted({d % max(ndim, 1) for d in dims})) if dims else tuple(range(ndim))
+    dims = tuple(sorted({d % ndim for d in dims})) if dims and ndim else tuple(range(ndim))
     keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
     return kinds[t], dims, bool(keep)
 
@@ -369,8 +369,8 @@ def lowerable(node) -> bool:
     if t not in LOWERINGS and t not in EXTERNS:
         return False
     ins = [val(a) for a in node.args if hasattr(a, "op")]
-    if not all(_ok(v, ANY) for v in ins):
-        return False
+    if not all(_ok(v, ANY) for v in ins) or any(isinstance(a, complex) for a in node.args):
+        return False                   # (a complex number: the kernel raises as in eager)
     if t in EXTERNS:
         return True
     out = val(node)
@@ -379,9 +379,8 @@ def lowerable(node) -> bool:
     if t in MIXED or t in VIEWS or t in (aten.copy.default, aten.full_like.default,
                                          aten.clone.default):
         return True
-    if t in _INT_OK and all(v.dtype is out.dtype for v in ins) and out.dtype in _INT | {
-            D.bool_} | EXACT:
-        return True
+    if t in _INT_OK and out.dtype in _INT and all(v.dtype in _INT | {D.bool_} for v in ins):
+        return True                    # integer arithmetic: NumPy's as torch's
     if t in (aten.sum.default, aten.sum.dim_IntList) and out.dtype is D.int64:
         return all(v.dtype in _INT | {D.bool_} for v in ins)
     # float32 with float64 computes in float64 in NumPy as in ember (then rounds once);

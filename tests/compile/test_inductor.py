@@ -11,10 +11,11 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import EPS, ULPS, assert_close_ulps
+from helpers import EPS, ULPS, assert_close_ulps, aten_op
 
 import ember
 from ember import nn
@@ -22,6 +23,9 @@ from ember._dynamo import counters
 from ember._inductor import config, lower
 
 torch = pytest.importorskip("torch")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
+from opinfo import OPS
+from test_schema_ops import sample_args
 
 
 @pytest.fixture(autouse=True)
@@ -334,3 +338,51 @@ def test_a_second_process_loads_kernels_from_the_cache(tmp_path):
                            text=True) for _ in range(2)]
     assert [r.stdout.split() for r in runs] == [["0", "1"], ["1", "0"]], runs[1].stderr
     assert list((tmp_path / "kernels").glob("k*.py"))
+
+
+# --- the OpInfo samples through ember.compile ----------------------------------------------------
+SAMPLED_OPS = ["add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "neg.default",
+               "exp.default", "log.default", "sqrt.default", "tanh.default", "abs.default",
+               "relu.default", "sigmoid.default", "sign.default", "where.self", "le.Tensor",
+               "gt.Scalar", "pow.Tensor_Scalar", "threshold_backward.default",
+               "sum.dim_IntList", "sum.default", "mean.dim", "amax.default"]
+_REPRESENTATIVE = ("float32", "float64", "0d", "empty", "broadcast", "transposed", "strided",
+                   "expanded", "error", "keepdim", "int64")
+
+
+def _op_samples():
+    long = os.environ.get("EMBER_INDUCTOR_LONG", "") not in ("", "0")
+    for name in SAMPLED_OPS:
+        for i, s in enumerate(OPS[name].samples()):
+            if long or any(s.name.startswith(r) or r in s.name for r in _REPRESENTATIVE):
+                yield pytest.param(name, s, id=f"{name}-{s.name or i}")
+
+
+@pytest.mark.parametrize(("name", "sample"), list(_op_samples()))
+def test_op_samples_compiled_equal_eager(name, sample):
+    """Each sample's op followed by `* 1` (reductions: preceded by it), so that the op is
+    fused with another one when it can be, compiled with the inductor backend: eager's
+    values, dtype, shape and strides, or eager's exception."""
+    op = aten_op(ember.ops.aten, name)
+    reduce = name.split(".")[0] in ("sum", "mean", "amax")
+    args, kwargs = sample_args(sample, "ember")
+    where = [i for i, a in enumerate(args) if isinstance(a, ember.Tensor)]
+
+    def fn(*tensors):
+        full = list(args)
+        for i, t in zip(where, tensors):
+            full[i] = t
+        if reduce:
+            full[0] = full[0] * 1
+            return op(*full, **kwargs)
+        return op(*full, **kwargs) * 1
+    tensors = [args[i] for i in where]
+    try:
+        want = fn(*tensors)
+    except Exception as e:  # noqa: BLE001  (the compiled call must raise the same)
+        with pytest.raises(type(e)):
+            ember.compile(fn)(*tensors)
+        return
+    got = ember.compile(fn)(*tensors)
+    dt = str(want.dtype).split(".")[1]
+    _assert_same(got, want, ulps=OPS[name].ulps(dt) if dt in EPS else None)
