@@ -170,6 +170,12 @@ def _reduce(name):
         if r is None:
             return None
         axis = repr(r[1]) if r[1] else "None"
+        if name == "mean":     # as np.mean computes it, without its warning for no elements
+            shape = val(node.args[0]).shape
+            if not static_shape(val(node.args[0])):
+                return None
+            count = math.prod(shape[d] for d in r[1])
+            return f"np.divide(np.sum({a[0]}, axis={axis}, keepdims={r[2]}), {count})"
         return f"np.{name}({a[0]}, axis={axis}, keepdims={r[2]})"
     return lower
 
