@@ -51,6 +51,7 @@ def lower(gm, example_inputs=None):
     filename = _keep(src, gid)
     scope = {"np": np, "_c": gen.consts, "_load": kernels.load, "_extern": runtime.extern,
              **{k: getattr(runtime, k) for k in ("_filled", "_copy_into", "_put", "_gather", "_scatter",
+                                                 "_log_softmax",
                                                  "_as", "_call", "_sigmoid")}}
     exec(compile(src, filename, "exec"), scope)  # noqa: S102  (generated code)
     fn, wrap = scope["call"], runtime.wrap

@@ -147,3 +147,59 @@ def load(src: str):
         spec.loader.exec_module(module)
         fn = _loaded[key] = module.kernel
     return fn
+
+
+# --- hand-written kernels of ops that are not pointwise chains ----------------------------------
+_JIT = "@njit(cache=True, error_model='numpy', fastmath=False)\n"
+TEMPLATES = {
+    # log_softmax over the last dim of (rows, n > 0), as ember's kernel: x - max -
+    # log(sum(exp(x - max))), the sum and its log in float64, rounded once
+    "log_softmax": _JIT + """def kernel(x, out):
+    for i in range(x.shape[0]):
+        m = x[i, 0]
+        for j in range(x.shape[1]):
+            if x[i, j] > m or x[i, j] != x[i, j]:
+                m = x[i, j]
+        s = 0.0
+        for j in range(x.shape[1]):
+            s += np.exp(x[i, j] - m)
+        lse = np.log(s)
+        for j in range(x.shape[1]):
+            out[i, j] = (x[i, j] - m) - lse
+""",
+    # gather/scatter along the middle dim of (pre, n, post) arrays; False for an index out of
+    # range (the caller then runs ember's kernel, which raises eager's error)
+    "gather": _JIT + """def kernel(x, index, out):
+    n = x.shape[1]
+    for a in range(index.shape[0]):
+        for b in range(index.shape[1]):
+            for c in range(index.shape[2]):
+                k = index[a, b, c]
+                if k < 0 or k >= n:
+                    return False
+                out[a, b, c] = x[a, k, c]
+    return True
+""",
+    "scatter_value": _JIT + """def kernel(out, index, value):
+    n = out.shape[1]
+    for a in range(index.shape[0]):
+        for b in range(index.shape[1]):
+            for c in range(index.shape[2]):
+                k = index[a, b, c]
+                if k < 0 or k >= n:
+                    return False
+                out[a, k, c] = value
+    return True
+""",
+}
+
+
+_templates: dict[str, object] = {}
+
+
+def template(name):
+    """A hand-written kernel of TEMPLATES, loaded (and cached) as the generated ones."""
+    fn = _templates.get(name)
+    if fn is None:
+        fn = _templates[name] = load(TEMPLATES[name])
+    return fn

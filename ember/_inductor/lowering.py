@@ -118,7 +118,13 @@ def compute_dtype(node):
     else its result's."""
     if node.target in COMPARISONS:
         dts = [val(a).dtype for a in node.args if hasattr(a, "op")]
-        return max(dts, key=lambda d: (d.is_floating_point, d.itemsize))
+        dt = max(dts, key=lambda d: (d.is_floating_point, d is not D.bool_, d.itemsize))
+        for a in node.args:         # a number of a higher kind: torch's default dtype of it
+            if isinstance(a, float) and not dt.is_floating_point:
+                dt = D.get_default_dtype()
+            elif isinstance(a, int) and not isinstance(a, bool) and dt is D.bool_:
+                dt = D.int64
+        return dt
     return val(node).dtype
 
 
@@ -252,10 +258,24 @@ def _gather(a, kw, node):
 
 
 def _scatter_value(a, kw, node):
-    if kw or not _same_but(node) or isinstance(node.args[3], bool):
+    v = val(node)
+    if kw or not _same_but(node) or not isinstance(node.args[3], (int, float)) or \
+            tuple(v.stride()) != _c_strides(v.shape):
         return None
-    return f"_scatter(_copy_into({_empty_like(node)}, {a[0]}), {node.args[1] % val(node).dim()}, " \
-           f"{a[2]}, {a[3]})"
+    return f"_scatter(_copy_into(np.empty({tuple(v.shape)!r}, {_np_dtype(node)}), {a[0]}), " \
+           f"{node.args[1] % v.dim()}, {a[2]}, {a[3]})"
+
+
+def _c_strides(shape):
+    return tuple(math.prod(shape[d + 1:]) for d in range(len(shape)))
+
+
+def _log_softmax(a, kw, node):
+    x, (dim, half) = val(node.args[0]), node.args[1:3]
+    if kw or half or x.dim() == 0 or dim % x.dim() != x.dim() - 1 or x.numel() == 0 or \
+            x.dtype not in EXACT or not static_shape(x):
+        return None
+    return f"_log_softmax({a[0]}, {x.dim() - 1})"
 
 
 def _scatter_into(dim, index):
@@ -314,6 +334,7 @@ LOWERINGS = {
     aten._to_copy.default: lambda a, kw, node: (
         None if set(kw) - {"dtype"} else f"{a[0]}.astype({_np_dtype(node)})"),
     aten.gather.default: _gather, aten.scatter.value: _scatter_value,
+    aten._log_softmax.default: _log_softmax,
     aten.slice_scatter.default: _scatter_into(2, _slice_index),
     aten.select_scatter.default: _scatter_into(
         2, lambda node, d: f"{(slice(None),) * d + (node.args[3],)!r}"),

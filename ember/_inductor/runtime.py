@@ -1,12 +1,15 @@
 """Helpers the generated modules call (torch._inductor.runtime's place)."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..core.tensor import Tensor, from_array
 from ..dispatch import keys as K
 from ..dispatch.dispatcher import ops
 from ..kernels.cpu.unary import _sigmoid  # noqa: F401  (the generated code's sigmoid)
+from . import kernels
 
 
 def _filled(out, value):
@@ -26,23 +29,34 @@ def _put(dst, index, src):
     return dst
 
 
-def _in_range(index, size):
-    return index.size == 0 or (index.min() >= 0 and index.max() < size)
+def _along(a, dim):
+    """`a` as (pre, a.shape[dim], post): the layout the gather/scatter kernels index."""
+    shape = a.shape
+    return a.reshape(math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:]))
 
 
 def _gather(x, dim, index):
-    """gather on arrays (index's shape equals x's but along dim); an index out of range
-    runs ember's kernel, which raises eager's error."""
-    if not _in_range(index, x.shape[dim]):
+    """gather on arrays whose shapes agree but along dim (a numba loop); an index out of
+    range runs ember's kernel, which raises eager's error."""
+    out = np.empty(index.shape, x.dtype)
+    if not kernels.template("gather")(_along(x, dim), _along(index, dim), _along(out, dim)):
         return extern(ops.aten.gather.default)(x, dim, index)
-    return np.take_along_axis(x, index, axis=dim)
+    return out
 
 
 def _scatter(out, dim, index, value):
-    """scatter.value into `out` (a copy of the input), as _gather for a bad index."""
-    if not _in_range(index, out.shape[dim]):
+    """scatter.value into `out` (a C-ordered copy of the input), as _gather."""
+    fill = out.dtype.type(value)
+    if not kernels.template("scatter_value")(_along(out, dim), _along(index, dim), fill):
         return extern(ops.aten.scatter.value)(out, dim, index, value)
-    np.put_along_axis(out, index, value, axis=dim)
+    return out
+
+
+def _log_softmax(x, dim):
+    """log_softmax of a float32/float64 array along its last dim (a numba loop over rows)."""
+    out = np.empty(x.shape, x.dtype)
+    n = x.shape[dim] if x.ndim else 1
+    kernels.template("log_softmax")(x.reshape(-1, n), out.reshape(-1, n))
     return out
 
 

@@ -347,7 +347,7 @@ SAMPLED_OPS = ["add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "neg.defa
                "gt.Scalar", "pow.Tensor_Scalar", "threshold_backward.default",
                "sum.dim_IntList", "sum.default", "mean.dim", "amax.default"]
 _REPRESENTATIVE = ("float32", "float64", "0d", "empty", "broadcast", "transposed", "strided",
-                   "expanded", "error", "keepdim", "int64")
+                   "expanded", "error", "keepdim", "int64", "bool")
 
 
 def _op_samples():
