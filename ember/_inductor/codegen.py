@@ -44,7 +44,8 @@ _graph_ids = itertools.count()
 def lower(gm, example_inputs=None):
     """The graph as one generated module (see the module docstring); returns a callable
     taking and returning ember tensors, with `.source`, `.lowered` (nodes lowered),
-    `.fallbacks` (the ops run through the dispatcher) and `.kernels` (fused kernels)."""
+    `.fallbacks` (the ops run through the dispatcher), `.externs` (the ops run by calling
+    their CPU kernel) and `.kernels` (how many fused kernels)."""
     gen = _Codegen(gm)
     src = gen.module()
     gid = next(_graph_ids)
@@ -64,7 +65,7 @@ def lower(gm, example_inputs=None):
             outs = fn(*arrays)
         return [wrap(r, args) for r in outs]
     run.source, run.lowered, run.fallbacks = src, gen.lowered, gen.fallbacks
-    run.kernels = gen.n_kernels
+    run.kernels, run.externs = gen.n_kernels, sorted(gen.externs)
     return run
 
 
@@ -222,11 +223,11 @@ class _Codegen:
         call = ", ".join(args + ([kwargs] if kwargs else []))
         if lowerable(node) and node.target in EXTERNS:
             fn = f"_extern_{node.target.name}_{node.target.overload_name}"
-            if fn not in self.externs:
-                self.externs.add(fn)
+            if f"{fn} = " not in "".join(self.kernel_defs):
                 self.kernel_defs.append(f"{fn} = _extern({self.code(node.target)})  "
                                         f"# {node.target}\n")
             self.lines.append(f"{name} = {fn}({call})")
+            self.externs.add(str(node.target))
             self.lowered += 1
             return
         kw = ", ".join(f"{k!r}: {self.code(v)}" for k, v in node.kwargs.items())
