@@ -3,7 +3,9 @@
 - `fusion`: fuse pointwise chains (and a reduction they feed) into numba kernels; off, every
   op runs as its own NumPy call.
 - `parallel_threshold`: a kernel iterating over at least this many elements is compiled with
-  `parallel=True` (below it, starting threads costs more than it saves).
+  `parallel=True` (below it, starting threads costs more than it saves). On two cores or
+  fewer it never pays (benchmarks/compile.py: `a*b+c` on 10M float32 took 1.4-1.7x the
+  serial loop's time on 2 shared cores), so there it is off.
 - `cache_dir`: where kernel sources are written, so numba's on-disk cache (`cache=True`)
   serves a second process (TORCHINDUCTOR_CACHE_DIR's place: EMBER_INDUCTOR_CACHE_DIR).
 - `debug` / `debug_dir`: keep each graph's generated module in `debug_dir` (torch's
@@ -14,6 +16,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import sys
 import tempfile
 
 
@@ -29,7 +32,7 @@ def _logs():
 
 
 fusion = True
-parallel_threshold = 1 << 18
+parallel_threshold = 1 << 20 if (os.cpu_count() or 1) > 2 else sys.maxsize
 cache_dir = os.environ.get("EMBER_INDUCTOR_CACHE_DIR") or os.path.join(
     tempfile.gettempdir(), f"emberinductor_{_user()}")
 debug = os.environ.get("EMBER_COMPILE_DEBUG", "") not in ("", "0")

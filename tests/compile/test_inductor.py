@@ -184,6 +184,16 @@ def test_fused_full_reduction_of_0d_and_long_rows_accumulates_in_float64():
     assert_close_ulps(_np(got), want.numpy(), "float32", 8)
 
 
+def test_parallel_kernels_equal_eager(monkeypatch):
+    """Above config.parallel_threshold the kernel is compiled with parallel=True (prange
+    over the outer dim): same values, a reduction included."""
+    monkeypatch.setattr(config, "parallel_threshold", 0)
+    rng = np.random.default_rng(6)
+    a, b = rng.standard_normal((64, 50)).astype(np.float32), rng.standard_normal(50)
+    _, runs = _fused_case(lambda x, y: (x * y.float() - 1).exp().sum(1), a, b)
+    assert "parallel=True" in runs[0].source
+
+
 @pytest.mark.parametrize("bad", [11, -5])
 def test_bad_target_raises_gathers_error(bad):
     """An out-of-range target of the compiled nll_loss (decomposed to gather, run by the
