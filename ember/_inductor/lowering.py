@@ -396,12 +396,14 @@ def lowerable(node) -> bool:
     if t not in LOWERINGS and t not in EXTERNS:
         return False
     ins = [val(a) for a in node.args if hasattr(a, "op")]
-    if not all(_ok(v, ANY) for v in ins) or any(isinstance(a, complex) for a in node.args):
-        return False                   # (a complex number: the kernel raises as in eager)
+    if not all(_ok(v, ANY) and static_shape(v) for v in ins) or any(
+            isinstance(a, complex) for a in node.args):
+        return False     # (symbolic sizes: the code has sizes in it; a complex number: the
+        #                   kernel raises as in eager)
     if t in EXTERNS:
         return True
     out = val(node)
-    if not _ok(out, ANY):
+    if not _ok(out, ANY) or not static_shape(out):
         return False
     if t in MIXED or t in VIEWS or t in (aten.copy.default, aten.full_like.default,
                                          aten.clone.default):
