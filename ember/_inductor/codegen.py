@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import math
 import operator
 import os
 import sys
@@ -32,6 +33,7 @@ from .lowering import (
     int_operands,
     lowerable,
     np_name,
+    reduction,
     val,
 )
 from .memory import Pool, buffer_ends
@@ -50,10 +52,7 @@ def lower(gm, example_inputs=None):
     src = gen.module()
     gid = next(_graph_ids)
     filename = _keep(src, gid)
-    scope = {"np": np, "_c": gen.consts, "_load": kernels.load, "_extern": runtime.extern,
-             **{k: getattr(runtime, k) for k in ("_filled", "_copy_into", "_put", "_gather", "_scatter",
-                                                 "_log_softmax",
-                                                 "_as", "_call", "_sigmoid")}}
+    scope = {"np": np, "_c": gen.consts, "_load": kernels.load, **runtime.HELPERS}
     exec(compile(src, filename, "exec"), scope)  # noqa: S102  (generated code)
     fn, wrap = scope["call"], runtime.wrap
 
@@ -83,6 +82,12 @@ def _keep(src, gid):
     with open(path, "w") as f:
         f.write(src)
     return path
+
+
+def _numpy_lowered(node) -> bool:
+    """Whether a node runs as a NumPy expression of LOWERINGS."""
+    return lowerable(node) and node.target in LOWERINGS and LOWERINGS[node.target](
+        ["a"] * len(node.args), dict(node.kwargs), node) is not None
 
 
 def _layout(node):
@@ -141,12 +146,12 @@ class _Codegen:
             self.roots[s] = set()
         elif self._out_rule(s) is not None:
             self.roots[s] = {s}
-        elif lowerable(s) and s.target in VIEWS:
-            self.roots[s] = set(self.roots.get(s.args[0], ()))
-        elif lowerable(s) and s.target in LOWERINGS:
-            self.roots[s] = set()
-        else:                    # kernels and getitem: may alias any input
+        elif not _numpy_lowered(s):  # kernels, the dispatcher, getitem: may alias any input
             self.roots[s] = set().union(*(self.roots.get(a, ()) for a in s.all_input_nodes))
+        elif s.target in VIEWS:
+            self.roots[s] = set(self.roots.get(s.args[0], ()))
+        else:
+            self.roots[s] = set()
 
     # --- code -----------------------------------------------------------------------------
     def code(self, a):
@@ -165,7 +170,7 @@ class _Codegen:
         """A line binding the node's name to a buffer for its result (reused or new)."""
         shape, strides, dtype = _layout(node)
         if contiguous:
-            strides = tuple(int(np.prod(shape[d + 1:])) for d in range(len(shape)))
+            strides = tuple(math.prod(shape[d + 1:]) for d in range(len(shape)))
         key = (shape, strides, dtype)
         name = self.names[node]
         dead = self.pool.take(key, step)
@@ -208,15 +213,15 @@ class _Codegen:
             for i in int_operands(node):
                 args[i] = f"{args[i]}.astype({np_name(val(node).dtype)})"
             expr = LOWERINGS[node.target](args, dict(node.kwargs), node)
-            if expr is not None and node.target in VIEWS:     # an array of the input's dtype
-                self.lines.append(f"{name} = {expr}")
-                self.lowered += 1
-                return
-            if expr is not None and node.target in POINTWISE and not _dense_c(val(node)):
-                # NumPy's result would be C-ordered: eager's layout follows the inputs'
-                self.lines.append(f"{name} = _copy_into({empty_code(*_layout(node))}, {expr})")
-            elif expr is not None:
-                self.lines.append(f"{name} = _as({expr}, {np_name(val(node).dtype)})")
+            if expr is not None:
+                if node.target in VIEWS:                  # an array of the input's dtype
+                    self.lines.append(f"{name} = {expr}")
+                elif node.target in POINTWISE and not _dense_c(val(node)):
+                    # NumPy's result would be C-ordered: eager's layout follows the inputs'
+                    self.lines.append(f"{name} = _copy_into({empty_code(*_layout(node))}, "
+                                      f"{expr})")
+                else:
+                    self.lines.append(f"{name} = _as({expr}, {np_name(val(node).dtype)})")
                 self.lowered += 1
                 return
         kwargs = ", ".join(f"{k}={self.code(v)}" for k, v in node.kwargs.items())
@@ -247,14 +252,9 @@ class _Codegen:
         args += [self.names[n] for n in k.outputs]
         if k.red is not None:
             self.lines.append(self.alloc(k.red, step, contiguous=True))
-            outer = tuple(val(k.red.args[0]).shape)[:len(k.shape) - _n_reduced(k)]
+            outer = k.shape[:len(k.shape) - len(reduction(k.red)[1])]
             red, outer = self.names[k.red], outer or (1,)
             args.append(red if outer == tuple(val(k.red).shape) else f"{red}.reshape({outer!r})")
         ops = ", ".join(str(m.target).split(".")[1] for m in k.members + [k.red] * (
             k.red is not None))
         self.lines.append(f"_k{kid}({', '.join(args)})  # {ops}")
-
-
-def _n_reduced(k):
-    from .lowering import reduction
-    return len(reduction(k.red)[1])
