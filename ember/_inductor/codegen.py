@@ -62,7 +62,7 @@ def lower(gm, example_inputs=None):
             return gm(*args)
         with np.errstate(all="ignore"):             # as ember's kernels: inf/nan, quietly
             outs = fn(*arrays)
-        return [wrap(r, args) for r in outs]
+        return wrap(outs, args, arrays)
     run.source, run.lowered, run.fallbacks = src, gen.lowered, gen.fallbacks
     run.kernels, run.externs = gen.n_kernels, sorted(gen.externs)
     return run

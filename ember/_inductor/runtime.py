@@ -100,14 +100,15 @@ def _as(a, dt):
     return a if a.dtype == dt else a.astype(dt)
 
 
-def wrap(r, args):
-    """An output array as an ember tensor (an input given back is that input)."""
-    if not isinstance(r, np.ndarray):
-        return r
-    for a in args:
-        if isinstance(a, Tensor) and a._np is r:
-            return a
-    return from_array(r)
+def wrap(outs, args, arrays):
+    """Output arrays as ember tensors (an input given back is that input)."""
+    given = {id(a): t for a, t in zip(arrays, args) if isinstance(t, Tensor)}
+    return [_tensor_of(r, given) if isinstance(r, np.ndarray) else r for r in outs]
+
+
+def _tensor_of(r, given):
+    t = given.get(id(r))
+    return from_array(r) if t is None else t
 
 
 # the names generated modules use
