@@ -37,6 +37,7 @@ from .lowering import (
     val,
 )
 from .memory import Pool, buffer_ends
+from .passes import split_addmm
 from .scheduler import FusedKernel, schedule
 
 log = logging.getLogger("ember._inductor.output_code")
@@ -108,6 +109,8 @@ def _dense_c(v):
 class _Codegen:
     def __init__(self, gm):
         self.gm = gm
+        if split_addmm(gm.graph):
+            gm.recompile()
         self.steps = schedule(gm.graph)
         self.names, self.consts, self.lines, self.kernel_defs = {}, [], [], []
         self.externs = set()

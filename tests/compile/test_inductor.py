@@ -184,6 +184,19 @@ def test_fused_full_reduction_of_0d_and_long_rows_accumulates_in_float64():
     assert_close_ulps(_np(got), want.numpy(), "float32", 8)
 
 
+def test_linear_relu_adds_the_bias_in_the_relu_kernel():
+    """addmm feeding a pointwise op is split into mm + add (passes.split_addmm): the bias
+    add joins the ReLU's kernel, with eager's rounding (bit for bit)."""
+    rng = np.random.default_rng(7)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((16, 8), (4, 8), (4,)))
+
+    def fn(x, w, b):
+        return nn.functional.linear(x, w, b).relu()
+    got, runs = _fused_case(fn, x, w, b)
+    assert "np.matmul(" in runs[0].source and "# add, relu" in runs[0].source
+    np.testing.assert_array_equal(_np(got), _np(fn(*(ember.tensor(a) for a in (x, w, b)))))
+
+
 def test_parallel_kernels_equal_eager(monkeypatch):
     """Above config.parallel_threshold the kernel is compiled with parallel=True (prange
     over the outer dim): same values, a reduction included."""
