@@ -3,8 +3,11 @@ generated Python module each, over NumPy arrays.
 
 - lowering.py: what each aten op becomes (a scalar expression for fused kernels, a NumPy
   call, or ember's CPU kernel called directly);
+- passes.py: graph rewrites first (an addmm feeding a pointwise op split into mm + add);
 - scheduler.py: chains of pointwise ops, and a reduction they feed, grouped into kernels;
-- kernels.py: those groups as numba kernels (njit, cached on disk in config.cache_dir);
+- kernels.py: those groups as numba kernels (njit, cached on disk in config.cache_dir),
+  and hand-written ones (log_softmax, gather, scatter);
+- runtime.py: the helpers generated modules call;
 - memory.py: buffers reused once dead, results written with `out=`;
 - codegen.py: the module (`EMBER_LOGS=output_code` prints it; config.debug keeps it in
   config.debug_dir).
