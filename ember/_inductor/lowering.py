@@ -402,6 +402,9 @@ def lowerable(node) -> bool:
         #                   kernel raises as in eager)
     if t in EXTERNS:
         return True
+    if t is aten.pow.Tensor_Scalar and not ins[0].dtype.is_floating_point and not (
+            isinstance(node.args[1], int) and node.args[1] >= 0):
+        return False                   # (integers to negative powers: eager's error)
     out = val(node)
     if not _ok(out, ANY) or not static_shape(out):
         return False

@@ -16,7 +16,7 @@ import math
 from dataclasses import dataclass, field
 
 from . import config
-from .lowering import ANY, POINTWISE, D, lowerable, reduction, static_shape, val
+from .lowering import ANY, POINTWISE, D, compute_dtype, lowerable, reduction, static_shape, val
 
 
 @dataclass(eq=False)
@@ -58,6 +58,9 @@ def pointwise(node) -> bool:
     v = val(node)
     if v.dim() == 0 or not static_shape(v) or not _tensor_args_ok(node):
         return False
+    if not compute_dtype(node).is_floating_point and any(
+            isinstance(a, float) for a in node.args):
+        return False                # (a float number would be truncated to the int dtype)
     return POINTWISE[node.target](_dry(node.args), node, str) is not None
 
 

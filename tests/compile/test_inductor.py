@@ -184,6 +184,15 @@ def test_fused_full_reduction_of_0d_and_long_rows_accumulates_in_float64():
     assert_close_ulps(_np(got), want.numpy(), "float32", 8)
 
 
+def test_integer_to_negative_power_raises_eagers_error():
+    x = ember.tensor([[1, 2], [3, 4]])
+    with pytest.raises(RuntimeError) as ref:
+        torch.tensor([[1, 2], [3, 4]]).add(1).pow(-1)
+    with pytest.raises(RuntimeError) as err:
+        _compiled(lambda x: (x + 1) ** -1, [])(x)
+    assert str(err.value) == str(ref.value)
+
+
 def test_linear_relu_adds_the_bias_in_the_relu_kernel():
     """addmm feeding a pointwise op is split into mm + add (passes.split_addmm): the bias
     add joins the ReLU's kernel, with eager's rounding (bit for bit)."""
