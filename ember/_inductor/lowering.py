@@ -1,13 +1,15 @@
 """What each aten op becomes in generated code (torch._inductor.lowering's place).
 
-Three tables, one rule per op:
+One rule per op, in tables:
 - `POINTWISE`: a scalar expression over the operands' scalars, for numba kernels
-  (`t0 * t1`); a chain of these is fused into one loop (scheduler.py);
-- `REDUCTIONS`: how a fused kernel accumulates (sum, mean, amax over trailing dims);
-- `LOWERINGS`: a NumPy expression over whole arrays (`np.matmul(a, b)`), for ops run one
-  by one; `OUT_LOWERINGS` the ones that can write into a planned buffer (`out=`);
-- `EXTERNS`: ops run by calling ember's CPU kernel directly (convolution, batch norm,
-  gather/scatter: no dispatcher, no autograd), torch's ExternKernel.
+  (`t0 * t1`); a chain of these is fused into one loop (scheduler.py), which may end with
+  a sum/mean/amax (`reduction`);
+- `LOWERINGS`: a NumPy expression over whole arrays (`np.matmul(a, b)`), or a call of a
+  hand-written numba kernel (`_log_softmax(x, 1)`), for ops run one by one;
+  `OUT_LOWERINGS` the ones that write into a planned buffer (`out=`);
+- `EXTERNS`: ops run by calling ember's CPU kernel directly (convolution, batch norm;
+  no dispatcher, no autograd), torch's ExternKernel; also the fallback of a LOWERINGS
+  rule that declines a case.
 
 A node is lowered only when its metadata (the fake value make_fx recorded) says it is a
 CPU tensor of a dtype the lowering computes as ember's kernel does (`lowerable`).
@@ -130,9 +132,7 @@ def compute_dtype(node):
 
 def uncast_args(node):
     """Positions of a pointwise node's arguments that keep their own dtype."""
-    if node.target is aten.where.self:
-        return {0}
-    return {0} if node.target is aten._to_copy.default else set()
+    return {0} if node.target in (aten.where.self, aten._to_copy.default) else set()
 
 
 # --- reductions a fused kernel can finish with: op -> (kind, dims, keepdim) ----------------------
@@ -211,7 +211,7 @@ def _slice(a, kw, node):
 
 
 def _np_dtype(node):
-    return f"np.{val(node).dtype.np.name}"
+    return np_name(val(node).dtype)
 
 
 def empty_code(shape, strides, dtype) -> str:
@@ -242,8 +242,8 @@ def _full_like(a, kw, node):
 
 
 def _same_but(node, dim_arg=1, index_arg=2):
-    """Whether the index has the input's shape in every dim but `dim` (NumPy's
-    take_along_axis/put_along_axis then do gather/scatter), dims known."""
+    """Whether the index has the input's shape in every dim but `dim` (the gather and
+    scatter kernels then see both as (pre, n, post) arrays)."""
     x, idx, dim = val(node.args[0]), val(node.args[index_arg]), node.args[dim_arg]
     if not isinstance(dim, int) or x.dim() == 0 or x.dim() != idx.dim():
         return False
