@@ -41,6 +41,7 @@ from .passes import split_addmm
 from .scheduler import FusedKernel, schedule
 
 log = logging.getLogger("ember._inductor.output_code")
+log_kernels = logging.getLogger("ember._inductor.kernels")
 _graph_ids = itertools.count()
 
 
@@ -244,10 +245,17 @@ class _Codegen:
         self.fallbacks.append(str(node.target))
 
     def kernel(self, k, step):
+        src = kernels.render(k)
+        try:
+            kernels.compile_for(kernels.load(src), k)
+        except Exception as e:  # noqa: BLE001  (numba cannot type it: the ops one by one)
+            log_kernels.warning("kernel not compiled (%s): its ops run one by one", e)
+            for n in k.members + [k.red] * (k.red is not None):
+                self.node(n, step)
+            return
         kid = self.n_kernels
         self.n_kernels += 1
         self.lowered += len(k.members) + (k.red is not None)
-        src = kernels.render(k)
         self.kernel_defs.append(f"_k{kid} = _load('''\n{src}''')\n")
         for n in k.outputs:
             self.lines.append(self.alloc(n, step))

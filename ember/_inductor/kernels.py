@@ -18,8 +18,11 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import math
 import os
 import sys
+
+import numpy as np
 
 from . import config
 from .lowering import (
@@ -122,6 +125,28 @@ def _member(node, names):
     return f"{np_name(val(node).dtype)}({POINTWISE[node.target](ops, node, lit)})"
 
 
+def compile_for(fn, k) -> None:
+    """Compiles a kernel now for the argument types the graph's values will have (sizes,
+    then arrays of the fake values' dtypes, dims and layouts); raises numba's error when it
+    cannot (the caller then runs the group's ops one by one)."""
+    import numba
+    from numpy.lib.stride_tricks import as_strided
+
+    def like(v, shape=None):
+        shape = tuple(v.shape) if shape is None else shape
+        strides = v.stride() if len(shape) == v.dim() else [
+            math.prod(shape[d + 1:]) for d in range(len(shape))]
+        item = v.dtype.np.itemsize
+        base = np.empty(1, v.dtype.np)          # only its flags are read (typeof)
+        return numba.typeof(as_strided(base, shape, [s * item for s in strides]))
+    types = [numba.types.int64] * len(k.shape) + [like(val(x)) for x in k.inputs]
+    types += [like(val(n)) for n in k.outputs]
+    if k.red is not None:
+        outer = k.shape[:len(k.shape) - len(reduction(k.red)[1])] or (1,)
+        types.append(like(val(k.red), outer))
+    fn.compile(tuple(types))
+
+
 # --- loading ---------------------------------------------------------------------------------------
 _HEADER = "import numpy as np\nfrom numba import njit, prange\n\n\n"
 _loaded: dict[str, object] = {}
@@ -130,6 +155,7 @@ _loaded: dict[str, object] = {}
 def load(src: str):
     """The compiled kernel of a source: written once to config.cache_dir (named by its hash)
     and imported from there, so numba's `cache=True` finds it again in a new process."""
+    src = src.lstrip("\n")                # (the module's text starts it on a new line)
     key = hashlib.sha256(src.encode()).hexdigest()[:20]
     fn = _loaded.get(key)
     if fn is None:

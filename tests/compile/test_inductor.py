@@ -206,6 +206,20 @@ def test_linear_relu_adds_the_bias_in_the_relu_kernel():
     np.testing.assert_array_equal(_np(got), _np(fn(*(ember.tensor(a) for a in (x, w, b)))))
 
 
+def test_a_kernel_numba_cannot_compile_runs_its_ops_one_by_one(monkeypatch):
+    """Kernels are compiled while lowering, for the graph's types: when numba fails, the
+    group's ops run as NumPy instead, with the same results."""
+    from ember._inductor import kernels
+
+    def fail(fn, k):
+        raise TypeError("no typing")
+    monkeypatch.setattr(kernels, "compile_for", fail)
+    rng = np.random.default_rng(8)
+    _, runs = _fused_case(lambda x: (x * 2 + 1).relu().sum(1), rng.standard_normal((4, 5)),
+                          kernels=0)
+    assert "_load" not in runs[0].source and "np.sum" in runs[0].source
+
+
 def test_parallel_kernels_equal_eager(monkeypatch):
     """Above config.parallel_threshold the kernel is compiled with parallel=True (prange
     over the outer dim): same values, a reduction included."""
