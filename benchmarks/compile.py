@@ -1,8 +1,14 @@
-"""What ember.compile gives today: the digits MLP (64-128-10, batch 64) training step
-(forward and cross-entropy compiled as one module, backward, SGD) eager and compiled with
-the "eager", "aot_eager" (AOT autograd: a forward and a backward graph in one autograd
-Function) and "inductor" (those graphs lowered to generated NumPy code, no fused loops
-yet) backends, ember next to torch's eager step. The NumPy column is empty.
+"""What ember.compile gives: in one run, as ratios,
+
+- `a*b+c` on 10M float32 compiled by the inductor backend (one fused numba loop) against
+  NumPy's eager `a*b+c` (two passes and a temporary), with the kernel serial and parallel;
+- the digits MLP (64-128-10, batch 64) training step (forward and cross-entropy compiled
+  as one module, backward, SGD momentum) eager and compiled with the "eager", "aot_eager"
+  (AOT autograd: a forward and a backward graph in one autograd Function) and "inductor"
+  (those graphs lowered to generated NumPy code with fused numba kernels) backends, ember
+  next to torch's eager step;
+- the compile time of that step (its first call), in a fresh process with an empty kernel
+  cache (cold) and again with the cache filled (warm: numba loads the kernels from disk).
 
     .venv/bin/python benchmarks/compile.py [--json out.json]
 """
@@ -12,9 +18,13 @@ import threads  # noqa: F401  (first: pins the BLAS threads before NumPy loads)
 
 # isort: split
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 
 import numpy as np
-from harness import Table, measure, torch
+from harness import Table, measure, torch, warm_allocator
 
 import ember
 
@@ -32,7 +42,7 @@ def setup(lib, backend=None):
             return nn.functional.cross_entropy(self.net(x), y)
     model = WithLoss()
     run = lib.compile(model, backend=backend) if backend else model
-    opt = lib.optim.SGD(model.parameters(), lr=0.1)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.standard_normal((64, 64)).astype(np.float32))
     y = lib.tensor(rng.integers(0, 10, 64))
@@ -45,17 +55,65 @@ def setup(lib, backend=None):
     return step
 
 
+def fused_abc(table, n=10_000_000):
+    """a*b+c on n float32: NumPy eager, ember eager, ember compiled (serial and parallel
+    kernel)."""
+    from ember._inductor import config
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(n).astype(np.float32) for _ in range(3)]
+    a, b, c = arrays
+    t_numpy = measure(lambda: a * b + c, number=5, repeat=7)
+    ta, tb, tc = (ember.tensor(x) for x in arrays)
+    default = config.parallel_threshold
+    table.add("a*b+c 10M f32 ember eager", measure(lambda: ta * tb + tc, number=5, repeat=7),
+              t_numpy, None)
+    for label, threshold in (("serial", n + 1), ("parallel", 0)):
+        config.parallel_threshold = threshold
+        ember._dynamo.reset()
+        f = ember.compile(lambda a, b, c: a * b + c)
+        table.add(f"a*b+c 10M f32 compiled {label}",
+                  measure(lambda f=f: f(ta, tb, tc), number=5, repeat=7), t_numpy, None)
+    config.parallel_threshold = default
+
+
+_FIRST_STEP = """
+import sys, time
+sys.path.insert(0, {here!r})
+import compile as bench, ember
+step = bench.setup(ember, "inductor")
+t0 = time.perf_counter()
+step()
+print((time.perf_counter() - t0) * 1e6)
+"""
+
+
+def compile_times(table):
+    """The MLP step's first call (capture, AOT autograd, lowering, numba) in a new
+    process: with an empty kernel cache, then with the one the first process filled."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, EMBER_INDUCTOR_CACHE_DIR=cache)
+        for label in ("cold", "warm"):
+            out = subprocess.run([sys.executable, "-c", _FIRST_STEP.format(here=here)],
+                                 env=env, capture_output=True, text=True, check=True)
+            t = float(out.stdout.split()[-1])
+            table.add(f"MLP step compile {label} cache", (t, t, t), None, None, unit="ms")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", default="benchmarks/last_run_compile.json")
     args = ap.parse_args(argv)
+    warm_allocator()
     table = Table(34)
+    fused_abc(table)
     t_eager = measure(setup(torch), number=50, repeat=5) if torch is not None else None
     for label, backend in (("eager", None), ("compiled backend=eager", "eager"),
                            ("compiled backend=aot_eager", "aot_eager"),
                            ("compiled backend=inductor", "inductor")):
         table.add(f"MLP train step {label}", measure(setup(ember, backend), number=50,
                                                       repeat=5), None, t_eager)
+    compile_times(table)
     table.write_json(args.json)
 
 

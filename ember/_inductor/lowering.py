@@ -1,0 +1,443 @@
+"""What each aten op becomes in generated code (torch._inductor.lowering's place).
+
+One rule per op, in tables:
+- `POINTWISE`: a scalar expression over the operands' scalars, for numba kernels
+  (`t0 * t1`); a chain of these is fused into one loop (scheduler.py), which may end with
+  a sum/mean/amax (`reduction`);
+- `LOWERINGS`: a NumPy expression over whole arrays (`np.matmul(a, b)`), or a call of a
+  hand-written numba kernel (`_log_softmax(x, 1)`), for ops run one by one;
+  `OUT_LOWERINGS` the ones that write into a planned buffer (`out=`);
+- `EXTERNS`: ops run by calling ember's CPU kernel directly (convolution, batch norm;
+  no dispatcher, no autograd), torch's ExternKernel; also the fallback of a LOWERINGS
+  rule that declines a case.
+
+A node is lowered only when its metadata (the fake value make_fx recorded) says it is a
+CPU tensor of a dtype the lowering computes as ember's kernel does (`lowerable`).
+"""
+from __future__ import annotations
+
+import math
+
+from ..core import dtype as D
+from ..core.tensor import Tensor, contiguous_format, preserve_format
+from ..dispatch.dispatcher import ops
+
+aten = ops.aten
+EXACT = {D.float32, D.float64}           # dtypes the lowerings compute as ember's kernels
+ANY = EXACT | {D.int64, D.int32, D.bool_}
+_INT = {D.int64, D.int32}
+
+
+def val(n):
+    """The fake value make_fx recorded for a node (None for a non-node)."""
+    return n.meta.get("val") if hasattr(n, "meta") else None
+
+
+def _ok(v, dtypes):
+    return isinstance(v, Tensor) and v.device.type == "cpu" and v.dtype in dtypes
+
+
+def static_shape(v) -> bool:
+    return all(isinstance(s, int) for s in v.shape)
+
+
+# --- pointwise ops as scalar expressions: (operands, node, lit) -> code or None ------------------
+# operands are already in the node's compute dtype (`compute_dtype`); lit(x) is the Python
+# number x as a literal of that dtype (numba: float32 * 2.5 would be float64)
+def _infix(symbol):
+    def rule(x, node, lit):
+        if node.kwargs.get("alpha", 1) != 1 or len(node.args) > 2:
+            return None
+        return f"{x[0]} {symbol} {x[1]}"
+    return rule
+
+
+def _call1(fn):
+    return lambda x, node, lit: None if node.kwargs else f"{fn}({x[0]})"
+
+
+def _pow(x, node, lit):
+    e = node.args[1]
+    if not isinstance(e, (int, float)) or isinstance(e, bool):
+        return None
+    # NumPy's fast paths for these exponents (np.power(a, 2) is a * a, exactly)
+    special = {1: "{0}", 2: "{0} * {0}", 0.5: "np.sqrt({0})", -1: "{1} / {0}"}
+    if e in special:
+        return special[e].format(x[0], lit(1))
+    return f"{x[0]} ** {lit(e)}"
+
+
+def _sign(x, node, lit):
+    """torch's sign: 0 for NaN."""
+    return f"{lit(1)} if {x[0]} > 0 else ({lit(-1)} if {x[0]} < 0 else {lit(0)})"
+
+
+def _sigmoid(x, node, lit):
+    """As ember's kernel: exp(-|x|) keeps it finite; 1 / (1 + e) or e / (1 + e)."""
+    e = f"np.exp(-np.abs({x[0]}))"
+    return f"{lit(1)} / ({lit(1)} + {e}) if {x[0]} >= 0 else {e} / ({lit(1)} + {e})"
+
+
+def _to_copy(x, node, lit):
+    if set(node.kwargs) - {"dtype"}:
+        return None
+    return f"{x[0]} != 0" if val(node).dtype is D.bool_ else x[0]
+
+
+POINTWISE = {
+    aten.add.Tensor: _infix("+"), aten.sub.Tensor: _infix("-"),
+    aten.mul.Tensor: _infix("*"), aten.div.Tensor: _infix("/"),
+    aten.add.Scalar: _infix("+"), aten.sub.Scalar: _infix("-"),
+    aten.mul.Scalar: _infix("*"), aten.div.Scalar: _infix("/"),
+    aten.neg.default: lambda x, node, lit: f"-{x[0]}",
+    aten.exp.default: _call1("np.exp"), aten.log.default: _call1("np.log"),
+    aten.sqrt.default: _call1("np.sqrt"), aten.tanh.default: _call1("np.tanh"),
+    aten.abs.default: _call1("np.abs"),
+    # np.maximum(x, 0): NaN stays NaN, -0.0 becomes 0
+    aten.relu.default: lambda x, node, lit: f"{x[0]} if {x[0]} > 0 or {x[0]} != {x[0]} "
+                                            f"else {lit(0)}",
+    aten.pow.Tensor_Scalar: _pow,
+    aten.sign.default: _sign, aten.sgn.default: _sign, aten.sigmoid.default: _sigmoid,
+    aten.where.self: lambda x, node, lit: f"{x[1]} if {x[0]} else {x[2]}",
+    aten.threshold_backward.default: lambda x, node, lit: f"{lit(0)} if {x[1]} <= {x[2]} "
+                                                          f"else {x[0]}",
+    aten._to_copy.default: _to_copy,
+}
+for _name, _sym in (("le", "<="), ("lt", "<"), ("ge", ">="), ("gt", ">"), ("eq", "=="),
+                    ("ne", "!=")):
+    for _ov in ("Scalar", "Tensor"):
+        POINTWISE[getattr(getattr(aten, _name), _ov)] = _infix(_sym)
+COMPARISONS = {op for op in POINTWISE if op.name in ("le", "lt", "ge", "gt", "eq", "ne")}
+# ops whose inputs may differ in dtype from the result (comparisons, where's condition)
+MIXED = COMPARISONS | {aten.where.self, aten._to_copy.default}
+_INT_OK = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.add.Scalar,
+           aten.sub.Scalar, aten.mul.Scalar, aten.neg.default, aten.sum.default,
+           aten.sum.dim_IntList, aten.amax.default}
+
+
+def compute_dtype(node):
+    """The dtype a pointwise node computes in: its inputs' (promoted) for a comparison,
+    else its result's."""
+    if node.target in COMPARISONS:
+        dts = [val(a).dtype for a in node.args if hasattr(a, "op")]
+        dt = max(dts, key=lambda d: (d.is_floating_point, d is not D.bool_, d.itemsize))
+        for a in node.args:         # a number of a higher kind: torch's default dtype of it
+            if isinstance(a, float) and not dt.is_floating_point:
+                dt = D.get_default_dtype()
+            elif isinstance(a, int) and not isinstance(a, bool) and dt is D.bool_:
+                dt = D.int64
+        return dt
+    return val(node).dtype
+
+
+def uncast_args(node):
+    """Positions of a pointwise node's arguments that keep their own dtype."""
+    return {0} if node.target in (aten.where.self, aten._to_copy.default) else set()
+
+
+# --- reductions a fused kernel can finish with: op -> (kind, dims, keepdim) ----------------------
+def reduction(node):
+    """(kind, dims, keepdim) of a sum/mean/amax node (dims normalised, all when empty), or
+    None when it is not one the kernels do."""
+    t, a = node.target, node.args
+    if t is aten.sum.default:
+        if node.kwargs.get("dtype") is not None:
+            return None
+        return "sum", tuple(range(val(a[0]).dim())), False
+    kinds = {aten.sum.dim_IntList: "sum", aten.mean.dim: "mean", aten.amax.default: "amax"}
+    if t not in kinds or node.kwargs.get("dtype") is not None or len(a) > 3:
+        return None
+    ndim = val(a[0]).dim()
+    dims = a[1] if len(a) > 1 else node.kwargs.get("dim", [])
+    dims = [dims] if isinstance(dims, int) else list(dims or [])
+    dims = tuple(sorted({d % ndim for d in dims})) if dims and ndim else tuple(range(ndim))
+    keep = a[2] if len(a) > 2 else node.kwargs.get("keepdim", False)
+    return kinds[t], dims, bool(keep)
+
+
+# --- whole-array NumPy lowerings: (args as code, kwargs, node) -> code or None ------------------
+def _binary(symbol):
+    def lower(a, kw, node):
+        return None if kw.get("alpha", 1) != 1 else f"({a[0]} {symbol} {a[1]})"
+    return lower
+
+
+def _ufunc(name):
+    return lambda a, kw, node: f"np.{name}({a[0]})" if not kw else None
+
+
+def _compare(name):
+    return lambda a, kw, node: f"np.{name}({a[0]}, {a[1]})"
+
+
+def _reduce(name):
+    def lower(a, kw, node):
+        r = reduction(node)
+        if r is None:
+            return None
+        axis = repr(r[1]) if r[1] else "None"
+        if name == "mean":     # as np.mean computes it, without its warning for no elements
+            shape = val(node.args[0]).shape
+            if not static_shape(val(node.args[0])):
+                return None
+            count = math.prod(shape[d] for d in r[1])
+            return f"np.divide(np.sum({a[0]}, axis={axis}, keepdims={r[2]}), {count})"
+        return f"np.{name}({a[0]}, axis={axis}, keepdims={r[2]})"
+    return lower
+
+
+def _addmm(a, kw, node):
+    if kw.get("beta", 1) != 1 or kw.get("alpha", 1) != 1 or len(a) > 3:
+        return None
+    return f"(np.matmul({a[1]}, {a[2]}) + {a[0]})"
+
+
+def _clone(a, kw, node):
+    """A copy as ember's clone makes it: C order for contiguous_format, the input's layout
+    for preserve_format (NumPy's order="K" keeps it for dense inputs)."""
+    fmt = kw.get("memory_format")
+    if fmt is None or fmt is preserve_format:
+        return f"np.array({a[0]}, order='K')"
+    return f"np.array({a[0]}, order='C')" if fmt is contiguous_format else None
+
+
+def _slice(a, kw, node):
+    dim, start, end, step = (list(node.args[1:]) + [0, None, None, 1][len(node.args) - 1:])[:4]
+    if kw or any(not isinstance(v, (int, type(None))) for v in (dim, start, end, step)):
+        return None
+    dim %= max(val(node).dim(), 1)
+    return f"{a[0]}[{':, ' * dim}{'' if start is None else start}:" \
+           f"{'' if end is None else end}:{step}]"
+
+
+def _np_dtype(node):
+    return np_name(val(node).dtype)
+
+
+def empty_code(shape, strides, dtype) -> str:
+    """Code allocating an uninitialised array of this layout: `np.empty(shape)` for C order,
+    a transposed `np.empty` for a permuted dense layout (channels-last, a transpose's),
+    C order for anything else."""
+    shape, strides = tuple(shape), tuple(strides)
+    dims = [d for d in range(len(shape)) if shape[d] != 1]
+    order = sorted(range(len(shape)), key=lambda d: (-strides[d], d))
+    expect, size = {}, 1
+    for d in reversed(order):
+        expect[d], size = size, size * shape[d]
+    if [d for d in order if d in dims] == dims or any(strides[d] != expect[d] for d in dims):
+        return f"np.empty({shape!r}, {np_name(dtype)})"
+    inv = tuple(order.index(d) for d in range(len(shape)))
+    return f"np.empty({tuple(shape[d] for d in order)!r}, {np_name(dtype)}).transpose({inv!r})"
+
+
+def _empty_like(node):
+    v = val(node)
+    return empty_code(v.shape, v.stride(), v.dtype)
+
+
+def _full_like(a, kw, node):
+    if kw.get("memory_format") not in (None, preserve_format, contiguous_format):
+        return None
+    return f"_filled({_empty_like(node)}, {a[1]})"
+
+
+def _same_but(node, dim_arg=1, index_arg=2):
+    """Whether the index has the input's shape in every dim but `dim` (the gather and
+    scatter kernels then see both as (pre, n, post) arrays)."""
+    x, idx, dim = val(node.args[0]), val(node.args[index_arg]), node.args[dim_arg]
+    if not isinstance(dim, int) or x.dim() == 0 or x.dim() != idx.dim():
+        return False
+    dim %= x.dim()
+    return all(a == b for d, (a, b) in enumerate(zip(x.shape, idx.shape)) if d != dim)
+
+
+def _gather(a, kw, node):
+    if kw or len(node.args) > 3 or not _same_but(node):
+        return None
+    return f"_gather({a[0]}, {node.args[1] % val(node).dim()}, {a[2]})"
+
+
+def _scatter_value(a, kw, node):
+    v = val(node)
+    if kw or not _same_but(node) or not isinstance(node.args[3], (int, float)) or \
+            tuple(v.stride()) != _c_strides(v.shape):
+        return None
+    return f"_scatter(_copy_into(np.empty({tuple(v.shape)!r}, {_np_dtype(node)}), {a[0]}), " \
+           f"{node.args[1] % v.dim()}, {a[2]}, {a[3]})"
+
+
+def _c_strides(shape):
+    return tuple(math.prod(shape[d + 1:]) for d in range(len(shape)))
+
+
+def _log_softmax(a, kw, node):
+    x, (dim, half) = val(node.args[0]), node.args[1:3]
+    if kw or half or x.dim() == 0 or dim % x.dim() != x.dim() - 1 or x.numel() == 0 or \
+            x.dtype not in EXACT or not static_shape(x):
+        return None
+    return f"_log_softmax({a[0]}, {x.dim() - 1})"
+
+
+def _scatter_into(dim, index):
+    def lower(a, kw, node):
+        """A copy of the input (in the result's layout) with `src` written at the index."""
+        if kw:
+            return None
+        d = node.args[dim] if len(node.args) > dim else 0
+        d %= max(val(node).dim(), 1)
+        return f"_put(_copy_into({_empty_like(node)}, {a[0]}), {index(node, d)}, {a[1]})"
+    return lower
+
+
+def _slice_index(node, d):
+    start, end, step = (list(node.args[3:]) + [None, None, 1][len(node.args) - 3:])[:3]
+    return f"{(slice(None),) * d + (slice(start, end, step),)!r}"
+
+
+LOWERINGS = {
+    aten.add.Tensor: _binary("+"), aten.sub.Tensor: _binary("-"),
+    aten.mul.Tensor: _binary("*"), aten.div.Tensor: _binary("/"),
+    aten.add.Scalar: _binary("+"), aten.sub.Scalar: _binary("-"),
+    aten.mul.Scalar: _binary("*"), aten.div.Scalar: _binary("/"),
+    aten.neg.default: _ufunc("negative"), aten.exp.default: _ufunc("exp"),
+    aten.log.default: _ufunc("log"), aten.sqrt.default: _ufunc("sqrt"),
+    aten.tanh.default: _ufunc("tanh"), aten.abs.default: _ufunc("abs"),
+    aten.relu.default: lambda a, kw, node: f"np.maximum({a[0]}, 0)",
+    aten.sigmoid.default: lambda a, kw, node: f"_sigmoid({a[0]})",
+    aten.sign.default: lambda a, kw, node: f"np.sign(np.nan_to_num({a[0]}, nan=0))",
+    aten.sgn.default: lambda a, kw, node: f"np.sign(np.nan_to_num({a[0]}, nan=0))",
+    aten.pow.Tensor_Scalar: lambda a, kw, node: f"np.power({a[0]}, {a[1]})",
+    aten.threshold_backward.default: lambda a, kw, node: (
+        f"np.where({a[1]} <= {a[2]}, 0, {a[0]})"),
+    aten.where.self: lambda a, kw, node: f"np.where({a[0]}, {a[1]}, {a[2]})",
+    aten.sum.dim_IntList: _reduce("sum"), aten.amax.default: _reduce("amax"),
+    aten.mean.dim: _reduce("mean"), aten.sum.default: _reduce("sum"),
+    aten.mm.default: lambda a, kw, node: f"np.matmul({a[0]}, {a[1]})",
+    aten.bmm.default: lambda a, kw, node: f"np.matmul({a[0]}, {a[1]})",
+    aten.addmm.default: _addmm,
+    aten.permute.default: lambda a, kw, node: f"{a[0]}.transpose({a[1]})",
+    aten.view.default: lambda a, kw, node: f"{a[0]}.reshape({a[1]})",
+    aten.expand.default: lambda a, kw, node: (
+        f"np.broadcast_to({a[0]}, {tuple(val(node).shape)!r})" if not kw else None),
+    # adding or dropping dims of size 1 is always a view: reshape makes it fastest
+    aten.unsqueeze.default: lambda a, kw, node: f"{a[0]}.reshape({tuple(val(node).shape)!r})",
+    aten.squeeze.dim: lambda a, kw, node: f"{a[0]}.reshape({tuple(val(node).shape)!r})",
+    aten.squeeze.dims: lambda a, kw, node: f"{a[0]}.reshape({tuple(val(node).shape)!r})",
+    aten.detach.default: lambda a, kw, node: a[0],
+    aten.alias.default: lambda a, kw, node: a[0],
+    aten.clone.default: _clone,
+    aten.scalar_tensor.default: lambda a, kw, node: f"np.array({a[0]}, dtype={_np_dtype(node)})",
+    aten.full.default: lambda a, kw, node: f"np.full({a[0]}, {a[1]}, dtype={_np_dtype(node)})",
+    aten.full_like.default: _full_like,
+    aten.slice.Tensor: _slice,
+    aten.select.int: lambda a, kw, node: f"np.take({a[0]}, {a[2]}, axis={a[1]})",
+    aten._to_copy.default: lambda a, kw, node: (
+        None if set(kw) - {"dtype"} else f"{a[0]}.astype({_np_dtype(node)})"),
+    aten.gather.default: _gather, aten.scatter.value: _scatter_value,
+    aten._log_softmax.default: _log_softmax,
+    aten.slice_scatter.default: _scatter_into(2, _slice_index),
+    aten.select_scatter.default: _scatter_into(
+        2, lambda node, d: f"{(slice(None),) * d + (node.args[3],)!r}"),
+    aten.copy.default: lambda a, kw, node: f"_copy_into({_empty_like(node)}, {a[1]})",
+    aten.copy_.default: lambda a, kw, node: f"_copy_into({a[0]}, {a[1]})",
+}
+for _name, _ufn in (("le", "less_equal"), ("lt", "less"), ("ge", "greater_equal"),
+                    ("gt", "greater"), ("eq", "equal"), ("ne", "not_equal")):
+    for _ov in ("Scalar", "Tensor"):
+        LOWERINGS[getattr(getattr(aten, _name), _ov)] = _compare(_ufn)
+# ops whose result is a view of (or is) their first argument: they share its buffer
+VIEWS = {aten.permute.default, aten.view.default, aten.expand.default, aten.unsqueeze.default,
+         aten.squeeze.dim, aten.squeeze.dims, aten.detach.default, aten.alias.default,
+         aten.slice.Tensor, aten.select.int, aten.copy_.default}
+
+
+# --- lowerings writing into a planned buffer: (args, kwargs, node, out) -> code or None ---------
+def _out_ufunc(name):
+    def lower(a, kw, node, out):
+        if kw.get("alpha", 1) != 1 or kw:
+            return None
+        ins = [val(x) for x in node.args if hasattr(x, "op")]
+        if any(v.dtype is not ins[0].dtype for v in ins):
+            return None
+        return f"np.{name}({', '.join(a)}, out={out})"
+    return lower
+
+
+def _out_addmm(a, kw, node, out):
+    if _addmm(a, kw, node) is None:
+        return None
+    return f"np.add(np.matmul({a[1]}, {a[2]}, out={out}), {a[0]}, out={out})"
+
+
+OUT_LOWERINGS = {
+    aten.mm.default: lambda a, kw, node, out: f"np.matmul({a[0]}, {a[1]}, out={out})",
+    aten.bmm.default: lambda a, kw, node, out: f"np.matmul({a[0]}, {a[1]}, out={out})",
+    aten.addmm.default: _out_addmm,
+}
+for _op, _ufn in ((aten.add.Tensor, "add"), (aten.sub.Tensor, "subtract"),
+                  (aten.mul.Tensor, "multiply"), (aten.div.Tensor, "divide"),
+                  (aten.exp.default, "exp"), (aten.log.default, "log"),
+                  (aten.neg.default, "negative"), (aten.sqrt.default, "sqrt"),
+                  (aten.tanh.default, "tanh")):
+    OUT_LOWERINGS[_op] = _out_ufunc(_ufn)
+
+# --- ops run by their CPU kernel, called directly ------------------------------------------------
+EXTERNS = {aten._log_softmax.default, aten._log_softmax_backward_data.default,
+           aten.convolution.default, aten.convolution_backward.default,
+           aten.native_batch_norm.default, aten.native_batch_norm_backward.default,
+           aten.nll_loss_forward.default, aten.nll_loss_backward.default,
+           aten.gather.default, aten.scatter.value, aten.scatter.src}
+
+
+def lowerable(node) -> bool:
+    """Whether a call_function node may be lowered (as NumPy, fused or extern): CPU
+    tensors of dtypes the lowering computes as ember's kernel does."""
+    t = node.target
+    if t not in LOWERINGS and t not in EXTERNS:
+        return False
+    ins = [val(a) for a in node.args if hasattr(a, "op")]
+    if not all(_ok(v, ANY) and static_shape(v) for v in ins) or any(
+            isinstance(a, complex) for a in node.args):
+        return False     # (symbolic sizes: the code has sizes in it; a complex number: the
+        #                   kernel raises as in eager)
+    if t in EXTERNS:
+        return True
+    if t is aten.pow.Tensor_Scalar and not ins[0].dtype.is_floating_point and not (
+            isinstance(node.args[1], int) and node.args[1] >= 0):
+        return False                   # (integers to negative powers: eager's error)
+    out = val(node)
+    if not _ok(out, ANY) or not static_shape(out):
+        return False
+    if t in MIXED or t in VIEWS or t in (aten.copy.default, aten.full_like.default,
+                                         aten.clone.default):
+        return True
+    if t in _INT_OK and out.dtype in _INT and all(v.dtype in _INT | {D.bool_} for v in ins):
+        return True                    # integer arithmetic: NumPy's as torch's
+    if t in (aten.sum.default, aten.sum.dim_IntList) and out.dtype is D.int64:
+        return all(v.dtype in _INT | {D.bool_} for v in ins)
+    # float32 with float64 computes in float64 in NumPy as in ember (then rounds once);
+    # integer operands of a pointwise float op are cast to its dtype first (`int_operands`)
+    return out.dtype in EXACT and all(v.dtype in (ANY if t in POINTWISE else EXACT)
+                                      for v in ins)
+
+
+def int_operands(node):
+    """Positions of a float op's integer or bool tensor operands, which the generated code
+    casts to the result dtype (torch computes float32 / int64 in float32, NumPy in
+    float64)."""
+    out = val(node)
+    if node.target not in POINTWISE or node.target in MIXED or out.dtype not in EXACT:
+        return []
+    return [i for i, a in enumerate(node.args) if hasattr(a, "op") and val(a).dtype not in EXACT]
+
+
+def literal(x, dtype) -> str:
+    """A Python number as numba code of `dtype` (np.float32(2.5), np.float64(np.inf))."""
+    if isinstance(x, float) and not math.isfinite(x):
+        x = "np.nan" if math.isnan(x) else ("np.inf" if x > 0 else "-np.inf")
+    return f"{np_name(dtype)}({x if isinstance(x, str) else repr(x)})"
+
+
+def np_name(dtype) -> str:
+    """NumPy's scalar type of an ember dtype as code (`np.float32`, `np.bool_`)."""
+    return "np.bool_" if dtype is D.bool_ else f"np.{dtype.np.name}"

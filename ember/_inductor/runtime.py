@@ -1,0 +1,117 @@
+"""Helpers the generated modules call (torch._inductor.runtime's place)."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..core.tensor import Tensor, from_array
+from ..dispatch import keys as K
+from ..dispatch.dispatcher import ops
+from ..kernels.cpu.unary import _sigmoid
+from . import kernels
+
+
+def _filled(out, value):
+    out.fill(value)
+    return out
+
+
+def _copy_into(dst, src):
+    """copy_'s semantics on arrays: src broadcast and cast into dst, dst returned."""
+    np.copyto(dst, src, casting="unsafe")
+    return dst
+
+
+def _put(dst, index, src):
+    """dst with src written at dst[index] (slice_scatter, select_scatter), dst returned."""
+    dst[index] = src
+    return dst
+
+
+def _along(a, dim):
+    """`a` as (pre, a.shape[dim], post): the layout the gather/scatter kernels index."""
+    shape = a.shape
+    return a.reshape(math.prod(shape[:dim]), shape[dim], math.prod(shape[dim + 1:]))
+
+
+def _gather(x, dim, index):
+    """gather on arrays whose shapes agree but along dim (a numba loop); an index out of
+    range runs ember's kernel, which raises eager's error."""
+    out = np.empty(index.shape, x.dtype)
+    if not kernels.template("gather")(_along(x, dim), _along(index, dim), _along(out, dim)):
+        return extern(ops.aten.gather.default)(x, dim, index)
+    return out
+
+
+def _scatter(out, dim, index, value):
+    """scatter.value into `out` (a C-ordered copy of the input), as _gather."""
+    fill = out.dtype.type(value)
+    if not kernels.template("scatter_value")(_along(out, dim), _along(index, dim), fill):
+        return extern(ops.aten.scatter.value)(out, dim, index, value)
+    return out
+
+
+def _log_softmax(x, dim):
+    """log_softmax of a float32/float64 array along its last dim (a numba loop over rows)."""
+    out = np.empty(x.shape, x.dtype)
+    n = x.shape[dim] if x.ndim else 1
+    kernels.template("log_softmax")(x.reshape(-1, n), out.reshape(-1, n))
+    return out
+
+
+def to_tensor(x):
+    if isinstance(x, np.ndarray):
+        return from_array(x)
+    if isinstance(x, list):
+        return [to_tensor(v) for v in x]
+    if isinstance(x, tuple):
+        return tuple(to_tensor(v) for v in x)
+    return x
+
+
+def from_tensor(x):
+    if isinstance(x, Tensor):
+        return x._np
+    if isinstance(x, (list, tuple)):
+        return type(x)(from_tensor(v) for v in x)
+    return x
+
+
+def _call(target, args, kwargs):
+    """A node that is not lowered: its op on ember tensors over the arrays (dispatched)."""
+    out = target(*to_tensor(args), **{k: to_tensor(v) for k, v in kwargs.items()})
+    return from_tensor(out)
+
+
+def extern(op):
+    """An op's CPU kernel, called directly on arrays (no dispatcher, no autograd): torch's
+    ExternKernel. The kernel checks its arguments as in eager."""
+    kernel = op._kernel_for(K.CPU)
+
+    def run(*args, **kwargs):
+        return from_tensor(kernel(*op._bind(*to_tensor(args), **to_tensor(kwargs))))
+    run.__name__ = f"extern_{op.name}"
+    return run
+
+
+def _as(a, dt):
+    a = np.asarray(a)
+    return a if a.dtype == dt else a.astype(dt)
+
+
+def wrap(outs, args, arrays):
+    """Output arrays as ember tensors (an input given back is that input)."""
+    given = {id(a): t for a, t in zip(arrays, args) if isinstance(t, Tensor)}
+    return [_tensor_of(r, given) if isinstance(r, np.ndarray) else r for r in outs]
+
+
+def _tensor_of(r, given):
+    t = given.get(id(r))
+    return from_array(r) if t is None else t
+
+
+# the names generated modules use
+HELPERS = {"_extern": extern, "_filled": _filled, "_copy_into": _copy_into, "_put": _put,
+           "_gather": _gather, "_scatter": _scatter, "_log_softmax": _log_softmax, "_as": _as,
+           "_call": _call, "_sigmoid": _sigmoid}
