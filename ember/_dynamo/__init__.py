@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from . import config
 from .backends import list_backends
-from .eval_frame import CompiledFunction, ExplainOutput, disable
+from .eval_frame import CompiledFunction, ExplainOutput, disable, mark_dynamic, maybe_mark_dynamic
 from .exc import Unsupported
 from .utils import counters
 
 __all__ = ["CompiledFunction", "ExplainOutput", "OptimizedModule", "Unsupported", "config",
-           "counters", "disable", "explain", "list_backends", "optimize", "reset"]
+           "counters", "disable", "explain", "list_backends", "mark_dynamic",
+           "maybe_mark_dynamic", "optimize", "reset"]
 
 
 def reset():
@@ -43,13 +44,14 @@ def compile_fn(model_or_fn, *, fullgraph=False, dynamic=None, backend="inductor"
     from ..nn import Module
     if isinstance(model_or_fn, Module):
         return OptimizedModule(model_or_fn, CompiledFunction(model_or_fn, run, fullgraph,
-                                                             module=model_or_fn))
+                                                             module=model_or_fn,
+                                                             dynamic=dynamic))
     if not callable(model_or_fn):
         raise RuntimeError(  # noqa: TRY004  (torch raises RuntimeError)
             "ember.compile: expected a callable or an nn.Module, got "
             f"{type(model_or_fn).__name__}")
     import functools
-    compiled = CompiledFunction(model_or_fn, run, fullgraph)
+    compiled = CompiledFunction(model_or_fn, run, fullgraph, dynamic=dynamic)
     return functools.wraps(model_or_fn)(lambda *a, **k: compiled(*a, **k))
 
 
@@ -60,7 +62,7 @@ def compile_module_in_place(mod, *, fullgraph=False, dynamic=None, backend="indu
     if disable:
         return
     compiled = CompiledFunction(type(mod).forward.__get__(mod), lookup(backend), fullgraph,
-                                module=mod)
+                                module=mod, dynamic=dynamic)
     object.__setattr__(mod, "forward", lambda *a, **k: compiled(*a, **k))
 
 
@@ -101,7 +103,8 @@ def explain(fn, *extra_args, **extra_kwargs):
             if e.reason is not None:
                 out.graph_break_count += 1
                 out.break_reasons.append(e.reason)
-            out.guards.append(_describe_guard(e.guard))
+            out.guards.append(e.guards.describe())
+            out.compile_times.append(e.seconds)
         return out
     if extra_args or extra_kwargs:     # torch's older form: explain(fn, *args)
         return run(*extra_args, **extra_kwargs)
@@ -111,13 +114,3 @@ def explain(fn, *extra_args, **extra_kwargs):
 def _is_module(fn):
     from ..nn import Module
     return isinstance(fn, Module)
-
-
-def _describe_guard(guard):
-    spec, tensors, _, (grad, autocast) = guard
-    parts = [f"TENSOR_MATCH(shape={list(s)}, stride={list(st)}, dtype={dt}, device={dev}, "
-             f"requires_grad={rg})" for _, s, st, dt, dev, rg in tensors]
-    parts.append(f"GRAD_MODE(enabled={grad})")
-    parts.append(f"AUTOCAST({autocast})")
-    parts.append(f"CONSTANTS({spec})")
-    return "; ".join(parts)

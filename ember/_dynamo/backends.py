@@ -3,6 +3,8 @@
 - "eager": the captured graph (functionalized aten ops) runs as it is;
 - "aot_eager": AOT autograd (ember._functorch.aot_autograd): the forward and the backward
   traced ahead of time into two graphs of core-opset ops, run as one autograd Function;
+- "aot_eager_decomp_partition": the same with the min-cut partition (cheap ops recomputed
+  in the backward rather than saved);
 - "inductor" (torch's default name): AOT autograd's graphs lowered to generated Python
   over NumPy arrays (ember._inductor; no fused loops yet).
 """
@@ -19,12 +21,24 @@ def aot_eager(gm, example_inputs):
     return aot_graph(gm, example_inputs, decompositions=core_aten_decompositions())
 
 
+def aot_eager_decomp_partition(gm, example_inputs):
+    """aot_eager with the min-cut partition inductor uses (recomputes cheap ops)."""
+    from .._decomp import core_aten_decompositions
+    from .._functorch.aot_autograd import aot_graph
+    from .._functorch.partitioners import min_cut_rematerialization_partition
+    return aot_graph(gm, example_inputs, decompositions=core_aten_decompositions(),
+                     partition_fn=min_cut_rematerialization_partition)
+
+
 def inductor(gm, example_inputs):
     from .._inductor import compile_fx
     return compile_fx(gm, example_inputs)
 
 
-BACKENDS = {"eager": eager, "aot_eager": aot_eager, "inductor": inductor}
+inductor.supports_dynamic = False   # its lowering bakes sizes in: every new size recompiles
+
+BACKENDS = {"eager": eager, "aot_eager": aot_eager,
+            "aot_eager_decomp_partition": aot_eager_decomp_partition, "inductor": inductor}
 
 
 def lookup(backend):

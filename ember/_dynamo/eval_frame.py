@@ -17,42 +17,30 @@ eager's; `fullgraph=True` raises instead.
 from __future__ import annotations
 
 import functools
+import time
 import warnings
 import weakref
 from dataclasses import dataclass, field
 
-from ..autograd.grad_mode import is_grad_enabled
-from ..core.tensor import Tensor
-from ..utils._pytree import tree_flatten, tree_unflatten
+from .. import _logging
+from ..utils._pytree import LeafSpec, tree_flatten, tree_unflatten
 from . import config
 from .exc import Unsupported
+from .guards import build_guards
 from .utils import counters
 
 _compiled: weakref.WeakSet = weakref.WeakSet()   # every CompiledFunction, for reset()
 
 
-# --- guards --------------------------------------------------------------------------------------
-def _tensor_guard(t: Tensor):
-    return (type(t), tuple(t.shape), t.stride(), t.dtype, str(t.device), t.requires_grad)
-
-
-def _value_guard(spec):
-    """Non-tensor arguments are guarded by value (numbers, strings, None, nesting)."""
-    return repr(spec)
-
-
-def _global_state():
-    from ..amp.autocast_mode import get_autocast_dtype, is_autocast_enabled
-    return (is_grad_enabled(),
-            tuple((d, is_autocast_enabled(d), get_autocast_dtype(d)) for d in ("cpu", "cuda")))
-
-
 @dataclass
 class _Entry:
-    guard: tuple
+    guards: object                   # guards.Guards: check(args, kwargs) -> graph inputs or None
     run: object = None               # the compiled graph's callable, or None: eager
     reason: str | None = None        # why the call runs eagerly (a graph break)
     graph: object = None
+    state: tuple = ()                # the module's parameters and buffers (trailing inputs)
+    out_spec: object = None
+    seconds: float = 0.0             # capture + backend compile time
 
 
 @dataclass
@@ -63,6 +51,7 @@ class ExplainOutput:
     graph_break_count: int = 0
     break_reasons: list = field(default_factory=list)
     guards: list = field(default_factory=list)
+    compile_times: list = field(default_factory=list)   # seconds per capture (+ backend)
 
     def __str__(self):
         lines = [f"Graph Count: {self.graph_count}",
@@ -70,7 +59,8 @@ class ExplainOutput:
                  f"Op Count: {sum(_op_count(g) for g in self.graphs)}", "Break Reasons:"]
         lines += [f"  Break Reason {i + 1}: {r}" for i, r in enumerate(self.break_reasons)]
         lines.append("Guards:")
-        lines += [f"  {g}" for g in self.guards]
+        lines += [f"  {line}" for g in self.guards for line in g.splitlines()]
+        lines.append("Compile Times: " + ", ".join(f"{t:.3f} s" for t in self.compile_times))
         return "\n".join(lines)
 
 
@@ -80,62 +70,100 @@ def _op_count(gm):
 
 # --- the compiled callable ------------------------------------------------------------------------
 class CompiledFunction:
-    """`fn` compiled: a cache of graphs by guard (see the module docstring)."""
+    """`fn` compiled: a cache of graphs by guard (see the module docstring).
+    `dynamic`: None marks a size dynamic once a second value of it is seen (torch's automatic
+    dynamic shapes), True makes every argument size dynamic from the start, False never."""
 
-    def __init__(self, fn, backend, fullgraph, module=None):
+    def __init__(self, fn, backend, fullgraph, module=None, dynamic=None):
         self.fn = fn
         self.backend = backend
         self.fullgraph = fullgraph
         self.module = module
+        self.dynamic = dynamic
         self.entries: list[_Entry] = []
+        self.seen: dict[int, tuple] = {}          # leaf index -> the first sizes captured
+        self.dynamic_dims: dict[int, set] = {}    # leaf index -> dims made dynamic
         self.warned_limit = False
         _compiled.add(self)
 
     def reset(self):
         self.entries.clear()
+        self.seen.clear()
+        self.dynamic_dims.clear()
         self.warned_limit = False
-
-    def _state(self):
-        """The module's parameters and buffers (lifted to graph inputs) and its guard."""
-        if self.module is None:
-            return [], ()
-        named = [(m, n, t, kind) for m in self.module.modules()
-                 for kind, table in (("p", m._parameters), ("b", m._buffers))
-                 for n, t in table.items() if t is not None]
-        guard = (tuple(m.training for m in self.module.modules()),
-                 tuple((id(m), n, kind, id(t)) + _tensor_guard(t) for m, n, t, kind in named))
-        return named, guard
 
     def __call__(self, *args, **kwargs):
         if config.disable:
             return self.fn(*args, **kwargs)
-        leaves, spec = tree_flatten((args, kwargs))
-        named, state_guard = self._state()
-        guard = (_value_guard(spec), tuple(_tensor_guard(t) for t in leaves), state_guard,
-                 _global_state())
-        counters["stats"]["calls"] += 1
-        entry = next((e for e in self.entries if e.guard == guard), None)
-        if entry is None:
-            if len(self.entries) >= config.recompile_limit:
-                if not self.warned_limit:
-                    warnings.warn(f"ember._dynamo hit config.recompile_limit "
-                                  f"({config.recompile_limit}) for {_name(self.fn)}: it now "
-                                  "runs eagerly for new guards", stacklevel=2)
-                    self.warned_limit = True
+        for entry in self.entries:
+            leaves = entry.guards.check(args, kwargs)
+            if leaves is not None:
+                break
+        else:
+            entry = self._miss(args, kwargs)
+            if entry is None:
                 return self.fn(*args, **kwargs)
-            if self.entries:
-                counters["stats"]["recompiles"] += 1
-            entry = self._capture(guard, spec, leaves, named)
-            self.entries.append(entry)
+            leaves = entry.guards.check(args, kwargs)
         if entry.run is None:
             return self.fn(*args, **kwargs)
-        outs = entry.run(*leaves, *(t for _, _, t, _ in named))
-        return tree_unflatten(outs, entry.out_spec)
+        outs = entry.run(*leaves, *entry.state)
+        spec = entry.out_spec
+        return outs[0] if type(spec) is LeafSpec else tree_unflatten(outs, spec)
 
-    def _capture(self, guard, spec, leaves, named):
+    def _miss(self, args, kwargs):
+        """No guard held: capture again (a recompile), or None past the recompile limit."""
+        if len(self.entries) >= config.recompile_limit:
+            if not self.warned_limit:
+                warnings.warn(f"ember._dynamo hit config.recompile_limit "
+                              f"({config.recompile_limit}) for {_name(self.fn)}: it now "
+                              "runs eagerly for new guards", stacklevel=3)
+                self.warned_limit = True
+            return None
+        if self.entries:
+            counters["stats"]["recompiles"] += 1
+            _logging.log("recompiles", lambda: _recompile_message(self, args, kwargs))
+        leaves, spec = tree_flatten((args, kwargs))
+        self._mark_dynamic(leaves)
+        started = time.perf_counter()
+        entry = self._capture(args, kwargs, leaves, spec)
+        entry.seconds = time.perf_counter() - started
+        self.entries.append(entry)
+        if entry.reason is not None:
+            _logging.log("graph_breaks", f"{_name(self.fn)}: runs eagerly ({entry.reason})")
+        else:
+            _logging.log("graph_code", lambda: f"{_name(self.fn)}:{entry.graph.code}")
+        _logging.log("guards", lambda: f"{_name(self.fn)}:\n{entry.guards.describe()}")
+        return entry
+
+    def _mark_dynamic(self, leaves):
+        """Automatic dynamic shapes: a size that differs from the first capture's becomes a
+        symbol (dynamic=True: every size of every argument)."""
+        if self.dynamic is False or not getattr(self.backend, "supports_dynamic", True):
+            return
+        for i, t in enumerate(leaves):
+            first = self.seen.setdefault(i, tuple(t.shape))
+            marked = _marks_of(t)
+            if marked:
+                self.dynamic_dims.setdefault(i, set()).update(marked)
+            if self.dynamic:
+                changed = set(range(t.dim()))
+            elif len(first) == t.dim():
+                changed = {d for d, (a, b) in enumerate(zip(first, t.shape)) if a != b}
+            else:
+                continue
+            if changed:
+                self.dynamic_dims.setdefault(i, set()).update(changed)
+
+    def _capture(self, args, kwargs, leaves, spec):
         from ..func import functionalize
         from ..fx.experimental.proxy_tensor import make_fx
         counters["frames"]["total"] += 1
+        named = _state_of(self.module)
+        state = tuple(t for _, _, t, _ in named)
+        dynamic = {i: {d for d in dims if leaves[i].shape[d] >= 2}    # (0 and 1 specialise)
+                   for i, dims in self.dynamic_dims.items()
+                   if i < len(leaves) and _symbolic_ok(leaves[i], dims)}
+        dynamic = {i: dims for i, dims in dynamic.items() if dims}
         n_args = len(leaves)
         out_spec = []
 
@@ -148,24 +176,115 @@ class CompiledFunction:
             return out_leaves
 
         from .._subclasses import functional_tensor
-        state = [t for _, _, t, _ in named]
+        inputs = _fake_inputs(leaves, state, dynamic) if dynamic else [*leaves, *state]
         _tracing[0] = functional_tensor.capturing[0] = True
         try:
-            gm = make_fx(functionalize(flat_fn), tracing_mode="fake")(*leaves, *state)
+            gm = make_fx(functionalize(flat_fn),
+                         tracing_mode="symbolic" if dynamic else "fake")(*inputs)
         except Exception as e:
             reason = f"{type(e).__name__}: {e}".splitlines()[0]
             if self.fullgraph:
                 raise Unsupported(f"fullgraph=True: {_name(self.fn)} cannot be captured "
                                   f"whole ({reason})") from e
             counters["graph_break"][reason] += 1
-            return _Entry(guard, None, reason)
+            return _Entry(self._guards(args, kwargs, {}), None, reason)
         finally:
             _tracing[0] = functional_tensor.capturing[0] = False
         counters["frames"]["ok"] += 1
-        run = self.backend(gm, [*leaves, *state])
-        entry = _Entry(guard, run, None, gm)
-        entry.out_spec = out_spec[0]
-        return entry
+        try:
+            run = self.backend(gm, list(inputs))
+        except _uncapturable() as e:    # (AOT autograd's joint trace met a data-dependent
+            reason = f"backend: {type(e).__name__}: {e}".splitlines()[0]    # backward)
+            if self.fullgraph:
+                raise Unsupported(f"fullgraph=True: the backend cannot compile "
+                                  f"{_name(self.fn)} ({reason})") from e
+            counters["graph_break"][reason] += 1
+            return _Entry(self._guards(args, kwargs, {}), None, reason)
+        env = getattr(gm, "shape_env", None)
+        return _Entry(self._guards(args, kwargs, dynamic, env), run, None, gm, state,
+                      out_spec[0])
+
+    def _guards(self, args, kwargs, dynamic, shape_env=None):
+        return build_guards(args, kwargs, dynamic=dynamic, module=self.module, fn=self.fn,
+                            shape_env=shape_env)
+
+
+_marks: dict[int, tuple] = {}     # id(tensor) -> (weakref to it, dims marked dynamic)
+
+
+def mark_dynamic(t, index) -> None:
+    """Makes dim `index` (an int or a list) of `t` a symbol from its first capture on
+    (torch._dynamo.mark_dynamic); sizes 0 and 1 still specialise."""
+    dims = {index} if isinstance(index, int) else set(index)
+    for d in dims:
+        if not -t.dim() <= d < max(t.dim(), 1):
+            raise IndexError(f"mark_dynamic: dim {d} out of range for a {t.dim()}-d tensor")
+    dims = {d % t.dim() for d in dims}
+    old = _marks.get(id(t))
+    if old is not None and old[0]() is t:
+        dims |= old[1]
+    key = id(t)
+    _marks[key] = (weakref.ref(t, lambda _: _marks.pop(key, None)), dims)
+
+
+maybe_mark_dynamic = mark_dynamic
+
+
+def _marks_of(t):
+    hit = _marks.get(id(t))
+    return hit[1] if hit is not None and hit[0]() is t else ()
+
+
+def _recompile_message(compiled, args, kwargs):
+    lines = [f"Recompiling function {_name(compiled.fn)}",
+             "    triggered by the following guard failure(s):"]
+    for i, e in enumerate(compiled.entries):
+        lines += [f"    - graph {i}: {fact}" for fact in e.guards.failures(args, kwargs)[:3]]
+    return "\n".join(lines)
+
+
+def _uncapturable():
+    """What a trace raises where the answer needs data (a graph break, not an error), or
+    where an op has no formula: running eagerly then gives eager's answer or error."""
+    from .._subclasses.fake_tensor import (
+        DataDependentOutputException,
+        DynamicOutputShapeException,
+        UnsupportedOperatorException,
+    )
+    from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+    return (DataDependentOutputException, DynamicOutputShapeException,
+            UnsupportedOperatorException, GuardOnDataDependentSymNode, Unsupported,
+            NotImplementedError)
+
+
+def _state_of(module):
+    """(module, name, tensor, "p" or "b") for every parameter and buffer: graph inputs."""
+    if module is None:
+        return []
+    return [(m, n, t, kind) for m in module.modules()
+            for kind, table in (("p", m._parameters), ("b", m._buffers))
+            for n, t in table.items() if t is not None]
+
+
+def _symbolic_ok(t, dims) -> bool:
+    """Sizes can be symbols only on a contiguous tensor (other layouts stay static)."""
+    return t.dim() == len(t.shape) and max(dims) < t.dim() and t.is_contiguous() \
+        and not t.is_conj()
+
+
+def _fake_inputs(leaves, state, dynamic):
+    """Fakes of the graph's inputs over one ShapeEnv: the dynamic dims of the arguments are
+    symbols (sources `arg{i}_1`, make_fx's placeholder names), every other size static."""
+    from .._subclasses.fake_tensor import FakeTensorMode
+    from ..fx.experimental.symbolic_shapes import ShapeEnv
+    mode = FakeTensorMode(shape_env=ShapeEnv())
+    out = []
+    for i, t in enumerate([*leaves, *state]):
+        if i in dynamic:
+            out.append(mode.from_tensor(t, source=f"arg{i}_1", symbolic_context=dynamic[i]))
+        else:
+            out.append(mode.from_tensor(t, static_shapes=True))
+    return out
 
 
 class _swapped:

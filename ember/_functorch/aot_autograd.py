@@ -19,13 +19,10 @@ No autograd graph is recorded op by op at run time: the Function is the only nod
 """
 from __future__ import annotations
 
-import operator
-
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..core.tensor import Tensor
-from ..fx.graph import Graph
-from ..fx.graph_module import GraphModule
+from .partitioners import default_partition
 
 
 def _identity(gm, example_inputs):
@@ -33,19 +30,22 @@ def _identity(gm, example_inputs):
 
 
 def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
-              decompositions=None, inference_compiler=None):
+              decompositions=None, inference_compiler=None, partition_fn=default_partition):
     """`gm` (a graph of aten ops returning a list or tuple of outputs) compiled ahead of
     time for `example_inputs`' requires_grad flags; returns a callable taking the same
-    inputs and returning the outputs as a tuple."""
+    inputs and returning the outputs as a tuple. `partition_fn` splits the joint graph
+    (ember._functorch.partitioners)."""
     from ..fx.experimental.proxy_tensor import make_fx
     bw_compiler = bw_compiler or fw_compiler
     needs = [isinstance(t, Tensor) and t.requires_grad for t in example_inputs]
+    mode, outs = _fake_outputs(gm, example_inputs)
+    aliases = _output_aliases(outs, example_inputs, mode)
     if not (any(needs) and is_grad_enabled()):
         with no_grad():
             fw = make_fx(gm, decompositions, tracing_mode="fake")(*example_inputs)
         run = (inference_compiler or fw_compiler)(fw, example_inputs)
-        return lambda *args: tuple(run(*args))
-    diff_outs, tangents = _differentiable_outputs(gm, example_inputs)
+        return _regenerating(lambda *args: tuple(run(*args)), aliases)
+    diff_outs, tangents = _differentiable_outputs(outs, example_inputs, mode)
     n_in = len(example_inputs)
     grad_inputs = [i for i, need in enumerate(needs) if need]
 
@@ -61,104 +61,71 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     from ..func import functionalize
     joint_gm = make_fx(functionalize(joint), decompositions,
                        tracing_mode="fake")(*example_inputs, *tangents)
-    fw_gm, bw_gm, n_out = partition(joint_gm, n_in, len(tangents), len(grad_inputs))
+    fw_gm, bw_gm, n_out = partition_fn(joint_gm, n_in, len(tangents), len(grad_inputs))
     fw = fw_compiler(fw_gm, example_inputs)
     bw = bw_compiler(bw_gm, None)
-    return _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs,
-                            [(t.shape, t.dtype, t.device) for t in tangents])
+    return _regenerating(_function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs),
+                         aliases)
 
 
-def _differentiable_outputs(gm, example_inputs):
-    """Which outputs require grad, and a zero cotangent for each (from a fake run)."""
-    import ember
-
-    from .._subclasses.fake_tensor import FakeTensorMode
-    mode = FakeTensorMode(allow_non_fake_inputs=True)
+def _fake_outputs(gm, example_inputs):
+    """(the fake mode, gm's outputs on fakes of the inputs); fake example inputs, symbolic
+    sizes included, run in their own mode."""
+    from .._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+    mode = next((t.fake_mode for t in example_inputs if isinstance(t, FakeTensor)), None)
+    if mode is None:
+        mode = FakeTensorMode(allow_non_fake_inputs=True)
     fakes = [mode.from_tensor(t) if isinstance(t, Tensor) else t for t in example_inputs]
     with mode:
-        outs = list(gm(*fakes))
+        return mode, list(gm(*fakes))
+
+
+def _differentiable_outputs(outs, example_inputs, mode):
+    """Which outputs require grad, and a zero cotangent for each."""
+    import ember
+
+    from .._subclasses.fake_tensor import FakeTensor
     diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
-    return diff, [ember.zeros(outs[i].shape, dtype=outs[i].dtype, device=outs[i].device)
-                  for i in diff]
+    with mode:
+        tangents = [ember.zeros(outs[i].shape, dtype=outs[i].dtype, device=outs[i].device)
+                    for i in diff]
+    if not any(isinstance(t, FakeTensor) for t in example_inputs):
+        tangents = [ember.zeros(t.shape, dtype=t.dtype, device=t.device) for t in tangents]
+    return diff, tangents
 
 
-def partition(joint_gm, n_primals, n_tangents, n_grads):
-    """The joint graph split in two (torch's default_partition): the forward graph holds
-    every node the outputs and the input mutations need; the backward graph the rest, with
-    the forward values it reads (the saved values) as its first inputs.
-    Returns (forward GraphModule, backward GraphModule, number of outputs)."""
-    nodes = list(joint_gm.graph.nodes)
-    placeholders = [n for n in nodes if n.op == "placeholder"]
-    tangents = set(placeholders[n_primals:n_primals + n_tangents])
-    output = next(n for n in nodes if n.op == "output")
-    results = list(output.args[0])
-    n_out = len(results) - n_grads
-    outs, grads = results[:n_out], results[n_out:]
-
-    on_tangents = set(tangents)                   # nodes that depend on a cotangent
-    for n in nodes:
-        if n.op == "call_function" and any(a in on_tangents for a in _inputs(n)):
-            on_tangents.add(n)
-    forward = set(placeholders[:n_primals])
-    roots = [o for o in outs if hasattr(o, "op")] + [
-        n for n in nodes if n.op == "call_function" and n.is_impure() and n not in on_tangents]
-    _ancestors(roots, forward)
-    for n in list(forward):    # a multi-output op's items stay with it (saved one by one)
-        forward.update(u for u in n.users if u.target is operator.getitem)
-    saved = [n for n in nodes if n in forward and any(
-        u not in forward and u.op != "output" for u in n.users)]
-
-    fw = Graph()
-    env = {}
-    for n in nodes:
-        if n in forward:
-            env[n] = fw.node_copy(n, lambda a: env[a])
-    fw.output([env[o] if hasattr(o, "op") else o for o in outs] + [env[s] for s in saved])
-
-    bw = Graph()
-    benv = {}
-    for prefix, group in (("saved", saved), ("tangent", placeholders[n_primals:
-                                                                      n_primals + n_tangents])):
-        for i, n in enumerate(group):
-            benv[n] = bw.placeholder(f"{prefix}_{i}")
-            benv[n].meta = dict(n.meta)          # the value's metadata, for compilers
-    needed = set()
-    _ancestors([g for g in grads if hasattr(g, "op")], needed, stop=set(benv))
-    for n in nodes:
-        if n in needed and n not in benv and n.op != "placeholder":
-            benv[n] = bw.node_copy(n, lambda a: benv[a])
-    bw.output([benv[g] if hasattr(g, "op") else g for g in grads])
-    return GraphModule(joint_gm, fw), GraphModule(joint_gm, bw), n_out
-
-
-def _inputs(node):
+def _output_aliases(outs, example_inputs, mode):
+    """[(output index, input index, size, stride, offset)] for the outputs that are views
+    of an input (static sizes, same dtype): compilers return fresh tensors, so the runtime
+    regenerates these views from the input, as torch's AOT autograd does."""
+    fakes = [mode.from_tensor(t) if isinstance(t, Tensor) else t for t in example_inputs]
     out = []
-
-    def visit(a):
-        if hasattr(a, "op"):
-            out.append(a)
-        elif isinstance(a, (list, tuple)):
-            for x in a:
-                visit(x)
-        elif isinstance(a, dict):
-            for x in a.values():
-                visit(x)
-    visit(node.args)
-    visit(node.kwargs)
+    for j, o in enumerate(outs):
+        if not isinstance(o, Tensor) or o._storage is None:
+            continue
+        i = next((i for i, f in enumerate(fakes) if isinstance(f, Tensor)
+                  and f._storage is o._storage and f.is_conj() == o.is_conj()
+                  and f.dtype == o.dtype), None)        # (dtype views stay fresh tensors)
+        layout = (tuple(o.shape), tuple(o.stride()), o.storage_offset())
+        if i is not None and all(type(v) is int for part in layout[:2] for v in part) \
+                and type(layout[2]) is int:
+            out.append((j, i, *layout))
     return out
 
 
-def _ancestors(roots, into, stop=frozenset()):
-    stack = list(roots)
-    while stack:
-        n = stack.pop()
-        if n in into or n in stop:
-            continue
-        into.add(n)
-        stack.extend(_inputs(n))
+def _regenerating(run, aliases):
+    if not aliases:
+        return run
+
+    def regenerate(*args):
+        outs = list(run(*args))
+        for j, i, size, stride, offset in aliases:
+            outs[j] = args[i].as_strided(size, stride, offset)
+        return tuple(outs)
+    return regenerate
 
 
-def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs, out_meta):
+def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs):
     class CompiledFunction(Function):
         @staticmethod
         def forward(ctx, *primals):
@@ -167,14 +134,17 @@ def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs, out_meta):
             ctx.save_for_backward(*saved)
             ctx.mark_non_differentiable(*[o for i, o in enumerate(outs)
                                           if i not in diff_outs and isinstance(o, Tensor)])
+            ctx.out_meta = [(outs[i].shape, outs[i].dtype, outs[i].device) for i in diff_outs]
             return tuple(outs)
 
         @staticmethod
         def backward(ctx, *grad_outs):
             import ember
-            tangents = [grad_outs[i] if grad_outs[i] is not None else
+            # contiguous, as the tangents the backward graph was traced with (torch's
+            # AOT autograd does the same: a formula's layout checks ran on those)
+            tangents = [grad_outs[i].contiguous() if grad_outs[i] is not None else
                         ember.zeros(shape, dtype=dt, device=dev)
-                        for i, (shape, dt, dev) in zip(diff_outs, out_meta)]
+                        for i, (shape, dt, dev) in zip(diff_outs, ctx.out_meta)]
             grads = list(bw(*ctx.saved_tensors, *tangents))
             full = [None] * n_in
             for i, g in zip(grad_inputs, grads):

@@ -191,7 +191,8 @@ class FakeTensorConverter:
         self.constant_storage_memo = {}
 
     def from_real_tensor(self, fake_mode, t: Tensor, *, make_constant=False,
-                         shape_env=None, symbolic_context=None, source=None):
+                         shape_env=None, symbolic_context=None, source=None,
+                         static_shapes=None):
         if isinstance(t, FakeTensor):
             if t.fake_mode is not fake_mode:
                 raise AssertionError("Mixing fake modes NYI")
@@ -202,9 +203,11 @@ class FakeTensorConverter:
                 "subclass it does not know)")
         env = shape_env if shape_env is not None else fake_mode.shape_env
         layout = None
-        if env is not None and not fake_mode.static_shapes:
+        static = fake_mode.static_shapes if static_shapes is None else static_shapes
+        if env is not None and not static:
             def layout(real):
-                return env.symbolic_sizes_strides(real._shape, real.stride(), source)
+                return env.symbolic_sizes_strides(real._shape, real.stride(), source,
+                                                  dynamic_dims=symbolic_context)
 
         def make(meta, real):
             out = FakeTensor(fake_mode, meta, real.device,
@@ -285,7 +288,9 @@ class FakeTensorMode(TorchDispatchMode):
         static = static_shapes if static_shapes is not None else self.static_shapes
         env = None if static else self.shape_env
         return self.fake_tensor_converter.from_real_tensor(self, tensor, shape_env=env,
-                                                           source=source)
+                                                           source=source,
+                                                           symbolic_context=symbolic_context,
+                                                           static_shapes=static)
 
     from_real_tensor = from_tensor
 
@@ -300,8 +305,8 @@ class FakeTensorMode(TorchDispatchMode):
     # --- every op ----------------------------------------------------------------------------
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if func is _LIFT_FRESH:
-            t = args[0]
+        if func is _LIFT_FRESH or (func is _LIFT_FRESH_COPY and not self.is_our_fake(args[0])):
+            t = args[0]      # (make_fx records ember.tensor(...) as lift_fresh_copy)
             return t if self.is_our_fake(t) else self.fake_tensor_converter.from_real_tensor(
                 self, t, make_constant=t.numel() <= 1)
         if any(not self.is_our_fake(t) for t in _tensors(args, kwargs)):
@@ -402,6 +407,7 @@ def _fake_impl(func):
 
 
 _LIFT_FRESH = aten.lift_fresh.default
+_LIFT_FRESH_COPY = aten.lift_fresh_copy.default
 _INDEX = aten.index.Tensor
 _REPEAT_INTERLEAVE = aten.repeat_interleave.Tensor
 _UNBACKED_SIZE_OPS = (aten.nonzero.default, aten.masked_select.default)
@@ -547,7 +553,11 @@ def active_fake_mode() -> FakeTensorMode | None:
 
 
 def is_fake(x) -> bool:
-    return isinstance(x, FakeTensor)
+    """Whether `x` is a fake, or a functional tensor wrapping one (torch's is_fake)."""
+    if isinstance(x, FakeTensor):
+        return True
+    value = getattr(x, "_value", None)          # a FunctionalTensor's inner value
+    return isinstance(value, Tensor) and is_fake(value)
 
 
 class FakeCopyMode(TorchFunctionMode):

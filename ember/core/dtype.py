@@ -193,6 +193,9 @@ def scalar_category(x) -> int:
         return FLOAT
     if isinstance(x, (complex, np.complexfloating)):
         return COMPLEX
+    pytype = getattr(getattr(x, "node", None), "pytype", None)   # a SymInt/SymFloat/SymBool
+    if pytype is not None and type(x).__name__.startswith("Sym"):
+        return {bool: BOOL, int: INT, float: FLOAT}[pytype]
     raise TypeError(f"expected a Tensor or a Python number, got {type(x).__name__}")
 
 

@@ -25,7 +25,7 @@ def ks_number(x) -> int:
         return x._ks
     if isinstance(x, (complex, np.complexfloating)):
         return K.COMPLEX_BIT
-    if isinstance(x, (bool, int, float, np.number, np.bool_)):
+    if isinstance(x, (bool, int, float, np.number, np.bool_)) or is_symint(x):
         return 0
     raise AttributeError("not a tensor")
 
@@ -73,7 +73,7 @@ def _is_int(x):
 
 
 def _is_number(x):
-    return isinstance(x, (numbers.Number, np.number, np.bool_)) or (
+    return isinstance(x, (numbers.Number, np.number, np.bool_)) or is_symint(x) or (
         isinstance(x, Tensor) and x.dim() == 0)
 
 

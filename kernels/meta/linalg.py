@@ -193,7 +193,8 @@ def raise_for_info(info, api, kind):
     """LinAlgError naming `api` for the first matrix whose LAPACK `info` (a NumPy array, or
     a tensor: Meta ones hold no values) reports a failure."""
     if not isinstance(info, np.ndarray):
-        if info._device.type == "meta":     # (a FakeTensor too: no values to check)
+        from ember._subclasses.fake_tensor import is_fake
+        if info._device.type == "meta" or is_fake(info):     # no values to check
             return
         info = info.detach().cpu().numpy()
     bad = np.flatnonzero(info.reshape(-1))

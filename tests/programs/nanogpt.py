@@ -174,7 +174,7 @@ class GPT(nn.Module):
 
 
 def train(train_data, model_state, max_iters=6, batch_size=4, block_size=8,
-          gradient_accumulation_steps=2, eval_iters=2):
+          gradient_accumulation_steps=2, eval_iters=2, compile=False):
     """train.py on CPU with an in-memory uint16 token array."""
     learning_rate, min_lr, warmup_iters, lr_decay_iters = 6e-3, 6e-4, 2, max_iters
     weight_decay, beta1, beta2, grad_clip = 1e-1, 0.9, 0.95, 1.0
@@ -203,6 +203,10 @@ def train(train_data, model_state, max_iters=6, batch_size=4, block_size=8,
     scaler = torch.amp.GradScaler('cuda', enabled=(dtype == 'float16'))
     optimizer = model.configure_optimizers(weight_decay, learning_rate, (beta1, beta2),
                                            device_type)
+    if compile:
+        print("compiling the model... (takes a ~minute)")
+        unoptimized_model = model
+        model = torch.compile(model) # requires PyTorch 2.0
 
     @torch.no_grad()
     def estimate_loss():

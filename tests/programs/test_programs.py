@@ -1,6 +1,8 @@
 """Public PyTorch programs (small faithful copies of their models and training loops, in
 this folder) run unchanged with `import ember as torch`: trained from torch's initial
 weights on the same data, ember's loss curve equals torch's step by step."""
+import functools
+
 import numpy as np
 import pytest
 from programs_harness import SameStart, assert_curves_match, data, load, numpy_random
@@ -183,6 +185,29 @@ def test_nanogpt(monkeypatch):
     assert e_params == t_params
     for e, t in zip(e_evals, t_evals, strict=True):
         np.testing.assert_allclose([e["train"], e["val"]], [t["train"], t["val"]], rtol=1e-5)
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_nanogpt_compiled(monkeypatch, backend):
+    """train.py's `compile = True` (torch.compile(model)) on ember, against torch eager."""
+    tm, em = both("nanogpt")
+    tokens = np.random.default_rng(0).integers(0, 12, 120).astype(np.uint16)
+    start = SameStart()
+    results = []
+    ember._dynamo.reset()
+    monkeypatch.setattr(ember, "compile", functools.partial(ember.compile, backend=backend))
+    for fw, module, hook, compiled in ((torch, tm, start.torch_hook, False),
+                                       (ember, em, start.ember_hook, True)):
+        with monkeypatch.context() as m:
+            numpy_random(m, fw, seed=0)
+            results.append(module.train(tokens, hook, compile=compiled))
+    (t_losses, t_evals, t_params), (e_losses, e_evals, e_params) = results
+    assert_curves_match(e_losses, t_losses)
+    assert e_params == t_params
+    for e, t in zip(e_evals, t_evals, strict=True):
+        np.testing.assert_allclose([e["train"], e["val"]], [t["train"], t["val"]], rtol=1e-5)
+    assert ember._dynamo.counters["frames"]["ok"] >= 2     # train and eval graphs
+    assert not ember._dynamo.counters["graph_break"], ember._dynamo.counters["graph_break"]
 
 
 class Names:

@@ -230,15 +230,18 @@ def make_fx(f: Callable, decomposition_table: dict | None = None,
     def wrapped(*args):
         graph = Graph()
         constants: dict[str, Tensor] = {}
-        mode = _ProxyMode(graph, constants, decomposition_table, tracing_mode == "symbolic")
         fake_mode = None
         names = _placeholder_names(f, len(args))
         if tracing_mode != "real":   # the ops run on fakes: nothing is computed
-            env = symbolic_shapes.ShapeEnv() if tracing_mode == "symbolic" else None
-            fake_mode = FakeTensorMode(allow_non_fake_inputs=_allow_non_fake_inputs,
-                                       shape_env=env)
+            fake_mode = next((a.fake_mode for a in args if isinstance(a, FakeTensor)), None)
+            if fake_mode is None:     # (fakes given are traced in their own mode, as torch)
+                env = symbolic_shapes.ShapeEnv() if tracing_mode == "symbolic" else None
+                fake_mode = FakeTensorMode(allow_non_fake_inputs=_allow_non_fake_inputs,
+                                           shape_env=env)
             args = tuple(fake_mode.from_tensor(a, source=name) if isinstance(a, Tensor) else a
                          for name, a in zip(names, args))
+        mode = _ProxyMode(graph, constants, decomposition_table,
+                          fake_mode is not None and fake_mode.shape_env is not None)
         for name, a in zip(names, args):
             node = graph.placeholder(name)
             if isinstance(a, Tensor):

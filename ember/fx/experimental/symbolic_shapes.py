@@ -300,14 +300,16 @@ class ShapeEnv:
     def create_unbacked_symbool(self) -> SymBool:
         return self.create_unbacked_symint() == 1
 
-    def symbolic_sizes_strides(self, shape, stride, source: str | None):
+    def symbolic_sizes_strides(self, shape, stride, source: str | None, dynamic_dims=None):
         """Symbolic sizes for a tensor of `shape` (named `source` for guards); its strides
         become the contiguous strides of those sizes when they were contiguous (other
-        layouts keep static sizes)."""
+        layouts keep static sizes). `dynamic_dims`, when given, limits the symbols to those
+        dims (the others stay ints)."""
         contiguous = tuple(stride) == _contiguous(shape)
         if not contiguous:
             return tuple(shape), tuple(stride)
         sizes = tuple(self.create_symint(n, (source, i) if source else None)
+                      if dynamic_dims is None or i in dynamic_dims else n
                       for i, n in enumerate(shape))
         return sizes, _contiguous(sizes)
 
