@@ -7,6 +7,7 @@ GPU. The caching allocator and the kernels see only this interface:
     htod(ptr, ndarray) / dtoh(ndarray, ptr) / dtod(dst, src, n)   copies (bytes)
     host_alloc(n) -> uint8 ndarray          pinned host memory
     kernel(module, name) -> callable(grid, block, args, fibers=)  a compiled kernel
+    source_kernel(source, name) -> the same, of a generated source (ember.compile's)
     record_event(stream) -> event / event_done(event) / synchronize()
 """
 from __future__ import annotations
@@ -71,6 +72,12 @@ class EmulatorDriver:
     def kernel(self, module: str, name: str):
         from ._emulator import Module
         return Module.load(module).get_function(name)
+
+    def source_kernel(self, source: str, name: str):
+        """`name` of a generated CUDA source (ember.compile's fused kernels), compiled once
+        per source hash; it may include kernels/cuda's headers."""
+        from ._emulator import Module
+        return Module.from_source(source).get_function(name)
 
     def record_event(self, stream):
         return time.perf_counter_ns()
@@ -141,6 +148,18 @@ class CupyDriver:
                 options=(*_nvrtc.OPTIONS, f"-I{_toolchain.KERNEL_DIR}"))
         fn = mod.get_function(name)
 
+        return self._launcher(fn)
+
+    def source_kernel(self, source: str, name: str):
+        from . import _nvrtc, _toolchain
+        mod = self._modules.get(source)
+        if mod is None:
+            mod = self._modules[source] = self.cupy.RawModule(
+                code=source, options=(*_nvrtc.OPTIONS, f"-I{_toolchain.KERNEL_DIR}"))
+        return self._launcher(mod.get_function(name))
+
+    @staticmethod
+    def _launcher(fn):
         def launch(grid, block, args, shared_mem=0, fibers=True):
             fn(grid, block, tuple(np.uint64(a) if type(a) is int else a for a in args),
                shared_mem=shared_mem)

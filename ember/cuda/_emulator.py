@@ -112,6 +112,22 @@ class Module:
                 m = _modules[name] = Module(_toolchain.sources()[name])
             return m
 
+    @staticmethod
+    def from_source(source: str) -> Module:
+        """The module of a generated source (written under the cache directory by hash)."""
+        key = "source:" + hashlib.sha256(source.encode()).hexdigest()[:20]
+        with _lock:
+            m = _modules.get(key)
+            if m is None:
+                path = cache_dir() / "generated" / f"{key[7:]}.cu"
+                if not path.exists():
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+                    tmp.write_text(source)
+                    os.replace(tmp, path)
+                m = _modules[key] = Module(path)
+            return m
+
     def get_function(self, name: str) -> Kernel:
         k = self._kernels.get(name)
         if k is None:
