@@ -58,8 +58,15 @@ def _pow(x, node, lit):
     return f"pow({x[0]}, {lit(e)})"
 
 
+def _abs(x, node, lit):
+    """fabs for floats (C's abs is the int one), a select for integers."""
+    if val(node).dtype in _FLOATS:
+        return f"fabs({x[0]})"
+    return f"(({x[0]} < {lit(0)}) ? -{x[0]} : {x[0]})"
+
+
 def _sigmoid(x, node, lit):
-    e = f"exp(-abs({x[0]}))"
+    e = f"exp(-fabs({x[0]}))"
     return (f"(({x[0]} >= {lit(0)}) ? {lit(1)} / ({lit(1)} + {e}) "
             f": {e} / ({lit(1)} + {e}))")
 
@@ -79,7 +86,7 @@ RULES = {
     aten.neg.default: lambda x, node, lit: f"(-{x[0]})",
     aten.exp.default: _call("exp"), aten.log.default: _call("log"),
     aten.sqrt.default: _call("sqrt"), aten.tanh.default: _call("tanh"),
-    aten.abs.default: _call("abs"),
+    aten.abs.default: _abs,
     aten.relu.default: lambda x, node, lit: (f"(({x[0]} > {lit(0)} || {x[0]} != {x[0]}) "
                                              f"? {x[0]} : {lit(0)})"),
     aten.pow.Tensor_Scalar: _pow, aten.sigmoid.default: _sigmoid,
@@ -125,12 +132,6 @@ def pointwise(node) -> bool:
         return False
     if any(isinstance(a, complex) for a in node.args):
         return False
-    if v.dtype not in _FLOATS and node.target not in _COMPARISONS | {aten._to_copy.default,
-                                                                      aten.where.self}:
-        if node.target in (aten.div.Tensor, aten.div.Scalar, aten.exp.default,
-                           aten.log.default, aten.sqrt.default, aten.tanh.default,
-                           aten.sigmoid.default, aten.pow.Tensor_Scalar):
-            return False                   # (integer inputs: the result is float in eager)
     names = [f"a{i}" for i in range(len(node.args))]
     return RULES[node.target](names, node, str) is not None
 
@@ -224,7 +225,7 @@ class CudaKernel:
 
     def run(self, inputs):
         import ember
-        from kernels.cuda import _launch
+        from ember.kernels.cuda import _launch
         dev = inputs[0].device
         outs = [ember.empty(self.shape, dtype=dt, device=dev) for dt in self.out_dtypes]
         strides = [_launch.broadcast_strides(t, self.shape) for t in inputs]
