@@ -79,8 +79,9 @@ def fusible_reduction(node):
     return r if r[1] == tuple(range(x.dim() - len(r[1]), x.dim())) else None
 
 
-def schedule(graph) -> list:
-    """The graph's nodes in order, fused groups replaced by their FusedKernel."""
+def schedule(graph, pointwise=pointwise, fusible_reduction=fusible_reduction) -> list:
+    """The graph's nodes in order, fused groups replaced by their FusedKernel (the
+    predicates say which nodes may fuse: numba's by default, cuda.py's for CUDA graphs)."""
     steps, open_, owner = [], [], {}
     order = {n: i for i, n in enumerate(graph.nodes)}
 
