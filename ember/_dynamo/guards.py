@@ -40,7 +40,8 @@ class Guards:
         self.exprs: list[str] = []
         self.facts: list[str] = []
         self.env: dict[str, object] = {}
-        self.leaves: list[str] = []
+        self.leaves: list[str] = []     # how check() reads each graph input (a local)
+        self.paths: list[str] = []      # where each one is in (args, kwargs)
         self.check = None
         self.source = ""
 
@@ -55,10 +56,15 @@ class Guards:
         self.exprs.append(expr)
         self.facts.append(fact)
 
-    def tensor(self, ref: str, t: Tensor, label: str, dynamic_dims=()) -> None:
+    def tensor(self, ref: str, t: Tensor, label: str, dynamic_dims=()) -> str:
         """TENSOR_MATCH: type, dispatch keys (device, requires_grad, conj bit), dtype, sizes,
-        strides; a dynamic dim only has to be >= 2 and the tensor contiguous."""
-        parts = [f"type({ref}) is {self.const(type(t))}", f"{ref}._ks == {t._ks}",
+        strides; a dynamic dim only has to be >= 2 and the tensor contiguous. An argument
+        is read once (bound to a local); returns the name it is read by."""
+        first = ref
+        if not ref.isidentifier():
+            local = f"_t{len(self.leaves)}"
+            first, ref = f"({local} := {ref})", local
+        parts = [f"type({first}) is {self.const(type(t))}", f"{ref}._ks == {t._ks}",
                  f"{ref}._dtype is {self.const(t.dtype)}"]
         if t.device.type != "cpu":
             parts.append(f"{ref}._device == {self.const(t.device)}")
@@ -77,6 +83,7 @@ class Guards:
         self.add(" and ".join(parts),
                  f"TENSOR_MATCH({label}: {layout}, dtype={t.dtype}, device={t.device}, "
                  f"requires_grad={t.requires_grad})")
+        return ref
 
     def value(self, ref: str, v, label: str) -> None:
         """CONSTANT_MATCH for numbers, strings and None (NaN matches NaN); EQUALS_MATCH for
@@ -97,8 +104,8 @@ class Guards:
     def arg(self, ref: str, v, label: str, dynamic: dict) -> None:
         """An argument, walked in tree_flatten's order: tensors become graph inputs."""
         if isinstance(v, Tensor):
-            self.tensor(ref, v, label, dynamic.get(len(self.leaves), ()))
-            self.leaves.append(ref)
+            self.paths.append(ref)
+            self.leaves.append(self.tensor(ref, v, label, dynamic.get(len(self.leaves), ())))
         elif isinstance(v, (list, tuple)):
             self.add(f"type({ref}) is {self.const(type(v))} and len({ref}) == {len(v)}",
                      f"TYPE_MATCH({label}: {type(v).__name__} of {len(v)})")
@@ -116,7 +123,8 @@ class Guards:
     # --- compiling ----------------------------------------------------------------------------
     def compile(self) -> None:
         body = " and\n            ".join(self.exprs) or "True"
-        self.source = (f"def check(args, kwargs):\n"
+        consts = "".join(f", {name}={name}" for name in self.env)    # (locals: fast loads)
+        self.source = (f"def check(args, kwargs{consts}):\n"
                        f"    if not ({body}):\n"
                        f"        return None\n"
                        f"    return [{', '.join(self.leaves)}]\n")
@@ -167,9 +175,9 @@ def _shape_guards(g: Guards, env) -> None:
     that shared a symbol (duck sizing) must stay equal."""
     refs = {}                                    # placeholder symbol -> where its size is
     for sym, sources in env.var_to_sources.items():
-        where = [f"{g.leaves[leaf]}._shape[{dim}]" for leaf, dim in
+        where = [f"{g.paths[leaf]}._shape[{dim}]" for leaf, dim in
                  ((_leaf_of(name), dim) for name, dim in sources)
-                 if leaf is not None and leaf < len(g.leaves)]
+                 if leaf is not None and leaf < len(g.paths)]
         if where:
             refs[sympy.Symbol(f"__{sym}__")] = (sym, where[0])
         for other in where[1:]:
@@ -189,18 +197,29 @@ def _leaf_of(name: str):
     return None
 
 
+_HOOK_TABLES = ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks", "_backward_pre_hooks")
+
+
 def _module_guards(g: Guards, module) -> None:
-    """The module tree as captured: training flags, hooks, submodules, and each parameter's
-    and buffer's identity and metadata (they are the graph's trailing inputs)."""
+    """The module tree as captured: training flags, hooks (the module's and the global
+    ones), submodules, and each parameter's and buffer's identity and metadata (they are
+    the graph's trailing inputs)."""
+    from ..nn.modules import _hooks
+    tables = [getattr(_hooks, t) for t in ("_global_forward_pre_hooks", "_global_forward_hooks")]
+    counts = tuple(len(t) for t in tables)
+    g.add(f"({', '.join(f'len({g.const(t)})' for t in tables)},) == {counts}",
+          f"GLOBAL_HOOKS({counts})")
     for path, m in module.named_modules(remove_duplicate=False):
         label = f"self{'.' if path else ''}{path}"
         ref = g.const(m)
         g.add(f"{ref}.training is {m.training}", f"TRAINING({label}: {m.training})")
-        for hooks in ("_forward_pre_hooks", "_forward_hooks", "_backward_hooks",
-                      "_backward_pre_hooks", "_forward_hooks_with_kwargs",
-                      "_forward_pre_hooks_with_kwargs"):
-            n = len(getattr(m, hooks, ()))
-            g.add(f"len({ref}.{hooks}) == {n}", f"HOOKS({label}.{hooks}: {n})")
+        counts = tuple(len(getattr(m, t)) for t in _HOOK_TABLES)
+        if any(counts):
+            g.add(f"({', '.join(f'len({ref}.{t})' for t in _HOOK_TABLES)},) == {counts}",
+                  f"HOOKS({label}: {counts})")
+        else:
+            g.add(f"not ({' or '.join(f'{ref}.{t}' for t in _HOOK_TABLES)})",
+                  f"NO_HOOKS({label})")
         for table in ("_modules", "_parameters", "_buffers"):
             d = getattr(m, table)
             dref = g.const(d)
