@@ -23,6 +23,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from .. import _logging
+from ..autograd.grad_mode import is_grad_enabled
 from ..utils._pytree import LeafSpec, tree_flatten, tree_unflatten
 from . import config
 from .exc import Unsupported
@@ -179,8 +180,9 @@ class CompiledFunction:
         inputs = _fake_inputs(leaves, state, dynamic) if dynamic else [*leaves, *state]
         _tracing[0] = functional_tensor.capturing[0] = True
         try:
-            gm = make_fx(functionalize(flat_fn),
-                         tracing_mode="symbolic" if dynamic else "fake")(*inputs)
+            gm = make_fx(functionalize(flat_fn), tracing_mode="symbolic" if dynamic else "fake",
+                         _allow_non_fake_inputs=True)(*inputs)
+            _refuse_constant_mutation(gm)
         except Exception as e:
             reason = f"{type(e).__name__}: {e}".splitlines()[0]
             if self.fullgraph:
@@ -257,6 +259,30 @@ def _uncapturable():
             NotImplementedError)
 
 
+def _refuse_constant_mutation(gm) -> None:
+    """Tensors the code reaches by closure or global (not arguments, parameters or
+    buffers) are the graph's constants, read when it runs; one it writes into, or one that
+    requires grad, has no functional form here: a graph break."""
+    roots = {}
+    for n in gm.graph.nodes:
+        if n.op == "get_attr":
+            roots[n] = n
+            if getattr(getattr(gm, n.target, None), "requires_grad", False) and \
+                    is_grad_enabled():     # (its gradient would be lost)
+                raise Unsupported(f"the graph reads the tensor constant {n.target} (a "
+                                  "closed-over or global tensor) that requires grad")
+        elif n.op == "call_function" and n.args and roots.get(n.args[0]) is not None \
+                and "view" in getattr(n.target, "tags", ()):
+            roots[n] = roots[n.args[0]]
+        schema = getattr(n.target, "schema", None)
+        if n.op != "call_function" or schema is None:
+            continue
+        for a, v in zip(schema.arguments.flat(), [*n.args, *n.kwargs.values()]):
+            if a.is_write and roots.get(v) is not None:
+                raise Unsupported(f"{n.target} writes into the tensor constant "
+                                  f"{roots[v].target} (a closed-over or global tensor)")
+
+
 def _state_of(module):
     """(module, name, tensor, "p" or "b") for every parameter and buffer: graph inputs."""
     if module is None:
@@ -277,7 +303,7 @@ def _fake_inputs(leaves, state, dynamic):
     symbols (sources `arg{i}_1`, make_fx's placeholder names), every other size static."""
     from .._subclasses.fake_tensor import FakeTensorMode
     from ..fx.experimental.symbolic_shapes import ShapeEnv
-    mode = FakeTensorMode(shape_env=ShapeEnv())
+    mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
     out = []
     for i, t in enumerate([*leaves, *state]):
         if i in dynamic:

@@ -42,7 +42,8 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     aliases = _output_aliases(outs, example_inputs, mode)
     if not (any(needs) and is_grad_enabled()):
         with no_grad():
-            fw = make_fx(gm, decompositions, tracing_mode="fake")(*example_inputs)
+            fw = make_fx(gm, decompositions, tracing_mode="fake",
+                         _allow_non_fake_inputs=True)(*example_inputs)
         run = (inference_compiler or fw_compiler)(fw, example_inputs)
         return _regenerating(lambda *args: tuple(run(*args)), aliases)
     diff_outs, tangents = _differentiable_outputs(outs, example_inputs, mode)
@@ -59,8 +60,8 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     # functionalized: backward formulas write into fresh zeros (select_backward's copy_);
     # a graph of functional ops is what a partition may split
     from ..func import functionalize
-    joint_gm = make_fx(functionalize(joint), decompositions,
-                       tracing_mode="fake")(*example_inputs, *tangents)
+    joint_gm = make_fx(functionalize(joint), decompositions, tracing_mode="fake",
+                       _allow_non_fake_inputs=True)(*example_inputs, *tangents)
     fw_gm, bw_gm, n_out = partition_fn(joint_gm, n_in, len(tangents), len(grad_inputs))
     fw = fw_compiler(fw_gm, example_inputs)
     bw = bw_compiler(bw_gm, None)

@@ -228,3 +228,36 @@ def test_outputs_that_alias_inputs_stay_views(backend, name, fn):
     f(leaf)[0].sum().backward() if name == "view_and_more" else f(leaf).sum().backward()
     assert leaf.grad.tolist() == [[1.0, 1.0], [0.0, 0.0]] if name == "select" else \
         leaf.grad.tolist() == [[1.0, 1.0], [1.0, 1.0]]
+
+
+WEIGHT = ember.randn(3, 3)
+BUFFER = ember.zeros(3)
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+def test_closed_over_tensors_are_constants_read_at_run_time(backend):
+    global BUFFER
+    BUFFER = ember.zeros(3)
+
+    def uses(x):
+        return (x @ WEIGHT).relu()
+
+    def writes(x):
+        BUFFER.add_(x)
+        return x * 2
+    x = ember.ones(3, requires_grad=True)
+    f = ember.compile(uses, backend=backend)
+    _close(f(x), uses(x))
+    WEIGHT.mul_(2)                                   # read when the graph runs
+    _close(f(x), uses(x))
+    f(x).sum().backward()
+    assert x.grad is not None and not counters["graph_break"]
+    g = ember.compile(writes, backend=backend)
+    before = BUFFER.clone()
+    _close(g(x.detach()), x * 2)                     # a graph break: eager's side effect
+    assert (BUFFER - before).tolist() == [1.0, 1.0, 1.0]
+    leaf = ember.ones(3, requires_grad=True)
+    h = ember.compile(lambda x: (x * leaf).sum(), backend=backend)
+    h(x).backward()
+    assert leaf.grad.tolist() == [1.0, 1.0, 1.0]     # not a constant: its gradient arrives
+    assert len(counters["graph_break"]) == 2
