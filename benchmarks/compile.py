@@ -7,6 +7,7 @@
   (AOT autograd: a forward and a backward graph in one autograd Function) and "inductor"
   (those graphs lowered to generated NumPy code with fused numba kernels) backends, ember
   next to torch's eager step;
+- the guard check a compiled call pays (a tiny function, the MLP module);
 - the compile time of that step (its first call), in a fresh process with an empty kernel
   cache (cold) and again with the cache filled (warm: numba loads the kernels from disk).
 
@@ -76,6 +77,27 @@ def fused_abc(table, n=10_000_000):
     config.parallel_threshold = default
 
 
+def guard_overhead(table):
+    """What a compiled call pays before its graph runs: the generated guard check of a tiny
+    function (one tensor argument) and of the MLP module (its parameters, submodules and
+    hooks)."""
+    from ember._dynamo.eval_frame import _compiled
+    x = ember.ones(4)
+    ember._dynamo.reset()
+    f = ember.compile(lambda x: x + 1, backend="eager")
+    f(x)
+    entry = next(c for c in _compiled if c.entries).entries[0]
+    table.add("guard check, tiny fn", measure(lambda: entry.guards.check((x,), {})), None, None)
+    step = setup(ember, "inductor")
+    step()
+    module_entry = next(c for c in _compiled if c.module is not None and c.entries).entries[0]
+    rng = np.random.default_rng(0)
+    xs = (ember.tensor(rng.standard_normal((64, 64)).astype(np.float32)),
+          ember.tensor(rng.integers(0, 10, 64)))
+    table.add("guard check, MLP module", measure(lambda: module_entry.guards.check(xs, {}),
+                                                 number=5000), None, None)
+
+
 _FIRST_STEP = """
 import sys, time
 sys.path.insert(0, {here!r})
@@ -113,6 +135,7 @@ def main(argv=None):
                            ("compiled backend=inductor", "inductor")):
         table.add(f"MLP train step {label}", measure(setup(ember, backend), number=50,
                                                       repeat=5), None, t_eager)
+    guard_overhead(table)
     compile_times(table)
     table.write_json(args.json)
 
