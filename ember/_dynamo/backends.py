@@ -5,8 +5,9 @@
   traced ahead of time into two graphs of core-opset ops, run as one autograd Function;
 - "aot_eager_decomp_partition": the same with the min-cut partition (cheap ops recomputed
   in the backward rather than saved);
-- "inductor" (torch's default name): AOT autograd's graphs lowered to generated Python
-  over NumPy arrays (ember._inductor; no fused loops yet).
+- "inductor" (torch's default name): AOT autograd's graphs (min-cut partition) lowered to
+  generated Python over NumPy arrays with fused numba kernels, or CUDA C kernels for CUDA
+  graphs (ember._inductor).
 """
 from __future__ import annotations
 
