@@ -234,15 +234,21 @@ def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
         gx = np.matmul(w.reshape(groups, og, cg).transpose(0, 2, 1),
                        gy.reshape(n, groups, og, int(np.prod(in_spatial))))
         return gx.reshape((n, groups * cg) + tuple(in_spatial))
-    if stride[-1] == 1:
-        return _input_grad_rows(gy, w, in_spatial, stride, padding, dilation, groups)
     n, o = gy.shape[:2]
     out = tuple(gy.shape[2:])
     cg, kern = w.shape[1], tuple(w.shape[2:])
     og, kk = o // groups, int(np.prod(kern))
     ll = int(np.prod(out))
-    wk = np.ascontiguousarray(w.reshape(groups, og, cg, kk).transpose(0, 3, 2, 1))
-    wk = wk.reshape(groups, kk * cg, og)                                    # (g, K*Cg, Og)
+    # few output positions (n * L < Og: deep layers of small images): the weight is read as
+    # it lies, (g, Cg*K, Og) transposed for BLAS, rather than reordered (a copy of all of it)
+    tap_major = n * ll >= og
+    if tap_major and stride[-1] == 1:
+        return _input_grad_rows(gy, w, in_spatial, stride, padding, dilation, groups)
+    if tap_major:
+        wk = np.ascontiguousarray(w.reshape(groups, og, cg, kk).transpose(0, 3, 2, 1))
+        wk = wk.reshape(groups, kk * cg, og)                                # (g, K*Cg, Og)
+    else:
+        wk = w.reshape(groups, og, cg * kk).transpose(0, 2, 1)              # (g, Cg*K, Og)
     gyg = gy.reshape(n, groups, og, ll)
     dt = np.result_type(gy, w)
     gx = np.zeros((n, groups * cg) + tuple(in_spatial), dt)
@@ -254,7 +260,10 @@ def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     for i, b in _blocks(n, per):
         cols = buf[:b]
         np.matmul(wk, gyg[i:i + b], out=cols)
-        cols = cols.reshape((b, groups) + kern + (cg,) + out)
+        if tap_major:
+            cols = cols.reshape((b, groups) + kern + (cg,) + out)
+        else:       # (b, g, Cg, *k, *out) seen as (b, g, *k, Cg, *out)
+            cols = np.moveaxis(cols.reshape((b, groups, cg) + kern + out), 2, 2 + len(kern))
         dst = gxg[i:i + b]
         for tap, (src_sl, dst_sl) in taps:
             dst[(slice(None),) * 3 + dst_sl] += cols[(slice(None),) * 2 + tap + (slice(None),)
@@ -274,16 +283,22 @@ def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     ll = int(np.prod(out))
     gyt = gy.transpose((0,) + tuple(range(2, 2 + d)) + (1,))              # (N, *out, O)
     dt = np.result_type(x, gy)
-    acc = np.zeros((groups, ck // groups, og), dt)
+    acc = None      # (g, Og, Cg*K): the GEMMs' operands transposed for BLAS, not copied
     per = ck * ll * x.itemsize
     full = _block(n, per)
     buf = np.empty((c,) + kern + (full,) + out, x.dtype)
     for i, b, win in _window_blocks(x, kern, stride, padding, dilation, out, per, True):
         cols = buf if b == full else np.empty((c,) + kern + (b,) + out, x.dtype)
         np.copyto(cols, win)                                            # (C, *k, b, *out)
-        g = np.ascontiguousarray(gyt[i:i + b]).reshape(b * ll, groups, og).transpose(1, 0, 2)
-        acc += np.matmul(cols.reshape(groups, ck // groups, b * ll), g)
-    return np.ascontiguousarray(acc.transpose(0, 2, 1)).reshape((o, cg) + tuple(kern))
+        g = np.ascontiguousarray(gyt[i:i + b]).reshape(b * ll, groups, og).transpose(1, 2, 0)
+        part = np.matmul(g, cols.reshape(groups, ck // groups, b * ll).transpose(0, 2, 1))
+        if acc is None:
+            acc = part
+        else:
+            acc += part
+    if acc is None:     # an empty batch
+        acc = np.zeros((groups, og, ck // groups), dt)
+    return acc.reshape((o, cg) + tuple(kern))
 
 
 # ---------------------------------------------------------------- kernels

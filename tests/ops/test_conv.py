@@ -77,6 +77,35 @@ def test_conv2d_larger_against_torch(groups, stride, padding, dilation):
         np.testing.assert_allclose(to_np(e), to_np(t), rtol=1e-10, atol=1e-9)
 
 
+@pytest.mark.parametrize("x_shape,w_shape,groups,stride,padding,dilation", [
+    ((2, 6, 1, 1), (16, 6, 3, 3), 1, 1, 1, 1),      # 1x1 maps: only the centre tap is read
+    ((2, 6, 2, 2), (16, 3, 3, 3), 2, 2, 1, 1),      # stride 2, grouped
+    ((1, 4, 3, 2), (12, 4, 2, 2), 1, 1, 0, 1),      # stride 1, rectangular
+    ((2, 4, 3), (20, 2, 3), 2, 1, 2, 2),            # 1-d, dilated
+    ((1, 2, 2, 2, 2), (10, 2, 2, 2, 2), 1, 1, 1, 1),  # 3-d
+    ((0, 6, 2, 2), (16, 6, 3, 3), 1, 1, 1, 1),      # an empty batch
+])
+def test_conv_backward_few_output_positions(x_shape, w_shape, groups, stride, padding, dilation):
+    """Fewer output positions (batch x map) than output channels per group, as in the deep
+    layers of ResNet on small images: the input gradient reads the weight untransposed
+    and the weight gradient comes from transposed GEMM operands; torch's values, float32
+    and float64."""
+    conv = {3: "conv1d", 4: "conv2d", 5: "conv3d"}[len(x_shape)]
+    for np_dt, tol in [(np.float64, 1e-10), (np.float32, 1e-4)]:
+        x, w = _rand(*x_shape).astype(np_dt), _rand(*w_shape, seed=1).astype(np_dt)
+        ex, ew = (ember_of(a).requires_grad_() for a in (x, w))
+        tx, tw = (torch_of(a).requires_grad_() for a in (x, w))
+        ey = getattr(ember, conv)(ex, ew, None, stride, padding, dilation, groups)
+        ty = getattr(torch, conv)(tx, tw, None, stride, padding, dilation, groups)
+        g = _rand(*ty.shape, seed=2).astype(np_dt)
+        e_grads = ember.autograd.grad(ey, (ex, ew), ember_of(g))
+        t_grads = torch.autograd.grad(ty, (tx, tw), torch_of(g))
+        for e, t in zip(e_grads, t_grads):
+            assert e.dtype == ember_of(x).dtype and e.shape == tuple(t.shape)
+            assert e.stride() == t.stride()
+            np.testing.assert_allclose(to_np(e), to_np(t), rtol=tol, atol=tol)
+
+
 def test_conv_same_even_kernel_warns():
     x, w = ember_of(_rand(1, 2, 5, 5)), ember_of(_rand(3, 2, 2, 2, seed=1))
     with pytest.warns(UserWarning, match="padding='same'"):
