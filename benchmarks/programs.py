@@ -11,6 +11,9 @@ Weights and data come from NumPy with a fixed seed, the same for both libraries.
 """
 from __future__ import annotations
 
+import threads  # noqa: F401  (first: pins the BLAS threads before NumPy loads)
+
+# isort: split
 import numpy as np
 
 
