@@ -133,5 +133,34 @@ def test_embedding_dense_backward_scale_grad_by_freq_is_differentiable():
         lambda g: ember.embedding_dense_backward(g, idx, 5, -1, True), (g,))
 
 
+@pytest.mark.parametrize("n,num_weights,d,padding_idx,scale", [
+    (512, 64, 128, -1, False),      # a GPT's token embedding: ~8 repeats of each index
+    (40, 3, 32, 1, False),          # many repeats, a padding row
+    (200, 1, 40, -1, True),         # one index repeated past the vectorised limit
+    (300, 5000, 64, -1, False),     # few repeats
+    (50, 10, 8, -1, False),         # short rows (add.at's loop)
+    (0, 10, 64, -1, False),         # no indices
+])
+def test_embedding_dense_backward_sums_rows_like_torch(n, num_weights, d, padding_idx, scale):
+    """The row sums of embedding's backward (add_rows_at): torch's values, dtype, shape and
+    strides, and exactly np.add.at's (first to last occurrence) in float32 and float64."""
+    from ember.kernels.cpu.conv import add_rows_at
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, num_weights, n)
+    for dt in (np.float32, np.float64):
+        g = rng.standard_normal((n, d)).astype(dt)
+        e = ember.embedding_dense_backward(ember.from_numpy(g), ember.from_numpy(idx),
+                                           num_weights, padding_idx, scale)
+        t = torch.ops.aten.embedding_dense_backward(torch.from_numpy(g), torch.from_numpy(idx),
+                                                    num_weights, padding_idx, scale)
+        assert e.dtype.name == str(t.dtype).removeprefix("torch.")
+        assert e.shape == tuple(t.shape) and e.stride() == t.stride()
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-5, atol=1e-5)
+        ref, out = np.zeros((num_weights, d), dt), np.zeros((num_weights, d), dt)
+        np.add.at(ref, idx, g)
+        add_rows_at(out, idx, g)
+        np.testing.assert_array_equal(out, ref)
+
+
 def test_one_hot_infers_classes():
     assert ember.one_hot(ember.tensor([0, 3])).tolist() == [[1, 0, 0, 0], [0, 0, 0, 1]]
