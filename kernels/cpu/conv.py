@@ -139,6 +139,8 @@ def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
     wm = w.reshape(groups, o // groups, ck // groups)
     if bias is not None:
         bias = bias.reshape(groups, o // groups, 1)
+    if n * ll <= _ONE_GEMM_POSITIONS and n:
+        return _conv_forward_one_gemm(x, wm, kern, stride, padding, dilation, out, bias)
     y = np.empty((n, groups, o // groups, ll), np.result_type(x, w))
     per = ck * ll * x.itemsize
     buf = np.empty((_block(n, per), x.shape[1]) + kern + tuple(out), x.dtype)
@@ -152,6 +154,26 @@ def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
         if bias is not None:
             y[i:i + b] += bias
     return y.reshape((n, o) + tuple(out))
+
+
+# Up to this many output positions in the whole batch (small maps: the deep layers of a
+# ResNet on 32x32 images), conv_forward makes one GEMM of the batch, (g, Og, Cg*K) @
+# (g, Cg*K, N*L), rather than one per image of a few columns each (2-3x faster at 2x2).
+_ONE_GEMM_POSITIONS = 256
+
+
+def _conv_forward_one_gemm(x, wm, kern, stride, padding, dilation, out, bias):
+    """conv_forward as one GEMM over the batch's windows in (C, *k, N, *out) order."""
+    n, c = x.shape[:2]
+    groups, og, ll = wm.shape[0], wm.shape[1], int(np.prod(out))
+    cols = np.empty((c,) + kern + (n,) + tuple(out), x.dtype)
+    for _, _, win in _window_blocks(x, kern, stride, padding, dilation, out, 1, True):
+        np.copyto(cols, win)                                            # one block: the batch
+    y = np.matmul(wm, cols.reshape(groups, -1, n * ll))                  # (g, Og, N*L)
+    if bias is not None:
+        y += bias
+    y = y.reshape(groups * og, n, ll).transpose(1, 0, 2)
+    return np.ascontiguousarray(y).reshape((n, groups * og) + tuple(out))
 
 
 def _tap_slices(tap, kern_in, stride, dilation, padding, out):

@@ -87,19 +87,22 @@ def test_conv2d_larger_against_torch(groups, stride, padding, dilation):
 ])
 def test_conv_backward_few_output_positions(x_shape, w_shape, groups, stride, padding, dilation):
     """Fewer output positions (batch x map) than output channels per group, as in the deep
-    layers of ResNet on small images: the input gradient reads the weight untransposed
-    and the weight gradient comes from transposed GEMM operands; torch's values, float32
-    and float64."""
+    layers of ResNet on small images: the forward is one GEMM over the batch, the input
+    gradient reads the weight untransposed and the weight gradient comes from transposed
+    GEMM operands; torch's values, float32 and float64, with a bias."""
     conv = {3: "conv1d", 4: "conv2d", 5: "conv3d"}[len(x_shape)]
     for np_dt, tol in [(np.float64, 1e-10), (np.float32, 1e-4)]:
         x, w = _rand(*x_shape).astype(np_dt), _rand(*w_shape, seed=1).astype(np_dt)
-        ex, ew = (ember_of(a).requires_grad_() for a in (x, w))
-        tx, tw = (torch_of(a).requires_grad_() for a in (x, w))
-        ey = getattr(ember, conv)(ex, ew, None, stride, padding, dilation, groups)
-        ty = getattr(torch, conv)(tx, tw, None, stride, padding, dilation, groups)
+        b = _rand(w_shape[0], seed=3).astype(np_dt)
+        ex, ew, eb = (ember_of(a).requires_grad_() for a in (x, w, b))
+        tx, tw, tb = (torch_of(a).requires_grad_() for a in (x, w, b))
+        ey = getattr(ember, conv)(ex, ew, eb, stride, padding, dilation, groups)
+        ty = getattr(torch, conv)(tx, tw, tb, stride, padding, dilation, groups)
+        assert ey.shape == tuple(ty.shape) and ey.stride() == ty.stride()
+        np.testing.assert_allclose(to_np(ey.detach()), to_np(ty.detach()), rtol=tol, atol=tol)
         g = _rand(*ty.shape, seed=2).astype(np_dt)
-        e_grads = ember.autograd.grad(ey, (ex, ew), ember_of(g))
-        t_grads = torch.autograd.grad(ty, (tx, tw), torch_of(g))
+        e_grads = ember.autograd.grad(ey, (ex, ew, eb), ember_of(g))
+        t_grads = torch.autograd.grad(ty, (tx, tw, tb), torch_of(g))
         for e, t in zip(e_grads, t_grads):
             assert e.dtype == ember_of(x).dtype and e.shape == tuple(t.shape)
             assert e.stride() == t.stride()
