@@ -262,3 +262,40 @@ def test_batch_norm_backward_runs_the_kernel_like_torch(training, affine, channe
                     assert e.stride() == t.stride()
                 np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(),
                                            rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("normalized", [(4,), (3, 4)])
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+def test_layer_norm_backward_runs_the_kernel_like_torch(normalized, affine):
+    """Without create_graph, native_layer_norm's backward is native_layer_norm_backward's
+    kernel on the saved mean and rstd (result1/result2, as torch's node): torch's
+    gradients, dtypes, shapes and strides; with create_graph the composite formula still
+    gives torch's double backward."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 5, 3, 4))
+    w, b = rng.standard_normal(normalized), rng.standard_normal(normalized)
+    g = rng.standard_normal(x.shape)
+
+    def run(lib, of, create_graph):
+        xt = of(x).requires_grad_()
+        wt = of(w).requires_grad_() if affine in ("both", "weight") else None
+        bt = of(b).requires_grad_() if affine in ("both", "bias") else None
+        y = lib.nn.functional.layer_norm(xt, normalized, wt, bt)
+        leaves = [t for t in (xt, wt, bt) if t is not None]
+        assert y.grad_fn._saved_result1.shape == y.grad_fn._saved_result2.shape
+        grads = lib.autograd.grad(y, leaves, of(g), create_graph=create_graph)
+        if create_graph:
+            grads = lib.autograd.grad(sum((gr * gr).sum() for gr in grads), leaves,
+                                      allow_unused=True)
+        return grads
+
+    for create_graph in (False, True) if affine == "both" else (False,):
+        for e, t in zip(run(ember, ember_of, create_graph), run(torch, torch_of, create_graph)):
+            assert (e is None) == (t is None)
+            if t is None:
+                continue
+            assert e.dtype == ember.float64 and e.shape == tuple(t.shape)
+            if not create_graph:
+                assert e.stride() == t.stride()
+            np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-9,
+                                       atol=1e-10)
