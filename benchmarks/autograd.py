@@ -63,16 +63,20 @@ def cases():
     return out
 
 
-def inside(mode_e, mode_t, a, b, ta, tb, a_np, b_np, number, **timing):
-    """`a + b` measured with the mode entered once around the timing loop (`timing`:
-    measure's repeat and timer)."""
+def _add(lib, a, b):
+    return a + b
+
+
+def inside(mode_e, mode_t, a, b, ta, tb, a_np, b_np, number, body=_add, **timing):
+    """`body(lib, a, b)` (by default `a + b`) measured with the mode entered once around
+    the timing loop (`timing`: measure's repeat and timer)."""
     with mode_e():
-        re = measure(lambda: a + b, number, **timing)
+        re = measure(lambda: body(ember, a, b), number, **timing)
     rt = None
     if torch is not None:
         with mode_t():
-            rt = measure(lambda: ta + tb, number, **timing)
-    return re, measure(lambda: np.add(a_np, b_np), number, **timing), rt
+            rt = measure(lambda: body(torch, ta, tb), number, **timing)
+    return re, measure(lambda: body(np, a_np, b_np), number, **timing), rt
 
 
 def main(argv=None):

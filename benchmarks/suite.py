@@ -5,11 +5,13 @@ JSON (benchmarks/last_run_suite.json).
     .venv/bin/python benchmarks/suite.py [--threads 1] [--timer wall|cpu] [--repeat 15]
 
 Rows: tiny-op overhead (add on (4,) and (64, 64); inside no_grad and inference_mode;
-a forward that records a graph), the autograd round trip relu(x*w+b).sum() forward +
-backward, a*b+c on 10M float32, matmul 1024x1024 float32, one epoch of the digits MLP
-(64-128-10, batch 64, SGD lr 0.1, cross entropy, sklearn's load_digits train split:
-23 steps of forward, loss, zero_grad, backward, step) and `import` in a fresh
-interpreter. The NumPy column is the same computation by hand (import: `import numpy`).
+41 tiny ops `c = c * b + a` x20 under inference_mode; a forward that records a graph),
+the autograd round trip relu(x*w+b).sum() forward + backward, a*b+c on 10M float32,
+matmul 1024x1024 float32, one epoch of the digits MLP (64-128-10, batch 64, SGD lr 0.1,
+cross entropy, sklearn's load_digits train split: 23 steps of forward, loss, zero_grad,
+backward, step), the real programs' training steps (benchmarks/programs.py: a GPT block,
+ResNet-18) and `import` in a fresh interpreter. The NumPy column is the same computation
+by hand (import: `import numpy`; none for the programs).
 NumPy's BLAS and torch run on `--threads` threads (default 1).
 """
 from __future__ import annotations
@@ -26,6 +28,7 @@ import sys
 import numpy as np
 from autograd import inside, numpy_round_trip, round_trip
 from harness import TIMERS, Table, measure, torch, warm_allocator
+from programs import gpt_step, resnet_step
 
 import ember
 
@@ -58,6 +61,9 @@ def tiny_op_rows(table, timing):
                            getattr(torch, "inference_mode", None))]:
         table.add(f"a + b inside {label} (4,)",
                   *inside(me, mt, a, b, ta, tb, a_np, b_np, 20000, **timing))
+    table.add("41 tiny ops (c*b+a x20) inside inference_mode",
+              *inside(ember.inference_mode, getattr(torch, "inference_mode", None), a, b, ta, tb,
+                      a_np, b_np, 1000, **timing, body=chain))
     table.add("a + w(requires_grad) forward (4,)", measure(lambda: a + w, 20000, **timing),
               measure(lambda: np.add(a_np, b_np), 20000, **timing),
               measure((lambda: ta + tw) if torch else None, 20000, **timing))
@@ -72,6 +78,14 @@ def round_trip_rows(table, timing):
         table.add(f"relu(x*w+b).sum() fwd+bwd {shape}", measure(round_trip(ember, *e), 2000, **timing),
                   measure(numpy_round_trip(*arrays), 2000, **timing),
                   measure(round_trip(torch, *t) if torch else None, 2000, **timing))
+
+
+def chain(lib, a, b):
+    """`c = c * b + a` twenty times from c = a: 41 tiny ops (with the first)."""
+    c = a * 1.0
+    for _ in range(20):
+        c = c * b + a
+    return c
 
 
 # --- large tensors ----------------------------------------------------------------------------
@@ -198,6 +212,15 @@ def mlp_rows(table, timing):
                   measure(module_epoch(torch, batches), 3, **timing), unit="ms")
 
 
+# --- real programs ----------------------------------------------------------------------------
+def program_rows(table, timing):
+    repeat = {**timing, "repeat": max(3, timing["repeat"] // 3)}
+    for label, make, number in [("GPT block training step (d128 h4 T64 B8)", gpt_step, 3),
+                                ("ResNet-18 training step (B8 32x32)", resnet_step, 1)]:
+        table.add(label, measure(make(ember), number, **repeat), None,
+                  measure(make(torch) if torch else None, number, **repeat), unit="ms")
+
+
 # --- import time ------------------------------------------------------------------------------
 def import_seconds(module, runs, timer="wall"):
     """Median and (min, max) of microseconds `import module` takes in a fresh interpreter,
@@ -240,6 +263,7 @@ def main(argv=None):
     round_trip_rows(table, timing)
     large_rows(table, timing)
     mlp_rows(table, timing)
+    program_rows(table, timing)
     import_rows(table, max(5, args.repeat // 2), args.timer)
     table.write_json(args.json, timer=args.timer, load_average=os.getloadavg()[0])
     return table.rows

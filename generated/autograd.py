@@ -8787,8 +8787,8 @@ class BinaryCrossEntropyBackwardBackward0(_Node):
 # schema/derivatives.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 class NativeLayerNormBackward0(_Node):
     """Backward of native_layer_norm, from schema/derivatives.yaml."""
-    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_weight')
-    _saved_slots = ('_s_bias', '_s_input', '_s_weight')
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_result1', '_s_result2', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_result1', '_s_result2', '_s_weight')
     _saved_list_slots = ()
     _release_after_backward = True
     _input_names = ('input', 'weight', 'bias')
@@ -8803,8 +8803,10 @@ class NativeLayerNormBackward0(_Node):
             eps = _node._s_eps
             input = _unpack(_node._s_input, _node)
             normalized_shape = _node._s_normalized_shape
+            result1 = _unpack(_node._s_result1, _node)
+            result2 = _unpack(_node._s_result2, _node)
             weight = _unpack(_node._s_weight, _node)
-            _r_input, _r_weight, _r_bias = _H.layer_norm_backward_composite(grads[0], input, normalized_shape, weight, bias, eps)
+            _r_input, _r_weight, _r_bias = _H.layer_norm_backward_composite(grads[0], input, normalized_shape, weight, bias, eps, result1, result2)
         return (_r_input, _r_weight, _r_bias)
 
     @property
@@ -8822,6 +8824,14 @@ class NativeLayerNormBackward0(_Node):
     @property
     def _saved_normalized_shape(self):
         return self._s_normalized_shape
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+    @property
+    def _saved_result2(self):
+        return _unpack(self._s_result2, self)
 
     @property
     def _saved_weight(self):
@@ -8882,8 +8892,8 @@ class NativeLayerNormBackwardBackward0(_Node):
 # schema/derivatives.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 class NativeBatchNormBackward0(_Node):
     """Backward of native_batch_norm, from schema/derivatives.yaml."""
-    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight')
-    _saved_slots = ('_s_bias', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight')
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_result1', '_s_result2', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_result1', '_s_result2', '_s_running_mean', '_s_running_var', '_s_weight')
     _saved_list_slots = ()
     _release_after_backward = True
     _input_names = ('input', 'weight', 'bias')
@@ -8897,11 +8907,13 @@ class NativeBatchNormBackward0(_Node):
             bias = _unpack(_node._s_bias, _node)
             eps = _node._s_eps
             input = _unpack(_node._s_input, _node)
+            result1 = _unpack(_node._s_result1, _node)
+            result2 = _unpack(_node._s_result2, _node)
             running_mean = _unpack(_node._s_running_mean, _node)
             running_var = _unpack(_node._s_running_var, _node)
             training = _node._s_training
             weight = _unpack(_node._s_weight, _node)
-            _r_input, _r_weight, _r_bias = _H.batch_norm_backward_composite(grads[0], input, weight, bias, running_mean, running_var, training, eps)
+            _r_input, _r_weight, _r_bias = _H.batch_norm_backward_composite(grads[0], input, weight, bias, running_mean, running_var, training, eps, result1, result2)
         return (_r_input, _r_weight, _r_bias)
 
     @property
@@ -8915,6 +8927,14 @@ class NativeBatchNormBackward0(_Node):
     @property
     def _saved_input(self):
         return _unpack(self._s_input, self)
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+    @property
+    def _saved_result2(self):
+        return _unpack(self._s_result2, self)
 
     @property
     def _saved_running_mean(self):
@@ -20632,6 +20652,12 @@ def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         _node._s_input = _save(input)
         _node._s_normalized_shape = normalized_shape
         _node._s_weight = _save(weight)
+    result0 = _out[0]
+    result1 = _out[1]
+    result2 = _out[2]
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_result1 = _save_output(result1, 1)
+        _node._s_result2 = _save_output(result2, 2)
     _set_history_many(_out, _node, (True, False, False))
     return _out
 
@@ -20691,6 +20717,12 @@ def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, tr
         _node._s_running_var = _save(running_var)
         _node._s_training = training
         _node._s_weight = _save(weight)
+    result0 = _out[0]
+    result1 = _out[1]
+    result2 = _out[2]
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_result1 = _save_output(result1, 1)
+        _node._s_result2 = _save_output(result2, 2)
     _set_history_many(_out, _node, (True, False, False))
     return _out
 

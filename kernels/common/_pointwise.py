@@ -66,7 +66,8 @@ def opmath_dtype(dt: D.dtype) -> D.dtype:
 def alpha_value(dt: D.dtype, alpha):
     """add/sub/rsub's alpha checked like torch's and converted to the computation dtype
     `dt` (checked_scalar: "value cannot be converted to type int8_t without overflow");
-    for float16/bfloat16 results, rounded to them (torch multiplies by that value)."""
+    rounded to float32 for float32/complex64 results and to float16/bfloat16 for theirs
+    (torch multiplies by that value)."""
     if alpha is True or alpha is False:
         if dt is not D.bool_:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
@@ -74,7 +75,13 @@ def alpha_value(dt: D.dtype, alpha):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
     value = checked_scalar(alpha, dt)
-    return float(np.float32(value).astype(dt.np)) if dt in HALF else value
+    if dt in HALF:
+        return float(np.float32(value).astype(dt.np))
+    if dt is D.float32:
+        return float(np.float32(value))
+    if dt is D.complex64:
+        return complex(np.complex64(value))
+    return value
 
 
 def check_bool_sub(a, b) -> None:

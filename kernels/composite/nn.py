@@ -481,10 +481,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
         attn_mask = rows >= ember.arange(m, device=query.device).unsqueeze(0)
     if attn_mask is not None:
         if attn_mask._dtype is D.bool_:
-            attn = attn.masked_fill(attn_mask == 0, float("-inf"))
+            attn = attn.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             attn = attn + attn_mask
-    attn = _safe_softmax(attn, -1)
+    if is_causal and key._shape[-2]:    # every row keeps its first column: none is all -inf
+        attn = ember._softmax(attn, -1, False)
+    else:
+        attn = _safe_softmax(attn, -1)
     if dropout_p > 0.0:
         keep = ember.rand_like(attn) >= dropout_p
         attn = attn * keep / (1 - dropout_p)

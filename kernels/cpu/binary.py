@@ -53,13 +53,28 @@ def _no_alpha(alpha) -> bool:
     return alpha == 1 and alpha is not True
 
 
+_FMA_BLOCK = 1 << 16     # elements of the wide scratch buffer (512 KiB of float64: in cache)
+
+
 def fma(x, y, z):
     """x * y + z for float arrays, rounded once like the fused multiply-adds of torch's
     kernels: computed in a wider type (float64 for float32, the opmath type of float16 and
-    bfloat16; long double for float64)."""
+    bfloat16; long double for float64). Large operands of one shape with a scalar `y` (an
+    optimizer's weight decay) go through a cache-sized wide buffer, block by block."""
     dt = np.result_type(x, y, z)
     wide = np.longdouble if dt == np.float64 else np.float64
-    return np.add(np.multiply(x, y, dtype=wide), z).astype(dt)
+    n = np.size(x)
+    if n <= _FMA_BLOCK or np.ndim(y) or np.shape(x) != np.shape(z):
+        return np.add(np.multiply(x, y, dtype=wide), z).astype(dt)
+    xf, zf = np.ravel(x), np.ravel(z)
+    out = np.empty(n, dt)
+    buf = np.empty(_FMA_BLOCK, wide)
+    for i in range(0, n, _FMA_BLOCK):
+        t = buf[:min(_FMA_BLOCK, n - i)]
+        np.multiply(xf[i:i + _FMA_BLOCK], y, out=t, dtype=wide)
+        np.add(t, zf[i:i + _FMA_BLOCK], out=t)
+        out[i:i + _FMA_BLOCK] = t
+    return out.reshape(np.shape(x))
 
 
 def scaled_op(ufunc, layout, a, b, alpha):

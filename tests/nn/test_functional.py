@@ -440,6 +440,33 @@ def test_scaled_dot_product_attention(is_causal):
              [pair(2, 3, 4, 8), pair(2, 3, 4, 8, seed=1), pair(2, 3, 4, 8, seed=2)])
 
 
+@pytest.mark.parametrize("q_len,k_len", [(5, 5), (6, 3), (3, 6), (1, 1)])
+def test_causal_attention_plain_softmax(q_len, k_len):
+    """is_causal keeps column 0 in every row, so ember takes the plain softmax (no all -inf
+    rows to guard): torch's values and gradients, square and rectangular."""
+    check_op(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+             lambda q, k, v: TF.scaled_dot_product_attention(q, k, v, is_causal=True),
+             [pair(2, 2, q_len, 4), pair(2, 2, k_len, 4, seed=1), pair(2, 2, k_len, 4, seed=2)])
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4, 7), (5, 1), (3,)])
+def test_softmax_last_dim_rows_like_torch(shape):
+    """softmax/log_softmax over the last dim of a contiguous array take the row maximum
+    by argmax and a gather: torch's values with NaN, -inf and all -inf rows, dtypes,
+    shapes and strides."""
+    a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+    flat = a.reshape(-1, shape[-1])
+    flat[0, -1] = np.nan
+    if flat.shape[0] > 2:
+        flat[1, 0] = -np.inf
+        flat[2, :] = -np.inf
+    for name in ("softmax", "log_softmax"):
+        e = getattr(F, name)(ember.from_numpy(a), -1)
+        t = getattr(TF, name)(torch.from_numpy(a), -1)
+        assert e.dtype == ember.float32 and e.shape == tuple(t.shape) and e.stride() == t.stride()
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6, atol=1e-7)
+
+
 def _run_mha(query_shape, key_len=None, *, num_heads=2, bias=True, **kwargs):
     """Compare multi_head_attention_forward on the same data (masks in kwargs are torch
     tensors); self-attention (query is key is value) unless key_len is given."""

@@ -191,3 +191,35 @@ def test_half_operands_are_rounded_to_half_before_computing_like_torch():
     want = torch.fmod(torch.tensor(a), torch.tensor(b)).numpy()
     got = ember.fmod(ember.tensor(a), ember.tensor(b)).numpy()
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("shape", [(70000,), (300, 700), (3, 65536)])
+def test_large_add_with_alpha_is_torch_fused_multiply_add(dtype, shape):
+    """add/sub with alpha on operands past the blocked fused multiply-add's threshold
+    (an optimizer's weight decay): torch's values bit for bit (one rounding of
+    self + alpha * other, alpha rounded to float32 first for float32 results), shape and
+    strides, also from a transposed operand. (float64 goes through long double, whose
+    64-bit significand does not hold the product exactly: a last-bit difference on a few
+    elements in 10^4.)"""
+    rng = np.random.default_rng(0)
+    a, b = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+    for alpha in (5e-4, -0.1, 3):
+        for name in ("add", "sub"):
+            e = getattr(ember, name)(ember.from_numpy(a), ember.from_numpy(b), alpha=alpha)
+            t = getattr(torch, name)(torch.from_numpy(a), torch.from_numpy(b), alpha=alpha)
+            assert e.dtype.name == dtype and e.shape == tuple(t.shape)
+            assert e.stride() == t.stride()
+            same_bits(e.numpy(), t.numpy(), dtype)
+    bt = np.ascontiguousarray(b.T).T      # a column-major operand of the same shape
+    e = ember.add(ember.from_numpy(a), ember.from_numpy(bt), alpha=0.25)
+    t = torch.add(torch.from_numpy(a), torch.from_numpy(bt), alpha=0.25)
+    same_bits(e.numpy(), t.numpy(), dtype)
+
+
+def same_bits(e, t, dtype):
+    if dtype == "float64":
+        np.testing.assert_allclose(e, t, rtol=1e-15, atol=1e-15)
+        assert (e != t).mean() < 1e-3
+    else:
+        np.testing.assert_array_equal(e, t)

@@ -77,6 +77,38 @@ def test_conv2d_larger_against_torch(groups, stride, padding, dilation):
         np.testing.assert_allclose(to_np(e), to_np(t), rtol=1e-10, atol=1e-9)
 
 
+@pytest.mark.parametrize("x_shape,w_shape,groups,stride,padding,dilation", [
+    ((2, 6, 1, 1), (16, 6, 3, 3), 1, 1, 1, 1),      # 1x1 maps: only the centre tap is read
+    ((2, 6, 2, 2), (16, 3, 3, 3), 2, 2, 1, 1),      # stride 2, grouped
+    ((1, 4, 3, 2), (12, 4, 2, 2), 1, 1, 0, 1),      # stride 1, rectangular
+    ((2, 4, 3), (20, 2, 3), 2, 1, 2, 2),            # 1-d, dilated
+    ((1, 2, 2, 2, 2), (10, 2, 2, 2, 2), 1, 1, 1, 1),  # 3-d
+    ((0, 6, 2, 2), (16, 6, 3, 3), 1, 1, 1, 1),      # an empty batch
+])
+def test_conv_backward_few_output_positions(x_shape, w_shape, groups, stride, padding, dilation):
+    """Fewer output positions (batch x map) than output channels per group, as in the deep
+    layers of ResNet on small images: the forward is one GEMM over the batch, the input
+    gradient reads the weight untransposed and the weight gradient comes from transposed
+    GEMM operands; torch's values, float32 and float64, with a bias."""
+    conv = {3: "conv1d", 4: "conv2d", 5: "conv3d"}[len(x_shape)]
+    for np_dt, tol in [(np.float64, 1e-10), (np.float32, 1e-4)]:
+        x, w = _rand(*x_shape).astype(np_dt), _rand(*w_shape, seed=1).astype(np_dt)
+        b = _rand(w_shape[0], seed=3).astype(np_dt)
+        ex, ew, eb = (ember_of(a).requires_grad_() for a in (x, w, b))
+        tx, tw, tb = (torch_of(a).requires_grad_() for a in (x, w, b))
+        ey = getattr(ember, conv)(ex, ew, eb, stride, padding, dilation, groups)
+        ty = getattr(torch, conv)(tx, tw, tb, stride, padding, dilation, groups)
+        assert ey.shape == tuple(ty.shape) and ey.stride() == ty.stride()
+        np.testing.assert_allclose(to_np(ey.detach()), to_np(ty.detach()), rtol=tol, atol=tol)
+        g = _rand(*ty.shape, seed=2).astype(np_dt)
+        e_grads = ember.autograd.grad(ey, (ex, ew, eb), ember_of(g))
+        t_grads = torch.autograd.grad(ty, (tx, tw, tb), torch_of(g))
+        for e, t in zip(e_grads, t_grads):
+            assert e.dtype == ember_of(x).dtype and e.shape == tuple(t.shape)
+            assert e.stride() == t.stride()
+            np.testing.assert_allclose(to_np(e), to_np(t), rtol=tol, atol=tol)
+
+
 def test_conv_same_even_kernel_warns():
     x, w = ember_of(_rand(1, 2, 5, 5)), ember_of(_rand(3, 2, 2, 2, seed=1))
     with pytest.warns(UserWarning, match="padding='same'"):
@@ -102,6 +134,35 @@ def test_embedding_dense_backward_scale_grad_by_freq_is_differentiable():
         lambda g: ember.embedding_dense_backward(g, idx, 5, 2, True), (g,))
     assert ember.autograd.gradgradcheck(
         lambda g: ember.embedding_dense_backward(g, idx, 5, -1, True), (g,))
+
+
+@pytest.mark.parametrize("n,num_weights,d,padding_idx,scale", [
+    (512, 64, 128, -1, False),      # a GPT's token embedding: ~8 repeats of each index
+    (40, 3, 32, 1, False),          # many repeats, a padding row
+    (200, 1, 40, -1, True),         # one index repeated past the vectorised limit
+    (300, 5000, 64, -1, False),     # few repeats
+    (50, 10, 8, -1, False),         # short rows (add.at's loop)
+    (0, 10, 64, -1, False),         # no indices
+])
+def test_embedding_dense_backward_sums_rows_like_torch(n, num_weights, d, padding_idx, scale):
+    """The row sums of embedding's backward (add_rows_at): torch's values, dtype, shape and
+    strides, and exactly np.add.at's (first to last occurrence) in float32 and float64."""
+    from ember.kernels.cpu.conv import add_rows_at
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, num_weights, n)
+    for dt in (np.float32, np.float64):
+        g = rng.standard_normal((n, d)).astype(dt)
+        e = ember.embedding_dense_backward(ember.from_numpy(g), ember.from_numpy(idx),
+                                           num_weights, padding_idx, scale)
+        t = torch.ops.aten.embedding_dense_backward(torch.from_numpy(g), torch.from_numpy(idx),
+                                                    num_weights, padding_idx, scale)
+        assert e.dtype.name == str(t.dtype).removeprefix("torch.")
+        assert e.shape == tuple(t.shape) and e.stride() == t.stride()
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-5, atol=1e-5)
+        ref, out = np.zeros((num_weights, d), dt), np.zeros((num_weights, d), dt)
+        np.add.at(ref, idx, g)
+        add_rows_at(out, idx, g)
+        np.testing.assert_array_equal(out, ref)
 
 
 def test_one_hot_infers_classes():

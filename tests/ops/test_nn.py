@@ -220,3 +220,82 @@ def test_einsum_takes_operands_as_arguments_or_one_list_like_torch():
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
     with pytest.raises(TypeError, match="sublist format"):
         ember.einsum(ember.tensor(a), [0, 1])
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_batch_norm_backward_runs_the_kernel_like_torch(training, affine, channels_last):
+    """Without create_graph, native_batch_norm's backward is native_batch_norm_backward's
+    kernel on the saved statistics (saved as result1/result2, as torch's node does):
+    torch's gradients, dtypes, shapes and strides, training and eval, with and without
+    weight/bias, channels_last; with create_graph the composite formula still gives
+    torch's double backward."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((4, 3, 5, 2))
+    w, b = rng.standard_normal(3), rng.standard_normal(3)
+    rm, rv = rng.standard_normal(3), rng.random(3) + 0.5
+    g = rng.standard_normal(x.shape)
+
+    def run(lib, of, create_graph):
+        xt = of(x)
+        if channels_last:
+            xt = xt.contiguous(memory_format=lib.channels_last)
+        xt = xt.requires_grad_()
+        wt = of(w).requires_grad_() if affine in ("both", "weight") else None
+        bt = of(b).requires_grad_() if affine in ("both", "bias") else None
+        y = lib.nn.functional.batch_norm(xt, of(rm), of(rv), wt, bt, training=training)
+        leaves = [t for t in (xt, wt, bt) if t is not None]
+        assert y.grad_fn._saved_result1.shape == y.grad_fn._saved_result2.shape
+        grads = lib.autograd.grad(y, leaves, of(g), create_graph=create_graph)
+        if create_graph:
+            grads = lib.autograd.grad(sum((gr * gr).sum() for gr in grads), leaves,
+                                      allow_unused=True)
+        return grads
+
+    for create_graph in (False, True) if training and affine == "both" else (False,):
+        for e, t in zip(run(ember, ember_of, create_graph), run(torch, torch_of, create_graph)):
+            assert (e is None) == (t is None)
+            if t is not None:
+                assert e.dtype == ember.float64 and e.shape == tuple(t.shape)
+                if not create_graph:
+                    assert e.stride() == t.stride()
+                np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(),
+                                           rtol=1e-9, atol=1e-10)
+
+
+@pytest.mark.parametrize("normalized", [(4,), (3, 4)])
+@pytest.mark.parametrize("affine", ["both", "weight", "bias", "none"])
+def test_layer_norm_backward_runs_the_kernel_like_torch(normalized, affine):
+    """Without create_graph, native_layer_norm's backward is native_layer_norm_backward's
+    kernel on the saved mean and rstd (result1/result2, as torch's node): torch's
+    gradients, dtypes, shapes and strides; with create_graph the composite formula still
+    gives torch's double backward."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 5, 3, 4))
+    w, b = rng.standard_normal(normalized), rng.standard_normal(normalized)
+    g = rng.standard_normal(x.shape)
+
+    def run(lib, of, create_graph):
+        xt = of(x).requires_grad_()
+        wt = of(w).requires_grad_() if affine in ("both", "weight") else None
+        bt = of(b).requires_grad_() if affine in ("both", "bias") else None
+        y = lib.nn.functional.layer_norm(xt, normalized, wt, bt)
+        leaves = [t for t in (xt, wt, bt) if t is not None]
+        assert y.grad_fn._saved_result1.shape == y.grad_fn._saved_result2.shape
+        grads = lib.autograd.grad(y, leaves, of(g), create_graph=create_graph)
+        if create_graph:
+            grads = lib.autograd.grad(sum((gr * gr).sum() for gr in grads), leaves,
+                                      allow_unused=True)
+        return grads
+
+    for create_graph in (False, True) if affine == "both" else (False,):
+        for e, t in zip(run(ember, ember_of, create_graph), run(torch, torch_of, create_graph)):
+            assert (e is None) == (t is None)
+            if t is None:
+                continue
+            assert e.dtype == ember.float64 and e.shape == tuple(t.shape)
+            if not create_graph:
+                assert e.stride() == t.stride()
+            np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-9,
+                                       atol=1e-10)

@@ -108,9 +108,15 @@ def _sum_or_self(t, dims):
     return t.sum(dims) if dims else t
 
 
-def layer_norm_backward_composite(grad, input, normalized_shape, weight, bias, eps):
-    """native_layer_norm's gradient, recomputing mean and rstd from input in ember ops (so
-    its own gradient, the double backward, is right)."""
+def layer_norm_backward_composite(grad, input, normalized_shape, weight, bias, eps, mean,
+                                  rstd):
+    """native_layer_norm's gradient: without create_graph, native_layer_norm_backward's
+    kernel on the saved mean and rstd; with it, in ember ops recomputing them from input
+    (so that the double backward reaches input through them)."""
+    if not ember.is_grad_enabled():
+        return ember.native_layer_norm_backward(
+            grad, input, normalized_shape, mean, rstd, weight, bias,
+            [True, weight is not None, bias is not None])
     rdims, bdims = _ln_dims(input, normalized_shape)
     mean, rstd = _norm_stats(input, rdims, eps)
     xhat = (input - mean) * rstd
@@ -184,9 +190,15 @@ def _bn_dims(input):
 
 
 def batch_norm_backward_composite(grad, input, weight, bias, running_mean, running_var,
-                                  training, eps):
-    """native_batch_norm's gradient in ember ops: batch statistics recomputed from input
-    (training) or the running ones (eval)."""
+                                  training, eps, save_mean, save_invstd):
+    """native_batch_norm's gradient: without create_graph, native_batch_norm_backward's
+    kernel on the saved batch statistics (training) or the running ones (eval); with it,
+    in ember ops with the batch statistics recomputed from input, so that the double
+    backward reaches input through them (the saved ones are not differentiable outputs)."""
+    if not ember.is_grad_enabled():
+        return ember.native_batch_norm_backward(
+            grad, input, weight, running_mean, running_var, save_mean, save_invstd, training,
+            eps, [True, weight is not None, bias is not None])
     rdims, view = _bn_dims(input)
     w = None if weight is None else weight.view(view)
     if training:
