@@ -29,23 +29,12 @@ import numpy as np
 
 from ..core import dtype as D
 from ..core.tensor import Tensor
-from .lowering import aten, compute_dtype, reduction, static_shape, val
+from .lowering import _call1 as _call
+from .lowering import _infix, aten, reduction, scalar_expr, static_shape, val
 
 C_TYPES = {D.float32: "float", D.float64: "double", D.int64: "i64", D.int32: "int",
            D.bool_: "bool"}
 _FLOATS = {D.float32, D.float64}
-
-
-def _infix(symbol):
-    def rule(x, node, lit):
-        if node.kwargs.get("alpha", 1) != 1 or len(node.args) > 2:
-            return None
-        return f"({x[0]} {symbol} {x[1]})"
-    return rule
-
-
-def _call(fn):
-    return lambda x, node, lit: None if node.kwargs else f"{fn}({x[0]})"
 
 
 def _pow(x, node, lit):
@@ -101,8 +90,6 @@ for _name, _sym in (("le", "<="), ("lt", "<"), ("ge", ">="), ("gt", ">"), ("eq",
                     ("ne", "!=")):
     for _ov in ("Scalar", "Tensor"):
         RULES[getattr(getattr(aten, _name), _ov)] = _infix(_sym)
-_OWN_DTYPE_ARGS = {aten.where.self: {0}, aten._to_copy.default: {0}}
-_COMPARISONS = {op for op in RULES if op.name in ("le", "lt", "ge", "gt", "eq", "ne")}
 
 
 def literal(x, dt) -> str:
@@ -196,17 +183,8 @@ def render(k) -> str:
 
 
 def _member(node, names) -> str:
-    dt = compute_dtype(node)
-    keep = _OWN_DTYPE_ARGS.get(node.target, set())
-    ops = []
-    for i, a in enumerate(node.args):
-        if hasattr(a, "op"):
-            same = val(a).dtype is dt or i in keep
-            ops.append(names[a] if same else f"static_cast<{C_TYPES[dt]}>({names[a]})")
-        else:
-            ops.append(literal(a, dt))
-    expr = RULES[node.target](ops, node, lambda x: literal(x, dt))
-    return f"static_cast<{C_TYPES[val(node).dtype]}>({expr})"
+    return scalar_expr(node, names, RULES, lambda dt, code: f"static_cast<{C_TYPES[dt]}>({code})",
+                       literal)
 
 
 class CudaKernel:

@@ -29,11 +29,10 @@ from .lowering import (
     EXACT,
     POINTWISE,
     D,
-    compute_dtype,
     literal,
     np_name,
     reduction,
-    uncast_args,
+    scalar_expr,
     val,
 )
 
@@ -110,19 +109,8 @@ def _index(shape, full):
 
 
 def _member(node, names):
-    dt = compute_dtype(node)
-    keep = uncast_args(node)
-    ops = []
-    for i, a in enumerate(node.args):
-        if hasattr(a, "op"):
-            same = val(a).dtype is dt or i in keep
-            ops.append(names[a] if same else f"{np_name(dt)}({names[a]})")
-        else:
-            ops.append(literal(a, dt))
-
-    def lit(x):
-        return literal(x, dt)
-    return f"{np_name(val(node).dtype)}({POINTWISE[node.target](ops, node, lit)})"
+    return scalar_expr(node, names, POINTWISE, lambda dt, code: f"{np_name(dt)}({code})",
+                       literal)
 
 
 def compile_for(fn, k) -> None:

@@ -135,6 +135,21 @@ def uncast_args(node):
     return {0} if node.target in (aten.where.self, aten._to_copy.default) else set()
 
 
+def scalar_expr(node, names, rules, cast, literal) -> str:
+    """A fused member as one scalar expression of a kernel language: operands cast to the
+    node's compute dtype (`cast(dtype, code)`, except those keeping their own), constants
+    as `literal(x, dtype)`, the rule's expression cast to the result dtype."""
+    dt = compute_dtype(node)
+    keep = uncast_args(node)
+    ops = []
+    for i, a in enumerate(node.args):
+        if hasattr(a, "op"):
+            ops.append(names[a] if val(a).dtype is dt or i in keep else cast(dt, names[a]))
+        else:
+            ops.append(literal(a, dt))
+    return cast(val(node).dtype, rules[node.target](ops, node, lambda x: literal(x, dt)))
+
+
 # --- reductions a fused kernel can finish with: op -> (kind, dims, keepdim) ----------------------
 def reduction(node):
     """(kind, dims, keepdim) of a sum/mean/amax node (dims normalised, all when empty), or

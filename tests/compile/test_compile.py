@@ -12,13 +12,6 @@ from ember import nn
 from ember._dynamo import config, counters
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    ember._dynamo.reset()
-    yield
-    ember._dynamo.reset()
-
-
 def _np(t):
     return t.detach().numpy()
 

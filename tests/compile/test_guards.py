@@ -13,13 +13,6 @@ SCALE = 2.0
 OFFSET = ember.ones(3)
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    ember._dynamo.reset()
-    yield
-    ember._dynamo.reset()
-
-
 def _frames():
     return counters["frames"]["total"]
 

@@ -28,13 +28,6 @@ from opinfo import OPS
 from test_schema_ops import sample_args
 
 
-@pytest.fixture(autouse=True)
-def _fresh():
-    ember._dynamo.reset()
-    yield
-    ember._dynamo.reset()
-
-
 def _np(t):
     return t.detach().numpy()
 
