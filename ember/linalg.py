@@ -19,7 +19,9 @@ cholesky_ex = _F.linalg_cholesky_ex
 cross = _F.linalg_cross
 det = _F.linalg_det
 diagonal = _F.linalg_diagonal
+eig = _F.linalg_eig
 eigh = _F.linalg_eigh
+eigvals = _F.linalg_eigvals
 eigvalsh = _F.linalg_eigvalsh
 householder_product = _F.linalg_householder_product
 inv = _F.linalg_inv
@@ -51,7 +53,7 @@ vecdot = _F.linalg_vecdot
 vector_norm = _F.linalg_vector_norm
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh", "eigvalsh",
+    "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh",
     "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
     "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
     "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",

@@ -289,6 +289,7 @@ _c_linalg_cholesky_ex = _o.linalg_cholesky_ex._cache
 _c_linalg_qr = _o.linalg_qr._cache
 _c_linalg_svd = _o.linalg_svd._cache
 _c_linalg_eigh = _o.linalg_eigh._cache
+_c_linalg_eig = _o.linalg_eig._cache
 _c_linalg_lstsq = _o.linalg_lstsq._cache
 _c_linalg_lu = _o.linalg_lu._cache
 _c_linalg_lu_factor_ex = _o.linalg_lu_factor_ex._cache
@@ -1807,8 +1808,8 @@ class LinalgDetBackward0(_Node):
 # schema/derivatives.yaml: linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 class LinalgSlogdetBackward0(_Node):
     """Backward of linalg_slogdet, from schema/derivatives.yaml."""
-    __slots__ = ('_s_A',)
-    _saved_slots = ('_s_A',)
+    __slots__ = ('_s_A', '_s_sign')
+    _saved_slots = ('_s_A', '_s_sign')
     _saved_list_slots = ()
     _release_after_backward = True
     _input_names = ('A',)
@@ -1816,15 +1817,21 @@ class LinalgSlogdetBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         grad_logabsdet = grads[1]
+        grad_sign = grads[0]
         _r_A = None
         if _n[0]:
             A = _unpack(_node._s_A, _node)
-            _r_A = _H.linalg_slogdet_backward(grad_logabsdet, A)
+            sign = _unpack(_node._s_sign, _node)
+            _r_A = _H.linalg_slogdet_backward(grad_sign, grad_logabsdet, A, sign)
         return (_r_A,)
 
     @property
     def _saved_A(self):
         return _unpack(self._s_A, self)
+
+    @property
+    def _saved_sign(self):
+        return _unpack(self._s_sign, self)
 
 
 # schema/derivatives.yaml: linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
@@ -1956,6 +1963,40 @@ class LinalgEighBackward0(_Node):
     @property
     def _saved_eigenvectors(self):
         return _unpack(self._s_eigenvectors, self)
+
+
+# schema/derivatives.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)
+class LinalgEigBackward0(_Node):
+    """Backward of linalg_eig, from schema/derivatives.yaml."""
+    __slots__ = ('_s_eigenvalues', '_s_eigenvectors', '_s_self_dtype')
+    _saved_slots = ('_s_eigenvalues', '_s_eigenvectors')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_eigenvalues = grads[0]
+        grad_eigenvectors = grads[1]
+        _r_self = None
+        if _n[0]:
+            eigenvalues = _unpack(_node._s_eigenvalues, _node)
+            eigenvectors = _unpack(_node._s_eigenvectors, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.linalg_eig_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_eigenvalues(self):
+        return _unpack(self._s_eigenvalues, self)
+
+    @property
+    def _saved_eigenvectors(self):
+        return _unpack(self._s_eigenvectors, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
 
 
 # schema/derivatives.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
@@ -16757,6 +16798,9 @@ def _ag_linalg_slogdet(ks, A):
         return _out
     _node = _new_node(LinalgSlogdetBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
     _node._s_A = _save(A)
+    sign = _out[0]
+    logabsdet = _out[1]
+    _node._s_sign = _save_output(sign, 0)
     _set_history_many(_out, _node, (True, True))
     return _out
 
@@ -16841,6 +16885,28 @@ def _ag_linalg_eigh(ks, self, UPLO):
     if not (_e_self is not None):
         return _out
     _node = _new_node(LinalgEighBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    eigenvalues = _out[0]
+    eigenvectors = _out[1]
+    _node._s_eigenvalues = _save_output(eigenvalues, 0)
+    _node._s_eigenvectors = _save_output(eigenvectors, 1)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors) (derivative: schema/derivatives.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors))
+def _ag_linalg_eig(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_linalg_eig.get(_ks)
+    if _k is None:
+        _k = _o.linalg_eig._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgEigBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
     eigenvalues = _out[0]
     eigenvectors = _out[1]
     _node._s_eigenvalues = _save_output(eigenvalues, 0)
@@ -21678,6 +21744,8 @@ _o.linalg_cholesky_ex.register("Autograd", _ag_linalg_cholesky_ex, with_keyset=T
 _o.linalg_qr.register("Autograd", _ag_linalg_qr, with_keyset=True)
 _o.linalg_svd.register("Autograd", _ag_linalg_svd, with_keyset=True)
 _o.linalg_eigh.register("Autograd", _ag_linalg_eigh, with_keyset=True)
+_o.linalg_eig.register("Autograd", _ag_linalg_eig, with_keyset=True)
+_o._linalg_eigvals.register("Autograd", _autograd_not_implemented(_o._linalg_eigvals), with_keyset=True)
 _o.linalg_lstsq.register("Autograd", _ag_linalg_lstsq, with_keyset=True)
 _o.linalg_lu.register("Autograd", _ag_linalg_lu, with_keyset=True)
 _o.linalg_lu_factor_ex.register("Autograd", _ag_linalg_lu_factor_ex, with_keyset=True)

@@ -27,6 +27,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry__fft_c2c,
     _entry__fft_c2r,
     _entry__fft_r2c,
+    _entry__linalg_eigvals,
     _entry__log_softmax,
     _entry__log_softmax_backward_data,
     _entry__log_softmax_backward_data_out,
@@ -597,7 +598,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_linalg_cross,
     _entry_linalg_det,
     _entry_linalg_diagonal,
+    _entry_linalg_eig,
     _entry_linalg_eigh,
+    _entry_linalg_eigvals,
     _entry_linalg_eigvalsh,
     _entry_linalg_householder_product,
     _entry_linalg_inv,
@@ -1324,6 +1327,7 @@ __all__ = [
     '_fft_c2c',
     '_fft_c2r',
     '_fft_r2c',
+    '_linalg_eigvals',
     '_log_softmax',
     '_log_softmax_backward_data',
     '_softmax',
@@ -1561,7 +1565,9 @@ __all__ = [
     'linalg_cross',
     'linalg_det',
     'linalg_diagonal',
+    'linalg_eig',
     'linalg_eigh',
+    'linalg_eigvals',
     'linalg_eigvalsh',
     'linalg_householder_product',
     'linalg_inv',
@@ -1853,6 +1859,7 @@ _rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
 _rt_histogram = _return_type('histogram', ('hist', 'bin_edges'))
 _rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_linalg_cholesky_ex = _return_type('linalg_cholesky_ex', ('L', 'info'))
+_rt_linalg_eig = _return_type('linalg_eig', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_eigh = _return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_inv_ex = _return_type('linalg_inv_ex', ('inverse', 'info'))
 _rt_linalg_lstsq = _return_type('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
@@ -2001,6 +2008,23 @@ def _fft_r2c(input, dim, normalization, onesided):
 
     except TypeError:
         _r = _hra(_fft_r2c, (input,), (input, dim, normalization, onesided), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _linalg_eigvals(Tensor self) -> Tensor
+def _linalg_eigvals(input):
+    """_linalg_eigvals(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(_linalg_eigvals, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__linalg_eigvals(input)
+
+    except TypeError:
+        _r = _hra(_linalg_eigvals, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -8485,6 +8509,23 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
         return _r
 
 
+# schema/native_functions.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)
+def linalg_eig(input):
+    """linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)"""
+    if _tf[0]:
+        _r = _htf(linalg_eig, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_eig._make(_entry_linalg_eig(input))
+
+    except TypeError:
+        _r = _hra(linalg_eig, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 def linalg_eigh(input, UPLO='L'):
     """linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)"""
@@ -8497,6 +8538,23 @@ def linalg_eigh(input, UPLO='L'):
 
     except TypeError:
         _r = _hra(linalg_eigh, (input,), (input, UPLO), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_eigvals(Tensor self) -> Tensor
+def linalg_eigvals(input):
+    """linalg_eigvals(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_eigvals, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_eigvals(input)
+
+    except TypeError:
+        _r = _hra(linalg_eigvals, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r

@@ -23565,6 +23565,96 @@ linalg_eigvalsh._entry = _entry_linalg_eigvalsh
 _aten._packet('linalg_eigvalsh')._add(linalg_eigvalsh)
 
 
+# schema/native_functions.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)
+linalg_eig = _Op("aten", 'linalg_eig', 'default',
+    'linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)',
+    ('self',), 1, tags=())
+_c_linalg_eig = linalg_eig._cache
+
+
+def _bind_linalg_eig(self):
+    return (self,)
+
+
+def _entry_linalg_eig(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eig, (self,)) from None
+    _k = _c_linalg_eig.get(ks)
+    if _k is None:
+        _k = linalg_eig._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eig, _k, (self,))
+    return _k(self)
+
+
+linalg_eig._bind = _bind_linalg_eig
+linalg_eig._entry = _entry_linalg_eig
+_aten._packet('linalg_eig')._add(linalg_eig)
+
+
+# schema/native_functions.yaml: _linalg_eigvals(Tensor self) -> Tensor
+_linalg_eigvals = _Op("aten", '_linalg_eigvals', 'default',
+    '_linalg_eigvals(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c__linalg_eigvals = _linalg_eigvals._cache
+
+
+def _bind__linalg_eigvals(self):
+    return (self,)
+
+
+def _entry__linalg_eigvals(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_linalg_eigvals, (self,)) from None
+    _k = _c__linalg_eigvals.get(ks)
+    if _k is None:
+        _k = _linalg_eigvals._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_linalg_eigvals, _k, (self,))
+    return _k(self)
+
+
+_linalg_eigvals._bind = _bind__linalg_eigvals
+_linalg_eigvals._entry = _entry__linalg_eigvals
+_aten._packet('_linalg_eigvals')._add(_linalg_eigvals)
+
+
+# schema/native_functions.yaml: linalg_eigvals(Tensor self) -> Tensor
+linalg_eigvals = _Op("aten", 'linalg_eigvals', 'default',
+    'linalg_eigvals(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_linalg_eigvals = linalg_eigvals._cache
+
+
+def _bind_linalg_eigvals(self):
+    return (self,)
+
+
+def _entry_linalg_eigvals(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eigvals, (self,)) from None
+    _k = _c_linalg_eigvals.get(ks)
+    if _k is None:
+        _k = linalg_eigvals._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eigvals, _k, (self,))
+    return _k(self)
+
+
+linalg_eigvals._bind = _bind_linalg_eigvals
+linalg_eigvals._entry = _entry_linalg_eigvals
+_aten._packet('linalg_eigvals')._add(linalg_eigvals)
+
+
 # schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
 linalg_lstsq = _Op("aten", 'linalg_lstsq', 'default',
     'linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)',

@@ -3219,6 +3219,17 @@ _o.linalg_eigh.register('Meta', _meta_linalg.linalg_eigh)
 # schema/native_functions.yaml: linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor
 _o.linalg_eigvalsh.register('CompositeImplicitAutograd', _composite_linalg.linalg_eigvalsh)
 
+# schema/native_functions.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)
+_o.linalg_eig.register('CPU', _cpu_linalg.linalg_eig)
+_o.linalg_eig.register('Meta', _meta_linalg.linalg_eig)
+
+# schema/native_functions.yaml: _linalg_eigvals(Tensor self) -> Tensor
+_o._linalg_eigvals.register('CPU', _cpu_linalg.linalg_eigvals_only)
+_o._linalg_eigvals.register('Meta', _meta_linalg.linalg_eigvals_only)
+
+# schema/native_functions.yaml: linalg_eigvals(Tensor self) -> Tensor
+_o.linalg_eigvals.register('CompositeImplicitAutograd', _composite_linalg.linalg_eigvals)
+
 # schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
 _o.linalg_lstsq.register('CPU', _cpu_linalg.linalg_lstsq)
 _o.linalg_lstsq.register('Meta', _meta_linalg.linalg_lstsq)

@@ -224,7 +224,7 @@ def linalg_slogdet(A):
     """`linalg.slogdet(A)`: sign and log|det|; a singular matrix gives (0, -inf)."""
     _meta.linalg_slogdet(A)
     sign, logabs = np.linalg.slogdet(A._np)
-    return _wrap(sign, A._dtype), _wrap(logabs, A._dtype)
+    return _wrap(sign, A._dtype), _wrap(logabs, A._dtype.to_real())
 
 
 def _potrf(a, lower):
@@ -270,10 +270,10 @@ def linalg_svd(A, full_matrices, driver):
     u_shape, s_shape, vh_shape = _meta.svd_shapes(A, full_matrices, driver)
     dt = A._dtype
     if 0 in A._shape:
-        u, s, vh = _eye_like(u_shape, dt), np.zeros(s_shape, dt.np), _eye_like(vh_shape, dt)
+        u, s, vh = _eye_like(u_shape, dt), np.zeros(s_shape), _eye_like(vh_shape, dt)
     else:
         u, s, vh = np.linalg.svd(A._np, full_matrices=full_matrices)
-    return _wrap(u, dt, colmajor=True), _wrap(s, dt), _wrap(vh, dt, colmajor=True)
+    return _wrap(u, dt, colmajor=True), _wrap(s, dt.to_real()), _wrap(vh, dt, colmajor=True)
 
 
 def linalg_eigh(self, UPLO):
@@ -282,10 +282,10 @@ def linalg_eigh(self, UPLO):
     _meta.eigh_check(self, UPLO)
     dt = self._dtype
     if 0 in self._shape:
-        w, v = np.zeros(self._shape[:-1], dt.np), np.zeros(self._shape, dt.np)
+        w, v = np.zeros(self._shape[:-1]), np.zeros(self._shape, dt.np)
     else:
         w, v = np.linalg.eigh(self._np, UPLO=UPLO)
-    return _wrap(w, dt), _wrap(v, dt, colmajor=True)
+    return _wrap(w, dt.to_real()), _wrap(v, dt, colmajor=True)
 
 
 def _lstsq_one(driver, rcond, k_sv):
@@ -293,9 +293,9 @@ def _lstsq_one(driver, rcond, k_sv):
         if driver == "gels":
             gels = _lapack.get_lapack_funcs("gels", (a, b))
             _, x, _ = gels(a, b)
-            return x[:a.shape[1]], np.int64(a.shape[1]), np.zeros(k_sv, a.dtype)
+            return x[:a.shape[1]], np.int64(a.shape[1]), np.zeros(k_sv, a.real.dtype)
         x, _, rank, sv = _sl.lstsq(a, b, cond=rcond, lapack_driver=driver, check_finite=False)
-        return x, np.int64(rank), (np.zeros(k_sv, a.dtype) if sv is None else sv)
+        return x, np.int64(rank), (np.zeros(k_sv, a.real.dtype) if sv is None else sv)
     return one
 
 
@@ -305,13 +305,13 @@ def linalg_lstsq(self, b, rcond, driver):
     always), rank for all but gels, singular values for gelsd/gelss (torch's rules)."""
     drv, vector, batch, m, n, k = _meta.lstsq_layout(self, b, driver)
     _, res_shape, rank_shape, sv_shape = _meta.lstsq_shapes(self, b, driver)
-    dt = self._dtype
+    dt, rt = self._dtype, self._dtype.to_real()
     a, bb = self._np, (b._np[..., None] if vector else b._np)
     if rcond is None:
         rcond = float(np.finfo(dt.np).eps) * max(m, n)
     if 0 in a.shape or k == 0:
         x, rank, sv = np.zeros(batch + (n, k), dt.np), np.zeros(batch, np.int64), \
-            np.zeros(batch + (min(m, n),), dt.np)
+            np.zeros(batch + (min(m, n),), rt.np)
     else:
         x, rank, sv = _each(_lstsq_one(drv, rcond, min(m, n)), a, bb, batch=batch)
     buf = np.zeros(batch + (max(m, n), k), dt.np)
@@ -321,13 +321,13 @@ def linalg_lstsq(self, b, rcond, driver):
     full_rank = drv == "gels" or bool(np.all(rank == n))
     if res_shape != (0,) and full_rank:
         r = np.einsum("...ij,...jk->...ik", a, x) - bb
-        res = np.sum(r * r, axis=-2)
+        res = np.sum(np.abs(r) ** 2, axis=-2)
     else:
-        res = np.zeros((0,), dt.np)
+        res = np.zeros((0,), rt.np)
     rank = rank if rank_shape != (0,) else np.zeros((0,), np.int64)
-    sv = sv if sv_shape != (0,) else np.zeros((0,), dt.np)
-    return (from_array(sol, dt), _wrap(res, dt), from_array(np.array(rank, np.int64)),
-            _wrap(sv, dt))
+    sv = sv if sv_shape != (0,) else np.zeros((0,), rt.np)
+    return (from_array(sol, dt), _wrap(res, rt), from_array(np.array(rank, np.int64)),
+            _wrap(sv, rt))
 
 
 def linalg_lu_factor_ex(A, pivot, check_errors):
@@ -376,11 +376,14 @@ def lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
 
 def linalg_lu_solve(LU, pivots, B, left, adjoint):
     """`linalg.lu_solve(LU, pivots, B, left=True, adjoint=False)`: getrs with lu_factor's
-    result; XA = B is solved as A^T X^T = B^T."""
+    result; XA = B is solved as A^H X^H = B^H (getrs' trans: 0 A, 2 A^H)."""
     shape = _meta.lu_solve_layout(LU, pivots, B, left)
+    if pivots._np.size and pivots._np.min() < 1:
+        raise RuntimeError("Pivots given to lu_solve must all be greater or equal to 1. Did you "
+                           "properly pass the result of lu_factor?")
     batch = shape[:-2]
-    b = B._np if left else np.swapaxes(B._np, -1, -2)
-    trans = int(adjoint) if left else int(not adjoint)
+    b = B._np if left else np.conj(np.swapaxes(B._np, -1, -2))
+    trans = 2 * int(adjoint if left else not adjoint)
     if 0 in shape:
         x = np.zeros(b.shape if not batch else batch + b.shape[-2:], B._dtype.np)
     else:
@@ -390,7 +393,7 @@ def linalg_lu_solve(LU, pivots, B, left, adjoint):
             return (x1,)
         (x,) = _each(one, LU._np, pivots._np[..., None], b, batch=batch)
     if not left:
-        x = np.swapaxes(x, -1, -2)
+        x = np.conj(np.swapaxes(x, -1, -2))
     return _wrap(x, B._dtype, colmajor=left)
 
 
@@ -425,7 +428,7 @@ def linalg_householder_product(input, tau):
     t = np.concatenate([t, np.zeros(t.shape[:-1] + (n - t.shape[-1],), t.dtype)], -1)
 
     def one(a1, t1):
-        orgqr = _lapack.get_lapack_funcs("orgqr", (a1,))
+        orgqr = _lapack.get_lapack_funcs("ungqr" if a1.dtype.kind == "c" else "orgqr", (a1,))
         q, _, _ = orgqr(a1, t1[0])
         return (q,)
     (q,) = _each(one, a, t[..., None, :], batch=a.shape[:-2])
@@ -440,3 +443,39 @@ def linalg_matrix_exp(self):
     a = _as(self._np, _acc(dt))
     r = _sl.expm(a) if a.size else a.copy()
     return _wrap(r, dt)
+
+
+def _eig(A, vectors, fn):
+    """geev (NumPy's batched eig) on each matrix of A: eigenvalues (and unit-norm
+    eigenvectors) in A's complex dtype."""
+    ct = _meta.eig_check(A, fn)
+    a = A._np
+    if 0 in a.shape:
+        return np.zeros(a.shape[:-1], ct.np), np.zeros(a.shape, ct.np)
+    if vectors:
+        w, v = np.linalg.eig(a)
+        return w.astype(ct.np, copy=False), v.astype(ct.np, copy=False)
+    return np.linalg.eigvals(a).astype(ct.np, copy=False), None
+
+
+def linalg_eig(self):
+    """`linalg.eig(A)`: the (complex) eigenvalues and eigenvectors of a general matrix;
+    torch refuses infs and NaNs (LAPACK's geev does not converge on them)."""
+    if not np.isfinite(self._np).all():
+        raise RuntimeError("ember.linalg.eig: input tensor should not contain infs or NaNs.")
+    w, v = _eig(self, True, "linalg.eig")
+    ct = self._dtype.to_complex()
+    return _wrap(w, ct), _wrap(v, ct, colmajor=True)
+
+
+def linalg_eigvals_only(self):
+    """The eigenvalues alone (geev without vectors); a matrix with infs or NaNs gets NaN
+    eigenvalues (torch's LAPACK result is undefined there: NaNs, or a crash)."""
+    a = self._np
+    bad = ~np.isfinite(a).all(axis=(-2, -1)) if a.ndim >= 2 else None
+    if bad is not None and bad.any():
+        self = from_array(np.where(bad[..., None, None], 0, a), self._dtype)
+    w = _eig(self, False, "linalg.eigvals")[0]
+    if bad is not None and bad.any():
+        w[bad] = np.nan + 1j * np.nan
+    return _wrap(w, self._dtype.to_complex())

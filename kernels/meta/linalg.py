@@ -124,16 +124,19 @@ def empty_colmajor(shape, dt):
     return empty_meta(shape, dt, colmajor_strides(shape))
 
 
-def check_not_complex(A, fn):
-    """torch has complex linear algebra; ember does not yet: a clear refusal."""
-    if A._dtype.is_complex:
-        raise NotImplementedError(f"{fn}: ember has no complex linear algebra yet (got a "
-                                  f"{A._dtype.scalar_name} tensor)")
+def check_norm_dtype(A, dtype, fn):
+    """A norm's dtype= is floating or complex, complex exactly when the input is."""
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got "
+                           f"{dtype.scalar_name}")
+    if dtype.is_complex != A._dtype.is_complex:
+        kind = "complex" if A._dtype.is_complex else "real"
+        raise RuntimeError(f"{fn}: dtype should be {kind} for {kind} inputs, but got "
+                           f"{dtype.scalar_name}")
 
 
 def check_floating(A, fn):
-    check_not_complex(A, fn)
-    if not A._dtype.is_floating_point:
+    if not (A._dtype.is_floating_point or A._dtype.is_complex):
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. "
                            f"Got {A._dtype.scalar_name}")
 
@@ -153,9 +156,14 @@ def check_square(A, fn, name="A"):
 def check_lapack_dtype(A, kernel):
     """float16/bfloat16 (and integers, for the ops without a float check) have no LAPACK
     kernel: torch's NotImplementedError naming its CPU kernel."""
-    check_not_complex(A, kernel.removesuffix("_cpu"))
-    if not A._dtype.is_floating_point or A._dtype in _LOW:
+    if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in _LOW:
         raise not_implemented_for(kernel, A._dtype)
+
+
+def check_lapack_float(A):
+    """LAPACK's four types (float, double and their complex), torch's message otherwise."""
+    if A._dtype not in (D.float32, D.float64, D.complex64, D.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
 
 
 def check_low_precision(A, fn):
@@ -259,7 +267,7 @@ def linalg_det(A):
 
 def linalg_slogdet(A):
     square_input(A, "linalg.slogdet")
-    return empty_meta(A._shape[:-2], A._dtype), empty_meta(A._shape[:-2], A._dtype)
+    return empty_meta(A._shape[:-2], A._dtype), empty_meta(A._shape[:-2], A._dtype.to_real())
 
 
 def linalg_cholesky_ex(self, upper, check_errors):
@@ -309,7 +317,7 @@ def svd_shapes(A, full_matrices, driver):
 def linalg_svd(A, full_matrices, driver):
     u, s, vh = svd_shapes(A, full_matrices, driver)
     dt = A._dtype
-    return empty_colmajor(u, dt), empty_meta(s, dt), empty_colmajor(vh, dt)
+    return empty_colmajor(u, dt), empty_meta(s, dt.to_real()), empty_colmajor(vh, dt)
 
 
 def eigh_check(A, UPLO):
@@ -322,7 +330,8 @@ def eigh_check(A, UPLO):
 
 def linalg_eigh(self, UPLO):
     eigh_check(self, UPLO)
-    return empty_meta(self._shape[:-1], self._dtype), empty_colmajor(self._shape, self._dtype)
+    return (empty_meta(self._shape[:-1], self._dtype.to_real()),
+            empty_colmajor(self._shape, self._dtype))
 
 
 LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -333,9 +342,7 @@ def lstsq_layout(A, B, driver):
     fn = "ember.linalg.lstsq"
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
-    check_not_complex(A, fn)
-    if not (A._dtype is D.float32 or A._dtype is D.float64):
-        raise RuntimeError("This function doesn't handle types other than float and double")
+    check_lapack_float(A)
     if A._dtype is not B._dtype:
         raise RuntimeError(f"{fn}: Expected input and other to have the same dtype, but got "
                            f"input's dtype {A._dtype.scalar_name} and other's dtype "
@@ -380,7 +387,8 @@ def linalg_lstsq(self, b, rcond, driver):
     m, n = self._shape[-2:]
     vector = b.dim() == self.dim() - 1
     return (empty_meta(sol, dt, lstsq_solution_strides(sol, vector, m, n)),
-            empty_meta(res, dt), empty_meta(rank, D.int64), empty_meta(sv, dt))
+            empty_meta(res, dt.to_real()), empty_meta(rank, D.int64),
+            empty_meta(sv, dt.to_real()))
 
 
 def lu_check(A, pivot, fn):
@@ -503,3 +511,24 @@ def linalg_matrix_exp(self):
     check_matrix(self, "linalg.matrix_exp")
     check_square(self, "linalg.matrix_exp")
     return empty_meta(self._shape, self._dtype)
+
+
+def eig_check(A, fn):
+    """torch's linalg.eig/eigvals checks: a complex counterpart of the dtype, square
+    matrices, a LAPACK dtype."""
+    if not (A._dtype.is_floating_point or A._dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {A._dtype.scalar_name}")
+    check_matrix(A, fn)
+    check_square(A, fn)
+    if A._dtype in _LOW:
+        raise not_implemented_for("linalg_eig_out_cpu", A._dtype)
+    return A._dtype.to_complex()
+
+
+def linalg_eig(self):
+    ct = eig_check(self, "linalg.eig")
+    return empty_meta(self._shape[:-1], ct), empty_colmajor(self._shape, ct)
+
+
+def linalg_eigvals_only(self):
+    return empty_meta(self._shape[:-1], eig_check(self, "linalg.eigvals"))

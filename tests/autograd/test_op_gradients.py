@@ -63,6 +63,10 @@ NO_GRADCHECK = {
     ("linalg_svd.default", "full_tall"):
         "the last m - k columns of U are not determined by A: their gradient is ignored (as "
         "torch's is), which finite differences of a loss reading them disagree with",
+    **{("linalg_svd.default", name): "complex singular vectors are defined up to a phase each, "
+       "which the loss of every output depends on (its gradient raises, like torch's): "
+       "tests/linalg gradchecks a phase-invariant loss" for name in ("complex64_tall",
+                                                                    "complex128_wide")},
     **{(op, "input_offset_overridden"):
        "reads storage outside its (view) input: the gradient can only reach the input's "
        "own elements, in torch too" for op in ("as_strided.default", "as_strided_copy.default")},
@@ -94,6 +98,12 @@ TORCH_BROKEN = {
     ("linalg_svd.default", "*"): "singular vectors are defined up to sign, which differs between "
                                  "LAPACK builds (torch's MKL, NumPy's OpenBLAS): so do the "
                                  "gradients of a sign-dependent loss; gradcheck'ed",
+    ("linalg_eig.default", "*"): "eigenvectors are defined up to a complex phase each, which "
+                                 "differs between LAPACK builds and which a random cotangent's "
+                                 "loss depends on (both backwards refuse it); tests/linalg "
+                                 "gradchecks phase-invariant losses against torch's",
+    **{("linalg_eigh.default", name): "complex eigenvectors: the same phase" for name in (
+        "complex64", "complex128_batched")},
     ("linalg_det.default", "singular"): "torch's first-order backward solves with det * I, zero "
                                         "for a singular A (its adjugate formula runs only under "
                                         "create_graph); ember's is the adjugate, gradcheck'ed",
@@ -107,7 +117,9 @@ NOT_GRADCHECKED = {"normal.Tensor_float", "normal.float_Tensor", "normal.Tensor_
                    # read one triangle of a symmetric input: their (torch's) gradient is the
                    # symmetric one, which finite differences of the unread triangle cannot
                    # see; tests/linalg gradchecks them through a symmetric input
-                   "linalg_cholesky_ex.default", "linalg_eigh.default"}
+                   "linalg_cholesky_ex.default", "linalg_eigh.default",
+                   # tests/linalg (phase-invariant losses)
+                   "linalg_eig.default"}
 # ops whose torch backward raises "derivative for aten::<op> is not implemented" (a
 # NotImplemented node): ember gives the zero gradient of sampling ops and copy's
 # gradients (those of copy_), checked by gradcheck

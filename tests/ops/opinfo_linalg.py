@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 from helpers import ACCUMULATING_ULPS
-from opinfo import F16, F32, F64, I64, E, S, View, make, own_rng, register
+from opinfo import C64, C128, F16, F32, F64, I64, E, S, View, add_samples, make, own_rng, register
 
 _rng = own_rng(2222)
 TOLS = ACCUMULATING_ULPS
@@ -188,6 +188,40 @@ _reg("linalg_eigh.default", **SIGNED, samples=lambda: _square_samples(_sym, int_
     S(_sym((3, 3), F64), "U", name="upper"), S(_sym((3, 3)), "X", name="uplo_error")])
 _reg("linalg_eigvalsh.default", lambda: _square_samples(_sym) + [
     S(_sym((3, 3), F64), "U", name="upper")])
+
+
+_erng = own_rng(2224)   # (the shared stream left as it was for the samples after these)
+
+
+def _eig_samples(nan=False):
+    """General (non-symmetric) matrices: complex eigenvalues come in conjugate pairs. torch
+    refuses non-finite input to eig (its eigvals' LAPACK result there is undefined, even a
+    crash: tests/linalg checks ember's NaNs)."""
+    def samples():
+        def r(shape, dt=F32):
+            return make(shape, dt, low=-1, high=1, rng=_erng)
+        bad = r((2, 3, 3))
+        bad[1, 0, 1] = np.nan
+        out = [S(r((3, 3)), name="float32"), S(r((3, 3), F64), name="float64"),
+               S(r((2, 4, 4)), name="batched"), S(_T(r((3, 3), F64)), name="transposed"),
+               S(np.zeros((0, 2, 2), np.float32), name="empty_batch"),
+               S(np.zeros((0, 0), np.float32), name="empty_matrix"),
+               S(np.diag([1.0, 2.0, 3.0]), name="real_eigenvalues"),
+               S(np.array([[0.0, -1.0], [1.0, 0.0]]), name="rotation"),
+               S(np.ones(3, np.float32), name="vector_error"),
+               S(np.eye(3, dtype=F16), name="float16_error"),
+               S(r((2, 3)), name="nonsquare_error"),
+               S(np.zeros((2, 3), I64), name="int64_nonsquare_error"),
+               S(np.eye(2, dtype=np.bool_), name="bool_error")]
+        return out + ([S(bad, name="nan_error")] if nan else [])
+    return samples
+
+
+# eigenvectors are defined up to a complex phase (LAPACK's: unit norm, largest component
+# real): their values are compared in tests/linalg; eigenvalues here
+_reg("linalg_eig.default", **SIGNED, samples=_eig_samples(nan=True))
+_reg("linalg_eigvals.default", _eig_samples())
+_reg("_linalg_eigvals.default", _eig_samples())
 
 
 def _lstsq_samples():
@@ -429,6 +463,109 @@ _reg("linalg_matmul.default", lambda: [S(_rand((2, 3, 4)), _rand((4, 5))),
 _reg("trace.default", lambda: [S(_rand((3, 4)), name="float32"),
                                S(np.arange(12, dtype=I64).reshape(3, 4), name="int64"),
                                S(_rand((3,)), name="vector_error")])
+
+
+# ---------------------------------------------------------------- complex
+# complex64/complex128 inputs of the ops NumPy/SciPy's LAPACK computes directly (norms,
+# singular values and eigenvalues of Hermitian matrices real, like torch's)
+_crng = own_rng(2223)
+
+
+def _crand(shape, dt=C64):
+    a = _crng.uniform(-1, 1, shape) + 1j * _crng.uniform(-1, 1, shape)
+    return a.astype(dt)
+
+
+def _ccond(shape, dt=C64):
+    return (_crand(shape, C128) + shape[-1] * np.eye(shape[-1])).astype(dt)
+
+
+def _chpd(shape, dt=C64):
+    """A Hermitian positive-definite batch."""
+    a = _crand(shape, C128)
+    return (a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dt)
+
+
+def _cherm(shape, dt=C64):
+    """A Hermitian batch with well-separated eigenvalues."""
+    q, _ = np.linalg.qr(_crand(shape, C128))
+    w = np.arange(1, shape[-1] + 1) * 1.5 - 2.0
+    return ((q * w) @ np.conj(np.swapaxes(q, -1, -2))).astype(dt)
+
+
+def _ctall(shape, dt=C64):
+    """A full-rank rectangular complex batch with distinct singular values."""
+    *b, m, n = shape
+    u, _ = np.linalg.qr(_crand(tuple(b) + (m, m), C128))
+    v, _ = np.linalg.qr(_crand(tuple(b) + (n, n), C128))
+    s = np.zeros(tuple(b) + (m, n))
+    k = min(m, n)
+    s[..., np.arange(k), np.arange(k)] = np.linspace(3.0, 1.0, k)
+    return (u @ s @ v).astype(dt)
+
+
+def _csquare(make_a):
+    return lambda: [S(make_a((3, 3)), name="complex64"),
+                    S(make_a((2, 3, 3), C128), name="complex128_batched")]
+
+
+def _crect():
+    return [S(_ctall((4, 3)), name="complex64_tall"), S(_ctall((2, 3, 4), C128), name="complex128_wide")]
+
+
+for _name in ("linalg_inv_ex", "linalg_inv", "inverse", "linalg_det", "det", "linalg_slogdet",
+              "slogdet", "logdet", "linalg_matrix_exp", "linalg_eig", "linalg_eigvals",
+              "_linalg_eigvals"):
+    add_samples(f"{_name}.default", _csquare(_ccond))
+for _name in ("linalg_cholesky_ex", "linalg_cholesky", "cholesky"):
+    add_samples(f"{_name}.default", _csquare(_chpd))
+for _name in ("linalg_eigh", "linalg_eigvalsh"):
+    add_samples(f"{_name}.default", _csquare(_cherm))
+for _name in ("linalg_qr", "linalg_svdvals", "linalg_lu", "linalg_lu_factor_ex", "linalg_pinv.atol_rtol_float",
+              "linalg_matrix_rank.atol_rtol_float", "linalg_matrix_norm.str_ord"):
+    add_samples(_name if "." in _name else f"{_name}.default", _crect)
+add_samples("linalg_svd.default", lambda: [S(*s.args, False, name=s.name) for s in _crect()])
+add_samples("linalg_matrix_norm.default", lambda: [
+    S(_ctall((3, 4)), o, name=f"complex64_ord_{o}") for o in (1, 2, -2, float("inf"))] + [
+    S(_ctall((3, 4)), 1, dtype=E.float64, name="complex_real_dtype_error")])
+add_samples("linalg_norm.default", lambda: [S(_crand((3, 4))), S(_crand((2, 3, 4), C128), 3, [2],
+                                                                 name="complex128_vector_3")])
+add_samples("linalg_vector_norm.default", lambda: [
+    S(_crand((3, 4)), name="complex64"), S(_crand((3, 4), C128), 1, [0], True, name="complex128_1"),
+    S(_crand((3, 4)), float("inf"), dtype=E.complex128, name="complex64_dtype_complex128"),
+    S(_crand((3, 4)), 3, dtype=E.float64, name="complex_real_dtype_error"),
+    S(_rand((3, 4)), 2, dtype=E.complex64, name="real_complex_dtype_error")])
+add_samples("linalg_solve_ex.default", lambda: [
+    S(_ccond((3, 3)), _crand((3, 2)), name="complex64"),
+    S(_ccond((2, 3, 3), C128), _crand((2, 3), C128), name="complex128_vector")])
+add_samples("linalg_solve.default", lambda: [
+    S(_ccond((3, 3), C128), _crand((2, 3), C128), left=False, name="complex128_right"),
+    S(_ccond((3, 3)), _crand((3, 2), C128), name="complex_dtype_error")])
+add_samples("linalg_lstsq.default", lambda: [
+    S(_ctall((5, 3)), _crand((5, 2)), name="complex64"),
+    S(_ctall((5, 3), C128), _crand((5, 2), C128), driver="gelsd", name="complex128_gelsd")])
+
+
+def _cpacked(shape, dt=C128):
+    import scipy.linalg as sl
+    lu, piv = sl.lu_factor(_ccond(shape, dt))
+    return lu, (piv + 1).astype(np.int32)
+
+
+add_samples("linalg_lu_solve.default", lambda: [
+    S(*_cpacked((3, 3)), _crand((3, 2), C128), adjoint=True, name="complex128_adjoint"),
+    S(*_cpacked((3, 3)), _crand((2, 3), C128), left=False, name="complex128_right"),
+    S(_cpacked((3, 3))[0], np.zeros(3, np.int32), _crand((3, 2), C128),
+      name="zero_pivots_error")])
+add_samples("linalg_solve_triangular.default", lambda: [
+    S(np.triu(_ccond((3, 3))), _crand((3, 2)), upper=True, name="complex64"),
+    S(np.tril(_ccond((3, 3), C128)), _crand((2, 3), C128), upper=False, left=False,
+      name="complex128_right")])
+add_samples("linalg_householder_product.default", lambda: [
+    S(_crand((4, 3), C128), _crand((3,), C128), name="complex128")])
+add_samples("linalg_vecdot.default", lambda: [S(_crand((3, 4)), _crand((3, 4)), name="complex64")])
+add_samples("cholesky_inverse.default", lambda: [
+    S(np.linalg.cholesky(_chpd((3, 3), C128)), name="complex128")])
 
 
 # ---------------------------------------------------------------- gradients
