@@ -595,6 +595,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lift_fresh_copy,
     _entry_linalg_cholesky,
     _entry_linalg_cholesky_ex,
+    _entry_linalg_cond,
+    _entry_linalg_cond_p_str,
     _entry_linalg_cross,
     _entry_linalg_det,
     _entry_linalg_diagonal,
@@ -605,6 +607,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_linalg_householder_product,
     _entry_linalg_inv,
     _entry_linalg_inv_ex,
+    _entry_linalg_ldl_factor,
+    _entry_linalg_ldl_factor_ex,
+    _entry_linalg_ldl_solve,
     _entry_linalg_lstsq,
     _entry_linalg_lu,
     _entry_linalg_lu_factor,
@@ -1562,6 +1567,7 @@ __all__ = [
     'lift_fresh_copy',
     'linalg_cholesky',
     'linalg_cholesky_ex',
+    'linalg_cond',
     'linalg_cross',
     'linalg_det',
     'linalg_diagonal',
@@ -1572,6 +1578,9 @@ __all__ = [
     'linalg_householder_product',
     'linalg_inv',
     'linalg_inv_ex',
+    'linalg_ldl_factor',
+    'linalg_ldl_factor_ex',
+    'linalg_ldl_solve',
     'linalg_lstsq',
     'linalg_lu',
     'linalg_lu_factor',
@@ -1862,6 +1871,8 @@ _rt_linalg_cholesky_ex = _return_type('linalg_cholesky_ex', ('L', 'info'))
 _rt_linalg_eig = _return_type('linalg_eig', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_eigh = _return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_inv_ex = _return_type('linalg_inv_ex', ('inverse', 'info'))
+_rt_linalg_ldl_factor = _return_type('linalg_ldl_factor', ('LD', 'pivots'))
+_rt_linalg_ldl_factor_ex = _return_type('linalg_ldl_factor_ex', ('LD', 'pivots', 'info'))
 _rt_linalg_lstsq = _return_type('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
 _rt_linalg_lu = _return_type('linalg_lu', ('P', 'L', 'U'))
 _rt_linalg_lu_factor = _return_type('linalg_lu_factor', ('LU', 'pivots'))
@@ -8458,6 +8469,57 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
         return _r
 
 
+# schema/native_functions.yaml: linalg_cond.p_str(Tensor self, str p) -> Tensor
+def _m0_linalg_cond(input, p):
+    if _F['Tensor'](input) and _F['str'](p):
+        return (input, p)
+    return None
+
+
+def _c0_linalg_cond(input, p):
+    return _entry_linalg_cond_p_str(input, p)
+
+
+# schema/native_functions.yaml: linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+def _m1_linalg_cond(input, p=None):
+    if _F['Tensor'](input) and _F['Scalar?'](p):
+        return (input, p)
+    return None
+
+
+def _c1_linalg_cond(input, p):
+    return _entry_linalg_cond(input, p)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_linalg_cond = (
+    (_m0_linalg_cond, _c0_linalg_cond, 2, frozenset(('input', 'p'))),
+    (_m1_linalg_cond, _c1_linalg_cond, 2, frozenset(('input', 'p'))),
+)
+_sigs_linalg_cond = (
+    'linalg_cond.p_str(Tensor self, str p) -> Tensor',
+    'linalg_cond(Tensor self, Scalar? p=None) -> Tensor',
+)
+
+
+def linalg_cond(*args, **kwargs):
+    """Overloads:
+    linalg_cond.p_str(Tensor self, str p) -> Tensor
+    linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(linalg_cond, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_linalg_cond, args, kwargs, 'linalg_cond', _sigs_linalg_cond)
+    except TypeError:
+        _r = _hra_any(linalg_cond, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 def linalg_cross(input, other, *, dim=-1):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor"""
@@ -8623,6 +8685,57 @@ def linalg_inv_ex(A, *, check_errors=False):
 
     except TypeError:
         _r = _hra(linalg_inv_ex, (A,), (A,), {'check_errors': check_errors})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
+def linalg_ldl_factor(input, *, hermitian=False):
+    """linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)"""
+    if _tf[0]:
+        _r = _htf(linalg_ldl_factor, (input,), (input,), {'hermitian': hermitian})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_ldl_factor._make(_entry_linalg_ldl_factor(input, hermitian))
+
+    except TypeError:
+        _r = _hra(linalg_ldl_factor, (input,), (input,), {'hermitian': hermitian})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False):
+    """linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)"""
+    if _tf[0]:
+        _r = _htf(linalg_ldl_factor_ex, (input,), (input,), {'hermitian': hermitian, 'check_errors': check_errors})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt_linalg_ldl_factor_ex._make(_entry_linalg_ldl_factor_ex(input, hermitian, check_errors))
+
+    except TypeError:
+        _r = _hra(linalg_ldl_factor_ex, (input,), (input,), {'hermitian': hermitian, 'check_errors': check_errors})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
+    """linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_ldl_solve, (LD, pivots, B), (LD, pivots, B), {'hermitian': hermitian})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_linalg_ldl_solve(LD, pivots, B, hermitian)
+
+    except TypeError:
+        _r = _hra(linalg_ldl_solve, (LD, pivots, B), (LD, pivots, B), {'hermitian': hermitian})
         if _r is _NO:
             raise
         return _r

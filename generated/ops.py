@@ -23835,6 +23835,96 @@ linalg_lu_solve._entry = _entry_linalg_lu_solve
 _aten._packet('linalg_lu_solve')._add(linalg_lu_solve)
 
 
+# schema/native_functions.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+linalg_ldl_factor_ex = _Op("aten", 'linalg_ldl_factor_ex', 'default',
+    'linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)',
+    ('self', 'hermitian', 'check_errors'), 1, tags=())
+_c_linalg_ldl_factor_ex = linalg_ldl_factor_ex._cache
+
+
+def _bind_linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
+    return (self, hermitian, check_errors)
+
+
+def _entry_linalg_ldl_factor_ex(self, hermitian, check_errors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_ldl_factor_ex, (self, hermitian, check_errors)) from None
+    _k = _c_linalg_ldl_factor_ex.get(ks)
+    if _k is None:
+        _k = linalg_ldl_factor_ex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_ldl_factor_ex, _k, (self, hermitian, check_errors,))
+    return _k(self, hermitian, check_errors)
+
+
+linalg_ldl_factor_ex._bind = _bind_linalg_ldl_factor_ex
+linalg_ldl_factor_ex._entry = _entry_linalg_ldl_factor_ex
+_aten._packet('linalg_ldl_factor_ex')._add(linalg_ldl_factor_ex)
+
+
+# schema/native_functions.yaml: linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
+linalg_ldl_factor = _Op("aten", 'linalg_ldl_factor', 'default',
+    'linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)',
+    ('self', 'hermitian'), 1, tags=())
+_c_linalg_ldl_factor = linalg_ldl_factor._cache
+
+
+def _bind_linalg_ldl_factor(self, *, hermitian=False):
+    return (self, hermitian)
+
+
+def _entry_linalg_ldl_factor(self, hermitian):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_ldl_factor, (self, hermitian)) from None
+    _k = _c_linalg_ldl_factor.get(ks)
+    if _k is None:
+        _k = linalg_ldl_factor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_ldl_factor, _k, (self, hermitian,))
+    return _k(self, hermitian)
+
+
+linalg_ldl_factor._bind = _bind_linalg_ldl_factor
+linalg_ldl_factor._entry = _entry_linalg_ldl_factor
+_aten._packet('linalg_ldl_factor')._add(linalg_ldl_factor)
+
+
+# schema/native_functions.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+linalg_ldl_solve = _Op("aten", 'linalg_ldl_solve', 'default',
+    'linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor',
+    ('LD', 'pivots', 'B', 'hermitian'), 3, tags=())
+_c_linalg_ldl_solve = linalg_ldl_solve._cache
+
+
+def _bind_linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
+    return (LD, pivots, B, hermitian)
+
+
+def _entry_linalg_ldl_solve(LD, pivots, B, hermitian):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (LD._ks | pivots._ks | B._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_ldl_solve, (LD, pivots, B, hermitian)) from None
+    _k = _c_linalg_ldl_solve.get(ks)
+    if _k is None:
+        _k = linalg_ldl_solve._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_ldl_solve, _k, (LD, pivots, B, hermitian,))
+    return _k(LD, pivots, B, hermitian)
+
+
+linalg_ldl_solve._bind = _bind_linalg_ldl_solve
+linalg_ldl_solve._entry = _entry_linalg_ldl_solve
+_aten._packet('linalg_ldl_solve')._add(linalg_ldl_solve)
+
+
 # schema/native_functions.yaml: lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
 lu_solve = _Op("aten", 'lu_solve', 'default',
     'lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor',
@@ -24223,6 +24313,66 @@ def _entry_linalg_norm_ord_str(self, ord, dim, keepdim, dtype):
 linalg_norm_ord_str._bind = _bind_linalg_norm_ord_str
 linalg_norm_ord_str._entry = _entry_linalg_norm_ord_str
 _aten._packet('linalg_norm')._add(linalg_norm_ord_str)
+
+
+# schema/native_functions.yaml: linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+linalg_cond = _Op("aten", 'linalg_cond', 'default',
+    'linalg_cond(Tensor self, Scalar? p=None) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_linalg_cond = linalg_cond._cache
+
+
+def _bind_linalg_cond(self, p=None):
+    return (self, p)
+
+
+def _entry_linalg_cond(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cond, (self, p)) from None
+    _k = _c_linalg_cond.get(ks)
+    if _k is None:
+        _k = linalg_cond._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cond, _k, (self, p,))
+    return _k(self, p)
+
+
+linalg_cond._bind = _bind_linalg_cond
+linalg_cond._entry = _entry_linalg_cond
+_aten._packet('linalg_cond')._add(linalg_cond)
+
+
+# schema/native_functions.yaml: linalg_cond.p_str(Tensor self, str p) -> Tensor
+linalg_cond_p_str = _Op("aten", 'linalg_cond', 'p_str',
+    'linalg_cond.p_str(Tensor self, str p) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_linalg_cond_p_str = linalg_cond_p_str._cache
+
+
+def _bind_linalg_cond_p_str(self, p):
+    return (self, p)
+
+
+def _entry_linalg_cond_p_str(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cond_p_str, (self, p)) from None
+    _k = _c_linalg_cond_p_str.get(ks)
+    if _k is None:
+        _k = linalg_cond_p_str._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cond_p_str, _k, (self, p,))
+    return _k(self, p)
+
+
+linalg_cond_p_str._bind = _bind_linalg_cond_p_str
+linalg_cond_p_str._entry = _entry_linalg_cond_p_str
+_aten._packet('linalg_cond')._add(linalg_cond_p_str)
 
 
 # schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor

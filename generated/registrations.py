@@ -3253,6 +3253,17 @@ _o.lu_unpack.register('Meta', _meta_linalg.lu_unpack)
 _o.linalg_lu_solve.register('CPU', _cpu_linalg.linalg_lu_solve)
 _o.linalg_lu_solve.register('Meta', _meta_linalg.linalg_lu_solve)
 
+# schema/native_functions.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+_o.linalg_ldl_factor_ex.register('CPU', _cpu_linalg.linalg_ldl_factor_ex)
+_o.linalg_ldl_factor_ex.register('Meta', _meta_linalg.linalg_ldl_factor_ex)
+
+# schema/native_functions.yaml: linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
+_o.linalg_ldl_factor.register('CompositeImplicitAutograd', _composite_linalg.linalg_ldl_factor)
+
+# schema/native_functions.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+_o.linalg_ldl_solve.register('CPU', _cpu_linalg.linalg_ldl_solve)
+_o.linalg_ldl_solve.register('Meta', _meta_linalg.linalg_ldl_solve)
+
 # schema/native_functions.yaml: lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
 _o.lu_solve.register('CompositeImplicitAutograd', _composite_linalg.lu_solve)
 
@@ -3294,6 +3305,12 @@ _o.linalg_norm.register('CompositeImplicitAutograd', _composite_linalg.linalg_no
 
 # schema/native_functions.yaml: linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.linalg_norm_ord_str.register('CompositeImplicitAutograd', _composite_linalg.linalg_norm_ord_str)
+
+# schema/native_functions.yaml: linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+_o.linalg_cond.register('CompositeImplicitAutograd', _composite_linalg.linalg_cond)
+
+# schema/native_functions.yaml: linalg_cond.p_str(Tensor self, str p) -> Tensor
+_o.linalg_cond_p_str.register('CompositeImplicitAutograd', _composite_linalg.linalg_cond_p_str)
 
 # schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 _o.linalg_matrix_rank_atol_rtol_float.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_rank_atol_rtol_float)

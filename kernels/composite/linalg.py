@@ -198,6 +198,11 @@ def linalg_lu_factor(A, pivot):
     return _checked((LU, pivots), info, "ember.linalg.lu_factor", "lu_factor")
 
 
+def linalg_ldl_factor(self, hermitian):
+    LD, pivots, info = ember.linalg_ldl_factor_ex(self, hermitian=hermitian)
+    return _checked((LD, pivots), info, "ember.linalg.ldl_factor", "ldl_factor")
+
+
 def lu_solve(self, LU_data, LU_pivots):
     return ember.linalg_lu_solve(LU_data, LU_pivots, self)
 
@@ -336,6 +341,67 @@ def linalg_norm(self, ord, dim, keepdim, dtype):
 def linalg_norm_ord_str(self, ord, dim, keepdim, dtype):
     dim = _norm_dim_check(self, dim, True, "")
     return linalg_matrix_norm_str_ord(self, ord, dim or [0, 1], keepdim, dtype)
+
+
+# ---- condition numbers
+def _cond_ord_text(ord):
+    """ord as torch prints it (a C++ double: 3, 0.5, inf)."""
+    return f"{float(ord):g}"
+
+
+def _check_cond_ord(ord):
+    if isinstance(ord, str):
+        ok = ord in ("fro", "nuc")
+    else:
+        ok = abs(float(ord)) in (1.0, 2.0, math.inf)
+    if not ok:
+        text = ord if isinstance(ord, str) else _cond_ord_text(ord)
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {text}")
+
+
+def _cond_by_inverse(self, ord):
+    """norm(A) * norm(A^{-1}); a singular A (its inverse infinite) and 0 * inf give inf."""
+    inverse, info = ember.linalg_inv_ex(self)
+    inverse = inverse.masked_fill((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf)
+    norm = linalg_matrix_norm_str_ord if isinstance(ord, str) else linalg_matrix_norm
+    r = norm(self, ord, [-2, -1], False, None) * norm(inverse, ord, [-2, -1], False, None)
+    return r.nan_to_num(math.inf, math.inf, -math.inf)
+
+
+def _cond_empty(self):
+    """0 for each (empty) matrix, like torch (NumPy leaves it undefined)."""
+    return self.new_zeros(tuple(self.shape[:-2]), dtype=self.dtype.to_real())
+
+
+def linalg_cond(self, p):
+    """`linalg.cond(A, p=None)`: the condition number in the p-norm: p None/2/-2 from the
+    singular values (largest over smallest, or its inverse), +-1/+-inf by the inverse."""
+    if self.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    ord = 2 if p is None else (p.item() if isinstance(p, ember.Tensor) else p)
+    _check_cond_ord(ord)
+    if self.numel() == 0:
+        return _cond_empty(self)
+    if abs(float(ord)) == 2.0:
+        s = ember.linalg_svdvals(self)
+        big, small = s[..., 0], s[..., -1]
+        return small / big if float(ord) == -2.0 else big / small
+    text = f"{ord:f}" if isinstance(ord, float) else str(int(ord))   # (C++'s to_string)
+    _lm.check_square(self, f"linalg.cond(ord={text})")
+    return _cond_by_inverse(self, ord)
+
+
+def linalg_cond_p_str(self, p):
+    """`linalg.cond(A, 'fro' | 'nuc')`."""
+    _lm.check_matrix(self, f"linalg.cond(ord={p})")
+    _lm.check_square(self, f"linalg.cond(ord={p})")
+    _check_cond_ord(p)
+    if self.numel() == 0:
+        return _cond_empty(self)
+    if p == "nuc":
+        s = ember.linalg_svdvals(self)
+        return s.sum(-1) * s.reciprocal().sum(-1)
+    return _cond_by_inverse(self, p)
 
 
 # ---- pseudo-inverse and rank

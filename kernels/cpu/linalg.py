@@ -479,3 +479,44 @@ def linalg_eigvals_only(self):
     if bad is not None and bad.any():
         w[bad] = np.nan + 1j * np.nan
     return _wrap(w, self._dtype.to_complex())
+
+
+def _ldl_func(name, a, hermitian):
+    """LAPACK's sy* routine for `a`, or he* (Hermitian) for a complex `a` when asked."""
+    kind = "he" if hermitian and a.dtype.kind == "c" else "sy"
+    return _lapack.get_lapack_funcs(kind + name, (a,))
+
+
+def linalg_ldl_factor_ex(self, hermitian, check_errors):
+    """`linalg.ldl_factor_ex(A, hermitian=False)`: A = L D L^T (L^H if hermitian) by
+    Bunch-Kaufman pivoting (sytrf/hetrf on the lower triangle): the packed LD (upper
+    triangle zeroed), LAPACK's 1-based pivots (negative for 2x2 blocks) and info."""
+    _meta.linalg_ldl_factor_ex(self, hermitian, check_errors)
+    a = self._np
+    n = a.shape[-1]
+    if 0 in a.shape:
+        ld, piv, info = a.copy(), np.zeros(a.shape[:-1], _I32), np.zeros(a.shape[:-2], _I32)
+    else:
+        def one(a1):
+            ldu, ipiv, info1 = _ldl_func("trf", a1, hermitian)(a1, lower=1)
+            return np.tril(ldu), ipiv, info1
+        ld, piv, info = _each(one, a, batch=a.shape[:-2])
+    if check_errors:
+        _meta.raise_for_info(info, "ember.linalg.ldl_factor_ex", "ldl_factor")
+    return _wrap(ld.reshape(a.shape), self._dtype, colmajor=True), \
+        _int32(np.reshape(piv, a.shape[:-2] + (n,))), _int32(info)
+
+
+def linalg_ldl_solve(LD, pivots, B, hermitian):
+    """`linalg.ldl_solve(LD, pivots, B, hermitian=False)`: X with A X = B from
+    ldl_factor's result (sytrs/hetrs), batches broadcast."""
+    shape = _meta.ldl_solve_layout(LD, pivots, B)
+    if 0 in shape:
+        return _wrap(np.zeros(shape, B._dtype.np), B._dtype, colmajor=True)
+
+    def one(ld1, piv1, b1):
+        x1, _ = _ldl_func("trs", ld1, hermitian)(ld1, piv1.reshape(-1).astype(np.int32), b1,
+                                                 lower=1)
+        return (x1,)
+    (x,) = _each(one, LD._np, pivots._np[..., None], B._np, batch=shape[:-2])
+    return _wrap(x, B._dtype, colmajor=True)

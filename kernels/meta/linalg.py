@@ -190,6 +190,8 @@ _INFO_MESSAGES = {
     "cholesky": lambda c: ("The factorization could not be completed because the input is not "
                            f"positive-definite (the leading minor of order {c} is not "
                            "positive-definite)."),
+    "ldl_factor": lambda c: ("The factorization could not be completed because the block "
+                             f"diagonal matrix D is singular: D[{c},{c}] is exactly zero."),
     "lu_factor": lambda c: (f"U[{c},{c}] is zero and using it on lu_solve would result in a "
                             "division by zero. If you still want to perform the factorization, "
                             "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
@@ -532,3 +534,45 @@ def linalg_eig(self):
 
 def linalg_eigvals_only(self):
     return empty_meta(self._shape[:-1], eig_check(self, "linalg.eigvals"))
+
+
+def ldl_check(A):
+    fn = "ember.linalg.ldl_factor_ex"
+    check_matrix(A, fn)
+    check_square(A, fn)
+    check_floating(A, fn)
+    check_lapack_dtype(A, "ldl_factor_kernel_cpu")
+
+
+def linalg_ldl_factor_ex(self, hermitian, check_errors):
+    ldl_check(self)
+    return (empty_colmajor(self._shape, self._dtype), empty_meta(self._shape[:-1], D.int32),
+            empty_meta(self._shape[:-2], D.int32))
+
+
+def ldl_solve_layout(LD, pivots, B):
+    """The result shape of linalg.ldl_solve, with torch's checks in its order."""
+    fn = "ember.linalg.ldl_solve"
+    check_matrix(LD, fn, "LD")
+    check_square(LD, fn, "LD")
+    if B.dim() < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(B.dim(), 1)}, "
+                         f"{max(B.dim(), 1) - 1}], but got -2)")
+    if pivots._shape != LD._shape[:-1]:
+        raise RuntimeError(f"{fn}: Expected LD.shape[:-1] and pivots.shape to be the same, but got "
+                           f"pivots with shape {list(pivots._shape)} instead")
+    if pivots._dtype.is_floating_point or pivots._dtype.is_complex or pivots._dtype is D.bool_:
+        raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {pivots._dtype.scalar_name}")
+    n = LD._shape[-1]
+    if B._shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {fn}: each A matrix is {n} by {n} but "
+                           f"each b matrix is {B._shape[-2]} by {B._shape[-1]}")
+    if B._dtype is not LD._dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{B._dtype.scalar_name} and A of type {LD._dtype.scalar_name} instead.")
+    check_lapack_dtype(LD, "ldl_solve_kernel_cpu")
+    return _batch(LD._shape[:-2], B._shape[:-2]) + B._shape[-2:]
+
+
+def linalg_ldl_solve(LD, pivots, B, hermitian):
+    return empty_colmajor(ldl_solve_layout(LD, pivots, B), B._dtype)

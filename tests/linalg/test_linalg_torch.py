@@ -35,7 +35,7 @@ def aligned(e, t, axis):
 def test_every_torch_linalg_function_is_offered():
     missing = {n for n in dir(torch.linalg) if not n.startswith("_") and n != "common_notes"
                and not hasattr(ember.linalg, n)}
-    assert missing == {"cond", "ldl_factor", "ldl_factor_ex", "ldl_solve"}
+    assert not missing, missing
     assert issubclass(ember.linalg.LinAlgError, RuntimeError)
     assert ember.linalg.LinAlgError.__name__ == torch.linalg.LinAlgError.__name__
 

@@ -465,6 +465,76 @@ _reg("trace.default", lambda: [S(_rand((3, 4)), name="float32"),
                                S(_rand((3,)), name="vector_error")])
 
 
+# ---------------------------------------------------------------- ldl, cond
+_lrng = own_rng(2225)
+
+
+def _lsym(shape, dt=F32):
+    """A symmetric indefinite batch (Bunch-Kaufman picks 1x1 and 2x2 pivots)."""
+    a = make(shape, F64, low=-1, high=1, rng=_lrng)
+    return (a + np.swapaxes(a, -1, -2)).astype(dt)
+
+
+def _ldl_samples(check=False):
+    def samples():
+        kw = {"check_errors": True} if check else {}
+        out = [S(_lsym((3, 3)), name="float32", **kw), S(_lsym((2, 4, 4), F64), name="batched", **kw),
+               S(_T(_lsym((3, 3), F64)), name="transposed", **kw),
+               S(np.array([[0.0, 1.0], [1.0, 0.0]]), name="2x2_pivot", **kw),
+               S(_lsym((3, 3), F64), hermitian=True, name="hermitian_real", **kw),
+               S(np.zeros((0, 3, 3), np.float32), name="empty_batch", **kw),
+               S(np.ones(3, np.float32), name="vector_error", **kw),
+               S(np.ones((2, 3), np.float32), name="nonsquare_error", **kw),
+               S(np.eye(3, dtype=I64), name="int64_error", **kw),
+               S(np.eye(3, dtype=F16), name="float16_error", **kw)]
+        return out + ([] if check else [S(np.zeros((2, 2)), name="singular_info")])
+    return samples
+
+
+def _ldl_factored(shape, dt=F64, hermitian=False, make_a=_lsym):
+    import scipy.linalg.lapack as la
+    a = make_a(shape, dt)
+    kind = "he" if hermitian and np.iscomplexobj(a) else "sy"
+    ldu, piv, _ = la.get_lapack_funcs(kind + "trf", (a,))(a, lower=1)
+    return np.tril(ldu), piv.astype(np.int32)
+
+
+def _ldl_solve_samples():
+    ld, piv = _ldl_factored((3, 3))
+    ld32, piv32 = _ldl_factored((3, 3), F32)
+    b = make((3, 2), F64, low=-1, high=1, rng=_lrng)
+    return [S(ld32, piv32, b.astype(F32), name="float32"), S(ld, piv, b, name="float64"),
+            S(ld, piv, make((2, 3, 1), F64, rng=_lrng), name="broadcast_B"),
+            S(*_ldl_factored((3, 3), hermitian=True), b, hermitian=True, name="hermitian_real"),
+            S(ld, piv, b[:, 0], name="vector_error"), S(ld, piv, b.astype(F32), name="dtype_error"),
+            S(ld, piv, make((4, 2), F64, rng=_lrng), name="shape_error"),
+            S(ld, piv[:2], b, name="pivots_shape_error")]
+
+
+_reg("linalg_ldl_factor_ex.default", _ldl_samples())
+_reg("linalg_ldl_factor.default", lambda: _ldl_samples()()[:-1])
+_reg("linalg_ldl_solve.default", _ldl_solve_samples)
+
+
+def _cond_samples():
+    return [S(_cond((3, 3))), S(_rand((2, 3, 3), F64), 2, name="batched_2"),
+            S(_tall((4, 3), F64), name="rectangular"), S(_cond((3, 3), F64), -2, name="minus_2"),
+            *(S(_cond((2, 3, 3), F64), o, name=f"ord_{o}") for o in (1, -1, float("inf"),
+                                                                    float("-inf"))),
+            S(_singular(dt=F64), 1, name="singular_inf"), S(np.zeros((0, 0)), name="empty"),
+            S(np.zeros((2, 0, 0)), 1, name="empty_1"),
+            S(_rand((3, 4)), 1, name="nonsquare_error"), S(_rand((3, 4)), 1.0, name="float_ord_error"),
+            S(_rand((3,)), name="vector_error"), S(_cond((3, 3)), 3, name="ord_error"),
+            S(np.eye(3, dtype=I64), name="int64_error")]
+
+
+_reg("linalg_cond.default", _cond_samples)
+_reg("linalg_cond.p_str", lambda: [
+    S(_cond((3, 3)), "fro"), S(_cond((2, 3, 3), F64), "nuc", name="nuc"),
+    S(_singular(dt=F64), "fro", name="singular_inf"), S(np.zeros((2, 0, 0)), "fro", name="empty"),
+    S(_rand((3, 4)), "fro", name="nonsquare_error"), S(_cond((3, 3)), "bad", name="ord_error")])
+
+
 # ---------------------------------------------------------------- complex
 # complex64/complex128 inputs of the ops NumPy/SciPy's LAPACK computes directly (norms,
 # singular values and eigenvalues of Hermitian matrices real, like torch's)
@@ -564,6 +634,14 @@ add_samples("linalg_solve_triangular.default", lambda: [
 add_samples("linalg_householder_product.default", lambda: [
     S(_crand((4, 3), C128), _crand((3,), C128), name="complex128")])
 add_samples("linalg_vecdot.default", lambda: [S(_crand((3, 4)), _crand((3, 4)), name="complex64")])
+add_samples("linalg_cond.default", lambda: [S(_ccond((2, 3, 3)), name="complex64"),
+                                            S(_ccond((3, 3), C128), 1, name="complex128_1")])
+add_samples("linalg_ldl_factor_ex.default", lambda: [
+    S(_ccond((3, 3), C128), name="complex128_symmetric"),
+    S(_cherm((2, 3, 3)), hermitian=True, name="complex64_hermitian")])
+add_samples("linalg_ldl_solve.default", lambda: [
+    S(*_ldl_factored((3, 3), C128, True, _cherm), _crand((3, 2), C128), hermitian=True,
+      name="complex128_hermitian")])
 add_samples("cholesky_inverse.default", lambda: [
     S(np.linalg.cholesky(_chpd((3, 3), C128)), name="complex128")])
 
