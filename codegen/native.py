@@ -26,7 +26,10 @@ from .model import (
 )
 
 ALLOWED_KEYS = ("func", "variants", "dispatch", "autogen", "tags", "manual_binding",
-                "python_module")
+                "python_module", "out_strides")
+# `out_strides: result`: the autogen'd out= variants give a resized `out` the functional
+# result's strides (torch's structured LAPACK kernels: column-major), not contiguous ones
+OUT_STRIDES = ("contiguous", "result")
 DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "CompositeImplicitAutograd", "CompositeExplicitAutograd",
                  "BackendSelect")
 VARIANTS = ("function", "method")
@@ -54,6 +57,7 @@ class NativeFunction:
     view_copy_of: str | None = None            # autogen'd {view}_copy ops: their view op
     manual_binding: bool = False               # Python binding hand-written (e.g. Tensor.to)
     python_module: str | None = None           # the binding is public in ember.<module> only
+    out_keeps_strides: bool = False            # autogen'd out=: a resized out takes the result's
 
     @property
     def ident(self) -> str:
@@ -280,6 +284,10 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
         fn = NativeFunction(schema, loc, variants, dispatch, tags, manual_binding=manual,
                             python_module=module)
         add(fn)
+        out_strides = e.data.get("out_strides", "contiguous")
+        if out_strides not in OUT_STRIDES or ("out_strides" in e.data and "autogen" not in e.data):
+            raise _err(e.at("out_strides"), "'out_strides' must be 'contiguous' or 'result', on an "
+                       "entry with 'autogen:'")
         for out_name in _as_list(e, "autogen"):
             if schema.kind() != "functional":
                 raise _err(e.at("autogen"), f"autogen '{out_name}' needs a functional op, "
@@ -288,7 +296,7 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
             add(NativeFunction(out, e.at("autogen"), variants, (
                 ("CompositeExplicitAutograd", "@autogen_out"),),
                 tuple(t for t in tags if t != "core"),      # torch's out= variants: no core
-                autogen_of=fn.qualified))
+                autogen_of=fn.qualified, out_keeps_strides=out_strides == "result"))
     fns = _derive_inplace(fns, derived)
     for fn in list(fns):
         copy = view_copy_for(fn)

@@ -11,7 +11,22 @@ from __future__ import annotations
 
 import numpy as np
 from helpers import ACCUMULATING_ULPS
-from opinfo import C64, C128, F16, F32, F64, I64, E, S, View, add_samples, make, own_rng, register
+from opinfo import (
+    C64,
+    C128,
+    F16,
+    F32,
+    F64,
+    I64,
+    E,
+    S,
+    View,
+    add_samples,
+    make,
+    out_of,
+    own_rng,
+    register,
+)
 
 _rng = own_rng(2222)
 TOLS = ACCUMULATING_ULPS
@@ -644,6 +659,75 @@ add_samples("linalg_ldl_solve.default", lambda: [
       name="complex128_hermitian")])
 add_samples("cholesky_inverse.default", lambda: [
     S(np.linalg.cholesky(_chpd((3, 3), C128)), name="complex128")])
+
+
+# ---------------------------------------------------------------- out= variants
+_OUT_DTYPE_FIRST = {"linalg_eig.out", "linalg_eigvals.out", "linalg_ldl_factor.out",
+                    "linalg_ldl_factor_ex.out", "linalg_lu_factor.out", "linalg_lu_factor_ex.out",
+                    "linalg_solve_ex.out", "linalg_matrix_rank.atol_rtol_float_out"}
+# torch's out= overloads of the linalg ops (schema `autogen:` entries): the functional
+# op's samples (with their complex ones), `out=` allocated like its result
+for _out, _functional in [
+        ("linalg_solve_ex.out", "linalg_solve_ex.default"),
+        ("linalg_solve.out", "linalg_solve.default"),
+        ("linalg_inv_ex.inverse", "linalg_inv_ex.default"),
+        ("linalg_inv.out", "linalg_inv.default"),
+        ("inverse.out", "inverse.default"),
+        ("linalg_det.out", "linalg_det.default"),
+        ("linalg_slogdet.out", "linalg_slogdet.default"),
+        ("slogdet.out", "slogdet.default"),
+        ("linalg_cholesky_ex.L", "linalg_cholesky_ex.default"),
+        ("linalg_cholesky.out", "linalg_cholesky.default"),
+        ("cholesky.out", "cholesky.default"),
+        ("cholesky_solve.out", "cholesky_solve.default"),
+        ("cholesky_inverse.out", "cholesky_inverse.default"),
+        ("linalg_qr.out", "linalg_qr.default"),
+        ("qr.Q", "qr.default"),
+        ("linalg_svd.U", "linalg_svd.default"),
+        ("linalg_svdvals.out", "linalg_svdvals.default"),
+        ("svd.U", "svd.default"),
+        ("linalg_eigh.eigvals", "linalg_eigh.default"),
+        ("linalg_eigvalsh.out", "linalg_eigvalsh.default"),
+        ("linalg_eig.out", "linalg_eig.default"),
+        ("linalg_eigvals.out", "linalg_eigvals.default"),
+        ("linalg_lstsq.out", "linalg_lstsq.default"),
+        ("linalg_lu.out", "linalg_lu.default"),
+        ("linalg_lu_factor_ex.out", "linalg_lu_factor_ex.default"),
+        ("linalg_lu_factor.out", "linalg_lu_factor.default"),
+        ("lu_unpack.out", "lu_unpack.default"),
+        ("linalg_lu_solve.out", "linalg_lu_solve.default"),
+        ("linalg_ldl_factor_ex.out", "linalg_ldl_factor_ex.default"),
+        ("linalg_ldl_factor.out", "linalg_ldl_factor.default"),
+        ("linalg_ldl_solve.out", "linalg_ldl_solve.default"),
+        ("lu_solve.out", "lu_solve.default"),
+        ("linalg_solve_triangular.out", "linalg_solve_triangular.default"),
+        ("triangular_solve.X", "triangular_solve.default"),
+        ("linalg_householder_product.out", "linalg_householder_product.default"),
+        ("orgqr.out", "orgqr.default"),
+        ("linalg_matrix_exp.out", "linalg_matrix_exp.default"),
+        ("linalg_matrix_power.out", "linalg_matrix_power.default"),
+        ("matrix_power.out", "matrix_power.default"),
+        ("linalg_matrix_norm.out", "linalg_matrix_norm.default"),
+        ("linalg_matrix_norm.str_ord_out", "linalg_matrix_norm.str_ord"),
+        ("linalg_norm.out", "linalg_norm.default"),
+        ("linalg_norm.ord_str_out", "linalg_norm.ord_str"),
+        ("linalg_cond.out", "linalg_cond.default"),
+        ("linalg_cond.p_str_out", "linalg_cond.p_str"),
+        ("linalg_matrix_rank.atol_rtol_float_out", "linalg_matrix_rank.atol_rtol_float"),
+        ("linalg_matrix_rank.out", "linalg_matrix_rank.default"),
+        ("linalg_pinv.atol_rtol_float_out", "linalg_pinv.atol_rtol_float"),
+        ("linalg_pinv.out", "linalg_pinv.default"),
+        ("linalg_multi_dot.out", "linalg_multi_dot.default"),
+        ("chain_matmul.out", "chain_matmul.default"),
+        ("linalg_cross.out", "linalg_cross.default"),
+        ("cross.out", "cross.default"),
+        ("linalg_vecdot.out", "linalg_vecdot.default"),
+        ("linalg_tensorinv.out", "linalg_tensorinv.default"),
+        ("linalg_tensorsolve.out", "linalg_tensorsolve.default"),
+        ("linalg_matmul.out", "linalg_matmul.default"),
+        ("trace.out", "trace.default"),
+]:
+    out_of(_out, _functional, errors=_out not in _OUT_DTYPE_FIRST)
 
 
 # ---------------------------------------------------------------- gradients
