@@ -14,7 +14,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
-from ember.kernels.common._errors import not_implemented_for
+from ember.kernels.common._errors import LinAlgError, not_implemented_for
 
 from ..meta import linalg as _meta
 
@@ -136,6 +136,18 @@ def _int32(a):
     return from_array(np.array(a, _I32), D.int32)
 
 
+def _no_convergence(a, api, what, finite_check=True):
+    """torch's LinAlgError for an iterative LAPACK routine that did not converge on `a`:
+    non-finite input named as such (where torch checks it), else ill-conditioning."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    bad = np.flatnonzero(~np.isfinite(flat).all(axis=(1, 2)))
+    where = f"(Batch element {bad[0] if bad.size else 0}): " if a.ndim > 2 else ""
+    reason = "contained non-finite values." if finite_check and bad.size else \
+        f"is ill-conditioned or has too many repeated {what}."
+    return LinAlgError(f"{api}: {where}The algorithm failed to converge because the input "
+                       f"matrix {reason}")
+
+
 def _each(fn, *arrays, batch):
     """fn applied to the matrices of each batch entry (arrays broadcast to `batch`); the
     results, a tuple per entry, stacked into arrays of shape batch + their own."""
@@ -224,6 +236,7 @@ def linalg_slogdet(A):
     """`linalg.slogdet(A)`: sign and log|det|; a singular matrix gives (0, -inf)."""
     _meta.linalg_slogdet(A)
     sign, logabs = np.linalg.slogdet(A._np)
+    sign = np.where(np.isnan(logabs), 0, sign)     # torch's sign of a NaN determinant
     return _wrap(sign, A._dtype), _wrap(logabs, A._dtype.to_real())
 
 
@@ -243,6 +256,9 @@ def linalg_cholesky_ex(self, upper, check_errors):
     else:
         c, info = _each(lambda x: _potrf(x, not upper), a, batch=a.shape[:-2])
         c = np.triu(c) if upper else np.tril(c)
+        # a NaN pivot fails LAPACK's check (ajj <= 0 or NaN), which OpenBLAS' potrf skips
+        nan = np.isnan(np.diagonal(c, 0, -2, -1))
+        info = np.where((info == 0) & nan.any(-1), nan.argmax(-1) + 1, info)
     if check_errors:
         _meta.raise_for_info(info, "linalg.cholesky_ex", "cholesky")
     return _wrap(c, self._dtype, colmajor=True), _int32(info)
@@ -272,7 +288,10 @@ def linalg_svd(A, full_matrices, driver):
     if 0 in A._shape:
         u, s, vh = _eye_like(u_shape, dt), np.zeros(s_shape), _eye_like(vh_shape, dt)
     else:
-        u, s, vh = np.linalg.svd(A._np, full_matrices=full_matrices)
+        try:
+            u, s, vh = np.linalg.svd(A._np, full_matrices=full_matrices)
+        except np.linalg.LinAlgError:
+            raise _no_convergence(A._np, "linalg.svd", "singular values") from None
     return _wrap(u, dt, colmajor=True), _wrap(s, dt.to_real()), _wrap(vh, dt, colmajor=True)
 
 
@@ -284,7 +303,10 @@ def linalg_eigh(self, UPLO):
     if 0 in self._shape:
         w, v = np.zeros(self._shape[:-1]), np.zeros(self._shape, dt.np)
     else:
-        w, v = np.linalg.eigh(self._np, UPLO=UPLO)
+        try:
+            w, v = np.linalg.eigh(self._np, UPLO=UPLO)
+        except np.linalg.LinAlgError:   # (torch does not check finiteness here)
+            raise _no_convergence(self._np, "linalg.eigh", "eigenvalues", False) from None
     return _wrap(w, dt.to_real()), _wrap(v, dt, colmajor=True)
 
 
@@ -313,7 +335,12 @@ def linalg_lstsq(self, b, rcond, driver):
         x, rank, sv = np.zeros(batch + (n, k), dt.np), np.zeros(batch, np.int64), \
             np.zeros(batch + (min(m, n),), rt.np)
     else:
-        x, rank, sv = _each(_lstsq_one(drv, rcond, min(m, n)), a, bb, batch=batch)
+        try:
+            x, rank, sv = _each(_lstsq_one(drv, rcond, min(m, n)), a, bb, batch=batch)
+        except np.linalg.LinAlgError:     # gelsd/gelss: their SVD did not converge
+            raise LinAlgError("ember.linalg.lstsq: The least squares solution could not be "
+                              "computed because the input matrix does not have full rank."
+                              ) from None
     buf = np.zeros(batch + (max(m, n), k), dt.np)
     buf[..., :n, :] = x
     buf = _colmajor(buf)[..., :n, :]
@@ -410,11 +437,26 @@ def linalg_solve_triangular(self, B, upper, left, unitriangular):
         a = np.broadcast_to(a, shape[:-2] + a.shape[-2:])
         b = np.broadcast_to(b, shape[:-2] + b.shape[-2:])
         with np.errstate(all="ignore"):
-            x = _sl.solve_triangular(a, b, lower=not upper, unit_diagonal=unitriangular,
-                                     check_finite=False)
+            try:
+                x = _sl.solve_triangular(a, b, lower=not upper, unit_diagonal=unitriangular,
+                                         check_finite=False)
+            except np.linalg.LinAlgError:     # a zero on the diagonal: BLAS trsm divides
+                x = _trsm(a, b, not upper, unitriangular)
         if not left:
             x = np.swapaxes(x, -1, -2)
     return _wrap(x, self._dtype, colmajor=True)
+
+
+def _trsm(a, b, lower, unit):
+    """X with A X = B by BLAS trsm for each matrix (no singularity check: a zero pivot gives
+    infs and NaNs, like torch's)."""
+    from scipy.linalg import blas
+
+    def one(a1, b1):
+        trsm = blas.get_blas_funcs("trsm", (a1, b1))
+        return (trsm(1.0, a1, b1, lower=int(lower), diag=int(unit)),)
+    (x,) = _each(one, a, b, batch=a.shape[:-2])
+    return x
 
 
 def linalg_householder_product(input, tau):
