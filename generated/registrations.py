@@ -3165,7 +3165,7 @@ _o.linalg_inv_ex.register('CPU', _cpu_linalg.linalg_inv_ex)
 _o.linalg_inv_ex.register('Meta', _meta_linalg.linalg_inv_ex)
 
 # schema/native_functions.yaml: linalg_inv_ex.inverse(Tensor A, *, bool check_errors=False, Tensor(a!) inverse, Tensor(b!) info) -> (Tensor(a!) inverse, Tensor(b!) info) (autogen of linalg_inv_ex)
-_o.linalg_inv_ex_inverse.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_inv_ex))
+_o.linalg_inv_ex_inverse.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_inv_ex, keep_strides=True))
 _o.linalg_inv_ex_inverse.register("ADInplaceOrView", _inplace_or_view(_o.linalg_inv_ex_inverse, (2, 3)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_inv(Tensor A) -> Tensor
@@ -3216,7 +3216,7 @@ _o.linalg_cholesky_ex.register('CPU', _cpu_linalg.linalg_cholesky_ex)
 _o.linalg_cholesky_ex.register('Meta', _meta_linalg.linalg_cholesky_ex)
 
 # schema/native_functions.yaml: linalg_cholesky_ex.L(Tensor self, *, bool upper=False, bool check_errors=False, Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info) (autogen of linalg_cholesky_ex)
-_o.linalg_cholesky_ex_L.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_cholesky_ex))
+_o.linalg_cholesky_ex_L.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_cholesky_ex, keep_strides=True))
 _o.linalg_cholesky_ex_L.register("ADInplaceOrView", _inplace_or_view(_o.linalg_cholesky_ex_L, (3, 4)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
@@ -3259,7 +3259,7 @@ _o.linalg_qr_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_qr_out, 
 _o.qr.register('CompositeImplicitAutograd', _composite_linalg.qr)
 
 # schema/native_functions.yaml: qr.Q(Tensor self, bool some=True, *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R) (autogen of qr)
-_o.qr_Q.register('CompositeExplicitAutograd', _autogen_out(_o.qr))
+_o.qr_Q.register('CompositeExplicitAutograd', _autogen_out(_o.qr, keep_strides=True))
 _o.qr_Q.register("ADInplaceOrView", _inplace_or_view(_o.qr_Q, (2, 3)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
@@ -3267,7 +3267,7 @@ _o.linalg_svd.register('CPU', _cpu_linalg.linalg_svd)
 _o.linalg_svd.register('Meta', _meta_linalg.linalg_svd)
 
 # schema/native_functions.yaml: linalg_svd.U(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) (autogen of linalg_svd)
-_o.linalg_svd_U.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_svd))
+_o.linalg_svd_U.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_svd, keep_strides=True))
 _o.linalg_svd_U.register("ADInplaceOrView", _inplace_or_view(_o.linalg_svd_U, (3, 4, 5)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
@@ -3281,7 +3281,7 @@ _o.linalg_svdvals_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_svd
 _o.svd.register('CompositeImplicitAutograd', _composite_linalg.svd)
 
 # schema/native_functions.yaml: svd.U(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) (autogen of svd)
-_o.svd_U.register('CompositeExplicitAutograd', _autogen_out(_o.svd))
+_o.svd_U.register('CompositeExplicitAutograd', _autogen_out(_o.svd, keep_strides=True))
 _o.svd_U.register("ADInplaceOrView", _inplace_or_view(_o.svd_U, (3, 4, 5)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
@@ -3289,7 +3289,7 @@ _o.linalg_eigh.register('CPU', _cpu_linalg.linalg_eigh)
 _o.linalg_eigh.register('Meta', _meta_linalg.linalg_eigh)
 
 # schema/native_functions.yaml: linalg_eigh.eigvals(Tensor self, str UPLO="L", *, Tensor(a!) eigvals, Tensor(b!) eigvecs) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) (autogen of linalg_eigh)
-_o.linalg_eigh_eigvals.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_eigh))
+_o.linalg_eigh_eigvals.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_eigh, keep_strides=True))
 _o.linalg_eigh_eigvals.register("ADInplaceOrView", _inplace_or_view(_o.linalg_eigh_eigvals, (2, 3)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor
@@ -3407,7 +3407,7 @@ _o.linalg_solve_triangular_out.register("ADInplaceOrView", _inplace_or_view(_o.l
 _o.triangular_solve.register('CompositeImplicitAutograd', _composite_linalg.triangular_solve)
 
 # schema/native_functions.yaml: triangular_solve.X(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor(a!) X, Tensor(b!) M) -> (Tensor(a!) solution, Tensor(b!) cloned_coefficient) (autogen of triangular_solve)
-_o.triangular_solve_X.register('CompositeExplicitAutograd', _autogen_out(_o.triangular_solve))
+_o.triangular_solve_X.register('CompositeExplicitAutograd', _autogen_out(_o.triangular_solve, keep_strides=True))
 _o.triangular_solve_X.register("ADInplaceOrView", _inplace_or_view(_o.triangular_solve_X, (5, 6)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor

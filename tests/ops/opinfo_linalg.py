@@ -662,7 +662,7 @@ add_samples("cholesky_inverse.default", lambda: [
 
 
 # ---------------------------------------------------------------- out= variants
-_OUT_DTYPE_FIRST = {"linalg_eig.out", "linalg_eigvals.out", "linalg_ldl_factor.out",
+_OUT_DTYPE_FIRST = {"linalg_cholesky_ex.L", "linalg_inv_ex.inverse", "linalg_eig.out", "linalg_eigvals.out", "linalg_ldl_factor.out",
                     "linalg_ldl_factor_ex.out", "linalg_lu_factor.out", "linalg_lu_factor_ex.out",
                     "linalg_solve_ex.out", "linalg_matrix_rank.atol_rtol_float_out"}
 # torch's out= overloads of the linalg ops (schema `autogen:` entries): the functional
