@@ -508,3 +508,52 @@ def test_real_loss_of_a_complex_leaf():
     (ea.abs() ** 2).sum().backward()
     (ta.abs() ** 2).sum().backward()
     _same_values(ea.grad, ta.grad, rtol=1e-5)
+
+
+# ---- dropout and convolutions on complex input (issue 22): torch's behaviour per op ------------
+DROPOUTS = {
+    "dropout": lambda F, x: F.dropout(x, 0.5), "dropout1d": lambda F, x: F.dropout1d(x[0, 0], 0.5),
+    "dropout2d": lambda F, x: F.dropout2d(x, 0.5), "dropout3d": lambda F, x: F.dropout3d(x, 0.5),
+    "alpha_dropout": lambda F, x: F.alpha_dropout(x, 0.5, True),
+    "feature_alpha_dropout": lambda F, x: F.feature_alpha_dropout(x, 0.5, True),
+    "bernoulli_": lambda F, x: x.clone().bernoulli_(0.5),
+}
+
+
+@pytest.mark.parametrize("name", DROPOUTS)
+def test_training_dropout_refuses_complex_like_torch(name):
+    """torch's dropout draws its mask with bernoulli_, which has no complex kernel; in eval
+    mode (or p=0) the input comes back."""
+    import torch.nn.functional as TF
+
+    import ember.nn.functional as EF
+    e, t = pair(np.ones((2, 3, 2, 2, 2), np.complex64))
+    raises_like(lambda: DROPOUTS[name](EF, e), lambda: DROPOUTS[name](TF, t),
+                "not implemented for 'ComplexFloat'")
+    assert EF.dropout(e, 0.5, training=False) is e and EF.dropout(e, 0.0) is e
+
+
+def test_native_dropout_scales_complex_like_torch():
+    x = ember.tensor(Z)
+    out, mask = ember.native_dropout(x, 0.25, True)
+    t_out, t_mask = torch.native_dropout(torch.tensor(Z), 0.25, True)
+    assert (out.dtype.name, mask.dtype.name) == (str(t_out.dtype)[6:], str(t_mask.dtype)[6:])
+    np.testing.assert_allclose(out.numpy(), Z * mask.numpy() / 0.75, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("conv1d", ((1, 2, 5), (3, 2, 2))), ("conv2d", ((1, 4, 5, 5), (4, 2, 2, 2))),
+    ("conv3d", ((1, 2, 3, 3, 3), (3, 2, 2, 2, 2))),
+    ("conv_transpose1d", ((1, 2, 5), (2, 3, 2))), ("conv_transpose2d", ((1, 2, 4, 4), (2, 3, 2, 2)))])
+def test_convolutions_compute_complex_like_torch(name, args):
+    import torch.nn.functional as TF
+
+    import ember.nn.functional as EF
+    rng = np.random.default_rng(5)
+    x, w = ((rng.standard_normal(s) + 1j * rng.standard_normal(s)).astype(np.complex128)
+            for s in args)
+    kw = {"groups": 2} if name == "conv2d" else {}
+    e = getattr(EF, name)(ember.tensor(x), ember.tensor(w), **kw)
+    t = getattr(TF, name)(torch.tensor(x), torch.tensor(w), **kw)
+    assert e.dtype.name == "complex128" and tuple(e.shape) == tuple(t.shape)
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-10, atol=1e-12)
