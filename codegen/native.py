@@ -305,11 +305,6 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
     return fns
 
 
-# views between real and complex (and the conjugate bit's): their copies need formulas of
-# their own (not their view's), not written yet; functionalization keeps the view for them
-_NO_VIEW_COPY = {"_conj", "view_as_real", "view_as_complex"}
-
-
 def view_copy_for(view: NativeFunction) -> NativeFunction | None:
     """torch's `autogen` of view_copy: for a view op with a kernel of its own (not a
     CompositeImplicit decomposition), `{name}_copy.{overload}` with the same arguments
@@ -324,8 +319,7 @@ def view_copy_for(view: NativeFunction) -> NativeFunction | None:
     """
     s = view.schema
     if s.kind() != "functional" or not s.is_view() or \
-            [k for k, _ in view.dispatch] == ["CompositeImplicitAutograd"] or \
-            s.name.base in _NO_VIEW_COPY:
+            [k for k, _ in view.dispatch] == ["CompositeImplicitAutograd"]:
         return None
     args = s.arguments
     strip = lambda xs: tuple(replace(x, annotation=None) for x in xs)

@@ -290,11 +290,14 @@ _c_linalg_qr = _o.linalg_qr._cache
 _c_linalg_svd = _o.linalg_svd._cache
 _c_linalg_eigh = _o.linalg_eigh._cache
 _c_linalg_eig = _o.linalg_eig._cache
+_c__linalg_eigvals = _o._linalg_eigvals._cache
 _c_linalg_lstsq = _o.linalg_lstsq._cache
 _c_linalg_lu = _o.linalg_lu._cache
 _c_linalg_lu_factor_ex = _o.linalg_lu_factor_ex._cache
 _c_lu_unpack = _o.lu_unpack._cache
 _c_linalg_lu_solve = _o.linalg_lu_solve._cache
+_c_linalg_ldl_factor_ex = _o.linalg_ldl_factor_ex._cache
+_c_linalg_ldl_solve = _o.linalg_ldl_solve._cache
 _c_linalg_solve_triangular = _o.linalg_solve_triangular._cache
 _c_linalg_householder_product = _o.linalg_householder_product._cache
 _c_linalg_matrix_exp = _o.linalg_matrix_exp._cache
@@ -491,6 +494,9 @@ _c_split_with_sizes_copy = _o.split_with_sizes_copy._cache
 _c_unbind_copy_int = _o.unbind_copy_int._cache
 _c_alias_copy = _o.alias_copy._cache
 _c_unfold_copy = _o.unfold_copy._cache
+_c_view_as_real_copy = _o.view_as_real_copy._cache
+_c_view_as_complex_copy = _o.view_as_complex_copy._cache
+_c__conj_copy = _o._conj_copy._cache
 
 
 # schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -1963,6 +1969,55 @@ class LinalgEighBackward0(_Node):
     @property
     def _saved_eigenvectors(self):
         return _unpack(self._s_eigenvectors, self)
+
+
+# schema/derivatives.yaml: _linalg_eigvals(Tensor self) -> Tensor
+class LinalgEigvalsBackward0(_Node):
+    """Backward of _linalg_eigvals, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('_linalg_eigvals')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+class LinalgLdlFactorExBackward0(_Node):
+    """Backward of linalg_ldl_factor_ex, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('linalg_ldl_factor_ex')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+class LinalgLdlSolveBackward0(_Node):
+    """Backward of linalg_ldl_solve, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('LD', 'B')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_LD = None
+        _r_B = None
+        if _n[0] or _n[1]:
+            raise _not_implemented('linalg_ldl_solve')
+        return (_r_LD, _r_B)
 
 
 # schema/derivatives.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)
@@ -11426,6 +11481,57 @@ class UnfoldCopyBackward0(_Node):
         return self._s_step
 
 
+# schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor
+class ViewAsRealCopyBackward0(_Node):
+    """Backward of view_as_real_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.view_as_complex(grad.contiguous())
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor
+class ViewAsComplexCopyBackward0(_Node):
+    """Backward of view_as_complex_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.view_as_real(grad.contiguous())
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor
+class ConjCopyBackward0(_Node):
+    """Backward of _conj_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.conj()
+        return (_r_self,)
+
+
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -16915,6 +17021,23 @@ def _ag_linalg_eig(ks, self):
     return _out
 
 
+# schema/native_functions.yaml: _linalg_eigvals(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: _linalg_eigvals(Tensor self) -> Tensor)
+def _ag__linalg_eigvals(ks, self):
+    _ks = ks & _BELOW
+    _k = _c__linalg_eigvals.get(_ks)
+    if _k is None:
+        _k = _o._linalg_eigvals._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgEigvalsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values) (derivative: schema/derivatives.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values))
 def _ag_linalg_lstsq(ks, self, b, rcond, driver):
     _ks = ks & _BELOW
@@ -17028,6 +17151,41 @@ def _ag_linalg_lu_solve(ks, LU, pivots, B, left, adjoint):
     result = _out
     if _e_LU is not None or _e_B is not None:
         _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info) (derivative: schema/derivatives.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info))
+def _ag_linalg_ldl_factor_ex(ks, self, hermitian, check_errors):
+    _ks = ks & _BELOW
+    _k = _c_linalg_ldl_factor_ex.get(_ks)
+    if _k is None:
+        _k = _o.linalg_ldl_factor_ex._fill(_ks)
+    _out = _k(self, hermitian, check_errors)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgLdlFactorExBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor (derivative: schema/derivatives.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor)
+def _ag_linalg_ldl_solve(ks, LD, pivots, B, hermitian):
+    _ks = ks & _BELOW
+    _k = _c_linalg_ldl_solve.get(_ks)
+    if _k is None:
+        _k = _o.linalg_ldl_solve._fill(_ks)
+    _out = _k(LD, pivots, B, hermitian)
+    if not _tls.grad_enabled:
+        return _out
+    _e_LD = _edge(LD)
+    _e_B = _edge(B)
+    if not (_e_LD is not None or _e_B is not None):
+        return _out
+    _node = _new_node(LinalgLdlSolveBackward0, (_e_LD or _NO_EDGE, _e_B or _NO_EDGE), (_e_LD is not None, _e_B is not None))
     _set_history_one(_out, _node)
     return _out
 
@@ -21191,6 +21349,57 @@ def _ag_unfold_copy(ks, self, dimension, size, step):
     return _out
 
 
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real) (derivative: schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor)
+def _ag_view_as_real_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_view_as_real_copy.get(_ks)
+    if _k is None:
+        _k = _o.view_as_real_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ViewAsRealCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex) (derivative: schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor)
+def _ag_view_as_complex_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_view_as_complex_copy.get(_ks)
+    if _k is None:
+        _k = _o.view_as_complex_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj) (derivative: schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor)
+def _ag__conj_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c__conj_copy.get(_ks)
+    if _k is None:
+        _k = _o._conj_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ConjCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -21766,7 +21975,7 @@ _o.linalg_eigh_eigvals.register("Autograd", _autograd_out(_o.linalg_eigh_eigvals
 _o.linalg_eigvalsh_out.register("Autograd", _autograd_out(_o.linalg_eigvalsh_out), with_keyset=True)
 _o.linalg_eig.register("Autograd", _ag_linalg_eig, with_keyset=True)
 _o.linalg_eig_out.register("Autograd", _autograd_out(_o.linalg_eig_out), with_keyset=True)
-_o._linalg_eigvals.register("Autograd", _autograd_not_implemented(_o._linalg_eigvals), with_keyset=True)
+_o._linalg_eigvals.register("Autograd", _ag__linalg_eigvals, with_keyset=True)
 _o.linalg_eigvals_out.register("Autograd", _autograd_out(_o.linalg_eigvals_out), with_keyset=True)
 _o.linalg_lstsq.register("Autograd", _ag_linalg_lstsq, with_keyset=True)
 _o.linalg_lstsq_out.register("Autograd", _autograd_out(_o.linalg_lstsq_out), with_keyset=True)
@@ -21779,10 +21988,10 @@ _o.lu_unpack.register("Autograd", _ag_lu_unpack, with_keyset=True)
 _o.lu_unpack_out.register("Autograd", _autograd_out(_o.lu_unpack_out), with_keyset=True)
 _o.linalg_lu_solve.register("Autograd", _ag_linalg_lu_solve, with_keyset=True)
 _o.linalg_lu_solve_out.register("Autograd", _autograd_out(_o.linalg_lu_solve_out), with_keyset=True)
-_o.linalg_ldl_factor_ex.register("Autograd", _autograd_not_implemented(_o.linalg_ldl_factor_ex), with_keyset=True)
+_o.linalg_ldl_factor_ex.register("Autograd", _ag_linalg_ldl_factor_ex, with_keyset=True)
 _o.linalg_ldl_factor_ex_out.register("Autograd", _autograd_out(_o.linalg_ldl_factor_ex_out), with_keyset=True)
 _o.linalg_ldl_factor_out.register("Autograd", _autograd_out(_o.linalg_ldl_factor_out), with_keyset=True)
-_o.linalg_ldl_solve.register("Autograd", _autograd_not_implemented(_o.linalg_ldl_solve), with_keyset=True)
+_o.linalg_ldl_solve.register("Autograd", _ag_linalg_ldl_solve, with_keyset=True)
 _o.linalg_ldl_solve_out.register("Autograd", _autograd_out(_o.linalg_ldl_solve_out), with_keyset=True)
 _o.lu_solve_out.register("Autograd", _autograd_out(_o.lu_solve_out), with_keyset=True)
 _o.linalg_solve_triangular.register("Autograd", _ag_linalg_solve_triangular, with_keyset=True)
@@ -22156,3 +22365,6 @@ _o.split_with_sizes_copy.register("Autograd", _ag_split_with_sizes_copy, with_ke
 _o.unbind_copy_int.register("Autograd", _ag_unbind_copy_int, with_keyset=True)
 _o.alias_copy.register("Autograd", _ag_alias_copy, with_keyset=True)
 _o.unfold_copy.register("Autograd", _ag_unfold_copy, with_keyset=True)
+_o.view_as_real_copy.register("Autograd", _ag_view_as_real_copy, with_keyset=True)
+_o.view_as_complex_copy.register("Autograd", _ag_view_as_complex_copy, with_keyset=True)
+_o._conj_copy.register("Autograd", _ag__conj_copy, with_keyset=True)

@@ -23,6 +23,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry__adaptive_avg_pool2d_backward_out,
     _entry__adaptive_avg_pool2d_out,
     _entry__conj,
+    _entry__conj_copy,
     _entry__conj_physical,
     _entry__fft_c2c,
     _entry__fft_c2r,
@@ -1352,7 +1353,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_as_complex,
+    _entry_view_as_complex_copy,
     _entry_view_as_real,
+    _entry_view_as_real_copy,
     _entry_view_copy,
     _entry_view_copy_dtype,
     _entry_view_dtype,
@@ -1386,6 +1389,7 @@ __all__ = [
     '_adaptive_avg_pool2d',
     '_adaptive_avg_pool2d_backward',
     '_conj',
+    '_conj_copy',
     '_conj_physical',
     '_fft_c2c',
     '_fft_c2r',
@@ -1908,7 +1912,9 @@ __all__ = [
     'var',
     'var_mean',
     'view_as_complex',
+    'view_as_complex_copy',
     'view_as_real',
+    'view_as_real_copy',
     'view_copy',
     'vsplit',
     'vstack',
@@ -2028,6 +2034,23 @@ def _conj(input):
 
     except TypeError:
         _r = _hra(_conj, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj)
+def _conj_copy(input):
+    """_conj_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(_conj_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__conj_copy(input)
+
+    except TypeError:
+        _r = _hra(_conj_copy, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -16516,6 +16539,23 @@ def view_as_complex(input):
         return _r
 
 
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex)
+def view_as_complex_copy(input):
+    """view_as_complex_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(view_as_complex_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_view_as_complex_copy(input)
+
+    except TypeError:
+        _r = _hra(view_as_complex_copy, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: view_as_real(Tensor(a) self) -> Tensor(a)
 def view_as_real(input):
     """view_as_real(Tensor(a) self) -> Tensor(a)"""
@@ -16528,6 +16568,23 @@ def view_as_real(input):
 
     except TypeError:
         _r = _hra(view_as_real, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real)
+def view_as_real_copy(input):
+    """view_as_real_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(view_as_real_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_view_as_real_copy(input)
+
+    except TypeError:
+        _r = _hra(view_as_real_copy, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r

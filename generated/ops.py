@@ -42187,3 +42187,93 @@ def _entry_unfold_copy(self, dimension, size, step):
 unfold_copy._bind = _bind_unfold_copy
 unfold_copy._entry = _entry_unfold_copy
 _aten._packet('unfold_copy')._add(unfold_copy)
+
+
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real)
+view_as_real_copy = _Op("aten", 'view_as_real_copy', 'default',
+    'view_as_real_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_view_as_real_copy = view_as_real_copy._cache
+
+
+def _bind_view_as_real_copy(self):
+    return (self,)
+
+
+def _entry_view_as_real_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_real_copy, (self,)) from None
+    _k = _c_view_as_real_copy.get(ks)
+    if _k is None:
+        _k = view_as_real_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_real_copy, _k, (self,))
+    return _k(self)
+
+
+view_as_real_copy._bind = _bind_view_as_real_copy
+view_as_real_copy._entry = _entry_view_as_real_copy
+_aten._packet('view_as_real_copy')._add(view_as_real_copy)
+
+
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex)
+view_as_complex_copy = _Op("aten", 'view_as_complex_copy', 'default',
+    'view_as_complex_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_view_as_complex_copy = view_as_complex_copy._cache
+
+
+def _bind_view_as_complex_copy(self):
+    return (self,)
+
+
+def _entry_view_as_complex_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_complex_copy, (self,)) from None
+    _k = _c_view_as_complex_copy.get(ks)
+    if _k is None:
+        _k = view_as_complex_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_complex_copy, _k, (self,))
+    return _k(self)
+
+
+view_as_complex_copy._bind = _bind_view_as_complex_copy
+view_as_complex_copy._entry = _entry_view_as_complex_copy
+_aten._packet('view_as_complex_copy')._add(view_as_complex_copy)
+
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj)
+_conj_copy = _Op("aten", '_conj_copy', 'default',
+    '_conj_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c__conj_copy = _conj_copy._cache
+
+
+def _bind__conj_copy(self):
+    return (self,)
+
+
+def _entry__conj_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_conj_copy, (self,)) from None
+    _k = _c__conj_copy.get(ks)
+    if _k is None:
+        _k = _conj_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_conj_copy, _k, (self,))
+    return _k(self)
+
+
+_conj_copy._bind = _bind__conj_copy
+_conj_copy._entry = _entry__conj_copy
+_aten._packet('_conj_copy')._add(_conj_copy)

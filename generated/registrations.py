@@ -5523,3 +5523,12 @@ _o.alias_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.alias)
 
 # schema/native_functions.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor (autogen of unfold)
 _o.unfold_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.unfold), with_keyset=True)
+
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real)
+_o.view_as_real_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.view_as_real), with_keyset=True)
+
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex)
+_o.view_as_complex_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.view_as_complex), with_keyset=True)
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj)
+_o._conj_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o._conj), with_keyset=True)
