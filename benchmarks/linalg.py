@@ -6,7 +6,9 @@ torch, in one run.
 Rows: linalg.solve of a well-conditioned (n x n) float64 system with 16 right-hand sides
 (NumPy: np.linalg.solve), linalg.svd (full_matrices=False) of an (n x n) float32 matrix
 (NumPy: np.linalg.svd), and linalg.solve + backward (NumPy: the two solves the gradient
-needs). torch runs MKL, NumPy its OpenBLAS, on the same number of threads, `--threads`
+needs), and linalg.eig of a general (eig_n x eig_n) float64 matrix (NumPy: np.linalg.eig;
+`--eig-n`, default 256: geev is ~20x slower than a solve). torch runs MKL, NumPy its
+OpenBLAS, on the same number of threads, `--threads`
 (default 1: OPENBLAS_NUM_THREADS etc. are set unless already set, torch.set_num_threads).
 `--timer cpu` times the process's CPU time instead of the wall clock.
 """
@@ -45,6 +47,13 @@ def _svd(lib, s):
     return run
 
 
+def _eig(lib, g):
+    def run():
+        with lib.no_grad():
+            return lib.linalg.eig(g)
+    return run
+
+
 def _solve_backward(lib, a, b):
     def run():
         a.grad = b.grad = None
@@ -66,6 +75,7 @@ def main(argv=None):
     ap.add_argument("--number", type=int, default=1)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--n", type=int, default=1024, help="matrix size")
+    ap.add_argument("--eig-n", type=int, default=256, help="matrix size of linalg.eig")
     ap.add_argument("--threads", type=int, help="threads of torch and of NumPy's BLAS "
                     "(read by threads.py; default: OPENBLAS_NUM_THREADS & co., else 1)")
     ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
@@ -91,6 +101,10 @@ def main(argv=None):
     table.add(f"linalg.solve fwd+bwd ({n},{n}) f64", m(_solve_backward(ember, ga, gb)),
               m(_numpy_solve_backward(a, b)),
               m(_solve_backward(torch, tga, tgb) if torch else None), unit="ms")
+    g = np.random.default_rng(1).standard_normal((args.eig_n, args.eig_n))
+    table.add(f"linalg.eig ({args.eig_n},{args.eig_n}) f64", m(_eig(ember, ember.from_numpy(g))),
+              m(lambda: np.linalg.eig(g)),
+              m(_eig(torch, torch.from_numpy(g)) if torch else None), unit="ms")
     table.write_json(args.json, timer=args.timer)
     return table.rows
 

@@ -26,7 +26,10 @@ from .model import (
 )
 
 ALLOWED_KEYS = ("func", "variants", "dispatch", "autogen", "tags", "manual_binding",
-                "python_module")
+                "python_module", "out_strides")
+# `out_strides: result`: the autogen'd out= variants give a resized `out` the functional
+# result's strides (torch's structured LAPACK kernels: column-major), not contiguous ones
+OUT_STRIDES = ("contiguous", "result")
 DISPATCH_KEYS = ("CPU", "CUDA", "Meta", "CompositeImplicitAutograd", "CompositeExplicitAutograd",
                  "BackendSelect")
 VARIANTS = ("function", "method")
@@ -54,6 +57,7 @@ class NativeFunction:
     view_copy_of: str | None = None            # autogen'd {view}_copy ops: their view op
     manual_binding: bool = False               # Python binding hand-written (e.g. Tensor.to)
     python_module: str | None = None           # the binding is public in ember.<module> only
+    out_keeps_strides: bool = False            # autogen'd out=: a resized out takes the result's
 
     @property
     def ident(self) -> str:
@@ -280,6 +284,10 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
         fn = NativeFunction(schema, loc, variants, dispatch, tags, manual_binding=manual,
                             python_module=module)
         add(fn)
+        out_strides = e.data.get("out_strides", "contiguous")
+        if out_strides not in OUT_STRIDES or ("out_strides" in e.data and "autogen" not in e.data):
+            raise _err(e.at("out_strides"), "'out_strides' must be 'contiguous' or 'result', on an "
+                       "entry with 'autogen:'")
         for out_name in _as_list(e, "autogen"):
             if schema.kind() != "functional":
                 raise _err(e.at("autogen"), f"autogen '{out_name}' needs a functional op, "
@@ -288,18 +296,13 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
             add(NativeFunction(out, e.at("autogen"), variants, (
                 ("CompositeExplicitAutograd", "@autogen_out"),),
                 tuple(t for t in tags if t != "core"),      # torch's out= variants: no core
-                autogen_of=fn.qualified))
+                autogen_of=fn.qualified, out_keeps_strides=out_strides == "result"))
     fns = _derive_inplace(fns, derived)
     for fn in list(fns):
         copy = view_copy_for(fn)
         if copy is not None and copy.qualified not in seen:
             add(copy)
     return fns
-
-
-# views between real and complex (and the conjugate bit's): their copies need formulas of
-# their own (not their view's), not written yet; functionalization keeps the view for them
-_NO_VIEW_COPY = {"_conj", "view_as_real", "view_as_complex"}
 
 
 def view_copy_for(view: NativeFunction) -> NativeFunction | None:
@@ -316,8 +319,7 @@ def view_copy_for(view: NativeFunction) -> NativeFunction | None:
     """
     s = view.schema
     if s.kind() != "functional" or not s.is_view() or \
-            [k for k, _ in view.dispatch] == ["CompositeImplicitAutograd"] or \
-            s.name.base in _NO_VIEW_COPY:
+            [k for k, _ in view.dispatch] == ["CompositeImplicitAutograd"]:
         return None
     args = s.arguments
     strip = lambda xs: tuple(replace(x, annotation=None) for x in xs)

@@ -58,7 +58,9 @@ def registration_context(fn: NativeFunction, qualified_index: dict) -> dict:
     regs = []
     for key, kernel in fn.dispatch:
         if kernel == "@autogen_out":
-            regs.append({"key": key, "expr": f"_autogen_out(_o.{qualified_index[fn.autogen_of].ident})"})
+            keep = ", keep_strides=True" if fn.out_keeps_strides else ""
+            regs.append({"key": key,
+                         "expr": f"_autogen_out(_o.{qualified_index[fn.autogen_of].ident}{keep})"})
         elif kernel == "@autogen_view_copy":
             regs.append({"key": key, "with_keyset": True,
                          "expr": f"_autogen_view_copy(_o.{qualified_index[fn.view_copy_of].ident})"})

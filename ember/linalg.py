@@ -16,14 +16,20 @@ from ember.kernels.common._errors import LinAlgError
 
 cholesky = _F.linalg_cholesky
 cholesky_ex = _F.linalg_cholesky_ex
+cond = _F.linalg_cond
 cross = _F.linalg_cross
 det = _F.linalg_det
 diagonal = _F.linalg_diagonal
+eig = _F.linalg_eig
 eigh = _F.linalg_eigh
+eigvals = _F.linalg_eigvals
 eigvalsh = _F.linalg_eigvalsh
 householder_product = _F.linalg_householder_product
 inv = _F.linalg_inv
 inv_ex = _F.linalg_inv_ex
+ldl_factor = _F.linalg_ldl_factor
+ldl_factor_ex = _F.linalg_ldl_factor_ex
+ldl_solve = _F.linalg_ldl_solve
 lstsq = _F.linalg_lstsq
 lu = _F.linalg_lu
 lu_factor = _F.linalg_lu_factor
@@ -51,9 +57,10 @@ vecdot = _F.linalg_vecdot
 vector_norm = _F.linalg_vector_norm
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "cross", "det", "diagonal", "eigh", "eigvalsh",
-    "householder_product", "inv", "inv_ex", "lstsq", "lu", "lu_factor", "lu_factor_ex",
-    "lu_solve", "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank",
-    "multi_dot", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
-    "svd", "svdvals", "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
+    "LinAlgError", "cholesky", "cholesky_ex", "cond", "cross", "det", "diagonal", "eig",
+    "eigh", "eigvals", "eigvalsh", "householder_product", "inv", "inv_ex", "ldl_factor",
+    "ldl_factor_ex", "ldl_solve", "lstsq", "lu", "lu_factor", "lu_factor_ex", "lu_solve",
+    "matmul", "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "multi_dot", "norm",
+    "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
+    "tensorinv", "tensorsolve", "vander", "vecdot", "vector_norm",
 ]

@@ -289,11 +289,15 @@ _c_linalg_cholesky_ex = _o.linalg_cholesky_ex._cache
 _c_linalg_qr = _o.linalg_qr._cache
 _c_linalg_svd = _o.linalg_svd._cache
 _c_linalg_eigh = _o.linalg_eigh._cache
+_c_linalg_eig = _o.linalg_eig._cache
+_c__linalg_eigvals = _o._linalg_eigvals._cache
 _c_linalg_lstsq = _o.linalg_lstsq._cache
 _c_linalg_lu = _o.linalg_lu._cache
 _c_linalg_lu_factor_ex = _o.linalg_lu_factor_ex._cache
 _c_lu_unpack = _o.lu_unpack._cache
 _c_linalg_lu_solve = _o.linalg_lu_solve._cache
+_c_linalg_ldl_factor_ex = _o.linalg_ldl_factor_ex._cache
+_c_linalg_ldl_solve = _o.linalg_ldl_solve._cache
 _c_linalg_solve_triangular = _o.linalg_solve_triangular._cache
 _c_linalg_householder_product = _o.linalg_householder_product._cache
 _c_linalg_matrix_exp = _o.linalg_matrix_exp._cache
@@ -490,6 +494,9 @@ _c_split_with_sizes_copy = _o.split_with_sizes_copy._cache
 _c_unbind_copy_int = _o.unbind_copy_int._cache
 _c_alias_copy = _o.alias_copy._cache
 _c_unfold_copy = _o.unfold_copy._cache
+_c_view_as_real_copy = _o.view_as_real_copy._cache
+_c_view_as_complex_copy = _o.view_as_complex_copy._cache
+_c__conj_copy = _o._conj_copy._cache
 
 
 # schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -1807,8 +1814,8 @@ class LinalgDetBackward0(_Node):
 # schema/derivatives.yaml: linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
 class LinalgSlogdetBackward0(_Node):
     """Backward of linalg_slogdet, from schema/derivatives.yaml."""
-    __slots__ = ('_s_A',)
-    _saved_slots = ('_s_A',)
+    __slots__ = ('_s_A', '_s_sign')
+    _saved_slots = ('_s_A', '_s_sign')
     _saved_list_slots = ()
     _release_after_backward = True
     _input_names = ('A',)
@@ -1816,15 +1823,21 @@ class LinalgSlogdetBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         grad_logabsdet = grads[1]
+        grad_sign = grads[0]
         _r_A = None
         if _n[0]:
             A = _unpack(_node._s_A, _node)
-            _r_A = _H.linalg_slogdet_backward(grad_logabsdet, A)
+            sign = _unpack(_node._s_sign, _node)
+            _r_A = _H.linalg_slogdet_backward(grad_sign, grad_logabsdet, A, sign)
         return (_r_A,)
 
     @property
     def _saved_A(self):
         return _unpack(self._s_A, self)
+
+    @property
+    def _saved_sign(self):
+        return _unpack(self._s_sign, self)
 
 
 # schema/derivatives.yaml: linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
@@ -1956,6 +1969,89 @@ class LinalgEighBackward0(_Node):
     @property
     def _saved_eigenvectors(self):
         return _unpack(self._s_eigenvectors, self)
+
+
+# schema/derivatives.yaml: _linalg_eigvals(Tensor self) -> Tensor
+class LinalgEigvalsBackward0(_Node):
+    """Backward of _linalg_eigvals, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('_linalg_eigvals')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+class LinalgLdlFactorExBackward0(_Node):
+    """Backward of linalg_ldl_factor_ex, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('linalg_ldl_factor_ex')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+class LinalgLdlSolveBackward0(_Node):
+    """Backward of linalg_ldl_solve, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('LD', 'B')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_LD = None
+        _r_B = None
+        if _n[0] or _n[1]:
+            raise _not_implemented('linalg_ldl_solve')
+        return (_r_LD, _r_B)
+
+
+# schema/derivatives.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)
+class LinalgEigBackward0(_Node):
+    """Backward of linalg_eig, from schema/derivatives.yaml."""
+    __slots__ = ('_s_eigenvalues', '_s_eigenvectors', '_s_self_dtype')
+    _saved_slots = ('_s_eigenvalues', '_s_eigenvectors')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_eigenvalues = grads[0]
+        grad_eigenvectors = grads[1]
+        _r_self = None
+        if _n[0]:
+            eigenvalues = _unpack(_node._s_eigenvalues, _node)
+            eigenvectors = _unpack(_node._s_eigenvectors, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.linalg_eig_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_eigenvalues(self):
+        return _unpack(self._s_eigenvalues, self)
+
+    @property
+    def _saved_eigenvectors(self):
+        return _unpack(self._s_eigenvectors, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
 
 
 # schema/derivatives.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
@@ -11405,6 +11501,57 @@ class UnfoldCopyBackward0(_Node):
         return self._s_step
 
 
+# schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor
+class ViewAsRealCopyBackward0(_Node):
+    """Backward of view_as_real_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.view_as_complex(grad.contiguous())
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor
+class ViewAsComplexCopyBackward0(_Node):
+    """Backward of view_as_complex_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.view_as_real(grad.contiguous())
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor
+class ConjCopyBackward0(_Node):
+    """Backward of _conj_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.conj()
+        return (_r_self,)
+
+
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -16777,6 +16924,9 @@ def _ag_linalg_slogdet(ks, A):
         return _out
     _node = _new_node(LinalgSlogdetBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
     _node._s_A = _save(A)
+    sign = _out[0]
+    logabsdet = _out[1]
+    _node._s_sign = _save_output(sign, 0)
     _set_history_many(_out, _node, (True, True))
     return _out
 
@@ -16866,6 +17016,45 @@ def _ag_linalg_eigh(ks, self, UPLO):
     _node._s_eigenvalues = _save_output(eigenvalues, 0)
     _node._s_eigenvectors = _save_output(eigenvectors, 1)
     _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors) (derivative: schema/derivatives.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors))
+def _ag_linalg_eig(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_linalg_eig.get(_ks)
+    if _k is None:
+        _k = _o.linalg_eig._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgEigBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    eigenvalues = _out[0]
+    eigenvectors = _out[1]
+    _node._s_eigenvalues = _save_output(eigenvalues, 0)
+    _node._s_eigenvectors = _save_output(eigenvectors, 1)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: _linalg_eigvals(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: _linalg_eigvals(Tensor self) -> Tensor)
+def _ag__linalg_eigvals(ks, self):
+    _ks = ks & _BELOW
+    _k = _c__linalg_eigvals.get(_ks)
+    if _k is None:
+        _k = _o._linalg_eigvals._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgEigvalsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
     return _out
 
 
@@ -16982,6 +17171,41 @@ def _ag_linalg_lu_solve(ks, LU, pivots, B, left, adjoint):
     result = _out
     if _e_LU is not None or _e_B is not None:
         _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info) (derivative: schema/derivatives.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info))
+def _ag_linalg_ldl_factor_ex(ks, self, hermitian, check_errors):
+    _ks = ks & _BELOW
+    _k = _c_linalg_ldl_factor_ex.get(_ks)
+    if _k is None:
+        _k = _o.linalg_ldl_factor_ex._fill(_ks)
+    _out = _k(self, hermitian, check_errors)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgLdlFactorExBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor (derivative: schema/derivatives.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor)
+def _ag_linalg_ldl_solve(ks, LD, pivots, B, hermitian):
+    _ks = ks & _BELOW
+    _k = _c_linalg_ldl_solve.get(_ks)
+    if _k is None:
+        _k = _o.linalg_ldl_solve._fill(_ks)
+    _out = _k(LD, pivots, B, hermitian)
+    if not _tls.grad_enabled:
+        return _out
+    _e_LD = _edge(LD)
+    _e_B = _edge(B)
+    if not (_e_LD is not None or _e_B is not None):
+        return _out
+    _node = _new_node(LinalgLdlSolveBackward0, (_e_LD or _NO_EDGE, _e_B or _NO_EDGE), (_e_LD is not None, _e_B is not None))
     _set_history_one(_out, _node)
     return _out
 
@@ -21157,6 +21381,57 @@ def _ag_unfold_copy(ks, self, dimension, size, step):
     return _out
 
 
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real) (derivative: schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor)
+def _ag_view_as_real_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_view_as_real_copy.get(_ks)
+    if _k is None:
+        _k = _o.view_as_real_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ViewAsRealCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex) (derivative: schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor)
+def _ag_view_as_complex_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_view_as_complex_copy.get(_ks)
+    if _k is None:
+        _k = _o.view_as_complex_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj) (derivative: schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor)
+def _ag__conj_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c__conj_copy.get(_ks)
+    if _k is None:
+        _k = _o._conj_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ConjCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -21703,21 +21978,83 @@ _o.addmm_out.register("Autograd", _autograd_out(_o.addmm_out), with_keyset=True)
 _o.matmul_out.register("Autograd", _autograd_out(_o.matmul_out), with_keyset=True)
 _o.linear_out.register("Autograd", _autograd_out(_o.linear_out), with_keyset=True)
 _o.linalg_solve_ex.register("Autograd", _ag_linalg_solve_ex, with_keyset=True)
+_o.linalg_solve_ex_out.register("Autograd", _autograd_out(_o.linalg_solve_ex_out), with_keyset=True)
+_o.linalg_solve_out.register("Autograd", _autograd_out(_o.linalg_solve_out), with_keyset=True)
 _o.linalg_inv_ex.register("Autograd", _ag_linalg_inv_ex, with_keyset=True)
+_o.linalg_inv_ex_inverse.register("Autograd", _autograd_out(_o.linalg_inv_ex_inverse), with_keyset=True)
+_o.linalg_inv_out.register("Autograd", _autograd_out(_o.linalg_inv_out), with_keyset=True)
+_o.inverse_out.register("Autograd", _autograd_out(_o.inverse_out), with_keyset=True)
 _o.linalg_det.register("Autograd", _ag_linalg_det, with_keyset=True)
+_o.linalg_det_out.register("Autograd", _autograd_out(_o.linalg_det_out), with_keyset=True)
 _o.linalg_slogdet.register("Autograd", _ag_linalg_slogdet, with_keyset=True)
+_o.linalg_slogdet_out.register("Autograd", _autograd_out(_o.linalg_slogdet_out), with_keyset=True)
+_o.slogdet_out.register("Autograd", _autograd_out(_o.slogdet_out), with_keyset=True)
 _o.linalg_cholesky_ex.register("Autograd", _ag_linalg_cholesky_ex, with_keyset=True)
+_o.linalg_cholesky_ex_L.register("Autograd", _autograd_out(_o.linalg_cholesky_ex_L), with_keyset=True)
+_o.linalg_cholesky_out.register("Autograd", _autograd_out(_o.linalg_cholesky_out), with_keyset=True)
+_o.cholesky_out.register("Autograd", _autograd_out(_o.cholesky_out), with_keyset=True)
+_o.cholesky_solve_out.register("Autograd", _autograd_out(_o.cholesky_solve_out), with_keyset=True)
+_o.cholesky_inverse_out.register("Autograd", _autograd_out(_o.cholesky_inverse_out), with_keyset=True)
 _o.linalg_qr.register("Autograd", _ag_linalg_qr, with_keyset=True)
+_o.linalg_qr_out.register("Autograd", _autograd_out(_o.linalg_qr_out), with_keyset=True)
+_o.qr_Q.register("Autograd", _autograd_out(_o.qr_Q), with_keyset=True)
 _o.linalg_svd.register("Autograd", _ag_linalg_svd, with_keyset=True)
+_o.linalg_svd_U.register("Autograd", _autograd_out(_o.linalg_svd_U), with_keyset=True)
+_o.linalg_svdvals_out.register("Autograd", _autograd_out(_o.linalg_svdvals_out), with_keyset=True)
+_o.svd_U.register("Autograd", _autograd_out(_o.svd_U), with_keyset=True)
 _o.linalg_eigh.register("Autograd", _ag_linalg_eigh, with_keyset=True)
+_o.linalg_eigh_eigvals.register("Autograd", _autograd_out(_o.linalg_eigh_eigvals), with_keyset=True)
+_o.linalg_eigvalsh_out.register("Autograd", _autograd_out(_o.linalg_eigvalsh_out), with_keyset=True)
+_o.linalg_eig.register("Autograd", _ag_linalg_eig, with_keyset=True)
+_o.linalg_eig_out.register("Autograd", _autograd_out(_o.linalg_eig_out), with_keyset=True)
+_o._linalg_eigvals.register("Autograd", _ag__linalg_eigvals, with_keyset=True)
+_o.linalg_eigvals_out.register("Autograd", _autograd_out(_o.linalg_eigvals_out), with_keyset=True)
 _o.linalg_lstsq.register("Autograd", _ag_linalg_lstsq, with_keyset=True)
+_o.linalg_lstsq_out.register("Autograd", _autograd_out(_o.linalg_lstsq_out), with_keyset=True)
 _o.linalg_lu.register("Autograd", _ag_linalg_lu, with_keyset=True)
+_o.linalg_lu_out.register("Autograd", _autograd_out(_o.linalg_lu_out), with_keyset=True)
 _o.linalg_lu_factor_ex.register("Autograd", _ag_linalg_lu_factor_ex, with_keyset=True)
+_o.linalg_lu_factor_ex_out.register("Autograd", _autograd_out(_o.linalg_lu_factor_ex_out), with_keyset=True)
+_o.linalg_lu_factor_out.register("Autograd", _autograd_out(_o.linalg_lu_factor_out), with_keyset=True)
 _o.lu_unpack.register("Autograd", _ag_lu_unpack, with_keyset=True)
+_o.lu_unpack_out.register("Autograd", _autograd_out(_o.lu_unpack_out), with_keyset=True)
 _o.linalg_lu_solve.register("Autograd", _ag_linalg_lu_solve, with_keyset=True)
+_o.linalg_lu_solve_out.register("Autograd", _autograd_out(_o.linalg_lu_solve_out), with_keyset=True)
+_o.linalg_ldl_factor_ex.register("Autograd", _ag_linalg_ldl_factor_ex, with_keyset=True)
+_o.linalg_ldl_factor_ex_out.register("Autograd", _autograd_out(_o.linalg_ldl_factor_ex_out), with_keyset=True)
+_o.linalg_ldl_factor_out.register("Autograd", _autograd_out(_o.linalg_ldl_factor_out), with_keyset=True)
+_o.linalg_ldl_solve.register("Autograd", _ag_linalg_ldl_solve, with_keyset=True)
+_o.linalg_ldl_solve_out.register("Autograd", _autograd_out(_o.linalg_ldl_solve_out), with_keyset=True)
+_o.lu_solve_out.register("Autograd", _autograd_out(_o.lu_solve_out), with_keyset=True)
 _o.linalg_solve_triangular.register("Autograd", _ag_linalg_solve_triangular, with_keyset=True)
+_o.linalg_solve_triangular_out.register("Autograd", _autograd_out(_o.linalg_solve_triangular_out), with_keyset=True)
+_o.triangular_solve_X.register("Autograd", _autograd_out(_o.triangular_solve_X), with_keyset=True)
 _o.linalg_householder_product.register("Autograd", _ag_linalg_householder_product, with_keyset=True)
+_o.linalg_householder_product_out.register("Autograd", _autograd_out(_o.linalg_householder_product_out), with_keyset=True)
+_o.orgqr_out.register("Autograd", _autograd_out(_o.orgqr_out), with_keyset=True)
 _o.linalg_matrix_exp.register("Autograd", _ag_linalg_matrix_exp, with_keyset=True)
+_o.linalg_matrix_exp_out.register("Autograd", _autograd_out(_o.linalg_matrix_exp_out), with_keyset=True)
+_o.linalg_matrix_power_out.register("Autograd", _autograd_out(_o.linalg_matrix_power_out), with_keyset=True)
+_o.matrix_power_out.register("Autograd", _autograd_out(_o.matrix_power_out), with_keyset=True)
+_o.linalg_matrix_norm_out.register("Autograd", _autograd_out(_o.linalg_matrix_norm_out), with_keyset=True)
+_o.linalg_matrix_norm_str_ord_out.register("Autograd", _autograd_out(_o.linalg_matrix_norm_str_ord_out), with_keyset=True)
+_o.linalg_norm_out.register("Autograd", _autograd_out(_o.linalg_norm_out), with_keyset=True)
+_o.linalg_norm_ord_str_out.register("Autograd", _autograd_out(_o.linalg_norm_ord_str_out), with_keyset=True)
+_o.linalg_cond_out.register("Autograd", _autograd_out(_o.linalg_cond_out), with_keyset=True)
+_o.linalg_cond_p_str_out.register("Autograd", _autograd_out(_o.linalg_cond_p_str_out), with_keyset=True)
+_o.linalg_matrix_rank_atol_rtol_float_out.register("Autograd", _autograd_out(_o.linalg_matrix_rank_atol_rtol_float_out), with_keyset=True)
+_o.linalg_matrix_rank_out.register("Autograd", _autograd_out(_o.linalg_matrix_rank_out), with_keyset=True)
+_o.linalg_pinv_atol_rtol_float_out.register("Autograd", _autograd_out(_o.linalg_pinv_atol_rtol_float_out), with_keyset=True)
+_o.linalg_pinv_out.register("Autograd", _autograd_out(_o.linalg_pinv_out), with_keyset=True)
+_o.linalg_multi_dot_out.register("Autograd", _autograd_out(_o.linalg_multi_dot_out), with_keyset=True)
+_o.chain_matmul_out.register("Autograd", _autograd_out(_o.chain_matmul_out), with_keyset=True)
+_o.linalg_cross_out.register("Autograd", _autograd_out(_o.linalg_cross_out), with_keyset=True)
+_o.cross_out.register("Autograd", _autograd_out(_o.cross_out), with_keyset=True)
+_o.linalg_vecdot_out.register("Autograd", _autograd_out(_o.linalg_vecdot_out), with_keyset=True)
+_o.linalg_tensorinv_out.register("Autograd", _autograd_out(_o.linalg_tensorinv_out), with_keyset=True)
+_o.linalg_tensorsolve_out.register("Autograd", _autograd_out(_o.linalg_tensorsolve_out), with_keyset=True)
+_o.linalg_matmul_out.register("Autograd", _autograd_out(_o.linalg_matmul_out), with_keyset=True)
+_o.trace_out.register("Autograd", _autograd_out(_o.trace_out), with_keyset=True)
 _o.view.register("Autograd", _ag_view, with_keyset=True)
 _o.as_strided.register("Autograd", _ag_as_strided, with_keyset=True)
 _o.permute.register("Autograd", _ag_permute, with_keyset=True)
@@ -22060,3 +22397,6 @@ _o.split_with_sizes_copy.register("Autograd", _ag_split_with_sizes_copy, with_ke
 _o.unbind_copy_int.register("Autograd", _ag_unbind_copy_int, with_keyset=True)
 _o.alias_copy.register("Autograd", _ag_alias_copy, with_keyset=True)
 _o.unfold_copy.register("Autograd", _ag_unfold_copy, with_keyset=True)
+_o.view_as_real_copy.register("Autograd", _ag_view_as_real_copy, with_keyset=True)
+_o.view_as_complex_copy.register("Autograd", _ag_view_as_complex_copy, with_keyset=True)
+_o._conj_copy.register("Autograd", _ag__conj_copy, with_keyset=True)

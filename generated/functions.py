@@ -25,10 +25,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry__adaptive_avg_pool2d_backward_out,
     _entry__adaptive_avg_pool2d_out,
     _entry__conj,
+    _entry__conj_copy,
     _entry__conj_physical,
     _entry__fft_c2c,
     _entry__fft_c2r,
     _entry__fft_r2c,
+    _entry__linalg_eigvals,
     _entry__log_softmax,
     _entry__log_softmax_backward_data,
     _entry__log_softmax_backward_data_out,
@@ -206,9 +208,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ceil_,
     _entry_ceil_out,
     _entry_chain_matmul,
+    _entry_chain_matmul_out,
     _entry_cholesky,
     _entry_cholesky_inverse,
+    _entry_cholesky_inverse_out,
+    _entry_cholesky_out,
     _entry_cholesky_solve,
+    _entry_cholesky_solve_out,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
@@ -273,6 +279,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cov,
     _entry_cross,
     _entry_cross_entropy_loss,
+    _entry_cross_out,
     _entry_cummax,
     _entry_cummin,
     _entry_cumprod,
@@ -546,6 +553,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_select,
     _entry_index_select_out,
     _entry_inverse,
+    _entry_inverse_out,
     _entry_isfinite,
     _entry_isin_Tensor_Scalar,
     _entry_isin_Tensor_Tensor,
@@ -596,42 +604,92 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lift_fresh_copy,
     _entry_linalg_cholesky,
     _entry_linalg_cholesky_ex,
+    _entry_linalg_cholesky_ex_L,
+    _entry_linalg_cholesky_out,
+    _entry_linalg_cond,
+    _entry_linalg_cond_out,
+    _entry_linalg_cond_p_str,
+    _entry_linalg_cond_p_str_out,
     _entry_linalg_cross,
+    _entry_linalg_cross_out,
     _entry_linalg_det,
+    _entry_linalg_det_out,
     _entry_linalg_diagonal,
+    _entry_linalg_eig,
+    _entry_linalg_eig_out,
     _entry_linalg_eigh,
+    _entry_linalg_eigh_eigvals,
+    _entry_linalg_eigvals,
+    _entry_linalg_eigvals_out,
     _entry_linalg_eigvalsh,
+    _entry_linalg_eigvalsh_out,
     _entry_linalg_householder_product,
+    _entry_linalg_householder_product_out,
     _entry_linalg_inv,
     _entry_linalg_inv_ex,
+    _entry_linalg_inv_ex_inverse,
+    _entry_linalg_inv_out,
+    _entry_linalg_ldl_factor,
+    _entry_linalg_ldl_factor_ex,
+    _entry_linalg_ldl_factor_ex_out,
+    _entry_linalg_ldl_factor_out,
+    _entry_linalg_ldl_solve,
+    _entry_linalg_ldl_solve_out,
     _entry_linalg_lstsq,
+    _entry_linalg_lstsq_out,
     _entry_linalg_lu,
     _entry_linalg_lu_factor,
     _entry_linalg_lu_factor_ex,
+    _entry_linalg_lu_factor_ex_out,
+    _entry_linalg_lu_factor_out,
+    _entry_linalg_lu_out,
     _entry_linalg_lu_solve,
+    _entry_linalg_lu_solve_out,
     _entry_linalg_matmul,
+    _entry_linalg_matmul_out,
     _entry_linalg_matrix_exp,
+    _entry_linalg_matrix_exp_out,
     _entry_linalg_matrix_norm,
+    _entry_linalg_matrix_norm_out,
     _entry_linalg_matrix_norm_str_ord,
+    _entry_linalg_matrix_norm_str_ord_out,
     _entry_linalg_matrix_power,
+    _entry_linalg_matrix_power_out,
     _entry_linalg_matrix_rank,
     _entry_linalg_matrix_rank_atol_rtol_float,
+    _entry_linalg_matrix_rank_atol_rtol_float_out,
+    _entry_linalg_matrix_rank_out,
     _entry_linalg_multi_dot,
+    _entry_linalg_multi_dot_out,
     _entry_linalg_norm,
     _entry_linalg_norm_ord_str,
+    _entry_linalg_norm_ord_str_out,
+    _entry_linalg_norm_out,
     _entry_linalg_pinv,
     _entry_linalg_pinv_atol_rtol_float,
+    _entry_linalg_pinv_atol_rtol_float_out,
+    _entry_linalg_pinv_out,
     _entry_linalg_qr,
+    _entry_linalg_qr_out,
     _entry_linalg_slogdet,
+    _entry_linalg_slogdet_out,
     _entry_linalg_solve,
     _entry_linalg_solve_ex,
+    _entry_linalg_solve_ex_out,
+    _entry_linalg_solve_out,
     _entry_linalg_solve_triangular,
+    _entry_linalg_solve_triangular_out,
     _entry_linalg_svd,
+    _entry_linalg_svd_U,
     _entry_linalg_svdvals,
+    _entry_linalg_svdvals_out,
     _entry_linalg_tensorinv,
+    _entry_linalg_tensorinv_out,
     _entry_linalg_tensorsolve,
+    _entry_linalg_tensorsolve_out,
     _entry_linalg_vander,
     _entry_linalg_vecdot,
+    _entry_linalg_vecdot_out,
     _entry_linalg_vector_norm,
     _entry_linalg_vector_norm_out,
     _entry_linear,
@@ -688,7 +746,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lt__Scalar,
     _entry_lt__Tensor,
     _entry_lu_solve,
+    _entry_lu_solve_out,
     _entry_lu_unpack,
+    _entry_lu_unpack_out,
     _entry_masked_fill_Scalar,
     _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
@@ -704,6 +764,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_matmul_out,
     _entry_matrix_exp,
     _entry_matrix_power,
+    _entry_matrix_power_out,
     _entry_max,
     _entry_max_dim,
     _entry_max_dim_max,
@@ -835,6 +896,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ones_like_out,
     _entry_ones_out,
     _entry_orgqr,
+    _entry_orgqr_out,
     _entry_outer,
     _entry_outer_out,
     _entry_pad,
@@ -865,6 +927,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put_,
     _entry_put_out,
     _entry_qr,
+    _entry_qr_Q,
     _entry_quantile,
     _entry_quantile_scalar,
     _entry_rad2deg,
@@ -1028,6 +1091,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_slice_scatter,
     _entry_slice_scatter_out,
     _entry_slogdet,
+    _entry_slogdet_out,
     _entry_softmax_int,
     _entry_softmax_int_out,
     _entry_softplus,
@@ -1207,6 +1271,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
     _entry_svd,
+    _entry_svd_U,
     _entry_swapaxes,
     _entry_swapdims,
     _entry_t,
@@ -1240,6 +1305,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_topk,
     _entry_topk_values,
     _entry_trace,
+    _entry_trace_out,
     _entry_transpose_,
     _entry_transpose_copy_int,
     _entry_transpose_int,
@@ -1248,6 +1314,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_trapz_dx,
     _entry_trapz_x,
     _entry_triangular_solve,
+    _entry_triangular_solve_X,
     _entry_tril,
     _entry_tril_,
     _entry_tril_indices,
@@ -1288,7 +1355,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_view,
     _entry_view_as,
     _entry_view_as_complex,
+    _entry_view_as_complex_copy,
     _entry_view_as_real,
+    _entry_view_as_real_copy,
     _entry_view_copy,
     _entry_view_copy_dtype,
     _entry_view_dtype,
@@ -1322,10 +1391,12 @@ __all__ = [
     '_adaptive_avg_pool2d',
     '_adaptive_avg_pool2d_backward',
     '_conj',
+    '_conj_copy',
     '_conj_physical',
     '_fft_c2c',
     '_fft_c2r',
     '_fft_r2c',
+    '_linalg_eigvals',
     '_log_softmax',
     '_log_softmax_backward_data',
     '_softmax',
@@ -1560,14 +1631,20 @@ __all__ = [
     'lift_fresh_copy',
     'linalg_cholesky',
     'linalg_cholesky_ex',
+    'linalg_cond',
     'linalg_cross',
     'linalg_det',
     'linalg_diagonal',
+    'linalg_eig',
     'linalg_eigh',
+    'linalg_eigvals',
     'linalg_eigvalsh',
     'linalg_householder_product',
     'linalg_inv',
     'linalg_inv_ex',
+    'linalg_ldl_factor',
+    'linalg_ldl_factor_ex',
+    'linalg_ldl_solve',
     'linalg_lstsq',
     'linalg_lu',
     'linalg_lu_factor',
@@ -1837,7 +1914,9 @@ __all__ = [
     'var',
     'var_mean',
     'view_as_complex',
+    'view_as_complex_copy',
     'view_as_real',
+    'view_as_real_copy',
     'view_copy',
     'vsplit',
     'vstack',
@@ -1855,17 +1934,35 @@ _rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
 _rt_histogram = _return_type('histogram', ('hist', 'bin_edges'))
 _rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_linalg_cholesky_ex = _return_type('linalg_cholesky_ex', ('L', 'info'))
+_rt_linalg_cholesky_ex_out = _return_type('linalg_cholesky_ex_out', ('L', 'info'))
+_rt_linalg_eig = _return_type('linalg_eig', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_eig_out = _return_type('linalg_eig_out', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_eigh = _return_type('linalg_eigh', ('eigenvalues', 'eigenvectors'))
+_rt_linalg_eigh_out = _return_type('linalg_eigh_out', ('eigenvalues', 'eigenvectors'))
 _rt_linalg_inv_ex = _return_type('linalg_inv_ex', ('inverse', 'info'))
+_rt_linalg_inv_ex_out = _return_type('linalg_inv_ex_out', ('inverse', 'info'))
+_rt_linalg_ldl_factor = _return_type('linalg_ldl_factor', ('LD', 'pivots'))
+_rt_linalg_ldl_factor_ex = _return_type('linalg_ldl_factor_ex', ('LD', 'pivots', 'info'))
+_rt_linalg_ldl_factor_ex_out = _return_type('linalg_ldl_factor_ex_out', ('LD', 'pivots', 'info'))
+_rt_linalg_ldl_factor_out = _return_type('linalg_ldl_factor_out', ('LD', 'pivots'))
 _rt_linalg_lstsq = _return_type('linalg_lstsq', ('solution', 'residuals', 'rank', 'singular_values'))
+_rt_linalg_lstsq_out = _return_type('linalg_lstsq_out', ('solution', 'residuals', 'rank', 'singular_values'))
 _rt_linalg_lu = _return_type('linalg_lu', ('P', 'L', 'U'))
 _rt_linalg_lu_factor = _return_type('linalg_lu_factor', ('LU', 'pivots'))
 _rt_linalg_lu_factor_ex = _return_type('linalg_lu_factor_ex', ('LU', 'pivots', 'info'))
+_rt_linalg_lu_factor_ex_out = _return_type('linalg_lu_factor_ex_out', ('LU', 'pivots', 'info'))
+_rt_linalg_lu_factor_out = _return_type('linalg_lu_factor_out', ('LU', 'pivots'))
+_rt_linalg_lu_out = _return_type('linalg_lu_out', ('P', 'L', 'U'))
 _rt_linalg_qr = _return_type('linalg_qr', ('Q', 'R'))
+_rt_linalg_qr_out = _return_type('linalg_qr_out', ('Q', 'R'))
 _rt_linalg_slogdet = _return_type('linalg_slogdet', ('sign', 'logabsdet'))
+_rt_linalg_slogdet_out = _return_type('linalg_slogdet_out', ('sign', 'logabsdet'))
 _rt_linalg_solve_ex = _return_type('linalg_solve_ex', ('result', 'info'))
+_rt_linalg_solve_ex_out = _return_type('linalg_solve_ex_out', ('result', 'info'))
 _rt_linalg_svd = _return_type('linalg_svd', ('U', 'S', 'Vh'))
+_rt_linalg_svd_out = _return_type('linalg_svd_out', ('U', 'S', 'Vh'))
 _rt_lu_unpack = _return_type('lu_unpack', ('P', 'L', 'U'))
+_rt_lu_unpack_out = _return_type('lu_unpack_out', ('P', 'L', 'U'))
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
 _rt_median = _return_type('median', ('values', 'indices'))
@@ -1876,13 +1973,17 @@ _rt_nanmedian = _return_type('nanmedian', ('values', 'indices'))
 _rt_nll_loss2d_forward = _return_type('nll_loss2d_forward', ('output', 'total_weight'))
 _rt_nll_loss_forward = _return_type('nll_loss_forward', ('output', 'total_weight'))
 _rt_qr = _return_type('qr', ('Q', 'R'))
+_rt_qr_out = _return_type('qr_out', ('Q', 'R'))
 _rt_slogdet = _return_type('slogdet', ('sign', 'logabsdet'))
+_rt_slogdet_out = _return_type('slogdet_out', ('sign', 'logabsdet'))
 _rt_sort = _return_type('sort', ('values', 'indices'))
 _rt_sort_out = _return_type('sort_out', ('values', 'indices'))
 _rt_svd = _return_type('svd', ('U', 'S', 'V'))
+_rt_svd_out = _return_type('svd_out', ('U', 'S', 'V'))
 _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 _rt_triangular_solve = _return_type('triangular_solve', ('solution', 'cloned_coefficient'))
+_rt_triangular_solve_out = _return_type('triangular_solve_out', ('solution', 'cloned_coefficient'))
 
 
 # schema/native_functions.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
@@ -1935,6 +2036,23 @@ def _conj(input):
 
     except TypeError:
         _r = _hra(_conj, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj)
+def _conj_copy(input):
+    """_conj_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(_conj_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__conj_copy(input)
+
+    except TypeError:
+        _r = _hra(_conj_copy, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -2003,6 +2121,23 @@ def _fft_r2c(input, dim, normalization, onesided):
 
     except TypeError:
         _r = _hra(_fft_r2c, (input,), (input, dim, normalization, onesided), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _linalg_eigvals(Tensor self) -> Tensor
+def _linalg_eigvals(input):
+    """_linalg_eigvals(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(_linalg_eigvals, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__linalg_eigvals(input)
+
+    except TypeError:
+        _r = _hra(_linalg_eigvals, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -3916,51 +4051,57 @@ def ceil_(input):
 
 
 # schema/native_functions.yaml: cholesky(Tensor self, bool upper=False) -> Tensor
-def cholesky(input, upper=False):
+def cholesky(input, upper=False, *, out=None):
     """cholesky(Tensor self, bool upper=False) -> Tensor"""
     if _tf[0]:
-        _r = _htf(cholesky, (input,), (input, upper), {})
+        _r = _htf(cholesky, (input,), (input, upper), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_cholesky(input, upper)
+        if out is None:
+            return _entry_cholesky(input, upper)
+        return _entry_cholesky_out(input, upper, out)
 
     except TypeError:
-        _r = _hra(cholesky, (input,), (input, upper), {})
+        _r = _hra(cholesky, (input,), (input, upper), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
-def cholesky_inverse(input, upper=False):
+def cholesky_inverse(input, upper=False, *, out=None):
     """cholesky_inverse(Tensor self, bool upper=False) -> Tensor"""
     if _tf[0]:
-        _r = _htf(cholesky_inverse, (input,), (input, upper), {})
+        _r = _htf(cholesky_inverse, (input,), (input, upper), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_cholesky_inverse(input, upper)
+        if out is None:
+            return _entry_cholesky_inverse(input, upper)
+        return _entry_cholesky_inverse_out(input, upper, out)
 
     except TypeError:
-        _r = _hra(cholesky_inverse, (input,), (input, upper), {})
+        _r = _hra(cholesky_inverse, (input,), (input, upper), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
-def cholesky_solve(input, input2, upper=False):
+def cholesky_solve(input, input2, upper=False, *, out=None):
     """cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor"""
     if _tf[0]:
-        _r = _htf(cholesky_solve, (input, input2), (input, input2, upper), {})
+        _r = _htf(cholesky_solve, (input, input2), (input, input2, upper), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_cholesky_solve(input, input2, upper)
+        if out is None:
+            return _entry_cholesky_solve(input, input2, upper)
+        return _entry_cholesky_solve_out(input, input2, upper, out)
 
     except TypeError:
-        _r = _hra(cholesky_solve, (input, input2), (input, input2, upper), {})
+        _r = _hra(cholesky_solve, (input, input2), (input, input2, upper), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -4870,17 +5011,19 @@ def cov(input, *, correction=1, fweights=None, aweights=None):
 
 
 # schema/native_functions.yaml: cross(Tensor self, Tensor other, int? dim=None) -> Tensor
-def cross(input, other, dim=None):
+def cross(input, other, dim=None, *, out=None):
     """cross(Tensor self, Tensor other, int? dim=None) -> Tensor"""
     if _tf[0]:
-        _r = _htf(cross, (input, other), (input, other, dim), {})
+        _r = _htf(cross, (input, other), (input, other, dim), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_cross(input, other, dim)
+        if out is None:
+            return _entry_cross(input, other, dim)
+        return _entry_cross_out(input, other, dim, out)
 
     except TypeError:
-        _r = _hra(cross, (input, other), (input, other, dim), {})
+        _r = _hra(cross, (input, other), (input, other, dim), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -7837,17 +7980,19 @@ def index_select(input, dim, index, *, out=None):
 
 
 # schema/native_functions.yaml: inverse(Tensor self) -> Tensor
-def inverse(input):
+def inverse(input, *, out=None):
     """inverse(Tensor self) -> Tensor"""
     if _tf[0]:
-        _r = _htf(inverse, (input,), (input,), {})
+        _r = _htf(inverse, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_inverse(input)
+        if out is None:
+            return _entry_inverse(input)
+        return _entry_inverse_out(input, out)
 
     except TypeError:
-        _r = _hra(inverse, (input,), (input,), {})
+        _r = _hra(inverse, (input,), (input,), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -8409,68 +8554,131 @@ def lift_fresh_copy(input):
 
 
 # schema/native_functions.yaml: linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
-def linalg_cholesky(input, *, upper=False):
+def linalg_cholesky(input, *, upper=False, out=None):
     """linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_cholesky, (input,), (input,), {'upper': upper})
+        _r = _htf(linalg_cholesky, (input,), (input,), {'upper': upper, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_cholesky(input, upper)
+        if out is None:
+            return _entry_linalg_cholesky(input, upper)
+        return _entry_linalg_cholesky_out(input, upper, out)
 
     except TypeError:
-        _r = _hra(linalg_cholesky, (input,), (input,), {'upper': upper})
+        _r = _hra(linalg_cholesky, (input,), (input,), {'upper': upper, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)
-def linalg_cholesky_ex(input, *, upper=False, check_errors=False):
+def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
     """linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)"""
     if _tf[0]:
-        _r = _htf(linalg_cholesky_ex, (input,), (input,), {'upper': upper, 'check_errors': check_errors})
+        _r = _htf(linalg_cholesky_ex, (input,), (input,), {'upper': upper, 'check_errors': check_errors, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_cholesky_ex._make(_entry_linalg_cholesky_ex(input, upper, check_errors))
+        if out is None:
+            return _rt_linalg_cholesky_ex._make(_entry_linalg_cholesky_ex(input, upper, check_errors))
+        return _rt_linalg_cholesky_ex_out._make(_entry_linalg_cholesky_ex_L(input, upper, check_errors, *out))
 
     except TypeError:
-        _r = _hra(linalg_cholesky_ex, (input,), (input,), {'upper': upper, 'check_errors': check_errors})
+        _r = _hra(linalg_cholesky_ex, (input,), (input,), {'upper': upper, 'check_errors': check_errors, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_cond.p_str(Tensor self, str p) -> Tensor
+def _m0_linalg_cond(input, p, *, out=None):
+    if _F['Tensor'](input) and _F['str'](p):
+        return (input, p, out)
+    return None
+
+
+def _c0_linalg_cond(input, p, out):
+    if out is None:
+        return _entry_linalg_cond_p_str(input, p)
+    return _entry_linalg_cond_p_str_out(input, p, out)
+
+
+# schema/native_functions.yaml: linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+def _m1_linalg_cond(input, p=None, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar?'](p):
+        return (input, p, out)
+    return None
+
+
+def _c1_linalg_cond(input, p, out):
+    if out is None:
+        return _entry_linalg_cond(input, p)
+    return _entry_linalg_cond_out(input, p, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_linalg_cond = (
+    (_m0_linalg_cond, _c0_linalg_cond, 2, frozenset(('input', 'out', 'p'))),
+    (_m1_linalg_cond, _c1_linalg_cond, 2, frozenset(('input', 'out', 'p'))),
+)
+_sigs_linalg_cond = (
+    'linalg_cond.p_str(Tensor self, str p) -> Tensor',
+    'linalg_cond(Tensor self, Scalar? p=None) -> Tensor',
+)
+
+
+def linalg_cond(*args, **kwargs):
+    """Overloads:
+    linalg_cond.p_str(Tensor self, str p) -> Tensor
+    linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(linalg_cond, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_linalg_cond, args, kwargs, 'linalg_cond', _sigs_linalg_cond)
+    except TypeError:
+        _r = _hra_any(linalg_cond, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
-def linalg_cross(input, other, *, dim=-1):
+def linalg_cross(input, other, *, dim=-1, out=None):
     """linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_cross, (input, other), (input, other), {'dim': dim})
+        _r = _htf(linalg_cross, (input, other), (input, other), {'dim': dim, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_cross(input, other, dim)
+        if out is None:
+            return _entry_linalg_cross(input, other, dim)
+        return _entry_linalg_cross_out(input, other, dim, out)
 
     except TypeError:
-        _r = _hra(linalg_cross, (input, other), (input, other), {'dim': dim})
+        _r = _hra(linalg_cross, (input, other), (input, other), {'dim': dim, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_det(Tensor A) -> Tensor
-def linalg_det(A):
+def linalg_det(A, *, out=None):
     """linalg_det(Tensor A) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_det, (A,), (A,), {})
+        _r = _htf(linalg_det, (A,), (A,), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_det(A)
+        if out is None:
+            return _entry_linalg_det(A)
+        return _entry_linalg_det_out(A, out)
 
     except TypeError:
-        _r = _hra(linalg_det, (A,), (A,), {})
+        _r = _hra(linalg_det, (A,), (A,), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -8493,236 +8701,359 @@ def linalg_diagonal(A, *, offset=0, dim1=-2, dim2=-1):
         return _r
 
 
-# schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
-def linalg_eigh(input, UPLO='L'):
-    """linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)"""
+# schema/native_functions.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)
+def linalg_eig(input, *, out=None):
+    """linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)"""
     if _tf[0]:
-        _r = _htf(linalg_eigh, (input,), (input, UPLO), {})
+        _r = _htf(linalg_eig, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_eigh._make(_entry_linalg_eigh(input, UPLO))
+        if out is None:
+            return _rt_linalg_eig._make(_entry_linalg_eig(input))
+        return _rt_linalg_eig_out._make(_entry_linalg_eig_out(input, *out))
 
     except TypeError:
-        _r = _hra(linalg_eigh, (input,), (input, UPLO), {})
+        _r = _hra(linalg_eig, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
+def linalg_eigh(input, UPLO='L', *, out=None):
+    """linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)"""
+    if _tf[0]:
+        _r = _htf(linalg_eigh, (input,), (input, UPLO), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _rt_linalg_eigh._make(_entry_linalg_eigh(input, UPLO))
+        return _rt_linalg_eigh_out._make(_entry_linalg_eigh_eigvals(input, UPLO, *out))
+
+    except TypeError:
+        _r = _hra(linalg_eigh, (input,), (input, UPLO), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_eigvals(Tensor self) -> Tensor
+def linalg_eigvals(input, *, out=None):
+    """linalg_eigvals(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_eigvals, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_linalg_eigvals(input)
+        return _entry_linalg_eigvals_out(input, out)
+
+    except TypeError:
+        _r = _hra(linalg_eigvals, (input,), (input,), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor
-def linalg_eigvalsh(input, UPLO='L'):
+def linalg_eigvalsh(input, UPLO='L', *, out=None):
     """linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_eigvalsh, (input,), (input, UPLO), {})
+        _r = _htf(linalg_eigvalsh, (input,), (input, UPLO), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_eigvalsh(input, UPLO)
+        if out is None:
+            return _entry_linalg_eigvalsh(input, UPLO)
+        return _entry_linalg_eigvalsh_out(input, UPLO, out)
 
     except TypeError:
-        _r = _hra(linalg_eigvalsh, (input,), (input, UPLO), {})
+        _r = _hra(linalg_eigvalsh, (input,), (input, UPLO), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor
-def linalg_householder_product(input, tau):
+def linalg_householder_product(input, tau, *, out=None):
     """linalg_householder_product(Tensor input, Tensor tau) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_householder_product, (input, tau), (input, tau), {})
+        _r = _htf(linalg_householder_product, (input, tau), (input, tau), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_householder_product(input, tau)
+        if out is None:
+            return _entry_linalg_householder_product(input, tau)
+        return _entry_linalg_householder_product_out(input, tau, out)
 
     except TypeError:
-        _r = _hra(linalg_householder_product, (input, tau), (input, tau), {})
+        _r = _hra(linalg_householder_product, (input, tau), (input, tau), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_inv(Tensor A) -> Tensor
-def linalg_inv(A):
+def linalg_inv(A, *, out=None):
     """linalg_inv(Tensor A) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_inv, (A,), (A,), {})
+        _r = _htf(linalg_inv, (A,), (A,), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_inv(A)
+        if out is None:
+            return _entry_linalg_inv(A)
+        return _entry_linalg_inv_out(A, out)
 
     except TypeError:
-        _r = _hra(linalg_inv, (A,), (A,), {})
+        _r = _hra(linalg_inv, (A,), (A,), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
-def linalg_inv_ex(A, *, check_errors=False):
+def linalg_inv_ex(A, *, check_errors=False, out=None):
     """linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)"""
     if _tf[0]:
-        _r = _htf(linalg_inv_ex, (A,), (A,), {'check_errors': check_errors})
+        _r = _htf(linalg_inv_ex, (A,), (A,), {'check_errors': check_errors, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_inv_ex._make(_entry_linalg_inv_ex(A, check_errors))
+        if out is None:
+            return _rt_linalg_inv_ex._make(_entry_linalg_inv_ex(A, check_errors))
+        return _rt_linalg_inv_ex_out._make(_entry_linalg_inv_ex_inverse(A, check_errors, *out))
 
     except TypeError:
-        _r = _hra(linalg_inv_ex, (A,), (A,), {'check_errors': check_errors})
+        _r = _hra(linalg_inv_ex, (A,), (A,), {'check_errors': check_errors, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
+def linalg_ldl_factor(input, *, hermitian=False, out=None):
+    """linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)"""
+    if _tf[0]:
+        _r = _htf(linalg_ldl_factor, (input,), (input,), {'hermitian': hermitian, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _rt_linalg_ldl_factor._make(_entry_linalg_ldl_factor(input, hermitian))
+        return _rt_linalg_ldl_factor_out._make(_entry_linalg_ldl_factor_out(input, hermitian, *out))
+
+    except TypeError:
+        _r = _hra(linalg_ldl_factor, (input,), (input,), {'hermitian': hermitian, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+def linalg_ldl_factor_ex(input, *, hermitian=False, check_errors=False, out=None):
+    """linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)"""
+    if _tf[0]:
+        _r = _htf(linalg_ldl_factor_ex, (input,), (input,), {'hermitian': hermitian, 'check_errors': check_errors, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _rt_linalg_ldl_factor_ex._make(_entry_linalg_ldl_factor_ex(input, hermitian, check_errors))
+        return _rt_linalg_ldl_factor_ex_out._make(_entry_linalg_ldl_factor_ex_out(input, hermitian, check_errors, *out))
+
+    except TypeError:
+        _r = _hra(linalg_ldl_factor_ex, (input,), (input,), {'hermitian': hermitian, 'check_errors': check_errors, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+def linalg_ldl_solve(LD, pivots, B, *, hermitian=False, out=None):
+    """linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(linalg_ldl_solve, (LD, pivots, B), (LD, pivots, B), {'hermitian': hermitian, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_linalg_ldl_solve(LD, pivots, B, hermitian)
+        return _entry_linalg_ldl_solve_out(LD, pivots, B, hermitian, out)
+
+    except TypeError:
+        _r = _hra(linalg_ldl_solve, (LD, pivots, B), (LD, pivots, B), {'hermitian': hermitian, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
-def linalg_lstsq(input, b, rcond=None, *, driver=None):
+def linalg_lstsq(input, b, rcond=None, *, driver=None, out=None):
     """linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)"""
     if _tf[0]:
-        _r = _htf(linalg_lstsq, (input, b), (input, b, rcond), {'driver': driver})
+        _r = _htf(linalg_lstsq, (input, b), (input, b, rcond), {'driver': driver, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_lstsq._make(_entry_linalg_lstsq(input, b, rcond, driver))
+        if out is None:
+            return _rt_linalg_lstsq._make(_entry_linalg_lstsq(input, b, rcond, driver))
+        return _rt_linalg_lstsq_out._make(_entry_linalg_lstsq_out(input, b, rcond, driver, *out))
 
     except TypeError:
-        _r = _hra(linalg_lstsq, (input, b), (input, b, rcond), {'driver': driver})
+        _r = _hra(linalg_lstsq, (input, b), (input, b, rcond), {'driver': driver, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
-def linalg_lu(A, *, pivot=True):
+def linalg_lu(A, *, pivot=True, out=None):
     """linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)"""
     if _tf[0]:
-        _r = _htf(linalg_lu, (A,), (A,), {'pivot': pivot})
+        _r = _htf(linalg_lu, (A,), (A,), {'pivot': pivot, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_lu._make(_entry_linalg_lu(A, pivot))
+        if out is None:
+            return _rt_linalg_lu._make(_entry_linalg_lu(A, pivot))
+        return _rt_linalg_lu_out._make(_entry_linalg_lu_out(A, pivot, *out))
 
     except TypeError:
-        _r = _hra(linalg_lu, (A,), (A,), {'pivot': pivot})
+        _r = _hra(linalg_lu, (A,), (A,), {'pivot': pivot, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
-def linalg_lu_factor(A, *, pivot=True):
+def linalg_lu_factor(A, *, pivot=True, out=None):
     """linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)"""
     if _tf[0]:
-        _r = _htf(linalg_lu_factor, (A,), (A,), {'pivot': pivot})
+        _r = _htf(linalg_lu_factor, (A,), (A,), {'pivot': pivot, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_lu_factor._make(_entry_linalg_lu_factor(A, pivot))
+        if out is None:
+            return _rt_linalg_lu_factor._make(_entry_linalg_lu_factor(A, pivot))
+        return _rt_linalg_lu_factor_out._make(_entry_linalg_lu_factor_out(A, pivot, *out))
 
     except TypeError:
-        _r = _hra(linalg_lu_factor, (A,), (A,), {'pivot': pivot})
+        _r = _hra(linalg_lu_factor, (A,), (A,), {'pivot': pivot, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
-def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
+def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
     """linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)"""
     if _tf[0]:
-        _r = _htf(linalg_lu_factor_ex, (A,), (A,), {'pivot': pivot, 'check_errors': check_errors})
+        _r = _htf(linalg_lu_factor_ex, (A,), (A,), {'pivot': pivot, 'check_errors': check_errors, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_lu_factor_ex._make(_entry_linalg_lu_factor_ex(A, pivot, check_errors))
+        if out is None:
+            return _rt_linalg_lu_factor_ex._make(_entry_linalg_lu_factor_ex(A, pivot, check_errors))
+        return _rt_linalg_lu_factor_ex_out._make(_entry_linalg_lu_factor_ex_out(A, pivot, check_errors, *out))
 
     except TypeError:
-        _r = _hra(linalg_lu_factor_ex, (A,), (A,), {'pivot': pivot, 'check_errors': check_errors})
+        _r = _hra(linalg_lu_factor_ex, (A,), (A,), {'pivot': pivot, 'check_errors': check_errors, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
-def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False):
+def linalg_lu_solve(LU, pivots, B, *, left=True, adjoint=False, out=None):
     """linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_lu_solve, (LU, pivots, B), (LU, pivots, B), {'left': left, 'adjoint': adjoint})
+        _r = _htf(linalg_lu_solve, (LU, pivots, B), (LU, pivots, B), {'left': left, 'adjoint': adjoint, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_lu_solve(LU, pivots, B, left, adjoint)
+        if out is None:
+            return _entry_linalg_lu_solve(LU, pivots, B, left, adjoint)
+        return _entry_linalg_lu_solve_out(LU, pivots, B, left, adjoint, out)
 
     except TypeError:
-        _r = _hra(linalg_lu_solve, (LU, pivots, B), (LU, pivots, B), {'left': left, 'adjoint': adjoint})
+        _r = _hra(linalg_lu_solve, (LU, pivots, B), (LU, pivots, B), {'left': left, 'adjoint': adjoint, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_matmul(Tensor self, Tensor other) -> Tensor
-def linalg_matmul(input, other):
+def linalg_matmul(input, other, *, out=None):
     """linalg_matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_matmul, (input, other), (input, other), {})
+        _r = _htf(linalg_matmul, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_matmul(input, other)
+        if out is None:
+            return _entry_linalg_matmul(input, other)
+        return _entry_linalg_matmul_out(input, other, out)
 
     except TypeError:
-        _r = _hra(linalg_matmul, (input, other), (input, other), {})
+        _r = _hra(linalg_matmul, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_matrix_exp(Tensor self) -> Tensor
-def linalg_matrix_exp(input):
+def linalg_matrix_exp(input, *, out=None):
     """linalg_matrix_exp(Tensor self) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_matrix_exp, (input,), (input,), {})
+        _r = _htf(linalg_matrix_exp, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_matrix_exp(input)
+        if out is None:
+            return _entry_linalg_matrix_exp(input)
+        return _entry_linalg_matrix_exp_out(input, out)
 
     except TypeError:
-        _r = _hra(linalg_matrix_exp, (input,), (input,), {})
+        _r = _hra(linalg_matrix_exp, (input,), (input,), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-def _m0_linalg_matrix_norm(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None):
+def _m0_linalg_matrix_norm(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['str'](ord) and _F['int[]'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
-        return (input, ord, dim, keepdim, dtype)
+        return (input, ord, dim, keepdim, dtype, out)
     return None
 
 
-def _c0_linalg_matrix_norm(input, ord, dim, keepdim, dtype):
-    return _entry_linalg_matrix_norm_str_ord(input, ord, dim, keepdim, dtype)
+def _c0_linalg_matrix_norm(input, ord, dim, keepdim, dtype, out):
+    if out is None:
+        return _entry_linalg_matrix_norm_str_ord(input, ord, dim, keepdim, dtype)
+    return _entry_linalg_matrix_norm_str_ord_out(input, ord, dim, keepdim, dtype, out)
 
 
 # schema/native_functions.yaml: linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-def _m1_linalg_matrix_norm(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None):
+def _m1_linalg_matrix_norm(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['Scalar'](ord) and _F['int[]'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
-        return (input, ord, dim, keepdim, dtype)
+        return (input, ord, dim, keepdim, dtype, out)
     return None
 
 
-def _c1_linalg_matrix_norm(input, ord, dim, keepdim, dtype):
-    return _entry_linalg_matrix_norm(input, ord, dim, keepdim, dtype)
+def _c1_linalg_matrix_norm(input, ord, dim, keepdim, dtype, out):
+    if out is None:
+        return _entry_linalg_matrix_norm(input, ord, dim, keepdim, dtype)
+    return _entry_linalg_matrix_norm_out(input, ord, dim, keepdim, dtype, out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_linalg_matrix_norm = (
-    (_m0_linalg_matrix_norm, _c0_linalg_matrix_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord'))),
-    (_m1_linalg_matrix_norm, _c1_linalg_matrix_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord'))),
+    (_m0_linalg_matrix_norm, _c0_linalg_matrix_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord', 'out'))),
+    (_m1_linalg_matrix_norm, _c1_linalg_matrix_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord', 'out'))),
 )
 _sigs_linalg_matrix_norm = (
     'linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
@@ -8749,48 +9080,54 @@ def linalg_matrix_norm(*args, **kwargs):
 
 
 # schema/native_functions.yaml: linalg_matrix_power(Tensor self, int n) -> Tensor
-def linalg_matrix_power(input, n):
+def linalg_matrix_power(input, n, *, out=None):
     """linalg_matrix_power(Tensor self, int n) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_matrix_power, (input,), (input, n), {})
+        _r = _htf(linalg_matrix_power, (input,), (input, n), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_matrix_power(input, n)
+        if out is None:
+            return _entry_linalg_matrix_power(input, n)
+        return _entry_linalg_matrix_power_out(input, n, out)
 
     except TypeError:
-        _r = _hra(linalg_matrix_power, (input,), (input, n), {})
+        _r = _hra(linalg_matrix_power, (input,), (input, n), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
-def _m0_linalg_matrix_rank(input, *, atol=None, rtol=None, hermitian=False):
+def _m0_linalg_matrix_rank(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if _F['Tensor'](input) and _F['float?'](atol) and _F['float?'](rtol) and _F['bool'](hermitian):
-        return (input, atol, rtol, hermitian)
+        return (input, atol, rtol, hermitian, out)
     return None
 
 
-def _c0_linalg_matrix_rank(input, atol, rtol, hermitian):
-    return _entry_linalg_matrix_rank_atol_rtol_float(input, atol, rtol, hermitian)
+def _c0_linalg_matrix_rank(input, atol, rtol, hermitian, out):
+    if out is None:
+        return _entry_linalg_matrix_rank_atol_rtol_float(input, atol, rtol, hermitian)
+    return _entry_linalg_matrix_rank_atol_rtol_float_out(input, atol, rtol, hermitian, out)
 
 
 # schema/native_functions.yaml: linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
-def _m1_linalg_matrix_rank(input, tol, hermitian=False):
+def _m1_linalg_matrix_rank(input, tol, hermitian=False, *, out=None):
     if _F['Tensor'](input) and _F['float'](tol) and _F['bool'](hermitian):
-        return (input, tol, hermitian)
+        return (input, tol, hermitian, out)
     return None
 
 
-def _c1_linalg_matrix_rank(input, tol, hermitian):
-    return _entry_linalg_matrix_rank(input, tol, hermitian)
+def _c1_linalg_matrix_rank(input, tol, hermitian, out):
+    if out is None:
+        return _entry_linalg_matrix_rank(input, tol, hermitian)
+    return _entry_linalg_matrix_rank_out(input, tol, hermitian, out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_linalg_matrix_rank = (
-    (_m0_linalg_matrix_rank, _c0_linalg_matrix_rank, 1, frozenset(('atol', 'hermitian', 'input', 'rtol'))),
-    (_m1_linalg_matrix_rank, _c1_linalg_matrix_rank, 3, frozenset(('hermitian', 'input', 'tol'))),
+    (_m0_linalg_matrix_rank, _c0_linalg_matrix_rank, 1, frozenset(('atol', 'hermitian', 'input', 'out', 'rtol'))),
+    (_m1_linalg_matrix_rank, _c1_linalg_matrix_rank, 3, frozenset(('hermitian', 'input', 'out', 'tol'))),
 )
 _sigs_linalg_matrix_rank = (
     'linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor',
@@ -8817,48 +9154,54 @@ def linalg_matrix_rank(*args, **kwargs):
 
 
 # schema/native_functions.yaml: linalg_multi_dot(Tensor[] tensors) -> Tensor
-def linalg_multi_dot(tensors):
+def linalg_multi_dot(tensors, *, out=None):
     """linalg_multi_dot(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_multi_dot, (tensors,), (tensors,), {})
+        _r = _htf(linalg_multi_dot, (tensors,), (tensors,), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_multi_dot(tensors)
+        if out is None:
+            return _entry_linalg_multi_dot(tensors)
+        return _entry_linalg_multi_dot_out(tensors, out)
 
     except TypeError:
-        _r = _hra(linalg_multi_dot, (tensors,), (tensors,), {})
+        _r = _hra(linalg_multi_dot, (tensors,), (tensors,), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-def _m0_linalg_norm(input, ord, dim=None, keepdim=False, *, dtype=None):
+def _m0_linalg_norm(input, ord, dim=None, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['str'](ord) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
-        return (input, ord, dim, keepdim, dtype)
+        return (input, ord, dim, keepdim, dtype, out)
     return None
 
 
-def _c0_linalg_norm(input, ord, dim, keepdim, dtype):
-    return _entry_linalg_norm_ord_str(input, ord, dim, keepdim, dtype)
+def _c0_linalg_norm(input, ord, dim, keepdim, dtype, out):
+    if out is None:
+        return _entry_linalg_norm_ord_str(input, ord, dim, keepdim, dtype)
+    return _entry_linalg_norm_ord_str_out(input, ord, dim, keepdim, dtype, out)
 
 
 # schema/native_functions.yaml: linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-def _m1_linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None):
+def _m1_linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](ord) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
-        return (input, ord, dim, keepdim, dtype)
+        return (input, ord, dim, keepdim, dtype, out)
     return None
 
 
-def _c1_linalg_norm(input, ord, dim, keepdim, dtype):
-    return _entry_linalg_norm(input, ord, dim, keepdim, dtype)
+def _c1_linalg_norm(input, ord, dim, keepdim, dtype, out):
+    if out is None:
+        return _entry_linalg_norm(input, ord, dim, keepdim, dtype)
+    return _entry_linalg_norm_out(input, ord, dim, keepdim, dtype, out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_linalg_norm = (
-    (_m0_linalg_norm, _c0_linalg_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord'))),
-    (_m1_linalg_norm, _c1_linalg_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord'))),
+    (_m0_linalg_norm, _c0_linalg_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord', 'out'))),
+    (_m1_linalg_norm, _c1_linalg_norm, 4, frozenset(('dim', 'dtype', 'input', 'keepdim', 'ord', 'out'))),
 )
 _sigs_linalg_norm = (
     'linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
@@ -8885,31 +9228,35 @@ def linalg_norm(*args, **kwargs):
 
 
 # schema/native_functions.yaml: linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
-def _m0_linalg_pinv(input, *, atol=None, rtol=None, hermitian=False):
+def _m0_linalg_pinv(input, *, atol=None, rtol=None, hermitian=False, out=None):
     if _F['Tensor'](input) and _F['float?'](atol) and _F['float?'](rtol) and _F['bool'](hermitian):
-        return (input, atol, rtol, hermitian)
+        return (input, atol, rtol, hermitian, out)
     return None
 
 
-def _c0_linalg_pinv(input, atol, rtol, hermitian):
-    return _entry_linalg_pinv_atol_rtol_float(input, atol, rtol, hermitian)
+def _c0_linalg_pinv(input, atol, rtol, hermitian, out):
+    if out is None:
+        return _entry_linalg_pinv_atol_rtol_float(input, atol, rtol, hermitian)
+    return _entry_linalg_pinv_atol_rtol_float_out(input, atol, rtol, hermitian, out)
 
 
 # schema/native_functions.yaml: linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
-def _m1_linalg_pinv(input, rcond, hermitian=False):
+def _m1_linalg_pinv(input, rcond, hermitian=False, *, out=None):
     if _F['Tensor'](input) and _F['float'](rcond) and _F['bool'](hermitian):
-        return (input, rcond, hermitian)
+        return (input, rcond, hermitian, out)
     return None
 
 
-def _c1_linalg_pinv(input, rcond, hermitian):
-    return _entry_linalg_pinv(input, rcond, hermitian)
+def _c1_linalg_pinv(input, rcond, hermitian, out):
+    if out is None:
+        return _entry_linalg_pinv(input, rcond, hermitian)
+    return _entry_linalg_pinv_out(input, rcond, hermitian, out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_linalg_pinv = (
-    (_m0_linalg_pinv, _c0_linalg_pinv, 1, frozenset(('atol', 'hermitian', 'input', 'rtol'))),
-    (_m1_linalg_pinv, _c1_linalg_pinv, 3, frozenset(('hermitian', 'input', 'rcond'))),
+    (_m0_linalg_pinv, _c0_linalg_pinv, 1, frozenset(('atol', 'hermitian', 'input', 'out', 'rtol'))),
+    (_m1_linalg_pinv, _c1_linalg_pinv, 3, frozenset(('hermitian', 'input', 'out', 'rcond'))),
 )
 _sigs_linalg_pinv = (
     'linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor',
@@ -8936,153 +9283,171 @@ def linalg_pinv(*args, **kwargs):
 
 
 # schema/native_functions.yaml: linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
-def linalg_qr(A, mode='reduced'):
+def linalg_qr(A, mode='reduced', *, out=None):
     """linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)"""
     if _tf[0]:
-        _r = _htf(linalg_qr, (A,), (A, mode), {})
+        _r = _htf(linalg_qr, (A,), (A, mode), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_qr._make(_entry_linalg_qr(A, mode))
+        if out is None:
+            return _rt_linalg_qr._make(_entry_linalg_qr(A, mode))
+        return _rt_linalg_qr_out._make(_entry_linalg_qr_out(A, mode, *out))
 
     except TypeError:
-        _r = _hra(linalg_qr, (A,), (A, mode), {})
+        _r = _hra(linalg_qr, (A,), (A, mode), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)
-def linalg_slogdet(A):
+def linalg_slogdet(A, *, out=None):
     """linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet)"""
     if _tf[0]:
-        _r = _htf(linalg_slogdet, (A,), (A,), {})
+        _r = _htf(linalg_slogdet, (A,), (A,), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_slogdet._make(_entry_linalg_slogdet(A))
+        if out is None:
+            return _rt_linalg_slogdet._make(_entry_linalg_slogdet(A))
+        return _rt_linalg_slogdet_out._make(_entry_linalg_slogdet_out(A, *out))
 
     except TypeError:
-        _r = _hra(linalg_slogdet, (A,), (A,), {})
+        _r = _hra(linalg_slogdet, (A,), (A,), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
-def linalg_solve(A, B, *, left=True):
+def linalg_solve(A, B, *, left=True, out=None):
     """linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_solve, (A, B), (A, B), {'left': left})
+        _r = _htf(linalg_solve, (A, B), (A, B), {'left': left, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_solve(A, B, left)
+        if out is None:
+            return _entry_linalg_solve(A, B, left)
+        return _entry_linalg_solve_out(A, B, left, out)
 
     except TypeError:
-        _r = _hra(linalg_solve, (A, B), (A, B), {'left': left})
+        _r = _hra(linalg_solve, (A, B), (A, B), {'left': left, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)
-def linalg_solve_ex(A, B, *, left=True, check_errors=False):
+def linalg_solve_ex(A, B, *, left=True, check_errors=False, out=None):
     """linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info)"""
     if _tf[0]:
-        _r = _htf(linalg_solve_ex, (A, B), (A, B), {'left': left, 'check_errors': check_errors})
+        _r = _htf(linalg_solve_ex, (A, B), (A, B), {'left': left, 'check_errors': check_errors, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_solve_ex._make(_entry_linalg_solve_ex(A, B, left, check_errors))
+        if out is None:
+            return _rt_linalg_solve_ex._make(_entry_linalg_solve_ex(A, B, left, check_errors))
+        return _rt_linalg_solve_ex_out._make(_entry_linalg_solve_ex_out(A, B, left, check_errors, *out))
 
     except TypeError:
-        _r = _hra(linalg_solve_ex, (A, B), (A, B), {'left': left, 'check_errors': check_errors})
+        _r = _hra(linalg_solve_ex, (A, B), (A, B), {'left': left, 'check_errors': check_errors, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
-def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False):
+def linalg_solve_triangular(input, B, *, upper, left=True, unitriangular=False, out=None):
     """linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_solve_triangular, (input, B), (input, B), {'upper': upper, 'left': left, 'unitriangular': unitriangular})
+        _r = _htf(linalg_solve_triangular, (input, B), (input, B), {'upper': upper, 'left': left, 'unitriangular': unitriangular, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_solve_triangular(input, B, upper, left, unitriangular)
+        if out is None:
+            return _entry_linalg_solve_triangular(input, B, upper, left, unitriangular)
+        return _entry_linalg_solve_triangular_out(input, B, upper, left, unitriangular, out)
 
     except TypeError:
-        _r = _hra(linalg_solve_triangular, (input, B), (input, B), {'upper': upper, 'left': left, 'unitriangular': unitriangular})
+        _r = _hra(linalg_solve_triangular, (input, B), (input, B), {'upper': upper, 'left': left, 'unitriangular': unitriangular, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
-def linalg_svd(A, full_matrices=True, *, driver=None):
+def linalg_svd(A, full_matrices=True, *, driver=None, out=None):
     """linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)"""
     if _tf[0]:
-        _r = _htf(linalg_svd, (A,), (A, full_matrices), {'driver': driver})
+        _r = _htf(linalg_svd, (A,), (A, full_matrices), {'driver': driver, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_linalg_svd._make(_entry_linalg_svd(A, full_matrices, driver))
+        if out is None:
+            return _rt_linalg_svd._make(_entry_linalg_svd(A, full_matrices, driver))
+        return _rt_linalg_svd_out._make(_entry_linalg_svd_U(A, full_matrices, driver, *out))
 
     except TypeError:
-        _r = _hra(linalg_svd, (A,), (A, full_matrices), {'driver': driver})
+        _r = _hra(linalg_svd, (A,), (A, full_matrices), {'driver': driver, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
-def linalg_svdvals(A, *, driver=None):
+def linalg_svdvals(A, *, driver=None, out=None):
     """linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_svdvals, (A,), (A,), {'driver': driver})
+        _r = _htf(linalg_svdvals, (A,), (A,), {'driver': driver, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_svdvals(A, driver)
+        if out is None:
+            return _entry_linalg_svdvals(A, driver)
+        return _entry_linalg_svdvals_out(A, driver, out)
 
     except TypeError:
-        _r = _hra(linalg_svdvals, (A,), (A,), {'driver': driver})
+        _r = _hra(linalg_svdvals, (A,), (A,), {'driver': driver, 'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_tensorinv(Tensor self, int ind=2) -> Tensor
-def linalg_tensorinv(input, ind=2):
+def linalg_tensorinv(input, ind=2, *, out=None):
     """linalg_tensorinv(Tensor self, int ind=2) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_tensorinv, (input,), (input, ind), {})
+        _r = _htf(linalg_tensorinv, (input,), (input, ind), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_tensorinv(input, ind)
+        if out is None:
+            return _entry_linalg_tensorinv(input, ind)
+        return _entry_linalg_tensorinv_out(input, ind, out)
 
     except TypeError:
-        _r = _hra(linalg_tensorinv, (input,), (input, ind), {})
+        _r = _hra(linalg_tensorinv, (input,), (input, ind), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
-def linalg_tensorsolve(input, other, dims=None):
+def linalg_tensorsolve(input, other, dims=None, *, out=None):
     """linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_tensorsolve, (input, other), (input, other, dims), {})
+        _r = _htf(linalg_tensorsolve, (input, other), (input, other, dims), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_tensorsolve(input, other, dims)
+        if out is None:
+            return _entry_linalg_tensorsolve(input, other, dims)
+        return _entry_linalg_tensorsolve_out(input, other, dims, out)
 
     except TypeError:
-        _r = _hra(linalg_tensorsolve, (input, other), (input, other, dims), {})
+        _r = _hra(linalg_tensorsolve, (input, other), (input, other, dims), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -9106,17 +9471,19 @@ def linalg_vander(x, *, N=None):
 
 
 # schema/native_functions.yaml: linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
-def linalg_vecdot(x, y, *, dim=-1):
+def linalg_vecdot(x, y, *, dim=-1, out=None):
     """linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor"""
     if _tf[0]:
-        _r = _htf(linalg_vecdot, (x, y), (x, y), {'dim': dim})
+        _r = _htf(linalg_vecdot, (x, y), (x, y), {'dim': dim, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_linalg_vecdot(x, y, dim)
+        if out is None:
+            return _entry_linalg_vecdot(x, y, dim)
+        return _entry_linalg_vecdot_out(x, y, dim, out)
 
     except TypeError:
-        _r = _hra(linalg_vecdot, (x, y), (x, y), {'dim': dim})
+        _r = _hra(linalg_vecdot, (x, y), (x, y), {'dim': dim, 'out': out})
         if _r is _NO:
             raise
         return _r
@@ -9630,34 +9997,38 @@ def lt(*args, **kwargs):
 
 
 # schema/native_functions.yaml: lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
-def lu_solve(input, LU_data, LU_pivots):
+def lu_solve(input, LU_data, LU_pivots, *, out=None):
     """lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor"""
     if _tf[0]:
-        _r = _htf(lu_solve, (input, LU_data, LU_pivots), (input, LU_data, LU_pivots), {})
+        _r = _htf(lu_solve, (input, LU_data, LU_pivots), (input, LU_data, LU_pivots), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_lu_solve(input, LU_data, LU_pivots)
+        if out is None:
+            return _entry_lu_solve(input, LU_data, LU_pivots)
+        return _entry_lu_solve_out(input, LU_data, LU_pivots, out)
 
     except TypeError:
-        _r = _hra(lu_solve, (input, LU_data, LU_pivots), (input, LU_data, LU_pivots), {})
+        _r = _hra(lu_solve, (input, LU_data, LU_pivots), (input, LU_data, LU_pivots), {'out': out})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
-def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True):
+def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=None):
     """lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)"""
     if _tf[0]:
-        _r = _htf(lu_unpack, (LU_data, LU_pivots), (LU_data, LU_pivots, unpack_data, unpack_pivots), {})
+        _r = _htf(lu_unpack, (LU_data, LU_pivots), (LU_data, LU_pivots, unpack_data, unpack_pivots), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_lu_unpack._make(_entry_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots))
+        if out is None:
+            return _rt_lu_unpack._make(_entry_lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots))
+        return _rt_lu_unpack_out._make(_entry_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, *out))
 
     except TypeError:
-        _r = _hra(lu_unpack, (LU_data, LU_pivots), (LU_data, LU_pivots, unpack_data, unpack_pivots), {})
+        _r = _hra(lu_unpack, (LU_data, LU_pivots), (LU_data, LU_pivots, unpack_data, unpack_pivots), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -9793,17 +10164,19 @@ def matrix_exp(input):
 
 
 # schema/native_functions.yaml: matrix_power(Tensor self, int n) -> Tensor
-def matrix_power(input, n):
+def matrix_power(input, n, *, out=None):
     """matrix_power(Tensor self, int n) -> Tensor"""
     if _tf[0]:
-        _r = _htf(matrix_power, (input,), (input, n), {})
+        _r = _htf(matrix_power, (input,), (input, n), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_matrix_power(input, n)
+        if out is None:
+            return _entry_matrix_power(input, n)
+        return _entry_matrix_power_out(input, n, out)
 
     except TypeError:
-        _r = _hra(matrix_power, (input,), (input, n), {})
+        _r = _hra(matrix_power, (input,), (input, n), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -11110,17 +11483,19 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
 
 
 # schema/native_functions.yaml: orgqr(Tensor self, Tensor input2) -> Tensor
-def orgqr(input, input2):
+def orgqr(input, input2, *, out=None):
     """orgqr(Tensor self, Tensor input2) -> Tensor"""
     if _tf[0]:
-        _r = _htf(orgqr, (input, input2), (input, input2), {})
+        _r = _htf(orgqr, (input, input2), (input, input2), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_orgqr(input, input2)
+        if out is None:
+            return _entry_orgqr(input, input2)
+        return _entry_orgqr_out(input, input2, out)
 
     except TypeError:
-        _r = _hra(orgqr, (input, input2), (input, input2), {})
+        _r = _hra(orgqr, (input, input2), (input, input2), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -11435,17 +11810,19 @@ def put(input, index, source, accumulate=False, *, out=None):
 
 
 # schema/native_functions.yaml: qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
-def qr(input, some=True):
+def qr(input, some=True, *, out=None):
     """qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)"""
     if _tf[0]:
-        _r = _htf(qr, (input,), (input, some), {})
+        _r = _htf(qr, (input,), (input, some), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_qr._make(_entry_qr(input, some))
+        if out is None:
+            return _rt_qr._make(_entry_qr(input, some))
+        return _rt_qr_out._make(_entry_qr_Q(input, some, *out))
 
     except TypeError:
-        _r = _hra(qr, (input,), (input, some), {})
+        _r = _hra(qr, (input,), (input, some), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -13153,17 +13530,19 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
 
 
 # schema/native_functions.yaml: slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
-def slogdet(input):
+def slogdet(input, *, out=None):
     """slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)"""
     if _tf[0]:
-        _r = _htf(slogdet, (input,), (input,), {})
+        _r = _htf(slogdet, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_slogdet._make(_entry_slogdet(input))
+        if out is None:
+            return _rt_slogdet._make(_entry_slogdet(input))
+        return _rt_slogdet_out._make(_entry_slogdet_out(input, *out))
 
     except TypeError:
-        _r = _hra(slogdet, (input,), (input,), {})
+        _r = _hra(slogdet, (input,), (input,), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -15239,17 +15618,19 @@ def sum(*args, **kwargs):
 
 
 # schema/native_functions.yaml: svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
-def svd(input, some=True, compute_uv=True):
+def svd(input, some=True, compute_uv=True, *, out=None):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)"""
     if _tf[0]:
-        _r = _htf(svd, (input,), (input, some, compute_uv), {})
+        _r = _htf(svd, (input,), (input, some, compute_uv), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_svd._make(_entry_svd(input, some, compute_uv))
+        if out is None:
+            return _rt_svd._make(_entry_svd(input, some, compute_uv))
+        return _rt_svd_out._make(_entry_svd_U(input, some, compute_uv, *out))
 
     except TypeError:
-        _r = _hra(svd, (input,), (input, some, compute_uv), {})
+        _r = _hra(svd, (input,), (input, some, compute_uv), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -15613,17 +15994,19 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 
 
 # schema/native_functions.yaml: trace(Tensor self) -> Tensor
-def trace(input):
+def trace(input, *, out=None):
     """trace(Tensor self) -> Tensor"""
     if _tf[0]:
-        _r = _htf(trace, (input,), (input,), {})
+        _r = _htf(trace, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_trace(input)
+        if out is None:
+            return _entry_trace(input)
+        return _entry_trace_out(input, out)
 
     except TypeError:
-        _r = _hra(trace, (input,), (input,), {})
+        _r = _hra(trace, (input,), (input,), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -15766,17 +16149,19 @@ def trapz(*args, **kwargs):
 
 
 # schema/native_functions.yaml: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
-def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False):
+def triangular_solve(input, A, upper=True, transpose=False, unitriangular=False, *, out=None):
     """triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)"""
     if _tf[0]:
-        _r = _htf(triangular_solve, (input, A), (input, A, upper, transpose, unitriangular), {})
+        _r = _htf(triangular_solve, (input, A), (input, A, upper, transpose, unitriangular), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _rt_triangular_solve._make(_entry_triangular_solve(input, A, upper, transpose, unitriangular))
+        if out is None:
+            return _rt_triangular_solve._make(_entry_triangular_solve(input, A, upper, transpose, unitriangular))
+        return _rt_triangular_solve_out._make(_entry_triangular_solve_X(input, A, upper, transpose, unitriangular, *out))
 
     except TypeError:
-        _r = _hra(triangular_solve, (input, A), (input, A, upper, transpose, unitriangular), {})
+        _r = _hra(triangular_solve, (input, A), (input, A, upper, transpose, unitriangular), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -16166,6 +16551,23 @@ def view_as_complex(input):
         return _r
 
 
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex)
+def view_as_complex_copy(input):
+    """view_as_complex_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(view_as_complex_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_view_as_complex_copy(input)
+
+    except TypeError:
+        _r = _hra(view_as_complex_copy, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: view_as_real(Tensor(a) self) -> Tensor(a)
 def view_as_real(input):
     """view_as_real(Tensor(a) self) -> Tensor(a)"""
@@ -16178,6 +16580,23 @@ def view_as_real(input):
 
     except TypeError:
         _r = _hra(view_as_real, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real)
+def view_as_real_copy(input):
+    """view_as_real_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(view_as_real_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_view_as_real_copy(input)
+
+    except TypeError:
+        _r = _hra(view_as_real_copy, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r

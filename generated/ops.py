@@ -22935,6 +22935,40 @@ linalg_solve_ex._entry = _entry_linalg_solve_ex
 _aten._packet('linalg_solve_ex')._add(linalg_solve_ex)
 
 
+# schema/native_functions.yaml: linalg_solve_ex.out(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor(a!) result, Tensor(b!) info) -> (Tensor(a!) result, Tensor(b!) info) (autogen of linalg_solve_ex)
+linalg_solve_ex_out = _Op("aten", 'linalg_solve_ex', 'out',
+    'linalg_solve_ex.out(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor(a!) result, Tensor(b!) info) -> (Tensor(a!) result, Tensor(b!) info)',
+    ('A', 'B', 'left', 'check_errors', 'result', 'info'), 2, tags=())
+_c_linalg_solve_ex_out = linalg_solve_ex_out._cache
+
+
+def _bind_linalg_solve_ex_out(A, B, *, left=True, check_errors=False, result, info):
+    return (A, B, left, check_errors, result, info)
+
+
+def _entry_linalg_solve_ex_out(A, B, left, check_errors, result, info):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | B._ks | result._ks | info._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_solve_ex_out, (A, B, left, check_errors, result, info)) from None
+    if not result._ks & _ADINPLACE:
+        _inplace_on_inference(result)
+    if not info._ks & _ADINPLACE:
+        _inplace_on_inference(info)
+    _k = _c_linalg_solve_ex_out.get(ks)
+    if _k is None:
+        _k = linalg_solve_ex_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_solve_ex_out, _k, (A, B, left, check_errors, result, info,))
+    return _k(A, B, left, check_errors, result, info)
+
+
+linalg_solve_ex_out._bind = _bind_linalg_solve_ex_out
+linalg_solve_ex_out._entry = _entry_linalg_solve_ex_out
+_aten._packet('linalg_solve_ex')._add(linalg_solve_ex_out)
+
+
 # schema/native_functions.yaml: linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 linalg_solve = _Op("aten", 'linalg_solve', 'default',
     'linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor',
@@ -22963,6 +22997,38 @@ def _entry_linalg_solve(A, B, left):
 linalg_solve._bind = _bind_linalg_solve
 linalg_solve._entry = _entry_linalg_solve
 _aten._packet('linalg_solve')._add(linalg_solve)
+
+
+# schema/native_functions.yaml: linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_solve)
+linalg_solve_out = _Op("aten", 'linalg_solve', 'out',
+    'linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> Tensor(a!)',
+    ('A', 'B', 'left', 'out'), 2, tags=())
+_c_linalg_solve_out = linalg_solve_out._cache
+
+
+def _bind_linalg_solve_out(A, B, *, left=True, out):
+    return (A, B, left, out)
+
+
+def _entry_linalg_solve_out(A, B, left, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | B._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_solve_out, (A, B, left, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_solve_out.get(ks)
+    if _k is None:
+        _k = linalg_solve_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_solve_out, _k, (A, B, left, out,))
+    return _k(A, B, left, out)
+
+
+linalg_solve_out._bind = _bind_linalg_solve_out
+linalg_solve_out._entry = _entry_linalg_solve_out
+_aten._packet('linalg_solve')._add(linalg_solve_out)
 
 
 # schema/native_functions.yaml: linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
@@ -22995,6 +23061,40 @@ linalg_inv_ex._entry = _entry_linalg_inv_ex
 _aten._packet('linalg_inv_ex')._add(linalg_inv_ex)
 
 
+# schema/native_functions.yaml: linalg_inv_ex.inverse(Tensor A, *, bool check_errors=False, Tensor(a!) inverse, Tensor(b!) info) -> (Tensor(a!) inverse, Tensor(b!) info) (autogen of linalg_inv_ex)
+linalg_inv_ex_inverse = _Op("aten", 'linalg_inv_ex', 'inverse',
+    'linalg_inv_ex.inverse(Tensor A, *, bool check_errors=False, Tensor(a!) inverse, Tensor(b!) info) -> (Tensor(a!) inverse, Tensor(b!) info)',
+    ('A', 'check_errors', 'inverse', 'info'), 1, tags=())
+_c_linalg_inv_ex_inverse = linalg_inv_ex_inverse._cache
+
+
+def _bind_linalg_inv_ex_inverse(A, *, check_errors=False, inverse, info):
+    return (A, check_errors, inverse, info)
+
+
+def _entry_linalg_inv_ex_inverse(A, check_errors, inverse, info):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | inverse._ks | info._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_inv_ex_inverse, (A, check_errors, inverse, info)) from None
+    if not inverse._ks & _ADINPLACE:
+        _inplace_on_inference(inverse)
+    if not info._ks & _ADINPLACE:
+        _inplace_on_inference(info)
+    _k = _c_linalg_inv_ex_inverse.get(ks)
+    if _k is None:
+        _k = linalg_inv_ex_inverse._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_inv_ex_inverse, _k, (A, check_errors, inverse, info,))
+    return _k(A, check_errors, inverse, info)
+
+
+linalg_inv_ex_inverse._bind = _bind_linalg_inv_ex_inverse
+linalg_inv_ex_inverse._entry = _entry_linalg_inv_ex_inverse
+_aten._packet('linalg_inv_ex')._add(linalg_inv_ex_inverse)
+
+
 # schema/native_functions.yaml: linalg_inv(Tensor A) -> Tensor
 linalg_inv = _Op("aten", 'linalg_inv', 'default',
     'linalg_inv(Tensor A) -> Tensor',
@@ -23023,6 +23123,38 @@ def _entry_linalg_inv(A):
 linalg_inv._bind = _bind_linalg_inv
 linalg_inv._entry = _entry_linalg_inv
 _aten._packet('linalg_inv')._add(linalg_inv)
+
+
+# schema/native_functions.yaml: linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_inv)
+linalg_inv_out = _Op("aten", 'linalg_inv', 'out',
+    'linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)',
+    ('A', 'out'), 1, tags=())
+_c_linalg_inv_out = linalg_inv_out._cache
+
+
+def _bind_linalg_inv_out(A, *, out):
+    return (A, out)
+
+
+def _entry_linalg_inv_out(A, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_inv_out, (A, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_inv_out.get(ks)
+    if _k is None:
+        _k = linalg_inv_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_inv_out, _k, (A, out,))
+    return _k(A, out)
+
+
+linalg_inv_out._bind = _bind_linalg_inv_out
+linalg_inv_out._entry = _entry_linalg_inv_out
+_aten._packet('linalg_inv')._add(linalg_inv_out)
 
 
 # schema/native_functions.yaml: inverse(Tensor self) -> Tensor
@@ -23055,6 +23187,38 @@ inverse._entry = _entry_inverse
 _aten._packet('inverse')._add(inverse)
 
 
+# schema/native_functions.yaml: inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of inverse)
+inverse_out = _Op("aten", 'inverse', 'out',
+    'inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_inverse_out = inverse_out._cache
+
+
+def _bind_inverse_out(self, *, out):
+    return (self, out)
+
+
+def _entry_inverse_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(inverse_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_inverse_out.get(ks)
+    if _k is None:
+        _k = inverse_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(inverse_out, _k, (self, out,))
+    return _k(self, out)
+
+
+inverse_out._bind = _bind_inverse_out
+inverse_out._entry = _entry_inverse_out
+_aten._packet('inverse')._add(inverse_out)
+
+
 # schema/native_functions.yaml: linalg_det(Tensor A) -> Tensor
 linalg_det = _Op("aten", 'linalg_det', 'default',
     'linalg_det(Tensor A) -> Tensor',
@@ -23083,6 +23247,38 @@ def _entry_linalg_det(A):
 linalg_det._bind = _bind_linalg_det
 linalg_det._entry = _entry_linalg_det
 _aten._packet('linalg_det')._add(linalg_det)
+
+
+# schema/native_functions.yaml: linalg_det.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_det)
+linalg_det_out = _Op("aten", 'linalg_det', 'out',
+    'linalg_det.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!)',
+    ('A', 'out'), 1, tags=())
+_c_linalg_det_out = linalg_det_out._cache
+
+
+def _bind_linalg_det_out(A, *, out):
+    return (A, out)
+
+
+def _entry_linalg_det_out(A, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_det_out, (A, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_det_out.get(ks)
+    if _k is None:
+        _k = linalg_det_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_det_out, _k, (A, out,))
+    return _k(A, out)
+
+
+linalg_det_out._bind = _bind_linalg_det_out
+linalg_det_out._entry = _entry_linalg_det_out
+_aten._packet('linalg_det')._add(linalg_det_out)
 
 
 # schema/native_functions.yaml: det(Tensor self) -> Tensor
@@ -23145,6 +23341,40 @@ linalg_slogdet._entry = _entry_linalg_slogdet
 _aten._packet('linalg_slogdet')._add(linalg_slogdet)
 
 
+# schema/native_functions.yaml: linalg_slogdet.out(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet) (autogen of linalg_slogdet)
+linalg_slogdet_out = _Op("aten", 'linalg_slogdet', 'out',
+    'linalg_slogdet.out(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)',
+    ('A', 'sign', 'logabsdet'), 1, tags=())
+_c_linalg_slogdet_out = linalg_slogdet_out._cache
+
+
+def _bind_linalg_slogdet_out(A, *, sign, logabsdet):
+    return (A, sign, logabsdet)
+
+
+def _entry_linalg_slogdet_out(A, sign, logabsdet):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | sign._ks | logabsdet._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_slogdet_out, (A, sign, logabsdet)) from None
+    if not sign._ks & _ADINPLACE:
+        _inplace_on_inference(sign)
+    if not logabsdet._ks & _ADINPLACE:
+        _inplace_on_inference(logabsdet)
+    _k = _c_linalg_slogdet_out.get(ks)
+    if _k is None:
+        _k = linalg_slogdet_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_slogdet_out, _k, (A, sign, logabsdet,))
+    return _k(A, sign, logabsdet)
+
+
+linalg_slogdet_out._bind = _bind_linalg_slogdet_out
+linalg_slogdet_out._entry = _entry_linalg_slogdet_out
+_aten._packet('linalg_slogdet')._add(linalg_slogdet_out)
+
+
 # schema/native_functions.yaml: slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 slogdet = _Op("aten", 'slogdet', 'default',
     'slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)',
@@ -23173,6 +23403,40 @@ def _entry_slogdet(self):
 slogdet._bind = _bind_slogdet
 slogdet._entry = _entry_slogdet
 _aten._packet('slogdet')._add(slogdet)
+
+
+# schema/native_functions.yaml: slogdet.out(Tensor self, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet) (autogen of slogdet)
+slogdet_out = _Op("aten", 'slogdet', 'out',
+    'slogdet.out(Tensor self, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet)',
+    ('self', 'sign', 'logabsdet'), 1, tags=())
+_c_slogdet_out = slogdet_out._cache
+
+
+def _bind_slogdet_out(self, *, sign, logabsdet):
+    return (self, sign, logabsdet)
+
+
+def _entry_slogdet_out(self, sign, logabsdet):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | sign._ks | logabsdet._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(slogdet_out, (self, sign, logabsdet)) from None
+    if not sign._ks & _ADINPLACE:
+        _inplace_on_inference(sign)
+    if not logabsdet._ks & _ADINPLACE:
+        _inplace_on_inference(logabsdet)
+    _k = _c_slogdet_out.get(ks)
+    if _k is None:
+        _k = slogdet_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(slogdet_out, _k, (self, sign, logabsdet,))
+    return _k(self, sign, logabsdet)
+
+
+slogdet_out._bind = _bind_slogdet_out
+slogdet_out._entry = _entry_slogdet_out
+_aten._packet('slogdet')._add(slogdet_out)
 
 
 # schema/native_functions.yaml: logdet(Tensor self) -> Tensor
@@ -23235,6 +23499,40 @@ linalg_cholesky_ex._entry = _entry_linalg_cholesky_ex
 _aten._packet('linalg_cholesky_ex')._add(linalg_cholesky_ex)
 
 
+# schema/native_functions.yaml: linalg_cholesky_ex.L(Tensor self, *, bool upper=False, bool check_errors=False, Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info) (autogen of linalg_cholesky_ex)
+linalg_cholesky_ex_L = _Op("aten", 'linalg_cholesky_ex', 'L',
+    'linalg_cholesky_ex.L(Tensor self, *, bool upper=False, bool check_errors=False, Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info)',
+    ('self', 'upper', 'check_errors', 'L', 'info'), 1, tags=())
+_c_linalg_cholesky_ex_L = linalg_cholesky_ex_L._cache
+
+
+def _bind_linalg_cholesky_ex_L(self, *, upper=False, check_errors=False, L, info):
+    return (self, upper, check_errors, L, info)
+
+
+def _entry_linalg_cholesky_ex_L(self, upper, check_errors, L, info):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | L._ks | info._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cholesky_ex_L, (self, upper, check_errors, L, info)) from None
+    if not L._ks & _ADINPLACE:
+        _inplace_on_inference(L)
+    if not info._ks & _ADINPLACE:
+        _inplace_on_inference(info)
+    _k = _c_linalg_cholesky_ex_L.get(ks)
+    if _k is None:
+        _k = linalg_cholesky_ex_L._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cholesky_ex_L, _k, (self, upper, check_errors, L, info,))
+    return _k(self, upper, check_errors, L, info)
+
+
+linalg_cholesky_ex_L._bind = _bind_linalg_cholesky_ex_L
+linalg_cholesky_ex_L._entry = _entry_linalg_cholesky_ex_L
+_aten._packet('linalg_cholesky_ex')._add(linalg_cholesky_ex_L)
+
+
 # schema/native_functions.yaml: linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
 linalg_cholesky = _Op("aten", 'linalg_cholesky', 'default',
     'linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor',
@@ -23263,6 +23561,38 @@ def _entry_linalg_cholesky(self, upper):
 linalg_cholesky._bind = _bind_linalg_cholesky
 linalg_cholesky._entry = _entry_linalg_cholesky
 _aten._packet('linalg_cholesky')._add(linalg_cholesky)
+
+
+# schema/native_functions.yaml: linalg_cholesky.out(Tensor self, *, bool upper=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_cholesky)
+linalg_cholesky_out = _Op("aten", 'linalg_cholesky', 'out',
+    'linalg_cholesky.out(Tensor self, *, bool upper=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'upper', 'out'), 1, tags=())
+_c_linalg_cholesky_out = linalg_cholesky_out._cache
+
+
+def _bind_linalg_cholesky_out(self, *, upper=False, out):
+    return (self, upper, out)
+
+
+def _entry_linalg_cholesky_out(self, upper, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cholesky_out, (self, upper, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_cholesky_out.get(ks)
+    if _k is None:
+        _k = linalg_cholesky_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cholesky_out, _k, (self, upper, out,))
+    return _k(self, upper, out)
+
+
+linalg_cholesky_out._bind = _bind_linalg_cholesky_out
+linalg_cholesky_out._entry = _entry_linalg_cholesky_out
+_aten._packet('linalg_cholesky')._add(linalg_cholesky_out)
 
 
 # schema/native_functions.yaml: cholesky(Tensor self, bool upper=False) -> Tensor
@@ -23295,6 +23625,38 @@ cholesky._entry = _entry_cholesky
 _aten._packet('cholesky')._add(cholesky)
 
 
+# schema/native_functions.yaml: cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of cholesky)
+cholesky_out = _Op("aten", 'cholesky', 'out',
+    'cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'upper', 'out'), 2, tags=())
+_c_cholesky_out = cholesky_out._cache
+
+
+def _bind_cholesky_out(self, upper=False, *, out):
+    return (self, upper, out)
+
+
+def _entry_cholesky_out(self, upper, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cholesky_out, (self, upper, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cholesky_out.get(ks)
+    if _k is None:
+        _k = cholesky_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cholesky_out, _k, (self, upper, out,))
+    return _k(self, upper, out)
+
+
+cholesky_out._bind = _bind_cholesky_out
+cholesky_out._entry = _entry_cholesky_out
+_aten._packet('cholesky')._add(cholesky_out)
+
+
 # schema/native_functions.yaml: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
 cholesky_solve = _Op("aten", 'cholesky_solve', 'default',
     'cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor',
@@ -23323,6 +23685,38 @@ def _entry_cholesky_solve(self, input2, upper):
 cholesky_solve._bind = _bind_cholesky_solve
 cholesky_solve._entry = _entry_cholesky_solve
 _aten._packet('cholesky_solve')._add(cholesky_solve)
+
+
+# schema/native_functions.yaml: cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of cholesky_solve)
+cholesky_solve_out = _Op("aten", 'cholesky_solve', 'out',
+    'cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'input2', 'upper', 'out'), 3, tags=())
+_c_cholesky_solve_out = cholesky_solve_out._cache
+
+
+def _bind_cholesky_solve_out(self, input2, upper=False, *, out):
+    return (self, input2, upper, out)
+
+
+def _entry_cholesky_solve_out(self, input2, upper, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | input2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cholesky_solve_out, (self, input2, upper, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cholesky_solve_out.get(ks)
+    if _k is None:
+        _k = cholesky_solve_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cholesky_solve_out, _k, (self, input2, upper, out,))
+    return _k(self, input2, upper, out)
+
+
+cholesky_solve_out._bind = _bind_cholesky_solve_out
+cholesky_solve_out._entry = _entry_cholesky_solve_out
+_aten._packet('cholesky_solve')._add(cholesky_solve_out)
 
 
 # schema/native_functions.yaml: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
@@ -23355,6 +23749,38 @@ cholesky_inverse._entry = _entry_cholesky_inverse
 _aten._packet('cholesky_inverse')._add(cholesky_inverse)
 
 
+# schema/native_functions.yaml: cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of cholesky_inverse)
+cholesky_inverse_out = _Op("aten", 'cholesky_inverse', 'out',
+    'cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'upper', 'out'), 2, tags=())
+_c_cholesky_inverse_out = cholesky_inverse_out._cache
+
+
+def _bind_cholesky_inverse_out(self, upper=False, *, out):
+    return (self, upper, out)
+
+
+def _entry_cholesky_inverse_out(self, upper, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cholesky_inverse_out, (self, upper, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cholesky_inverse_out.get(ks)
+    if _k is None:
+        _k = cholesky_inverse_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cholesky_inverse_out, _k, (self, upper, out,))
+    return _k(self, upper, out)
+
+
+cholesky_inverse_out._bind = _bind_cholesky_inverse_out
+cholesky_inverse_out._entry = _entry_cholesky_inverse_out
+_aten._packet('cholesky_inverse')._add(cholesky_inverse_out)
+
+
 # schema/native_functions.yaml: linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 linalg_qr = _Op("aten", 'linalg_qr', 'default',
     'linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)',
@@ -23383,6 +23809,40 @@ def _entry_linalg_qr(A, mode):
 linalg_qr._bind = _bind_linalg_qr
 linalg_qr._entry = _entry_linalg_qr
 _aten._packet('linalg_qr')._add(linalg_qr)
+
+
+# schema/native_functions.yaml: linalg_qr.out(Tensor A, str mode="reduced", *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R) (autogen of linalg_qr)
+linalg_qr_out = _Op("aten", 'linalg_qr', 'out',
+    'linalg_qr.out(Tensor A, str mode="reduced", *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R)',
+    ('A', 'mode', 'Q', 'R'), 2, tags=())
+_c_linalg_qr_out = linalg_qr_out._cache
+
+
+def _bind_linalg_qr_out(A, mode='reduced', *, Q, R):
+    return (A, mode, Q, R)
+
+
+def _entry_linalg_qr_out(A, mode, Q, R):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | Q._ks | R._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_qr_out, (A, mode, Q, R)) from None
+    if not Q._ks & _ADINPLACE:
+        _inplace_on_inference(Q)
+    if not R._ks & _ADINPLACE:
+        _inplace_on_inference(R)
+    _k = _c_linalg_qr_out.get(ks)
+    if _k is None:
+        _k = linalg_qr_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_qr_out, _k, (A, mode, Q, R,))
+    return _k(A, mode, Q, R)
+
+
+linalg_qr_out._bind = _bind_linalg_qr_out
+linalg_qr_out._entry = _entry_linalg_qr_out
+_aten._packet('linalg_qr')._add(linalg_qr_out)
 
 
 # schema/native_functions.yaml: qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
@@ -23415,6 +23875,40 @@ qr._entry = _entry_qr
 _aten._packet('qr')._add(qr)
 
 
+# schema/native_functions.yaml: qr.Q(Tensor self, bool some=True, *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R) (autogen of qr)
+qr_Q = _Op("aten", 'qr', 'Q',
+    'qr.Q(Tensor self, bool some=True, *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R)',
+    ('self', 'some', 'Q', 'R'), 2, tags=())
+_c_qr_Q = qr_Q._cache
+
+
+def _bind_qr_Q(self, some=True, *, Q, R):
+    return (self, some, Q, R)
+
+
+def _entry_qr_Q(self, some, Q, R):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | Q._ks | R._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(qr_Q, (self, some, Q, R)) from None
+    if not Q._ks & _ADINPLACE:
+        _inplace_on_inference(Q)
+    if not R._ks & _ADINPLACE:
+        _inplace_on_inference(R)
+    _k = _c_qr_Q.get(ks)
+    if _k is None:
+        _k = qr_Q._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(qr_Q, _k, (self, some, Q, R,))
+    return _k(self, some, Q, R)
+
+
+qr_Q._bind = _bind_qr_Q
+qr_Q._entry = _entry_qr_Q
+_aten._packet('qr')._add(qr_Q)
+
+
 # schema/native_functions.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
 linalg_svd = _Op("aten", 'linalg_svd', 'default',
     'linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)',
@@ -23443,6 +23937,42 @@ def _entry_linalg_svd(A, full_matrices, driver):
 linalg_svd._bind = _bind_linalg_svd
 linalg_svd._entry = _entry_linalg_svd
 _aten._packet('linalg_svd')._add(linalg_svd)
+
+
+# schema/native_functions.yaml: linalg_svd.U(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) (autogen of linalg_svd)
+linalg_svd_U = _Op("aten", 'linalg_svd', 'U',
+    'linalg_svd.U(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)',
+    ('A', 'full_matrices', 'driver', 'U', 'S', 'Vh'), 2, tags=())
+_c_linalg_svd_U = linalg_svd_U._cache
+
+
+def _bind_linalg_svd_U(A, full_matrices=True, *, driver=None, U, S, Vh):
+    return (A, full_matrices, driver, U, S, Vh)
+
+
+def _entry_linalg_svd_U(A, full_matrices, driver, U, S, Vh):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | U._ks | S._ks | Vh._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_svd_U, (A, full_matrices, driver, U, S, Vh)) from None
+    if not U._ks & _ADINPLACE:
+        _inplace_on_inference(U)
+    if not S._ks & _ADINPLACE:
+        _inplace_on_inference(S)
+    if not Vh._ks & _ADINPLACE:
+        _inplace_on_inference(Vh)
+    _k = _c_linalg_svd_U.get(ks)
+    if _k is None:
+        _k = linalg_svd_U._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_svd_U, _k, (A, full_matrices, driver, U, S, Vh,))
+    return _k(A, full_matrices, driver, U, S, Vh)
+
+
+linalg_svd_U._bind = _bind_linalg_svd_U
+linalg_svd_U._entry = _entry_linalg_svd_U
+_aten._packet('linalg_svd')._add(linalg_svd_U)
 
 
 # schema/native_functions.yaml: linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
@@ -23475,6 +24005,38 @@ linalg_svdvals._entry = _entry_linalg_svdvals
 _aten._packet('linalg_svdvals')._add(linalg_svdvals)
 
 
+# schema/native_functions.yaml: linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_svdvals)
+linalg_svdvals_out = _Op("aten", 'linalg_svdvals', 'out',
+    'linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!)',
+    ('A', 'driver', 'out'), 1, tags=())
+_c_linalg_svdvals_out = linalg_svdvals_out._cache
+
+
+def _bind_linalg_svdvals_out(A, *, driver=None, out):
+    return (A, driver, out)
+
+
+def _entry_linalg_svdvals_out(A, driver, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_svdvals_out, (A, driver, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_svdvals_out.get(ks)
+    if _k is None:
+        _k = linalg_svdvals_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_svdvals_out, _k, (A, driver, out,))
+    return _k(A, driver, out)
+
+
+linalg_svdvals_out._bind = _bind_linalg_svdvals_out
+linalg_svdvals_out._entry = _entry_linalg_svdvals_out
+_aten._packet('linalg_svdvals')._add(linalg_svdvals_out)
+
+
 # schema/native_functions.yaml: svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 svd = _Op("aten", 'svd', 'default',
     'svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)',
@@ -23503,6 +24065,42 @@ def _entry_svd(self, some, compute_uv):
 svd._bind = _bind_svd
 svd._entry = _entry_svd
 _aten._packet('svd')._add(svd)
+
+
+# schema/native_functions.yaml: svd.U(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) (autogen of svd)
+svd_U = _Op("aten", 'svd', 'U',
+    'svd.U(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V)',
+    ('self', 'some', 'compute_uv', 'U', 'S', 'V'), 3, tags=())
+_c_svd_U = svd_U._cache
+
+
+def _bind_svd_U(self, some=True, compute_uv=True, *, U, S, V):
+    return (self, some, compute_uv, U, S, V)
+
+
+def _entry_svd_U(self, some, compute_uv, U, S, V):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | U._ks | S._ks | V._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(svd_U, (self, some, compute_uv, U, S, V)) from None
+    if not U._ks & _ADINPLACE:
+        _inplace_on_inference(U)
+    if not S._ks & _ADINPLACE:
+        _inplace_on_inference(S)
+    if not V._ks & _ADINPLACE:
+        _inplace_on_inference(V)
+    _k = _c_svd_U.get(ks)
+    if _k is None:
+        _k = svd_U._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(svd_U, _k, (self, some, compute_uv, U, S, V,))
+    return _k(self, some, compute_uv, U, S, V)
+
+
+svd_U._bind = _bind_svd_U
+svd_U._entry = _entry_svd_U
+_aten._packet('svd')._add(svd_U)
 
 
 # schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
@@ -23535,6 +24133,40 @@ linalg_eigh._entry = _entry_linalg_eigh
 _aten._packet('linalg_eigh')._add(linalg_eigh)
 
 
+# schema/native_functions.yaml: linalg_eigh.eigvals(Tensor self, str UPLO="L", *, Tensor(a!) eigvals, Tensor(b!) eigvecs) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) (autogen of linalg_eigh)
+linalg_eigh_eigvals = _Op("aten", 'linalg_eigh', 'eigvals',
+    'linalg_eigh.eigvals(Tensor self, str UPLO="L", *, Tensor(a!) eigvals, Tensor(b!) eigvecs) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)',
+    ('self', 'UPLO', 'eigvals', 'eigvecs'), 2, tags=())
+_c_linalg_eigh_eigvals = linalg_eigh_eigvals._cache
+
+
+def _bind_linalg_eigh_eigvals(self, UPLO='L', *, eigvals, eigvecs):
+    return (self, UPLO, eigvals, eigvecs)
+
+
+def _entry_linalg_eigh_eigvals(self, UPLO, eigvals, eigvecs):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | eigvals._ks | eigvecs._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eigh_eigvals, (self, UPLO, eigvals, eigvecs)) from None
+    if not eigvals._ks & _ADINPLACE:
+        _inplace_on_inference(eigvals)
+    if not eigvecs._ks & _ADINPLACE:
+        _inplace_on_inference(eigvecs)
+    _k = _c_linalg_eigh_eigvals.get(ks)
+    if _k is None:
+        _k = linalg_eigh_eigvals._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eigh_eigvals, _k, (self, UPLO, eigvals, eigvecs,))
+    return _k(self, UPLO, eigvals, eigvecs)
+
+
+linalg_eigh_eigvals._bind = _bind_linalg_eigh_eigvals
+linalg_eigh_eigvals._entry = _entry_linalg_eigh_eigvals
+_aten._packet('linalg_eigh')._add(linalg_eigh_eigvals)
+
+
 # schema/native_functions.yaml: linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor
 linalg_eigvalsh = _Op("aten", 'linalg_eigvalsh', 'default',
     'linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor',
@@ -23563,6 +24195,194 @@ def _entry_linalg_eigvalsh(self, UPLO):
 linalg_eigvalsh._bind = _bind_linalg_eigvalsh
 linalg_eigvalsh._entry = _entry_linalg_eigvalsh
 _aten._packet('linalg_eigvalsh')._add(linalg_eigvalsh)
+
+
+# schema/native_functions.yaml: linalg_eigvalsh.out(Tensor self, str UPLO="L", *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_eigvalsh)
+linalg_eigvalsh_out = _Op("aten", 'linalg_eigvalsh', 'out',
+    'linalg_eigvalsh.out(Tensor self, str UPLO="L", *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'UPLO', 'out'), 2, tags=())
+_c_linalg_eigvalsh_out = linalg_eigvalsh_out._cache
+
+
+def _bind_linalg_eigvalsh_out(self, UPLO='L', *, out):
+    return (self, UPLO, out)
+
+
+def _entry_linalg_eigvalsh_out(self, UPLO, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eigvalsh_out, (self, UPLO, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_eigvalsh_out.get(ks)
+    if _k is None:
+        _k = linalg_eigvalsh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eigvalsh_out, _k, (self, UPLO, out,))
+    return _k(self, UPLO, out)
+
+
+linalg_eigvalsh_out._bind = _bind_linalg_eigvalsh_out
+linalg_eigvalsh_out._entry = _entry_linalg_eigvalsh_out
+_aten._packet('linalg_eigvalsh')._add(linalg_eigvalsh_out)
+
+
+# schema/native_functions.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)
+linalg_eig = _Op("aten", 'linalg_eig', 'default',
+    'linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)',
+    ('self',), 1, tags=())
+_c_linalg_eig = linalg_eig._cache
+
+
+def _bind_linalg_eig(self):
+    return (self,)
+
+
+def _entry_linalg_eig(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eig, (self,)) from None
+    _k = _c_linalg_eig.get(ks)
+    if _k is None:
+        _k = linalg_eig._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eig, _k, (self,))
+    return _k(self)
+
+
+linalg_eig._bind = _bind_linalg_eig
+linalg_eig._entry = _entry_linalg_eig
+_aten._packet('linalg_eig')._add(linalg_eig)
+
+
+# schema/native_functions.yaml: linalg_eig.out(Tensor self, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) (autogen of linalg_eig)
+linalg_eig_out = _Op("aten", 'linalg_eig', 'out',
+    'linalg_eig.out(Tensor self, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)',
+    ('self', 'eigenvalues', 'eigenvectors'), 1, tags=())
+_c_linalg_eig_out = linalg_eig_out._cache
+
+
+def _bind_linalg_eig_out(self, *, eigenvalues, eigenvectors):
+    return (self, eigenvalues, eigenvectors)
+
+
+def _entry_linalg_eig_out(self, eigenvalues, eigenvectors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | eigenvalues._ks | eigenvectors._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eig_out, (self, eigenvalues, eigenvectors)) from None
+    if not eigenvalues._ks & _ADINPLACE:
+        _inplace_on_inference(eigenvalues)
+    if not eigenvectors._ks & _ADINPLACE:
+        _inplace_on_inference(eigenvectors)
+    _k = _c_linalg_eig_out.get(ks)
+    if _k is None:
+        _k = linalg_eig_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eig_out, _k, (self, eigenvalues, eigenvectors,))
+    return _k(self, eigenvalues, eigenvectors)
+
+
+linalg_eig_out._bind = _bind_linalg_eig_out
+linalg_eig_out._entry = _entry_linalg_eig_out
+_aten._packet('linalg_eig')._add(linalg_eig_out)
+
+
+# schema/native_functions.yaml: _linalg_eigvals(Tensor self) -> Tensor
+_linalg_eigvals = _Op("aten", '_linalg_eigvals', 'default',
+    '_linalg_eigvals(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c__linalg_eigvals = _linalg_eigvals._cache
+
+
+def _bind__linalg_eigvals(self):
+    return (self,)
+
+
+def _entry__linalg_eigvals(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_linalg_eigvals, (self,)) from None
+    _k = _c__linalg_eigvals.get(ks)
+    if _k is None:
+        _k = _linalg_eigvals._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_linalg_eigvals, _k, (self,))
+    return _k(self)
+
+
+_linalg_eigvals._bind = _bind__linalg_eigvals
+_linalg_eigvals._entry = _entry__linalg_eigvals
+_aten._packet('_linalg_eigvals')._add(_linalg_eigvals)
+
+
+# schema/native_functions.yaml: linalg_eigvals(Tensor self) -> Tensor
+linalg_eigvals = _Op("aten", 'linalg_eigvals', 'default',
+    'linalg_eigvals(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_linalg_eigvals = linalg_eigvals._cache
+
+
+def _bind_linalg_eigvals(self):
+    return (self,)
+
+
+def _entry_linalg_eigvals(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eigvals, (self,)) from None
+    _k = _c_linalg_eigvals.get(ks)
+    if _k is None:
+        _k = linalg_eigvals._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eigvals, _k, (self,))
+    return _k(self)
+
+
+linalg_eigvals._bind = _bind_linalg_eigvals
+linalg_eigvals._entry = _entry_linalg_eigvals
+_aten._packet('linalg_eigvals')._add(linalg_eigvals)
+
+
+# schema/native_functions.yaml: linalg_eigvals.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_eigvals)
+linalg_eigvals_out = _Op("aten", 'linalg_eigvals', 'out',
+    'linalg_eigvals.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_linalg_eigvals_out = linalg_eigvals_out._cache
+
+
+def _bind_linalg_eigvals_out(self, *, out):
+    return (self, out)
+
+
+def _entry_linalg_eigvals_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_eigvals_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_eigvals_out.get(ks)
+    if _k is None:
+        _k = linalg_eigvals_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_eigvals_out, _k, (self, out,))
+    return _k(self, out)
+
+
+linalg_eigvals_out._bind = _bind_linalg_eigvals_out
+linalg_eigvals_out._entry = _entry_linalg_eigvals_out
+_aten._packet('linalg_eigvals')._add(linalg_eigvals_out)
 
 
 # schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
@@ -23595,6 +24415,44 @@ linalg_lstsq._entry = _entry_linalg_lstsq
 _aten._packet('linalg_lstsq')._add(linalg_lstsq)
 
 
+# schema/native_functions.yaml: linalg_lstsq.out(Tensor self, Tensor b, float? rcond=None, *, str? driver=None, Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) -> (Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) (autogen of linalg_lstsq)
+linalg_lstsq_out = _Op("aten", 'linalg_lstsq', 'out',
+    'linalg_lstsq.out(Tensor self, Tensor b, float? rcond=None, *, str? driver=None, Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) -> (Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values)',
+    ('self', 'b', 'rcond', 'driver', 'solution', 'residuals', 'rank', 'singular_values'), 3, tags=())
+_c_linalg_lstsq_out = linalg_lstsq_out._cache
+
+
+def _bind_linalg_lstsq_out(self, b, rcond=None, *, driver=None, solution, residuals, rank, singular_values):
+    return (self, b, rcond, driver, solution, residuals, rank, singular_values)
+
+
+def _entry_linalg_lstsq_out(self, b, rcond, driver, solution, residuals, rank, singular_values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | b._ks | solution._ks | residuals._ks | rank._ks | singular_values._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lstsq_out, (self, b, rcond, driver, solution, residuals, rank, singular_values)) from None
+    if not solution._ks & _ADINPLACE:
+        _inplace_on_inference(solution)
+    if not residuals._ks & _ADINPLACE:
+        _inplace_on_inference(residuals)
+    if not rank._ks & _ADINPLACE:
+        _inplace_on_inference(rank)
+    if not singular_values._ks & _ADINPLACE:
+        _inplace_on_inference(singular_values)
+    _k = _c_linalg_lstsq_out.get(ks)
+    if _k is None:
+        _k = linalg_lstsq_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lstsq_out, _k, (self, b, rcond, driver, solution, residuals, rank, singular_values,))
+    return _k(self, b, rcond, driver, solution, residuals, rank, singular_values)
+
+
+linalg_lstsq_out._bind = _bind_linalg_lstsq_out
+linalg_lstsq_out._entry = _entry_linalg_lstsq_out
+_aten._packet('linalg_lstsq')._add(linalg_lstsq_out)
+
+
 # schema/native_functions.yaml: linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
 linalg_lu = _Op("aten", 'linalg_lu', 'default',
     'linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)',
@@ -23623,6 +24481,42 @@ def _entry_linalg_lu(A, pivot):
 linalg_lu._bind = _bind_linalg_lu
 linalg_lu._entry = _entry_linalg_lu
 _aten._packet('linalg_lu')._add(linalg_lu)
+
+
+# schema/native_functions.yaml: linalg_lu.out(Tensor A, *, bool pivot=True, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) (autogen of linalg_lu)
+linalg_lu_out = _Op("aten", 'linalg_lu', 'out',
+    'linalg_lu.out(Tensor A, *, bool pivot=True, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)',
+    ('A', 'pivot', 'P', 'L', 'U'), 1, tags=())
+_c_linalg_lu_out = linalg_lu_out._cache
+
+
+def _bind_linalg_lu_out(A, *, pivot=True, P, L, U):
+    return (A, pivot, P, L, U)
+
+
+def _entry_linalg_lu_out(A, pivot, P, L, U):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | P._ks | L._ks | U._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lu_out, (A, pivot, P, L, U)) from None
+    if not P._ks & _ADINPLACE:
+        _inplace_on_inference(P)
+    if not L._ks & _ADINPLACE:
+        _inplace_on_inference(L)
+    if not U._ks & _ADINPLACE:
+        _inplace_on_inference(U)
+    _k = _c_linalg_lu_out.get(ks)
+    if _k is None:
+        _k = linalg_lu_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lu_out, _k, (A, pivot, P, L, U,))
+    return _k(A, pivot, P, L, U)
+
+
+linalg_lu_out._bind = _bind_linalg_lu_out
+linalg_lu_out._entry = _entry_linalg_lu_out
+_aten._packet('linalg_lu')._add(linalg_lu_out)
 
 
 # schema/native_functions.yaml: linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
@@ -23655,6 +24549,42 @@ linalg_lu_factor_ex._entry = _entry_linalg_lu_factor_ex
 _aten._packet('linalg_lu_factor_ex')._add(linalg_lu_factor_ex)
 
 
+# schema/native_functions.yaml: linalg_lu_factor_ex.out(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info) -> (Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info) (autogen of linalg_lu_factor_ex)
+linalg_lu_factor_ex_out = _Op("aten", 'linalg_lu_factor_ex', 'out',
+    'linalg_lu_factor_ex.out(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info) -> (Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info)',
+    ('A', 'pivot', 'check_errors', 'LU', 'pivots', 'info'), 1, tags=())
+_c_linalg_lu_factor_ex_out = linalg_lu_factor_ex_out._cache
+
+
+def _bind_linalg_lu_factor_ex_out(A, *, pivot=True, check_errors=False, LU, pivots, info):
+    return (A, pivot, check_errors, LU, pivots, info)
+
+
+def _entry_linalg_lu_factor_ex_out(A, pivot, check_errors, LU, pivots, info):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | LU._ks | pivots._ks | info._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lu_factor_ex_out, (A, pivot, check_errors, LU, pivots, info)) from None
+    if not LU._ks & _ADINPLACE:
+        _inplace_on_inference(LU)
+    if not pivots._ks & _ADINPLACE:
+        _inplace_on_inference(pivots)
+    if not info._ks & _ADINPLACE:
+        _inplace_on_inference(info)
+    _k = _c_linalg_lu_factor_ex_out.get(ks)
+    if _k is None:
+        _k = linalg_lu_factor_ex_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lu_factor_ex_out, _k, (A, pivot, check_errors, LU, pivots, info,))
+    return _k(A, pivot, check_errors, LU, pivots, info)
+
+
+linalg_lu_factor_ex_out._bind = _bind_linalg_lu_factor_ex_out
+linalg_lu_factor_ex_out._entry = _entry_linalg_lu_factor_ex_out
+_aten._packet('linalg_lu_factor_ex')._add(linalg_lu_factor_ex_out)
+
+
 # schema/native_functions.yaml: linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
 linalg_lu_factor = _Op("aten", 'linalg_lu_factor', 'default',
     'linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)',
@@ -23683,6 +24613,40 @@ def _entry_linalg_lu_factor(A, pivot):
 linalg_lu_factor._bind = _bind_linalg_lu_factor
 linalg_lu_factor._entry = _entry_linalg_lu_factor
 _aten._packet('linalg_lu_factor')._add(linalg_lu_factor)
+
+
+# schema/native_functions.yaml: linalg_lu_factor.out(Tensor A, *, bool pivot=True, Tensor(a!) LU, Tensor(b!) pivots) -> (Tensor(a!) LU, Tensor(b!) pivots) (autogen of linalg_lu_factor)
+linalg_lu_factor_out = _Op("aten", 'linalg_lu_factor', 'out',
+    'linalg_lu_factor.out(Tensor A, *, bool pivot=True, Tensor(a!) LU, Tensor(b!) pivots) -> (Tensor(a!) LU, Tensor(b!) pivots)',
+    ('A', 'pivot', 'LU', 'pivots'), 1, tags=())
+_c_linalg_lu_factor_out = linalg_lu_factor_out._cache
+
+
+def _bind_linalg_lu_factor_out(A, *, pivot=True, LU, pivots):
+    return (A, pivot, LU, pivots)
+
+
+def _entry_linalg_lu_factor_out(A, pivot, LU, pivots):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (A._ks | LU._ks | pivots._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lu_factor_out, (A, pivot, LU, pivots)) from None
+    if not LU._ks & _ADINPLACE:
+        _inplace_on_inference(LU)
+    if not pivots._ks & _ADINPLACE:
+        _inplace_on_inference(pivots)
+    _k = _c_linalg_lu_factor_out.get(ks)
+    if _k is None:
+        _k = linalg_lu_factor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lu_factor_out, _k, (A, pivot, LU, pivots,))
+    return _k(A, pivot, LU, pivots)
+
+
+linalg_lu_factor_out._bind = _bind_linalg_lu_factor_out
+linalg_lu_factor_out._entry = _entry_linalg_lu_factor_out
+_aten._packet('linalg_lu_factor')._add(linalg_lu_factor_out)
 
 
 # schema/native_functions.yaml: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
@@ -23715,6 +24679,42 @@ lu_unpack._entry = _entry_lu_unpack
 _aten._packet('lu_unpack')._add(lu_unpack)
 
 
+# schema/native_functions.yaml: lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) (autogen of lu_unpack)
+lu_unpack_out = _Op("aten", 'lu_unpack', 'out',
+    'lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U)',
+    ('LU_data', 'LU_pivots', 'unpack_data', 'unpack_pivots', 'P', 'L', 'U'), 4, tags=())
+_c_lu_unpack_out = lu_unpack_out._cache
+
+
+def _bind_lu_unpack_out(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, P, L, U):
+    return (LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U)
+
+
+def _entry_lu_unpack_out(LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (LU_data._ks | LU_pivots._ks | P._ks | L._ks | U._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lu_unpack_out, (LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U)) from None
+    if not P._ks & _ADINPLACE:
+        _inplace_on_inference(P)
+    if not L._ks & _ADINPLACE:
+        _inplace_on_inference(L)
+    if not U._ks & _ADINPLACE:
+        _inplace_on_inference(U)
+    _k = _c_lu_unpack_out.get(ks)
+    if _k is None:
+        _k = lu_unpack_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lu_unpack_out, _k, (LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U,))
+    return _k(LU_data, LU_pivots, unpack_data, unpack_pivots, P, L, U)
+
+
+lu_unpack_out._bind = _bind_lu_unpack_out
+lu_unpack_out._entry = _entry_lu_unpack_out
+_aten._packet('lu_unpack')._add(lu_unpack_out)
+
+
 # schema/native_functions.yaml: linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
 linalg_lu_solve = _Op("aten", 'linalg_lu_solve', 'default',
     'linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor',
@@ -23743,6 +24743,230 @@ def _entry_linalg_lu_solve(LU, pivots, B, left, adjoint):
 linalg_lu_solve._bind = _bind_linalg_lu_solve
 linalg_lu_solve._entry = _entry_linalg_lu_solve
 _aten._packet('linalg_lu_solve')._add(linalg_lu_solve)
+
+
+# schema/native_functions.yaml: linalg_lu_solve.out(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_lu_solve)
+linalg_lu_solve_out = _Op("aten", 'linalg_lu_solve', 'out',
+    'linalg_lu_solve.out(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor(a!) out) -> Tensor(a!)',
+    ('LU', 'pivots', 'B', 'left', 'adjoint', 'out'), 3, tags=())
+_c_linalg_lu_solve_out = linalg_lu_solve_out._cache
+
+
+def _bind_linalg_lu_solve_out(LU, pivots, B, *, left=True, adjoint=False, out):
+    return (LU, pivots, B, left, adjoint, out)
+
+
+def _entry_linalg_lu_solve_out(LU, pivots, B, left, adjoint, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (LU._ks | pivots._ks | B._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_lu_solve_out, (LU, pivots, B, left, adjoint, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_lu_solve_out.get(ks)
+    if _k is None:
+        _k = linalg_lu_solve_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_lu_solve_out, _k, (LU, pivots, B, left, adjoint, out,))
+    return _k(LU, pivots, B, left, adjoint, out)
+
+
+linalg_lu_solve_out._bind = _bind_linalg_lu_solve_out
+linalg_lu_solve_out._entry = _entry_linalg_lu_solve_out
+_aten._packet('linalg_lu_solve')._add(linalg_lu_solve_out)
+
+
+# schema/native_functions.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+linalg_ldl_factor_ex = _Op("aten", 'linalg_ldl_factor_ex', 'default',
+    'linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)',
+    ('self', 'hermitian', 'check_errors'), 1, tags=())
+_c_linalg_ldl_factor_ex = linalg_ldl_factor_ex._cache
+
+
+def _bind_linalg_ldl_factor_ex(self, *, hermitian=False, check_errors=False):
+    return (self, hermitian, check_errors)
+
+
+def _entry_linalg_ldl_factor_ex(self, hermitian, check_errors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_ldl_factor_ex, (self, hermitian, check_errors)) from None
+    _k = _c_linalg_ldl_factor_ex.get(ks)
+    if _k is None:
+        _k = linalg_ldl_factor_ex._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_ldl_factor_ex, _k, (self, hermitian, check_errors,))
+    return _k(self, hermitian, check_errors)
+
+
+linalg_ldl_factor_ex._bind = _bind_linalg_ldl_factor_ex
+linalg_ldl_factor_ex._entry = _entry_linalg_ldl_factor_ex
+_aten._packet('linalg_ldl_factor_ex')._add(linalg_ldl_factor_ex)
+
+
+# schema/native_functions.yaml: linalg_ldl_factor_ex.out(Tensor self, *, bool hermitian=False, bool check_errors=False, Tensor(a!) LD, Tensor(b!) pivots, Tensor(c!) info) -> (Tensor(a!) LD, Tensor(b!) pivots, Tensor(c!) info) (autogen of linalg_ldl_factor_ex)
+linalg_ldl_factor_ex_out = _Op("aten", 'linalg_ldl_factor_ex', 'out',
+    'linalg_ldl_factor_ex.out(Tensor self, *, bool hermitian=False, bool check_errors=False, Tensor(a!) LD, Tensor(b!) pivots, Tensor(c!) info) -> (Tensor(a!) LD, Tensor(b!) pivots, Tensor(c!) info)',
+    ('self', 'hermitian', 'check_errors', 'LD', 'pivots', 'info'), 1, tags=())
+_c_linalg_ldl_factor_ex_out = linalg_ldl_factor_ex_out._cache
+
+
+def _bind_linalg_ldl_factor_ex_out(self, *, hermitian=False, check_errors=False, LD, pivots, info):
+    return (self, hermitian, check_errors, LD, pivots, info)
+
+
+def _entry_linalg_ldl_factor_ex_out(self, hermitian, check_errors, LD, pivots, info):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | LD._ks | pivots._ks | info._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_ldl_factor_ex_out, (self, hermitian, check_errors, LD, pivots, info)) from None
+    if not LD._ks & _ADINPLACE:
+        _inplace_on_inference(LD)
+    if not pivots._ks & _ADINPLACE:
+        _inplace_on_inference(pivots)
+    if not info._ks & _ADINPLACE:
+        _inplace_on_inference(info)
+    _k = _c_linalg_ldl_factor_ex_out.get(ks)
+    if _k is None:
+        _k = linalg_ldl_factor_ex_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_ldl_factor_ex_out, _k, (self, hermitian, check_errors, LD, pivots, info,))
+    return _k(self, hermitian, check_errors, LD, pivots, info)
+
+
+linalg_ldl_factor_ex_out._bind = _bind_linalg_ldl_factor_ex_out
+linalg_ldl_factor_ex_out._entry = _entry_linalg_ldl_factor_ex_out
+_aten._packet('linalg_ldl_factor_ex')._add(linalg_ldl_factor_ex_out)
+
+
+# schema/native_functions.yaml: linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
+linalg_ldl_factor = _Op("aten", 'linalg_ldl_factor', 'default',
+    'linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)',
+    ('self', 'hermitian'), 1, tags=())
+_c_linalg_ldl_factor = linalg_ldl_factor._cache
+
+
+def _bind_linalg_ldl_factor(self, *, hermitian=False):
+    return (self, hermitian)
+
+
+def _entry_linalg_ldl_factor(self, hermitian):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_ldl_factor, (self, hermitian)) from None
+    _k = _c_linalg_ldl_factor.get(ks)
+    if _k is None:
+        _k = linalg_ldl_factor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_ldl_factor, _k, (self, hermitian,))
+    return _k(self, hermitian)
+
+
+linalg_ldl_factor._bind = _bind_linalg_ldl_factor
+linalg_ldl_factor._entry = _entry_linalg_ldl_factor
+_aten._packet('linalg_ldl_factor')._add(linalg_ldl_factor)
+
+
+# schema/native_functions.yaml: linalg_ldl_factor.out(Tensor self, *, bool hermitian=False, Tensor(a!) LD, Tensor(b!) pivots) -> (Tensor(a!) LD, Tensor(b!) pivots) (autogen of linalg_ldl_factor)
+linalg_ldl_factor_out = _Op("aten", 'linalg_ldl_factor', 'out',
+    'linalg_ldl_factor.out(Tensor self, *, bool hermitian=False, Tensor(a!) LD, Tensor(b!) pivots) -> (Tensor(a!) LD, Tensor(b!) pivots)',
+    ('self', 'hermitian', 'LD', 'pivots'), 1, tags=())
+_c_linalg_ldl_factor_out = linalg_ldl_factor_out._cache
+
+
+def _bind_linalg_ldl_factor_out(self, *, hermitian=False, LD, pivots):
+    return (self, hermitian, LD, pivots)
+
+
+def _entry_linalg_ldl_factor_out(self, hermitian, LD, pivots):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | LD._ks | pivots._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_ldl_factor_out, (self, hermitian, LD, pivots)) from None
+    if not LD._ks & _ADINPLACE:
+        _inplace_on_inference(LD)
+    if not pivots._ks & _ADINPLACE:
+        _inplace_on_inference(pivots)
+    _k = _c_linalg_ldl_factor_out.get(ks)
+    if _k is None:
+        _k = linalg_ldl_factor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_ldl_factor_out, _k, (self, hermitian, LD, pivots,))
+    return _k(self, hermitian, LD, pivots)
+
+
+linalg_ldl_factor_out._bind = _bind_linalg_ldl_factor_out
+linalg_ldl_factor_out._entry = _entry_linalg_ldl_factor_out
+_aten._packet('linalg_ldl_factor')._add(linalg_ldl_factor_out)
+
+
+# schema/native_functions.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+linalg_ldl_solve = _Op("aten", 'linalg_ldl_solve', 'default',
+    'linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor',
+    ('LD', 'pivots', 'B', 'hermitian'), 3, tags=())
+_c_linalg_ldl_solve = linalg_ldl_solve._cache
+
+
+def _bind_linalg_ldl_solve(LD, pivots, B, *, hermitian=False):
+    return (LD, pivots, B, hermitian)
+
+
+def _entry_linalg_ldl_solve(LD, pivots, B, hermitian):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (LD._ks | pivots._ks | B._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_ldl_solve, (LD, pivots, B, hermitian)) from None
+    _k = _c_linalg_ldl_solve.get(ks)
+    if _k is None:
+        _k = linalg_ldl_solve._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_ldl_solve, _k, (LD, pivots, B, hermitian,))
+    return _k(LD, pivots, B, hermitian)
+
+
+linalg_ldl_solve._bind = _bind_linalg_ldl_solve
+linalg_ldl_solve._entry = _entry_linalg_ldl_solve
+_aten._packet('linalg_ldl_solve')._add(linalg_ldl_solve)
+
+
+# schema/native_functions.yaml: linalg_ldl_solve.out(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_ldl_solve)
+linalg_ldl_solve_out = _Op("aten", 'linalg_ldl_solve', 'out',
+    'linalg_ldl_solve.out(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)',
+    ('LD', 'pivots', 'B', 'hermitian', 'out'), 3, tags=())
+_c_linalg_ldl_solve_out = linalg_ldl_solve_out._cache
+
+
+def _bind_linalg_ldl_solve_out(LD, pivots, B, *, hermitian=False, out):
+    return (LD, pivots, B, hermitian, out)
+
+
+def _entry_linalg_ldl_solve_out(LD, pivots, B, hermitian, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (LD._ks | pivots._ks | B._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_ldl_solve_out, (LD, pivots, B, hermitian, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_ldl_solve_out.get(ks)
+    if _k is None:
+        _k = linalg_ldl_solve_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_ldl_solve_out, _k, (LD, pivots, B, hermitian, out,))
+    return _k(LD, pivots, B, hermitian, out)
+
+
+linalg_ldl_solve_out._bind = _bind_linalg_ldl_solve_out
+linalg_ldl_solve_out._entry = _entry_linalg_ldl_solve_out
+_aten._packet('linalg_ldl_solve')._add(linalg_ldl_solve_out)
 
 
 # schema/native_functions.yaml: lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
@@ -23775,6 +24999,38 @@ lu_solve._entry = _entry_lu_solve
 _aten._packet('lu_solve')._add(lu_solve)
 
 
+# schema/native_functions.yaml: lu_solve.out(Tensor self, Tensor LU_data, Tensor LU_pivots, *, Tensor(a!) out) -> Tensor(a!) (autogen of lu_solve)
+lu_solve_out = _Op("aten", 'lu_solve', 'out',
+    'lu_solve.out(Tensor self, Tensor LU_data, Tensor LU_pivots, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'LU_data', 'LU_pivots', 'out'), 3, tags=())
+_c_lu_solve_out = lu_solve_out._cache
+
+
+def _bind_lu_solve_out(self, LU_data, LU_pivots, *, out):
+    return (self, LU_data, LU_pivots, out)
+
+
+def _entry_lu_solve_out(self, LU_data, LU_pivots, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | LU_data._ks | LU_pivots._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lu_solve_out, (self, LU_data, LU_pivots, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lu_solve_out.get(ks)
+    if _k is None:
+        _k = lu_solve_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(lu_solve_out, _k, (self, LU_data, LU_pivots, out,))
+    return _k(self, LU_data, LU_pivots, out)
+
+
+lu_solve_out._bind = _bind_lu_solve_out
+lu_solve_out._entry = _entry_lu_solve_out
+_aten._packet('lu_solve')._add(lu_solve_out)
+
+
 # schema/native_functions.yaml: linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 linalg_solve_triangular = _Op("aten", 'linalg_solve_triangular', 'default',
     'linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor',
@@ -23803,6 +25059,38 @@ def _entry_linalg_solve_triangular(self, B, upper, left, unitriangular):
 linalg_solve_triangular._bind = _bind_linalg_solve_triangular
 linalg_solve_triangular._entry = _entry_linalg_solve_triangular
 _aten._packet('linalg_solve_triangular')._add(linalg_solve_triangular)
+
+
+# schema/native_functions.yaml: linalg_solve_triangular.out(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_solve_triangular)
+linalg_solve_triangular_out = _Op("aten", 'linalg_solve_triangular', 'out',
+    'linalg_solve_triangular.out(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'B', 'upper', 'left', 'unitriangular', 'out'), 2, tags=())
+_c_linalg_solve_triangular_out = linalg_solve_triangular_out._cache
+
+
+def _bind_linalg_solve_triangular_out(self, B, *, upper, left=True, unitriangular=False, out):
+    return (self, B, upper, left, unitriangular, out)
+
+
+def _entry_linalg_solve_triangular_out(self, B, upper, left, unitriangular, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | B._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_solve_triangular_out, (self, B, upper, left, unitriangular, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_solve_triangular_out.get(ks)
+    if _k is None:
+        _k = linalg_solve_triangular_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_solve_triangular_out, _k, (self, B, upper, left, unitriangular, out,))
+    return _k(self, B, upper, left, unitriangular, out)
+
+
+linalg_solve_triangular_out._bind = _bind_linalg_solve_triangular_out
+linalg_solve_triangular_out._entry = _entry_linalg_solve_triangular_out
+_aten._packet('linalg_solve_triangular')._add(linalg_solve_triangular_out)
 
 
 # schema/native_functions.yaml: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
@@ -23835,6 +25123,40 @@ triangular_solve._entry = _entry_triangular_solve
 _aten._packet('triangular_solve')._add(triangular_solve)
 
 
+# schema/native_functions.yaml: triangular_solve.X(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor(a!) X, Tensor(b!) M) -> (Tensor(a!) solution, Tensor(b!) cloned_coefficient) (autogen of triangular_solve)
+triangular_solve_X = _Op("aten", 'triangular_solve', 'X',
+    'triangular_solve.X(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor(a!) X, Tensor(b!) M) -> (Tensor(a!) solution, Tensor(b!) cloned_coefficient)',
+    ('self', 'A', 'upper', 'transpose', 'unitriangular', 'X', 'M'), 5, tags=())
+_c_triangular_solve_X = triangular_solve_X._cache
+
+
+def _bind_triangular_solve_X(self, A, upper=True, transpose=False, unitriangular=False, *, X, M):
+    return (self, A, upper, transpose, unitriangular, X, M)
+
+
+def _entry_triangular_solve_X(self, A, upper, transpose, unitriangular, X, M):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | A._ks | X._ks | M._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triangular_solve_X, (self, A, upper, transpose, unitriangular, X, M)) from None
+    if not X._ks & _ADINPLACE:
+        _inplace_on_inference(X)
+    if not M._ks & _ADINPLACE:
+        _inplace_on_inference(M)
+    _k = _c_triangular_solve_X.get(ks)
+    if _k is None:
+        _k = triangular_solve_X._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(triangular_solve_X, _k, (self, A, upper, transpose, unitriangular, X, M,))
+    return _k(self, A, upper, transpose, unitriangular, X, M)
+
+
+triangular_solve_X._bind = _bind_triangular_solve_X
+triangular_solve_X._entry = _entry_triangular_solve_X
+_aten._packet('triangular_solve')._add(triangular_solve_X)
+
+
 # schema/native_functions.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor
 linalg_householder_product = _Op("aten", 'linalg_householder_product', 'default',
     'linalg_householder_product(Tensor input, Tensor tau) -> Tensor',
@@ -23863,6 +25185,38 @@ def _entry_linalg_householder_product(input, tau):
 linalg_householder_product._bind = _bind_linalg_householder_product
 linalg_householder_product._entry = _entry_linalg_householder_product
 _aten._packet('linalg_householder_product')._add(linalg_householder_product)
+
+
+# schema/native_functions.yaml: linalg_householder_product.out(Tensor input, Tensor tau, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_householder_product)
+linalg_householder_product_out = _Op("aten", 'linalg_householder_product', 'out',
+    'linalg_householder_product.out(Tensor input, Tensor tau, *, Tensor(a!) out) -> Tensor(a!)',
+    ('input', 'tau', 'out'), 2, tags=())
+_c_linalg_householder_product_out = linalg_householder_product_out._cache
+
+
+def _bind_linalg_householder_product_out(input, tau, *, out):
+    return (input, tau, out)
+
+
+def _entry_linalg_householder_product_out(input, tau, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | tau._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_householder_product_out, (input, tau, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_householder_product_out.get(ks)
+    if _k is None:
+        _k = linalg_householder_product_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_householder_product_out, _k, (input, tau, out,))
+    return _k(input, tau, out)
+
+
+linalg_householder_product_out._bind = _bind_linalg_householder_product_out
+linalg_householder_product_out._entry = _entry_linalg_householder_product_out
+_aten._packet('linalg_householder_product')._add(linalg_householder_product_out)
 
 
 # schema/native_functions.yaml: orgqr(Tensor self, Tensor input2) -> Tensor
@@ -23895,6 +25249,38 @@ orgqr._entry = _entry_orgqr
 _aten._packet('orgqr')._add(orgqr)
 
 
+# schema/native_functions.yaml: orgqr.out(Tensor self, Tensor input2, *, Tensor(a!) out) -> Tensor(a!) (autogen of orgqr)
+orgqr_out = _Op("aten", 'orgqr', 'out',
+    'orgqr.out(Tensor self, Tensor input2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'input2', 'out'), 2, tags=())
+_c_orgqr_out = orgqr_out._cache
+
+
+def _bind_orgqr_out(self, input2, *, out):
+    return (self, input2, out)
+
+
+def _entry_orgqr_out(self, input2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | input2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(orgqr_out, (self, input2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_orgqr_out.get(ks)
+    if _k is None:
+        _k = orgqr_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(orgqr_out, _k, (self, input2, out,))
+    return _k(self, input2, out)
+
+
+orgqr_out._bind = _bind_orgqr_out
+orgqr_out._entry = _entry_orgqr_out
+_aten._packet('orgqr')._add(orgqr_out)
+
+
 # schema/native_functions.yaml: linalg_matrix_exp(Tensor self) -> Tensor
 linalg_matrix_exp = _Op("aten", 'linalg_matrix_exp', 'default',
     'linalg_matrix_exp(Tensor self) -> Tensor',
@@ -23923,6 +25309,38 @@ def _entry_linalg_matrix_exp(self):
 linalg_matrix_exp._bind = _bind_linalg_matrix_exp
 linalg_matrix_exp._entry = _entry_linalg_matrix_exp
 _aten._packet('linalg_matrix_exp')._add(linalg_matrix_exp)
+
+
+# schema/native_functions.yaml: linalg_matrix_exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_exp)
+linalg_matrix_exp_out = _Op("aten", 'linalg_matrix_exp', 'out',
+    'linalg_matrix_exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_linalg_matrix_exp_out = linalg_matrix_exp_out._cache
+
+
+def _bind_linalg_matrix_exp_out(self, *, out):
+    return (self, out)
+
+
+def _entry_linalg_matrix_exp_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_exp_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_matrix_exp_out.get(ks)
+    if _k is None:
+        _k = linalg_matrix_exp_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_exp_out, _k, (self, out,))
+    return _k(self, out)
+
+
+linalg_matrix_exp_out._bind = _bind_linalg_matrix_exp_out
+linalg_matrix_exp_out._entry = _entry_linalg_matrix_exp_out
+_aten._packet('linalg_matrix_exp')._add(linalg_matrix_exp_out)
 
 
 # schema/native_functions.yaml: matrix_exp(Tensor self) -> Tensor
@@ -23985,6 +25403,38 @@ linalg_matrix_power._entry = _entry_linalg_matrix_power
 _aten._packet('linalg_matrix_power')._add(linalg_matrix_power)
 
 
+# schema/native_functions.yaml: linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_power)
+linalg_matrix_power_out = _Op("aten", 'linalg_matrix_power', 'out',
+    'linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'out'), 2, tags=())
+_c_linalg_matrix_power_out = linalg_matrix_power_out._cache
+
+
+def _bind_linalg_matrix_power_out(self, n, *, out):
+    return (self, n, out)
+
+
+def _entry_linalg_matrix_power_out(self, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_power_out, (self, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_matrix_power_out.get(ks)
+    if _k is None:
+        _k = linalg_matrix_power_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_power_out, _k, (self, n, out,))
+    return _k(self, n, out)
+
+
+linalg_matrix_power_out._bind = _bind_linalg_matrix_power_out
+linalg_matrix_power_out._entry = _entry_linalg_matrix_power_out
+_aten._packet('linalg_matrix_power')._add(linalg_matrix_power_out)
+
+
 # schema/native_functions.yaml: matrix_power(Tensor self, int n) -> Tensor
 matrix_power = _Op("aten", 'matrix_power', 'default',
     'matrix_power(Tensor self, int n) -> Tensor',
@@ -24013,6 +25463,38 @@ def _entry_matrix_power(self, n):
 matrix_power._bind = _bind_matrix_power
 matrix_power._entry = _entry_matrix_power
 _aten._packet('matrix_power')._add(matrix_power)
+
+
+# schema/native_functions.yaml: matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!) (autogen of matrix_power)
+matrix_power_out = _Op("aten", 'matrix_power', 'out',
+    'matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'n', 'out'), 2, tags=())
+_c_matrix_power_out = matrix_power_out._cache
+
+
+def _bind_matrix_power_out(self, n, *, out):
+    return (self, n, out)
+
+
+def _entry_matrix_power_out(self, n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(matrix_power_out, (self, n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_matrix_power_out.get(ks)
+    if _k is None:
+        _k = matrix_power_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(matrix_power_out, _k, (self, n, out,))
+    return _k(self, n, out)
+
+
+matrix_power_out._bind = _bind_matrix_power_out
+matrix_power_out._entry = _entry_matrix_power_out
+_aten._packet('matrix_power')._add(matrix_power_out)
 
 
 # schema/native_functions.yaml: linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -24045,6 +25527,38 @@ linalg_matrix_norm._entry = _entry_linalg_matrix_norm
 _aten._packet('linalg_matrix_norm')._add(linalg_matrix_norm)
 
 
+# schema/native_functions.yaml: linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_norm)
+linalg_matrix_norm_out = _Op("aten", 'linalg_matrix_norm', 'out',
+    'linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=())
+_c_linalg_matrix_norm_out = linalg_matrix_norm_out._cache
+
+
+def _bind_linalg_matrix_norm_out(self, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out):
+    return (self, ord, dim, keepdim, dtype, out)
+
+
+def _entry_linalg_matrix_norm_out(self, ord, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_matrix_norm_out.get(ks)
+    if _k is None:
+        _k = linalg_matrix_norm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_norm_out, _k, (self, ord, dim, keepdim, dtype, out,))
+    return _k(self, ord, dim, keepdim, dtype, out)
+
+
+linalg_matrix_norm_out._bind = _bind_linalg_matrix_norm_out
+linalg_matrix_norm_out._entry = _entry_linalg_matrix_norm_out
+_aten._packet('linalg_matrix_norm')._add(linalg_matrix_norm_out)
+
+
 # schema/native_functions.yaml: linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 linalg_matrix_norm_str_ord = _Op("aten", 'linalg_matrix_norm', 'str_ord',
     'linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
@@ -24073,6 +25587,38 @@ def _entry_linalg_matrix_norm_str_ord(self, ord, dim, keepdim, dtype):
 linalg_matrix_norm_str_ord._bind = _bind_linalg_matrix_norm_str_ord
 linalg_matrix_norm_str_ord._entry = _entry_linalg_matrix_norm_str_ord
 _aten._packet('linalg_matrix_norm')._add(linalg_matrix_norm_str_ord)
+
+
+# schema/native_functions.yaml: linalg_matrix_norm.str_ord_out(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_norm.str_ord)
+linalg_matrix_norm_str_ord_out = _Op("aten", 'linalg_matrix_norm', 'str_ord_out',
+    'linalg_matrix_norm.str_ord_out(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=())
+_c_linalg_matrix_norm_str_ord_out = linalg_matrix_norm_str_ord_out._cache
+
+
+def _bind_linalg_matrix_norm_str_ord_out(self, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out):
+    return (self, ord, dim, keepdim, dtype, out)
+
+
+def _entry_linalg_matrix_norm_str_ord_out(self, ord, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_norm_str_ord_out, (self, ord, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_matrix_norm_str_ord_out.get(ks)
+    if _k is None:
+        _k = linalg_matrix_norm_str_ord_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_norm_str_ord_out, _k, (self, ord, dim, keepdim, dtype, out,))
+    return _k(self, ord, dim, keepdim, dtype, out)
+
+
+linalg_matrix_norm_str_ord_out._bind = _bind_linalg_matrix_norm_str_ord_out
+linalg_matrix_norm_str_ord_out._entry = _entry_linalg_matrix_norm_str_ord_out
+_aten._packet('linalg_matrix_norm')._add(linalg_matrix_norm_str_ord_out)
 
 
 # schema/native_functions.yaml: linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -24105,6 +25651,38 @@ linalg_norm._entry = _entry_linalg_norm
 _aten._packet('linalg_norm')._add(linalg_norm)
 
 
+# schema/native_functions.yaml: linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_norm)
+linalg_norm_out = _Op("aten", 'linalg_norm', 'out',
+    'linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=())
+_c_linalg_norm_out = linalg_norm_out._cache
+
+
+def _bind_linalg_norm_out(self, ord=None, dim=None, keepdim=False, *, dtype=None, out):
+    return (self, ord, dim, keepdim, dtype, out)
+
+
+def _entry_linalg_norm_out(self, ord, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | (_COMPLEX if ord.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_norm_out.get(ks)
+    if _k is None:
+        _k = linalg_norm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_norm_out, _k, (self, ord, dim, keepdim, dtype, out,))
+    return _k(self, ord, dim, keepdim, dtype, out)
+
+
+linalg_norm_out._bind = _bind_linalg_norm_out
+linalg_norm_out._entry = _entry_linalg_norm_out
+_aten._packet('linalg_norm')._add(linalg_norm_out)
+
+
 # schema/native_functions.yaml: linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 linalg_norm_ord_str = _Op("aten", 'linalg_norm', 'ord_str',
     'linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
@@ -24133,6 +25711,162 @@ def _entry_linalg_norm_ord_str(self, ord, dim, keepdim, dtype):
 linalg_norm_ord_str._bind = _bind_linalg_norm_ord_str
 linalg_norm_ord_str._entry = _entry_linalg_norm_ord_str
 _aten._packet('linalg_norm')._add(linalg_norm_ord_str)
+
+
+# schema/native_functions.yaml: linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_norm.ord_str)
+linalg_norm_ord_str_out = _Op("aten", 'linalg_norm', 'ord_str_out',
+    'linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=())
+_c_linalg_norm_ord_str_out = linalg_norm_ord_str_out._cache
+
+
+def _bind_linalg_norm_ord_str_out(self, ord, dim=None, keepdim=False, *, dtype=None, out):
+    return (self, ord, dim, keepdim, dtype, out)
+
+
+def _entry_linalg_norm_ord_str_out(self, ord, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_norm_ord_str_out, (self, ord, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_norm_ord_str_out.get(ks)
+    if _k is None:
+        _k = linalg_norm_ord_str_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_norm_ord_str_out, _k, (self, ord, dim, keepdim, dtype, out,))
+    return _k(self, ord, dim, keepdim, dtype, out)
+
+
+linalg_norm_ord_str_out._bind = _bind_linalg_norm_ord_str_out
+linalg_norm_ord_str_out._entry = _entry_linalg_norm_ord_str_out
+_aten._packet('linalg_norm')._add(linalg_norm_ord_str_out)
+
+
+# schema/native_functions.yaml: linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+linalg_cond = _Op("aten", 'linalg_cond', 'default',
+    'linalg_cond(Tensor self, Scalar? p=None) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_linalg_cond = linalg_cond._cache
+
+
+def _bind_linalg_cond(self, p=None):
+    return (self, p)
+
+
+def _entry_linalg_cond(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cond, (self, p)) from None
+    _k = _c_linalg_cond.get(ks)
+    if _k is None:
+        _k = linalg_cond._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cond, _k, (self, p,))
+    return _k(self, p)
+
+
+linalg_cond._bind = _bind_linalg_cond
+linalg_cond._entry = _entry_linalg_cond
+_aten._packet('linalg_cond')._add(linalg_cond)
+
+
+# schema/native_functions.yaml: linalg_cond.out(Tensor self, Scalar? p=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_cond)
+linalg_cond_out = _Op("aten", 'linalg_cond', 'out',
+    'linalg_cond.out(Tensor self, Scalar? p=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'out'), 2, tags=())
+_c_linalg_cond_out = linalg_cond_out._cache
+
+
+def _bind_linalg_cond_out(self, p=None, *, out):
+    return (self, p, out)
+
+
+def _entry_linalg_cond_out(self, p, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cond_out, (self, p, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_cond_out.get(ks)
+    if _k is None:
+        _k = linalg_cond_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cond_out, _k, (self, p, out,))
+    return _k(self, p, out)
+
+
+linalg_cond_out._bind = _bind_linalg_cond_out
+linalg_cond_out._entry = _entry_linalg_cond_out
+_aten._packet('linalg_cond')._add(linalg_cond_out)
+
+
+# schema/native_functions.yaml: linalg_cond.p_str(Tensor self, str p) -> Tensor
+linalg_cond_p_str = _Op("aten", 'linalg_cond', 'p_str',
+    'linalg_cond.p_str(Tensor self, str p) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_linalg_cond_p_str = linalg_cond_p_str._cache
+
+
+def _bind_linalg_cond_p_str(self, p):
+    return (self, p)
+
+
+def _entry_linalg_cond_p_str(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cond_p_str, (self, p)) from None
+    _k = _c_linalg_cond_p_str.get(ks)
+    if _k is None:
+        _k = linalg_cond_p_str._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cond_p_str, _k, (self, p,))
+    return _k(self, p)
+
+
+linalg_cond_p_str._bind = _bind_linalg_cond_p_str
+linalg_cond_p_str._entry = _entry_linalg_cond_p_str
+_aten._packet('linalg_cond')._add(linalg_cond_p_str)
+
+
+# schema/native_functions.yaml: linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_cond.p_str)
+linalg_cond_p_str_out = _Op("aten", 'linalg_cond', 'p_str_out',
+    'linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'out'), 2, tags=())
+_c_linalg_cond_p_str_out = linalg_cond_p_str_out._cache
+
+
+def _bind_linalg_cond_p_str_out(self, p, *, out):
+    return (self, p, out)
+
+
+def _entry_linalg_cond_p_str_out(self, p, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cond_p_str_out, (self, p, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_cond_p_str_out.get(ks)
+    if _k is None:
+        _k = linalg_cond_p_str_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cond_p_str_out, _k, (self, p, out,))
+    return _k(self, p, out)
+
+
+linalg_cond_p_str_out._bind = _bind_linalg_cond_p_str_out
+linalg_cond_p_str_out._entry = _entry_linalg_cond_p_str_out
+_aten._packet('linalg_cond')._add(linalg_cond_p_str_out)
 
 
 # schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
@@ -24165,6 +25899,38 @@ linalg_matrix_rank_atol_rtol_float._entry = _entry_linalg_matrix_rank_atol_rtol_
 _aten._packet('linalg_matrix_rank')._add(linalg_matrix_rank_atol_rtol_float)
 
 
+# schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_rank.atol_rtol_float)
+linalg_matrix_rank_atol_rtol_float_out = _Op("aten", 'linalg_matrix_rank', 'atol_rtol_float_out',
+    'linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'atol', 'rtol', 'hermitian', 'out'), 1, tags=())
+_c_linalg_matrix_rank_atol_rtol_float_out = linalg_matrix_rank_atol_rtol_float_out._cache
+
+
+def _bind_linalg_matrix_rank_atol_rtol_float_out(self, *, atol=None, rtol=None, hermitian=False, out):
+    return (self, atol, rtol, hermitian, out)
+
+
+def _entry_linalg_matrix_rank_atol_rtol_float_out(self, atol, rtol, hermitian, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_rank_atol_rtol_float_out, (self, atol, rtol, hermitian, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_matrix_rank_atol_rtol_float_out.get(ks)
+    if _k is None:
+        _k = linalg_matrix_rank_atol_rtol_float_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_rank_atol_rtol_float_out, _k, (self, atol, rtol, hermitian, out,))
+    return _k(self, atol, rtol, hermitian, out)
+
+
+linalg_matrix_rank_atol_rtol_float_out._bind = _bind_linalg_matrix_rank_atol_rtol_float_out
+linalg_matrix_rank_atol_rtol_float_out._entry = _entry_linalg_matrix_rank_atol_rtol_float_out
+_aten._packet('linalg_matrix_rank')._add(linalg_matrix_rank_atol_rtol_float_out)
+
+
 # schema/native_functions.yaml: linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
 linalg_matrix_rank = _Op("aten", 'linalg_matrix_rank', 'default',
     'linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor',
@@ -24193,6 +25959,38 @@ def _entry_linalg_matrix_rank(self, tol, hermitian):
 linalg_matrix_rank._bind = _bind_linalg_matrix_rank
 linalg_matrix_rank._entry = _entry_linalg_matrix_rank
 _aten._packet('linalg_matrix_rank')._add(linalg_matrix_rank)
+
+
+# schema/native_functions.yaml: linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_rank)
+linalg_matrix_rank_out = _Op("aten", 'linalg_matrix_rank', 'out',
+    'linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tol', 'hermitian', 'out'), 3, tags=())
+_c_linalg_matrix_rank_out = linalg_matrix_rank_out._cache
+
+
+def _bind_linalg_matrix_rank_out(self, tol, hermitian=False, *, out):
+    return (self, tol, hermitian, out)
+
+
+def _entry_linalg_matrix_rank_out(self, tol, hermitian, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matrix_rank_out, (self, tol, hermitian, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_matrix_rank_out.get(ks)
+    if _k is None:
+        _k = linalg_matrix_rank_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matrix_rank_out, _k, (self, tol, hermitian, out,))
+    return _k(self, tol, hermitian, out)
+
+
+linalg_matrix_rank_out._bind = _bind_linalg_matrix_rank_out
+linalg_matrix_rank_out._entry = _entry_linalg_matrix_rank_out
+_aten._packet('linalg_matrix_rank')._add(linalg_matrix_rank_out)
 
 
 # schema/native_functions.yaml: linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
@@ -24225,6 +26023,38 @@ linalg_pinv_atol_rtol_float._entry = _entry_linalg_pinv_atol_rtol_float
 _aten._packet('linalg_pinv')._add(linalg_pinv_atol_rtol_float)
 
 
+# schema/native_functions.yaml: linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_pinv.atol_rtol_float)
+linalg_pinv_atol_rtol_float_out = _Op("aten", 'linalg_pinv', 'atol_rtol_float_out',
+    'linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'atol', 'rtol', 'hermitian', 'out'), 1, tags=())
+_c_linalg_pinv_atol_rtol_float_out = linalg_pinv_atol_rtol_float_out._cache
+
+
+def _bind_linalg_pinv_atol_rtol_float_out(self, *, atol=None, rtol=None, hermitian=False, out):
+    return (self, atol, rtol, hermitian, out)
+
+
+def _entry_linalg_pinv_atol_rtol_float_out(self, atol, rtol, hermitian, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_pinv_atol_rtol_float_out, (self, atol, rtol, hermitian, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_pinv_atol_rtol_float_out.get(ks)
+    if _k is None:
+        _k = linalg_pinv_atol_rtol_float_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_pinv_atol_rtol_float_out, _k, (self, atol, rtol, hermitian, out,))
+    return _k(self, atol, rtol, hermitian, out)
+
+
+linalg_pinv_atol_rtol_float_out._bind = _bind_linalg_pinv_atol_rtol_float_out
+linalg_pinv_atol_rtol_float_out._entry = _entry_linalg_pinv_atol_rtol_float_out
+_aten._packet('linalg_pinv')._add(linalg_pinv_atol_rtol_float_out)
+
+
 # schema/native_functions.yaml: linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
 linalg_pinv = _Op("aten", 'linalg_pinv', 'default',
     'linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor',
@@ -24253,6 +26083,38 @@ def _entry_linalg_pinv(self, rcond, hermitian):
 linalg_pinv._bind = _bind_linalg_pinv
 linalg_pinv._entry = _entry_linalg_pinv
 _aten._packet('linalg_pinv')._add(linalg_pinv)
+
+
+# schema/native_functions.yaml: linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_pinv)
+linalg_pinv_out = _Op("aten", 'linalg_pinv', 'out',
+    'linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'rcond', 'hermitian', 'out'), 3, tags=())
+_c_linalg_pinv_out = linalg_pinv_out._cache
+
+
+def _bind_linalg_pinv_out(self, rcond, hermitian=False, *, out):
+    return (self, rcond, hermitian, out)
+
+
+def _entry_linalg_pinv_out(self, rcond, hermitian, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_pinv_out, (self, rcond, hermitian, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_pinv_out.get(ks)
+    if _k is None:
+        _k = linalg_pinv_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_pinv_out, _k, (self, rcond, hermitian, out,))
+    return _k(self, rcond, hermitian, out)
+
+
+linalg_pinv_out._bind = _bind_linalg_pinv_out
+linalg_pinv_out._entry = _entry_linalg_pinv_out
+_aten._packet('linalg_pinv')._add(linalg_pinv_out)
 
 
 # schema/native_functions.yaml: pinverse(Tensor self, float rcond=1e-15) -> Tensor
@@ -24315,6 +26177,38 @@ linalg_multi_dot._entry = _entry_linalg_multi_dot
 _aten._packet('linalg_multi_dot')._add(linalg_multi_dot)
 
 
+# schema/native_functions.yaml: linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_multi_dot)
+linalg_multi_dot_out = _Op("aten", 'linalg_multi_dot', 'out',
+    'linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_linalg_multi_dot_out = linalg_multi_dot_out._cache
+
+
+def _bind_linalg_multi_dot_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_linalg_multi_dot_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_multi_dot_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_multi_dot_out.get(ks)
+    if _k is None:
+        _k = linalg_multi_dot_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_multi_dot_out, _k, (tensors, out,))
+    return _k(tensors, out)
+
+
+linalg_multi_dot_out._bind = _bind_linalg_multi_dot_out
+linalg_multi_dot_out._entry = _entry_linalg_multi_dot_out
+_aten._packet('linalg_multi_dot')._add(linalg_multi_dot_out)
+
+
 # schema/native_functions.yaml: chain_matmul(Tensor[] matrices) -> Tensor
 chain_matmul = _Op("aten", 'chain_matmul', 'default',
     'chain_matmul(Tensor[] matrices) -> Tensor',
@@ -24343,6 +26237,38 @@ def _entry_chain_matmul(matrices):
 chain_matmul._bind = _bind_chain_matmul
 chain_matmul._entry = _entry_chain_matmul
 _aten._packet('chain_matmul')._add(chain_matmul)
+
+
+# schema/native_functions.yaml: chain_matmul.out(Tensor[] matrices, *, Tensor(a!) out) -> Tensor(a!) (autogen of chain_matmul)
+chain_matmul_out = _Op("aten", 'chain_matmul', 'out',
+    'chain_matmul.out(Tensor[] matrices, *, Tensor(a!) out) -> Tensor(a!)',
+    ('matrices', 'out'), 1, tags=())
+_c_chain_matmul_out = chain_matmul_out._cache
+
+
+def _bind_chain_matmul_out(matrices, *, out):
+    return (matrices, out)
+
+
+def _entry_chain_matmul_out(matrices, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(matrices) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(chain_matmul_out, (matrices, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_chain_matmul_out.get(ks)
+    if _k is None:
+        _k = chain_matmul_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(chain_matmul_out, _k, (matrices, out,))
+    return _k(matrices, out)
+
+
+chain_matmul_out._bind = _bind_chain_matmul_out
+chain_matmul_out._entry = _entry_chain_matmul_out
+_aten._packet('chain_matmul')._add(chain_matmul_out)
 
 
 # schema/native_functions.yaml: linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
@@ -24375,6 +26301,38 @@ linalg_cross._entry = _entry_linalg_cross
 _aten._packet('linalg_cross')._add(linalg_cross)
 
 
+# schema/native_functions.yaml: linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_cross)
+linalg_cross_out = _Op("aten", 'linalg_cross', 'out',
+    'linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'dim', 'out'), 2, tags=())
+_c_linalg_cross_out = linalg_cross_out._cache
+
+
+def _bind_linalg_cross_out(self, other, *, dim=-1, out):
+    return (self, other, dim, out)
+
+
+def _entry_linalg_cross_out(self, other, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_cross_out, (self, other, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_cross_out.get(ks)
+    if _k is None:
+        _k = linalg_cross_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_cross_out, _k, (self, other, dim, out,))
+    return _k(self, other, dim, out)
+
+
+linalg_cross_out._bind = _bind_linalg_cross_out
+linalg_cross_out._entry = _entry_linalg_cross_out
+_aten._packet('linalg_cross')._add(linalg_cross_out)
+
+
 # schema/native_functions.yaml: cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 cross = _Op("aten", 'cross', 'default',
     'cross(Tensor self, Tensor other, int? dim=None) -> Tensor',
@@ -24403,6 +26361,38 @@ def _entry_cross(self, other, dim):
 cross._bind = _bind_cross
 cross._entry = _entry_cross
 _aten._packet('cross')._add(cross)
+
+
+# schema/native_functions.yaml: cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of cross)
+cross_out = _Op("aten", 'cross', 'out',
+    'cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'dim', 'out'), 3, tags=())
+_c_cross_out = cross_out._cache
+
+
+def _bind_cross_out(self, other, dim=None, *, out):
+    return (self, other, dim, out)
+
+
+def _entry_cross_out(self, other, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cross_out, (self, other, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cross_out.get(ks)
+    if _k is None:
+        _k = cross_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(cross_out, _k, (self, other, dim, out,))
+    return _k(self, other, dim, out)
+
+
+cross_out._bind = _bind_cross_out
+cross_out._entry = _entry_cross_out
+_aten._packet('cross')._add(cross_out)
 
 
 # schema/native_functions.yaml: linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
@@ -24435,6 +26425,38 @@ linalg_vecdot._entry = _entry_linalg_vecdot
 _aten._packet('linalg_vecdot')._add(linalg_vecdot)
 
 
+# schema/native_functions.yaml: linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vecdot)
+linalg_vecdot_out = _Op("aten", 'linalg_vecdot', 'out',
+    'linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!)',
+    ('x', 'y', 'dim', 'out'), 2, tags=())
+_c_linalg_vecdot_out = linalg_vecdot_out._cache
+
+
+def _bind_linalg_vecdot_out(x, y, *, dim=-1, out):
+    return (x, y, dim, out)
+
+
+def _entry_linalg_vecdot_out(x, y, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | y._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vecdot_out, (x, y, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_vecdot_out.get(ks)
+    if _k is None:
+        _k = linalg_vecdot_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_vecdot_out, _k, (x, y, dim, out,))
+    return _k(x, y, dim, out)
+
+
+linalg_vecdot_out._bind = _bind_linalg_vecdot_out
+linalg_vecdot_out._entry = _entry_linalg_vecdot_out
+_aten._packet('linalg_vecdot')._add(linalg_vecdot_out)
+
+
 # schema/native_functions.yaml: linalg_tensorinv(Tensor self, int ind=2) -> Tensor
 linalg_tensorinv = _Op("aten", 'linalg_tensorinv', 'default',
     'linalg_tensorinv(Tensor self, int ind=2) -> Tensor',
@@ -24465,6 +26487,38 @@ linalg_tensorinv._entry = _entry_linalg_tensorinv
 _aten._packet('linalg_tensorinv')._add(linalg_tensorinv)
 
 
+# schema/native_functions.yaml: linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_tensorinv)
+linalg_tensorinv_out = _Op("aten", 'linalg_tensorinv', 'out',
+    'linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ind', 'out'), 2, tags=())
+_c_linalg_tensorinv_out = linalg_tensorinv_out._cache
+
+
+def _bind_linalg_tensorinv_out(self, ind=2, *, out):
+    return (self, ind, out)
+
+
+def _entry_linalg_tensorinv_out(self, ind, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_tensorinv_out, (self, ind, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_tensorinv_out.get(ks)
+    if _k is None:
+        _k = linalg_tensorinv_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_tensorinv_out, _k, (self, ind, out,))
+    return _k(self, ind, out)
+
+
+linalg_tensorinv_out._bind = _bind_linalg_tensorinv_out
+linalg_tensorinv_out._entry = _entry_linalg_tensorinv_out
+_aten._packet('linalg_tensorinv')._add(linalg_tensorinv_out)
+
+
 # schema/native_functions.yaml: linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
 linalg_tensorsolve = _Op("aten", 'linalg_tensorsolve', 'default',
     'linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor',
@@ -24493,6 +26547,38 @@ def _entry_linalg_tensorsolve(self, other, dims):
 linalg_tensorsolve._bind = _bind_linalg_tensorsolve
 linalg_tensorsolve._entry = _entry_linalg_tensorsolve
 _aten._packet('linalg_tensorsolve')._add(linalg_tensorsolve)
+
+
+# schema/native_functions.yaml: linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_tensorsolve)
+linalg_tensorsolve_out = _Op("aten", 'linalg_tensorsolve', 'out',
+    'linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'dims', 'out'), 3, tags=())
+_c_linalg_tensorsolve_out = linalg_tensorsolve_out._cache
+
+
+def _bind_linalg_tensorsolve_out(self, other, dims=None, *, out):
+    return (self, other, dims, out)
+
+
+def _entry_linalg_tensorsolve_out(self, other, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_tensorsolve_out, (self, other, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_tensorsolve_out.get(ks)
+    if _k is None:
+        _k = linalg_tensorsolve_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_tensorsolve_out, _k, (self, other, dims, out,))
+    return _k(self, other, dims, out)
+
+
+linalg_tensorsolve_out._bind = _bind_linalg_tensorsolve_out
+linalg_tensorsolve_out._entry = _entry_linalg_tensorsolve_out
+_aten._packet('linalg_tensorsolve')._add(linalg_tensorsolve_out)
 
 
 # schema/native_functions.yaml: linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor
@@ -24585,6 +26671,38 @@ linalg_matmul._entry = _entry_linalg_matmul
 _aten._packet('linalg_matmul')._add(linalg_matmul)
 
 
+# schema/native_functions.yaml: linalg_matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matmul)
+linalg_matmul_out = _Op("aten", 'linalg_matmul', 'out',
+    'linalg_matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_linalg_matmul_out = linalg_matmul_out._cache
+
+
+def _bind_linalg_matmul_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_linalg_matmul_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_matmul_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_matmul_out.get(ks)
+    if _k is None:
+        _k = linalg_matmul_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(linalg_matmul_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+linalg_matmul_out._bind = _bind_linalg_matmul_out
+linalg_matmul_out._entry = _entry_linalg_matmul_out
+_aten._packet('linalg_matmul')._add(linalg_matmul_out)
+
+
 # schema/native_functions.yaml: trace(Tensor self) -> Tensor
 trace = _Op("aten", 'trace', 'default',
     'trace(Tensor self) -> Tensor',
@@ -24613,6 +26731,38 @@ def _entry_trace(self):
 trace._bind = _bind_trace
 trace._entry = _entry_trace
 _aten._packet('trace')._add(trace)
+
+
+# schema/native_functions.yaml: trace.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trace)
+trace_out = _Op("aten", 'trace', 'out',
+    'trace.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_trace_out = trace_out._cache
+
+
+def _bind_trace_out(self, *, out):
+    return (self, out)
+
+
+def _entry_trace_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trace_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_trace_out.get(ks)
+    if _k is None:
+        _k = trace_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(trace_out, _k, (self, out,))
+    return _k(self, out)
+
+
+trace_out._bind = _bind_trace_out
+trace_out._entry = _entry_trace_out
+_aten._packet('trace')._add(trace_out)
 
 
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
@@ -40037,3 +42187,93 @@ def _entry_unfold_copy(self, dimension, size, step):
 unfold_copy._bind = _bind_unfold_copy
 unfold_copy._entry = _entry_unfold_copy
 _aten._packet('unfold_copy')._add(unfold_copy)
+
+
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real)
+view_as_real_copy = _Op("aten", 'view_as_real_copy', 'default',
+    'view_as_real_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_view_as_real_copy = view_as_real_copy._cache
+
+
+def _bind_view_as_real_copy(self):
+    return (self,)
+
+
+def _entry_view_as_real_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_real_copy, (self,)) from None
+    _k = _c_view_as_real_copy.get(ks)
+    if _k is None:
+        _k = view_as_real_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_real_copy, _k, (self,))
+    return _k(self)
+
+
+view_as_real_copy._bind = _bind_view_as_real_copy
+view_as_real_copy._entry = _entry_view_as_real_copy
+_aten._packet('view_as_real_copy')._add(view_as_real_copy)
+
+
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex)
+view_as_complex_copy = _Op("aten", 'view_as_complex_copy', 'default',
+    'view_as_complex_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c_view_as_complex_copy = view_as_complex_copy._cache
+
+
+def _bind_view_as_complex_copy(self):
+    return (self,)
+
+
+def _entry_view_as_complex_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(view_as_complex_copy, (self,)) from None
+    _k = _c_view_as_complex_copy.get(ks)
+    if _k is None:
+        _k = view_as_complex_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(view_as_complex_copy, _k, (self,))
+    return _k(self)
+
+
+view_as_complex_copy._bind = _bind_view_as_complex_copy
+view_as_complex_copy._entry = _entry_view_as_complex_copy
+_aten._packet('view_as_complex_copy')._add(view_as_complex_copy)
+
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj)
+_conj_copy = _Op("aten", '_conj_copy', 'default',
+    '_conj_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=('view_copy',))
+_c__conj_copy = _conj_copy._cache
+
+
+def _bind__conj_copy(self):
+    return (self,)
+
+
+def _entry__conj_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_conj_copy, (self,)) from None
+    _k = _c__conj_copy.get(ks)
+    if _k is None:
+        _k = _conj_copy._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(_conj_copy, _k, (self,))
+    return _k(self)
+
+
+_conj_copy._bind = _bind__conj_copy
+_conj_copy._entry = _entry__conj_copy
+_aten._packet('_conj_copy')._add(_conj_copy)

@@ -3149,22 +3149,46 @@ _o.linear_out.register("ADInplaceOrView", _inplace_or_view(_o.linear_out, (3,)),
 _o.linalg_solve_ex.register('CPU', _cpu_linalg.linalg_solve_ex)
 _o.linalg_solve_ex.register('Meta', _meta_linalg.linalg_solve_ex)
 
+# schema/native_functions.yaml: linalg_solve_ex.out(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor(a!) result, Tensor(b!) info) -> (Tensor(a!) result, Tensor(b!) info) (autogen of linalg_solve_ex)
+_o.linalg_solve_ex_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_solve_ex, keep_strides=True))
+_o.linalg_solve_ex_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_solve_ex_out, (4, 5)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_solve(Tensor A, Tensor B, *, bool left=True) -> Tensor
 _o.linalg_solve.register('CompositeImplicitAutograd', _composite_linalg.linalg_solve)
+
+# schema/native_functions.yaml: linalg_solve.out(Tensor A, Tensor B, *, bool left=True, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_solve)
+_o.linalg_solve_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_solve, keep_strides=True))
+_o.linalg_solve_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_solve_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_inv_ex(Tensor A, *, bool check_errors=False) -> (Tensor inverse, Tensor info)
 _o.linalg_inv_ex.register('CPU', _cpu_linalg.linalg_inv_ex)
 _o.linalg_inv_ex.register('Meta', _meta_linalg.linalg_inv_ex)
 
+# schema/native_functions.yaml: linalg_inv_ex.inverse(Tensor A, *, bool check_errors=False, Tensor(a!) inverse, Tensor(b!) info) -> (Tensor(a!) inverse, Tensor(b!) info) (autogen of linalg_inv_ex)
+_o.linalg_inv_ex_inverse.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_inv_ex, keep_strides=True))
+_o.linalg_inv_ex_inverse.register("ADInplaceOrView", _inplace_or_view(_o.linalg_inv_ex_inverse, (2, 3)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_inv(Tensor A) -> Tensor
 _o.linalg_inv.register('CompositeImplicitAutograd', _composite_linalg.linalg_inv)
+
+# schema/native_functions.yaml: linalg_inv.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_inv)
+_o.linalg_inv_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_inv, keep_strides=True))
+_o.linalg_inv_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_inv_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: inverse(Tensor self) -> Tensor
 _o.inverse.register('CompositeImplicitAutograd', _composite_linalg.inverse)
 
+# schema/native_functions.yaml: inverse.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of inverse)
+_o.inverse_out.register('CompositeExplicitAutograd', _autogen_out(_o.inverse, keep_strides=True))
+_o.inverse_out.register("ADInplaceOrView", _inplace_or_view(_o.inverse_out, (1,)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_det(Tensor A) -> Tensor
 _o.linalg_det.register('CPU', _cpu_linalg.linalg_det)
 _o.linalg_det.register('Meta', _meta_linalg.linalg_det)
+
+# schema/native_functions.yaml: linalg_det.out(Tensor A, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_det)
+_o.linalg_det_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_det))
+_o.linalg_det_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_det_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: det(Tensor self) -> Tensor
 _o.det.register('CompositeImplicitAutograd', _composite_linalg.det)
@@ -3173,8 +3197,16 @@ _o.det.register('CompositeImplicitAutograd', _composite_linalg.det)
 _o.linalg_slogdet.register('CPU', _cpu_linalg.linalg_slogdet)
 _o.linalg_slogdet.register('Meta', _meta_linalg.linalg_slogdet)
 
+# schema/native_functions.yaml: linalg_slogdet.out(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet) (autogen of linalg_slogdet)
+_o.linalg_slogdet_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_slogdet))
+_o.linalg_slogdet_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_slogdet_out, (1, 2)), with_keyset=True)
+
 # schema/native_functions.yaml: slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
 _o.slogdet.register('CompositeImplicitAutograd', _composite_linalg.slogdet)
+
+# schema/native_functions.yaml: slogdet.out(Tensor self, *, Tensor(a!) sign, Tensor(b!) logabsdet) -> (Tensor(a!) sign, Tensor(b!) logabsdet) (autogen of slogdet)
+_o.slogdet_out.register('CompositeExplicitAutograd', _autogen_out(_o.slogdet))
+_o.slogdet_out.register("ADInplaceOrView", _inplace_or_view(_o.slogdet_out, (1, 2)), with_keyset=True)
 
 # schema/native_functions.yaml: logdet(Tensor self) -> Tensor
 _o.logdet.register('CompositeImplicitAutograd', _composite_linalg.logdet)
@@ -3183,85 +3215,223 @@ _o.logdet.register('CompositeImplicitAutograd', _composite_linalg.logdet)
 _o.linalg_cholesky_ex.register('CPU', _cpu_linalg.linalg_cholesky_ex)
 _o.linalg_cholesky_ex.register('Meta', _meta_linalg.linalg_cholesky_ex)
 
+# schema/native_functions.yaml: linalg_cholesky_ex.L(Tensor self, *, bool upper=False, bool check_errors=False, Tensor(a!) L, Tensor(b!) info) -> (Tensor(a!) L, Tensor(b!) info) (autogen of linalg_cholesky_ex)
+_o.linalg_cholesky_ex_L.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_cholesky_ex, keep_strides=True))
+_o.linalg_cholesky_ex_L.register("ADInplaceOrView", _inplace_or_view(_o.linalg_cholesky_ex_L, (3, 4)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_cholesky(Tensor self, *, bool upper=False) -> Tensor
 _o.linalg_cholesky.register('CompositeImplicitAutograd', _composite_linalg.linalg_cholesky)
+
+# schema/native_functions.yaml: linalg_cholesky.out(Tensor self, *, bool upper=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_cholesky)
+_o.linalg_cholesky_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_cholesky, keep_strides=True))
+_o.linalg_cholesky_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_cholesky_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: cholesky(Tensor self, bool upper=False) -> Tensor
 _o.cholesky.register('CompositeImplicitAutograd', _composite_linalg.cholesky)
 
+# schema/native_functions.yaml: cholesky.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of cholesky)
+_o.cholesky_out.register('CompositeExplicitAutograd', _autogen_out(_o.cholesky))
+_o.cholesky_out.register("ADInplaceOrView", _inplace_or_view(_o.cholesky_out, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: cholesky_solve(Tensor self, Tensor input2, bool upper=False) -> Tensor
 _o.cholesky_solve.register('CompositeImplicitAutograd', _composite_linalg.cholesky_solve)
 
+# schema/native_functions.yaml: cholesky_solve.out(Tensor self, Tensor input2, bool upper=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of cholesky_solve)
+_o.cholesky_solve_out.register('CompositeExplicitAutograd', _autogen_out(_o.cholesky_solve))
+_o.cholesky_solve_out.register("ADInplaceOrView", _inplace_or_view(_o.cholesky_solve_out, (3,)), with_keyset=True)
+
 # schema/native_functions.yaml: cholesky_inverse(Tensor self, bool upper=False) -> Tensor
 _o.cholesky_inverse.register('CompositeImplicitAutograd', _composite_linalg.cholesky_inverse)
+
+# schema/native_functions.yaml: cholesky_inverse.out(Tensor self, bool upper=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of cholesky_inverse)
+_o.cholesky_inverse_out.register('CompositeExplicitAutograd', _autogen_out(_o.cholesky_inverse, keep_strides=True))
+_o.cholesky_inverse_out.register("ADInplaceOrView", _inplace_or_view(_o.cholesky_inverse_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_qr(Tensor A, str mode="reduced") -> (Tensor Q, Tensor R)
 _o.linalg_qr.register('CPU', _cpu_linalg.linalg_qr)
 _o.linalg_qr.register('Meta', _meta_linalg.linalg_qr)
 
+# schema/native_functions.yaml: linalg_qr.out(Tensor A, str mode="reduced", *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R) (autogen of linalg_qr)
+_o.linalg_qr_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_qr, keep_strides=True))
+_o.linalg_qr_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_qr_out, (2, 3)), with_keyset=True)
+
 # schema/native_functions.yaml: qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
 _o.qr.register('CompositeImplicitAutograd', _composite_linalg.qr)
+
+# schema/native_functions.yaml: qr.Q(Tensor self, bool some=True, *, Tensor(a!) Q, Tensor(b!) R) -> (Tensor(a!) Q, Tensor(b!) R) (autogen of qr)
+_o.qr_Q.register('CompositeExplicitAutograd', _autogen_out(_o.qr, keep_strides=True))
+_o.qr_Q.register("ADInplaceOrView", _inplace_or_view(_o.qr_Q, (2, 3)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_svd(Tensor A, bool full_matrices=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
 _o.linalg_svd.register('CPU', _cpu_linalg.linalg_svd)
 _o.linalg_svd.register('Meta', _meta_linalg.linalg_svd)
 
+# schema/native_functions.yaml: linalg_svd.U(Tensor A, bool full_matrices=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) (autogen of linalg_svd)
+_o.linalg_svd_U.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_svd, keep_strides=True))
+_o.linalg_svd_U.register("ADInplaceOrView", _inplace_or_view(_o.linalg_svd_U, (3, 4, 5)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_svdvals(Tensor A, *, str? driver=None) -> Tensor
 _o.linalg_svdvals.register('CompositeImplicitAutograd', _composite_linalg.linalg_svdvals)
 
+# schema/native_functions.yaml: linalg_svdvals.out(Tensor A, *, str? driver=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_svdvals)
+_o.linalg_svdvals_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_svdvals))
+_o.linalg_svdvals_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_svdvals_out, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 _o.svd.register('CompositeImplicitAutograd', _composite_linalg.svd)
+
+# schema/native_functions.yaml: svd.U(Tensor self, bool some=True, bool compute_uv=True, *, Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) V) (autogen of svd)
+_o.svd_U.register('CompositeExplicitAutograd', _autogen_out(_o.svd, keep_strides=True))
+_o.svd_U.register("ADInplaceOrView", _inplace_or_view(_o.svd_U, (3, 4, 5)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_eigh(Tensor self, str UPLO="L") -> (Tensor eigenvalues, Tensor eigenvectors)
 _o.linalg_eigh.register('CPU', _cpu_linalg.linalg_eigh)
 _o.linalg_eigh.register('Meta', _meta_linalg.linalg_eigh)
 
+# schema/native_functions.yaml: linalg_eigh.eigvals(Tensor self, str UPLO="L", *, Tensor(a!) eigvals, Tensor(b!) eigvecs) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) (autogen of linalg_eigh)
+_o.linalg_eigh_eigvals.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_eigh, keep_strides=True))
+_o.linalg_eigh_eigvals.register("ADInplaceOrView", _inplace_or_view(_o.linalg_eigh_eigvals, (2, 3)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_eigvalsh(Tensor self, str UPLO="L") -> Tensor
 _o.linalg_eigvalsh.register('CompositeImplicitAutograd', _composite_linalg.linalg_eigvalsh)
+
+# schema/native_functions.yaml: linalg_eigvalsh.out(Tensor self, str UPLO="L", *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_eigvalsh)
+_o.linalg_eigvalsh_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_eigvalsh))
+_o.linalg_eigvalsh_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_eigvalsh_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: linalg_eig(Tensor self) -> (Tensor eigenvalues, Tensor eigenvectors)
+_o.linalg_eig.register('CPU', _cpu_linalg.linalg_eig)
+_o.linalg_eig.register('Meta', _meta_linalg.linalg_eig)
+
+# schema/native_functions.yaml: linalg_eig.out(Tensor self, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) (autogen of linalg_eig)
+_o.linalg_eig_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_eig, keep_strides=True))
+_o.linalg_eig_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_eig_out, (1, 2)), with_keyset=True)
+
+# schema/native_functions.yaml: _linalg_eigvals(Tensor self) -> Tensor
+_o._linalg_eigvals.register('CPU', _cpu_linalg.linalg_eigvals_only)
+_o._linalg_eigvals.register('Meta', _meta_linalg.linalg_eigvals_only)
+
+# schema/native_functions.yaml: linalg_eigvals(Tensor self) -> Tensor
+_o.linalg_eigvals.register('CompositeImplicitAutograd', _composite_linalg.linalg_eigvals)
+
+# schema/native_functions.yaml: linalg_eigvals.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_eigvals)
+_o.linalg_eigvals_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_eigvals))
+_o.linalg_eigvals_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_eigvals_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_lstsq(Tensor self, Tensor b, float? rcond=None, *, str? driver=None) -> (Tensor solution, Tensor residuals, Tensor rank, Tensor singular_values)
 _o.linalg_lstsq.register('CPU', _cpu_linalg.linalg_lstsq)
 _o.linalg_lstsq.register('Meta', _meta_linalg.linalg_lstsq)
 
+# schema/native_functions.yaml: linalg_lstsq.out(Tensor self, Tensor b, float? rcond=None, *, str? driver=None, Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) -> (Tensor(a!) solution, Tensor(b!) residuals, Tensor(c!) rank, Tensor(d!) singular_values) (autogen of linalg_lstsq)
+_o.linalg_lstsq_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_lstsq, keep_strides=True))
+_o.linalg_lstsq_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_lstsq_out, (4, 5, 6, 7)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_lu(Tensor A, *, bool pivot=True) -> (Tensor P, Tensor L, Tensor U)
 _o.linalg_lu.register('CPU', _cpu_linalg.linalg_lu)
 _o.linalg_lu.register('Meta', _meta_linalg.linalg_lu)
+
+# schema/native_functions.yaml: linalg_lu.out(Tensor A, *, bool pivot=True, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) (autogen of linalg_lu)
+_o.linalg_lu_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_lu))
+_o.linalg_lu_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_lu_out, (2, 3, 4)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)
 _o.linalg_lu_factor_ex.register('CPU', _cpu_linalg.linalg_lu_factor_ex)
 _o.linalg_lu_factor_ex.register('Meta', _meta_linalg.linalg_lu_factor_ex)
 
+# schema/native_functions.yaml: linalg_lu_factor_ex.out(Tensor A, *, bool pivot=True, bool check_errors=False, Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info) -> (Tensor(a!) LU, Tensor(b!) pivots, Tensor(c!) info) (autogen of linalg_lu_factor_ex)
+_o.linalg_lu_factor_ex_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_lu_factor_ex, keep_strides=True))
+_o.linalg_lu_factor_ex_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_lu_factor_ex_out, (3, 4, 5)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_lu_factor(Tensor A, *, bool pivot=True) -> (Tensor LU, Tensor pivots)
 _o.linalg_lu_factor.register('CompositeImplicitAutograd', _composite_linalg.linalg_lu_factor)
+
+# schema/native_functions.yaml: linalg_lu_factor.out(Tensor A, *, bool pivot=True, Tensor(a!) LU, Tensor(b!) pivots) -> (Tensor(a!) LU, Tensor(b!) pivots) (autogen of linalg_lu_factor)
+_o.linalg_lu_factor_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_lu_factor, keep_strides=True))
+_o.linalg_lu_factor_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_lu_factor_out, (2, 3)), with_keyset=True)
 
 # schema/native_functions.yaml: lu_unpack(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True) -> (Tensor P, Tensor L, Tensor U)
 _o.lu_unpack.register('CPU', _cpu_linalg.lu_unpack)
 _o.lu_unpack.register('Meta', _meta_linalg.lu_unpack)
 
+# schema/native_functions.yaml: lu_unpack.out(Tensor LU_data, Tensor LU_pivots, bool unpack_data=True, bool unpack_pivots=True, *, Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) -> (Tensor(a!) P, Tensor(b!) L, Tensor(c!) U) (autogen of lu_unpack)
+_o.lu_unpack_out.register('CompositeExplicitAutograd', _autogen_out(_o.lu_unpack))
+_o.lu_unpack_out.register("ADInplaceOrView", _inplace_or_view(_o.lu_unpack_out, (4, 5, 6)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_lu_solve(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False) -> Tensor
 _o.linalg_lu_solve.register('CPU', _cpu_linalg.linalg_lu_solve)
 _o.linalg_lu_solve.register('Meta', _meta_linalg.linalg_lu_solve)
 
+# schema/native_functions.yaml: linalg_lu_solve.out(Tensor LU, Tensor pivots, Tensor B, *, bool left=True, bool adjoint=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_lu_solve)
+_o.linalg_lu_solve_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_lu_solve, keep_strides=True))
+_o.linalg_lu_solve_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_lu_solve_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: linalg_ldl_factor_ex(Tensor self, *, bool hermitian=False, bool check_errors=False) -> (Tensor LD, Tensor pivots, Tensor info)
+_o.linalg_ldl_factor_ex.register('CPU', _cpu_linalg.linalg_ldl_factor_ex)
+_o.linalg_ldl_factor_ex.register('Meta', _meta_linalg.linalg_ldl_factor_ex)
+
+# schema/native_functions.yaml: linalg_ldl_factor_ex.out(Tensor self, *, bool hermitian=False, bool check_errors=False, Tensor(a!) LD, Tensor(b!) pivots, Tensor(c!) info) -> (Tensor(a!) LD, Tensor(b!) pivots, Tensor(c!) info) (autogen of linalg_ldl_factor_ex)
+_o.linalg_ldl_factor_ex_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_ldl_factor_ex, keep_strides=True))
+_o.linalg_ldl_factor_ex_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_ldl_factor_ex_out, (3, 4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml: linalg_ldl_factor(Tensor self, *, bool hermitian=False) -> (Tensor LD, Tensor pivots)
+_o.linalg_ldl_factor.register('CompositeImplicitAutograd', _composite_linalg.linalg_ldl_factor)
+
+# schema/native_functions.yaml: linalg_ldl_factor.out(Tensor self, *, bool hermitian=False, Tensor(a!) LD, Tensor(b!) pivots) -> (Tensor(a!) LD, Tensor(b!) pivots) (autogen of linalg_ldl_factor)
+_o.linalg_ldl_factor_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_ldl_factor, keep_strides=True))
+_o.linalg_ldl_factor_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_ldl_factor_out, (2, 3)), with_keyset=True)
+
+# schema/native_functions.yaml: linalg_ldl_solve(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False) -> Tensor
+_o.linalg_ldl_solve.register('CPU', _cpu_linalg.linalg_ldl_solve)
+_o.linalg_ldl_solve.register('Meta', _meta_linalg.linalg_ldl_solve)
+
+# schema/native_functions.yaml: linalg_ldl_solve.out(Tensor LD, Tensor pivots, Tensor B, *, bool hermitian=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_ldl_solve)
+_o.linalg_ldl_solve_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_ldl_solve, keep_strides=True))
+_o.linalg_ldl_solve_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_ldl_solve_out, (4,)), with_keyset=True)
+
 # schema/native_functions.yaml: lu_solve(Tensor self, Tensor LU_data, Tensor LU_pivots) -> Tensor
 _o.lu_solve.register('CompositeImplicitAutograd', _composite_linalg.lu_solve)
+
+# schema/native_functions.yaml: lu_solve.out(Tensor self, Tensor LU_data, Tensor LU_pivots, *, Tensor(a!) out) -> Tensor(a!) (autogen of lu_solve)
+_o.lu_solve_out.register('CompositeExplicitAutograd', _autogen_out(_o.lu_solve, keep_strides=True))
+_o.lu_solve_out.register("ADInplaceOrView", _inplace_or_view(_o.lu_solve_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_solve_triangular(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False) -> Tensor
 _o.linalg_solve_triangular.register('CPU', _cpu_linalg.linalg_solve_triangular)
 _o.linalg_solve_triangular.register('Meta', _meta_linalg.linalg_solve_triangular)
 
+# schema/native_functions.yaml: linalg_solve_triangular.out(Tensor self, Tensor B, *, bool upper, bool left=True, bool unitriangular=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_solve_triangular)
+_o.linalg_solve_triangular_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_solve_triangular, keep_strides=True))
+_o.linalg_solve_triangular_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_solve_triangular_out, (5,)), with_keyset=True)
+
 # schema/native_functions.yaml: triangular_solve(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False) -> (Tensor solution, Tensor cloned_coefficient)
 _o.triangular_solve.register('CompositeImplicitAutograd', _composite_linalg.triangular_solve)
+
+# schema/native_functions.yaml: triangular_solve.X(Tensor self, Tensor A, bool upper=True, bool transpose=False, bool unitriangular=False, *, Tensor(a!) X, Tensor(b!) M) -> (Tensor(a!) solution, Tensor(b!) cloned_coefficient) (autogen of triangular_solve)
+_o.triangular_solve_X.register('CompositeExplicitAutograd', _autogen_out(_o.triangular_solve, keep_strides=True))
+_o.triangular_solve_X.register("ADInplaceOrView", _inplace_or_view(_o.triangular_solve_X, (5, 6)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_householder_product(Tensor input, Tensor tau) -> Tensor
 _o.linalg_householder_product.register('CPU', _cpu_linalg.linalg_householder_product)
 _o.linalg_householder_product.register('Meta', _meta_linalg.linalg_householder_product)
 
+# schema/native_functions.yaml: linalg_householder_product.out(Tensor input, Tensor tau, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_householder_product)
+_o.linalg_householder_product_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_householder_product, keep_strides=True))
+_o.linalg_householder_product_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_householder_product_out, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: orgqr(Tensor self, Tensor input2) -> Tensor
 _o.orgqr.register('CompositeImplicitAutograd', _composite_linalg.orgqr)
+
+# schema/native_functions.yaml: orgqr.out(Tensor self, Tensor input2, *, Tensor(a!) out) -> Tensor(a!) (autogen of orgqr)
+_o.orgqr_out.register('CompositeExplicitAutograd', _autogen_out(_o.orgqr, keep_strides=True))
+_o.orgqr_out.register("ADInplaceOrView", _inplace_or_view(_o.orgqr_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_matrix_exp(Tensor self) -> Tensor
 _o.linalg_matrix_exp.register('CPU', _cpu_linalg.linalg_matrix_exp)
 _o.linalg_matrix_exp.register('Meta', _meta_linalg.linalg_matrix_exp)
+
+# schema/native_functions.yaml: linalg_matrix_exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_exp)
+_o.linalg_matrix_exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_matrix_exp))
+_o.linalg_matrix_exp_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_matrix_exp_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: matrix_exp(Tensor self) -> Tensor
 _o.matrix_exp.register('CompositeImplicitAutograd', _composite_linalg.matrix_exp)
@@ -3269,32 +3439,86 @@ _o.matrix_exp.register('CompositeImplicitAutograd', _composite_linalg.matrix_exp
 # schema/native_functions.yaml: linalg_matrix_power(Tensor self, int n) -> Tensor
 _o.linalg_matrix_power.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_power)
 
+# schema/native_functions.yaml: linalg_matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_power)
+_o.linalg_matrix_power_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_matrix_power))
+_o.linalg_matrix_power_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_matrix_power_out, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: matrix_power(Tensor self, int n) -> Tensor
 _o.matrix_power.register('CompositeImplicitAutograd', _composite_linalg.matrix_power)
+
+# schema/native_functions.yaml: matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!) (autogen of matrix_power)
+_o.matrix_power_out.register('CompositeExplicitAutograd', _autogen_out(_o.matrix_power))
+_o.matrix_power_out.register("ADInplaceOrView", _inplace_or_view(_o.matrix_power_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.linalg_matrix_norm.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_norm)
 
+# schema/native_functions.yaml: linalg_matrix_norm.out(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_norm)
+_o.linalg_matrix_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_matrix_norm))
+_o.linalg_matrix_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_matrix_norm_out, (5,)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.linalg_matrix_norm_str_ord.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_norm_str_ord)
+
+# schema/native_functions.yaml: linalg_matrix_norm.str_ord_out(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_norm.str_ord)
+_o.linalg_matrix_norm_str_ord_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_matrix_norm_str_ord))
+_o.linalg_matrix_norm_str_ord_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_matrix_norm_str_ord_out, (5,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.linalg_norm.register('CompositeImplicitAutograd', _composite_linalg.linalg_norm)
 
+# schema/native_functions.yaml: linalg_norm.out(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_norm)
+_o.linalg_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_norm))
+_o.linalg_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_norm_out, (5,)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.linalg_norm_ord_str.register('CompositeImplicitAutograd', _composite_linalg.linalg_norm_ord_str)
+
+# schema/native_functions.yaml: linalg_norm.ord_str_out(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_norm.ord_str)
+_o.linalg_norm_ord_str_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_norm_ord_str))
+_o.linalg_norm_ord_str_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_norm_ord_str_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: linalg_cond(Tensor self, Scalar? p=None) -> Tensor
+_o.linalg_cond.register('CompositeImplicitAutograd', _composite_linalg.linalg_cond)
+
+# schema/native_functions.yaml: linalg_cond.out(Tensor self, Scalar? p=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_cond)
+_o.linalg_cond_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_cond))
+_o.linalg_cond_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_cond_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: linalg_cond.p_str(Tensor self, str p) -> Tensor
+_o.linalg_cond_p_str.register('CompositeImplicitAutograd', _composite_linalg.linalg_cond_p_str)
+
+# schema/native_functions.yaml: linalg_cond.p_str_out(Tensor self, str p, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_cond.p_str)
+_o.linalg_cond_p_str_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_cond_p_str))
+_o.linalg_cond_p_str_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_cond_p_str_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 _o.linalg_matrix_rank_atol_rtol_float.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_rank_atol_rtol_float)
 
+# schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_rank.atol_rtol_float)
+_o.linalg_matrix_rank_atol_rtol_float_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_matrix_rank_atol_rtol_float))
+_o.linalg_matrix_rank_atol_rtol_float_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_matrix_rank_atol_rtol_float_out, (4,)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
 _o.linalg_matrix_rank.register('CompositeImplicitAutograd', _composite_linalg.linalg_matrix_rank)
+
+# schema/native_functions.yaml: linalg_matrix_rank.out(Tensor self, float tol, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matrix_rank)
+_o.linalg_matrix_rank_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_matrix_rank))
+_o.linalg_matrix_rank_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_matrix_rank_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 _o.linalg_pinv_atol_rtol_float.register('CompositeImplicitAutograd', _composite_linalg.linalg_pinv_atol_rtol_float)
 
+# schema/native_functions.yaml: linalg_pinv.atol_rtol_float_out(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_pinv.atol_rtol_float)
+_o.linalg_pinv_atol_rtol_float_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_pinv_atol_rtol_float))
+_o.linalg_pinv_atol_rtol_float_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_pinv_atol_rtol_float_out, (4,)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
 _o.linalg_pinv.register('CompositeImplicitAutograd', _composite_linalg.linalg_pinv)
+
+# schema/native_functions.yaml: linalg_pinv.out(Tensor self, float rcond, bool hermitian=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_pinv)
+_o.linalg_pinv_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_pinv))
+_o.linalg_pinv_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_pinv_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: pinverse(Tensor self, float rcond=1e-15) -> Tensor
 _o.pinverse.register('CompositeImplicitAutograd', _composite_linalg.pinverse)
@@ -3302,23 +3526,51 @@ _o.pinverse.register('CompositeImplicitAutograd', _composite_linalg.pinverse)
 # schema/native_functions.yaml: linalg_multi_dot(Tensor[] tensors) -> Tensor
 _o.linalg_multi_dot.register('CompositeImplicitAutograd', _composite_linalg.linalg_multi_dot)
 
+# schema/native_functions.yaml: linalg_multi_dot.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_multi_dot)
+_o.linalg_multi_dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_multi_dot))
+_o.linalg_multi_dot_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_multi_dot_out, (1,)), with_keyset=True)
+
 # schema/native_functions.yaml: chain_matmul(Tensor[] matrices) -> Tensor
 _o.chain_matmul.register('CompositeImplicitAutograd', _composite_linalg.chain_matmul)
+
+# schema/native_functions.yaml: chain_matmul.out(Tensor[] matrices, *, Tensor(a!) out) -> Tensor(a!) (autogen of chain_matmul)
+_o.chain_matmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.chain_matmul))
+_o.chain_matmul_out.register("ADInplaceOrView", _inplace_or_view(_o.chain_matmul_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor
 _o.linalg_cross.register('CompositeImplicitAutograd', _composite_linalg.linalg_cross)
 
+# schema/native_functions.yaml: linalg_cross.out(Tensor self, Tensor other, *, int dim=-1, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_cross)
+_o.linalg_cross_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_cross))
+_o.linalg_cross_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_cross_out, (3,)), with_keyset=True)
+
 # schema/native_functions.yaml: cross(Tensor self, Tensor other, int? dim=None) -> Tensor
 _o.cross.register('CompositeImplicitAutograd', _composite_linalg.cross)
+
+# schema/native_functions.yaml: cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of cross)
+_o.cross_out.register('CompositeExplicitAutograd', _autogen_out(_o.cross))
+_o.cross_out.register("ADInplaceOrView", _inplace_or_view(_o.cross_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_vecdot(Tensor x, Tensor y, *, int dim=-1) -> Tensor
 _o.linalg_vecdot.register('CompositeImplicitAutograd', _composite_linalg.linalg_vecdot)
 
+# schema/native_functions.yaml: linalg_vecdot.out(Tensor x, Tensor y, *, int dim=-1, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vecdot)
+_o.linalg_vecdot_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vecdot))
+_o.linalg_vecdot_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vecdot_out, (3,)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_tensorinv(Tensor self, int ind=2) -> Tensor
 _o.linalg_tensorinv.register('CompositeImplicitAutograd', _composite_linalg.linalg_tensorinv)
 
+# schema/native_functions.yaml: linalg_tensorinv.out(Tensor self, int ind=2, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_tensorinv)
+_o.linalg_tensorinv_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_tensorinv))
+_o.linalg_tensorinv_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_tensorinv_out, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: linalg_tensorsolve(Tensor self, Tensor other, int[]? dims=None) -> Tensor
 _o.linalg_tensorsolve.register('CompositeImplicitAutograd', _composite_linalg.linalg_tensorsolve)
+
+# schema/native_functions.yaml: linalg_tensorsolve.out(Tensor self, Tensor other, int[]? dims=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_tensorsolve)
+_o.linalg_tensorsolve_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_tensorsolve))
+_o.linalg_tensorsolve_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_tensorsolve_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor
 _o.linalg_vander.register('CompositeImplicitAutograd', _composite_linalg.linalg_vander)
@@ -3329,8 +3581,16 @@ _o.linalg_diagonal.register('CompositeImplicitAutograd', _composite_linalg.linal
 # schema/native_functions.yaml: linalg_matmul(Tensor self, Tensor other) -> Tensor
 _o.linalg_matmul.register('CompositeImplicitAutograd', _composite_linalg.linalg_matmul)
 
+# schema/native_functions.yaml: linalg_matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_matmul)
+_o.linalg_matmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_matmul))
+_o.linalg_matmul_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_matmul_out, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: trace(Tensor self) -> Tensor
 _o.trace.register('CompositeImplicitAutograd', _composite_linalg.trace)
+
+# schema/native_functions.yaml: trace.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trace)
+_o.trace_out.register('CompositeExplicitAutograd', _autogen_out(_o.trace))
+_o.trace_out.register("ADInplaceOrView", _inplace_or_view(_o.trace_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
@@ -5263,3 +5523,12 @@ _o.alias_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.alias)
 
 # schema/native_functions.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor (autogen of unfold)
 _o.unfold_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.unfold), with_keyset=True)
+
+# schema/native_functions.yaml: view_as_real_copy(Tensor self) -> Tensor (autogen of view_as_real)
+_o.view_as_real_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.view_as_real), with_keyset=True)
+
+# schema/native_functions.yaml: view_as_complex_copy(Tensor self) -> Tensor (autogen of view_as_complex)
+_o.view_as_complex_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.view_as_complex), with_keyset=True)
+
+# schema/native_functions.yaml: _conj_copy(Tensor self) -> Tensor (autogen of _conj)
+_o._conj_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o._conj), with_keyset=True)

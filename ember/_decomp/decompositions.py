@@ -263,6 +263,8 @@ def std_mean(self, dim=None, *, correction=None, keepdim=False):
 @register_decomposition(aten.linalg_vector_norm.default, core=False)
 def linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
     x = self if dtype is None else aten._to_copy.default(self, dtype=dtype)
+    if x.is_complex():      # the norm of |z| (real)
+        x = aten.abs.default(x)
     dims = [] if dim is None else dim
     if ord == math.inf:
         return aten.amax.default(aten.abs.default(x), dims, keepdim)

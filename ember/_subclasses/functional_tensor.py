@@ -457,7 +457,14 @@ def _inverse(meta, base, mutated, remove_views):
         return _view_or_copy("permute", remove_views).default(mutated, inverse)
     if name in ("split", "split_with_sizes", "unbind"):
         return _inverse_of_split(meta, base, mutated)
+    if name in _COMPLEX_VIEW_INVERSES:      # views that change the dtype: their inverse view
+        return _view_or_copy(_COMPLEX_VIEW_INVERSES[name], remove_views).default(mutated)
     return _inverse_as_strided(meta, base, mutated)
+
+
+# real <-> complex views and the conjugate view: as_strided cannot change the dtype back
+_COMPLEX_VIEW_INVERSES = {"view_as_real": "view_as_complex", "view_as_complex": "view_as_real",
+                          "_conj": "_conj"}
 
 
 def _inverse_of_split(meta, base, mutated):

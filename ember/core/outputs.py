@@ -21,9 +21,11 @@ def check_output_shape(self, shape) -> None:
                            f"broadcast shape {list(shape)}")
 
 
-def copy_to_out(result, out):
+def copy_to_out(result, out, keep_strides=False):
     """Resizes `out` if it is empty (warns if it had another non-empty shape), checks the
-    dtype can hold the result, and copies. Returns `out`."""
+    dtype can hold the result, and copies. Returns `out`. keep_strides: a resized `out`
+    takes the result's strides (a LAPACK result's column-major layout, or lstsq's view of
+    its larger buffer), not contiguous ones."""
     if result.device != out.device:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got "
                            f"{out.device} instead")
@@ -34,16 +36,20 @@ def copy_to_out(result, out):
                           f"{list(out.shape)}, which does not match the required output shape "
                           f"{list(result.shape)}. This behavior is deprecated.", UserWarning,
                           stacklevel=3)
-        resize_(out, result.shape)
+        strides = tuple(result.stride())
+        keep = keep_strides and 0 not in strides       # (never an expanded layout)
+        resize_(out, result.shape, strides if keep else None)
     out.copy_(result)
     return out
 
 
-def resize_(t, shape):
-    """Gives `t` fresh contiguous storage of `shape` (used for out= resizing)."""
+def resize_(t, shape, strides=None):
+    """Gives `t` fresh storage of `shape` (used for out= resizing), contiguous unless
+    `strides` are given."""
     from .alloc import empty_strided_on
     from .tensor import contiguous_strides
-    fresh = empty_strided_on(t.device, shape, contiguous_strides(tuple(shape)), t.dtype)
+    strides = contiguous_strides(tuple(shape)) if strides is None else strides
+    fresh = empty_strided_on(t.device, shape, strides, t.dtype)
     t._np, t._shape, t._stride, t._offset = fresh._np, fresh._shape, fresh._stride, 0
     t._storage = fresh.untyped_storage()
     return t

@@ -28,9 +28,10 @@ def backend_select(op, device_index: int):
     return select
 
 
-def autogen_out(functional_op):
+def autogen_out(functional_op, keep_strides=False):
     """The out= kernel of an op declared with `autogen:`: run the functional op, then
-    resize (when empty) and copy into `out`, with torch's checks.
+    resize (when empty) and copy into `out`, with torch's checks. keep_strides (the
+    schema's `out_strides: result`): a resized `out` takes the result's strides.
     """
     from ..core.outputs import copy_to_out
 
@@ -39,8 +40,8 @@ def autogen_out(functional_op):
         outs, inputs = args[-n_out:], args[:-n_out]
         result = functional_op._entry(*inputs)
         if n_out == 1:
-            return copy_to_out(result, outs[0])
-        return tuple(copy_to_out(r, o) for r, o in zip(result, outs))
+            return copy_to_out(result, outs[0], keep_strides)
+        return tuple(copy_to_out(r, o, keep_strides) for r, o in zip(result, outs))
     out_kernel.__qualname__ = f"autogen_out[{functional_op}]"
     return out_kernel
 

@@ -126,9 +126,11 @@ def slogdet(self):
 
 
 def logdet(self):
-    """log det A: NaN where det < 0, -inf where it is 0."""
+    """log det A: NaN where det < 0, -inf where it is 0 (complex: log(sign) + log|det|)."""
     _lm.square_input(self, "logdet")
     sign, logabsdet = ember.linalg_slogdet(self)
+    if self.is_complex():
+        return sign.log() + logabsdet
     return ember.where(sign == -1, math.nan, logabsdet)
 
 
@@ -150,9 +152,9 @@ def _check_b_A(b, A):
 def cholesky_solve(self, input2, upper):
     """X with A X = self, A = L L^H (upper: U^H U) given its factor `input2`."""
     _check_b_A(self, input2)
-    f = input2.mT if upper else input2
+    f = input2.mH if upper else input2
     y = ember.linalg_solve_triangular(f, self, upper=False)
-    return ember.linalg_solve_triangular(f.mT, y, upper=True)
+    return ember.linalg_solve_triangular(f.mH, y, upper=True)
 
 
 def cholesky_inverse(self, upper):
@@ -183,9 +185,22 @@ def linalg_eigvalsh(self, UPLO):
     return ember.linalg_eigh(self, UPLO)[0]
 
 
+def linalg_eigvals(self):
+    """The eigenvalues: through linalg_eig when a gradient may be needed (its backward),
+    else _linalg_eigvals (no eigenvectors computed), as torch."""
+    if self.requires_grad and ember.is_grad_enabled():
+        return ember.linalg_eig(self)[0]
+    return ember._linalg_eigvals(self)
+
+
 def linalg_lu_factor(A, pivot):
     LU, pivots, info = ember.linalg_lu_factor_ex(A, pivot=pivot)
     return _checked((LU, pivots), info, "ember.linalg.lu_factor", "lu_factor")
+
+
+def linalg_ldl_factor(self, hermitian):
+    LD, pivots, info = ember.linalg_ldl_factor_ex(self, hermitian=hermitian)
+    return _checked((LD, pivots), info, "ember.linalg.ldl_factor", "ldl_factor")
 
 
 def lu_solve(self, LU_data, LU_pivots):
@@ -253,9 +268,8 @@ def _norm_dims(A, dim, low_precision, dtype):
     dim = [d % nd for d in dim]
     if dim[0] == dim[1]:
         raise RuntimeError(f"{fn}: dims must be different. Got ({dim[0]}, {dim[1]})")
-    if dtype is not None and not dtype.is_floating_point:
-        raise RuntimeError(f"{fn}: dtype should be floating point, but got "
-                               f"{dtype.scalar_name}")
+    if dtype is not None:
+        _lm.check_norm_dtype(A, dtype, fn)
     return dim
 
 
@@ -329,13 +343,68 @@ def linalg_norm_ord_str(self, ord, dim, keepdim, dtype):
     return linalg_matrix_norm_str_ord(self, ord, dim or [0, 1], keepdim, dtype)
 
 
+# ---- condition numbers
+def _cond_ord_text(ord):
+    """ord as torch prints it (a C++ double: 3, 0.5, inf)."""
+    return f"{float(ord):g}"
+
+
+def _check_cond_ord(ord):
+    if isinstance(ord, str):
+        ok = ord in ("fro", "nuc")
+    else:
+        ok = abs(float(ord)) in (1.0, 2.0, math.inf)
+    if not ok:
+        text = ord if isinstance(ord, str) else _cond_ord_text(ord)
+        raise RuntimeError(f"linalg.cond got an invalid norm type: {text}")
+
+
+def _cond_by_inverse(self, ord):
+    """norm(A) * norm(A^{-1}); a singular A (its inverse infinite) and 0 * inf give inf."""
+    inverse, info = ember.linalg_inv_ex(self)
+    inverse = inverse.masked_fill((info > 0).unsqueeze(-1).unsqueeze(-1), math.inf)
+    norm = linalg_matrix_norm_str_ord if isinstance(ord, str) else linalg_matrix_norm
+    r = norm(self, ord, [-2, -1], False, None) * norm(inverse, ord, [-2, -1], False, None)
+    return r.nan_to_num(math.inf, math.inf, -math.inf)
+
+
+def _cond_empty(self):
+    """0 for each (empty) matrix, like torch (NumPy leaves it undefined)."""
+    return self.new_zeros(tuple(self.shape[:-2]), dtype=self.dtype.to_real())
+
+
+def linalg_cond(self, p):
+    """`linalg.cond(A, p=None)`: the condition number in the p-norm: p None/2/-2 from the
+    singular values (largest over smallest, or its inverse), +-1/+-inf by the inverse."""
+    if self.dim() < 2:
+        raise RuntimeError("linalg.cond: The input tensor must have at least 2 dimensions.")
+    ord = 2 if p is None else (p.item() if isinstance(p, ember.Tensor) else p)
+    _check_cond_ord(ord)
+    if self.numel() == 0:
+        return _cond_empty(self)
+    if abs(float(ord)) == 2.0:
+        s = ember.linalg_svdvals(self)
+        big, small = s[..., 0], s[..., -1]
+        return small / big if float(ord) == -2.0 else big / small
+    text = f"{ord:f}" if isinstance(ord, float) else str(int(ord))   # (C++'s to_string)
+    _lm.check_square(self, f"linalg.cond(ord={text})")
+    return _cond_by_inverse(self, ord)
+
+
+def linalg_cond_p_str(self, p):
+    """`linalg.cond(A, 'fro' | 'nuc')`."""
+    _lm.check_matrix(self, f"linalg.cond(ord={p})")
+    _lm.check_square(self, f"linalg.cond(ord={p})")
+    _check_cond_ord(p)
+    if self.numel() == 0:
+        return _cond_empty(self)
+    if p == "nuc":
+        s = ember.linalg_svdvals(self)
+        return s.sum(-1) * s.reciprocal().sum(-1)
+    return _cond_by_inverse(self, p)
+
+
 # ---- pseudo-inverse and rank
-def _check_float_double(A, fn):
-    _lm.check_not_complex(A, fn)
-    if A.dtype not in (D.float32, D.float64):
-        raise RuntimeError("This function doesn't handle types other than float and double")
-
-
 def _tolerance(S_max, atol, rtol, shape, dtype):
     """torch's max(atol, rtol * largest singular value); rtol defaults to eps * max(m, n)
     unless a positive atol is given."""
@@ -349,7 +418,7 @@ def _tolerance(S_max, atol, rtol, shape, dtype):
 def linalg_matrix_rank_atol_rtol_float(self, atol, rtol, hermitian):
     """The number of singular values (|eigenvalues| if hermitian) above the tolerance."""
     _lm.check_matrix(self, "ember.linalg.matrix_rank", "input")
-    _check_float_double(self, "linalg.matrix_rank")
+    _lm.check_lapack_float(self)
     with ember.no_grad():
         S = ember.linalg_eigvalsh(self).abs() if hermitian else ember.linalg_svdvals(self)
         if S.shape[-1] == 0:
@@ -368,7 +437,7 @@ def linalg_pinv_atol_rtol_float(self, atol, rtol, hermitian):
     if self.dim() < 2:   # torch reads size(-2) first
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(self.dim(), 1)}, "
                          f"{max(self.dim(), 1) - 1}], but got -2)")
-    _check_float_double(self, "linalg.pinv")
+    _lm.check_lapack_float(self)
     m, n = self.shape[-2:]
     if self.numel() == 0:
         return self.new_zeros(tuple(self.shape[:-2]) + (n, m))
@@ -376,11 +445,11 @@ def linalg_pinv_atol_rtol_float(self, atol, rtol, hermitian):
         S, U = ember.linalg_eigh(self)
         tol = _tolerance(S.abs().amax(-1, True), atol, rtol, self.shape, self.dtype)
         S_inv = ember.where(S.abs() > tol, S.reciprocal(), 0.0)
-        return (U * S_inv.unsqueeze(-2)) @ U.mT
+        return (U * S_inv.unsqueeze(-2)) @ U.mH
     U, S, Vh = ember.linalg_svd(self, False)
     tol = _tolerance(S[..., :1], atol, rtol, self.shape, self.dtype)
     S_inv = ember.where(S > tol, S.reciprocal(), 0.0)
-    return (Vh.mT * S_inv.unsqueeze(-2)) @ U.mT
+    return (Vh.mH * S_inv.unsqueeze(-2)) @ U.mH
 
 
 def linalg_pinv(self, rcond, hermitian):
@@ -518,13 +587,13 @@ def cross(self, other, dim):
 
 
 def linalg_vecdot(x, y, dim):
-    """sum(x * y, dim) (x.conj() for complex, which ember has not)."""
+    """sum(conj(x) * y, dim)."""
     _lm.check_floating(x, "linalg.vecdot")
     if x.dtype is not y.dtype:
         raise RuntimeError("linalg.vecdot: Expected x and y to have the same dtype, but found x "
                            f"of type {x.dtype.scalar_name} and y of type {y.dtype.scalar_name} "
                            "instead")
-    return (x * y).sum(dim)
+    return (x.conj() * y).sum(dim)
 
 
 def linalg_tensorinv(self, ind):

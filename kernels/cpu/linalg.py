@@ -14,7 +14,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
-from ember.kernels.common._errors import not_implemented_for
+from ember.kernels.common._errors import LinAlgError, not_implemented_for
 
 from ..meta import linalg as _meta
 
@@ -136,6 +136,18 @@ def _int32(a):
     return from_array(np.array(a, _I32), D.int32)
 
 
+def _no_convergence(a, api, what, finite_check=True):
+    """torch's LinAlgError for an iterative LAPACK routine that did not converge on `a`:
+    non-finite input named as such (where torch checks it), else ill-conditioning."""
+    flat = a.reshape((-1,) + a.shape[-2:])
+    bad = np.flatnonzero(~np.isfinite(flat).all(axis=(1, 2)))
+    where = f"(Batch element {bad[0] if bad.size else 0}): " if a.ndim > 2 else ""
+    reason = "contained non-finite values." if finite_check and bad.size else \
+        f"is ill-conditioned or has too many repeated {what}."
+    return LinAlgError(f"{api}: {where}The algorithm failed to converge because the input "
+                       f"matrix {reason}")
+
+
 def _each(fn, *arrays, batch):
     """fn applied to the matrices of each batch entry (arrays broadcast to `batch`); the
     results, a tuple per entry, stacked into arrays of shape batch + their own."""
@@ -224,7 +236,8 @@ def linalg_slogdet(A):
     """`linalg.slogdet(A)`: sign and log|det|; a singular matrix gives (0, -inf)."""
     _meta.linalg_slogdet(A)
     sign, logabs = np.linalg.slogdet(A._np)
-    return _wrap(sign, A._dtype), _wrap(logabs, A._dtype)
+    sign = np.where(np.isnan(logabs), 0, sign)     # torch's sign of a NaN determinant
+    return _wrap(sign, A._dtype), _wrap(logabs, A._dtype.to_real())
 
 
 def _potrf(a, lower):
@@ -243,6 +256,9 @@ def linalg_cholesky_ex(self, upper, check_errors):
     else:
         c, info = _each(lambda x: _potrf(x, not upper), a, batch=a.shape[:-2])
         c = np.triu(c) if upper else np.tril(c)
+        # a NaN pivot fails LAPACK's check (ajj <= 0 or NaN), which OpenBLAS' potrf skips
+        nan = np.isnan(np.diagonal(c, 0, -2, -1))
+        info = np.where((info == 0) & nan.any(-1), nan.argmax(-1) + 1, info)
     if check_errors:
         _meta.raise_for_info(info, "linalg.cholesky_ex", "cholesky")
     return _wrap(c, self._dtype, colmajor=True), _int32(info)
@@ -270,10 +286,13 @@ def linalg_svd(A, full_matrices, driver):
     u_shape, s_shape, vh_shape = _meta.svd_shapes(A, full_matrices, driver)
     dt = A._dtype
     if 0 in A._shape:
-        u, s, vh = _eye_like(u_shape, dt), np.zeros(s_shape, dt.np), _eye_like(vh_shape, dt)
+        u, s, vh = _eye_like(u_shape, dt), np.zeros(s_shape), _eye_like(vh_shape, dt)
     else:
-        u, s, vh = np.linalg.svd(A._np, full_matrices=full_matrices)
-    return _wrap(u, dt, colmajor=True), _wrap(s, dt), _wrap(vh, dt, colmajor=True)
+        try:
+            u, s, vh = np.linalg.svd(A._np, full_matrices=full_matrices)
+        except np.linalg.LinAlgError:
+            raise _no_convergence(A._np, "linalg.svd", "singular values") from None
+    return _wrap(u, dt, colmajor=True), _wrap(s, dt.to_real()), _wrap(vh, dt, colmajor=True)
 
 
 def linalg_eigh(self, UPLO):
@@ -282,10 +301,13 @@ def linalg_eigh(self, UPLO):
     _meta.eigh_check(self, UPLO)
     dt = self._dtype
     if 0 in self._shape:
-        w, v = np.zeros(self._shape[:-1], dt.np), np.zeros(self._shape, dt.np)
+        w, v = np.zeros(self._shape[:-1]), np.zeros(self._shape, dt.np)
     else:
-        w, v = np.linalg.eigh(self._np, UPLO=UPLO)
-    return _wrap(w, dt), _wrap(v, dt, colmajor=True)
+        try:
+            w, v = np.linalg.eigh(self._np, UPLO=UPLO)
+        except np.linalg.LinAlgError:   # (torch does not check finiteness here)
+            raise _no_convergence(self._np, "linalg.eigh", "eigenvalues", False) from None
+    return _wrap(w, dt.to_real()), _wrap(v, dt, colmajor=True)
 
 
 def _lstsq_one(driver, rcond, k_sv):
@@ -293,9 +315,9 @@ def _lstsq_one(driver, rcond, k_sv):
         if driver == "gels":
             gels = _lapack.get_lapack_funcs("gels", (a, b))
             _, x, _ = gels(a, b)
-            return x[:a.shape[1]], np.int64(a.shape[1]), np.zeros(k_sv, a.dtype)
+            return x[:a.shape[1]], np.int64(a.shape[1]), np.zeros(k_sv, a.real.dtype)
         x, _, rank, sv = _sl.lstsq(a, b, cond=rcond, lapack_driver=driver, check_finite=False)
-        return x, np.int64(rank), (np.zeros(k_sv, a.dtype) if sv is None else sv)
+        return x, np.int64(rank), (np.zeros(k_sv, a.real.dtype) if sv is None else sv)
     return one
 
 
@@ -305,15 +327,20 @@ def linalg_lstsq(self, b, rcond, driver):
     always), rank for all but gels, singular values for gelsd/gelss (torch's rules)."""
     drv, vector, batch, m, n, k = _meta.lstsq_layout(self, b, driver)
     _, res_shape, rank_shape, sv_shape = _meta.lstsq_shapes(self, b, driver)
-    dt = self._dtype
+    dt, rt = self._dtype, self._dtype.to_real()
     a, bb = self._np, (b._np[..., None] if vector else b._np)
     if rcond is None:
         rcond = float(np.finfo(dt.np).eps) * max(m, n)
     if 0 in a.shape or k == 0:
         x, rank, sv = np.zeros(batch + (n, k), dt.np), np.zeros(batch, np.int64), \
-            np.zeros(batch + (min(m, n),), dt.np)
+            np.zeros(batch + (min(m, n),), rt.np)
     else:
-        x, rank, sv = _each(_lstsq_one(drv, rcond, min(m, n)), a, bb, batch=batch)
+        try:
+            x, rank, sv = _each(_lstsq_one(drv, rcond, min(m, n)), a, bb, batch=batch)
+        except np.linalg.LinAlgError:     # gelsd/gelss: their SVD did not converge
+            raise LinAlgError("ember.linalg.lstsq: The least squares solution could not be "
+                              "computed because the input matrix does not have full rank."
+                              ) from None
     buf = np.zeros(batch + (max(m, n), k), dt.np)
     buf[..., :n, :] = x
     buf = _colmajor(buf)[..., :n, :]
@@ -321,13 +348,13 @@ def linalg_lstsq(self, b, rcond, driver):
     full_rank = drv == "gels" or bool(np.all(rank == n))
     if res_shape != (0,) and full_rank:
         r = np.einsum("...ij,...jk->...ik", a, x) - bb
-        res = np.sum(r * r, axis=-2)
+        res = np.sum(np.abs(r) ** 2, axis=-2)
     else:
-        res = np.zeros((0,), dt.np)
+        res = np.zeros((0,), rt.np)
     rank = rank if rank_shape != (0,) else np.zeros((0,), np.int64)
-    sv = sv if sv_shape != (0,) else np.zeros((0,), dt.np)
-    return (from_array(sol, dt), _wrap(res, dt), from_array(np.array(rank, np.int64)),
-            _wrap(sv, dt))
+    sv = sv if sv_shape != (0,) else np.zeros((0,), rt.np)
+    return (from_array(sol, dt), _wrap(res, rt), from_array(np.array(rank, np.int64)),
+            _wrap(sv, rt))
 
 
 def linalg_lu_factor_ex(A, pivot, check_errors):
@@ -376,11 +403,14 @@ def lu_unpack(LU_data, LU_pivots, unpack_data, unpack_pivots):
 
 def linalg_lu_solve(LU, pivots, B, left, adjoint):
     """`linalg.lu_solve(LU, pivots, B, left=True, adjoint=False)`: getrs with lu_factor's
-    result; XA = B is solved as A^T X^T = B^T."""
+    result; XA = B is solved as A^H X^H = B^H (getrs' trans: 0 A, 2 A^H)."""
     shape = _meta.lu_solve_layout(LU, pivots, B, left)
+    if pivots._np.size and pivots._np.min() < 1:
+        raise RuntimeError("Pivots given to lu_solve must all be greater or equal to 1. Did you "
+                           "properly pass the result of lu_factor?")
     batch = shape[:-2]
-    b = B._np if left else np.swapaxes(B._np, -1, -2)
-    trans = int(adjoint) if left else int(not adjoint)
+    b = B._np if left else np.conj(np.swapaxes(B._np, -1, -2))
+    trans = 2 * int(adjoint if left else not adjoint)
     if 0 in shape:
         x = np.zeros(b.shape if not batch else batch + b.shape[-2:], B._dtype.np)
     else:
@@ -390,7 +420,7 @@ def linalg_lu_solve(LU, pivots, B, left, adjoint):
             return (x1,)
         (x,) = _each(one, LU._np, pivots._np[..., None], b, batch=batch)
     if not left:
-        x = np.swapaxes(x, -1, -2)
+        x = np.conj(np.swapaxes(x, -1, -2))
     return _wrap(x, B._dtype, colmajor=left)
 
 
@@ -407,11 +437,26 @@ def linalg_solve_triangular(self, B, upper, left, unitriangular):
         a = np.broadcast_to(a, shape[:-2] + a.shape[-2:])
         b = np.broadcast_to(b, shape[:-2] + b.shape[-2:])
         with np.errstate(all="ignore"):
-            x = _sl.solve_triangular(a, b, lower=not upper, unit_diagonal=unitriangular,
-                                     check_finite=False)
+            try:
+                x = _sl.solve_triangular(a, b, lower=not upper, unit_diagonal=unitriangular,
+                                         check_finite=False)
+            except np.linalg.LinAlgError:     # a zero on the diagonal: BLAS trsm divides
+                x = _trsm(a, b, not upper, unitriangular)
         if not left:
             x = np.swapaxes(x, -1, -2)
     return _wrap(x, self._dtype, colmajor=True)
+
+
+def _trsm(a, b, lower, unit):
+    """X with A X = B by BLAS trsm for each matrix (no singularity check: a zero pivot gives
+    infs and NaNs, like torch's)."""
+    from scipy.linalg import blas
+
+    def one(a1, b1):
+        trsm = blas.get_blas_funcs("trsm", (a1, b1))
+        return (trsm(1.0, a1, b1, lower=int(lower), diag=int(unit)),)
+    (x,) = _each(one, a, b, batch=a.shape[:-2])
+    return x
 
 
 def linalg_householder_product(input, tau):
@@ -425,7 +470,7 @@ def linalg_householder_product(input, tau):
     t = np.concatenate([t, np.zeros(t.shape[:-1] + (n - t.shape[-1],), t.dtype)], -1)
 
     def one(a1, t1):
-        orgqr = _lapack.get_lapack_funcs("orgqr", (a1,))
+        orgqr = _lapack.get_lapack_funcs("ungqr" if a1.dtype.kind == "c" else "orgqr", (a1,))
         q, _, _ = orgqr(a1, t1[0])
         return (q,)
     (q,) = _each(one, a, t[..., None, :], batch=a.shape[:-2])
@@ -440,3 +485,80 @@ def linalg_matrix_exp(self):
     a = _as(self._np, _acc(dt))
     r = _sl.expm(a) if a.size else a.copy()
     return _wrap(r, dt)
+
+
+def _eig(A, vectors, fn):
+    """geev (NumPy's batched eig) on each matrix of A: eigenvalues (and unit-norm
+    eigenvectors) in A's complex dtype."""
+    ct = _meta.eig_check(A, fn)
+    a = A._np
+    if 0 in a.shape:
+        return np.zeros(a.shape[:-1], ct.np), np.zeros(a.shape, ct.np)
+    if vectors:
+        w, v = np.linalg.eig(a)
+        return w.astype(ct.np, copy=False), v.astype(ct.np, copy=False)
+    return np.linalg.eigvals(a).astype(ct.np, copy=False), None
+
+
+def linalg_eig(self):
+    """`linalg.eig(A)`: the (complex) eigenvalues and eigenvectors of a general matrix;
+    torch refuses infs and NaNs (LAPACK's geev does not converge on them)."""
+    if not np.isfinite(self._np).all():
+        raise RuntimeError("ember.linalg.eig: input tensor should not contain infs or NaNs.")
+    w, v = _eig(self, True, "linalg.eig")
+    ct = self._dtype.to_complex()
+    return _wrap(w, ct), _wrap(v, ct, colmajor=True)
+
+
+def linalg_eigvals_only(self):
+    """The eigenvalues alone (geev without vectors); a matrix with infs or NaNs gets NaN
+    eigenvalues (torch's LAPACK result is undefined there: NaNs, or a crash)."""
+    a = self._np
+    bad = ~np.isfinite(a).all(axis=(-2, -1)) if a.ndim >= 2 else None
+    if bad is not None and bad.any():
+        self = from_array(np.where(bad[..., None, None], 0, a), self._dtype)
+    w = _eig(self, False, "linalg.eigvals")[0]
+    if bad is not None and bad.any():
+        w[bad] = np.nan + 1j * np.nan
+    return _wrap(w, self._dtype.to_complex())
+
+
+def _ldl_func(name, a, hermitian):
+    """LAPACK's sy* routine for `a`, or he* (Hermitian) for a complex `a` when asked."""
+    kind = "he" if hermitian and a.dtype.kind == "c" else "sy"
+    return _lapack.get_lapack_funcs(kind + name, (a,))
+
+
+def linalg_ldl_factor_ex(self, hermitian, check_errors):
+    """`linalg.ldl_factor_ex(A, hermitian=False)`: A = L D L^T (L^H if hermitian) by
+    Bunch-Kaufman pivoting (sytrf/hetrf on the lower triangle): the packed LD (upper
+    triangle zeroed), LAPACK's 1-based pivots (negative for 2x2 blocks) and info."""
+    _meta.linalg_ldl_factor_ex(self, hermitian, check_errors)
+    a = self._np
+    n = a.shape[-1]
+    if 0 in a.shape:
+        ld, piv, info = a.copy(), np.zeros(a.shape[:-1], _I32), np.zeros(a.shape[:-2], _I32)
+    else:
+        def one(a1):
+            ldu, ipiv, info1 = _ldl_func("trf", a1, hermitian)(a1, lower=1)
+            return np.tril(ldu), ipiv, info1
+        ld, piv, info = _each(one, a, batch=a.shape[:-2])
+    if check_errors:
+        _meta.raise_for_info(info, "ember.linalg.ldl_factor_ex", "ldl_factor")
+    return _wrap(ld.reshape(a.shape), self._dtype, colmajor=True), \
+        _int32(np.reshape(piv, a.shape[:-2] + (n,))), _int32(info)
+
+
+def linalg_ldl_solve(LD, pivots, B, hermitian):
+    """`linalg.ldl_solve(LD, pivots, B, hermitian=False)`: X with A X = B from
+    ldl_factor's result (sytrs/hetrs), batches broadcast."""
+    shape = _meta.ldl_solve_layout(LD, pivots, B)
+    if 0 in shape:
+        return _wrap(np.zeros(shape, B._dtype.np), B._dtype, colmajor=True)
+
+    def one(ld1, piv1, b1):
+        x1, _ = _ldl_func("trs", ld1, hermitian)(ld1, piv1.reshape(-1).astype(np.int32), b1,
+                                                 lower=1)
+        return (x1,)
+    (x,) = _each(one, LD._np, pivots._np[..., None], B._np, batch=shape[:-2])
+    return _wrap(x, B._dtype, colmajor=True)

@@ -24,6 +24,7 @@ from ember.core.factory_args import (
     scalar_value,
 )
 from ember.core.tensor import from_array
+from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.meta import random as M
 
 _P_MESSAGE = ("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error "
@@ -208,13 +209,23 @@ def bernoulli_p(self, p, generator):
     return bernoulli__float(out, p, generator)
 
 
+def _no_complex(t, kernel):
+    """torch's bernoulli kernels have no complex loop (so neither has dropout's training
+    path, which draws its mask with bernoulli_)."""
+    if t._dtype.is_complex:
+        raise not_implemented_for(kernel, t._dtype)
+
+
 def bernoulli__tensor(self, p, generator):
+    _no_complex(self, "bernoulli_tensor_cpu_self_")
+    _no_complex(p, "bernoulli_tensor_cpu_p_")
     vals = _p_values(p, self._shape)
     self._np[...] = _draw(rng_of(generator), self._shape, vals).astype(self._dtype.np)
     return self
 
 
 def bernoulli__float(self, p, generator):
+    _no_complex(self, "bernoulli_scalar_cpu_")
     p = M.check_p(p)
     self._np[...] = _draw(rng_of(generator), self._shape, p).astype(self._dtype.np)
     return self

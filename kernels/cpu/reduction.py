@@ -282,7 +282,10 @@ def linalg_vector_norm(self, ord, dim, keepdim, dtype):
     """`linalg.vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None)`: inf/-inf
     are max/min of |x|, 0 counts the non-zeros, else (sum |x|^ord)^(1/ord)."""
     axis, shape, dt = _meta.vector_norm_layout(self, ord, dim, keepdim, dtype)
-    a = np.abs(_as(self._np, _acc_dtype(dt)))
+    acc = _acc_dtype(dt)
+    if self._dtype.is_complex:      # |z| in the (complex) precision of the result
+        acc = np.result_type(acc, np.complex64)
+    a = np.abs(_as(self._np, acc))
     o = float(ord)
     kw = {"axis": axis, "keepdims": keepdim}
     with np.errstate(all="ignore"):

@@ -124,16 +124,19 @@ def empty_colmajor(shape, dt):
     return empty_meta(shape, dt, colmajor_strides(shape))
 
 
-def check_not_complex(A, fn):
-    """torch has complex linear algebra; ember does not yet: a clear refusal."""
-    if A._dtype.is_complex:
-        raise NotImplementedError(f"{fn}: ember has no complex linear algebra yet (got a "
-                                  f"{A._dtype.scalar_name} tensor)")
+def check_norm_dtype(A, dtype, fn):
+    """A norm's dtype= is floating or complex, complex exactly when the input is."""
+    if not (dtype.is_floating_point or dtype.is_complex):
+        raise RuntimeError(f"{fn}: dtype should be floating point or complex, but got "
+                           f"{dtype.scalar_name}")
+    if dtype.is_complex != A._dtype.is_complex:
+        kind = "complex" if A._dtype.is_complex else "real"
+        raise RuntimeError(f"{fn}: dtype should be {kind} for {kind} inputs, but got "
+                           f"{dtype.scalar_name}")
 
 
 def check_floating(A, fn):
-    check_not_complex(A, fn)
-    if not A._dtype.is_floating_point:
+    if not (A._dtype.is_floating_point or A._dtype.is_complex):
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. "
                            f"Got {A._dtype.scalar_name}")
 
@@ -153,9 +156,14 @@ def check_square(A, fn, name="A"):
 def check_lapack_dtype(A, kernel):
     """float16/bfloat16 (and integers, for the ops without a float check) have no LAPACK
     kernel: torch's NotImplementedError naming its CPU kernel."""
-    check_not_complex(A, kernel.removesuffix("_cpu"))
-    if not A._dtype.is_floating_point or A._dtype in _LOW:
+    if not (A._dtype.is_floating_point or A._dtype.is_complex) or A._dtype in _LOW:
         raise not_implemented_for(kernel, A._dtype)
+
+
+def check_lapack_float(A):
+    """LAPACK's four types (float, double and their complex), torch's message otherwise."""
+    if A._dtype not in (D.float32, D.float64, D.complex64, D.complex128):
+        raise RuntimeError("This function doesn't handle types other than float and double")
 
 
 def check_low_precision(A, fn):
@@ -182,6 +190,8 @@ _INFO_MESSAGES = {
     "cholesky": lambda c: ("The factorization could not be completed because the input is not "
                            f"positive-definite (the leading minor of order {c} is not "
                            "positive-definite)."),
+    "ldl_factor": lambda c: ("The factorization could not be completed because the block "
+                             f"diagonal matrix D is singular: D[{c},{c}] is exactly zero."),
     "lu_factor": lambda c: (f"U[{c},{c}] is zero and using it on lu_solve would result in a "
                             "division by zero. If you still want to perform the factorization, "
                             "consider calling linalg.lu(A, pivot) or linalg.lu_factor_ex(A, "
@@ -260,7 +270,7 @@ def linalg_det(A):
 
 def linalg_slogdet(A):
     square_input(A, "linalg.slogdet")
-    return empty_meta(A._shape[:-2], A._dtype), empty_meta(A._shape[:-2], A._dtype)
+    return empty_meta(A._shape[:-2], A._dtype), empty_meta(A._shape[:-2], A._dtype.to_real())
 
 
 def linalg_cholesky_ex(self, upper, check_errors):
@@ -310,7 +320,7 @@ def svd_shapes(A, full_matrices, driver):
 def linalg_svd(A, full_matrices, driver):
     u, s, vh = svd_shapes(A, full_matrices, driver)
     dt = A._dtype
-    return empty_colmajor(u, dt), empty_meta(s, dt), empty_colmajor(vh, dt)
+    return empty_colmajor(u, dt), empty_meta(s, dt.to_real()), empty_colmajor(vh, dt)
 
 
 def eigh_check(A, UPLO):
@@ -323,7 +333,8 @@ def eigh_check(A, UPLO):
 
 def linalg_eigh(self, UPLO):
     eigh_check(self, UPLO)
-    return empty_meta(self._shape[:-1], self._dtype), empty_colmajor(self._shape, self._dtype)
+    return (empty_meta(self._shape[:-1], self._dtype.to_real()),
+            empty_colmajor(self._shape, self._dtype))
 
 
 LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
@@ -334,9 +345,7 @@ def lstsq_layout(A, B, driver):
     fn = "ember.linalg.lstsq"
     if A.dim() < 2:
         raise RuntimeError(f"{fn}: input must have at least 2 dimensions.")
-    check_not_complex(A, fn)
-    if not (A._dtype is D.float32 or A._dtype is D.float64):
-        raise RuntimeError("This function doesn't handle types other than float and double")
+    check_lapack_float(A)
     if A._dtype is not B._dtype:
         raise RuntimeError(f"{fn}: Expected input and other to have the same dtype, but got "
                            f"input's dtype {A._dtype.scalar_name} and other's dtype "
@@ -381,7 +390,8 @@ def linalg_lstsq(self, b, rcond, driver):
     m, n = self._shape[-2:]
     vector = b.dim() == self.dim() - 1
     return (empty_meta(sol, dt, lstsq_solution_strides(sol, vector, m, n)),
-            empty_meta(res, dt), empty_meta(rank, D.int64), empty_meta(sv, dt))
+            empty_meta(res, dt.to_real()), empty_meta(rank, D.int64),
+            empty_meta(sv, dt.to_real()))
 
 
 def lu_check(A, pivot, fn):
@@ -504,3 +514,66 @@ def linalg_matrix_exp(self):
     check_matrix(self, "linalg.matrix_exp")
     check_square(self, "linalg.matrix_exp")
     return empty_meta(self._shape, self._dtype)
+
+
+def eig_check(A, fn):
+    """torch's linalg.eig/eigvals checks: a complex counterpart of the dtype, square
+    matrices, a LAPACK dtype."""
+    if not (A._dtype.is_floating_point or A._dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {A._dtype.scalar_name}")
+    check_matrix(A, fn)
+    check_square(A, fn)
+    if A._dtype in _LOW:
+        raise not_implemented_for("linalg_eig_out_cpu", A._dtype)
+    return A._dtype.to_complex()
+
+
+def linalg_eig(self):
+    ct = eig_check(self, "linalg.eig")
+    return empty_meta(self._shape[:-1], ct), empty_colmajor(self._shape, ct)
+
+
+def linalg_eigvals_only(self):
+    return empty_meta(self._shape[:-1], eig_check(self, "linalg.eigvals"))
+
+
+def ldl_check(A):
+    fn = "ember.linalg.ldl_factor_ex"
+    check_matrix(A, fn)
+    check_square(A, fn)
+    check_floating(A, fn)
+    check_lapack_dtype(A, "ldl_factor_kernel_cpu")
+
+
+def linalg_ldl_factor_ex(self, hermitian, check_errors):
+    ldl_check(self)
+    return (empty_colmajor(self._shape, self._dtype), empty_meta(self._shape[:-1], D.int32),
+            empty_meta(self._shape[:-2], D.int32))
+
+
+def ldl_solve_layout(LD, pivots, B):
+    """The result shape of linalg.ldl_solve, with torch's checks in its order."""
+    fn = "ember.linalg.ldl_solve"
+    check_matrix(LD, fn, "LD")
+    check_square(LD, fn, "LD")
+    if B.dim() < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(B.dim(), 1)}, "
+                         f"{max(B.dim(), 1) - 1}], but got -2)")
+    if pivots._shape != LD._shape[:-1]:
+        raise RuntimeError(f"{fn}: Expected LD.shape[:-1] and pivots.shape to be the same, but got "
+                           f"pivots with shape {list(pivots._shape)} instead")
+    if pivots._dtype.is_floating_point or pivots._dtype.is_complex or pivots._dtype is D.bool_:
+        raise RuntimeError(f"{fn}: Expected pivots to be integers. Got {pivots._dtype.scalar_name}")
+    n = LD._shape[-1]
+    if B._shape[-2] != n:
+        raise RuntimeError(f"Incompatible matrix sizes for {fn}: each A matrix is {n} by {n} but "
+                           f"each b matrix is {B._shape[-2]} by {B._shape[-1]}")
+    if B._dtype is not LD._dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{B._dtype.scalar_name} and A of type {LD._dtype.scalar_name} instead.")
+    check_lapack_dtype(LD, "ldl_solve_kernel_cpu")
+    return _batch(LD._shape[:-2], B._shape[:-2]) + B._shape[-2:]
+
+
+def linalg_ldl_solve(LD, pivots, B, hermitian):
+    return empty_colmajor(ldl_solve_layout(LD, pivots, B), B._dtype)

@@ -422,10 +422,12 @@ def bernoulli__float(self, p, generator):
 
 # --------------------------------------------------------------------------- dropout
 def native_dropout_layout(input, p, train) -> tuple:
-    """(training?, output strides); ints and bools cannot hold the scaled training result."""
+    """(training?, output strides); ints and bools cannot hold the scaled training result
+    (complex can: torch's native_dropout scales them)."""
     training = train is None or bool(train)
     stride = like_strides(input._shape, input.stride(), None)
-    if training and input.numel() and input._dtype.category != D.FLOAT:
+    if training and input.numel() and not (input._dtype.category == D.FLOAT
+                                           or input._dtype.is_complex):
         raise RuntimeError(f"result type Float can't be cast to the desired output type "
                            f"{input._dtype.scalar_name}")
     return training, stride

@@ -7,7 +7,7 @@ the CPU kernels reuse: which dims are reduced, the result dtype, empty-input err
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.shapes import reduced_shape, wrap_dims
-from ember.kernels.meta.linalg import check_not_complex
+from ember.kernels.meta.linalg import check_norm_dtype
 
 
 def reduce_dims(shape, dim) -> tuple:
@@ -176,14 +176,11 @@ def vector_norm_layout(self, ord, dim, keepdim, dtype):
     if isinstance(ord, complex):
         raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "  # noqa: TRY004
                            "of norm.")
-    check_not_complex(self, "linalg.vector_norm")
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
                            f"input. Got {self._dtype.scalar_name}")
     if dtype is not None:
-        if not dtype.is_floating_point:
-            raise RuntimeError("linalg.vector_norm: dtype should be floating point or complex, "
-                               f"but got {dtype.scalar_name}")
+        check_norm_dtype(self, dtype, "linalg.vector_norm")
         if D.promote_types(self._dtype, dtype) is not dtype:
             raise RuntimeError(f"linalg.vector_norm: the dtype of the input "
                                f"({self._dtype.scalar_name}) should be convertible without "
@@ -199,7 +196,7 @@ def vector_norm_layout(self, ord, dim, keepdim, dtype):
                 raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_text(ord)} norm "
                                  f"on the dimension {d} because this dimension is empty and the "
                                  "operation does not have an identity")
-    return dims, shape, dtype or self._dtype
+    return dims, shape, (dtype or self._dtype).to_real()
 
 
 def all_any_dtype(self):

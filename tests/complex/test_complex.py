@@ -3,7 +3,6 @@
 ops torch refuses on complex tensors, casts, serialization, and autograd (gradcheck in
 the conjugate Wirtinger convention, gradients equal to torch's)."""
 import io
-import re
 import warnings
 
 import numpy as np
@@ -365,17 +364,20 @@ def test_statistics_and_float_power_on_complex(expr):
 
 
 @pytest.mark.parametrize("expr", [
-    "ember.linalg.det(a)", "ember.linalg.solve(a, a)", "ember.linalg.svd(a)",
-    "ember.linalg.eigh(a)", "ember.linalg.pinv(a)", "ember.linalg.lstsq(a, a)",
-    "ember.linalg.vector_norm(a)", "ember.linalg.lu_factor(a)", "ember.linalg.vecdot(a, a)",
-    "ember.linalg.solve_triangular(a, a, upper=True)", "ember.linalg.householder_product(a, a[0])"])
-def test_linalg_refuses_complex_for_now(expr):
-    """torch.linalg takes complex matrices; ember's has no complex kernels (nor complex
-    derivative formulas) yet: a clear NotImplementedError, never an answer."""
-    a = ember.tensor(Z[:, :2].T + 3 * np.eye(2, dtype=np.complex64))
-    with pytest.raises(NotImplementedError, match="ember has no complex linear algebra yet"):
-        eval(expr, {"ember": ember, "a": a})
-    eval(re.sub(r"\ba\b", "a.real", expr), {"ember": ember, "a": a})    # (real ones compute)
+    "L.linalg.det(a)", "L.linalg.solve(a, a)", "L.linalg.svd(a)", "L.linalg.eigh(a)",
+    "L.linalg.pinv(a)", "L.linalg.lstsq(a, a)", "L.linalg.vector_norm(a)", "L.linalg.lu_factor(a)",
+    "L.linalg.vecdot(a, a)", "L.linalg.solve_triangular(a, a, upper=True)",
+    "L.linalg.householder_product(a, a[0])", "L.norm(a)"])
+def test_linalg_computes_complex_like_torch(expr):
+    """torch.linalg takes complex matrices, and so does ember's (it refused them before):
+    the results' dtypes (norms, singular values, ... real) and shapes are torch's."""
+    z = Z[:, :2].T + 3 * np.eye(2, dtype=np.complex64)
+    e = eval(expr, {"L": ember, "a": ember.tensor(z)})
+    t = eval(expr, {"L": torch, "a": torch.tensor(z)})
+    e, t = (e, t) if isinstance(e, tuple) else ((e,), (t,))
+    for x, y in zip(e, t):
+        assert (x.dtype.name, tuple(x.shape)) == (str(y.dtype).removeprefix("torch."),
+                                                  tuple(y.shape))
 
 
 # ---- casts and in-place --------------------------------------------------------------------
@@ -506,3 +508,52 @@ def test_real_loss_of_a_complex_leaf():
     (ea.abs() ** 2).sum().backward()
     (ta.abs() ** 2).sum().backward()
     _same_values(ea.grad, ta.grad, rtol=1e-5)
+
+
+# ---- dropout and convolutions on complex input (issue 22): torch's behaviour per op ------------
+DROPOUTS = {
+    "dropout": lambda F, x: F.dropout(x, 0.5), "dropout1d": lambda F, x: F.dropout1d(x[0, 0], 0.5),
+    "dropout2d": lambda F, x: F.dropout2d(x, 0.5), "dropout3d": lambda F, x: F.dropout3d(x, 0.5),
+    "alpha_dropout": lambda F, x: F.alpha_dropout(x, 0.5, True),
+    "feature_alpha_dropout": lambda F, x: F.feature_alpha_dropout(x, 0.5, True),
+    "bernoulli_": lambda F, x: x.clone().bernoulli_(0.5),
+}
+
+
+@pytest.mark.parametrize("name", DROPOUTS)
+def test_training_dropout_refuses_complex_like_torch(name):
+    """torch's dropout draws its mask with bernoulli_, which has no complex kernel; in eval
+    mode (or p=0) the input comes back."""
+    import torch.nn.functional as TF
+
+    import ember.nn.functional as EF
+    e, t = pair(np.ones((2, 3, 2, 2, 2), np.complex64))
+    raises_like(lambda: DROPOUTS[name](EF, e), lambda: DROPOUTS[name](TF, t),
+                "not implemented for 'ComplexFloat'")
+    assert EF.dropout(e, 0.5, training=False) is e and EF.dropout(e, 0.0) is e
+
+
+def test_native_dropout_scales_complex_like_torch():
+    x = ember.tensor(Z)
+    out, mask = ember.native_dropout(x, 0.25, True)
+    t_out, t_mask = torch.native_dropout(torch.tensor(Z), 0.25, True)
+    assert (out.dtype.name, mask.dtype.name) == (str(t_out.dtype)[6:], str(t_mask.dtype)[6:])
+    np.testing.assert_allclose(out.numpy(), Z * mask.numpy() / 0.75, rtol=1e-6)
+
+
+@pytest.mark.parametrize("name,args", [
+    ("conv1d", ((1, 2, 5), (3, 2, 2))), ("conv2d", ((1, 4, 5, 5), (4, 2, 2, 2))),
+    ("conv3d", ((1, 2, 3, 3, 3), (3, 2, 2, 2, 2))),
+    ("conv_transpose1d", ((1, 2, 5), (2, 3, 2))), ("conv_transpose2d", ((1, 2, 4, 4), (2, 3, 2, 2)))])
+def test_convolutions_compute_complex_like_torch(name, args):
+    import torch.nn.functional as TF
+
+    import ember.nn.functional as EF
+    rng = np.random.default_rng(5)
+    x, w = ((rng.standard_normal(s) + 1j * rng.standard_normal(s)).astype(np.complex128)
+            for s in args)
+    kw = {"groups": 2} if name == "conv2d" else {}
+    e = getattr(EF, name)(ember.tensor(x), ember.tensor(w), **kw)
+    t = getattr(TF, name)(torch.tensor(x), torch.tensor(w), **kw)
+    assert e.dtype.name == "complex128" and tuple(e.shape) == tuple(t.shape)
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-10, atol=1e-12)

@@ -86,7 +86,20 @@ def inplace_views(lib, x):
     return y
 
 
+def complex_views(lib, x):
+    """Mutations through the views between real and complex and the conjugate view (their
+    inverses are view_as_real/view_as_complex/_conj, not an as_strided of another dtype)."""
+    a = x.clone()
+    z = lib.view_as_complex(a)
+    z.mul_(2)                           # a sees it
+    lib.view_as_real(z)[:, 1].add_(1)   # z's imaginary parts, and a's second column
+    c = z.conj()
+    lib.view_as_complex(x).add_(1j)     # an input mutated through a complex view
+    return a, z * 1, c * 1
+
+
 PROGRAMS = {
+    "complex_views": (complex_views, [(4, 2)]),
     "slice_mutation": (slice_mutation, [(3,)]),
     "one_view": (one_view, [(2, 3)]),
     "outstanding_aliases": (outstanding_aliases, [(3, 3)]),
@@ -142,7 +155,8 @@ def test_graph_has_no_mutations(name, remove):
     fn, shapes = PROGRAMS[name]
     gm = make_fx(functionalize(lambda *a: fn(ember, *a), remove=remove))(*_inputs(shapes, ember))
     views = {"view", "select", "slice", "transpose", "t", "permute", "unsqueeze", "squeeze",
-             "diagonal", "expand", "as_strided", "split", "unbind", "alias", "unfold"}
+             "diagonal", "expand", "as_strided", "split", "unbind", "alias", "unfold",
+             "view_as_real", "view_as_complex", "_conj"}
     for target in _targets(gm):
         op = target.split(".")[1]
         if op in ("copy_", "as_strided_"):      # the epilogue's data and metadata writes
@@ -152,7 +166,8 @@ def test_graph_has_no_mutations(name, remove):
             assert op not in views, f"{name}: view {target} in the graph"
     # one copy_ per input whose data changed (torch also copies an input whose layout alone
     # changed, inplace_views' x, into itself)
-    assert _targets(gm).count("aten.copy_.default") == (2 if name == "input_mutations" else 0)
+    mutated_inputs = {"input_mutations": 2, "complex_views": 1}
+    assert _targets(gm).count("aten.copy_.default") == mutated_inputs.get(name, 0)
     # the graph computes what eager computes
     eager_in, graph_in = _inputs(shapes, ember), _inputs(shapes, ember)
     eager = fn(ember, *eager_in)

@@ -11,7 +11,22 @@ from __future__ import annotations
 
 import numpy as np
 from helpers import ACCUMULATING_ULPS
-from opinfo import F16, F32, F64, I64, E, S, View, make, own_rng, register
+from opinfo import (
+    C64,
+    C128,
+    F16,
+    F32,
+    F64,
+    I64,
+    E,
+    S,
+    View,
+    add_samples,
+    make,
+    out_of,
+    own_rng,
+    register,
+)
 
 _rng = own_rng(2222)
 TOLS = ACCUMULATING_ULPS
@@ -188,6 +203,40 @@ _reg("linalg_eigh.default", **SIGNED, samples=lambda: _square_samples(_sym, int_
     S(_sym((3, 3), F64), "U", name="upper"), S(_sym((3, 3)), "X", name="uplo_error")])
 _reg("linalg_eigvalsh.default", lambda: _square_samples(_sym) + [
     S(_sym((3, 3), F64), "U", name="upper")])
+
+
+_erng = own_rng(2224)   # (the shared stream left as it was for the samples after these)
+
+
+def _eig_samples(nan=False):
+    """General (non-symmetric) matrices: complex eigenvalues come in conjugate pairs. torch
+    refuses non-finite input to eig (its eigvals' LAPACK result there is undefined, even a
+    crash: tests/linalg checks ember's NaNs)."""
+    def samples():
+        def r(shape, dt=F32):
+            return make(shape, dt, low=-1, high=1, rng=_erng)
+        bad = r((2, 3, 3))
+        bad[1, 0, 1] = np.nan
+        out = [S(r((3, 3)), name="float32"), S(r((3, 3), F64), name="float64"),
+               S(r((2, 4, 4)), name="batched"), S(_T(r((3, 3), F64)), name="transposed"),
+               S(np.zeros((0, 2, 2), np.float32), name="empty_batch"),
+               S(np.zeros((0, 0), np.float32), name="empty_matrix"),
+               S(np.diag([1.0, 2.0, 3.0]), name="real_eigenvalues"),
+               S(np.array([[0.0, -1.0], [1.0, 0.0]]), name="rotation"),
+               S(np.ones(3, np.float32), name="vector_error"),
+               S(np.eye(3, dtype=F16), name="float16_error"),
+               S(r((2, 3)), name="nonsquare_error"),
+               S(np.zeros((2, 3), I64), name="int64_nonsquare_error"),
+               S(np.eye(2, dtype=np.bool_), name="bool_error")]
+        return out + ([S(bad, name="nan_error")] if nan else [])
+    return samples
+
+
+# eigenvectors are defined up to a complex phase (LAPACK's: unit norm, largest component
+# real): their values are compared in tests/linalg; eigenvalues here
+_reg("linalg_eig.default", **SIGNED, samples=_eig_samples(nan=True))
+_reg("linalg_eigvals.default", _eig_samples())
+_reg("_linalg_eigvals.default", _eig_samples())
 
 
 def _lstsq_samples():
@@ -429,6 +478,256 @@ _reg("linalg_matmul.default", lambda: [S(_rand((2, 3, 4)), _rand((4, 5))),
 _reg("trace.default", lambda: [S(_rand((3, 4)), name="float32"),
                                S(np.arange(12, dtype=I64).reshape(3, 4), name="int64"),
                                S(_rand((3,)), name="vector_error")])
+
+
+# ---------------------------------------------------------------- ldl, cond
+_lrng = own_rng(2225)
+
+
+def _lsym(shape, dt=F32):
+    """A symmetric indefinite batch (Bunch-Kaufman picks 1x1 and 2x2 pivots)."""
+    a = make(shape, F64, low=-1, high=1, rng=_lrng)
+    return (a + np.swapaxes(a, -1, -2)).astype(dt)
+
+
+def _ldl_samples(check=False):
+    def samples():
+        kw = {"check_errors": True} if check else {}
+        out = [S(_lsym((3, 3)), name="float32", **kw), S(_lsym((2, 4, 4), F64), name="batched", **kw),
+               S(_T(_lsym((3, 3), F64)), name="transposed", **kw),
+               S(np.array([[0.0, 1.0], [1.0, 0.0]]), name="2x2_pivot", **kw),
+               S(_lsym((3, 3), F64), hermitian=True, name="hermitian_real", **kw),
+               S(np.zeros((0, 3, 3), np.float32), name="empty_batch", **kw),
+               S(np.ones(3, np.float32), name="vector_error", **kw),
+               S(np.ones((2, 3), np.float32), name="nonsquare_error", **kw),
+               S(np.eye(3, dtype=I64), name="int64_error", **kw),
+               S(np.eye(3, dtype=F16), name="float16_error", **kw)]
+        return out + ([] if check else [S(np.zeros((2, 2)), name="singular_info")])
+    return samples
+
+
+def _ldl_factored(shape, dt=F64, hermitian=False, make_a=_lsym):
+    import scipy.linalg.lapack as la
+    a = make_a(shape, dt)
+    kind = "he" if hermitian and np.iscomplexobj(a) else "sy"
+    ldu, piv, _ = la.get_lapack_funcs(kind + "trf", (a,))(a, lower=1)
+    return np.tril(ldu), piv.astype(np.int32)
+
+
+def _ldl_solve_samples():
+    ld, piv = _ldl_factored((3, 3))
+    ld32, piv32 = _ldl_factored((3, 3), F32)
+    b = make((3, 2), F64, low=-1, high=1, rng=_lrng)
+    return [S(ld32, piv32, b.astype(F32), name="float32"), S(ld, piv, b, name="float64"),
+            S(ld, piv, make((2, 3, 1), F64, rng=_lrng), name="broadcast_B"),
+            S(*_ldl_factored((3, 3), hermitian=True), b, hermitian=True, name="hermitian_real"),
+            S(ld, piv, b[:, 0], name="vector_error"), S(ld, piv, b.astype(F32), name="dtype_error"),
+            S(ld, piv, make((4, 2), F64, rng=_lrng), name="shape_error"),
+            S(ld, piv[:2], b, name="pivots_shape_error")]
+
+
+_reg("linalg_ldl_factor_ex.default", _ldl_samples())
+_reg("linalg_ldl_factor.default", lambda: _ldl_samples()()[:-1])
+_reg("linalg_ldl_solve.default", _ldl_solve_samples)
+
+
+def _cond_samples():
+    return [S(_cond((3, 3))), S(_rand((2, 3, 3), F64), 2, name="batched_2"),
+            S(_tall((4, 3), F64), name="rectangular"), S(_cond((3, 3), F64), -2, name="minus_2"),
+            *(S(_cond((2, 3, 3), F64), o, name=f"ord_{o}") for o in (1, -1, float("inf"),
+                                                                    float("-inf"))),
+            S(_singular(dt=F64), 1, name="singular_inf"), S(np.zeros((0, 0)), name="empty"),
+            S(np.zeros((2, 0, 0)), 1, name="empty_1"),
+            S(_rand((3, 4)), 1, name="nonsquare_error"), S(_rand((3, 4)), 1.0, name="float_ord_error"),
+            S(_rand((3,)), name="vector_error"), S(_cond((3, 3)), 3, name="ord_error"),
+            S(np.eye(3, dtype=I64), name="int64_error")]
+
+
+_reg("linalg_cond.default", _cond_samples)
+_reg("linalg_cond.p_str", lambda: [
+    S(_cond((3, 3)), "fro"), S(_cond((2, 3, 3), F64), "nuc", name="nuc"),
+    S(_singular(dt=F64), "fro", name="singular_inf"), S(np.zeros((2, 0, 0)), "fro", name="empty"),
+    S(_rand((3, 4)), "fro", name="nonsquare_error"), S(_cond((3, 3)), "bad", name="ord_error")])
+
+
+# ---------------------------------------------------------------- complex
+# complex64/complex128 inputs of the ops NumPy/SciPy's LAPACK computes directly (norms,
+# singular values and eigenvalues of Hermitian matrices real, like torch's)
+_crng = own_rng(2223)
+
+
+def _crand(shape, dt=C64):
+    a = _crng.uniform(-1, 1, shape) + 1j * _crng.uniform(-1, 1, shape)
+    return a.astype(dt)
+
+
+def _ccond(shape, dt=C64):
+    return (_crand(shape, C128) + shape[-1] * np.eye(shape[-1])).astype(dt)
+
+
+def _chpd(shape, dt=C64):
+    """A Hermitian positive-definite batch."""
+    a = _crand(shape, C128)
+    return (a @ np.conj(np.swapaxes(a, -1, -2)) + shape[-1] * np.eye(shape[-1])).astype(dt)
+
+
+def _cherm(shape, dt=C64):
+    """A Hermitian batch with well-separated eigenvalues."""
+    q, _ = np.linalg.qr(_crand(shape, C128))
+    w = np.arange(1, shape[-1] + 1) * 1.5 - 2.0
+    return ((q * w) @ np.conj(np.swapaxes(q, -1, -2))).astype(dt)
+
+
+def _ctall(shape, dt=C64):
+    """A full-rank rectangular complex batch with distinct singular values."""
+    *b, m, n = shape
+    u, _ = np.linalg.qr(_crand(tuple(b) + (m, m), C128))
+    v, _ = np.linalg.qr(_crand(tuple(b) + (n, n), C128))
+    s = np.zeros(tuple(b) + (m, n))
+    k = min(m, n)
+    s[..., np.arange(k), np.arange(k)] = np.linspace(3.0, 1.0, k)
+    return (u @ s @ v).astype(dt)
+
+
+def _csquare(make_a):
+    return lambda: [S(make_a((3, 3)), name="complex64"),
+                    S(make_a((2, 3, 3), C128), name="complex128_batched")]
+
+
+def _crect():
+    return [S(_ctall((4, 3)), name="complex64_tall"), S(_ctall((2, 3, 4), C128), name="complex128_wide")]
+
+
+for _name in ("linalg_inv_ex", "linalg_inv", "inverse", "linalg_det", "det", "linalg_slogdet",
+              "slogdet", "logdet", "linalg_matrix_exp", "linalg_eig", "linalg_eigvals",
+              "_linalg_eigvals"):
+    add_samples(f"{_name}.default", _csquare(_ccond))
+for _name in ("linalg_cholesky_ex", "linalg_cholesky", "cholesky"):
+    add_samples(f"{_name}.default", _csquare(_chpd))
+for _name in ("linalg_eigh", "linalg_eigvalsh"):
+    add_samples(f"{_name}.default", _csquare(_cherm))
+for _name in ("linalg_qr", "linalg_svdvals", "linalg_lu", "linalg_lu_factor_ex", "linalg_pinv.atol_rtol_float",
+              "linalg_matrix_rank.atol_rtol_float", "linalg_matrix_norm.str_ord"):
+    add_samples(_name if "." in _name else f"{_name}.default", _crect)
+add_samples("linalg_svd.default", lambda: [S(*s.args, False, name=s.name) for s in _crect()])
+add_samples("linalg_matrix_norm.default", lambda: [
+    S(_ctall((3, 4)), o, name=f"complex64_ord_{o}") for o in (1, 2, -2, float("inf"))] + [
+    S(_ctall((3, 4)), 1, dtype=E.float64, name="complex_real_dtype_error")])
+add_samples("linalg_norm.default", lambda: [S(_crand((3, 4))), S(_crand((2, 3, 4), C128), 3, [2],
+                                                                 name="complex128_vector_3")])
+add_samples("linalg_vector_norm.default", lambda: [
+    S(_crand((3, 4)), name="complex64"), S(_crand((3, 4), C128), 1, [0], True, name="complex128_1"),
+    S(_crand((3, 4)), float("inf"), dtype=E.complex128, name="complex64_dtype_complex128"),
+    S(_crand((3, 4)), 3, dtype=E.float64, name="complex_real_dtype_error"),
+    S(_rand((3, 4)), 2, dtype=E.complex64, name="real_complex_dtype_error")])
+add_samples("linalg_solve_ex.default", lambda: [
+    S(_ccond((3, 3)), _crand((3, 2)), name="complex64"),
+    S(_ccond((2, 3, 3), C128), _crand((2, 3), C128), name="complex128_vector")])
+add_samples("linalg_solve.default", lambda: [
+    S(_ccond((3, 3), C128), _crand((2, 3), C128), left=False, name="complex128_right"),
+    S(_ccond((3, 3)), _crand((3, 2), C128), name="complex_dtype_error")])
+add_samples("linalg_lstsq.default", lambda: [
+    S(_ctall((5, 3)), _crand((5, 2)), name="complex64"),
+    S(_ctall((5, 3), C128), _crand((5, 2), C128), driver="gelsd", name="complex128_gelsd")])
+
+
+def _cpacked(shape, dt=C128):
+    import scipy.linalg as sl
+    lu, piv = sl.lu_factor(_ccond(shape, dt))
+    return lu, (piv + 1).astype(np.int32)
+
+
+add_samples("linalg_lu_solve.default", lambda: [
+    S(*_cpacked((3, 3)), _crand((3, 2), C128), adjoint=True, name="complex128_adjoint"),
+    S(*_cpacked((3, 3)), _crand((2, 3), C128), left=False, name="complex128_right"),
+    S(_cpacked((3, 3))[0], np.zeros(3, np.int32), _crand((3, 2), C128),
+      name="zero_pivots_error")])
+add_samples("linalg_solve_triangular.default", lambda: [
+    S(np.triu(_ccond((3, 3))), _crand((3, 2)), upper=True, name="complex64"),
+    S(np.tril(_ccond((3, 3), C128)), _crand((2, 3), C128), upper=False, left=False,
+      name="complex128_right")])
+add_samples("linalg_householder_product.default", lambda: [
+    S(_crand((4, 3), C128), _crand((3,), C128), name="complex128")])
+add_samples("linalg_vecdot.default", lambda: [S(_crand((3, 4)), _crand((3, 4)), name="complex64")])
+add_samples("linalg_cond.default", lambda: [S(_ccond((2, 3, 3)), name="complex64"),
+                                            S(_ccond((3, 3), C128), 1, name="complex128_1")])
+add_samples("linalg_ldl_factor_ex.default", lambda: [
+    S(_ccond((3, 3), C128), name="complex128_symmetric"),
+    S(_cherm((2, 3, 3)), hermitian=True, name="complex64_hermitian")])
+add_samples("linalg_ldl_solve.default", lambda: [
+    S(*_ldl_factored((3, 3), C128, True, _cherm), _crand((3, 2), C128), hermitian=True,
+      name="complex128_hermitian")])
+add_samples("cholesky_inverse.default", lambda: [
+    S(np.linalg.cholesky(_chpd((3, 3), C128)), name="complex128")])
+
+
+# ---------------------------------------------------------------- out= variants
+_OUT_DTYPE_FIRST = {"linalg_cholesky_ex.L", "linalg_inv_ex.inverse", "linalg_eig.out", "linalg_eigvals.out", "linalg_ldl_factor.out",
+                    "linalg_ldl_factor_ex.out", "linalg_lu_factor.out", "linalg_lu_factor_ex.out",
+                    "linalg_solve_ex.out", "linalg_matrix_rank.atol_rtol_float_out"}
+# torch's out= overloads of the linalg ops (schema `autogen:` entries): the functional
+# op's samples (with their complex ones), `out=` allocated like its result
+for _out, _functional in [
+        ("linalg_solve_ex.out", "linalg_solve_ex.default"),
+        ("linalg_solve.out", "linalg_solve.default"),
+        ("linalg_inv_ex.inverse", "linalg_inv_ex.default"),
+        ("linalg_inv.out", "linalg_inv.default"),
+        ("inverse.out", "inverse.default"),
+        ("linalg_det.out", "linalg_det.default"),
+        ("linalg_slogdet.out", "linalg_slogdet.default"),
+        ("slogdet.out", "slogdet.default"),
+        ("linalg_cholesky_ex.L", "linalg_cholesky_ex.default"),
+        ("linalg_cholesky.out", "linalg_cholesky.default"),
+        ("cholesky.out", "cholesky.default"),
+        ("cholesky_solve.out", "cholesky_solve.default"),
+        ("cholesky_inverse.out", "cholesky_inverse.default"),
+        ("linalg_qr.out", "linalg_qr.default"),
+        ("qr.Q", "qr.default"),
+        ("linalg_svd.U", "linalg_svd.default"),
+        ("linalg_svdvals.out", "linalg_svdvals.default"),
+        ("svd.U", "svd.default"),
+        ("linalg_eigh.eigvals", "linalg_eigh.default"),
+        ("linalg_eigvalsh.out", "linalg_eigvalsh.default"),
+        ("linalg_eig.out", "linalg_eig.default"),
+        ("linalg_eigvals.out", "linalg_eigvals.default"),
+        ("linalg_lstsq.out", "linalg_lstsq.default"),
+        ("linalg_lu.out", "linalg_lu.default"),
+        ("linalg_lu_factor_ex.out", "linalg_lu_factor_ex.default"),
+        ("linalg_lu_factor.out", "linalg_lu_factor.default"),
+        ("lu_unpack.out", "lu_unpack.default"),
+        ("linalg_lu_solve.out", "linalg_lu_solve.default"),
+        ("linalg_ldl_factor_ex.out", "linalg_ldl_factor_ex.default"),
+        ("linalg_ldl_factor.out", "linalg_ldl_factor.default"),
+        ("linalg_ldl_solve.out", "linalg_ldl_solve.default"),
+        ("lu_solve.out", "lu_solve.default"),
+        ("linalg_solve_triangular.out", "linalg_solve_triangular.default"),
+        ("triangular_solve.X", "triangular_solve.default"),
+        ("linalg_householder_product.out", "linalg_householder_product.default"),
+        ("orgqr.out", "orgqr.default"),
+        ("linalg_matrix_exp.out", "linalg_matrix_exp.default"),
+        ("linalg_matrix_power.out", "linalg_matrix_power.default"),
+        ("matrix_power.out", "matrix_power.default"),
+        ("linalg_matrix_norm.out", "linalg_matrix_norm.default"),
+        ("linalg_matrix_norm.str_ord_out", "linalg_matrix_norm.str_ord"),
+        ("linalg_norm.out", "linalg_norm.default"),
+        ("linalg_norm.ord_str_out", "linalg_norm.ord_str"),
+        ("linalg_cond.out", "linalg_cond.default"),
+        ("linalg_cond.p_str_out", "linalg_cond.p_str"),
+        ("linalg_matrix_rank.atol_rtol_float_out", "linalg_matrix_rank.atol_rtol_float"),
+        ("linalg_matrix_rank.out", "linalg_matrix_rank.default"),
+        ("linalg_pinv.atol_rtol_float_out", "linalg_pinv.atol_rtol_float"),
+        ("linalg_pinv.out", "linalg_pinv.default"),
+        ("linalg_multi_dot.out", "linalg_multi_dot.default"),
+        ("chain_matmul.out", "chain_matmul.default"),
+        ("linalg_cross.out", "linalg_cross.default"),
+        ("cross.out", "cross.default"),
+        ("linalg_vecdot.out", "linalg_vecdot.default"),
+        ("linalg_tensorinv.out", "linalg_tensorinv.default"),
+        ("linalg_tensorsolve.out", "linalg_tensorsolve.default"),
+        ("linalg_matmul.out", "linalg_matmul.default"),
+        ("trace.out", "trace.default"),
+]:
+    out_of(_out, _functional, errors=_out not in _OUT_DTYPE_FIRST)
 
 
 # ---------------------------------------------------------------- gradients

@@ -1,5 +1,6 @@
-"""Backward helpers of torch.linalg (torch's formulas, FunctionsManual.cpp), for real
-inputs: A^H is A.mT. Every helper is written in ember ops, so backward is differentiable.
+"""Backward helpers of torch.linalg (torch's formulas, FunctionsManual.cpp), for real and
+complex inputs (A^H is A.mH). Every helper is written in ember ops, so backward is
+differentiable.
 
     >>> A = ember.eye(2, dtype=ember.float64) * 2
     >>> linalg_inv_backward(ember.ones(2, 2, dtype=ember.float64), A.inverse())
@@ -27,18 +28,18 @@ def _is_vector_rhs(A_shape, B_shape):
 def linalg_solve_backward(grad, A, B_shape, X, left):
     """AX = B (XA = B if not left): gB = A^{-H} gX (gX A^{-H}), gA = -gB X^H (-X^H gB);
     broadcast batch dims are summed back to each input's shape."""
-    gB = ember.linalg_solve(A.mT, grad, left=left)
+    gB = ember.linalg_solve(A.mH, grad, left=left)
     if _is_vector_rhs(A.shape, B_shape):
         gB_m, X_m = gB.unsqueeze(-1), X.unsqueeze(-1)
     else:
         gB_m, X_m = gB, X
-    gA = -(gB_m @ X_m.mT) if left else -(X_m.mT @ gB_m)
+    gA = -(gB_m @ X_m.mH) if left else -(X_m.mH @ gB_m)
     return sum_to_size(gA, A.shape), sum_to_size(gB, B_shape)
 
 
 def linalg_inv_backward(grad, inverse):
     """d(A^{-1}) = -A^{-1} dA A^{-1}, so gA = -A^{-H} g A^{-H}."""
-    return -(inverse.mT @ grad @ inverse.mT)
+    return -(inverse.mH @ grad @ inverse.mH)
 
 
 def _eps(dtype):
@@ -46,20 +47,21 @@ def _eps(dtype):
 
 
 def linalg_det_backward(grad, A, det):
-    """gA = g det A^{-H} (solved, not inverted); near-singular matrices use the adjugate
-    from the SVD, U diag(prod of the other singular values) Vh times det(U) det(Vh)."""
+    """gA = g conj(det) A^{-H} (solved, not inverted); near-singular matrices use the
+    adjugate from the SVD, U diag(prod of the other singular values) Vh times
+    conj(det(U) det(Vh))."""
     if A.numel() == 0:
         return ember.zeros_like(A)
     singular = det.abs() < 100 * _eps(A.dtype)
-    d = (grad * det).unsqueeze(-1).unsqueeze(-1) * ember.eye(A.shape[-1], dtype=A.dtype)
+    d = (grad * det.conj()).unsqueeze(-1).unsqueeze(-1) * ember.eye(A.shape[-1], dtype=A.dtype)
     if not bool(singular.any()):
-        return ember.linalg_solve(A.mT, d)
+        return ember.linalg_solve(A.mH, d)
     U, S, Vh = ember.linalg_svd(A)
-    alpha = ember.linalg_det(U) * ember.linalg_det(Vh) * grad
+    alpha = (ember.linalg_det(U) * ember.linalg_det(Vh)).conj() * grad
     adj = (U * (alpha.unsqueeze(-1) * _prod_of_others(S)).unsqueeze(-2)) @ Vh
     mask = singular.unsqueeze(-1).unsqueeze(-1)
     safe = ember.where(mask, ember.eye(A.shape[-1], dtype=A.dtype), A)   # solvable stand-ins
-    return ember.where(mask, adj, ember.linalg_solve(safe.mT, d))
+    return ember.where(mask, adj, ember.linalg_solve(safe.mH, d))
 
 
 def _prod_of_others(S):
@@ -69,21 +71,28 @@ def _prod_of_others(S):
     return ember.stack(cols, -1)
 
 
-def linalg_slogdet_backward(grad_logabsdet, A):
-    """log|det A| has gradient A^{-H} (sign is locally constant for real A)."""
+def linalg_slogdet_backward(grad_sign, grad_logabsdet, A, sign):
+    """A^{-H} g: g = grad_logabsdet (sign is locally constant for real A); complex A adds
+    i Im(grad_sign conj(sign)) (torch's slogdet_backward)."""
     n = A.shape[-1]
-    d = grad_logabsdet.unsqueeze(-1).unsqueeze(-1) * ember.eye(n, dtype=A.dtype)
-    return ember.linalg_solve(A.mT, d)
+    g = grad_logabsdet
+    if A.is_complex() and grad_sign is not None:
+        phase = 1j * (grad_sign * sign.conj()).imag
+        g = phase if g is None else g + phase
+    if g is None:
+        return None
+    d = g.unsqueeze(-1).unsqueeze(-1) * ember.eye(n, dtype=A.dtype)
+    return ember.linalg_solve(A.mH, d)
 
 
 def cholesky_backward(grad, upper, L):
     """gA = L^{-H} Phi(L^H gL) L^{-1}, Phi taking the lower triangle with a halved diagonal,
     symmetrized (torch's cholesky_backward)."""
     if upper:
-        L, grad = L.mT, grad.mT
-    gA = (L.mT @ grad).tril()
-    gA = 0.5 * (gA + gA.tril(-1).mT)
-    gA = ember.linalg_solve_triangular(L.mT, gA, upper=True, left=True)
+        L, grad = L.mH, grad.mH
+    gA = (L.mH @ grad).tril()
+    gA = 0.5 * (gA + gA.tril(-1).mH)
+    gA = ember.linalg_solve_triangular(L.mH, gA, upper=True, left=True)
     return ember.linalg_solve_triangular(L, gA, upper=False, left=False)
 
 
@@ -98,16 +107,19 @@ def linalg_qr_backward(gQ, gR, Q, R, mode):
     if mode == "complete" and m > n:
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and "
                            "nrows > ncols.")
-    gA = gR @ R.mT - Q.mT @ gQ
+    gA = gR @ R.mH - Q.mH @ gQ
     if m >= n:
         t = gA.triu()
-        sym = t + t.mT
+        sym = t + t.mH
         sym = sym - 0.5 * ember.diag_embed(sym.diagonal(0, -2, -1))
         gA = Q @ sym + gQ
-        return ember.linalg_solve_triangular(R.mT, gA, upper=False, left=False)
+        return ember.linalg_solve_triangular(R.mH, gA, upper=False, left=False)
     X = -gA
-    gA = Q @ (X - X.mT).tril()
-    gA = ember.linalg_solve_triangular(R[..., :m].mT, gA, upper=False, left=False)
+    skew = (X - X.mH).tril()
+    if skew.is_complex():       # its (imaginary) diagonal halved
+        skew = skew - 0.5 * ember.diag_embed(skew.diagonal(0, -2, -1))
+    gA = Q @ skew
+    gA = ember.linalg_solve_triangular(R[..., :m].mH, gA, upper=False, left=False)
     gA = ember.cat([gA, gA.new_zeros(tuple(R.shape[:-1]) + (n - m,))], -1)
     return gA + Q @ gR
 
@@ -126,20 +138,22 @@ def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
         k = S.shape[-1]
         gU, U, gVh, Vh = gU[..., :k], U[..., :k], gVh[..., :k, :], Vh[..., :k, :]
     m, n = U.shape[-2], Vh.shape[-1]
-    UhgU = U.mT @ gU
-    UhgU = UhgU - UhgU.mT
-    VhgV = Vh @ gVh.mT
-    VhgV = VhgV - VhgV.mT
+    UhgU = U.mH @ gU
+    UhgU = UhgU - UhgU.mH
+    VhgV = Vh @ gVh.mH
+    VhgV = VhgV - VhgV.mH
     gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / _svd_E(S) + ember.diag_embed(gS)
+    if U.is_complex():      # the phase term: i Im(diag(U^H gU)) / S
+        gA = gA + ember.diag_embed(UhgU.diagonal(0, -2, -1) / (2 * S))
     if m > n:
         gA = U @ gA
         gUSinv = gU / S.unsqueeze(-2)
-        gA = gA + gUSinv - U @ (U.mT @ gUSinv)
+        gA = gA + gUSinv - U @ (U.mH @ gUSinv)
         return gA @ Vh
     if m < n:
         gA = gA @ Vh
         SinvgVh = gVh / S.unsqueeze(-1)
-        gA = gA + SinvgVh - (SinvgVh @ Vh.mT) @ Vh
+        gA = gA + SinvgVh - (SinvgVh @ Vh.mH) @ Vh
         return U @ gA
     return U @ (gA @ Vh)
 
@@ -148,27 +162,52 @@ def eigh_backward(gL, gV, L, V):
     """torch's linalg_eig_backward for Hermitian input: gA = V (diag(gL) + skew(V^H gV) /
     2E) V^H with E_ij = L_j - L_i (distinct eigenvalues assumed)."""
     gL, gV = _z(gL, L), _z(gV, V)
-    VhgV = V.mT @ gV
-    VhgV = 0.5 * (VhgV - VhgV.mT)
+    VhgV = V.mH @ gV
+    VhgV = 0.5 * (VhgV - VhgV.mH)
     E = L.unsqueeze(-2) - L.unsqueeze(-1)
     E = E + ember.diag_embed(ember.ones_like(L))
     gA = VhgV / E
     gA = gA - ember.diag_embed(gA.diagonal(0, -2, -1)) + ember.diag_embed(gL)
-    return V @ (gA @ V.mT)
+    return V @ (gA @ V.mH)
+
+
+def linalg_eig_backward(gL, gV, L, V, dtype):
+    """torch's linalg_eig_backward (non-Hermitian): with E_ij = conj(L_j - L_i) (1 on the
+    diagonal), gA = V^{-H} (P(V^H gV) / E, diagonal gL) V^H, P projecting onto the tangent
+    space of unit-norm columns; a loss that depends on the eigenvectors' phases is refused.
+    A real input takes the real part."""
+    Vh = V.mH
+    if gV is None:
+        gA = ember.linalg_solve(Vh, gL.unsqueeze(-1) * Vh)
+    else:
+        VhgV = Vh @ gV
+        diag = VhgV.diagonal(0, -2, -1)
+        if not ember.allclose(diag.imag, ember.zeros_like(diag.imag), rtol=1e-2, atol=1e-2):
+            raise RuntimeError("linalg_eig_backward: The eigenvectors in the complex case are "
+                               "specified up to multiplication by e^{i phi}. The specified loss "
+                               "function depends on this quantity, so it is ill-defined.")
+        VhgV = VhgV - Vh @ (V * diag.real.unsqueeze(-2))
+        Lc = L.conj()
+        E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + ember.diag_embed(ember.ones_like(L))
+        gA = VhgV / E
+        if gL is not None:
+            gA = gA - ember.diag_embed(gA.diagonal(0, -2, -1)) + ember.diag_embed(gL)
+        gA = ember.linalg_solve(Vh, gA @ Vh)
+    return gA if dtype.is_complex else gA.real
 
 
 def pinv_backward(grad, pinvA, A):
     """The gradient of A^+ (torch's pinv_backward, real case)."""
     m, n = A.shape[-2], A.shape[-1]
-    pinvAh, gradh = pinvA.mT, grad.mT
+    pinvAh, gradh = pinvA.mH, grad.mH
     if m <= n:
         K = gradh @ pinvA
         KpinvAh = K @ pinvAh
-        return (-(pinvA @ K).mT + KpinvAh - (A @ pinvA) @ KpinvAh
+        return (-(pinvA @ K).mH + KpinvAh - (A @ pinvA) @ KpinvAh
                 + (pinvAh @ pinvA) @ (gradh - K @ A))
     K = pinvA @ gradh
     pinvAhK = pinvAh @ K
-    return (-(K @ pinvA).mT + ((gradh - A @ K) @ pinvA) @ pinvAh + pinvAhK
+    return (-(K @ pinvA).mH + ((gradh - A @ K) @ pinvA) @ pinvAh + pinvAhK
             - (pinvAhK @ pinvA) @ A)
 
 
@@ -180,13 +219,13 @@ def linalg_lstsq_backward(gX, gL, A, B, X):
     Bm = B.unsqueeze(-1) if vector else B
     gXm = gX.unsqueeze(-1) if vector else gX
     pinvA = ember.linalg_pinv(A)
-    gA = pinv_backward(gXm @ Bm.mT, pinvA, A)
-    gB = pinvA.mT @ gXm
+    gA = pinv_backward(gXm @ Bm.mH, pinvA, A)
+    gB = pinvA.mH @ gXm
     if gL is not None and gL.numel():
         Xm = X.unsqueeze(-1) if vector else X
         r = A @ Xm - Bm
         g = gL.unsqueeze(-2)
-        gA = gA + 2 * (g * r) @ Xm.mT
+        gA = gA + 2 * (g * r) @ Xm.mH
         gB = gB - 2 * g * r
     return sum_to_size(gA, A.shape), sum_to_size(gB.squeeze(-1) if vector else gB, B.shape)
 
@@ -200,18 +239,18 @@ def linalg_lu_backward(gL, gU, P, L, U):
     m, n = L.shape[-2], U.shape[-1]
     k = min(m, n)
     if m == n:
-        gR = (L.mT @ gL).tril(-1) + (gU @ U.mT).triu()
-        gR = ember.linalg_solve_triangular(L.mT, gR, upper=True, unitriangular=True)
-        return P @ ember.linalg_solve_triangular(U.mT, gR, upper=False, left=False)
+        gR = (L.mH @ gL).tril(-1) + (gU @ U.mH).triu()
+        gR = ember.linalg_solve_triangular(L.mH, gR, upper=True, unitriangular=True)
+        return P @ ember.linalg_solve_triangular(U.mH, gR, upper=False, left=False)
     if m < n:
-        gA = (L.mT @ gL - gU.triu() @ U.mT).tril(-1)
-        gA = ember.linalg_solve_triangular(U[..., :k].mT, gA, upper=False, left=False)
+        gA = (L.mH @ gL - gU.triu() @ U.mH).tril(-1)
+        gA = ember.linalg_solve_triangular(U[..., :k].mH, gA, upper=False, left=False)
         gA = ember.cat([gA + gU[..., :k].triu(), gU[..., k:]], -1)
-        return P @ ember.linalg_solve_triangular(L.mT, gA, upper=True, unitriangular=True)
-    gA = (gU @ U.mT - L.mT @ gL.tril(-1)).triu()
-    gA = ember.linalg_solve_triangular(L[..., :k, :].mT, gA, upper=True, unitriangular=True)
+        return P @ ember.linalg_solve_triangular(L.mH, gA, upper=True, unitriangular=True)
+    gA = (gU @ U.mH - L.mH @ gL.tril(-1)).triu()
+    gA = ember.linalg_solve_triangular(L[..., :k, :].mH, gA, upper=True, unitriangular=True)
     gA = ember.cat([gA + gL[..., :k, :].tril(-1), gL[..., k:, :]], -2)
-    return P @ ember.linalg_solve_triangular(U.mT, gA, upper=False, left=False)
+    return P @ ember.linalg_solve_triangular(U.mH, gA, upper=False, left=False)
 
 
 def lu_factor_ex_backward(grad, LU, pivots):
@@ -235,25 +274,25 @@ def linalg_lu_solve_backward(grad, LU, pivots, B_shape, X, left, adjoint):
     n = LU.shape[-1]
     L = LU.tril(-1) + ember.eye(n, dtype=LU.dtype)
     U = LU.triu()
-    gX, Xo = (grad, X) if left else (grad.mT, X.mT)
+    gX, Xo = (grad, X) if left else (grad.mH, X.mH)
     if left != adjoint:
-        gR = ember.linalg_solve_triangular(U.mT, -gX @ Xo.mT, upper=False)
-        gLo = ember.linalg_solve_triangular(L.mT, gR @ U.mT, upper=True, unitriangular=True)
+        gR = ember.linalg_solve_triangular(U.mH, -gX @ Xo.mH, upper=False)
+        gLo = ember.linalg_solve_triangular(L.mH, gR @ U.mH, upper=True, unitriangular=True)
         gLU = gLo.tril(-1) + gR.triu()
     else:
         P, _, _ = ember.lu_unpack(LU.detach(), pivots)
-        gR = -(P.mT @ Xo @ gX.mT @ P)
-        gR = ember.linalg_solve_triangular(L.mT, gR, upper=True, left=False, unitriangular=True)
-        gUo = ember.linalg_solve_triangular(U.mT, L.mT @ gR, upper=False, left=False)
+        gR = -(P.mH @ Xo @ gX.mH @ P)
+        gR = ember.linalg_solve_triangular(L.mH, gR, upper=True, left=False, unitriangular=True)
+        gUo = ember.linalg_solve_triangular(U.mH, L.mH @ gR, upper=False, left=False)
         gLU = gR.tril(-1) + gUo.triu()
     return sum_to_size(gLU, LU.shape), gB
 
 
 def linalg_solve_triangular_backward(grad, A, B_shape, X, upper, left, unitriangular):
     """gB = A^{-H} gX; gA = -gB X^H (-X^H gB) projected on A's triangle."""
-    gB = ember.linalg_solve_triangular(A.mT, grad, upper=not upper, left=left,
+    gB = ember.linalg_solve_triangular(A.mH, grad, upper=not upper, left=left,
                                        unitriangular=unitriangular)
-    gA = -(gB @ X.mT) if left else -(X.mT @ gB)
+    gA = -(gB @ X.mH) if left else -(X.mH @ gB)
     k = int(unitriangular)
     gA = gA.triu(k) if upper else gA.tril(-k)
     return sum_to_size(gA, A.shape), sum_to_size(gB, B_shape)
@@ -288,7 +327,7 @@ def householder_product_backward(grad, input, tau):
         Q = ember.eye(m, dtype=A.dtype).expand(tuple(A.shape[:-2]) + (m, m))
         for i in range(t.shape[-1]):
             v = V[..., :, i:i + 1]
-            Q = Q - (Q @ v) * t[..., i, None, None] @ v.mT
+            Q = Q - (Q @ v) * t[..., i, None, None] @ v.mH
         return ember.autograd.grad(Q[..., :, :n], ins, grad, create_graph=create,
                                    allow_unused=True)
 
@@ -296,7 +335,7 @@ def householder_product_backward(grad, input, tau):
 def matrix_exp_backward(self, grad):
     """exp([[A^H, G], [0, A^H]]) holds the adjoint of d exp at A in its upper right block
     (Mathias' chain rule for analytic matrix functions)."""
-    A = self.mT
+    A = self.mH
     n = A.shape[-1]
     Z = ember.zeros_like(A)
     M = ember.cat([ember.cat([A, grad], -1), ember.cat([Z, A], -1)], -2)

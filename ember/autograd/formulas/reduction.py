@@ -50,8 +50,8 @@ def _abs(x):
 
 
 def _sgn(x):
-    """sign(x), whose gradient is zero (torch's sgn)."""
-    return x.sign()
+    """sgn(x) (x / |x| for complex), whose gradient is zero (torch's sgn)."""
+    return x.sgn()
 
 
 def _keep_dims(grad, dims, ndim, keepdim):
@@ -173,6 +173,8 @@ def norm_backward(grad, self, ord, norm, dim, keepdim):
     gradient of max/min |x| shared by ties for +-inf, none (None) for ord 0."""
     p = float(scalar_value(ord))
     dtype = self.dtype
+    if self.is_complex() and self.dtype.to_real() is not norm.dtype:   # dtype=: |x| as the norm's
+        self = self.to(norm.dtype.to_complex())
     grad = _keep_dims(grad, dim, self.ndim, keepdim)
     norm = _keep_dims(norm, dim, self.ndim, keepdim)
     if p == 0.0:
