@@ -99,7 +99,10 @@ def sgn_(self):
 
 
 def ldexp_(self, other):
-    return self.mul_(ember.pow(2.0, other))
+    power = ember.pow(2.0, other)
+    if not ember.can_cast(ember.result_type(self, power), self.dtype):
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {self.dtype.scalar_name}")
+    return self.mul_(power)
 
 
 def float_power_(self, exponent):
