@@ -104,6 +104,7 @@ from .core.toplevel import (
 from .core.typeinfo import finfo, iinfo
 from .dispatch.dispatcher import ops
 from .kernels.composite.linalg import python_chain_matmul as chain_matmul  # torch.functional
+from .kernels.composite.products import python_tensordot as tensordot  # torch.functional
 from .kernels.composite.reduction import gradient  # torch.gradient (a Python composite)
 from .kernels.composite.reduction import python_cdist as cdist  # torch.functional.cdist
 from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
@@ -129,7 +130,7 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "from_numpy", "get_default_dtype", "is_grad_enabled", "manual_seed", "no_grad",
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
-    "set_printoptions", "get_printoptions", "norm", "chain_matmul", "einsum", "unique", "unique_consecutive",
+    "set_printoptions", "get_printoptions", "norm", "tensordot", "chain_matmul", "einsum", "unique", "unique_consecutive",
     "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag", "typename",
     "isclose", "allclose", "equal", "set_float32_matmul_precision",
     "get_float32_matmul_precision", "use_deterministic_algorithms",

@@ -58,6 +58,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addbmm,
+    _entry_addbmm_,
+    _entry_addbmm_out,
     _entry_addcdiv,
     _entry_addcdiv_,
     _entry_addcdiv_out,
@@ -66,6 +69,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
+    _entry_addmv,
+    _entry_addmv_,
+    _entry_addmv_out,
+    _entry_addr,
+    _entry_addr_,
+    _entry_addr_out,
     _entry_adjoint,
     _entry_alias,
     _entry_alias_copy,
@@ -350,6 +359,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_digamma,
     _entry_digamma_,
     _entry_digamma_out,
+    _entry_dist,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -482,6 +492,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill_Tensor_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
+    _entry_fill_diagonal_,
     _entry_fix,
     _entry_fix_,
     _entry_fix_out,
@@ -620,6 +631,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_index_select,
     _entry_index_select_out,
+    _entry_inner,
+    _entry_inner_out,
     _entry_inverse,
     _entry_isfinite,
     _entry_isin_Tensor_Scalar,
@@ -633,6 +646,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isneginf_out,
     _entry_isposinf,
     _entry_isposinf_out,
+    _entry_isreal,
     _entry_istft,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
@@ -640,6 +654,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_kron,
+    _entry_kron_out,
     _entry_kthvalue,
     _entry_l1_loss,
     _entry_layer_norm,
@@ -1037,6 +1053,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_remainder_Tensor_out,
     _entry_remainder__Scalar,
     _entry_remainder__Tensor,
+    _entry_renorm,
+    _entry_renorm_,
+    _entry_renorm_out,
     _entry_repeat,
     _entry_repeat_interleave_Tensor,
     _entry_repeat_interleave_Tensor_out,
@@ -1317,6 +1336,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_sum_to_size,
     _entry_svd,
     _entry_swapaxes,
     _entry_swapaxes_,
@@ -1340,6 +1360,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tensor_split_indices,
     _entry_tensor_split_sections,
     _entry_tensor_split_tensor_indices_or_sections,
+    _entry_tensordot,
+    _entry_tensordot_out,
     _entry_threshold,
     _entry_threshold_,
     _entry_threshold_backward,
@@ -1379,6 +1401,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_trunc,
     _entry_trunc_,
     _entry_trunc_out,
+    _entry_type_as,
     _entry_unbind_copy_int,
     _entry_unbind_int,
     _entry_unflatten_int,
@@ -1403,6 +1426,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_var_mean_correction_out,
     _entry_var_mean_dim,
     _entry_var_out,
+    _entry_vdot,
+    _entry_vdot_out,
     _entry_view,
     _entry_view_as,
     _entry_view_as_complex,
@@ -1459,9 +1484,13 @@ __all__ = [
     'acosh_',
     'adaptive_avg_pool2d',
     'add',
+    'addbmm',
     'addcdiv',
     'addcmul',
     'addmm',
+    'addmv',
+    'addmv_',
+    'addr',
     'adjoint',
     'alias',
     'alias_copy',
@@ -1590,6 +1619,7 @@ __all__ = [
     'diff',
     'digamma',
     'digamma_',
+    'dist',
     'div',
     'divide',
     'dot',
@@ -1679,6 +1709,7 @@ __all__ = [
     'index_put',
     'index_put_',
     'index_select',
+    'inner',
     'inverse',
     'isfinite',
     'isin',
@@ -1686,8 +1717,10 @@ __all__ = [
     'isnan',
     'isneginf',
     'isposinf',
+    'isreal',
     'istft',
     'kaiser_window',
+    'kron',
     'kthvalue',
     'l1_loss',
     'layer_norm',
@@ -1856,6 +1889,7 @@ __all__ = [
     'relu',
     'relu_',
     'remainder',
+    'renorm',
     'repeat_interleave',
     'reshape',
     'resolve_conj',
@@ -1992,6 +2026,7 @@ __all__ = [
     'unsqueeze_copy',
     'var',
     'var_mean',
+    'vdot',
     'view_as_complex',
     'view_as_real',
     'view_copy',
@@ -2440,6 +2475,25 @@ def add(input, other, *, alpha=1, out=None):
         return _r
 
 
+# schema/native_functions.yaml: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_addbmm(input, batch1, batch2, beta, alpha)
+        return _entry_addbmm_out(input, batch1, batch2, beta, alpha, out)
+
+    except TypeError:
+        _r = _hra(addbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
@@ -2500,6 +2554,61 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 
     except TypeError:
         _r = _hra(addmm, (input, mat1, mat2), (input, mat1, mat2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addmv, (input, mat, vec), (input, mat, vec), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_addmv(input, mat, vec, beta, alpha)
+        return _entry_addmv_out(input, mat, vec, beta, alpha, out)
+
+    except TypeError:
+        _r = _hra(addmv, (input, mat, vec), (input, mat, vec), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    """addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(addmv_, (input, mat, vec), (input, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addmv_(input, mat, vec, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addmv_, (input, mat, vec), (input, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addr, (input, vec1, vec2), (input, vec1, vec2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_addr(input, vec1, vec2, beta, alpha)
+        return _entry_addr_out(input, vec1, vec2, beta, alpha, out)
+
+    except TypeError:
+        _r = _hra(addr, (input, vec1, vec2), (input, vec1, vec2), {'beta': beta, 'alpha': alpha, 'out': out})
         if _r is _NO:
             raise
         return _r
@@ -5970,6 +6079,23 @@ def digamma_(input):
         return _r
 
 
+# schema/native_functions.yaml: dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+def dist(input, other, p=2):
+    """dist(Tensor self, Tensor other, Scalar p=2) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(dist, (input, other), (input, other, p), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_dist(input, other, p)
+
+    except TypeError:
+        _r = _hra(dist, (input, other), (input, other, p), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
@@ -8776,6 +8902,25 @@ def index_select(input, dim, index, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: inner(Tensor self, Tensor other) -> Tensor
+def inner(input, other, *, out=None):
+    """inner(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(inner, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_inner(input, other)
+        return _entry_inner_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(inner, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: inverse(Tensor self) -> Tensor
 def inverse(input):
     """inverse(Tensor self) -> Tensor"""
@@ -8939,6 +9084,23 @@ def isposinf(input, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: isreal(Tensor self) -> Tensor
+def isreal(input):
+    """isreal(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isreal, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_isreal(input)
+
+    except TypeError:
+        _r = _hra(isreal, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
     """istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor"""
@@ -9019,6 +9181,25 @@ def kaiser_window(*args, **kwargs):
         return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
     except TypeError:
         _r = _hra_any(kaiser_window, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: kron(Tensor self, Tensor other) -> Tensor
+def kron(input, other, *, out=None):
+    """kron(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(kron, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_kron(input, other)
+        return _entry_kron_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(kron, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -13410,6 +13591,25 @@ def remainder(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(renorm, (input,), (input, p, dim, maxnorm), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_renorm(input, p, dim, maxnorm)
+        return _entry_renorm_out(input, p, dim, maxnorm, out)
+
+    except TypeError:
+        _r = _hra(renorm, (input,), (input, p, dim, maxnorm), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
 def _m0_repeat_interleave(repeats, *, output_size=None, out=None):
     if _F['Tensor'](repeats) and _F['SymInt?'](output_size):
@@ -17480,6 +17680,25 @@ def var_mean(*args, **kwargs):
         return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
     except TypeError:
         _r = _hra_any(var_mean, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: vdot(Tensor self, Tensor other) -> Tensor
+def vdot(input, other, *, out=None):
+    """vdot(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(vdot, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_vdot(input, other)
+        return _entry_vdot_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(vdot, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r

@@ -12958,6 +12958,782 @@ positive._entry = _entry_positive
 _aten._packet('positive')._add(positive)
 
 
+# schema/native_functions.yaml: kron(Tensor self, Tensor other) -> Tensor
+kron = _Op("aten", 'kron', 'default',
+    'kron(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_kron = kron._cache
+
+
+def _bind_kron(self, other):
+    return (self, other)
+
+
+def _entry_kron(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kron, (self, other)) from None
+    _k = _c_kron.get(ks)
+    if _k is None:
+        _k = kron._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kron, _k, (self, other,))
+    return _k(self, other)
+
+
+kron._bind = _bind_kron
+kron._entry = _entry_kron
+_aten._packet('kron')._add(kron)
+
+
+# schema/native_functions.yaml: kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of kron)
+kron_out = _Op("aten", 'kron', 'out',
+    'kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_kron_out = kron_out._cache
+
+
+def _bind_kron_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_kron_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kron_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_kron_out.get(ks)
+    if _k is None:
+        _k = kron_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kron_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+kron_out._bind = _bind_kron_out
+kron_out._entry = _entry_kron_out
+_aten._packet('kron')._add(kron_out)
+
+
+# schema/native_functions.yaml: inner(Tensor self, Tensor other) -> Tensor
+inner = _Op("aten", 'inner', 'default',
+    'inner(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_inner = inner._cache
+
+
+def _bind_inner(self, other):
+    return (self, other)
+
+
+def _entry_inner(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(inner, (self, other)) from None
+    _k = _c_inner.get(ks)
+    if _k is None:
+        _k = inner._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(inner, _k, (self, other,))
+    return _k(self, other)
+
+
+inner._bind = _bind_inner
+inner._entry = _entry_inner
+_aten._packet('inner')._add(inner)
+
+
+# schema/native_functions.yaml: inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of inner)
+inner_out = _Op("aten", 'inner', 'out',
+    'inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_inner_out = inner_out._cache
+
+
+def _bind_inner_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_inner_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(inner_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_inner_out.get(ks)
+    if _k is None:
+        _k = inner_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(inner_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+inner_out._bind = _bind_inner_out
+inner_out._entry = _entry_inner_out
+_aten._packet('inner')._add(inner_out)
+
+
+# schema/native_functions.yaml: vdot(Tensor self, Tensor other) -> Tensor
+vdot = _Op("aten", 'vdot', 'default',
+    'vdot(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_vdot = vdot._cache
+
+
+def _bind_vdot(self, other):
+    return (self, other)
+
+
+def _entry_vdot(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vdot, (self, other)) from None
+    _k = _c_vdot.get(ks)
+    if _k is None:
+        _k = vdot._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(vdot, _k, (self, other,))
+    return _k(self, other)
+
+
+vdot._bind = _bind_vdot
+vdot._entry = _entry_vdot
+_aten._packet('vdot')._add(vdot)
+
+
+# schema/native_functions.yaml: vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of vdot)
+vdot_out = _Op("aten", 'vdot', 'out',
+    'vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_vdot_out = vdot_out._cache
+
+
+def _bind_vdot_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_vdot_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vdot_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_vdot_out.get(ks)
+    if _k is None:
+        _k = vdot_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(vdot_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+vdot_out._bind = _bind_vdot_out
+vdot_out._entry = _entry_vdot_out
+_aten._packet('vdot')._add(vdot_out)
+
+
+# schema/native_functions.yaml: tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+tensordot = _Op("aten", 'tensordot', 'default',
+    'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor',
+    ('self', 'other', 'dims_self', 'dims_other'), 4, tags=())
+_c_tensordot = tensordot._cache
+
+
+def _bind_tensordot(self, other, dims_self, dims_other):
+    return (self, other, dims_self, dims_other)
+
+
+def _entry_tensordot(self, other, dims_self, dims_other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensordot, (self, other, dims_self, dims_other)) from None
+    _k = _c_tensordot.get(ks)
+    if _k is None:
+        _k = tensordot._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tensordot, _k, (self, other, dims_self, dims_other,))
+    return _k(self, other, dims_self, dims_other)
+
+
+tensordot._bind = _bind_tensordot
+tensordot._entry = _entry_tensordot
+_aten._packet('tensordot')._add(tensordot)
+
+
+# schema/native_functions.yaml: tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!) (autogen of tensordot)
+tensordot_out = _Op("aten", 'tensordot', 'out',
+    'tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'dims_self', 'dims_other', 'out'), 4, tags=())
+_c_tensordot_out = tensordot_out._cache
+
+
+def _bind_tensordot_out(self, other, dims_self, dims_other, *, out):
+    return (self, other, dims_self, dims_other, out)
+
+
+def _entry_tensordot_out(self, other, dims_self, dims_other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensordot_out, (self, other, dims_self, dims_other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_tensordot_out.get(ks)
+    if _k is None:
+        _k = tensordot_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tensordot_out, _k, (self, other, dims_self, dims_other, out,))
+    return _k(self, other, dims_self, dims_other, out)
+
+
+tensordot_out._bind = _bind_tensordot_out
+tensordot_out._entry = _entry_tensordot_out
+_aten._packet('tensordot')._add(tensordot_out)
+
+
+# schema/native_functions.yaml: dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+dist = _Op("aten", 'dist', 'default',
+    'dist(Tensor self, Tensor other, Scalar p=2) -> Tensor',
+    ('self', 'other', 'p'), 3, tags=())
+_c_dist = dist._cache
+
+
+def _bind_dist(self, other, p=2):
+    return (self, other, p)
+
+
+def _entry_dist(self, other, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dist, (self, other, p)) from None
+    _k = _c_dist.get(ks)
+    if _k is None:
+        _k = dist._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dist, _k, (self, other, p,))
+    return _k(self, other, p)
+
+
+dist._bind = _bind_dist
+dist._entry = _entry_dist
+_aten._packet('dist')._add(dist)
+
+
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+renorm = _Op("aten", 'renorm', 'default',
+    'renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor',
+    ('self', 'p', 'dim', 'maxnorm'), 4, tags=())
+_c_renorm = renorm._cache
+
+
+def _bind_renorm(self, p, dim, maxnorm):
+    return (self, p, dim, maxnorm)
+
+
+def _entry_renorm(self, p, dim, maxnorm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | (_COMPLEX if maxnorm.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(renorm, (self, p, dim, maxnorm)) from None
+    _k = _c_renorm.get(ks)
+    if _k is None:
+        _k = renorm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(renorm, _k, (self, p, dim, maxnorm,))
+    return _k(self, p, dim, maxnorm)
+
+
+renorm._bind = _bind_renorm
+renorm._entry = _entry_renorm
+_aten._packet('renorm')._add(renorm)
+
+
+# schema/native_functions.yaml: renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!) (autogen of renorm)
+renorm_out = _Op("aten", 'renorm', 'out',
+    'renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'dim', 'maxnorm', 'out'), 4, tags=())
+_c_renorm_out = renorm_out._cache
+
+
+def _bind_renorm_out(self, p, dim, maxnorm, *, out):
+    return (self, p, dim, maxnorm, out)
+
+
+def _entry_renorm_out(self, p, dim, maxnorm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | (_COMPLEX if p.__class__ is _complex else 0) | (_COMPLEX if maxnorm.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(renorm_out, (self, p, dim, maxnorm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_renorm_out.get(ks)
+    if _k is None:
+        _k = renorm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(renorm_out, _k, (self, p, dim, maxnorm, out,))
+    return _k(self, p, dim, maxnorm, out)
+
+
+renorm_out._bind = _bind_renorm_out
+renorm_out._entry = _entry_renorm_out
+_aten._packet('renorm')._add(renorm_out)
+
+
+# schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+renorm_ = _Op("aten", 'renorm_', 'default',
+    'renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)',
+    ('self', 'p', 'dim', 'maxnorm'), 4, tags=())
+_c_renorm_ = renorm_._cache
+
+
+def _bind_renorm_(self, p, dim, maxnorm):
+    return (self, p, dim, maxnorm)
+
+
+def _entry_renorm_(self, p, dim, maxnorm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | (_COMPLEX if maxnorm.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(renorm_, (self, p, dim, maxnorm)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_renorm_.get(ks)
+    if _k is None:
+        _k = renorm_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(renorm_, _k, (self, p, dim, maxnorm,))
+    return _k(self, p, dim, maxnorm)
+
+
+renorm_._bind = _bind_renorm_
+renorm_._entry = _entry_renorm_
+_aten._packet('renorm_')._add(renorm_)
+
+
+# schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+addmv = _Op("aten", 'addmv', 'default',
+    'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'mat', 'vec', 'beta', 'alpha'), 3, tags=())
+_c_addmv = addmv._cache
+
+
+def _bind_addmv(self, mat, vec, *, beta=1, alpha=1):
+    return (self, mat, vec, beta, alpha)
+
+
+def _entry_addmv(self, mat, vec, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat._ks | vec._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addmv, (self, mat, vec, beta, alpha)) from None
+    _k = _c_addmv.get(ks)
+    if _k is None:
+        _k = addmv._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addmv, _k, (self, mat, vec, beta, alpha,))
+    return _k(self, mat, vec, beta, alpha)
+
+
+addmv._bind = _bind_addmv
+addmv._entry = _entry_addmv
+_aten._packet('addmv')._add(addmv)
+
+
+# schema/native_functions.yaml: addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmv)
+addmv_out = _Op("aten", 'addmv', 'out',
+    'addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mat', 'vec', 'beta', 'alpha', 'out'), 3, tags=())
+_c_addmv_out = addmv_out._cache
+
+
+def _bind_addmv_out(self, mat, vec, *, beta=1, alpha=1, out):
+    return (self, mat, vec, beta, alpha, out)
+
+
+def _entry_addmv_out(self, mat, vec, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat._ks | vec._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addmv_out, (self, mat, vec, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addmv_out.get(ks)
+    if _k is None:
+        _k = addmv_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addmv_out, _k, (self, mat, vec, beta, alpha, out,))
+    return _k(self, mat, vec, beta, alpha, out)
+
+
+addmv_out._bind = _bind_addmv_out
+addmv_out._entry = _entry_addmv_out
+_aten._packet('addmv')._add(addmv_out)
+
+
+# schema/native_functions.yaml: addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+addmv_ = _Op("aten", 'addmv_', 'default',
+    'addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'mat', 'vec', 'beta', 'alpha'), 3, tags=())
+_c_addmv_ = addmv_._cache
+
+
+def _bind_addmv_(self, mat, vec, *, beta=1, alpha=1):
+    return (self, mat, vec, beta, alpha)
+
+
+def _entry_addmv_(self, mat, vec, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat._ks | vec._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addmv_, (self, mat, vec, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addmv_.get(ks)
+    if _k is None:
+        _k = addmv_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addmv_, _k, (self, mat, vec, beta, alpha,))
+    return _k(self, mat, vec, beta, alpha)
+
+
+addmv_._bind = _bind_addmv_
+addmv_._entry = _entry_addmv_
+_aten._packet('addmv_')._add(addmv_)
+
+
+# schema/native_functions.yaml: addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+addr = _Op("aten", 'addr', 'default',
+    'addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'vec1', 'vec2', 'beta', 'alpha'), 3, tags=())
+_c_addr = addr._cache
+
+
+def _bind_addr(self, vec1, vec2, *, beta=1, alpha=1):
+    return (self, vec1, vec2, beta, alpha)
+
+
+def _entry_addr(self, vec1, vec2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec1._ks | vec2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addr, (self, vec1, vec2, beta, alpha)) from None
+    _k = _c_addr.get(ks)
+    if _k is None:
+        _k = addr._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addr, _k, (self, vec1, vec2, beta, alpha,))
+    return _k(self, vec1, vec2, beta, alpha)
+
+
+addr._bind = _bind_addr
+addr._entry = _entry_addr
+_aten._packet('addr')._add(addr)
+
+
+# schema/native_functions.yaml: addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addr)
+addr_out = _Op("aten", 'addr', 'out',
+    'addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec1', 'vec2', 'beta', 'alpha', 'out'), 3, tags=())
+_c_addr_out = addr_out._cache
+
+
+def _bind_addr_out(self, vec1, vec2, *, beta=1, alpha=1, out):
+    return (self, vec1, vec2, beta, alpha, out)
+
+
+def _entry_addr_out(self, vec1, vec2, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec1._ks | vec2._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addr_out, (self, vec1, vec2, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addr_out.get(ks)
+    if _k is None:
+        _k = addr_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addr_out, _k, (self, vec1, vec2, beta, alpha, out,))
+    return _k(self, vec1, vec2, beta, alpha, out)
+
+
+addr_out._bind = _bind_addr_out
+addr_out._entry = _entry_addr_out
+_aten._packet('addr')._add(addr_out)
+
+
+# schema/native_functions.yaml: addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+addr_ = _Op("aten", 'addr_', 'default',
+    'addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'vec1', 'vec2', 'beta', 'alpha'), 3, tags=())
+_c_addr_ = addr_._cache
+
+
+def _bind_addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    return (self, vec1, vec2, beta, alpha)
+
+
+def _entry_addr_(self, vec1, vec2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec1._ks | vec2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addr_, (self, vec1, vec2, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addr_.get(ks)
+    if _k is None:
+        _k = addr_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addr_, _k, (self, vec1, vec2, beta, alpha,))
+    return _k(self, vec1, vec2, beta, alpha)
+
+
+addr_._bind = _bind_addr_
+addr_._entry = _entry_addr_
+_aten._packet('addr_')._add(addr_)
+
+
+# schema/native_functions.yaml: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+addbmm = _Op("aten", 'addbmm', 'default',
+    'addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_addbmm = addbmm._cache
+
+
+def _bind_addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_addbmm(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addbmm, (self, batch1, batch2, beta, alpha)) from None
+    _k = _c_addbmm.get(ks)
+    if _k is None:
+        _k = addbmm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addbmm, _k, (self, batch1, batch2, beta, alpha,))
+    return _k(self, batch1, batch2, beta, alpha)
+
+
+addbmm._bind = _bind_addbmm
+addbmm._entry = _entry_addbmm
+_aten._packet('addbmm')._add(addbmm)
+
+
+# schema/native_functions.yaml: addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addbmm)
+addbmm_out = _Op("aten", 'addbmm', 'out',
+    'addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
+_c_addbmm_out = addbmm_out._cache
+
+
+def _bind_addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    return (self, batch1, batch2, beta, alpha, out)
+
+
+def _entry_addbmm_out(self, batch1, batch2, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addbmm_out, (self, batch1, batch2, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addbmm_out.get(ks)
+    if _k is None:
+        _k = addbmm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addbmm_out, _k, (self, batch1, batch2, beta, alpha, out,))
+    return _k(self, batch1, batch2, beta, alpha, out)
+
+
+addbmm_out._bind = _bind_addbmm_out
+addbmm_out._entry = _entry_addbmm_out
+_aten._packet('addbmm')._add(addbmm_out)
+
+
+# schema/native_functions.yaml: addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+addbmm_ = _Op("aten", 'addbmm_', 'default',
+    'addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_addbmm_ = addbmm_._cache
+
+
+def _bind_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_addbmm_(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addbmm_, (self, batch1, batch2, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addbmm_.get(ks)
+    if _k is None:
+        _k = addbmm_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addbmm_, _k, (self, batch1, batch2, beta, alpha,))
+    return _k(self, batch1, batch2, beta, alpha)
+
+
+addbmm_._bind = _bind_addbmm_
+addbmm_._entry = _entry_addbmm_
+_aten._packet('addbmm_')._add(addbmm_)
+
+
+# schema/native_functions.yaml: type_as(Tensor self, Tensor other) -> Tensor
+type_as = _Op("aten", 'type_as', 'default',
+    'type_as(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_type_as = type_as._cache
+
+
+def _bind_type_as(self, other):
+    return (self, other)
+
+
+def _entry_type_as(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(type_as, (self, other)) from None
+    _k = _c_type_as.get(ks)
+    if _k is None:
+        _k = type_as._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(type_as, _k, (self, other,))
+    return _k(self, other)
+
+
+type_as._bind = _bind_type_as
+type_as._entry = _entry_type_as
+_aten._packet('type_as')._add(type_as)
+
+
+# schema/native_functions.yaml: sum_to_size(Tensor self, SymInt[] size) -> Tensor
+sum_to_size = _Op("aten", 'sum_to_size', 'default',
+    'sum_to_size(Tensor self, SymInt[] size) -> Tensor',
+    ('self', 'size'), 2, tags=())
+_c_sum_to_size = sum_to_size._cache
+
+
+def _bind_sum_to_size(self, size):
+    return (self, size)
+
+
+def _entry_sum_to_size(self, size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sum_to_size, (self, size)) from None
+    _k = _c_sum_to_size.get(ks)
+    if _k is None:
+        _k = sum_to_size._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sum_to_size, _k, (self, size,))
+    return _k(self, size)
+
+
+sum_to_size._bind = _bind_sum_to_size
+sum_to_size._entry = _entry_sum_to_size
+_aten._packet('sum_to_size')._add(sum_to_size)
+
+
+# schema/native_functions.yaml: fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
+fill_diagonal_ = _Op("aten", 'fill_diagonal_', 'default',
+    'fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)',
+    ('self', 'fill_value', 'wrap'), 3, tags=())
+_c_fill_diagonal_ = fill_diagonal_._cache
+
+
+def _bind_fill_diagonal_(self, fill_value, wrap=False):
+    return (self, fill_value, wrap)
+
+
+def _entry_fill_diagonal_(self, fill_value, wrap):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_diagonal_, (self, fill_value, wrap)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_fill_diagonal_.get(ks)
+    if _k is None:
+        _k = fill_diagonal_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fill_diagonal_, _k, (self, fill_value, wrap,))
+    return _k(self, fill_value, wrap)
+
+
+fill_diagonal_._bind = _bind_fill_diagonal_
+fill_diagonal_._entry = _entry_fill_diagonal_
+_aten._packet('fill_diagonal_')._add(fill_diagonal_)
+
+
+# schema/native_functions.yaml: isreal(Tensor self) -> Tensor
+isreal = _Op("aten", 'isreal', 'default',
+    'isreal(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_isreal = isreal._cache
+
+
+def _bind_isreal(self):
+    return (self,)
+
+
+def _entry_isreal(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isreal, (self,)) from None
+    _k = _c_isreal.get(ks)
+    if _k is None:
+        _k = isreal._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isreal, _k, (self,))
+    return _k(self)
+
+
+isreal._bind = _bind_isreal
+isreal._entry = _entry_isreal
+_aten._packet('isreal')._add(isreal)
+
+
 # schema/native_functions.yaml: absolute(Tensor self) -> Tensor
 absolute = _Op("aten", 'absolute', 'default',
     'absolute(Tensor self) -> Tensor',

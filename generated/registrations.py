@@ -23,6 +23,7 @@ from ember.kernels.composite import fft as _composite_fft
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
 from ember.kernels.composite import nn as _composite_nn
+from ember.kernels.composite import products as _composite_products
 from ember.kernels.composite import random as _composite_random
 from ember.kernels.composite import reduction as _composite_reduction
 from ember.kernels.composite import shape as _composite_shape
@@ -1886,6 +1887,94 @@ _o.isneginf_out.register("ADInplaceOrView", _inplace_or_view(_o.isneginf_out, (1
 
 # schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
 _o.positive.register('CompositeImplicitAutograd', _composite_special.positive)
+
+# schema/native_functions.yaml: kron(Tensor self, Tensor other) -> Tensor
+_o.kron.register('CompositeImplicitAutograd', _composite_products.kron)
+
+# schema/native_functions.yaml: kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of kron)
+_o.kron_out.register('CompositeExplicitAutograd', _autogen_out(_o.kron))
+_o.kron_out.register("ADInplaceOrView", _inplace_or_view(_o.kron_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: inner(Tensor self, Tensor other) -> Tensor
+_o.inner.register('CompositeImplicitAutograd', _composite_products.inner)
+
+# schema/native_functions.yaml: inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of inner)
+_o.inner_out.register('CompositeExplicitAutograd', _autogen_out(_o.inner))
+_o.inner_out.register("ADInplaceOrView", _inplace_or_view(_o.inner_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: vdot(Tensor self, Tensor other) -> Tensor
+_o.vdot.register('CompositeImplicitAutograd', _composite_products.vdot)
+
+# schema/native_functions.yaml: vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of vdot)
+_o.vdot_out.register('CompositeExplicitAutograd', _autogen_out(_o.vdot))
+_o.vdot_out.register("ADInplaceOrView", _inplace_or_view(_o.vdot_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+_o.tensordot.register('CompositeImplicitAutograd', _composite_products.tensordot)
+
+# schema/native_functions.yaml: tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!) (autogen of tensordot)
+_o.tensordot_out.register('CompositeExplicitAutograd', _autogen_out(_o.tensordot))
+_o.tensordot_out.register("ADInplaceOrView", _inplace_or_view(_o.tensordot_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+_o.dist.register('CompositeImplicitAutograd', _composite_products.dist)
+
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+_o.renorm.register('CompositeImplicitAutograd', _composite_products.renorm)
+
+# schema/native_functions.yaml: renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!) (autogen of renorm)
+_o.renorm_out.register('CompositeExplicitAutograd', _autogen_out(_o.renorm))
+_o.renorm_out.register("ADInplaceOrView", _inplace_or_view(_o.renorm_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+_o.renorm_.register('CompositeImplicitAutograd', _composite_products.renorm_)
+_o.renorm_.register("ADInplaceOrView", _inplace_or_view(_o.renorm_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+_o.addmv.register('CompositeImplicitAutograd', _composite_products.addmv)
+
+# schema/native_functions.yaml: addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmv)
+_o.addmv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmv))
+_o.addmv_out.register("ADInplaceOrView", _inplace_or_view(_o.addmv_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+_o.addmv_.register('CompositeImplicitAutograd', _composite_products.addmv_)
+_o.addmv_.register("ADInplaceOrView", _inplace_or_view(_o.addmv_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+_o.addr.register('CompositeImplicitAutograd', _composite_products.addr)
+
+# schema/native_functions.yaml: addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addr)
+_o.addr_out.register('CompositeExplicitAutograd', _autogen_out(_o.addr))
+_o.addr_out.register("ADInplaceOrView", _inplace_or_view(_o.addr_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+_o.addr_.register('CompositeImplicitAutograd', _composite_products.addr_)
+_o.addr_.register("ADInplaceOrView", _inplace_or_view(_o.addr_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+_o.addbmm.register('CompositeImplicitAutograd', _composite_products.addbmm)
+
+# schema/native_functions.yaml: addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addbmm)
+_o.addbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addbmm))
+_o.addbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addbmm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+_o.addbmm_.register('CompositeImplicitAutograd', _composite_products.addbmm_)
+_o.addbmm_.register("ADInplaceOrView", _inplace_or_view(_o.addbmm_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: type_as(Tensor self, Tensor other) -> Tensor
+_o.type_as.register('CompositeImplicitAutograd', _composite_products.type_as)
+
+# schema/native_functions.yaml: sum_to_size(Tensor self, SymInt[] size) -> Tensor
+_o.sum_to_size.register('CompositeImplicitAutograd', _composite_products.sum_to_size)
+
+# schema/native_functions.yaml: fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
+_o.fill_diagonal_.register('CompositeImplicitAutograd', _composite_products.fill_diagonal_)
+_o.fill_diagonal_.register("ADInplaceOrView", _inplace_or_view(_o.fill_diagonal_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: isreal(Tensor self) -> Tensor
+_o.isreal.register('CompositeImplicitAutograd', _composite_products.isreal)
 
 # schema/native_functions.yaml: absolute(Tensor self) -> Tensor
 _o.absolute.register('CompositeImplicitAutograd', _composite_aliases.absolute)

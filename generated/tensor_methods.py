@@ -61,6 +61,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addbmm,
+    _entry_addbmm_,
+    _entry_addbmm_out,
     _entry_addcdiv,
     _entry_addcdiv_,
     _entry_addcdiv_out,
@@ -69,6 +72,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
+    _entry_addmv,
+    _entry_addmv_,
+    _entry_addmv_out,
+    _entry_addr,
+    _entry_addr_,
+    _entry_addr_out,
     _entry_adjoint,
     _entry_alias,
     _entry_alias_copy,
@@ -353,6 +362,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_digamma,
     _entry_digamma_,
     _entry_digamma_out,
+    _entry_dist,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -485,6 +495,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill_Tensor_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
+    _entry_fill_diagonal_,
     _entry_fix,
     _entry_fix_,
     _entry_fix_out,
@@ -623,6 +634,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_index_select,
     _entry_index_select_out,
+    _entry_inner,
+    _entry_inner_out,
     _entry_inverse,
     _entry_isfinite,
     _entry_isin_Tensor_Scalar,
@@ -636,6 +649,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isneginf_out,
     _entry_isposinf,
     _entry_isposinf_out,
+    _entry_isreal,
     _entry_istft,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
@@ -643,6 +657,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_kron,
+    _entry_kron_out,
     _entry_kthvalue,
     _entry_l1_loss,
     _entry_layer_norm,
@@ -1040,6 +1056,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_remainder_Tensor_out,
     _entry_remainder__Scalar,
     _entry_remainder__Tensor,
+    _entry_renorm,
+    _entry_renorm_,
+    _entry_renorm_out,
     _entry_repeat,
     _entry_repeat_interleave_Tensor,
     _entry_repeat_interleave_Tensor_out,
@@ -1320,6 +1339,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_sum_to_size,
     _entry_svd,
     _entry_swapaxes,
     _entry_swapaxes_,
@@ -1343,6 +1363,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tensor_split_indices,
     _entry_tensor_split_sections,
     _entry_tensor_split_tensor_indices_or_sections,
+    _entry_tensordot,
+    _entry_tensordot_out,
     _entry_threshold,
     _entry_threshold_,
     _entry_threshold_backward,
@@ -1382,6 +1404,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_trunc,
     _entry_trunc_,
     _entry_trunc_out,
+    _entry_type_as,
     _entry_unbind_copy_int,
     _entry_unbind_int,
     _entry_unflatten_int,
@@ -1406,6 +1429,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_var_mean_correction_out,
     _entry_var_mean_dim,
     _entry_var_out,
+    _entry_vdot,
+    _entry_vdot_out,
     _entry_view,
     _entry_view_as,
     _entry_view_as_complex,
@@ -1648,6 +1673,40 @@ def add_(self, other, *, alpha=1):
         return _r
 
 
+# schema/native_functions.yaml: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addbmm(self, batch1, batch2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(addbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addbmm_(self, batch1, batch2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
@@ -1744,6 +1803,74 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 
     except TypeError:
         _r = _hra(addmm, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addmv, (self, mat, vec), (self, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addmv(self, mat, vec, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addmv, (self, mat, vec), (self, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(addmv_, (self, mat, vec), (self, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addmv_(self, mat, vec, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addmv_, (self, mat, vec), (self, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    """addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addr, (self, vec1, vec2), (self, vec1, vec2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addr(self, vec1, vec2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addr, (self, vec1, vec2), (self, vec1, vec2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(addr_, (self, vec1, vec2), (self, vec1, vec2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addr_(self, vec1, vec2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addr_, (self, vec1, vec2), (self, vec1, vec2), {'beta': beta, 'alpha': alpha})
         if _r is _NO:
             raise
         return _r
@@ -4409,6 +4536,23 @@ def digamma_(self):
         return _r
 
 
+# schema/native_functions.yaml: dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+def dist(self, other, p=2):
+    """dist(Tensor self, Tensor other, Scalar p=2) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(dist, (self, other), (self, other, p), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_dist(self, other, p)
+
+    except TypeError:
+        _r = _hra(dist, (self, other), (self, other, p), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
@@ -5170,6 +5314,23 @@ def fill_(*args, **kwargs):
         return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
     except TypeError:
         _r = _hra_any(fill_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
+def fill_diagonal_(self, fill_value, wrap=False):
+    """fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(fill_diagonal_, (self,), (self, fill_value, wrap), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_fill_diagonal_(self, fill_value, wrap)
+
+    except TypeError:
+        _r = _hra(fill_diagonal_, (self,), (self, fill_value, wrap), {})
         if _r is _NO:
             raise
         return _r
@@ -6714,6 +6875,23 @@ def index_select(self, dim, index):
         return _r
 
 
+# schema/native_functions.yaml: inner(Tensor self, Tensor other) -> Tensor
+def inner(self, other):
+    """inner(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(inner, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_inner(self, other)
+
+    except TypeError:
+        _r = _hra(inner, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: inverse(Tensor self) -> Tensor
 def inverse(self):
     """inverse(Tensor self) -> Tensor"""
@@ -6816,6 +6994,23 @@ def isposinf(self):
         return _r
 
 
+# schema/native_functions.yaml: isreal(Tensor self) -> Tensor
+def isreal(self):
+    """isreal(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isreal, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_isreal(self)
+
+    except TypeError:
+        _r = _hra(isreal, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
 def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
     """istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor"""
@@ -6828,6 +7023,23 @@ def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
     except TypeError:
         _r = _hra(istft, (self, window), (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: kron(Tensor self, Tensor other) -> Tensor
+def kron(self, other):
+    """kron(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(kron, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_kron(self, other)
+
+    except TypeError:
+        _r = _hra(kron, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -10044,6 +10256,40 @@ def remainder_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+def renorm(self, p, dim, maxnorm):
+    """renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(renorm, (self,), (self, p, dim, maxnorm), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_renorm(self, p, dim, maxnorm)
+
+    except TypeError:
+        _r = _hra(renorm, (self,), (self, p, dim, maxnorm), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+def renorm_(self, p, dim, maxnorm):
+    """renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(renorm_, (self,), (self, p, dim, maxnorm), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_renorm_(self, p, dim, maxnorm)
+
+    except TypeError:
+        _r = _hra(renorm_, (self,), (self, p, dim, maxnorm), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
 def repeat(self, *_repeats, repeats=None):
     """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
@@ -11572,6 +11818,24 @@ def sum(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: sum_to_size(Tensor self, SymInt[] size) -> Tensor
+def sum_to_size(self, *_size, size=None):
+    """sum_to_size(Tensor self, SymInt[] size) -> Tensor"""
+    size = _ivar(_size, size, 'size')
+    if _tf[0]:
+        _r = _htf(sum_to_size, (self,), (self, size), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sum_to_size(self, size)
+
+    except TypeError:
+        _r = _hra(sum_to_size, (self,), (self, size), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 def svd(self, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)"""
@@ -12097,6 +12361,23 @@ def trunc_(self):
         return _r
 
 
+# schema/native_functions.yaml: type_as(Tensor self, Tensor other) -> Tensor
+def type_as(self, other):
+    """type_as(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(type_as, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_type_as(self, other)
+
+    except TypeError:
+        _r = _hra(type_as, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
@@ -12259,6 +12540,23 @@ def var(*args, **kwargs):
         return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
     except TypeError:
         _r = _hra_any(var, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: vdot(Tensor self, Tensor other) -> Tensor
+def vdot(self, other):
+    """vdot(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(vdot, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_vdot(self, other)
+
+    except TypeError:
+        _r = _hra(vdot, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -13196,11 +13494,17 @@ TENSOR_ATTRIBUTES = {
     'acosh_': acosh_,
     'add': add,
     'add_': add_,
+    'addbmm': addbmm,
+    'addbmm_': addbmm_,
     'addcdiv': addcdiv,
     'addcdiv_': addcdiv_,
     'addcmul': addcmul,
     'addcmul_': addcmul_,
     'addmm': addmm,
+    'addmv': addmv,
+    'addmv_': addmv_,
+    'addr': addr,
+    'addr_': addr_,
     'adjoint': adjoint,
     'alias': alias,
     'all': all,
@@ -13307,6 +13611,7 @@ TENSOR_ATTRIBUTES = {
     'diff': diff,
     'digamma': digamma,
     'digamma_': digamma_,
+    'dist': dist,
     'div': div,
     'div_': div_,
     'divide': divide,
@@ -13331,6 +13636,7 @@ TENSOR_ATTRIBUTES = {
     'expm1_': expm1_,
     'exponential_': exponential_,
     'fill_': fill_,
+    'fill_diagonal_': fill_diagonal_,
     'fix': fix,
     'fix_': fix_,
     'flatten': flatten,
@@ -13386,13 +13692,16 @@ TENSOR_ATTRIBUTES = {
     'index_put': index_put,
     'index_put_': index_put_,
     'index_select': index_select,
+    'inner': inner,
     'inverse': inverse,
     'isfinite': isfinite,
     'isinf': isinf,
     'isnan': isnan,
     'isneginf': isneginf,
     'isposinf': isposinf,
+    'isreal': isreal,
     'istft': istft,
+    'kron': kron,
     'kthvalue': kthvalue,
     'lcm': lcm,
     'lcm_': lcm_,
@@ -13511,6 +13820,8 @@ TENSOR_ATTRIBUTES = {
     'relu_': relu_,
     'remainder': remainder,
     'remainder_': remainder_,
+    'renorm': renorm,
+    'renorm_': renorm_,
     'repeat': repeat,
     'repeat_interleave': repeat_interleave,
     'reshape': reshape,
@@ -13566,6 +13877,7 @@ TENSOR_ATTRIBUTES = {
     'subtract': subtract,
     'subtract_': subtract_,
     'sum': sum,
+    'sum_to_size': sum_to_size,
     'svd': svd,
     'swapaxes': swapaxes,
     'swapaxes_': swapaxes_,
@@ -13594,6 +13906,7 @@ TENSOR_ATTRIBUTES = {
     'true_divide_': true_divide_,
     'trunc': trunc,
     'trunc_': trunc_,
+    'type_as': type_as,
     'unbind': unbind,
     'unflatten': unflatten,
     'unfold': unfold,
@@ -13601,6 +13914,7 @@ TENSOR_ATTRIBUTES = {
     'unsqueeze': unsqueeze,
     'unsqueeze_': unsqueeze_,
     'var': var,
+    'vdot': vdot,
     'view': view,
     'view_as': view_as,
     'vsplit': vsplit,

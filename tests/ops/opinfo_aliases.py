@@ -24,6 +24,7 @@ from opinfo import (
     dtname,
     inplace_binary_samples,
     make,
+    out_of,
     register,
     scalar_samples,
     schema_kind,
@@ -145,3 +146,76 @@ def grad_extra() -> dict:
             "concat.default": [S([x, make((1, 3), F64)], 0, name="two")]}
 
 
+
+
+# ---- products, norms and Tensor utilities (kernels/composite/products.py) -------------------
+def _mats(*shapes, dtype=F32):
+    return [make(s, dtype) for s in shapes]
+
+
+register("kron.default", lambda: [
+    S(*_mats((2, 3), (3, 2)), name="float32"), S(*_mats((2,), (2, 2, 2)), name="ranks"),
+    S(make((2, 3), I64), make((2,), F32), name="int64_float32")])
+# (no transposed sample: torch's kron views its input and raises for a transposed one)
+out_of("kron.out", "kron.default")
+register("inner.default", lambda: [
+    S(*_mats((2, 3), (4, 3)), name="float32"), S(*_mats((3,), (3,)), name="vectors"),
+    S(make((2, 3)), make((), F32), name="0d"), S(*_mats((2, 3), (3, 4)), name="mismatch_error")])
+out_of("inner.out", "inner.default")
+register("vdot.default", lambda: [
+    S(*_mats((4,), (4,)), name="float32"), S(*_mats((4,), (4,), dtype=F64), name="float64"),
+    S(*_mats((4,), (4,), dtype=np.complex64), name="complex64"),
+    S(*_mats((2, 2), (2, 2)), name="2d_error"), S(make((4,)), make((4,), F64), name="dtype_error")],
+    tols={"float32": 16})
+out_of("vdot.out", "vdot.default")
+register("tensordot.default", lambda: [
+    S(*_mats((2, 3), (3, 4)), [1], [0], name="matmul"),
+    S(*_mats((2, 3, 4), (4, 3, 5)), [1, 2], [1, 0], name="two_dims"),
+    S(*_mats((2, 3), (4,)), [], [], name="outer"),
+    S(*_mats((2, 3), (3, 4)), [0], [0], name="mismatch_error")], tols={"float32": 16})
+out_of("tensordot.out", "tensordot.default")
+register("dist.default", lambda: [
+    S(*_mats((3, 4), (3, 4)), name="p2"), S(*_mats((3, 4), (4,)), 1, name="p1_broadcast"),
+    S(*_mats((3, 4), (3, 4)), float("inf"), name="inf"), S(*_mats((3, 4), (3, 4)), 0, name="p0"),
+    S(make((3,), I64), make((3,), I64), name="int64_error")], tols={"float32": 16})
+register("renorm.default", lambda: [
+    S(make((3, 4)), 2, 0, 1.0, name="p2"), S(make((3, 4), F64), 1, 1, 5.0, name="p1_dim1"),
+    S(make((2, 3, 4)), 3, -1, 2.0, name="3d"), S(make((3, 4)), 0, 0, 1.0, name="p0_error"),
+    S(make((3, 4)), 2, 0, -1.0, name="maxnorm_error")], tols={"float32": 16})
+out_of("renorm.out", "renorm.default")
+register("renorm_.default", lambda: OPS["renorm.default"].samples(), tols={"float32": 16})
+register("addmv.default", lambda: [
+    S(*_mats((2,), (2, 3), (3,)), name="float32"),
+    S(*_mats((1,), (2, 3), (3,)), beta=0.5, alpha=2, name="broadcast_scaled"),
+    S(*_mats((2,), (2, 3), (3,)), beta=0, name="beta0"),
+    S(*_mats((3,), (2, 3), (3,)), name="size_error")], tols={"float32": 16})
+out_of("addmv.out", "addmv.default")
+register("addmv_.default", lambda: [
+    S(*_mats((2,), (2, 3), (3,)), alpha=2, name="float32")], tols={"float32": 16})
+register("addr.default", lambda: [
+    S(*_mats((2, 3), (2,), (3,)), name="float32"),
+    S(*_mats((3,), (2,), (3,)), beta=2, alpha=0.5, name="broadcast_scaled")], tols={"float32": 16})
+out_of("addr.out", "addr.default")
+register("addr_.default", lambda: [S(*_mats((2, 3), (2,), (3,)), alpha=3, name="float32")],
+         tols={"float32": 16})
+register("addbmm.default", lambda: [
+    S(*_mats((2, 4), (3, 2, 5), (3, 5, 4)), name="float32"),
+    S(*_mats((4,), (3, 2, 5), (3, 5, 4)), beta=0.5, alpha=2, name="broadcast_scaled")],
+    tols={"float32": 32})
+out_of("addbmm.out", "addbmm.default")
+register("addbmm_.default", lambda: [S(*_mats((2, 4), (3, 2, 5), (3, 5, 4)), name="float32")],
+         tols={"float32": 32})
+register("type_as.default", lambda: [
+    S(make((3, 4)), make((2,), I64), name="to_int64"), S(make((3, 4), I32), make((), F64),
+                                                         name="to_float64"),
+    S(make((3, 4)), make((2,)), name="same")])
+register("sum_to_size.default", lambda: [
+    S(make((3, 4)), [1, 4], name="keep"), S(make((2, 3, 4)), [3, 1], name="leading"),
+    S(make((3, 4)), [3, 4], name="same"), S(make((3, 4)), [4, 4], name="error")],
+    tols={"float32": 16})
+register("fill_diagonal_.default", lambda: [
+    S(make((3, 4)), 2.5, name="wide"), S(make((5, 2)), 1, True, name="tall_wrap"),
+    S(make((5, 2), I32), 7, name="tall"), S(make((3, 3, 3)), 0, name="cube"),
+    S(make((3,)), 1, name="1d_error")])
+register("isreal.default", lambda: [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
+    S(np.array([1 + 0j, 2 - 1j, 0j], dtype=np.complex64), name="complex64")])
