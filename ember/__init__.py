@@ -81,6 +81,40 @@ from .core.flags import (
 )
 from .core.printing import get_printoptions, set_printoptions
 from .core.storage import Storage as UntypedStorage
+from .core.surface import (
+    adaptive_max_pool1d,
+    asarray,
+    celu,
+    cosine_embedding_loss,
+    frombuffer,
+    get_device,
+    get_num_interop_threads,
+    get_num_threads,
+    group_norm,
+    hinge_embedding_loss,
+    instance_norm,
+    is_complex,
+    is_conj,
+    is_inference,
+    is_neg,
+    is_nonzero,
+    is_same_size,
+    is_signed,
+    kl_div,
+    margin_ranking_loss,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool3d,
+    poisson_nll_loss,
+    range,
+    resize_as_,
+    rms_norm,
+    rrelu,
+    selu,
+    set_num_interop_threads,
+    set_num_threads,
+    triplet_margin_loss,
+)
 from .core.tensor import Size, Tensor, channels_last, contiguous_format, preserve_format
 from .core.toplevel import (
     allclose,
