@@ -221,6 +221,7 @@ _LAZY_SUBMODULES = ("fx", "profiler", "distributed", "_subclasses", "func", "_dy
 # Names of a lazily imported module: torch.SymInt & co. live with the symbolic shapes.
 _LAZY_NAMES = {n: "ember.fx.experimental.symbolic_shapes"
                for n in ("SymInt", "SymFloat", "SymBool", "sym_max", "sym_min")}
+_LAZY_NAMES["vmap"] = "ember.func"  # torch.vmap is torch.func.vmap
 # torch's functionalization entry points: ember._to_functional_tensor & co.
 _FUNCTIONAL_NAMES = {"_to_functional_tensor": "to_functional", "_sync": "sync",
                      "_from_functional_tensor": "from_functional",
