@@ -156,7 +156,12 @@ def addbmm(self, batch1, batch2, beta=1, alpha=1):
     err = (f"The expanded size of the tensor ({batch2.shape[2]}) must match the existing size "
            f"({self.shape[-1] if self.dim() else 1}) at non-singleton dimension 1.  Target sizes: "
            f"[{batch1.shape[1]}, {batch2.shape[2]}].  Tensor sizes: {list(self.shape)}")
-    return _add_scaled(self, ember.bmm(batch1, batch2).sum(0), beta, alpha, err)
+    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+        ember.bmm(batch1, batch2)  # (bmm's errors)
+    b, n, k = batch1.shape
+    # sum_b batch1[b] @ batch2[b] as one matmul: one accumulation, one rounding (torch's)
+    product = ember.mm(batch1.permute(1, 0, 2).reshape(n, b * k), batch2.reshape(b * k, -1))
+    return _add_scaled(self, product, beta, alpha, err)
 
 
 def addbmm_(self, batch1, batch2, beta=1, alpha=1):
