@@ -6,6 +6,8 @@ isreal (autograd comes from the ops they call).
     tensor([[1., 1., 0., 0.],
             [0., 0., 1., 1.]])
 """
+import math
+
 import ember
 from ember.core.shapes import wrap_dim
 
@@ -59,7 +61,9 @@ def tensordot(self, other, dims_self, dims_other):
     b = b.expand([max(self.shape[x], other.shape[y]) for x, y in zip(ds, do)]
                  + [b.shape[len(do) + i] for i in range(len(free_o))])
     out_shape = [self.shape[d] for d in free_s] + [other.shape[d] for d in free_o]
-    return ember.mm(a.reshape(-1, size), b.reshape(size, -1)).reshape(out_shape)
+    rows = math.prod(self.shape[d] for d in free_s)
+    cols = math.prod(other.shape[d] for d in free_o)
+    return ember.mm(a.reshape(rows, size), b.reshape(size, cols)).reshape(out_shape)
 
 
 def python_tensordot(a, b, dims=2, out=None):
@@ -86,11 +90,11 @@ def dist(self, other, p=2):
 
 def renorm(self, p, dim, maxnorm):
     """Each slice along `dim` with a p-norm above maxnorm scaled down to maxnorm."""
-    dim = wrap_dim(dim, self.dim())
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    dim = wrap_dim(dim, self.dim())
     if self.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
     others = [d for d in range(self.dim()) if d != dim]
@@ -109,16 +113,26 @@ def _scaled(x, factor):
 
 def _add_scaled(self, product, beta, alpha, shape_error):
     """beta * self + alpha * product, with self broadcast to the product (beta=0 ignores
-    self, NaNs included, as torch's BLAS calls do)."""
+    self, NaNs included, as torch's BLAS calls do). Integer inputs refuse float factors;
+    bool ones read the factors as truth values (torch's)."""
     try:
-        ember.broadcast_shapes(self.shape, product.shape)
+        shape = tuple(ember.broadcast_shapes(self.shape, product.shape))
     except RuntimeError:
         raise RuntimeError(shape_error) from None
-    if tuple(ember.broadcast_shapes(self.shape, product.shape)) != tuple(product.shape):
+    if shape != tuple(product.shape):
         raise RuntimeError(shape_error)
+    dt = ember.result_type(self, product)
+    if not (dt.is_floating_point or dt.is_complex):
+        for name, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a "  # noqa: TRY004 (torch's)
+                                   "floating point number.")
+    if dt == ember.bool:
+        product = product if alpha else ember.zeros_like(product, dtype=dt)
+        return product.logical_or(self) if beta else product + ember.zeros_like(self, dtype=dt)
     product = _scaled(product, alpha)
     if beta == 0:
-        return (product + ember.zeros_like(self)).to(ember.result_type(self, product))
+        return (product + ember.zeros_like(self)).to(dt)
     return _scaled(self, beta) + product
 
 
@@ -149,6 +163,7 @@ def addr_(self, vec1, vec2, beta=1, alpha=1):
 
 
 def addbmm(self, batch1, batch2, beta=1, alpha=1):
+    batch1.size(1), batch2.size(2)  # (torch reads these first: IndexError for fewer dims)
     if batch1.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if batch2.dim() != 3:
