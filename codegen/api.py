@@ -57,6 +57,12 @@ DUNDERS = {
     "__iand__": ("bitwise_and_.Tensor", "self", "other"),
     "__ior__": ("bitwise_or_.Tensor", "self", "other"),
     "__ixor__": ("bitwise_xor_.Tensor", "self", "other"),
+    "__lshift__": ("bitwise_left_shift.Tensor", "self", "other"),
+    "__rshift__": ("bitwise_right_shift.Tensor", "self", "other"),
+    "__rlshift__": ("bitwise_left_shift.Tensor", "_wrap(other, self)", "self"),
+    "__rrshift__": ("bitwise_right_shift.Tensor", "_wrap(other, self)", "self"),
+    "__ilshift__": ("bitwise_left_shift_.Tensor", "self", "other"),
+    "__irshift__": ("bitwise_right_shift_.Tensor", "self", "other"),
     "__ifloordiv__": ("floor_divide_.Tensor", "self", "other"),
     "__imod__": ("remainder_.Tensor", "self", "other"),
 }

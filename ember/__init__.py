@@ -81,6 +81,40 @@ from .core.flags import (
 )
 from .core.printing import get_printoptions, set_printoptions
 from .core.storage import Storage as UntypedStorage
+from .core.surface import (
+    adaptive_max_pool1d,
+    asarray,
+    celu,
+    cosine_embedding_loss,
+    frombuffer,
+    get_device,
+    get_num_interop_threads,
+    get_num_threads,
+    group_norm,
+    hinge_embedding_loss,
+    instance_norm,
+    is_complex,
+    is_conj,
+    is_inference,
+    is_neg,
+    is_nonzero,
+    is_same_size,
+    is_signed,
+    kl_div,
+    margin_ranking_loss,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool3d,
+    poisson_nll_loss,
+    range,
+    resize_as_,
+    rms_norm,
+    rrelu,
+    selu,
+    set_num_interop_threads,
+    set_num_threads,
+    triplet_margin_loss,
+)
 from .core.tensor import Size, Tensor, channels_last, contiguous_format, preserve_format
 from .core.toplevel import (
     allclose,
@@ -104,6 +138,7 @@ from .core.toplevel import (
 from .core.typeinfo import finfo, iinfo
 from .dispatch.dispatcher import ops
 from .kernels.composite.linalg import python_chain_matmul as chain_matmul  # torch.functional
+from .kernels.composite.products import python_tensordot as tensordot  # torch.functional
 from .kernels.composite.reduction import gradient  # torch.gradient (a Python composite)
 from .kernels.composite.reduction import python_cdist as cdist  # torch.functional.cdist
 from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
@@ -129,7 +164,7 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "from_numpy", "get_default_dtype", "is_grad_enabled", "manual_seed", "no_grad",
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
-    "set_printoptions", "get_printoptions", "norm", "chain_matmul", "einsum", "unique", "unique_consecutive",
+    "set_printoptions", "get_printoptions", "norm", "tensordot", "chain_matmul", "einsum", "unique", "unique_consecutive",
     "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag", "typename",
     "isclose", "allclose", "equal", "set_float32_matmul_precision",
     "get_float32_matmul_precision", "use_deterministic_algorithms",
@@ -186,6 +221,7 @@ _LAZY_SUBMODULES = ("fx", "profiler", "distributed", "_subclasses", "func", "_dy
 # Names of a lazily imported module: torch.SymInt & co. live with the symbolic shapes.
 _LAZY_NAMES = {n: "ember.fx.experimental.symbolic_shapes"
                for n in ("SymInt", "SymFloat", "SymBool", "sym_max", "sym_min")}
+_LAZY_NAMES["vmap"] = "ember.func"  # torch.vmap is torch.func.vmap
 # torch's functionalization entry points: ember._to_functional_tensor & co.
 _FUNCTIONAL_NAMES = {"_to_functional_tensor": "to_functional", "_sync": "sync",
                      "_from_functional_tensor": "from_functional",

@@ -15,6 +15,7 @@ from . import (  # noqa: F401
     norm,
     split,
     stft,
+    tensordot,
     unique,
     unique_consecutive,
     unravel_index,

@@ -27,6 +27,16 @@ _BELOW_CUDA = _K.below(_K.AutocastCUDA)
 DEFAULT_DTYPES = {'cpu': 'bfloat16', 'cuda': 'float16'}
 
 
+# schema/autocast.yaml: cpu.lower_precision_fp: addbmm
+def cpu_addbmm(keyset, self, batch1, batch2, beta, alpha):
+    to = _lower_dtype('cpu')
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.addbmm.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(batch1, to, 'cpu'), _cast(batch2, to, 'cpu'), beta, alpha)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.lower_precision_fp: addmm
 def cpu_addmm(keyset, self, mat1, mat2, beta, alpha):
     to = _lower_dtype('cpu')
@@ -817,12 +827,42 @@ def cpu_stack(keyset, tensors, dim):
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.lower_precision_fp: addbmm
+def cuda_addbmm(keyset, self, batch1, batch2, beta, alpha):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.addbmm.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(batch1, to, 'cuda'), _cast(batch2, to, 'cuda'), beta, alpha)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.lower_precision_fp: addmm
 def cuda_addmm(keyset, self, mat1, mat2, beta, alpha):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
     try:
         return _o.addmm.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(mat1, to, 'cuda'), _cast(mat2, to, 'cuda'), beta, alpha)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: addmv
+def cuda_addmv(keyset, self, mat, vec, beta, alpha):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.addmv.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(mat, to, 'cuda'), _cast(vec, to, 'cuda'), beta, alpha)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: addr
+def cuda_addr(keyset, self, vec1, vec2, beta, alpha):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.addr.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(vec1, to, 'cuda'), _cast(vec2, to, 'cuda'), beta, alpha)
     finally:
         _restore(saved)
 
@@ -1057,6 +1097,16 @@ def cuda_cosh(keyset, self):
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.fp32: dist
+def cuda_dist(keyset, self, other, p):
+    to = _FLOAT32
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.dist.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(other, to, 'cuda'), p)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.fp32: erfinv
 def cuda_erfinv(keyset, self):
     to = _FLOAT32
@@ -1253,6 +1303,16 @@ def cuda_reciprocal(keyset, self):
     saved = _exclude(_CUDA_BIT)
     try:
         return _o.reciprocal.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.fp32: renorm
+def cuda_renorm(keyset, self, p, dim, maxnorm):
+    to = _FLOAT32
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.renorm.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), p, dim, maxnorm)
     finally:
         _restore(saved)
 
@@ -1488,6 +1548,26 @@ def cuda_scatter_add(keyset, self, dim, index, src):
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.promote: tensordot
+def cuda_tensordot(keyset, self, other, dims_self, dims_other):
+    to = _promote_dtype('cuda', self, other)
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.tensordot.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(other, to, 'cuda'), dims_self, dims_other)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.promote: vdot
+def cuda_vdot(keyset, self, other):
+    to = _promote_dtype('cuda', self, other)
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.vdot.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(other, to, 'cuda'))
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.banned: binary_cross_entropy
 def cuda_binary_cross_entropy(keyset, self, target, weight, reduction):
     raise RuntimeError('torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\nMany models use a sigmoid layer right before the binary cross entropy layer.\nIn this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\nor torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\nsafe to autocast.')
@@ -1495,6 +1575,7 @@ def cuda_binary_cross_entropy(keyset, self, target, weight, reduction):
 
 # Registration, when ember imports this module.
 _set_default_dtypes(DEFAULT_DTYPES)
+_o.addbmm.register("AutocastCPU", cpu_addbmm, with_keyset=True)
 _o.addmm.register("AutocastCPU", cpu_addmm, with_keyset=True)
 _o.baddbmm.register("AutocastCPU", cpu_baddbmm, with_keyset=True)
 _o.bmm.register("AutocastCPU", cpu_bmm, with_keyset=True)
@@ -1574,7 +1655,10 @@ _o.view_as_complex.register("AutocastCPU", cpu_view_as_complex, with_keyset=True
 _o.cat.register("AutocastCPU", cpu_cat, with_keyset=True)
 _o.index_copy.register("AutocastCPU", cpu_index_copy, with_keyset=True)
 _o.stack.register("AutocastCPU", cpu_stack, with_keyset=True)
+_o.addbmm.register("AutocastCUDA", cuda_addbmm, with_keyset=True)
 _o.addmm.register("AutocastCUDA", cuda_addmm, with_keyset=True)
+_o.addmv.register("AutocastCUDA", cuda_addmv, with_keyset=True)
+_o.addr.register("AutocastCUDA", cuda_addr, with_keyset=True)
 _o.baddbmm.register("AutocastCUDA", cuda_baddbmm, with_keyset=True)
 _o.bmm.register("AutocastCUDA", cuda_bmm, with_keyset=True)
 _o.chain_matmul.register("AutocastCUDA", cuda_chain_matmul, with_keyset=True)
@@ -1598,6 +1682,7 @@ _o.asin.register("AutocastCUDA", cuda_asin, with_keyset=True)
 _o.binary_cross_entropy_with_logits.register("AutocastCUDA", cuda_binary_cross_entropy_with_logits, with_keyset=True)
 _o.cdist.register("AutocastCUDA", cuda_cdist, with_keyset=True)
 _o.cosh.register("AutocastCUDA", cuda_cosh, with_keyset=True)
+_o.dist.register("AutocastCUDA", cuda_dist, with_keyset=True)
 _o.erfinv.register("AutocastCUDA", cuda_erfinv, with_keyset=True)
 _o.exp.register("AutocastCUDA", cuda_exp, with_keyset=True)
 _o.expm1.register("AutocastCUDA", cuda_expm1, with_keyset=True)
@@ -1618,6 +1703,7 @@ _o.pow_Scalar.register("AutocastCUDA", cuda_pow_Scalar, with_keyset=True)
 _o.pow_Tensor_Scalar.register("AutocastCUDA", cuda_pow_Tensor_Scalar, with_keyset=True)
 _o.pow_Tensor_Tensor.register("AutocastCUDA", cuda_pow_Tensor_Tensor, with_keyset=True)
 _o.reciprocal.register("AutocastCUDA", cuda_reciprocal, with_keyset=True)
+_o.renorm.register("AutocastCUDA", cuda_renorm, with_keyset=True)
 _o.rsqrt.register("AutocastCUDA", cuda_rsqrt, with_keyset=True)
 _o.sinh.register("AutocastCUDA", cuda_sinh, with_keyset=True)
 _o.softplus.register("AutocastCUDA", cuda_softplus, with_keyset=True)
@@ -1640,4 +1726,6 @@ _o.cross.register("AutocastCUDA", cuda_cross, with_keyset=True)
 _o.dot.register("AutocastCUDA", cuda_dot, with_keyset=True)
 _o.index_put.register("AutocastCUDA", cuda_index_put, with_keyset=True)
 _o.scatter_add.register("AutocastCUDA", cuda_scatter_add, with_keyset=True)
+_o.tensordot.register("AutocastCUDA", cuda_tensordot, with_keyset=True)
+_o.vdot.register("AutocastCUDA", cuda_vdot, with_keyset=True)
 _o.binary_cross_entropy.register("AutocastCUDA", cuda_binary_cross_entropy, with_keyset=True)

@@ -46,6 +46,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_abs,
     _entry_abs_,
     _entry_abs_out,
+    _entry_absolute,
+    _entry_absolute_,
+    _entry_absolute_out,
     _entry_acos,
     _entry_acos_,
     _entry_acos_out,
@@ -59,6 +62,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addbmm,
+    _entry_addbmm_,
+    _entry_addbmm_out,
     _entry_addcdiv,
     _entry_addcdiv_,
     _entry_addcdiv_out,
@@ -67,6 +73,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
+    _entry_addmv,
+    _entry_addmv_,
+    _entry_addmv_out,
+    _entry_addr,
+    _entry_addr_,
+    _entry_addr_out,
     _entry_adjoint,
     _entry_alias,
     _entry_alias_copy,
@@ -96,6 +108,27 @@ from ember._generated.ops import (  # noqa: F401
     _entry_arange_start,
     _entry_arange_start_out,
     _entry_arange_start_step,
+    _entry_arccos,
+    _entry_arccos_,
+    _entry_arccos_out,
+    _entry_arccosh,
+    _entry_arccosh_,
+    _entry_arccosh_out,
+    _entry_arcsin,
+    _entry_arcsin_,
+    _entry_arcsin_out,
+    _entry_arcsinh,
+    _entry_arcsinh_,
+    _entry_arcsinh_out,
+    _entry_arctan,
+    _entry_arctan2,
+    _entry_arctan2_,
+    _entry_arctan2_out,
+    _entry_arctan_,
+    _entry_arctan_out,
+    _entry_arctanh,
+    _entry_arctanh_,
+    _entry_arctanh_out,
     _entry_argmax,
     _entry_argmax_out,
     _entry_argmin,
@@ -164,6 +197,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_and_Tensor_out,
     _entry_bitwise_and__Scalar,
     _entry_bitwise_and__Tensor,
+    _entry_bitwise_left_shift_Scalar_Tensor,
+    _entry_bitwise_left_shift_Scalar_Tensor_out,
+    _entry_bitwise_left_shift_Tensor,
+    _entry_bitwise_left_shift_Tensor_Scalar,
+    _entry_bitwise_left_shift_Tensor_Scalar_out,
+    _entry_bitwise_left_shift_Tensor_out,
+    _entry_bitwise_left_shift__Tensor,
+    _entry_bitwise_left_shift__Tensor_Scalar,
     _entry_bitwise_not,
     _entry_bitwise_not_,
     _entry_bitwise_not_out,
@@ -175,6 +216,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_or_Tensor_out,
     _entry_bitwise_or__Scalar,
     _entry_bitwise_or__Tensor,
+    _entry_bitwise_right_shift_Scalar_Tensor,
+    _entry_bitwise_right_shift_Scalar_Tensor_out,
+    _entry_bitwise_right_shift_Tensor,
+    _entry_bitwise_right_shift_Tensor_Scalar,
+    _entry_bitwise_right_shift_Tensor_Scalar_out,
+    _entry_bitwise_right_shift_Tensor_out,
+    _entry_bitwise_right_shift__Tensor,
+    _entry_bitwise_right_shift__Tensor_Scalar,
     _entry_bitwise_xor_Scalar,
     _entry_bitwise_xor_Scalar_Tensor,
     _entry_bitwise_xor_Scalar_Tensor_out,
@@ -234,6 +283,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp_min__Tensor,
     _entry_clamp_min_out,
     _entry_clamp_out,
+    _entry_clip,
+    _entry_clip_,
+    _entry_clip_Tensor,
+    _entry_clip_Tensor_out,
+    _entry_clip__Tensor,
+    _entry_clip_out,
     _entry_clone,
     _entry_clone_out,
     _entry_column_stack,
@@ -241,6 +296,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_combinations,
     _entry_complex,
     _entry_complex_out,
+    _entry_concat,
+    _entry_concat_out,
+    _entry_concatenate,
+    _entry_concatenate_out,
     _entry_conj,
     _entry_conj_physical,
     _entry_conj_physical_out,
@@ -309,6 +368,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_digamma,
     _entry_digamma_,
     _entry_digamma_out,
+    _entry_dist,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -321,6 +381,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_divide_Scalar,
+    _entry_divide_Scalar_mode,
+    _entry_divide_Tensor,
+    _entry_divide_Tensor_mode,
+    _entry_divide__Scalar,
+    _entry_divide__Scalar_mode,
+    _entry_divide__Tensor,
+    _entry_divide__Tensor_mode,
+    _entry_divide_out,
+    _entry_divide_out_mode,
     _entry_dot,
     _entry_dot_out,
     _entry_dropout,
@@ -431,6 +501,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill_Tensor_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
+    _entry_fill_diagonal_,
+    _entry_fix,
+    _entry_fix_,
+    _entry_fix_out,
     _entry_flatten_using_ints,
     _entry_flip,
     _entry_flip_out,
@@ -439,6 +513,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_float_power_Scalar,
     _entry_float_power_Tensor_Scalar,
     _entry_float_power_Tensor_Tensor,
+    _entry_float_power__Scalar,
+    _entry_float_power__Tensor,
     _entry_floor,
     _entry_floor_,
     _entry_floor_divide,
@@ -487,6 +563,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_geometric_out,
     _entry_ger,
     _entry_ger_out,
+    _entry_greater_Scalar,
+    _entry_greater_Scalar_out,
+    _entry_greater_Tensor,
+    _entry_greater_Tensor_out,
+    _entry_greater__Scalar,
+    _entry_greater__Tensor,
+    _entry_greater_equal_Scalar,
+    _entry_greater_equal_Scalar_out,
+    _entry_greater_equal_Tensor,
+    _entry_greater_equal_Tensor_out,
+    _entry_greater_equal__Scalar,
+    _entry_greater_equal__Tensor,
     _entry_gt_Scalar,
     _entry_gt_Scalar_out,
     _entry_gt_Tensor,
@@ -552,6 +640,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_index_select,
     _entry_index_select_out,
+    _entry_inner,
+    _entry_inner_out,
     _entry_inverse,
     _entry_inverse_out,
     _entry_isfinite,
@@ -566,6 +656,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isneginf_out,
     _entry_isposinf,
     _entry_isposinf_out,
+    _entry_isreal,
     _entry_istft,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
@@ -573,12 +664,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_kron,
+    _entry_kron_out,
     _entry_kthvalue,
     _entry_l1_loss,
     _entry_layer_norm,
     _entry_lcm,
     _entry_lcm_,
     _entry_lcm_out,
+    _entry_ldexp_,
     _entry_ldexp_Tensor,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
@@ -597,6 +691,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_less_Scalar,
+    _entry_less_Scalar_out,
+    _entry_less_Tensor,
+    _entry_less_Tensor_out,
+    _entry_less__Scalar,
+    _entry_less__Tensor,
+    _entry_less_equal_Scalar,
+    _entry_less_equal_Scalar_out,
+    _entry_less_equal_Tensor,
+    _entry_less_equal_Tensor_out,
+    _entry_less_equal__Scalar,
+    _entry_less_equal__Tensor,
     _entry_lgamma,
     _entry_lgamma_,
     _entry_lgamma_out,
@@ -810,6 +916,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul_out,
     _entry_multinomial,
     _entry_multinomial_out,
+    _entry_multiply_Scalar,
+    _entry_multiply_Tensor,
+    _entry_multiply__Scalar,
+    _entry_multiply__Tensor,
+    _entry_multiply_out,
     _entry_mv,
     _entry_mv_out,
     _entry_mvlgamma,
@@ -848,6 +959,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
+    _entry_negative,
+    _entry_negative_,
+    _entry_negative_out,
     _entry_new_empty,
     _entry_new_empty_out,
     _entry_new_empty_strided,
@@ -890,6 +1004,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_normal_float_float,
     _entry_normal_float_float_out,
     _entry_normal_functional,
+    _entry_not_equal_Scalar,
+    _entry_not_equal_Scalar_out,
+    _entry_not_equal_Tensor,
+    _entry_not_equal_Tensor_out,
+    _entry_not_equal__Scalar,
+    _entry_not_equal__Tensor,
     _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
@@ -998,6 +1118,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_remainder_Tensor_out,
     _entry_remainder__Scalar,
     _entry_remainder__Tensor,
+    _entry_renorm,
+    _entry_renorm_,
+    _entry_renorm_out,
     _entry_repeat,
     _entry_repeat_interleave_Tensor,
     _entry_repeat_interleave_Tensor_out,
@@ -1061,6 +1184,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_set__source_Tensor,
     _entry_set__source_Tensor_storage_offset,
     _entry_sgn,
+    _entry_sgn_,
     _entry_sgn_out,
     _entry_sigmoid,
     _entry_sigmoid_,
@@ -1240,6 +1364,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sqrt,
     _entry_sqrt_,
     _entry_sqrt_out,
+    _entry_square,
+    _entry_square_,
+    _entry_square_out,
     _entry_squeeze,
     _entry_squeeze_,
     _entry_squeeze__dim,
@@ -1267,13 +1394,21 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sub__Scalar,
     _entry_sub__Tensor,
     _entry_sub_out,
+    _entry_subtract_Scalar,
+    _entry_subtract_Tensor,
+    _entry_subtract__Scalar,
+    _entry_subtract__Tensor,
+    _entry_subtract_out,
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_sum_to_size,
     _entry_svd,
     _entry_svd_U,
     _entry_swapaxes,
+    _entry_swapaxes_,
     _entry_swapdims,
+    _entry_swapdims_,
     _entry_t,
     _entry_t_,
     _entry_t_copy,
@@ -1292,6 +1427,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tensor_split_indices,
     _entry_tensor_split_sections,
     _entry_tensor_split_tensor_indices_or_sections,
+    _entry_tensordot,
+    _entry_tensordot_out,
     _entry_threshold,
     _entry_threshold_,
     _entry_threshold_backward,
@@ -1325,9 +1462,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_triu_indices,
     _entry_triu_indices_out,
     _entry_triu_out,
+    _entry_true_divide_Scalar,
+    _entry_true_divide_Tensor,
+    _entry_true_divide__Scalar,
+    _entry_true_divide__Tensor,
+    _entry_true_divide_out,
     _entry_trunc,
     _entry_trunc_,
     _entry_trunc_out,
+    _entry_type_as,
     _entry_unbind_copy_int,
     _entry_unbind_int,
     _entry_unflatten_int,
@@ -1352,6 +1495,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_var_mean_correction_out,
     _entry_var_mean_dim,
     _entry_var_out,
+    _entry_vdot,
+    _entry_vdot_out,
     _entry_view,
     _entry_view_as,
     _entry_view_as_complex,
@@ -1405,15 +1550,20 @@ __all__ = [
     '_unique2',
     'abs',
     'abs_',
+    'absolute',
     'acos',
     'acos_',
     'acosh',
     'acosh_',
     'adaptive_avg_pool2d',
     'add',
+    'addbmm',
     'addcdiv',
     'addcmul',
     'addmm',
+    'addmv',
+    'addmv_',
+    'addr',
     'adjoint',
     'alias',
     'alias_copy',
@@ -1426,6 +1576,19 @@ __all__ = [
     'angle',
     'any',
     'arange',
+    'arccos',
+    'arccos_',
+    'arccosh',
+    'arccosh_',
+    'arcsin',
+    'arcsin_',
+    'arcsinh',
+    'arcsinh_',
+    'arctan',
+    'arctan2',
+    'arctan_',
+    'arctanh',
+    'arctanh_',
     'argmax',
     'argmin',
     'argsort',
@@ -1457,8 +1620,10 @@ __all__ = [
     'binary_cross_entropy_with_logits',
     'bincount',
     'bitwise_and',
+    'bitwise_left_shift',
     'bitwise_not',
     'bitwise_or',
+    'bitwise_right_shift',
     'bitwise_xor',
     'blackman_window',
     'bmm',
@@ -1478,10 +1643,14 @@ __all__ = [
     'clamp_max_',
     'clamp_min',
     'clamp_min_',
+    'clip',
+    'clip_',
     'clone',
     'column_stack',
     'combinations',
     'complex',
+    'concat',
+    'concatenate',
     'conj',
     'conj_physical',
     'constant_pad_nd',
@@ -1523,7 +1692,9 @@ __all__ = [
     'diff',
     'digamma',
     'digamma_',
+    'dist',
     'div',
+    'divide',
     'dot',
     'dropout',
     'dropout_',
@@ -1559,6 +1730,8 @@ __all__ = [
     'feature_dropout_',
     'fill',
     'fill_',
+    'fix',
+    'fix_',
     'flatten',
     'flip',
     'fliplr',
@@ -1577,11 +1750,14 @@ __all__ = [
     'full_like',
     'gather',
     'gcd',
+    'gcd_',
     'ge',
     'gelu',
     'gelu_',
     'gelu_backward',
     'ger',
+    'greater',
+    'greater_equal',
     'gt',
     'hamming_window',
     'hann_window',
@@ -1606,6 +1782,7 @@ __all__ = [
     'index_put',
     'index_put_',
     'index_select',
+    'inner',
     'inverse',
     'isfinite',
     'isin',
@@ -1613,18 +1790,24 @@ __all__ = [
     'isnan',
     'isneginf',
     'isposinf',
+    'isreal',
     'istft',
     'kaiser_window',
+    'kron',
     'kthvalue',
     'l1_loss',
     'layer_norm',
     'lcm',
+    'lcm_',
     'ldexp',
+    'ldexp_',
     'le',
     'leaky_relu',
     'leaky_relu_',
     'leaky_relu_backward',
     'lerp',
+    'less',
+    'less_equal',
     'lgamma',
     'lgamma_',
     'lift_fresh',
@@ -1719,6 +1902,7 @@ __all__ = [
     'msort',
     'mul',
     'multinomial',
+    'multiply',
     'mv',
     'mvlgamma',
     'nan_to_num',
@@ -1738,6 +1922,8 @@ __all__ = [
     'ne',
     'neg',
     'neg_',
+    'negative',
+    'negative_',
     'nextafter',
     'nll_loss',
     'nll_loss2d',
@@ -1747,6 +1933,7 @@ __all__ = [
     'nll_loss_forward',
     'nll_loss_nd',
     'normal',
+    'not_equal',
     'one_hot',
     'ones',
     'ones_like',
@@ -1781,6 +1968,7 @@ __all__ = [
     'relu',
     'relu_',
     'remainder',
+    'renorm',
     'repeat_interleave',
     'reshape',
     'resolve_conj',
@@ -1866,6 +2054,8 @@ __all__ = [
     'split_with_sizes_copy',
     'sqrt',
     'sqrt_',
+    'square',
+    'square_',
     'squeeze',
     'squeeze_copy',
     'stack',
@@ -1873,6 +2063,7 @@ __all__ = [
     'std_mean',
     'stft',
     'sub',
+    'subtract',
     'sum',
     'svd',
     'swapaxes',
@@ -1902,6 +2093,7 @@ __all__ = [
     'tril_indices',
     'triu',
     'triu_indices',
+    'true_divide',
     'trunc',
     'trunc_',
     'unbind',
@@ -1913,6 +2105,7 @@ __all__ = [
     'unsqueeze_copy',
     'var',
     'var_mean',
+    'vdot',
     'view_as_complex',
     'view_as_complex_copy',
     'view_as_real',
@@ -2292,6 +2485,25 @@ def abs_(input):
         return _r
 
 
+# schema/native_functions.yaml: absolute(Tensor self) -> Tensor
+def absolute(input, *, out=None):
+    """absolute(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(absolute, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_absolute(input)
+        return _entry_absolute_out(input, out)
+
+    except TypeError:
+        _r = _hra(absolute, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
@@ -2402,6 +2614,25 @@ def add(input, other, *, alpha=1, out=None):
         return _r
 
 
+# schema/native_functions.yaml: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_addbmm(input, batch1, batch2, beta, alpha)
+        return _entry_addbmm_out(input, batch1, batch2, beta, alpha, out)
+
+    except TypeError:
+        _r = _hra(addbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
@@ -2462,6 +2693,61 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 
     except TypeError:
         _r = _hra(addmm, (input, mat1, mat2), (input, mat1, mat2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addmv(input, mat, vec, *, beta=1, alpha=1, out=None):
+    """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addmv, (input, mat, vec), (input, mat, vec), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_addmv(input, mat, vec, beta, alpha)
+        return _entry_addmv_out(input, mat, vec, beta, alpha, out)
+
+    except TypeError:
+        _r = _hra(addmv, (input, mat, vec), (input, mat, vec), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+def addmv_(input, mat, vec, *, beta=1, alpha=1):
+    """addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(addmv_, (input, mat, vec), (input, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addmv_(input, mat, vec, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addmv_, (input, mat, vec), (input, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addr(input, vec1, vec2, *, beta=1, alpha=1, out=None):
+    """addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addr, (input, vec1, vec2), (input, vec1, vec2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_addr(input, vec1, vec2, beta, alpha)
+        return _entry_addr_out(input, vec1, vec2, beta, alpha, out)
+
+    except TypeError:
+        _r = _hra(addr, (input, vec1, vec2), (input, vec1, vec2), {'beta': beta, 'alpha': alpha, 'out': out})
         if _r is _NO:
             raise
         return _r
@@ -2831,6 +3117,243 @@ def arange(*args, **kwargs):
         return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
     except TypeError:
         _r = _hra_any(arange, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arccos(Tensor self) -> Tensor
+def arccos(input, *, out=None):
+    """arccos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arccos, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_arccos(input)
+        return _entry_arccos_out(input, out)
+
+    except TypeError:
+        _r = _hra(arccos, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arccos_(Tensor(a!) self) -> Tensor(a!)
+def arccos_(input):
+    """arccos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arccos_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arccos_(input)
+
+    except TypeError:
+        _r = _hra(arccos_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arccosh(Tensor self) -> Tensor
+def arccosh(input, *, out=None):
+    """arccosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arccosh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_arccosh(input)
+        return _entry_arccosh_out(input, out)
+
+    except TypeError:
+        _r = _hra(arccosh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arccosh_(Tensor(a!) self) -> Tensor(a!)
+def arccosh_(input):
+    """arccosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arccosh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arccosh_(input)
+
+    except TypeError:
+        _r = _hra(arccosh_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arcsin(Tensor self) -> Tensor
+def arcsin(input, *, out=None):
+    """arcsin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arcsin, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_arcsin(input)
+        return _entry_arcsin_out(input, out)
+
+    except TypeError:
+        _r = _hra(arcsin, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arcsin_(Tensor(a!) self) -> Tensor(a!)
+def arcsin_(input):
+    """arcsin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arcsin_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arcsin_(input)
+
+    except TypeError:
+        _r = _hra(arcsin_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arcsinh(Tensor self) -> Tensor
+def arcsinh(input, *, out=None):
+    """arcsinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arcsinh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_arcsinh(input)
+        return _entry_arcsinh_out(input, out)
+
+    except TypeError:
+        _r = _hra(arcsinh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arcsinh_(Tensor(a!) self) -> Tensor(a!)
+def arcsinh_(input):
+    """arcsinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arcsinh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arcsinh_(input)
+
+    except TypeError:
+        _r = _hra(arcsinh_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctan(Tensor self) -> Tensor
+def arctan(input, *, out=None):
+    """arctan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arctan, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_arctan(input)
+        return _entry_arctan_out(input, out)
+
+    except TypeError:
+        _r = _hra(arctan, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctan2(Tensor self, Tensor other) -> Tensor
+def arctan2(input, other, *, out=None):
+    """arctan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arctan2, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('arctan2', 'other', 2, other)
+        if out is None:
+            return _entry_arctan2(input, other)
+        return _entry_arctan2_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(arctan2, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctan_(Tensor(a!) self) -> Tensor(a!)
+def arctan_(input):
+    """arctan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arctan_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arctan_(input)
+
+    except TypeError:
+        _r = _hra(arctan_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctanh(Tensor self) -> Tensor
+def arctanh(input, *, out=None):
+    """arctanh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arctanh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_arctanh(input)
+        return _entry_arctanh_out(input, out)
+
+    except TypeError:
+        _r = _hra(arctanh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctanh_(Tensor(a!) self) -> Tensor(a!)
+def arctanh_(input):
+    """arctanh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arctanh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arctanh_(input)
+
+    except TypeError:
+        _r = _hra(arctanh_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -3673,6 +4196,77 @@ def bitwise_and(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_bitwise_left_shift(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_left_shift(input, other, out):
+    if out is None:
+        return _entry_bitwise_left_shift_Tensor(input, other)
+    return _entry_bitwise_left_shift_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_bitwise_left_shift(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_left_shift(input, other, out):
+    if out is None:
+        return _entry_bitwise_left_shift_Tensor_Scalar(input, other)
+    return _entry_bitwise_left_shift_Tensor_Scalar_out(input, other, out)
+
+
+# schema/native_functions.yaml: bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+def _m2_bitwise_left_shift(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_bitwise_left_shift(input, other, out):
+    if out is None:
+        return _entry_bitwise_left_shift_Scalar_Tensor(input, other)
+    return _entry_bitwise_left_shift_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_left_shift = (
+    (_m0_bitwise_left_shift, _c0_bitwise_left_shift, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_left_shift, _c1_bitwise_left_shift, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_bitwise_left_shift, _c2_bitwise_left_shift, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_left_shift = (
+    'bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor',
+    'bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_left_shift(*args, **kwargs):
+    """Overloads:
+    bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+    bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(bitwise_left_shift, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_bitwise_left_shift, args, kwargs, 'bitwise_left_shift', _sigs_bitwise_left_shift)
+    except TypeError:
+        _r = _hra_any(bitwise_left_shift, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
@@ -3758,6 +4352,77 @@ def bitwise_or(*args, **kwargs):
         return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
     except TypeError:
         _r = _hra_any(bitwise_or, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_bitwise_right_shift(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_right_shift(input, other, out):
+    if out is None:
+        return _entry_bitwise_right_shift_Tensor(input, other)
+    return _entry_bitwise_right_shift_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_bitwise_right_shift(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_right_shift(input, other, out):
+    if out is None:
+        return _entry_bitwise_right_shift_Tensor_Scalar(input, other)
+    return _entry_bitwise_right_shift_Tensor_Scalar_out(input, other, out)
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+def _m2_bitwise_right_shift(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_bitwise_right_shift(input, other, out):
+    if out is None:
+        return _entry_bitwise_right_shift_Scalar_Tensor(input, other)
+    return _entry_bitwise_right_shift_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_right_shift = (
+    (_m0_bitwise_right_shift, _c0_bitwise_right_shift, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_right_shift, _c1_bitwise_right_shift, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_bitwise_right_shift, _c2_bitwise_right_shift, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_right_shift = (
+    'bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor',
+    'bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_right_shift(*args, **kwargs):
+    """Overloads:
+    bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+    bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(bitwise_right_shift, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_bitwise_right_shift, args, kwargs, 'bitwise_right_shift', _sigs_bitwise_right_shift)
+    except TypeError:
+        _r = _hra_any(bitwise_right_shift, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -4442,6 +5107,112 @@ def clamp_min_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+def _m0_clip(input, min=None, max=None, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (input, min, max, out)
+    return None
+
+
+def _c0_clip(input, min, max, out):
+    if out is None:
+        return _entry_clip_Tensor(input, min, max)
+    return _entry_clip_Tensor_out(input, min, max, out)
+
+
+# schema/native_functions.yaml: clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+def _m1_clip(input, min=None, max=None, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (input, min, max, out)
+    return None
+
+
+def _c1_clip(input, min, max, out):
+    if out is None:
+        return _entry_clip(input, min, max)
+    return _entry_clip_out(input, min, max, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clip = (
+    (_m0_clip, _c0_clip, 3, frozenset(('input', 'max', 'min', 'out'))),
+    (_m1_clip, _c1_clip, 3, frozenset(('input', 'max', 'min', 'out'))),
+)
+_sigs_clip = (
+    'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
+    'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
+)
+
+
+def clip(*args, **kwargs):
+    """Overloads:
+    clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+    clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(clip, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_clip, args, kwargs, 'clip', _sigs_clip)
+    except TypeError:
+        _r = _hra_any(clip, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+def _m0_clip_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c0_clip_(input, min, max):
+    return _entry_clip__Tensor(input, min, max)
+
+
+# schema/native_functions.yaml: clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+def _m1_clip_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c1_clip_(input, min, max):
+    return _entry_clip_(input, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clip_ = (
+    (_m0_clip_, _c0_clip_, 3, frozenset(('input', 'max', 'min'))),
+    (_m1_clip_, _c1_clip_, 3, frozenset(('input', 'max', 'min'))),
+)
+_sigs_clip_ = (
+    'clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    'clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+)
+
+
+def clip_(*args, **kwargs):
+    """Overloads:
+    clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+    clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(clip_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_clip_, args, kwargs, 'clip_', _sigs_clip_)
+    except TypeError:
+        _r = _hra_any(clip_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 def clone(input, *, memory_format=None, out=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
@@ -4511,6 +5282,44 @@ def complex(real, imag, *, out=None):
 
     except TypeError:
         _r = _hra(complex, (real, imag), (real, imag), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: concat(Tensor[] tensors, int dim=0) -> Tensor
+def concat(tensors, dim=0, *, out=None):
+    """concat(Tensor[] tensors, int dim=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(concat, (tensors,), (tensors, dim), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_concat(tensors, dim)
+        return _entry_concat_out(tensors, dim, out)
+
+    except TypeError:
+        _r = _hra(concat, (tensors,), (tensors, dim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: concatenate(Tensor[] tensors, int dim=0) -> Tensor
+def concatenate(tensors, dim=0, *, out=None):
+    """concatenate(Tensor[] tensors, int dim=0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(concatenate, (tensors,), (tensors, dim), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_concatenate(tensors, dim)
+        return _entry_concatenate_out(tensors, dim, out)
+
+    except TypeError:
+        _r = _hra(concatenate, (tensors,), (tensors, dim), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -5417,6 +6226,23 @@ def digamma_(input):
         return _r
 
 
+# schema/native_functions.yaml: dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+def dist(input, other, p=2):
+    """dist(Tensor self, Tensor other, Scalar p=2) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(dist, (input, other), (input, other, p), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_dist(input, other, p)
+
+    except TypeError:
+        _r = _hra(dist, (input, other), (input, other, p), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
@@ -5485,6 +6311,89 @@ def div(*args, **kwargs):
         if len(args) > 1 and isinstance(args[0], _Number) and isinstance(args[1], _Tensor):
             return div(_wrap_number(args[0], args[1]), *args[1:], **kwargs)   # torch.div(2, t)
         _r = _hra_any(div, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: divide.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_divide(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_divide(input, other, out):
+    if out is None:
+        return _entry_divide_Tensor(input, other)
+    return _entry_divide_out(input, other, out)
+
+
+# schema/native_functions.yaml: divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+def _m1_divide(input, other, *, rounding_mode, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other) and _F['str?'](rounding_mode):
+        return (input, other, rounding_mode, out)
+    return None
+
+
+def _c1_divide(input, other, rounding_mode, out):
+    if out is None:
+        return _entry_divide_Tensor_mode(input, other, rounding_mode)
+    return _entry_divide_out_mode(input, other, rounding_mode, out)
+
+
+# schema/native_functions.yaml: divide.Scalar(Tensor self, Scalar other) -> Tensor
+def _m2_divide(input, other):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other)
+    return None
+
+
+def _c2_divide(input, other):
+    return _entry_divide_Scalar(input, other)
+
+
+# schema/native_functions.yaml: divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+def _m3_divide(input, other, *, rounding_mode):
+    if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (input, other, rounding_mode)
+    return None
+
+
+def _c3_divide(input, other, rounding_mode):
+    return _entry_divide_Scalar_mode(input, other, rounding_mode)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_divide = (
+    (_m0_divide, _c0_divide, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_divide, _c1_divide, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
+    (_m2_divide, _c2_divide, 2, frozenset(('input', 'other'))),
+    (_m3_divide, _c3_divide, 2, frozenset(('input', 'other', 'rounding_mode'))),
+)
+_sigs_divide = (
+    'divide.Tensor(Tensor self, Tensor other) -> Tensor',
+    'divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'divide.Scalar(Tensor self, Scalar other) -> Tensor',
+    'divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
+)
+
+
+def divide(*args, **kwargs):
+    """Overloads:
+    divide.Tensor(Tensor self, Tensor other) -> Tensor
+    divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    divide.Scalar(Tensor self, Scalar other) -> Tensor
+    divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(divide, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_divide, args, kwargs, 'divide', _sigs_divide)
+    except TypeError:
+        _r = _hra_any(divide, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -6706,6 +7615,42 @@ def fill_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: fix(Tensor self) -> Tensor
+def fix(input, *, out=None):
+    """fix(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fix, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_fix(input)
+        return _entry_fix_out(input, out)
+
+    except TypeError:
+        _r = _hra(fix, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fix_(Tensor(a!) self) -> Tensor(a!)
+def fix_(input):
+    """fix_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(fix_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_fix_(input)
+
+    except TypeError:
+        _r = _hra(fix_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
@@ -7160,6 +8105,25 @@ def gcd(input, other, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def gcd_(input, other):
+    """gcd_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(gcd_, (input, other), (input, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('gcd_', 'other', 2, other)
+        return _entry_gcd_(input, other)
+
+    except TypeError:
+        _r = _hra(gcd_, (input, other), (input, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_ge(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
@@ -7286,6 +8250,116 @@ def ger(input, vec2, *, out=None):
 
     except TypeError:
         _r = _hra(ger, (input, vec2), (input, vec2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: greater.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_greater(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_greater(input, other, out):
+    if out is None:
+        return _entry_greater_Tensor(input, other)
+    return _entry_greater_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml: greater.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_greater(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_greater(input, other, out):
+    if out is None:
+        return _entry_greater_Scalar(input, other)
+    return _entry_greater_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_greater = (
+    (_m0_greater, _c0_greater, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_greater, _c1_greater, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_greater = (
+    'greater.Tensor(Tensor self, Tensor other) -> Tensor',
+    'greater.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def greater(*args, **kwargs):
+    """Overloads:
+    greater.Tensor(Tensor self, Tensor other) -> Tensor
+    greater.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(greater, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_greater, args, kwargs, 'greater', _sigs_greater)
+    except TypeError:
+        _r = _hra_any(greater, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_greater_equal(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_greater_equal(input, other, out):
+    if out is None:
+        return _entry_greater_equal_Tensor(input, other)
+    return _entry_greater_equal_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml: greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_greater_equal(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_greater_equal(input, other, out):
+    if out is None:
+        return _entry_greater_equal_Scalar(input, other)
+    return _entry_greater_equal_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_greater_equal = (
+    (_m0_greater_equal, _c0_greater_equal, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_greater_equal, _c1_greater_equal, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_greater_equal = (
+    'greater_equal.Tensor(Tensor self, Tensor other) -> Tensor',
+    'greater_equal.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def greater_equal(*args, **kwargs):
+    """Overloads:
+    greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
+    greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(greater_equal, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_greater_equal, args, kwargs, 'greater_equal', _sigs_greater_equal)
+    except TypeError:
+        _r = _hra_any(greater_equal, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -7979,6 +9053,25 @@ def index_select(input, dim, index, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: inner(Tensor self, Tensor other) -> Tensor
+def inner(input, other, *, out=None):
+    """inner(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(inner, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_inner(input, other)
+        return _entry_inner_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(inner, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: inverse(Tensor self) -> Tensor
 def inverse(input, *, out=None):
     """inverse(Tensor self) -> Tensor"""
@@ -8144,6 +9237,23 @@ def isposinf(input, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: isreal(Tensor self) -> Tensor
+def isreal(input):
+    """isreal(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isreal, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_isreal(input)
+
+    except TypeError:
+        _r = _hra(isreal, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
 def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
     """istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor"""
@@ -8229,6 +9339,25 @@ def kaiser_window(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: kron(Tensor self, Tensor other) -> Tensor
+def kron(input, other, *, out=None):
+    """kron(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(kron, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_kron(input, other)
+        return _entry_kron_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(kron, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
 def kthvalue(input, k, dim=-1, keepdim=False):
     """kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)"""
@@ -8301,6 +9430,25 @@ def lcm(input, other, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def lcm_(input, other):
+    """lcm_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(lcm_, (input, other), (input, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('lcm_', 'other', 2, other)
+        return _entry_lcm_(input, other)
+
+    except TypeError:
+        _r = _hra(lcm_, (input, other), (input, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: ldexp.Tensor(Tensor self, Tensor other) -> Tensor
 def ldexp(input, other):
     """ldexp.Tensor(Tensor self, Tensor other) -> Tensor"""
@@ -8313,6 +9461,25 @@ def ldexp(input, other):
 
     except TypeError:
         _r = _hra(ldexp, (input, other), (input, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def ldexp_(input, other):
+    """ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(ldexp_, (input, other), (input, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('ldexp_', 'other', 2, other)
+        return _entry_ldexp_(input, other)
+
+    except TypeError:
+        _r = _hra(ldexp_, (input, other), (input, other), {})
         if _r is _NO:
             raise
         return _r
@@ -8478,6 +9645,116 @@ def lerp(*args, **kwargs):
         return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
     except TypeError:
         _r = _hra_any(lerp, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: less.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_less(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_less(input, other, out):
+    if out is None:
+        return _entry_less_Tensor(input, other)
+    return _entry_less_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml: less.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_less(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_less(input, other, out):
+    if out is None:
+        return _entry_less_Scalar(input, other)
+    return _entry_less_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_less = (
+    (_m0_less, _c0_less, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_less, _c1_less, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_less = (
+    'less.Tensor(Tensor self, Tensor other) -> Tensor',
+    'less.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def less(*args, **kwargs):
+    """Overloads:
+    less.Tensor(Tensor self, Tensor other) -> Tensor
+    less.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(less, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_less, args, kwargs, 'less', _sigs_less)
+    except TypeError:
+        _r = _hra_any(less, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_less_equal(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_less_equal(input, other, out):
+    if out is None:
+        return _entry_less_equal_Tensor(input, other)
+    return _entry_less_equal_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml: less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_less_equal(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_less_equal(input, other, out):
+    if out is None:
+        return _entry_less_equal_Scalar(input, other)
+    return _entry_less_equal_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_less_equal = (
+    (_m0_less_equal, _c0_less_equal, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_less_equal, _c1_less_equal, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_less_equal = (
+    'less_equal.Tensor(Tensor self, Tensor other) -> Tensor',
+    'less_equal.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def less_equal(*args, **kwargs):
+    """Overloads:
+    less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+    less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(less_equal, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_less_equal, args, kwargs, 'less_equal', _sigs_less_equal)
+    except TypeError:
+        _r = _hra_any(less_equal, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -10737,6 +12014,59 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         return _r
 
 
+# schema/native_functions.yaml: multiply.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_multiply(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_multiply(input, other, out):
+    if out is None:
+        return _entry_multiply_Tensor(input, other)
+    return _entry_multiply_out(input, other, out)
+
+
+# schema/native_functions.yaml: multiply.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_multiply(input, other):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other)
+    return None
+
+
+def _c1_multiply(input, other):
+    return _entry_multiply_Scalar(input, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_multiply = (
+    (_m0_multiply, _c0_multiply, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_multiply, _c1_multiply, 2, frozenset(('input', 'other'))),
+)
+_sigs_multiply = (
+    'multiply.Tensor(Tensor self, Tensor other) -> Tensor',
+    'multiply.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def multiply(*args, **kwargs):
+    """Overloads:
+    multiply.Tensor(Tensor self, Tensor other) -> Tensor
+    multiply.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(multiply, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_multiply, args, kwargs, 'multiply', _sigs_multiply)
+    except TypeError:
+        _r = _hra_any(multiply, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: mv(Tensor self, Tensor vec) -> Tensor
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
@@ -11190,6 +12520,42 @@ def neg_(input):
         return _r
 
 
+# schema/native_functions.yaml: negative(Tensor self) -> Tensor
+def negative(input, *, out=None):
+    """negative(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(negative, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_negative(input)
+        return _entry_negative_out(input, out)
+
+    except TypeError:
+        _r = _hra(negative, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: negative_(Tensor(a!) self) -> Tensor(a!)
+def negative_(input):
+    """negative_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(negative_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_negative_(input)
+
+    except TypeError:
+        _r = _hra(negative_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: nextafter(Tensor self, Tensor other) -> Tensor
 def nextafter(input, other, *, out=None):
     """nextafter(Tensor self, Tensor other) -> Tensor"""
@@ -11423,6 +12789,61 @@ def normal(*args, **kwargs):
         return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
     except TypeError:
         _r = _hra_any(normal, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_not_equal(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_not_equal(input, other, out):
+    if out is None:
+        return _entry_not_equal_Tensor(input, other)
+    return _entry_not_equal_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml: not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_not_equal(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_not_equal(input, other, out):
+    if out is None:
+        return _entry_not_equal_Scalar(input, other)
+    return _entry_not_equal_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_not_equal = (
+    (_m0_not_equal, _c0_not_equal, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_not_equal, _c1_not_equal, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_not_equal = (
+    'not_equal.Tensor(Tensor self, Tensor other) -> Tensor',
+    'not_equal.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def not_equal(*args, **kwargs):
+    """Overloads:
+    not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+    not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(not_equal, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_not_equal, args, kwargs, 'not_equal', _sigs_not_equal)
+    except TypeError:
+        _r = _hra_any(not_equal, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -12552,6 +13973,25 @@ def remainder(*args, **kwargs):
         return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
     except TypeError:
         _r = _hra_any(remainder, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+def renorm(input, p, dim, maxnorm, *, out=None):
+    """renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(renorm, (input,), (input, p, dim, maxnorm), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_renorm(input, p, dim, maxnorm)
+        return _entry_renorm_out(input, p, dim, maxnorm, out)
+
+    except TypeError:
+        _r = _hra(renorm, (input,), (input, p, dim, maxnorm), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -15243,6 +16683,42 @@ def sqrt_(input):
         return _r
 
 
+# schema/native_functions.yaml: square(Tensor self) -> Tensor
+def square(input, *, out=None):
+    """square(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(square, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_square(input)
+        return _entry_square_out(input, out)
+
+    except TypeError:
+        _r = _hra(square, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: square_(Tensor(a!) self) -> Tensor(a!)
+def square_(input):
+    """square_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(square_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_square_(input)
+
+    except TypeError:
+        _r = _hra(square_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 def _m0_squeeze(input):
     if _F['Tensor'](input):
@@ -15559,6 +17035,59 @@ def sub(input, other, *, alpha=1, out=None):
         if isinstance(input, _Number) and isinstance(other, _Tensor):   # torch.sub(2, t)
             return sub(_wrap_number(input, other), *(input, other)[1:], **{'alpha': alpha, 'out': out})
         _r = _hra(sub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+def _m0_subtract(input, other, *, alpha=1, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other) and _F['Scalar'](alpha):
+        return (input, other, alpha, out)
+    return None
+
+
+def _c0_subtract(input, other, alpha, out):
+    if out is None:
+        return _entry_subtract_Tensor(input, other, alpha)
+    return _entry_subtract_out(input, other, alpha, out)
+
+
+# schema/native_functions.yaml: subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+def _m1_subtract(input, other, alpha=1):
+    if _F['Tensor'](input) and _F['Scalar'](other) and _F['Scalar'](alpha):
+        return (input, other, alpha)
+    return None
+
+
+def _c1_subtract(input, other, alpha):
+    return _entry_subtract_Scalar(input, other, alpha)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_subtract = (
+    (_m0_subtract, _c0_subtract, 2, frozenset(('alpha', 'input', 'other', 'out'))),
+    (_m1_subtract, _c1_subtract, 3, frozenset(('alpha', 'input', 'other'))),
+)
+_sigs_subtract = (
+    'subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    'subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
+)
+
+
+def subtract(*args, **kwargs):
+    """Overloads:
+    subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(subtract, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_subtract, args, kwargs, 'subtract', _sigs_subtract)
+    except TypeError:
+        _r = _hra_any(subtract, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -16241,6 +17770,25 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
         return _r
 
 
+# schema/native_functions.yaml: true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+def true_divide(input, other, *, out=None):
+    """true_divide.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(true_divide, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_true_divide_Tensor(input, other)
+        return _entry_true_divide_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(true_divide, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: trunc(Tensor self) -> Tensor
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
@@ -16529,6 +18077,25 @@ def var_mean(*args, **kwargs):
         return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
     except TypeError:
         _r = _hra_any(var_mean, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: vdot(Tensor self, Tensor other) -> Tensor
+def vdot(input, other, *, out=None):
+    """vdot(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(vdot, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_vdot(input, other)
+        return _entry_vdot_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(vdot, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r

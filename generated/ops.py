@@ -5050,6 +5050,506 @@ bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
 
 
+# schema/native_functions.yaml: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+bitwise_left_shift_Tensor = _Op("aten", 'bitwise_left_shift', 'Tensor',
+    'bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_left_shift_Tensor = bitwise_left_shift_Tensor._cache
+
+
+def _bind_bitwise_left_shift_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_left_shift_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_left_shift_Tensor, (self, other)) from None
+    _k = _c_bitwise_left_shift_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_left_shift_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_left_shift_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_left_shift_Tensor._bind = _bind_bitwise_left_shift_Tensor
+bitwise_left_shift_Tensor._entry = _entry_bitwise_left_shift_Tensor
+_aten._packet('bitwise_left_shift')._add(bitwise_left_shift_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_left_shift.Tensor)
+bitwise_left_shift_Tensor_out = _Op("aten", 'bitwise_left_shift', 'Tensor_out',
+    'bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_left_shift_Tensor_out = bitwise_left_shift_Tensor_out._cache
+
+
+def _bind_bitwise_left_shift_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_left_shift_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_left_shift_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_left_shift_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_left_shift_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_left_shift_Tensor_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+bitwise_left_shift_Tensor_out._bind = _bind_bitwise_left_shift_Tensor_out
+bitwise_left_shift_Tensor_out._entry = _entry_bitwise_left_shift_Tensor_out
+_aten._packet('bitwise_left_shift')._add(bitwise_left_shift_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+bitwise_left_shift_Tensor_Scalar = _Op("aten", 'bitwise_left_shift', 'Tensor_Scalar',
+    'bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_left_shift_Tensor_Scalar = bitwise_left_shift_Tensor_Scalar._cache
+
+
+def _bind_bitwise_left_shift_Tensor_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_left_shift_Tensor_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_left_shift_Tensor_Scalar, (self, other)) from None
+    _k = _c_bitwise_left_shift_Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_left_shift_Tensor_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_left_shift_Tensor_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_left_shift_Tensor_Scalar._bind = _bind_bitwise_left_shift_Tensor_Scalar
+bitwise_left_shift_Tensor_Scalar._entry = _entry_bitwise_left_shift_Tensor_Scalar
+_aten._packet('bitwise_left_shift')._add(bitwise_left_shift_Tensor_Scalar)
+
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_left_shift.Tensor_Scalar)
+bitwise_left_shift_Tensor_Scalar_out = _Op("aten", 'bitwise_left_shift', 'Tensor_Scalar_out',
+    'bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_left_shift_Tensor_Scalar_out = bitwise_left_shift_Tensor_Scalar_out._cache
+
+
+def _bind_bitwise_left_shift_Tensor_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_left_shift_Tensor_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_left_shift_Tensor_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_left_shift_Tensor_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_left_shift_Tensor_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_left_shift_Tensor_Scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+bitwise_left_shift_Tensor_Scalar_out._bind = _bind_bitwise_left_shift_Tensor_Scalar_out
+bitwise_left_shift_Tensor_Scalar_out._entry = _entry_bitwise_left_shift_Tensor_Scalar_out
+_aten._packet('bitwise_left_shift')._add(bitwise_left_shift_Tensor_Scalar_out)
+
+
+# schema/native_functions.yaml: bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+bitwise_left_shift_Scalar_Tensor = _Op("aten", 'bitwise_left_shift', 'Scalar_Tensor',
+    'bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_left_shift_Scalar_Tensor = bitwise_left_shift_Scalar_Tensor._cache
+
+
+def _bind_bitwise_left_shift_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_left_shift_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_left_shift_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_left_shift_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_left_shift_Scalar_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_left_shift_Scalar_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_left_shift_Scalar_Tensor._bind = _bind_bitwise_left_shift_Scalar_Tensor
+bitwise_left_shift_Scalar_Tensor._entry = _entry_bitwise_left_shift_Scalar_Tensor
+_aten._packet('bitwise_left_shift')._add(bitwise_left_shift_Scalar_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_left_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_left_shift.Scalar_Tensor)
+bitwise_left_shift_Scalar_Tensor_out = _Op("aten", 'bitwise_left_shift', 'Scalar_Tensor_out',
+    'bitwise_left_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_left_shift_Scalar_Tensor_out = bitwise_left_shift_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_left_shift_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_left_shift_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_left_shift_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_left_shift_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_left_shift_Scalar_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_left_shift_Scalar_Tensor_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+bitwise_left_shift_Scalar_Tensor_out._bind = _bind_bitwise_left_shift_Scalar_Tensor_out
+bitwise_left_shift_Scalar_Tensor_out._entry = _entry_bitwise_left_shift_Scalar_Tensor_out
+_aten._packet('bitwise_left_shift')._add(bitwise_left_shift_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+bitwise_left_shift__Tensor = _Op("aten", 'bitwise_left_shift_', 'Tensor',
+    'bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_left_shift__Tensor = bitwise_left_shift__Tensor._cache
+
+
+def _bind_bitwise_left_shift__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_left_shift__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_left_shift__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_left_shift__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_left_shift__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_left_shift__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_left_shift__Tensor._bind = _bind_bitwise_left_shift__Tensor
+bitwise_left_shift__Tensor._entry = _entry_bitwise_left_shift__Tensor
+_aten._packet('bitwise_left_shift_')._add(bitwise_left_shift__Tensor)
+
+
+# schema/native_functions.yaml: bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+bitwise_left_shift__Tensor_Scalar = _Op("aten", 'bitwise_left_shift_', 'Tensor_Scalar',
+    'bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_left_shift__Tensor_Scalar = bitwise_left_shift__Tensor_Scalar._cache
+
+
+def _bind_bitwise_left_shift__Tensor_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_left_shift__Tensor_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_left_shift__Tensor_Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_left_shift__Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_left_shift__Tensor_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_left_shift__Tensor_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_left_shift__Tensor_Scalar._bind = _bind_bitwise_left_shift__Tensor_Scalar
+bitwise_left_shift__Tensor_Scalar._entry = _entry_bitwise_left_shift__Tensor_Scalar
+_aten._packet('bitwise_left_shift_')._add(bitwise_left_shift__Tensor_Scalar)
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+bitwise_right_shift_Tensor = _Op("aten", 'bitwise_right_shift', 'Tensor',
+    'bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_right_shift_Tensor = bitwise_right_shift_Tensor._cache
+
+
+def _bind_bitwise_right_shift_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_right_shift_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_right_shift_Tensor, (self, other)) from None
+    _k = _c_bitwise_right_shift_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_right_shift_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_right_shift_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_right_shift_Tensor._bind = _bind_bitwise_right_shift_Tensor
+bitwise_right_shift_Tensor._entry = _entry_bitwise_right_shift_Tensor
+_aten._packet('bitwise_right_shift')._add(bitwise_right_shift_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_right_shift.Tensor)
+bitwise_right_shift_Tensor_out = _Op("aten", 'bitwise_right_shift', 'Tensor_out',
+    'bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_right_shift_Tensor_out = bitwise_right_shift_Tensor_out._cache
+
+
+def _bind_bitwise_right_shift_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_right_shift_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_right_shift_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_right_shift_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_right_shift_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_right_shift_Tensor_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+bitwise_right_shift_Tensor_out._bind = _bind_bitwise_right_shift_Tensor_out
+bitwise_right_shift_Tensor_out._entry = _entry_bitwise_right_shift_Tensor_out
+_aten._packet('bitwise_right_shift')._add(bitwise_right_shift_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+bitwise_right_shift_Tensor_Scalar = _Op("aten", 'bitwise_right_shift', 'Tensor_Scalar',
+    'bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_right_shift_Tensor_Scalar = bitwise_right_shift_Tensor_Scalar._cache
+
+
+def _bind_bitwise_right_shift_Tensor_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_right_shift_Tensor_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_right_shift_Tensor_Scalar, (self, other)) from None
+    _k = _c_bitwise_right_shift_Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_right_shift_Tensor_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_right_shift_Tensor_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_right_shift_Tensor_Scalar._bind = _bind_bitwise_right_shift_Tensor_Scalar
+bitwise_right_shift_Tensor_Scalar._entry = _entry_bitwise_right_shift_Tensor_Scalar
+_aten._packet('bitwise_right_shift')._add(bitwise_right_shift_Tensor_Scalar)
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_right_shift.Tensor_Scalar)
+bitwise_right_shift_Tensor_Scalar_out = _Op("aten", 'bitwise_right_shift', 'Tensor_Scalar_out',
+    'bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_right_shift_Tensor_Scalar_out = bitwise_right_shift_Tensor_Scalar_out._cache
+
+
+def _bind_bitwise_right_shift_Tensor_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_right_shift_Tensor_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_right_shift_Tensor_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_right_shift_Tensor_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_right_shift_Tensor_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_right_shift_Tensor_Scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+bitwise_right_shift_Tensor_Scalar_out._bind = _bind_bitwise_right_shift_Tensor_Scalar_out
+bitwise_right_shift_Tensor_Scalar_out._entry = _entry_bitwise_right_shift_Tensor_Scalar_out
+_aten._packet('bitwise_right_shift')._add(bitwise_right_shift_Tensor_Scalar_out)
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+bitwise_right_shift_Scalar_Tensor = _Op("aten", 'bitwise_right_shift', 'Scalar_Tensor',
+    'bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_right_shift_Scalar_Tensor = bitwise_right_shift_Scalar_Tensor._cache
+
+
+def _bind_bitwise_right_shift_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_right_shift_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_right_shift_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_right_shift_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_right_shift_Scalar_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_right_shift_Scalar_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_right_shift_Scalar_Tensor._bind = _bind_bitwise_right_shift_Scalar_Tensor
+bitwise_right_shift_Scalar_Tensor._entry = _entry_bitwise_right_shift_Scalar_Tensor
+_aten._packet('bitwise_right_shift')._add(bitwise_right_shift_Scalar_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_right_shift.Scalar_Tensor)
+bitwise_right_shift_Scalar_Tensor_out = _Op("aten", 'bitwise_right_shift', 'Scalar_Tensor_out',
+    'bitwise_right_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_right_shift_Scalar_Tensor_out = bitwise_right_shift_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_right_shift_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_right_shift_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_right_shift_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_right_shift_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_right_shift_Scalar_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_right_shift_Scalar_Tensor_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+bitwise_right_shift_Scalar_Tensor_out._bind = _bind_bitwise_right_shift_Scalar_Tensor_out
+bitwise_right_shift_Scalar_Tensor_out._entry = _entry_bitwise_right_shift_Scalar_Tensor_out
+_aten._packet('bitwise_right_shift')._add(bitwise_right_shift_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+bitwise_right_shift__Tensor = _Op("aten", 'bitwise_right_shift_', 'Tensor',
+    'bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_right_shift__Tensor = bitwise_right_shift__Tensor._cache
+
+
+def _bind_bitwise_right_shift__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_right_shift__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_right_shift__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_right_shift__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_right_shift__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_right_shift__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_right_shift__Tensor._bind = _bind_bitwise_right_shift__Tensor
+bitwise_right_shift__Tensor._entry = _entry_bitwise_right_shift__Tensor
+_aten._packet('bitwise_right_shift_')._add(bitwise_right_shift__Tensor)
+
+
+# schema/native_functions.yaml: bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+bitwise_right_shift__Tensor_Scalar = _Op("aten", 'bitwise_right_shift_', 'Tensor_Scalar',
+    'bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_right_shift__Tensor_Scalar = bitwise_right_shift__Tensor_Scalar._cache
+
+
+def _bind_bitwise_right_shift__Tensor_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_right_shift__Tensor_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_right_shift__Tensor_Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_right_shift__Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_right_shift__Tensor_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(bitwise_right_shift__Tensor_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+bitwise_right_shift__Tensor_Scalar._bind = _bind_bitwise_right_shift__Tensor_Scalar
+bitwise_right_shift__Tensor_Scalar._entry = _entry_bitwise_right_shift__Tensor_Scalar
+_aten._packet('bitwise_right_shift_')._add(bitwise_right_shift__Tensor_Scalar)
+
+
 # schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
     'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
@@ -12456,6 +12956,4040 @@ def _entry_positive(self):
 positive._bind = _bind_positive
 positive._entry = _entry_positive
 _aten._packet('positive')._add(positive)
+
+
+# schema/native_functions.yaml: kron(Tensor self, Tensor other) -> Tensor
+kron = _Op("aten", 'kron', 'default',
+    'kron(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_kron = kron._cache
+
+
+def _bind_kron(self, other):
+    return (self, other)
+
+
+def _entry_kron(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kron, (self, other)) from None
+    _k = _c_kron.get(ks)
+    if _k is None:
+        _k = kron._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kron, _k, (self, other,))
+    return _k(self, other)
+
+
+kron._bind = _bind_kron
+kron._entry = _entry_kron
+_aten._packet('kron')._add(kron)
+
+
+# schema/native_functions.yaml: kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of kron)
+kron_out = _Op("aten", 'kron', 'out',
+    'kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_kron_out = kron_out._cache
+
+
+def _bind_kron_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_kron_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kron_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_kron_out.get(ks)
+    if _k is None:
+        _k = kron_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(kron_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+kron_out._bind = _bind_kron_out
+kron_out._entry = _entry_kron_out
+_aten._packet('kron')._add(kron_out)
+
+
+# schema/native_functions.yaml: inner(Tensor self, Tensor other) -> Tensor
+inner = _Op("aten", 'inner', 'default',
+    'inner(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_inner = inner._cache
+
+
+def _bind_inner(self, other):
+    return (self, other)
+
+
+def _entry_inner(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(inner, (self, other)) from None
+    _k = _c_inner.get(ks)
+    if _k is None:
+        _k = inner._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(inner, _k, (self, other,))
+    return _k(self, other)
+
+
+inner._bind = _bind_inner
+inner._entry = _entry_inner
+_aten._packet('inner')._add(inner)
+
+
+# schema/native_functions.yaml: inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of inner)
+inner_out = _Op("aten", 'inner', 'out',
+    'inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_inner_out = inner_out._cache
+
+
+def _bind_inner_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_inner_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(inner_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_inner_out.get(ks)
+    if _k is None:
+        _k = inner_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(inner_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+inner_out._bind = _bind_inner_out
+inner_out._entry = _entry_inner_out
+_aten._packet('inner')._add(inner_out)
+
+
+# schema/native_functions.yaml: vdot(Tensor self, Tensor other) -> Tensor
+vdot = _Op("aten", 'vdot', 'default',
+    'vdot(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_vdot = vdot._cache
+
+
+def _bind_vdot(self, other):
+    return (self, other)
+
+
+def _entry_vdot(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vdot, (self, other)) from None
+    _k = _c_vdot.get(ks)
+    if _k is None:
+        _k = vdot._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(vdot, _k, (self, other,))
+    return _k(self, other)
+
+
+vdot._bind = _bind_vdot
+vdot._entry = _entry_vdot
+_aten._packet('vdot')._add(vdot)
+
+
+# schema/native_functions.yaml: vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of vdot)
+vdot_out = _Op("aten", 'vdot', 'out',
+    'vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_vdot_out = vdot_out._cache
+
+
+def _bind_vdot_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_vdot_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vdot_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_vdot_out.get(ks)
+    if _k is None:
+        _k = vdot_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(vdot_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+vdot_out._bind = _bind_vdot_out
+vdot_out._entry = _entry_vdot_out
+_aten._packet('vdot')._add(vdot_out)
+
+
+# schema/native_functions.yaml: tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+tensordot = _Op("aten", 'tensordot', 'default',
+    'tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor',
+    ('self', 'other', 'dims_self', 'dims_other'), 4, tags=())
+_c_tensordot = tensordot._cache
+
+
+def _bind_tensordot(self, other, dims_self, dims_other):
+    return (self, other, dims_self, dims_other)
+
+
+def _entry_tensordot(self, other, dims_self, dims_other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensordot, (self, other, dims_self, dims_other)) from None
+    _k = _c_tensordot.get(ks)
+    if _k is None:
+        _k = tensordot._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tensordot, _k, (self, other, dims_self, dims_other,))
+    return _k(self, other, dims_self, dims_other)
+
+
+tensordot._bind = _bind_tensordot
+tensordot._entry = _entry_tensordot
+_aten._packet('tensordot')._add(tensordot)
+
+
+# schema/native_functions.yaml: tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!) (autogen of tensordot)
+tensordot_out = _Op("aten", 'tensordot', 'out',
+    'tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'dims_self', 'dims_other', 'out'), 4, tags=())
+_c_tensordot_out = tensordot_out._cache
+
+
+def _bind_tensordot_out(self, other, dims_self, dims_other, *, out):
+    return (self, other, dims_self, dims_other, out)
+
+
+def _entry_tensordot_out(self, other, dims_self, dims_other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensordot_out, (self, other, dims_self, dims_other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_tensordot_out.get(ks)
+    if _k is None:
+        _k = tensordot_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(tensordot_out, _k, (self, other, dims_self, dims_other, out,))
+    return _k(self, other, dims_self, dims_other, out)
+
+
+tensordot_out._bind = _bind_tensordot_out
+tensordot_out._entry = _entry_tensordot_out
+_aten._packet('tensordot')._add(tensordot_out)
+
+
+# schema/native_functions.yaml: dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+dist = _Op("aten", 'dist', 'default',
+    'dist(Tensor self, Tensor other, Scalar p=2) -> Tensor',
+    ('self', 'other', 'p'), 3, tags=())
+_c_dist = dist._cache
+
+
+def _bind_dist(self, other, p=2):
+    return (self, other, p)
+
+
+def _entry_dist(self, other, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | (_COMPLEX if p.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dist, (self, other, p)) from None
+    _k = _c_dist.get(ks)
+    if _k is None:
+        _k = dist._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(dist, _k, (self, other, p,))
+    return _k(self, other, p)
+
+
+dist._bind = _bind_dist
+dist._entry = _entry_dist
+_aten._packet('dist')._add(dist)
+
+
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+renorm = _Op("aten", 'renorm', 'default',
+    'renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor',
+    ('self', 'p', 'dim', 'maxnorm'), 4, tags=())
+_c_renorm = renorm._cache
+
+
+def _bind_renorm(self, p, dim, maxnorm):
+    return (self, p, dim, maxnorm)
+
+
+def _entry_renorm(self, p, dim, maxnorm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | (_COMPLEX if maxnorm.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(renorm, (self, p, dim, maxnorm)) from None
+    _k = _c_renorm.get(ks)
+    if _k is None:
+        _k = renorm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(renorm, _k, (self, p, dim, maxnorm,))
+    return _k(self, p, dim, maxnorm)
+
+
+renorm._bind = _bind_renorm
+renorm._entry = _entry_renorm
+_aten._packet('renorm')._add(renorm)
+
+
+# schema/native_functions.yaml: renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!) (autogen of renorm)
+renorm_out = _Op("aten", 'renorm', 'out',
+    'renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'dim', 'maxnorm', 'out'), 4, tags=())
+_c_renorm_out = renorm_out._cache
+
+
+def _bind_renorm_out(self, p, dim, maxnorm, *, out):
+    return (self, p, dim, maxnorm, out)
+
+
+def _entry_renorm_out(self, p, dim, maxnorm, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | (_COMPLEX if p.__class__ is _complex else 0) | (_COMPLEX if maxnorm.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(renorm_out, (self, p, dim, maxnorm, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_renorm_out.get(ks)
+    if _k is None:
+        _k = renorm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(renorm_out, _k, (self, p, dim, maxnorm, out,))
+    return _k(self, p, dim, maxnorm, out)
+
+
+renorm_out._bind = _bind_renorm_out
+renorm_out._entry = _entry_renorm_out
+_aten._packet('renorm')._add(renorm_out)
+
+
+# schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+renorm_ = _Op("aten", 'renorm_', 'default',
+    'renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)',
+    ('self', 'p', 'dim', 'maxnorm'), 4, tags=())
+_c_renorm_ = renorm_._cache
+
+
+def _bind_renorm_(self, p, dim, maxnorm):
+    return (self, p, dim, maxnorm)
+
+
+def _entry_renorm_(self, p, dim, maxnorm):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if p.__class__ is _complex else 0) | (_COMPLEX if maxnorm.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(renorm_, (self, p, dim, maxnorm)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_renorm_.get(ks)
+    if _k is None:
+        _k = renorm_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(renorm_, _k, (self, p, dim, maxnorm,))
+    return _k(self, p, dim, maxnorm)
+
+
+renorm_._bind = _bind_renorm_
+renorm_._entry = _entry_renorm_
+_aten._packet('renorm_')._add(renorm_)
+
+
+# schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+addmv = _Op("aten", 'addmv', 'default',
+    'addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'mat', 'vec', 'beta', 'alpha'), 3, tags=())
+_c_addmv = addmv._cache
+
+
+def _bind_addmv(self, mat, vec, *, beta=1, alpha=1):
+    return (self, mat, vec, beta, alpha)
+
+
+def _entry_addmv(self, mat, vec, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat._ks | vec._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addmv, (self, mat, vec, beta, alpha)) from None
+    _k = _c_addmv.get(ks)
+    if _k is None:
+        _k = addmv._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addmv, _k, (self, mat, vec, beta, alpha,))
+    return _k(self, mat, vec, beta, alpha)
+
+
+addmv._bind = _bind_addmv
+addmv._entry = _entry_addmv
+_aten._packet('addmv')._add(addmv)
+
+
+# schema/native_functions.yaml: addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmv)
+addmv_out = _Op("aten", 'addmv', 'out',
+    'addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mat', 'vec', 'beta', 'alpha', 'out'), 3, tags=())
+_c_addmv_out = addmv_out._cache
+
+
+def _bind_addmv_out(self, mat, vec, *, beta=1, alpha=1, out):
+    return (self, mat, vec, beta, alpha, out)
+
+
+def _entry_addmv_out(self, mat, vec, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat._ks | vec._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addmv_out, (self, mat, vec, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addmv_out.get(ks)
+    if _k is None:
+        _k = addmv_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addmv_out, _k, (self, mat, vec, beta, alpha, out,))
+    return _k(self, mat, vec, beta, alpha, out)
+
+
+addmv_out._bind = _bind_addmv_out
+addmv_out._entry = _entry_addmv_out
+_aten._packet('addmv')._add(addmv_out)
+
+
+# schema/native_functions.yaml: addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+addmv_ = _Op("aten", 'addmv_', 'default',
+    'addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'mat', 'vec', 'beta', 'alpha'), 3, tags=())
+_c_addmv_ = addmv_._cache
+
+
+def _bind_addmv_(self, mat, vec, *, beta=1, alpha=1):
+    return (self, mat, vec, beta, alpha)
+
+
+def _entry_addmv_(self, mat, vec, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat._ks | vec._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addmv_, (self, mat, vec, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addmv_.get(ks)
+    if _k is None:
+        _k = addmv_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addmv_, _k, (self, mat, vec, beta, alpha,))
+    return _k(self, mat, vec, beta, alpha)
+
+
+addmv_._bind = _bind_addmv_
+addmv_._entry = _entry_addmv_
+_aten._packet('addmv_')._add(addmv_)
+
+
+# schema/native_functions.yaml: addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+addr = _Op("aten", 'addr', 'default',
+    'addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'vec1', 'vec2', 'beta', 'alpha'), 3, tags=())
+_c_addr = addr._cache
+
+
+def _bind_addr(self, vec1, vec2, *, beta=1, alpha=1):
+    return (self, vec1, vec2, beta, alpha)
+
+
+def _entry_addr(self, vec1, vec2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec1._ks | vec2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addr, (self, vec1, vec2, beta, alpha)) from None
+    _k = _c_addr.get(ks)
+    if _k is None:
+        _k = addr._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addr, _k, (self, vec1, vec2, beta, alpha,))
+    return _k(self, vec1, vec2, beta, alpha)
+
+
+addr._bind = _bind_addr
+addr._entry = _entry_addr
+_aten._packet('addr')._add(addr)
+
+
+# schema/native_functions.yaml: addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addr)
+addr_out = _Op("aten", 'addr', 'out',
+    'addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec1', 'vec2', 'beta', 'alpha', 'out'), 3, tags=())
+_c_addr_out = addr_out._cache
+
+
+def _bind_addr_out(self, vec1, vec2, *, beta=1, alpha=1, out):
+    return (self, vec1, vec2, beta, alpha, out)
+
+
+def _entry_addr_out(self, vec1, vec2, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec1._ks | vec2._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addr_out, (self, vec1, vec2, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addr_out.get(ks)
+    if _k is None:
+        _k = addr_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addr_out, _k, (self, vec1, vec2, beta, alpha, out,))
+    return _k(self, vec1, vec2, beta, alpha, out)
+
+
+addr_out._bind = _bind_addr_out
+addr_out._entry = _entry_addr_out
+_aten._packet('addr')._add(addr_out)
+
+
+# schema/native_functions.yaml: addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+addr_ = _Op("aten", 'addr_', 'default',
+    'addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'vec1', 'vec2', 'beta', 'alpha'), 3, tags=())
+_c_addr_ = addr_._cache
+
+
+def _bind_addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    return (self, vec1, vec2, beta, alpha)
+
+
+def _entry_addr_(self, vec1, vec2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec1._ks | vec2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addr_, (self, vec1, vec2, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addr_.get(ks)
+    if _k is None:
+        _k = addr_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addr_, _k, (self, vec1, vec2, beta, alpha,))
+    return _k(self, vec1, vec2, beta, alpha)
+
+
+addr_._bind = _bind_addr_
+addr_._entry = _entry_addr_
+_aten._packet('addr_')._add(addr_)
+
+
+# schema/native_functions.yaml: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+addbmm = _Op("aten", 'addbmm', 'default',
+    'addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_addbmm = addbmm._cache
+
+
+def _bind_addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_addbmm(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addbmm, (self, batch1, batch2, beta, alpha)) from None
+    _k = _c_addbmm.get(ks)
+    if _k is None:
+        _k = addbmm._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addbmm, _k, (self, batch1, batch2, beta, alpha,))
+    return _k(self, batch1, batch2, beta, alpha)
+
+
+addbmm._bind = _bind_addbmm
+addbmm._entry = _entry_addbmm
+_aten._packet('addbmm')._add(addbmm)
+
+
+# schema/native_functions.yaml: addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addbmm)
+addbmm_out = _Op("aten", 'addbmm', 'out',
+    'addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
+_c_addbmm_out = addbmm_out._cache
+
+
+def _bind_addbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    return (self, batch1, batch2, beta, alpha, out)
+
+
+def _entry_addbmm_out(self, batch1, batch2, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | out._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addbmm_out, (self, batch1, batch2, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addbmm_out.get(ks)
+    if _k is None:
+        _k = addbmm_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addbmm_out, _k, (self, batch1, batch2, beta, alpha, out,))
+    return _k(self, batch1, batch2, beta, alpha, out)
+
+
+addbmm_out._bind = _bind_addbmm_out
+addbmm_out._entry = _entry_addbmm_out
+_aten._packet('addbmm')._add(addbmm_out)
+
+
+# schema/native_functions.yaml: addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+addbmm_ = _Op("aten", 'addbmm_', 'default',
+    'addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_addbmm_ = addbmm_._cache
+
+
+def _bind_addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_addbmm_(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addbmm_, (self, batch1, batch2, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addbmm_.get(ks)
+    if _k is None:
+        _k = addbmm_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(addbmm_, _k, (self, batch1, batch2, beta, alpha,))
+    return _k(self, batch1, batch2, beta, alpha)
+
+
+addbmm_._bind = _bind_addbmm_
+addbmm_._entry = _entry_addbmm_
+_aten._packet('addbmm_')._add(addbmm_)
+
+
+# schema/native_functions.yaml: type_as(Tensor self, Tensor other) -> Tensor
+type_as = _Op("aten", 'type_as', 'default',
+    'type_as(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_type_as = type_as._cache
+
+
+def _bind_type_as(self, other):
+    return (self, other)
+
+
+def _entry_type_as(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(type_as, (self, other)) from None
+    _k = _c_type_as.get(ks)
+    if _k is None:
+        _k = type_as._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(type_as, _k, (self, other,))
+    return _k(self, other)
+
+
+type_as._bind = _bind_type_as
+type_as._entry = _entry_type_as
+_aten._packet('type_as')._add(type_as)
+
+
+# schema/native_functions.yaml: sum_to_size(Tensor self, SymInt[] size) -> Tensor
+sum_to_size = _Op("aten", 'sum_to_size', 'default',
+    'sum_to_size(Tensor self, SymInt[] size) -> Tensor',
+    ('self', 'size'), 2, tags=())
+_c_sum_to_size = sum_to_size._cache
+
+
+def _bind_sum_to_size(self, size):
+    return (self, size)
+
+
+def _entry_sum_to_size(self, size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sum_to_size, (self, size)) from None
+    _k = _c_sum_to_size.get(ks)
+    if _k is None:
+        _k = sum_to_size._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sum_to_size, _k, (self, size,))
+    return _k(self, size)
+
+
+sum_to_size._bind = _bind_sum_to_size
+sum_to_size._entry = _entry_sum_to_size
+_aten._packet('sum_to_size')._add(sum_to_size)
+
+
+# schema/native_functions.yaml: fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
+fill_diagonal_ = _Op("aten", 'fill_diagonal_', 'default',
+    'fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)',
+    ('self', 'fill_value', 'wrap'), 3, tags=())
+_c_fill_diagonal_ = fill_diagonal_._cache
+
+
+def _bind_fill_diagonal_(self, fill_value, wrap=False):
+    return (self, fill_value, wrap)
+
+
+def _entry_fill_diagonal_(self, fill_value, wrap):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if fill_value.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_diagonal_, (self, fill_value, wrap)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_fill_diagonal_.get(ks)
+    if _k is None:
+        _k = fill_diagonal_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fill_diagonal_, _k, (self, fill_value, wrap,))
+    return _k(self, fill_value, wrap)
+
+
+fill_diagonal_._bind = _bind_fill_diagonal_
+fill_diagonal_._entry = _entry_fill_diagonal_
+_aten._packet('fill_diagonal_')._add(fill_diagonal_)
+
+
+# schema/native_functions.yaml: isreal(Tensor self) -> Tensor
+isreal = _Op("aten", 'isreal', 'default',
+    'isreal(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_isreal = isreal._cache
+
+
+def _bind_isreal(self):
+    return (self,)
+
+
+def _entry_isreal(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isreal, (self,)) from None
+    _k = _c_isreal.get(ks)
+    if _k is None:
+        _k = isreal._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(isreal, _k, (self,))
+    return _k(self)
+
+
+isreal._bind = _bind_isreal
+isreal._entry = _entry_isreal
+_aten._packet('isreal')._add(isreal)
+
+
+# schema/native_functions.yaml: absolute(Tensor self) -> Tensor
+absolute = _Op("aten", 'absolute', 'default',
+    'absolute(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_absolute = absolute._cache
+
+
+def _bind_absolute(self):
+    return (self,)
+
+
+def _entry_absolute(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(absolute, (self,)) from None
+    _k = _c_absolute.get(ks)
+    if _k is None:
+        _k = absolute._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(absolute, _k, (self,))
+    return _k(self)
+
+
+absolute._bind = _bind_absolute
+absolute._entry = _entry_absolute
+_aten._packet('absolute')._add(absolute)
+
+
+# schema/native_functions.yaml: absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of absolute)
+absolute_out = _Op("aten", 'absolute', 'out',
+    'absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_absolute_out = absolute_out._cache
+
+
+def _bind_absolute_out(self, *, out):
+    return (self, out)
+
+
+def _entry_absolute_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(absolute_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_absolute_out.get(ks)
+    if _k is None:
+        _k = absolute_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(absolute_out, _k, (self, out,))
+    return _k(self, out)
+
+
+absolute_out._bind = _bind_absolute_out
+absolute_out._entry = _entry_absolute_out
+_aten._packet('absolute')._add(absolute_out)
+
+
+# schema/native_functions.yaml: absolute_(Tensor(a!) self) -> Tensor(a!)
+absolute_ = _Op("aten", 'absolute_', 'default',
+    'absolute_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_absolute_ = absolute_._cache
+
+
+def _bind_absolute_(self):
+    return (self,)
+
+
+def _entry_absolute_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(absolute_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_absolute_.get(ks)
+    if _k is None:
+        _k = absolute_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(absolute_, _k, (self,))
+    return _k(self)
+
+
+absolute_._bind = _bind_absolute_
+absolute_._entry = _entry_absolute_
+_aten._packet('absolute_')._add(absolute_)
+
+
+# schema/native_functions.yaml: arccos(Tensor self) -> Tensor
+arccos = _Op("aten", 'arccos', 'default',
+    'arccos(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_arccos = arccos._cache
+
+
+def _bind_arccos(self):
+    return (self,)
+
+
+def _entry_arccos(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arccos, (self,)) from None
+    _k = _c_arccos.get(ks)
+    if _k is None:
+        _k = arccos._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arccos, _k, (self,))
+    return _k(self)
+
+
+arccos._bind = _bind_arccos
+arccos._entry = _entry_arccos
+_aten._packet('arccos')._add(arccos)
+
+
+# schema/native_functions.yaml: arccos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arccos)
+arccos_out = _Op("aten", 'arccos', 'out',
+    'arccos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_arccos_out = arccos_out._cache
+
+
+def _bind_arccos_out(self, *, out):
+    return (self, out)
+
+
+def _entry_arccos_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arccos_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arccos_out.get(ks)
+    if _k is None:
+        _k = arccos_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arccos_out, _k, (self, out,))
+    return _k(self, out)
+
+
+arccos_out._bind = _bind_arccos_out
+arccos_out._entry = _entry_arccos_out
+_aten._packet('arccos')._add(arccos_out)
+
+
+# schema/native_functions.yaml: arccos_(Tensor(a!) self) -> Tensor(a!)
+arccos_ = _Op("aten", 'arccos_', 'default',
+    'arccos_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_arccos_ = arccos_._cache
+
+
+def _bind_arccos_(self):
+    return (self,)
+
+
+def _entry_arccos_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arccos_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_arccos_.get(ks)
+    if _k is None:
+        _k = arccos_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arccos_, _k, (self,))
+    return _k(self)
+
+
+arccos_._bind = _bind_arccos_
+arccos_._entry = _entry_arccos_
+_aten._packet('arccos_')._add(arccos_)
+
+
+# schema/native_functions.yaml: arcsin(Tensor self) -> Tensor
+arcsin = _Op("aten", 'arcsin', 'default',
+    'arcsin(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_arcsin = arcsin._cache
+
+
+def _bind_arcsin(self):
+    return (self,)
+
+
+def _entry_arcsin(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arcsin, (self,)) from None
+    _k = _c_arcsin.get(ks)
+    if _k is None:
+        _k = arcsin._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arcsin, _k, (self,))
+    return _k(self)
+
+
+arcsin._bind = _bind_arcsin
+arcsin._entry = _entry_arcsin
+_aten._packet('arcsin')._add(arcsin)
+
+
+# schema/native_functions.yaml: arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arcsin)
+arcsin_out = _Op("aten", 'arcsin', 'out',
+    'arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_arcsin_out = arcsin_out._cache
+
+
+def _bind_arcsin_out(self, *, out):
+    return (self, out)
+
+
+def _entry_arcsin_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arcsin_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arcsin_out.get(ks)
+    if _k is None:
+        _k = arcsin_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arcsin_out, _k, (self, out,))
+    return _k(self, out)
+
+
+arcsin_out._bind = _bind_arcsin_out
+arcsin_out._entry = _entry_arcsin_out
+_aten._packet('arcsin')._add(arcsin_out)
+
+
+# schema/native_functions.yaml: arcsin_(Tensor(a!) self) -> Tensor(a!)
+arcsin_ = _Op("aten", 'arcsin_', 'default',
+    'arcsin_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_arcsin_ = arcsin_._cache
+
+
+def _bind_arcsin_(self):
+    return (self,)
+
+
+def _entry_arcsin_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arcsin_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_arcsin_.get(ks)
+    if _k is None:
+        _k = arcsin_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arcsin_, _k, (self,))
+    return _k(self)
+
+
+arcsin_._bind = _bind_arcsin_
+arcsin_._entry = _entry_arcsin_
+_aten._packet('arcsin_')._add(arcsin_)
+
+
+# schema/native_functions.yaml: arctan(Tensor self) -> Tensor
+arctan = _Op("aten", 'arctan', 'default',
+    'arctan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_arctan = arctan._cache
+
+
+def _bind_arctan(self):
+    return (self,)
+
+
+def _entry_arctan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arctan, (self,)) from None
+    _k = _c_arctan.get(ks)
+    if _k is None:
+        _k = arctan._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arctan, _k, (self,))
+    return _k(self)
+
+
+arctan._bind = _bind_arctan
+arctan._entry = _entry_arctan
+_aten._packet('arctan')._add(arctan)
+
+
+# schema/native_functions.yaml: arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arctan)
+arctan_out = _Op("aten", 'arctan', 'out',
+    'arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_arctan_out = arctan_out._cache
+
+
+def _bind_arctan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_arctan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arctan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arctan_out.get(ks)
+    if _k is None:
+        _k = arctan_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arctan_out, _k, (self, out,))
+    return _k(self, out)
+
+
+arctan_out._bind = _bind_arctan_out
+arctan_out._entry = _entry_arctan_out
+_aten._packet('arctan')._add(arctan_out)
+
+
+# schema/native_functions.yaml: arctan_(Tensor(a!) self) -> Tensor(a!)
+arctan_ = _Op("aten", 'arctan_', 'default',
+    'arctan_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_arctan_ = arctan_._cache
+
+
+def _bind_arctan_(self):
+    return (self,)
+
+
+def _entry_arctan_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arctan_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_arctan_.get(ks)
+    if _k is None:
+        _k = arctan_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arctan_, _k, (self,))
+    return _k(self)
+
+
+arctan_._bind = _bind_arctan_
+arctan_._entry = _entry_arctan_
+_aten._packet('arctan_')._add(arctan_)
+
+
+# schema/native_functions.yaml: arccosh(Tensor self) -> Tensor
+arccosh = _Op("aten", 'arccosh', 'default',
+    'arccosh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_arccosh = arccosh._cache
+
+
+def _bind_arccosh(self):
+    return (self,)
+
+
+def _entry_arccosh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arccosh, (self,)) from None
+    _k = _c_arccosh.get(ks)
+    if _k is None:
+        _k = arccosh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arccosh, _k, (self,))
+    return _k(self)
+
+
+arccosh._bind = _bind_arccosh
+arccosh._entry = _entry_arccosh
+_aten._packet('arccosh')._add(arccosh)
+
+
+# schema/native_functions.yaml: arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arccosh)
+arccosh_out = _Op("aten", 'arccosh', 'out',
+    'arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_arccosh_out = arccosh_out._cache
+
+
+def _bind_arccosh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_arccosh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arccosh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arccosh_out.get(ks)
+    if _k is None:
+        _k = arccosh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arccosh_out, _k, (self, out,))
+    return _k(self, out)
+
+
+arccosh_out._bind = _bind_arccosh_out
+arccosh_out._entry = _entry_arccosh_out
+_aten._packet('arccosh')._add(arccosh_out)
+
+
+# schema/native_functions.yaml: arccosh_(Tensor(a!) self) -> Tensor(a!)
+arccosh_ = _Op("aten", 'arccosh_', 'default',
+    'arccosh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_arccosh_ = arccosh_._cache
+
+
+def _bind_arccosh_(self):
+    return (self,)
+
+
+def _entry_arccosh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arccosh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_arccosh_.get(ks)
+    if _k is None:
+        _k = arccosh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arccosh_, _k, (self,))
+    return _k(self)
+
+
+arccosh_._bind = _bind_arccosh_
+arccosh_._entry = _entry_arccosh_
+_aten._packet('arccosh_')._add(arccosh_)
+
+
+# schema/native_functions.yaml: arcsinh(Tensor self) -> Tensor
+arcsinh = _Op("aten", 'arcsinh', 'default',
+    'arcsinh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_arcsinh = arcsinh._cache
+
+
+def _bind_arcsinh(self):
+    return (self,)
+
+
+def _entry_arcsinh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arcsinh, (self,)) from None
+    _k = _c_arcsinh.get(ks)
+    if _k is None:
+        _k = arcsinh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arcsinh, _k, (self,))
+    return _k(self)
+
+
+arcsinh._bind = _bind_arcsinh
+arcsinh._entry = _entry_arcsinh
+_aten._packet('arcsinh')._add(arcsinh)
+
+
+# schema/native_functions.yaml: arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arcsinh)
+arcsinh_out = _Op("aten", 'arcsinh', 'out',
+    'arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_arcsinh_out = arcsinh_out._cache
+
+
+def _bind_arcsinh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_arcsinh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arcsinh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arcsinh_out.get(ks)
+    if _k is None:
+        _k = arcsinh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arcsinh_out, _k, (self, out,))
+    return _k(self, out)
+
+
+arcsinh_out._bind = _bind_arcsinh_out
+arcsinh_out._entry = _entry_arcsinh_out
+_aten._packet('arcsinh')._add(arcsinh_out)
+
+
+# schema/native_functions.yaml: arcsinh_(Tensor(a!) self) -> Tensor(a!)
+arcsinh_ = _Op("aten", 'arcsinh_', 'default',
+    'arcsinh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_arcsinh_ = arcsinh_._cache
+
+
+def _bind_arcsinh_(self):
+    return (self,)
+
+
+def _entry_arcsinh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arcsinh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_arcsinh_.get(ks)
+    if _k is None:
+        _k = arcsinh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arcsinh_, _k, (self,))
+    return _k(self)
+
+
+arcsinh_._bind = _bind_arcsinh_
+arcsinh_._entry = _entry_arcsinh_
+_aten._packet('arcsinh_')._add(arcsinh_)
+
+
+# schema/native_functions.yaml: arctanh(Tensor self) -> Tensor
+arctanh = _Op("aten", 'arctanh', 'default',
+    'arctanh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_arctanh = arctanh._cache
+
+
+def _bind_arctanh(self):
+    return (self,)
+
+
+def _entry_arctanh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arctanh, (self,)) from None
+    _k = _c_arctanh.get(ks)
+    if _k is None:
+        _k = arctanh._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arctanh, _k, (self,))
+    return _k(self)
+
+
+arctanh._bind = _bind_arctanh
+arctanh._entry = _entry_arctanh
+_aten._packet('arctanh')._add(arctanh)
+
+
+# schema/native_functions.yaml: arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arctanh)
+arctanh_out = _Op("aten", 'arctanh', 'out',
+    'arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_arctanh_out = arctanh_out._cache
+
+
+def _bind_arctanh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_arctanh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arctanh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arctanh_out.get(ks)
+    if _k is None:
+        _k = arctanh_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arctanh_out, _k, (self, out,))
+    return _k(self, out)
+
+
+arctanh_out._bind = _bind_arctanh_out
+arctanh_out._entry = _entry_arctanh_out
+_aten._packet('arctanh')._add(arctanh_out)
+
+
+# schema/native_functions.yaml: arctanh_(Tensor(a!) self) -> Tensor(a!)
+arctanh_ = _Op("aten", 'arctanh_', 'default',
+    'arctanh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_arctanh_ = arctanh_._cache
+
+
+def _bind_arctanh_(self):
+    return (self,)
+
+
+def _entry_arctanh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arctanh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_arctanh_.get(ks)
+    if _k is None:
+        _k = arctanh_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arctanh_, _k, (self,))
+    return _k(self)
+
+
+arctanh_._bind = _bind_arctanh_
+arctanh_._entry = _entry_arctanh_
+_aten._packet('arctanh_')._add(arctanh_)
+
+
+# schema/native_functions.yaml: negative(Tensor self) -> Tensor
+negative = _Op("aten", 'negative', 'default',
+    'negative(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_negative = negative._cache
+
+
+def _bind_negative(self):
+    return (self,)
+
+
+def _entry_negative(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(negative, (self,)) from None
+    _k = _c_negative.get(ks)
+    if _k is None:
+        _k = negative._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(negative, _k, (self,))
+    return _k(self)
+
+
+negative._bind = _bind_negative
+negative._entry = _entry_negative
+_aten._packet('negative')._add(negative)
+
+
+# schema/native_functions.yaml: negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of negative)
+negative_out = _Op("aten", 'negative', 'out',
+    'negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_negative_out = negative_out._cache
+
+
+def _bind_negative_out(self, *, out):
+    return (self, out)
+
+
+def _entry_negative_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(negative_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_negative_out.get(ks)
+    if _k is None:
+        _k = negative_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(negative_out, _k, (self, out,))
+    return _k(self, out)
+
+
+negative_out._bind = _bind_negative_out
+negative_out._entry = _entry_negative_out
+_aten._packet('negative')._add(negative_out)
+
+
+# schema/native_functions.yaml: negative_(Tensor(a!) self) -> Tensor(a!)
+negative_ = _Op("aten", 'negative_', 'default',
+    'negative_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_negative_ = negative_._cache
+
+
+def _bind_negative_(self):
+    return (self,)
+
+
+def _entry_negative_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(negative_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_negative_.get(ks)
+    if _k is None:
+        _k = negative_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(negative_, _k, (self,))
+    return _k(self)
+
+
+negative_._bind = _bind_negative_
+negative_._entry = _entry_negative_
+_aten._packet('negative_')._add(negative_)
+
+
+# schema/native_functions.yaml: fix(Tensor self) -> Tensor
+fix = _Op("aten", 'fix', 'default',
+    'fix(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_fix = fix._cache
+
+
+def _bind_fix(self):
+    return (self,)
+
+
+def _entry_fix(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fix, (self,)) from None
+    _k = _c_fix.get(ks)
+    if _k is None:
+        _k = fix._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fix, _k, (self,))
+    return _k(self)
+
+
+fix._bind = _bind_fix
+fix._entry = _entry_fix
+_aten._packet('fix')._add(fix)
+
+
+# schema/native_functions.yaml: fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of fix)
+fix_out = _Op("aten", 'fix', 'out',
+    'fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_fix_out = fix_out._cache
+
+
+def _bind_fix_out(self, *, out):
+    return (self, out)
+
+
+def _entry_fix_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fix_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fix_out.get(ks)
+    if _k is None:
+        _k = fix_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fix_out, _k, (self, out,))
+    return _k(self, out)
+
+
+fix_out._bind = _bind_fix_out
+fix_out._entry = _entry_fix_out
+_aten._packet('fix')._add(fix_out)
+
+
+# schema/native_functions.yaml: fix_(Tensor(a!) self) -> Tensor(a!)
+fix_ = _Op("aten", 'fix_', 'default',
+    'fix_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_fix_ = fix_._cache
+
+
+def _bind_fix_(self):
+    return (self,)
+
+
+def _entry_fix_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fix_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_fix_.get(ks)
+    if _k is None:
+        _k = fix_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(fix_, _k, (self,))
+    return _k(self)
+
+
+fix_._bind = _bind_fix_
+fix_._entry = _entry_fix_
+_aten._packet('fix_')._add(fix_)
+
+
+# schema/native_functions.yaml: square(Tensor self) -> Tensor
+square = _Op("aten", 'square', 'default',
+    'square(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_square = square._cache
+
+
+def _bind_square(self):
+    return (self,)
+
+
+def _entry_square(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(square, (self,)) from None
+    _k = _c_square.get(ks)
+    if _k is None:
+        _k = square._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(square, _k, (self,))
+    return _k(self)
+
+
+square._bind = _bind_square
+square._entry = _entry_square
+_aten._packet('square')._add(square)
+
+
+# schema/native_functions.yaml: square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of square)
+square_out = _Op("aten", 'square', 'out',
+    'square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_square_out = square_out._cache
+
+
+def _bind_square_out(self, *, out):
+    return (self, out)
+
+
+def _entry_square_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(square_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_square_out.get(ks)
+    if _k is None:
+        _k = square_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(square_out, _k, (self, out,))
+    return _k(self, out)
+
+
+square_out._bind = _bind_square_out
+square_out._entry = _entry_square_out
+_aten._packet('square')._add(square_out)
+
+
+# schema/native_functions.yaml: square_(Tensor(a!) self) -> Tensor(a!)
+square_ = _Op("aten", 'square_', 'default',
+    'square_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_square_ = square_._cache
+
+
+def _bind_square_(self):
+    return (self,)
+
+
+def _entry_square_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(square_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_square_.get(ks)
+    if _k is None:
+        _k = square_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(square_, _k, (self,))
+    return _k(self)
+
+
+square_._bind = _bind_square_
+square_._entry = _entry_square_
+_aten._packet('square_')._add(square_)
+
+
+# schema/native_functions.yaml: arctan2(Tensor self, Tensor other) -> Tensor
+arctan2 = _Op("aten", 'arctan2', 'default',
+    'arctan2(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_arctan2 = arctan2._cache
+
+
+def _bind_arctan2(self, other):
+    return (self, other)
+
+
+def _entry_arctan2(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arctan2, (self, other)) from None
+    _k = _c_arctan2.get(ks)
+    if _k is None:
+        _k = arctan2._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arctan2, _k, (self, other,))
+    return _k(self, other)
+
+
+arctan2._bind = _bind_arctan2
+arctan2._entry = _entry_arctan2
+_aten._packet('arctan2')._add(arctan2)
+
+
+# schema/native_functions.yaml: arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of arctan2)
+arctan2_out = _Op("aten", 'arctan2', 'out',
+    'arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_arctan2_out = arctan2_out._cache
+
+
+def _bind_arctan2_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_arctan2_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arctan2_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arctan2_out.get(ks)
+    if _k is None:
+        _k = arctan2_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arctan2_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+arctan2_out._bind = _bind_arctan2_out
+arctan2_out._entry = _entry_arctan2_out
+_aten._packet('arctan2')._add(arctan2_out)
+
+
+# schema/native_functions.yaml: arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+arctan2_ = _Op("aten", 'arctan2_', 'default',
+    'arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_arctan2_ = arctan2_._cache
+
+
+def _bind_arctan2_(self, other):
+    return (self, other)
+
+
+def _entry_arctan2_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arctan2_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_arctan2_.get(ks)
+    if _k is None:
+        _k = arctan2_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(arctan2_, _k, (self, other,))
+    return _k(self, other)
+
+
+arctan2_._bind = _bind_arctan2_
+arctan2_._entry = _entry_arctan2_
+_aten._packet('arctan2_')._add(arctan2_)
+
+
+# schema/native_functions.yaml: clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+clip = _Op("aten", 'clip', 'default',
+    'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
+    ('self', 'min', 'max'), 3, tags=('pointwise',))
+_c_clip = clip._cache
+
+
+def _bind_clip(self, min=None, max=None):
+    return (self, min, max)
+
+
+def _entry_clip(self, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clip, (self, min, max)) from None
+    _k = _c_clip.get(ks)
+    if _k is None:
+        _k = clip._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clip, _k, (self, min, max,))
+    return _k(self, min, max)
+
+
+clip._bind = _bind_clip
+clip._entry = _entry_clip
+_aten._packet('clip')._add(clip)
+
+
+# schema/native_functions.yaml: clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clip)
+clip_out = _Op("aten", 'clip', 'out',
+    'clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'max', 'out'), 3, tags=('pointwise',))
+_c_clip_out = clip_out._cache
+
+
+def _bind_clip_out(self, min=None, max=None, *, out):
+    return (self, min, max, out)
+
+
+def _entry_clip_out(self, min, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clip_out, (self, min, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clip_out.get(ks)
+    if _k is None:
+        _k = clip_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clip_out, _k, (self, min, max, out,))
+    return _k(self, min, max, out)
+
+
+clip_out._bind = _bind_clip_out
+clip_out._entry = _entry_clip_out
+_aten._packet('clip')._add(clip_out)
+
+
+# schema/native_functions.yaml: clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+clip_Tensor = _Op("aten", 'clip', 'Tensor',
+    'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
+    ('self', 'min', 'max'), 3, tags=('pointwise',))
+_c_clip_Tensor = clip_Tensor._cache
+
+
+def _bind_clip_Tensor(self, min=None, max=None):
+    return (self, min, max)
+
+
+def _entry_clip_Tensor(self, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clip_Tensor, (self, min, max)) from None
+    _k = _c_clip_Tensor.get(ks)
+    if _k is None:
+        _k = clip_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clip_Tensor, _k, (self, min, max,))
+    return _k(self, min, max)
+
+
+clip_Tensor._bind = _bind_clip_Tensor
+clip_Tensor._entry = _entry_clip_Tensor
+_aten._packet('clip')._add(clip_Tensor)
+
+
+# schema/native_functions.yaml: clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clip.Tensor)
+clip_Tensor_out = _Op("aten", 'clip', 'Tensor_out',
+    'clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'max', 'out'), 3, tags=('pointwise',))
+_c_clip_Tensor_out = clip_Tensor_out._cache
+
+
+def _bind_clip_Tensor_out(self, min=None, max=None, *, out):
+    return (self, min, max, out)
+
+
+def _entry_clip_Tensor_out(self, min, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clip_Tensor_out, (self, min, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clip_Tensor_out.get(ks)
+    if _k is None:
+        _k = clip_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clip_Tensor_out, _k, (self, min, max, out,))
+    return _k(self, min, max, out)
+
+
+clip_Tensor_out._bind = _bind_clip_Tensor_out
+clip_Tensor_out._entry = _entry_clip_Tensor_out
+_aten._packet('clip')._add(clip_Tensor_out)
+
+
+# schema/native_functions.yaml: clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+clip_ = _Op("aten", 'clip_', 'default',
+    'clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+    ('self', 'min', 'max'), 3, tags=('pointwise',))
+_c_clip_ = clip_._cache
+
+
+def _bind_clip_(self, min=None, max=None):
+    return (self, min, max)
+
+
+def _entry_clip_(self, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clip_, (self, min, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clip_.get(ks)
+    if _k is None:
+        _k = clip_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clip_, _k, (self, min, max,))
+    return _k(self, min, max)
+
+
+clip_._bind = _bind_clip_
+clip_._entry = _entry_clip_
+_aten._packet('clip_')._add(clip_)
+
+
+# schema/native_functions.yaml: clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+clip__Tensor = _Op("aten", 'clip_', 'Tensor',
+    'clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    ('self', 'min', 'max'), 3, tags=('pointwise',))
+_c_clip__Tensor = clip__Tensor._cache
+
+
+def _bind_clip__Tensor(self, min=None, max=None):
+    return (self, min, max)
+
+
+def _entry_clip__Tensor(self, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clip__Tensor, (self, min, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clip__Tensor.get(ks)
+    if _k is None:
+        _k = clip__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(clip__Tensor, _k, (self, min, max,))
+    return _k(self, min, max)
+
+
+clip__Tensor._bind = _bind_clip__Tensor
+clip__Tensor._entry = _entry_clip__Tensor
+_aten._packet('clip_')._add(clip__Tensor)
+
+
+# schema/native_functions.yaml: multiply.Tensor(Tensor self, Tensor other) -> Tensor
+multiply_Tensor = _Op("aten", 'multiply', 'Tensor',
+    'multiply.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_multiply_Tensor = multiply_Tensor._cache
+
+
+def _bind_multiply_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_multiply_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(multiply_Tensor, (self, other)) from None
+    _k = _c_multiply_Tensor.get(ks)
+    if _k is None:
+        _k = multiply_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(multiply_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+multiply_Tensor._bind = _bind_multiply_Tensor
+multiply_Tensor._entry = _entry_multiply_Tensor
+_aten._packet('multiply')._add(multiply_Tensor)
+
+
+# schema/native_functions.yaml: multiply.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of multiply.Tensor)
+multiply_out = _Op("aten", 'multiply', 'out',
+    'multiply.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_multiply_out = multiply_out._cache
+
+
+def _bind_multiply_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_multiply_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(multiply_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_multiply_out.get(ks)
+    if _k is None:
+        _k = multiply_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(multiply_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+multiply_out._bind = _bind_multiply_out
+multiply_out._entry = _entry_multiply_out
+_aten._packet('multiply')._add(multiply_out)
+
+
+# schema/native_functions.yaml: multiply.Scalar(Tensor self, Scalar other) -> Tensor
+multiply_Scalar = _Op("aten", 'multiply', 'Scalar',
+    'multiply.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_multiply_Scalar = multiply_Scalar._cache
+
+
+def _bind_multiply_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_multiply_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(multiply_Scalar, (self, other)) from None
+    _k = _c_multiply_Scalar.get(ks)
+    if _k is None:
+        _k = multiply_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(multiply_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+multiply_Scalar._bind = _bind_multiply_Scalar
+multiply_Scalar._entry = _entry_multiply_Scalar
+_aten._packet('multiply')._add(multiply_Scalar)
+
+
+# schema/native_functions.yaml: multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+multiply__Tensor = _Op("aten", 'multiply_', 'Tensor',
+    'multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_multiply__Tensor = multiply__Tensor._cache
+
+
+def _bind_multiply__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_multiply__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(multiply__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_multiply__Tensor.get(ks)
+    if _k is None:
+        _k = multiply__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(multiply__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+multiply__Tensor._bind = _bind_multiply__Tensor
+multiply__Tensor._entry = _entry_multiply__Tensor
+_aten._packet('multiply_')._add(multiply__Tensor)
+
+
+# schema/native_functions.yaml: multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+multiply__Scalar = _Op("aten", 'multiply_', 'Scalar',
+    'multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_multiply__Scalar = multiply__Scalar._cache
+
+
+def _bind_multiply__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_multiply__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(multiply__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_multiply__Scalar.get(ks)
+    if _k is None:
+        _k = multiply__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(multiply__Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+multiply__Scalar._bind = _bind_multiply__Scalar
+multiply__Scalar._entry = _entry_multiply__Scalar
+_aten._packet('multiply_')._add(multiply__Scalar)
+
+
+# schema/native_functions.yaml: true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+true_divide_Tensor = _Op("aten", 'true_divide', 'Tensor',
+    'true_divide.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_true_divide_Tensor = true_divide_Tensor._cache
+
+
+def _bind_true_divide_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_true_divide_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(true_divide_Tensor, (self, other)) from None
+    _k = _c_true_divide_Tensor.get(ks)
+    if _k is None:
+        _k = true_divide_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(true_divide_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+true_divide_Tensor._bind = _bind_true_divide_Tensor
+true_divide_Tensor._entry = _entry_true_divide_Tensor
+_aten._packet('true_divide')._add(true_divide_Tensor)
+
+
+# schema/native_functions.yaml: true_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of true_divide.Tensor)
+true_divide_out = _Op("aten", 'true_divide', 'out',
+    'true_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_true_divide_out = true_divide_out._cache
+
+
+def _bind_true_divide_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_true_divide_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(true_divide_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_true_divide_out.get(ks)
+    if _k is None:
+        _k = true_divide_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(true_divide_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+true_divide_out._bind = _bind_true_divide_out
+true_divide_out._entry = _entry_true_divide_out
+_aten._packet('true_divide')._add(true_divide_out)
+
+
+# schema/native_functions.yaml: true_divide.Scalar(Tensor self, Scalar other) -> Tensor
+true_divide_Scalar = _Op("aten", 'true_divide', 'Scalar',
+    'true_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_true_divide_Scalar = true_divide_Scalar._cache
+
+
+def _bind_true_divide_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_true_divide_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(true_divide_Scalar, (self, other)) from None
+    _k = _c_true_divide_Scalar.get(ks)
+    if _k is None:
+        _k = true_divide_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(true_divide_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+true_divide_Scalar._bind = _bind_true_divide_Scalar
+true_divide_Scalar._entry = _entry_true_divide_Scalar
+_aten._packet('true_divide')._add(true_divide_Scalar)
+
+
+# schema/native_functions.yaml: true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+true_divide__Tensor = _Op("aten", 'true_divide_', 'Tensor',
+    'true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_true_divide__Tensor = true_divide__Tensor._cache
+
+
+def _bind_true_divide__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_true_divide__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(true_divide__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_true_divide__Tensor.get(ks)
+    if _k is None:
+        _k = true_divide__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(true_divide__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+true_divide__Tensor._bind = _bind_true_divide__Tensor
+true_divide__Tensor._entry = _entry_true_divide__Tensor
+_aten._packet('true_divide_')._add(true_divide__Tensor)
+
+
+# schema/native_functions.yaml: true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+true_divide__Scalar = _Op("aten", 'true_divide_', 'Scalar',
+    'true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_true_divide__Scalar = true_divide__Scalar._cache
+
+
+def _bind_true_divide__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_true_divide__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(true_divide__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_true_divide__Scalar.get(ks)
+    if _k is None:
+        _k = true_divide__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(true_divide__Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+true_divide__Scalar._bind = _bind_true_divide__Scalar
+true_divide__Scalar._entry = _entry_true_divide__Scalar
+_aten._packet('true_divide_')._add(true_divide__Scalar)
+
+
+# schema/native_functions.yaml: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+subtract_Tensor = _Op("aten", 'subtract', 'Tensor',
+    'subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 2, tags=('pointwise',))
+_c_subtract_Tensor = subtract_Tensor._cache
+
+
+def _bind_subtract_Tensor(self, other, *, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_subtract_Tensor(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(subtract_Tensor, (self, other, alpha)) from None
+    _k = _c_subtract_Tensor.get(ks)
+    if _k is None:
+        _k = subtract_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(subtract_Tensor, _k, (self, other, alpha,))
+    return _k(self, other, alpha)
+
+
+subtract_Tensor._bind = _bind_subtract_Tensor
+subtract_Tensor._entry = _entry_subtract_Tensor
+_aten._packet('subtract')._add(subtract_Tensor)
+
+
+# schema/native_functions.yaml: subtract.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of subtract.Tensor)
+subtract_out = _Op("aten", 'subtract', 'out',
+    'subtract.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
+_c_subtract_out = subtract_out._cache
+
+
+def _bind_subtract_out(self, other, *, alpha=1, out):
+    return (self, other, alpha, out)
+
+
+def _entry_subtract_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(subtract_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_subtract_out.get(ks)
+    if _k is None:
+        _k = subtract_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(subtract_out, _k, (self, other, alpha, out,))
+    return _k(self, other, alpha, out)
+
+
+subtract_out._bind = _bind_subtract_out
+subtract_out._entry = _entry_subtract_out
+_aten._packet('subtract')._add(subtract_out)
+
+
+# schema/native_functions.yaml: subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+subtract_Scalar = _Op("aten", 'subtract', 'Scalar',
+    'subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 3, tags=('pointwise',))
+_c_subtract_Scalar = subtract_Scalar._cache
+
+
+def _bind_subtract_Scalar(self, other, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_subtract_Scalar(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(subtract_Scalar, (self, other, alpha)) from None
+    _k = _c_subtract_Scalar.get(ks)
+    if _k is None:
+        _k = subtract_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(subtract_Scalar, _k, (self, other, alpha,))
+    return _k(self, other, alpha)
+
+
+subtract_Scalar._bind = _bind_subtract_Scalar
+subtract_Scalar._entry = _entry_subtract_Scalar
+_aten._packet('subtract')._add(subtract_Scalar)
+
+
+# schema/native_functions.yaml: subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+subtract__Tensor = _Op("aten", 'subtract_', 'Tensor',
+    'subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'other', 'alpha'), 2, tags=('pointwise',))
+_c_subtract__Tensor = subtract__Tensor._cache
+
+
+def _bind_subtract__Tensor(self, other, *, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_subtract__Tensor(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(subtract__Tensor, (self, other, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_subtract__Tensor.get(ks)
+    if _k is None:
+        _k = subtract__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(subtract__Tensor, _k, (self, other, alpha,))
+    return _k(self, other, alpha)
+
+
+subtract__Tensor._bind = _bind_subtract__Tensor
+subtract__Tensor._entry = _entry_subtract__Tensor
+_aten._packet('subtract_')._add(subtract__Tensor)
+
+
+# schema/native_functions.yaml: subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+subtract__Scalar = _Op("aten", 'subtract_', 'Scalar',
+    'subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'other', 'alpha'), 3, tags=('pointwise',))
+_c_subtract__Scalar = subtract__Scalar._cache
+
+
+def _bind_subtract__Scalar(self, other, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_subtract__Scalar(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(subtract__Scalar, (self, other, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_subtract__Scalar.get(ks)
+    if _k is None:
+        _k = subtract__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(subtract__Scalar, _k, (self, other, alpha,))
+    return _k(self, other, alpha)
+
+
+subtract__Scalar._bind = _bind_subtract__Scalar
+subtract__Scalar._entry = _entry_subtract__Scalar
+_aten._packet('subtract_')._add(subtract__Scalar)
+
+
+# schema/native_functions.yaml: greater.Tensor(Tensor self, Tensor other) -> Tensor
+greater_Tensor = _Op("aten", 'greater', 'Tensor',
+    'greater.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_greater_Tensor = greater_Tensor._cache
+
+
+def _bind_greater_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_greater_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_Tensor, (self, other)) from None
+    _k = _c_greater_Tensor.get(ks)
+    if _k is None:
+        _k = greater_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+greater_Tensor._bind = _bind_greater_Tensor
+greater_Tensor._entry = _entry_greater_Tensor
+_aten._packet('greater')._add(greater_Tensor)
+
+
+# schema/native_functions.yaml: greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of greater.Tensor)
+greater_Tensor_out = _Op("aten", 'greater', 'Tensor_out',
+    'greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_greater_Tensor_out = greater_Tensor_out._cache
+
+
+def _bind_greater_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_greater_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_greater_Tensor_out.get(ks)
+    if _k is None:
+        _k = greater_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_Tensor_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+greater_Tensor_out._bind = _bind_greater_Tensor_out
+greater_Tensor_out._entry = _entry_greater_Tensor_out
+_aten._packet('greater')._add(greater_Tensor_out)
+
+
+# schema/native_functions.yaml: greater.Scalar(Tensor self, Scalar other) -> Tensor
+greater_Scalar = _Op("aten", 'greater', 'Scalar',
+    'greater.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_greater_Scalar = greater_Scalar._cache
+
+
+def _bind_greater_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_greater_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_Scalar, (self, other)) from None
+    _k = _c_greater_Scalar.get(ks)
+    if _k is None:
+        _k = greater_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+greater_Scalar._bind = _bind_greater_Scalar
+greater_Scalar._entry = _entry_greater_Scalar
+_aten._packet('greater')._add(greater_Scalar)
+
+
+# schema/native_functions.yaml: greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of greater.Scalar)
+greater_Scalar_out = _Op("aten", 'greater', 'Scalar_out',
+    'greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_greater_Scalar_out = greater_Scalar_out._cache
+
+
+def _bind_greater_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_greater_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_greater_Scalar_out.get(ks)
+    if _k is None:
+        _k = greater_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_Scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+greater_Scalar_out._bind = _bind_greater_Scalar_out
+greater_Scalar_out._entry = _entry_greater_Scalar_out
+_aten._packet('greater')._add(greater_Scalar_out)
+
+
+# schema/native_functions.yaml: greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+greater__Tensor = _Op("aten", 'greater_', 'Tensor',
+    'greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_greater__Tensor = greater__Tensor._cache
+
+
+def _bind_greater__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_greater__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_greater__Tensor.get(ks)
+    if _k is None:
+        _k = greater__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+greater__Tensor._bind = _bind_greater__Tensor
+greater__Tensor._entry = _entry_greater__Tensor
+_aten._packet('greater_')._add(greater__Tensor)
+
+
+# schema/native_functions.yaml: greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+greater__Scalar = _Op("aten", 'greater_', 'Scalar',
+    'greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_greater__Scalar = greater__Scalar._cache
+
+
+def _bind_greater__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_greater__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_greater__Scalar.get(ks)
+    if _k is None:
+        _k = greater__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater__Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+greater__Scalar._bind = _bind_greater__Scalar
+greater__Scalar._entry = _entry_greater__Scalar
+_aten._packet('greater_')._add(greater__Scalar)
+
+
+# schema/native_functions.yaml: greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
+greater_equal_Tensor = _Op("aten", 'greater_equal', 'Tensor',
+    'greater_equal.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_greater_equal_Tensor = greater_equal_Tensor._cache
+
+
+def _bind_greater_equal_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_greater_equal_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_equal_Tensor, (self, other)) from None
+    _k = _c_greater_equal_Tensor.get(ks)
+    if _k is None:
+        _k = greater_equal_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_equal_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+greater_equal_Tensor._bind = _bind_greater_equal_Tensor
+greater_equal_Tensor._entry = _entry_greater_equal_Tensor
+_aten._packet('greater_equal')._add(greater_equal_Tensor)
+
+
+# schema/native_functions.yaml: greater_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of greater_equal.Tensor)
+greater_equal_Tensor_out = _Op("aten", 'greater_equal', 'Tensor_out',
+    'greater_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_greater_equal_Tensor_out = greater_equal_Tensor_out._cache
+
+
+def _bind_greater_equal_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_greater_equal_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_equal_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_greater_equal_Tensor_out.get(ks)
+    if _k is None:
+        _k = greater_equal_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_equal_Tensor_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+greater_equal_Tensor_out._bind = _bind_greater_equal_Tensor_out
+greater_equal_Tensor_out._entry = _entry_greater_equal_Tensor_out
+_aten._packet('greater_equal')._add(greater_equal_Tensor_out)
+
+
+# schema/native_functions.yaml: greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
+greater_equal_Scalar = _Op("aten", 'greater_equal', 'Scalar',
+    'greater_equal.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_greater_equal_Scalar = greater_equal_Scalar._cache
+
+
+def _bind_greater_equal_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_greater_equal_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_equal_Scalar, (self, other)) from None
+    _k = _c_greater_equal_Scalar.get(ks)
+    if _k is None:
+        _k = greater_equal_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_equal_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+greater_equal_Scalar._bind = _bind_greater_equal_Scalar
+greater_equal_Scalar._entry = _entry_greater_equal_Scalar
+_aten._packet('greater_equal')._add(greater_equal_Scalar)
+
+
+# schema/native_functions.yaml: greater_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of greater_equal.Scalar)
+greater_equal_Scalar_out = _Op("aten", 'greater_equal', 'Scalar_out',
+    'greater_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_greater_equal_Scalar_out = greater_equal_Scalar_out._cache
+
+
+def _bind_greater_equal_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_greater_equal_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_equal_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_greater_equal_Scalar_out.get(ks)
+    if _k is None:
+        _k = greater_equal_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_equal_Scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+greater_equal_Scalar_out._bind = _bind_greater_equal_Scalar_out
+greater_equal_Scalar_out._entry = _entry_greater_equal_Scalar_out
+_aten._packet('greater_equal')._add(greater_equal_Scalar_out)
+
+
+# schema/native_functions.yaml: greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+greater_equal__Tensor = _Op("aten", 'greater_equal_', 'Tensor',
+    'greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_greater_equal__Tensor = greater_equal__Tensor._cache
+
+
+def _bind_greater_equal__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_greater_equal__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_equal__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_greater_equal__Tensor.get(ks)
+    if _k is None:
+        _k = greater_equal__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_equal__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+greater_equal__Tensor._bind = _bind_greater_equal__Tensor
+greater_equal__Tensor._entry = _entry_greater_equal__Tensor
+_aten._packet('greater_equal_')._add(greater_equal__Tensor)
+
+
+# schema/native_functions.yaml: greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+greater_equal__Scalar = _Op("aten", 'greater_equal_', 'Scalar',
+    'greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_greater_equal__Scalar = greater_equal__Scalar._cache
+
+
+def _bind_greater_equal__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_greater_equal__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(greater_equal__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_greater_equal__Scalar.get(ks)
+    if _k is None:
+        _k = greater_equal__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(greater_equal__Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+greater_equal__Scalar._bind = _bind_greater_equal__Scalar
+greater_equal__Scalar._entry = _entry_greater_equal__Scalar
+_aten._packet('greater_equal_')._add(greater_equal__Scalar)
+
+
+# schema/native_functions.yaml: less.Tensor(Tensor self, Tensor other) -> Tensor
+less_Tensor = _Op("aten", 'less', 'Tensor',
+    'less.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_less_Tensor = less_Tensor._cache
+
+
+def _bind_less_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_less_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_Tensor, (self, other)) from None
+    _k = _c_less_Tensor.get(ks)
+    if _k is None:
+        _k = less_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+less_Tensor._bind = _bind_less_Tensor
+less_Tensor._entry = _entry_less_Tensor
+_aten._packet('less')._add(less_Tensor)
+
+
+# schema/native_functions.yaml: less.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of less.Tensor)
+less_Tensor_out = _Op("aten", 'less', 'Tensor_out',
+    'less.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_less_Tensor_out = less_Tensor_out._cache
+
+
+def _bind_less_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_less_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_less_Tensor_out.get(ks)
+    if _k is None:
+        _k = less_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_Tensor_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+less_Tensor_out._bind = _bind_less_Tensor_out
+less_Tensor_out._entry = _entry_less_Tensor_out
+_aten._packet('less')._add(less_Tensor_out)
+
+
+# schema/native_functions.yaml: less.Scalar(Tensor self, Scalar other) -> Tensor
+less_Scalar = _Op("aten", 'less', 'Scalar',
+    'less.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_less_Scalar = less_Scalar._cache
+
+
+def _bind_less_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_less_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_Scalar, (self, other)) from None
+    _k = _c_less_Scalar.get(ks)
+    if _k is None:
+        _k = less_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+less_Scalar._bind = _bind_less_Scalar
+less_Scalar._entry = _entry_less_Scalar
+_aten._packet('less')._add(less_Scalar)
+
+
+# schema/native_functions.yaml: less.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of less.Scalar)
+less_Scalar_out = _Op("aten", 'less', 'Scalar_out',
+    'less.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_less_Scalar_out = less_Scalar_out._cache
+
+
+def _bind_less_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_less_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_less_Scalar_out.get(ks)
+    if _k is None:
+        _k = less_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_Scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+less_Scalar_out._bind = _bind_less_Scalar_out
+less_Scalar_out._entry = _entry_less_Scalar_out
+_aten._packet('less')._add(less_Scalar_out)
+
+
+# schema/native_functions.yaml: less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+less__Tensor = _Op("aten", 'less_', 'Tensor',
+    'less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_less__Tensor = less__Tensor._cache
+
+
+def _bind_less__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_less__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_less__Tensor.get(ks)
+    if _k is None:
+        _k = less__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+less__Tensor._bind = _bind_less__Tensor
+less__Tensor._entry = _entry_less__Tensor
+_aten._packet('less_')._add(less__Tensor)
+
+
+# schema/native_functions.yaml: less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+less__Scalar = _Op("aten", 'less_', 'Scalar',
+    'less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_less__Scalar = less__Scalar._cache
+
+
+def _bind_less__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_less__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_less__Scalar.get(ks)
+    if _k is None:
+        _k = less__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less__Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+less__Scalar._bind = _bind_less__Scalar
+less__Scalar._entry = _entry_less__Scalar
+_aten._packet('less_')._add(less__Scalar)
+
+
+# schema/native_functions.yaml: less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+less_equal_Tensor = _Op("aten", 'less_equal', 'Tensor',
+    'less_equal.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_less_equal_Tensor = less_equal_Tensor._cache
+
+
+def _bind_less_equal_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_less_equal_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_equal_Tensor, (self, other)) from None
+    _k = _c_less_equal_Tensor.get(ks)
+    if _k is None:
+        _k = less_equal_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_equal_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+less_equal_Tensor._bind = _bind_less_equal_Tensor
+less_equal_Tensor._entry = _entry_less_equal_Tensor
+_aten._packet('less_equal')._add(less_equal_Tensor)
+
+
+# schema/native_functions.yaml: less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of less_equal.Tensor)
+less_equal_Tensor_out = _Op("aten", 'less_equal', 'Tensor_out',
+    'less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_less_equal_Tensor_out = less_equal_Tensor_out._cache
+
+
+def _bind_less_equal_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_less_equal_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_equal_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_less_equal_Tensor_out.get(ks)
+    if _k is None:
+        _k = less_equal_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_equal_Tensor_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+less_equal_Tensor_out._bind = _bind_less_equal_Tensor_out
+less_equal_Tensor_out._entry = _entry_less_equal_Tensor_out
+_aten._packet('less_equal')._add(less_equal_Tensor_out)
+
+
+# schema/native_functions.yaml: less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+less_equal_Scalar = _Op("aten", 'less_equal', 'Scalar',
+    'less_equal.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_less_equal_Scalar = less_equal_Scalar._cache
+
+
+def _bind_less_equal_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_less_equal_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_equal_Scalar, (self, other)) from None
+    _k = _c_less_equal_Scalar.get(ks)
+    if _k is None:
+        _k = less_equal_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_equal_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+less_equal_Scalar._bind = _bind_less_equal_Scalar
+less_equal_Scalar._entry = _entry_less_equal_Scalar
+_aten._packet('less_equal')._add(less_equal_Scalar)
+
+
+# schema/native_functions.yaml: less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of less_equal.Scalar)
+less_equal_Scalar_out = _Op("aten", 'less_equal', 'Scalar_out',
+    'less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_less_equal_Scalar_out = less_equal_Scalar_out._cache
+
+
+def _bind_less_equal_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_less_equal_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_equal_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_less_equal_Scalar_out.get(ks)
+    if _k is None:
+        _k = less_equal_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_equal_Scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+less_equal_Scalar_out._bind = _bind_less_equal_Scalar_out
+less_equal_Scalar_out._entry = _entry_less_equal_Scalar_out
+_aten._packet('less_equal')._add(less_equal_Scalar_out)
+
+
+# schema/native_functions.yaml: less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+less_equal__Tensor = _Op("aten", 'less_equal_', 'Tensor',
+    'less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_less_equal__Tensor = less_equal__Tensor._cache
+
+
+def _bind_less_equal__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_less_equal__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_equal__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_less_equal__Tensor.get(ks)
+    if _k is None:
+        _k = less_equal__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_equal__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+less_equal__Tensor._bind = _bind_less_equal__Tensor
+less_equal__Tensor._entry = _entry_less_equal__Tensor
+_aten._packet('less_equal_')._add(less_equal__Tensor)
+
+
+# schema/native_functions.yaml: less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+less_equal__Scalar = _Op("aten", 'less_equal_', 'Scalar',
+    'less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_less_equal__Scalar = less_equal__Scalar._cache
+
+
+def _bind_less_equal__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_less_equal__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(less_equal__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_less_equal__Scalar.get(ks)
+    if _k is None:
+        _k = less_equal__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(less_equal__Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+less_equal__Scalar._bind = _bind_less_equal__Scalar
+less_equal__Scalar._entry = _entry_less_equal__Scalar
+_aten._packet('less_equal_')._add(less_equal__Scalar)
+
+
+# schema/native_functions.yaml: not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+not_equal_Tensor = _Op("aten", 'not_equal', 'Tensor',
+    'not_equal.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_not_equal_Tensor = not_equal_Tensor._cache
+
+
+def _bind_not_equal_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_not_equal_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(not_equal_Tensor, (self, other)) from None
+    _k = _c_not_equal_Tensor.get(ks)
+    if _k is None:
+        _k = not_equal_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(not_equal_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+not_equal_Tensor._bind = _bind_not_equal_Tensor
+not_equal_Tensor._entry = _entry_not_equal_Tensor
+_aten._packet('not_equal')._add(not_equal_Tensor)
+
+
+# schema/native_functions.yaml: not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of not_equal.Tensor)
+not_equal_Tensor_out = _Op("aten", 'not_equal', 'Tensor_out',
+    'not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_not_equal_Tensor_out = not_equal_Tensor_out._cache
+
+
+def _bind_not_equal_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_not_equal_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(not_equal_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_not_equal_Tensor_out.get(ks)
+    if _k is None:
+        _k = not_equal_Tensor_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(not_equal_Tensor_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+not_equal_Tensor_out._bind = _bind_not_equal_Tensor_out
+not_equal_Tensor_out._entry = _entry_not_equal_Tensor_out
+_aten._packet('not_equal')._add(not_equal_Tensor_out)
+
+
+# schema/native_functions.yaml: not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+not_equal_Scalar = _Op("aten", 'not_equal', 'Scalar',
+    'not_equal.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_not_equal_Scalar = not_equal_Scalar._cache
+
+
+def _bind_not_equal_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_not_equal_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(not_equal_Scalar, (self, other)) from None
+    _k = _c_not_equal_Scalar.get(ks)
+    if _k is None:
+        _k = not_equal_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(not_equal_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+not_equal_Scalar._bind = _bind_not_equal_Scalar
+not_equal_Scalar._entry = _entry_not_equal_Scalar
+_aten._packet('not_equal')._add(not_equal_Scalar)
+
+
+# schema/native_functions.yaml: not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of not_equal.Scalar)
+not_equal_Scalar_out = _Op("aten", 'not_equal', 'Scalar_out',
+    'not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_not_equal_Scalar_out = not_equal_Scalar_out._cache
+
+
+def _bind_not_equal_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_not_equal_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(not_equal_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_not_equal_Scalar_out.get(ks)
+    if _k is None:
+        _k = not_equal_Scalar_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(not_equal_Scalar_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+not_equal_Scalar_out._bind = _bind_not_equal_Scalar_out
+not_equal_Scalar_out._entry = _entry_not_equal_Scalar_out
+_aten._packet('not_equal')._add(not_equal_Scalar_out)
+
+
+# schema/native_functions.yaml: not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+not_equal__Tensor = _Op("aten", 'not_equal_', 'Tensor',
+    'not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_not_equal__Tensor = not_equal__Tensor._cache
+
+
+def _bind_not_equal__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_not_equal__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(not_equal__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_not_equal__Tensor.get(ks)
+    if _k is None:
+        _k = not_equal__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(not_equal__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+not_equal__Tensor._bind = _bind_not_equal__Tensor
+not_equal__Tensor._entry = _entry_not_equal__Tensor
+_aten._packet('not_equal_')._add(not_equal__Tensor)
+
+
+# schema/native_functions.yaml: not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+not_equal__Scalar = _Op("aten", 'not_equal_', 'Scalar',
+    'not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_not_equal__Scalar = not_equal__Scalar._cache
+
+
+def _bind_not_equal__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_not_equal__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(not_equal__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_not_equal__Scalar.get(ks)
+    if _k is None:
+        _k = not_equal__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(not_equal__Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+not_equal__Scalar._bind = _bind_not_equal__Scalar
+not_equal__Scalar._entry = _entry_not_equal__Scalar
+_aten._packet('not_equal_')._add(not_equal__Scalar)
+
+
+# schema/native_functions.yaml: divide.Tensor(Tensor self, Tensor other) -> Tensor
+divide_Tensor = _Op("aten", 'divide', 'Tensor',
+    'divide.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_divide_Tensor = divide_Tensor._cache
+
+
+def _bind_divide_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_divide_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide_Tensor, (self, other)) from None
+    _k = _c_divide_Tensor.get(ks)
+    if _k is None:
+        _k = divide_Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide_Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+divide_Tensor._bind = _bind_divide_Tensor
+divide_Tensor._entry = _entry_divide_Tensor
+_aten._packet('divide')._add(divide_Tensor)
+
+
+# schema/native_functions.yaml: divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of divide.Tensor)
+divide_out = _Op("aten", 'divide', 'out',
+    'divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_divide_out = divide_out._cache
+
+
+def _bind_divide_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_divide_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_divide_out.get(ks)
+    if _k is None:
+        _k = divide_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide_out, _k, (self, other, out,))
+    return _k(self, other, out)
+
+
+divide_out._bind = _bind_divide_out
+divide_out._entry = _entry_divide_out
+_aten._packet('divide')._add(divide_out)
+
+
+# schema/native_functions.yaml: divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+divide__Tensor = _Op("aten", 'divide_', 'Tensor',
+    'divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_divide__Tensor = divide__Tensor._cache
+
+
+def _bind_divide__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_divide__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_divide__Tensor.get(ks)
+    if _k is None:
+        _k = divide__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide__Tensor, _k, (self, other,))
+    return _k(self, other)
+
+
+divide__Tensor._bind = _bind_divide__Tensor
+divide__Tensor._entry = _entry_divide__Tensor
+_aten._packet('divide_')._add(divide__Tensor)
+
+
+# schema/native_functions.yaml: divide.Scalar(Tensor self, Scalar other) -> Tensor
+divide_Scalar = _Op("aten", 'divide', 'Scalar',
+    'divide.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_divide_Scalar = divide_Scalar._cache
+
+
+def _bind_divide_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_divide_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide_Scalar, (self, other)) from None
+    _k = _c_divide_Scalar.get(ks)
+    if _k is None:
+        _k = divide_Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide_Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+divide_Scalar._bind = _bind_divide_Scalar
+divide_Scalar._entry = _entry_divide_Scalar
+_aten._packet('divide')._add(divide_Scalar)
+
+
+# schema/native_functions.yaml: divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+divide__Scalar = _Op("aten", 'divide_', 'Scalar',
+    'divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_divide__Scalar = divide__Scalar._cache
+
+
+def _bind_divide__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_divide__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_divide__Scalar.get(ks)
+    if _k is None:
+        _k = divide__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide__Scalar, _k, (self, other,))
+    return _k(self, other)
+
+
+divide__Scalar._bind = _bind_divide__Scalar
+divide__Scalar._entry = _entry_divide__Scalar
+_aten._packet('divide_')._add(divide__Scalar)
+
+
+# schema/native_functions.yaml: divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+divide_Tensor_mode = _Op("aten", 'divide', 'Tensor_mode',
+    'divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
+_c_divide_Tensor_mode = divide_Tensor_mode._cache
+
+
+def _bind_divide_Tensor_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_divide_Tensor_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide_Tensor_mode, (self, other, rounding_mode)) from None
+    _k = _c_divide_Tensor_mode.get(ks)
+    if _k is None:
+        _k = divide_Tensor_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide_Tensor_mode, _k, (self, other, rounding_mode,))
+    return _k(self, other, rounding_mode)
+
+
+divide_Tensor_mode._bind = _bind_divide_Tensor_mode
+divide_Tensor_mode._entry = _entry_divide_Tensor_mode
+_aten._packet('divide')._add(divide_Tensor_mode)
+
+
+# schema/native_functions.yaml: divide.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of divide.Tensor_mode)
+divide_out_mode = _Op("aten", 'divide', 'out_mode',
+    'divide.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise',))
+_c_divide_out_mode = divide_out_mode._cache
+
+
+def _bind_divide_out_mode(self, other, *, rounding_mode, out):
+    return (self, other, rounding_mode, out)
+
+
+def _entry_divide_out_mode(self, other, rounding_mode, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide_out_mode, (self, other, rounding_mode, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_divide_out_mode.get(ks)
+    if _k is None:
+        _k = divide_out_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide_out_mode, _k, (self, other, rounding_mode, out,))
+    return _k(self, other, rounding_mode, out)
+
+
+divide_out_mode._bind = _bind_divide_out_mode
+divide_out_mode._entry = _entry_divide_out_mode
+_aten._packet('divide')._add(divide_out_mode)
+
+
+# schema/native_functions.yaml: divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+divide__Tensor_mode = _Op("aten", 'divide_', 'Tensor_mode',
+    'divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
+_c_divide__Tensor_mode = divide__Tensor_mode._cache
+
+
+def _bind_divide__Tensor_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_divide__Tensor_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide__Tensor_mode, (self, other, rounding_mode)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_divide__Tensor_mode.get(ks)
+    if _k is None:
+        _k = divide__Tensor_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide__Tensor_mode, _k, (self, other, rounding_mode,))
+    return _k(self, other, rounding_mode)
+
+
+divide__Tensor_mode._bind = _bind_divide__Tensor_mode
+divide__Tensor_mode._entry = _entry_divide__Tensor_mode
+_aten._packet('divide_')._add(divide__Tensor_mode)
+
+
+# schema/native_functions.yaml: divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+divide_Scalar_mode = _Op("aten", 'divide', 'Scalar_mode',
+    'divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
+_c_divide_Scalar_mode = divide_Scalar_mode._cache
+
+
+def _bind_divide_Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_divide_Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide_Scalar_mode, (self, other, rounding_mode)) from None
+    _k = _c_divide_Scalar_mode.get(ks)
+    if _k is None:
+        _k = divide_Scalar_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide_Scalar_mode, _k, (self, other, rounding_mode,))
+    return _k(self, other, rounding_mode)
+
+
+divide_Scalar_mode._bind = _bind_divide_Scalar_mode
+divide_Scalar_mode._entry = _entry_divide_Scalar_mode
+_aten._packet('divide')._add(divide_Scalar_mode)
+
+
+# schema/native_functions.yaml: divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+divide__Scalar_mode = _Op("aten", 'divide_', 'Scalar_mode',
+    'divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
+_c_divide__Scalar_mode = divide__Scalar_mode._cache
+
+
+def _bind_divide__Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_divide__Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(divide__Scalar_mode, (self, other, rounding_mode)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_divide__Scalar_mode.get(ks)
+    if _k is None:
+        _k = divide__Scalar_mode._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(divide__Scalar_mode, _k, (self, other, rounding_mode,))
+    return _k(self, other, rounding_mode)
+
+
+divide__Scalar_mode._bind = _bind_divide__Scalar_mode
+divide__Scalar_mode._entry = _entry_divide__Scalar_mode
+_aten._packet('divide_')._add(divide__Scalar_mode)
+
+
+# schema/native_functions.yaml: concat(Tensor[] tensors, int dim=0) -> Tensor
+concat = _Op("aten", 'concat', 'default',
+    'concat(Tensor[] tensors, int dim=0) -> Tensor',
+    ('tensors', 'dim'), 2, tags=())
+_c_concat = concat._cache
+
+
+def _bind_concat(tensors, dim=0):
+    return (tensors, dim)
+
+
+def _entry_concat(tensors, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(concat, (tensors, dim)) from None
+    _k = _c_concat.get(ks)
+    if _k is None:
+        _k = concat._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(concat, _k, (tensors, dim,))
+    return _k(tensors, dim)
+
+
+concat._bind = _bind_concat
+concat._entry = _entry_concat
+_aten._packet('concat')._add(concat)
+
+
+# schema/native_functions.yaml: concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of concat)
+concat_out = _Op("aten", 'concat', 'out',
+    'concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'dim', 'out'), 2, tags=())
+_c_concat_out = concat_out._cache
+
+
+def _bind_concat_out(tensors, dim=0, *, out):
+    return (tensors, dim, out)
+
+
+def _entry_concat_out(tensors, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(concat_out, (tensors, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_concat_out.get(ks)
+    if _k is None:
+        _k = concat_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(concat_out, _k, (tensors, dim, out,))
+    return _k(tensors, dim, out)
+
+
+concat_out._bind = _bind_concat_out
+concat_out._entry = _entry_concat_out
+_aten._packet('concat')._add(concat_out)
+
+
+# schema/native_functions.yaml: concatenate(Tensor[] tensors, int dim=0) -> Tensor
+concatenate = _Op("aten", 'concatenate', 'default',
+    'concatenate(Tensor[] tensors, int dim=0) -> Tensor',
+    ('tensors', 'dim'), 2, tags=())
+_c_concatenate = concatenate._cache
+
+
+def _bind_concatenate(tensors, dim=0):
+    return (tensors, dim)
+
+
+def _entry_concatenate(tensors, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(concatenate, (tensors, dim)) from None
+    _k = _c_concatenate.get(ks)
+    if _k is None:
+        _k = concatenate._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(concatenate, _k, (tensors, dim,))
+    return _k(tensors, dim)
+
+
+concatenate._bind = _bind_concatenate
+concatenate._entry = _entry_concatenate
+_aten._packet('concatenate')._add(concatenate)
+
+
+# schema/native_functions.yaml: concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of concatenate)
+concatenate_out = _Op("aten", 'concatenate', 'out',
+    'concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'dim', 'out'), 2, tags=())
+_c_concatenate_out = concatenate_out._cache
+
+
+def _bind_concatenate_out(tensors, dim=0, *, out):
+    return (tensors, dim, out)
+
+
+def _entry_concatenate_out(tensors, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(concatenate_out, (tensors, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_concatenate_out.get(ks)
+    if _k is None:
+        _k = concatenate_out._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(concatenate_out, _k, (tensors, dim, out,))
+    return _k(tensors, dim, out)
+
+
+concatenate_out._bind = _bind_concatenate_out
+concatenate_out._entry = _entry_concatenate_out
+_aten._packet('concatenate')._add(concatenate_out)
+
+
+# schema/native_functions.yaml: swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+swapaxes_ = _Op("aten", 'swapaxes_', 'default',
+    'swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)',
+    ('self', 'axis0', 'axis1'), 3, tags=())
+_c_swapaxes_ = swapaxes_._cache
+
+
+def _bind_swapaxes_(self, axis0, axis1):
+    return (self, axis0, axis1)
+
+
+def _entry_swapaxes_(self, axis0, axis1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(swapaxes_, (self, axis0, axis1)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_swapaxes_.get(ks)
+    if _k is None:
+        _k = swapaxes_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(swapaxes_, _k, (self, axis0, axis1,))
+    return _k(self, axis0, axis1)
+
+
+swapaxes_._bind = _bind_swapaxes_
+swapaxes_._entry = _entry_swapaxes_
+_aten._packet('swapaxes_')._add(swapaxes_)
+
+
+# schema/native_functions.yaml: swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+swapdims_ = _Op("aten", 'swapdims_', 'default',
+    'swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)',
+    ('self', 'dim0', 'dim1'), 3, tags=())
+_c_swapdims_ = swapdims_._cache
+
+
+def _bind_swapdims_(self, dim0, dim1):
+    return (self, dim0, dim1)
+
+
+def _entry_swapdims_(self, dim0, dim1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(swapdims_, (self, dim0, dim1)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_swapdims_.get(ks)
+    if _k is None:
+        _k = swapdims_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(swapdims_, _k, (self, dim0, dim1,))
+    return _k(self, dim0, dim1)
+
+
+swapdims_._bind = _bind_swapdims_
+swapdims_._entry = _entry_swapdims_
+_aten._packet('swapdims_')._add(swapdims_)
+
+
+# schema/native_functions.yaml: float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+float_power__Tensor = _Op("aten", 'float_power_', 'Tensor',
+    'float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
+    ('self', 'exponent'), 2, tags=('pointwise',))
+_c_float_power__Tensor = float_power__Tensor._cache
+
+
+def _bind_float_power__Tensor(self, exponent):
+    return (self, exponent)
+
+
+def _entry_float_power__Tensor(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(float_power__Tensor, (self, exponent)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_float_power__Tensor.get(ks)
+    if _k is None:
+        _k = float_power__Tensor._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(float_power__Tensor, _k, (self, exponent,))
+    return _k(self, exponent)
+
+
+float_power__Tensor._bind = _bind_float_power__Tensor
+float_power__Tensor._entry = _entry_float_power__Tensor
+_aten._packet('float_power_')._add(float_power__Tensor)
+
+
+# schema/native_functions.yaml: float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+float_power__Scalar = _Op("aten", 'float_power_', 'Scalar',
+    'float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
+    ('self', 'exponent'), 2, tags=('pointwise',))
+_c_float_power__Scalar = float_power__Scalar._cache
+
+
+def _bind_float_power__Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_float_power__Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(float_power__Scalar, (self, exponent)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_float_power__Scalar.get(ks)
+    if _k is None:
+        _k = float_power__Scalar._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(float_power__Scalar, _k, (self, exponent,))
+    return _k(self, exponent)
+
+
+float_power__Scalar._bind = _bind_float_power__Scalar
+float_power__Scalar._entry = _entry_float_power__Scalar
+_aten._packet('float_power_')._add(float_power__Scalar)
+
+
+# schema/native_functions.yaml: sgn_(Tensor(a!) self) -> Tensor(a!)
+sgn_ = _Op("aten", 'sgn_', 'default',
+    'sgn_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sgn_ = sgn_._cache
+
+
+def _bind_sgn_(self):
+    return (self,)
+
+
+def _entry_sgn_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sgn_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sgn_.get(ks)
+    if _k is None:
+        _k = sgn_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(sgn_, _k, (self,))
+    return _k(self)
+
+
+sgn_._bind = _bind_sgn_
+sgn_._entry = _entry_sgn_
+_aten._packet('sgn_')._add(sgn_)
+
+
+# schema/native_functions.yaml: ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ldexp_ = _Op("aten", 'ldexp_', 'default',
+    'ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ldexp_ = ldexp_._cache
+
+
+def _bind_ldexp_(self, other):
+    return (self, other)
+
+
+def _entry_ldexp_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ldexp_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ldexp_.get(ks)
+    if _k is None:
+        _k = ldexp_._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(ldexp_, _k, (self, other,))
+    return _k(self, other)
+
+
+ldexp_._bind = _bind_ldexp_
+ldexp_._entry = _entry_ldexp_
+_aten._packet('ldexp_')._add(ldexp_)
 
 
 # schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor

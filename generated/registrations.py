@@ -14,6 +14,7 @@ from ember.kernels.common import random as _common_random
 from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import scatter_views as _common_scatter_views
 from ember.kernels.common import views as _common_views
+from ember.kernels.composite import aliases as _composite_aliases
 from ember.kernels.composite import binary as _composite_binary
 from ember.kernels.composite import complex as _composite_complex
 from ember.kernels.composite import conv as _composite_conv
@@ -22,6 +23,7 @@ from ember.kernels.composite import fft as _composite_fft
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
 from ember.kernels.composite import nn as _composite_nn
+from ember.kernels.composite import products as _composite_products
 from ember.kernels.composite import random as _composite_random
 from ember.kernels.composite import reduction as _composite_reduction
 from ember.kernels.composite import shape as _composite_shape
@@ -815,6 +817,74 @@ _o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('CUDA', _cuda_pointwise.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+_o.bitwise_left_shift_Tensor.register('CPU', _cpu_binary.bitwise_left_shift)
+_o.bitwise_left_shift_Tensor.register('Meta', _meta_binary.bitwise_left_shift)
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_left_shift.Tensor)
+_o.bitwise_left_shift_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_left_shift_Tensor))
+_o.bitwise_left_shift_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_left_shift_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+_o.bitwise_left_shift_Tensor_Scalar.register('CPU', _cpu_binary.bitwise_left_shift)
+_o.bitwise_left_shift_Tensor_Scalar.register('Meta', _meta_binary.bitwise_left_shift)
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_left_shift.Tensor_Scalar)
+_o.bitwise_left_shift_Tensor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_left_shift_Tensor_Scalar))
+_o.bitwise_left_shift_Tensor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_left_shift_Tensor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+_o.bitwise_left_shift_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_left_shift)
+_o.bitwise_left_shift_Scalar_Tensor.register('Meta', _meta_binary.bitwise_left_shift)
+
+# schema/native_functions.yaml: bitwise_left_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_left_shift.Scalar_Tensor)
+_o.bitwise_left_shift_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_left_shift_Scalar_Tensor))
+_o.bitwise_left_shift_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_left_shift_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.bitwise_left_shift__Tensor.register('CPU', _cpu_binary.bitwise_left_shift_)
+_o.bitwise_left_shift__Tensor.register('Meta', _meta_binary.bitwise_left_shift_)
+_o.bitwise_left_shift__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_left_shift__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.bitwise_left_shift__Tensor_Scalar.register('CPU', _cpu_binary.bitwise_left_shift_)
+_o.bitwise_left_shift__Tensor_Scalar.register('Meta', _meta_binary.bitwise_left_shift_)
+_o.bitwise_left_shift__Tensor_Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_left_shift__Tensor_Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+_o.bitwise_right_shift_Tensor.register('CPU', _cpu_binary.bitwise_right_shift)
+_o.bitwise_right_shift_Tensor.register('Meta', _meta_binary.bitwise_right_shift)
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_right_shift.Tensor)
+_o.bitwise_right_shift_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_right_shift_Tensor))
+_o.bitwise_right_shift_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_right_shift_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+_o.bitwise_right_shift_Tensor_Scalar.register('CPU', _cpu_binary.bitwise_right_shift)
+_o.bitwise_right_shift_Tensor_Scalar.register('Meta', _meta_binary.bitwise_right_shift)
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor_Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_right_shift.Tensor_Scalar)
+_o.bitwise_right_shift_Tensor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_right_shift_Tensor_Scalar))
+_o.bitwise_right_shift_Tensor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_right_shift_Tensor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+_o.bitwise_right_shift_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_right_shift)
+_o.bitwise_right_shift_Scalar_Tensor.register('Meta', _meta_binary.bitwise_right_shift)
+
+# schema/native_functions.yaml: bitwise_right_shift.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_right_shift.Scalar_Tensor)
+_o.bitwise_right_shift_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_right_shift_Scalar_Tensor))
+_o.bitwise_right_shift_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_right_shift_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.bitwise_right_shift__Tensor.register('CPU', _cpu_binary.bitwise_right_shift_)
+_o.bitwise_right_shift__Tensor.register('Meta', _meta_binary.bitwise_right_shift_)
+_o.bitwise_right_shift__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_right_shift__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.bitwise_right_shift__Tensor_Scalar.register('CPU', _cpu_binary.bitwise_right_shift_)
+_o.bitwise_right_shift__Tensor_Scalar.register('Meta', _meta_binary.bitwise_right_shift_)
+_o.bitwise_right_shift__Tensor_Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_right_shift__Tensor_Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 _o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
@@ -1817,6 +1887,475 @@ _o.isneginf_out.register("ADInplaceOrView", _inplace_or_view(_o.isneginf_out, (1
 
 # schema/native_functions.yaml: positive(Tensor(a) self) -> Tensor(a)
 _o.positive.register('CompositeImplicitAutograd', _composite_special.positive)
+
+# schema/native_functions.yaml: kron(Tensor self, Tensor other) -> Tensor
+_o.kron.register('CompositeImplicitAutograd', _composite_products.kron)
+
+# schema/native_functions.yaml: kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of kron)
+_o.kron_out.register('CompositeExplicitAutograd', _autogen_out(_o.kron))
+_o.kron_out.register("ADInplaceOrView", _inplace_or_view(_o.kron_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: inner(Tensor self, Tensor other) -> Tensor
+_o.inner.register('CompositeImplicitAutograd', _composite_products.inner)
+
+# schema/native_functions.yaml: inner.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of inner)
+_o.inner_out.register('CompositeExplicitAutograd', _autogen_out(_o.inner))
+_o.inner_out.register("ADInplaceOrView", _inplace_or_view(_o.inner_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: vdot(Tensor self, Tensor other) -> Tensor
+_o.vdot.register('CompositeImplicitAutograd', _composite_products.vdot)
+
+# schema/native_functions.yaml: vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of vdot)
+_o.vdot_out.register('CompositeExplicitAutograd', _autogen_out(_o.vdot))
+_o.vdot_out.register("ADInplaceOrView", _inplace_or_view(_o.vdot_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+_o.tensordot.register('CompositeImplicitAutograd', _composite_products.tensordot)
+
+# schema/native_functions.yaml: tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!) (autogen of tensordot)
+_o.tensordot_out.register('CompositeExplicitAutograd', _autogen_out(_o.tensordot))
+_o.tensordot_out.register("ADInplaceOrView", _inplace_or_view(_o.tensordot_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+_o.dist.register('CompositeImplicitAutograd', _composite_products.dist)
+
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+_o.renorm.register('CompositeImplicitAutograd', _composite_products.renorm)
+
+# schema/native_functions.yaml: renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!) (autogen of renorm)
+_o.renorm_out.register('CompositeExplicitAutograd', _autogen_out(_o.renorm))
+_o.renorm_out.register("ADInplaceOrView", _inplace_or_view(_o.renorm_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+_o.renorm_.register('CompositeImplicitAutograd', _composite_products.renorm_)
+_o.renorm_.register("ADInplaceOrView", _inplace_or_view(_o.renorm_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+_o.addmv.register('CompositeImplicitAutograd', _composite_products.addmv)
+
+# schema/native_functions.yaml: addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmv)
+_o.addmv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmv))
+_o.addmv_out.register("ADInplaceOrView", _inplace_or_view(_o.addmv_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+_o.addmv_.register('CompositeImplicitAutograd', _composite_products.addmv_)
+_o.addmv_.register("ADInplaceOrView", _inplace_or_view(_o.addmv_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+_o.addr.register('CompositeImplicitAutograd', _composite_products.addr)
+
+# schema/native_functions.yaml: addr.out(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addr)
+_o.addr_out.register('CompositeExplicitAutograd', _autogen_out(_o.addr))
+_o.addr_out.register("ADInplaceOrView", _inplace_or_view(_o.addr_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+_o.addr_.register('CompositeImplicitAutograd', _composite_products.addr_)
+_o.addr_.register("ADInplaceOrView", _inplace_or_view(_o.addr_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+_o.addbmm.register('CompositeImplicitAutograd', _composite_products.addbmm)
+
+# schema/native_functions.yaml: addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addbmm)
+_o.addbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addbmm))
+_o.addbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addbmm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+_o.addbmm_.register('CompositeImplicitAutograd', _composite_products.addbmm_)
+_o.addbmm_.register("ADInplaceOrView", _inplace_or_view(_o.addbmm_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: type_as(Tensor self, Tensor other) -> Tensor
+_o.type_as.register('CompositeImplicitAutograd', _composite_products.type_as)
+
+# schema/native_functions.yaml: sum_to_size(Tensor self, SymInt[] size) -> Tensor
+_o.sum_to_size.register('CompositeImplicitAutograd', _composite_products.sum_to_size)
+
+# schema/native_functions.yaml: fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
+_o.fill_diagonal_.register('CompositeImplicitAutograd', _composite_products.fill_diagonal_)
+_o.fill_diagonal_.register("ADInplaceOrView", _inplace_or_view(_o.fill_diagonal_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: isreal(Tensor self) -> Tensor
+_o.isreal.register('CompositeImplicitAutograd', _composite_products.isreal)
+
+# schema/native_functions.yaml: absolute(Tensor self) -> Tensor
+_o.absolute.register('CompositeImplicitAutograd', _composite_aliases.absolute)
+
+# schema/native_functions.yaml: absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of absolute)
+_o.absolute_out.register('CompositeExplicitAutograd', _autogen_out(_o.absolute))
+_o.absolute_out.register("ADInplaceOrView", _inplace_or_view(_o.absolute_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: absolute_(Tensor(a!) self) -> Tensor(a!)
+_o.absolute_.register('CompositeImplicitAutograd', _composite_aliases.absolute_)
+_o.absolute_.register("ADInplaceOrView", _inplace_or_view(_o.absolute_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: arccos(Tensor self) -> Tensor
+_o.arccos.register('CompositeImplicitAutograd', _composite_aliases.arccos)
+
+# schema/native_functions.yaml: arccos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arccos)
+_o.arccos_out.register('CompositeExplicitAutograd', _autogen_out(_o.arccos))
+_o.arccos_out.register("ADInplaceOrView", _inplace_or_view(_o.arccos_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: arccos_(Tensor(a!) self) -> Tensor(a!)
+_o.arccos_.register('CompositeImplicitAutograd', _composite_aliases.arccos_)
+_o.arccos_.register("ADInplaceOrView", _inplace_or_view(_o.arccos_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: arcsin(Tensor self) -> Tensor
+_o.arcsin.register('CompositeImplicitAutograd', _composite_aliases.arcsin)
+
+# schema/native_functions.yaml: arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arcsin)
+_o.arcsin_out.register('CompositeExplicitAutograd', _autogen_out(_o.arcsin))
+_o.arcsin_out.register("ADInplaceOrView", _inplace_or_view(_o.arcsin_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: arcsin_(Tensor(a!) self) -> Tensor(a!)
+_o.arcsin_.register('CompositeImplicitAutograd', _composite_aliases.arcsin_)
+_o.arcsin_.register("ADInplaceOrView", _inplace_or_view(_o.arcsin_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: arctan(Tensor self) -> Tensor
+_o.arctan.register('CompositeImplicitAutograd', _composite_aliases.arctan)
+
+# schema/native_functions.yaml: arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arctan)
+_o.arctan_out.register('CompositeExplicitAutograd', _autogen_out(_o.arctan))
+_o.arctan_out.register("ADInplaceOrView", _inplace_or_view(_o.arctan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: arctan_(Tensor(a!) self) -> Tensor(a!)
+_o.arctan_.register('CompositeImplicitAutograd', _composite_aliases.arctan_)
+_o.arctan_.register("ADInplaceOrView", _inplace_or_view(_o.arctan_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: arccosh(Tensor self) -> Tensor
+_o.arccosh.register('CompositeImplicitAutograd', _composite_aliases.arccosh)
+
+# schema/native_functions.yaml: arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arccosh)
+_o.arccosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.arccosh))
+_o.arccosh_out.register("ADInplaceOrView", _inplace_or_view(_o.arccosh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: arccosh_(Tensor(a!) self) -> Tensor(a!)
+_o.arccosh_.register('CompositeImplicitAutograd', _composite_aliases.arccosh_)
+_o.arccosh_.register("ADInplaceOrView", _inplace_or_view(_o.arccosh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: arcsinh(Tensor self) -> Tensor
+_o.arcsinh.register('CompositeImplicitAutograd', _composite_aliases.arcsinh)
+
+# schema/native_functions.yaml: arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arcsinh)
+_o.arcsinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.arcsinh))
+_o.arcsinh_out.register("ADInplaceOrView", _inplace_or_view(_o.arcsinh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: arcsinh_(Tensor(a!) self) -> Tensor(a!)
+_o.arcsinh_.register('CompositeImplicitAutograd', _composite_aliases.arcsinh_)
+_o.arcsinh_.register("ADInplaceOrView", _inplace_or_view(_o.arcsinh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: arctanh(Tensor self) -> Tensor
+_o.arctanh.register('CompositeImplicitAutograd', _composite_aliases.arctanh)
+
+# schema/native_functions.yaml: arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of arctanh)
+_o.arctanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.arctanh))
+_o.arctanh_out.register("ADInplaceOrView", _inplace_or_view(_o.arctanh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: arctanh_(Tensor(a!) self) -> Tensor(a!)
+_o.arctanh_.register('CompositeImplicitAutograd', _composite_aliases.arctanh_)
+_o.arctanh_.register("ADInplaceOrView", _inplace_or_view(_o.arctanh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: negative(Tensor self) -> Tensor
+_o.negative.register('CompositeImplicitAutograd', _composite_aliases.negative)
+
+# schema/native_functions.yaml: negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of negative)
+_o.negative_out.register('CompositeExplicitAutograd', _autogen_out(_o.negative))
+_o.negative_out.register("ADInplaceOrView", _inplace_or_view(_o.negative_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: negative_(Tensor(a!) self) -> Tensor(a!)
+_o.negative_.register('CompositeImplicitAutograd', _composite_aliases.negative_)
+_o.negative_.register("ADInplaceOrView", _inplace_or_view(_o.negative_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: fix(Tensor self) -> Tensor
+_o.fix.register('CompositeImplicitAutograd', _composite_aliases.fix)
+
+# schema/native_functions.yaml: fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of fix)
+_o.fix_out.register('CompositeExplicitAutograd', _autogen_out(_o.fix))
+_o.fix_out.register("ADInplaceOrView", _inplace_or_view(_o.fix_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: fix_(Tensor(a!) self) -> Tensor(a!)
+_o.fix_.register('CompositeImplicitAutograd', _composite_aliases.fix_)
+_o.fix_.register("ADInplaceOrView", _inplace_or_view(_o.fix_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: square(Tensor self) -> Tensor
+_o.square.register('CompositeImplicitAutograd', _composite_aliases.square)
+
+# schema/native_functions.yaml: square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of square)
+_o.square_out.register('CompositeExplicitAutograd', _autogen_out(_o.square))
+_o.square_out.register("ADInplaceOrView", _inplace_or_view(_o.square_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: square_(Tensor(a!) self) -> Tensor(a!)
+_o.square_.register('CompositeImplicitAutograd', _composite_aliases.square_)
+_o.square_.register("ADInplaceOrView", _inplace_or_view(_o.square_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: arctan2(Tensor self, Tensor other) -> Tensor
+_o.arctan2.register('CompositeImplicitAutograd', _composite_aliases.arctan2)
+
+# schema/native_functions.yaml: arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of arctan2)
+_o.arctan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.arctan2))
+_o.arctan2_out.register("ADInplaceOrView", _inplace_or_view(_o.arctan2_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.arctan2_.register('CompositeImplicitAutograd', _composite_aliases.arctan2_)
+_o.arctan2_.register("ADInplaceOrView", _inplace_or_view(_o.arctan2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+_o.clip.register('CompositeImplicitAutograd', _composite_aliases.clip)
+
+# schema/native_functions.yaml: clip.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clip)
+_o.clip_out.register('CompositeExplicitAutograd', _autogen_out(_o.clip))
+_o.clip_out.register("ADInplaceOrView", _inplace_or_view(_o.clip_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+_o.clip_Tensor.register('CompositeImplicitAutograd', _composite_aliases.clip)
+
+# schema/native_functions.yaml: clip.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clip.Tensor)
+_o.clip_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clip_Tensor))
+_o.clip_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clip_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+_o.clip_.register('CompositeImplicitAutograd', _composite_aliases.clip_)
+_o.clip_.register("ADInplaceOrView", _inplace_or_view(_o.clip_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+_o.clip__Tensor.register('CompositeImplicitAutograd', _composite_aliases.clip_)
+_o.clip__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clip__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: multiply.Tensor(Tensor self, Tensor other) -> Tensor
+_o.multiply_Tensor.register('CompositeImplicitAutograd', _composite_aliases.multiply)
+
+# schema/native_functions.yaml: multiply.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of multiply.Tensor)
+_o.multiply_out.register('CompositeExplicitAutograd', _autogen_out(_o.multiply_Tensor))
+_o.multiply_out.register("ADInplaceOrView", _inplace_or_view(_o.multiply_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: multiply.Scalar(Tensor self, Scalar other) -> Tensor
+_o.multiply_Scalar.register('CompositeImplicitAutograd', _composite_aliases.multiply)
+
+# schema/native_functions.yaml: multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.multiply__Tensor.register('CompositeImplicitAutograd', _composite_aliases.multiply_)
+_o.multiply__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.multiply__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.multiply__Scalar.register('CompositeImplicitAutograd', _composite_aliases.multiply_)
+_o.multiply__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.multiply__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+_o.true_divide_Tensor.register('CompositeImplicitAutograd', _composite_aliases.true_divide)
+
+# schema/native_functions.yaml: true_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of true_divide.Tensor)
+_o.true_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.true_divide_Tensor))
+_o.true_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.true_divide_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: true_divide.Scalar(Tensor self, Scalar other) -> Tensor
+_o.true_divide_Scalar.register('CompositeImplicitAutograd', _composite_aliases.true_divide)
+
+# schema/native_functions.yaml: true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.true_divide__Tensor.register('CompositeImplicitAutograd', _composite_aliases.true_divide_)
+_o.true_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.true_divide__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.true_divide__Scalar.register('CompositeImplicitAutograd', _composite_aliases.true_divide_)
+_o.true_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.true_divide__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+_o.subtract_Tensor.register('CompositeImplicitAutograd', _composite_aliases.subtract)
+
+# schema/native_functions.yaml: subtract.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of subtract.Tensor)
+_o.subtract_out.register('CompositeExplicitAutograd', _autogen_out(_o.subtract_Tensor))
+_o.subtract_out.register("ADInplaceOrView", _inplace_or_view(_o.subtract_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+_o.subtract_Scalar.register('CompositeImplicitAutograd', _composite_aliases.subtract)
+
+# schema/native_functions.yaml: subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+_o.subtract__Tensor.register('CompositeImplicitAutograd', _composite_aliases.subtract_)
+_o.subtract__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.subtract__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+_o.subtract__Scalar.register('CompositeImplicitAutograd', _composite_aliases.subtract_)
+_o.subtract__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.subtract__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: greater.Tensor(Tensor self, Tensor other) -> Tensor
+_o.greater_Tensor.register('CompositeImplicitAutograd', _composite_aliases.greater)
+
+# schema/native_functions.yaml: greater.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of greater.Tensor)
+_o.greater_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.greater_Tensor))
+_o.greater_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.greater_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: greater.Scalar(Tensor self, Scalar other) -> Tensor
+_o.greater_Scalar.register('CompositeImplicitAutograd', _composite_aliases.greater)
+
+# schema/native_functions.yaml: greater.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of greater.Scalar)
+_o.greater_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.greater_Scalar))
+_o.greater_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.greater_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.greater__Tensor.register('CompositeImplicitAutograd', _composite_aliases.greater_)
+_o.greater__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.greater__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.greater__Scalar.register('CompositeImplicitAutograd', _composite_aliases.greater_)
+_o.greater__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.greater__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
+_o.greater_equal_Tensor.register('CompositeImplicitAutograd', _composite_aliases.greater_equal)
+
+# schema/native_functions.yaml: greater_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of greater_equal.Tensor)
+_o.greater_equal_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.greater_equal_Tensor))
+_o.greater_equal_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.greater_equal_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
+_o.greater_equal_Scalar.register('CompositeImplicitAutograd', _composite_aliases.greater_equal)
+
+# schema/native_functions.yaml: greater_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of greater_equal.Scalar)
+_o.greater_equal_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.greater_equal_Scalar))
+_o.greater_equal_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.greater_equal_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.greater_equal__Tensor.register('CompositeImplicitAutograd', _composite_aliases.greater_equal_)
+_o.greater_equal__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.greater_equal__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.greater_equal__Scalar.register('CompositeImplicitAutograd', _composite_aliases.greater_equal_)
+_o.greater_equal__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.greater_equal__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: less.Tensor(Tensor self, Tensor other) -> Tensor
+_o.less_Tensor.register('CompositeImplicitAutograd', _composite_aliases.less)
+
+# schema/native_functions.yaml: less.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of less.Tensor)
+_o.less_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.less_Tensor))
+_o.less_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.less_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: less.Scalar(Tensor self, Scalar other) -> Tensor
+_o.less_Scalar.register('CompositeImplicitAutograd', _composite_aliases.less)
+
+# schema/native_functions.yaml: less.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of less.Scalar)
+_o.less_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.less_Scalar))
+_o.less_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.less_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.less__Tensor.register('CompositeImplicitAutograd', _composite_aliases.less_)
+_o.less__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.less__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.less__Scalar.register('CompositeImplicitAutograd', _composite_aliases.less_)
+_o.less__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.less__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+_o.less_equal_Tensor.register('CompositeImplicitAutograd', _composite_aliases.less_equal)
+
+# schema/native_functions.yaml: less_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of less_equal.Tensor)
+_o.less_equal_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.less_equal_Tensor))
+_o.less_equal_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.less_equal_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+_o.less_equal_Scalar.register('CompositeImplicitAutograd', _composite_aliases.less_equal)
+
+# schema/native_functions.yaml: less_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of less_equal.Scalar)
+_o.less_equal_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.less_equal_Scalar))
+_o.less_equal_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.less_equal_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.less_equal__Tensor.register('CompositeImplicitAutograd', _composite_aliases.less_equal_)
+_o.less_equal__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.less_equal__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.less_equal__Scalar.register('CompositeImplicitAutograd', _composite_aliases.less_equal_)
+_o.less_equal__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.less_equal__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+_o.not_equal_Tensor.register('CompositeImplicitAutograd', _composite_aliases.not_equal)
+
+# schema/native_functions.yaml: not_equal.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of not_equal.Tensor)
+_o.not_equal_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.not_equal_Tensor))
+_o.not_equal_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.not_equal_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+_o.not_equal_Scalar.register('CompositeImplicitAutograd', _composite_aliases.not_equal)
+
+# schema/native_functions.yaml: not_equal.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of not_equal.Scalar)
+_o.not_equal_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.not_equal_Scalar))
+_o.not_equal_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.not_equal_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.not_equal__Tensor.register('CompositeImplicitAutograd', _composite_aliases.not_equal_)
+_o.not_equal__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.not_equal__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.not_equal__Scalar.register('CompositeImplicitAutograd', _composite_aliases.not_equal_)
+_o.not_equal__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.not_equal__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: divide.Tensor(Tensor self, Tensor other) -> Tensor
+_o.divide_Tensor.register('CompositeImplicitAutograd', _composite_aliases.divide)
+
+# schema/native_functions.yaml: divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of divide.Tensor)
+_o.divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.divide_Tensor))
+_o.divide_out.register("ADInplaceOrView", _inplace_or_view(_o.divide_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.divide__Tensor.register('CompositeImplicitAutograd', _composite_aliases.divide_)
+_o.divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.divide__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: divide.Scalar(Tensor self, Scalar other) -> Tensor
+_o.divide_Scalar.register('CompositeImplicitAutograd', _composite_aliases.divide)
+
+# schema/native_functions.yaml: divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.divide__Scalar.register('CompositeImplicitAutograd', _composite_aliases.divide_)
+_o.divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.divide__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+_o.divide_Tensor_mode.register('CompositeImplicitAutograd', _composite_aliases.divide)
+
+# schema/native_functions.yaml: divide.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of divide.Tensor_mode)
+_o.divide_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.divide_Tensor_mode))
+_o.divide_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.divide_out_mode, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+_o.divide__Tensor_mode.register('CompositeImplicitAutograd', _composite_aliases.divide_)
+_o.divide__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.divide__Tensor_mode, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+_o.divide_Scalar_mode.register('CompositeImplicitAutograd', _composite_aliases.divide)
+
+# schema/native_functions.yaml: divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+_o.divide__Scalar_mode.register('CompositeImplicitAutograd', _composite_aliases.divide_)
+_o.divide__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.divide__Scalar_mode, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: concat(Tensor[] tensors, int dim=0) -> Tensor
+_o.concat.register('CompositeImplicitAutograd', _composite_aliases.concat)
+
+# schema/native_functions.yaml: concat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of concat)
+_o.concat_out.register('CompositeExplicitAutograd', _autogen_out(_o.concat))
+_o.concat_out.register("ADInplaceOrView", _inplace_or_view(_o.concat_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: concatenate(Tensor[] tensors, int dim=0) -> Tensor
+_o.concatenate.register('CompositeImplicitAutograd', _composite_aliases.concatenate)
+
+# schema/native_functions.yaml: concatenate.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of concatenate)
+_o.concatenate_out.register('CompositeExplicitAutograd', _autogen_out(_o.concatenate))
+_o.concatenate_out.register("ADInplaceOrView", _inplace_or_view(_o.concatenate_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+_o.swapaxes_.register('CompositeImplicitAutograd', _composite_aliases.swapaxes_)
+_o.swapaxes_.register("ADInplaceOrView", _inplace_or_view(_o.swapaxes_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+_o.swapdims_.register('CompositeImplicitAutograd', _composite_aliases.swapdims_)
+_o.swapdims_.register("ADInplaceOrView", _inplace_or_view(_o.swapdims_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+_o.float_power__Tensor.register('CompositeImplicitAutograd', _composite_aliases.float_power_)
+_o.float_power__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.float_power__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+_o.float_power__Scalar.register('CompositeImplicitAutograd', _composite_aliases.float_power_)
+_o.float_power__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.float_power__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: sgn_(Tensor(a!) self) -> Tensor(a!)
+_o.sgn_.register('CompositeImplicitAutograd', _composite_aliases.sgn_)
+_o.sgn_.register("ADInplaceOrView", _inplace_or_view(_o.sgn_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.ldexp_.register('CompositeImplicitAutograd', _composite_aliases.ldexp_)
+_o.ldexp_.register("ADInplaceOrView", _inplace_or_view(_o.ldexp_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: igamma(Tensor self, Tensor other) -> Tensor
 _o.igamma.register('CPU', _cpu_special.igamma)

@@ -47,6 +47,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_abs,
     _entry_abs_,
     _entry_abs_out,
+    _entry_absolute,
+    _entry_absolute_,
+    _entry_absolute_out,
     _entry_acos,
     _entry_acos_,
     _entry_acos_out,
@@ -60,6 +63,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addbmm,
+    _entry_addbmm_,
+    _entry_addbmm_out,
     _entry_addcdiv,
     _entry_addcdiv_,
     _entry_addcdiv_out,
@@ -68,6 +74,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
+    _entry_addmv,
+    _entry_addmv_,
+    _entry_addmv_out,
+    _entry_addr,
+    _entry_addr_,
+    _entry_addr_out,
     _entry_adjoint,
     _entry_alias,
     _entry_alias_copy,
@@ -97,6 +109,27 @@ from ember._generated.ops import (  # noqa: F401
     _entry_arange_start,
     _entry_arange_start_out,
     _entry_arange_start_step,
+    _entry_arccos,
+    _entry_arccos_,
+    _entry_arccos_out,
+    _entry_arccosh,
+    _entry_arccosh_,
+    _entry_arccosh_out,
+    _entry_arcsin,
+    _entry_arcsin_,
+    _entry_arcsin_out,
+    _entry_arcsinh,
+    _entry_arcsinh_,
+    _entry_arcsinh_out,
+    _entry_arctan,
+    _entry_arctan2,
+    _entry_arctan2_,
+    _entry_arctan2_out,
+    _entry_arctan_,
+    _entry_arctan_out,
+    _entry_arctanh,
+    _entry_arctanh_,
+    _entry_arctanh_out,
     _entry_argmax,
     _entry_argmax_out,
     _entry_argmin,
@@ -165,6 +198,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_and_Tensor_out,
     _entry_bitwise_and__Scalar,
     _entry_bitwise_and__Tensor,
+    _entry_bitwise_left_shift_Scalar_Tensor,
+    _entry_bitwise_left_shift_Scalar_Tensor_out,
+    _entry_bitwise_left_shift_Tensor,
+    _entry_bitwise_left_shift_Tensor_Scalar,
+    _entry_bitwise_left_shift_Tensor_Scalar_out,
+    _entry_bitwise_left_shift_Tensor_out,
+    _entry_bitwise_left_shift__Tensor,
+    _entry_bitwise_left_shift__Tensor_Scalar,
     _entry_bitwise_not,
     _entry_bitwise_not_,
     _entry_bitwise_not_out,
@@ -176,6 +217,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_or_Tensor_out,
     _entry_bitwise_or__Scalar,
     _entry_bitwise_or__Tensor,
+    _entry_bitwise_right_shift_Scalar_Tensor,
+    _entry_bitwise_right_shift_Scalar_Tensor_out,
+    _entry_bitwise_right_shift_Tensor,
+    _entry_bitwise_right_shift_Tensor_Scalar,
+    _entry_bitwise_right_shift_Tensor_Scalar_out,
+    _entry_bitwise_right_shift_Tensor_out,
+    _entry_bitwise_right_shift__Tensor,
+    _entry_bitwise_right_shift__Tensor_Scalar,
     _entry_bitwise_xor_Scalar,
     _entry_bitwise_xor_Scalar_Tensor,
     _entry_bitwise_xor_Scalar_Tensor_out,
@@ -235,6 +284,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clamp_min__Tensor,
     _entry_clamp_min_out,
     _entry_clamp_out,
+    _entry_clip,
+    _entry_clip_,
+    _entry_clip_Tensor,
+    _entry_clip_Tensor_out,
+    _entry_clip__Tensor,
+    _entry_clip_out,
     _entry_clone,
     _entry_clone_out,
     _entry_column_stack,
@@ -242,6 +297,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_combinations,
     _entry_complex,
     _entry_complex_out,
+    _entry_concat,
+    _entry_concat_out,
+    _entry_concatenate,
+    _entry_concatenate_out,
     _entry_conj,
     _entry_conj_physical,
     _entry_conj_physical_out,
@@ -310,6 +369,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_digamma,
     _entry_digamma_,
     _entry_digamma_out,
+    _entry_dist,
     _entry_div_Scalar,
     _entry_div_Scalar_mode,
     _entry_div_Scalar_mode_out,
@@ -322,6 +382,16 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_divide_Scalar,
+    _entry_divide_Scalar_mode,
+    _entry_divide_Tensor,
+    _entry_divide_Tensor_mode,
+    _entry_divide__Scalar,
+    _entry_divide__Scalar_mode,
+    _entry_divide__Tensor,
+    _entry_divide__Tensor_mode,
+    _entry_divide_out,
+    _entry_divide_out_mode,
     _entry_dot,
     _entry_dot_out,
     _entry_dropout,
@@ -432,6 +502,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill_Tensor_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
+    _entry_fill_diagonal_,
+    _entry_fix,
+    _entry_fix_,
+    _entry_fix_out,
     _entry_flatten_using_ints,
     _entry_flip,
     _entry_flip_out,
@@ -440,6 +514,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_float_power_Scalar,
     _entry_float_power_Tensor_Scalar,
     _entry_float_power_Tensor_Tensor,
+    _entry_float_power__Scalar,
+    _entry_float_power__Tensor,
     _entry_floor,
     _entry_floor_,
     _entry_floor_divide,
@@ -488,6 +564,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_geometric_out,
     _entry_ger,
     _entry_ger_out,
+    _entry_greater_Scalar,
+    _entry_greater_Scalar_out,
+    _entry_greater_Tensor,
+    _entry_greater_Tensor_out,
+    _entry_greater__Scalar,
+    _entry_greater__Tensor,
+    _entry_greater_equal_Scalar,
+    _entry_greater_equal_Scalar_out,
+    _entry_greater_equal_Tensor,
+    _entry_greater_equal_Tensor_out,
+    _entry_greater_equal__Scalar,
+    _entry_greater_equal__Tensor,
     _entry_gt_Scalar,
     _entry_gt_Scalar_out,
     _entry_gt_Tensor,
@@ -553,6 +641,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_index_put_,
     _entry_index_select,
     _entry_index_select_out,
+    _entry_inner,
+    _entry_inner_out,
     _entry_inverse,
     _entry_inverse_out,
     _entry_isfinite,
@@ -567,6 +657,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isneginf_out,
     _entry_isposinf,
     _entry_isposinf_out,
+    _entry_isreal,
     _entry_istft,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
@@ -574,12 +665,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_kron,
+    _entry_kron_out,
     _entry_kthvalue,
     _entry_l1_loss,
     _entry_layer_norm,
     _entry_lcm,
     _entry_lcm_,
     _entry_lcm_out,
+    _entry_ldexp_,
     _entry_ldexp_Tensor,
     _entry_le_Scalar,
     _entry_le_Scalar_out,
@@ -598,6 +692,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_less_Scalar,
+    _entry_less_Scalar_out,
+    _entry_less_Tensor,
+    _entry_less_Tensor_out,
+    _entry_less__Scalar,
+    _entry_less__Tensor,
+    _entry_less_equal_Scalar,
+    _entry_less_equal_Scalar_out,
+    _entry_less_equal_Tensor,
+    _entry_less_equal_Tensor_out,
+    _entry_less_equal__Scalar,
+    _entry_less_equal__Tensor,
     _entry_lgamma,
     _entry_lgamma_,
     _entry_lgamma_out,
@@ -811,6 +917,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul_out,
     _entry_multinomial,
     _entry_multinomial_out,
+    _entry_multiply_Scalar,
+    _entry_multiply_Tensor,
+    _entry_multiply__Scalar,
+    _entry_multiply__Tensor,
+    _entry_multiply_out,
     _entry_mv,
     _entry_mv_out,
     _entry_mvlgamma,
@@ -849,6 +960,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
+    _entry_negative,
+    _entry_negative_,
+    _entry_negative_out,
     _entry_new_empty,
     _entry_new_empty_out,
     _entry_new_empty_strided,
@@ -891,6 +1005,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_normal_float_float,
     _entry_normal_float_float_out,
     _entry_normal_functional,
+    _entry_not_equal_Scalar,
+    _entry_not_equal_Scalar_out,
+    _entry_not_equal_Tensor,
+    _entry_not_equal_Tensor_out,
+    _entry_not_equal__Scalar,
+    _entry_not_equal__Tensor,
     _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
@@ -999,6 +1119,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_remainder_Tensor_out,
     _entry_remainder__Scalar,
     _entry_remainder__Tensor,
+    _entry_renorm,
+    _entry_renorm_,
+    _entry_renorm_out,
     _entry_repeat,
     _entry_repeat_interleave_Tensor,
     _entry_repeat_interleave_Tensor_out,
@@ -1062,6 +1185,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_set__source_Tensor,
     _entry_set__source_Tensor_storage_offset,
     _entry_sgn,
+    _entry_sgn_,
     _entry_sgn_out,
     _entry_sigmoid,
     _entry_sigmoid_,
@@ -1241,6 +1365,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sqrt,
     _entry_sqrt_,
     _entry_sqrt_out,
+    _entry_square,
+    _entry_square_,
+    _entry_square_out,
     _entry_squeeze,
     _entry_squeeze_,
     _entry_squeeze__dim,
@@ -1268,13 +1395,21 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sub__Scalar,
     _entry_sub__Tensor,
     _entry_sub_out,
+    _entry_subtract_Scalar,
+    _entry_subtract_Tensor,
+    _entry_subtract__Scalar,
+    _entry_subtract__Tensor,
+    _entry_subtract_out,
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_sum_to_size,
     _entry_svd,
     _entry_svd_U,
     _entry_swapaxes,
+    _entry_swapaxes_,
     _entry_swapdims,
+    _entry_swapdims_,
     _entry_t,
     _entry_t_,
     _entry_t_copy,
@@ -1293,6 +1428,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tensor_split_indices,
     _entry_tensor_split_sections,
     _entry_tensor_split_tensor_indices_or_sections,
+    _entry_tensordot,
+    _entry_tensordot_out,
     _entry_threshold,
     _entry_threshold_,
     _entry_threshold_backward,
@@ -1326,9 +1463,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_triu_indices,
     _entry_triu_indices_out,
     _entry_triu_out,
+    _entry_true_divide_Scalar,
+    _entry_true_divide_Tensor,
+    _entry_true_divide__Scalar,
+    _entry_true_divide__Tensor,
+    _entry_true_divide_out,
     _entry_trunc,
     _entry_trunc_,
     _entry_trunc_out,
+    _entry_type_as,
     _entry_unbind_copy_int,
     _entry_unbind_int,
     _entry_unflatten_int,
@@ -1353,6 +1496,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_var_mean_correction_out,
     _entry_var_mean_dim,
     _entry_var_out,
+    _entry_vdot,
+    _entry_vdot_out,
     _entry_view,
     _entry_view_as,
     _entry_view_as_complex,
@@ -1465,6 +1610,40 @@ def abs_(self):
         return _r
 
 
+# schema/native_functions.yaml: absolute(Tensor self) -> Tensor
+def absolute(self):
+    """absolute(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(absolute, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_absolute(self)
+
+    except TypeError:
+        _r = _hra(absolute, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: absolute_(Tensor(a!) self) -> Tensor(a!)
+def absolute_(self):
+    """absolute_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(absolute_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_absolute_(self)
+
+    except TypeError:
+        _r = _hra(absolute_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
 def acos(self):
     """acos(Tensor self) -> Tensor"""
@@ -1567,6 +1746,40 @@ def add_(self, other, *, alpha=1):
         return _r
 
 
+# schema/native_functions.yaml: addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addbmm(self, batch1, batch2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(addbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addbmm_(self, batch1, batch2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
@@ -1663,6 +1876,74 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 
     except TypeError:
         _r = _hra(addmm, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addmv, (self, mat, vec), (self, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addmv(self, mat, vec, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addmv, (self, mat, vec), (self, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+def addmv_(self, mat, vec, *, beta=1, alpha=1):
+    """addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(addmv_, (self, mat, vec), (self, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addmv_(self, mat, vec, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addmv_, (self, mat, vec), (self, mat, vec), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+def addr(self, vec1, vec2, *, beta=1, alpha=1):
+    """addr(Tensor self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(addr, (self, vec1, vec2), (self, vec1, vec2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addr(self, vec1, vec2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addr, (self, vec1, vec2), (self, vec1, vec2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+def addr_(self, vec1, vec2, *, beta=1, alpha=1):
+    """addr_(Tensor(a!) self, Tensor vec1, Tensor vec2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(addr_, (self, vec1, vec2), (self, vec1, vec2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addr_(self, vec1, vec2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addr_, (self, vec1, vec2), (self, vec1, vec2), {'beta': beta, 'alpha': alpha})
         if _r is _NO:
             raise
         return _r
@@ -1895,6 +2176,248 @@ def any(*args, **kwargs):
         return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
     except TypeError:
         _r = _hra_any(any, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arccos(Tensor self) -> Tensor
+def arccos(self):
+    """arccos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arccos, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arccos(self)
+
+    except TypeError:
+        _r = _hra(arccos, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arccos_(Tensor(a!) self) -> Tensor(a!)
+def arccos_(self):
+    """arccos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arccos_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arccos_(self)
+
+    except TypeError:
+        _r = _hra(arccos_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arccosh(Tensor self) -> Tensor
+def arccosh(self):
+    """arccosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arccosh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arccosh(self)
+
+    except TypeError:
+        _r = _hra(arccosh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arccosh_(Tensor(a!) self) -> Tensor(a!)
+def arccosh_(self):
+    """arccosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arccosh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arccosh_(self)
+
+    except TypeError:
+        _r = _hra(arccosh_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arcsin(Tensor self) -> Tensor
+def arcsin(self):
+    """arcsin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arcsin, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arcsin(self)
+
+    except TypeError:
+        _r = _hra(arcsin, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arcsin_(Tensor(a!) self) -> Tensor(a!)
+def arcsin_(self):
+    """arcsin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arcsin_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arcsin_(self)
+
+    except TypeError:
+        _r = _hra(arcsin_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arcsinh(Tensor self) -> Tensor
+def arcsinh(self):
+    """arcsinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arcsinh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arcsinh(self)
+
+    except TypeError:
+        _r = _hra(arcsinh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arcsinh_(Tensor(a!) self) -> Tensor(a!)
+def arcsinh_(self):
+    """arcsinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arcsinh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arcsinh_(self)
+
+    except TypeError:
+        _r = _hra(arcsinh_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctan(Tensor self) -> Tensor
+def arctan(self):
+    """arctan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arctan, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arctan(self)
+
+    except TypeError:
+        _r = _hra(arctan, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctan2(Tensor self, Tensor other) -> Tensor
+def arctan2(self, other):
+    """arctan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arctan2, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('arctan2', 'other', 2, other)
+        return _entry_arctan2(self, other)
+
+    except TypeError:
+        _r = _hra(arctan2, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def arctan2_(self, other):
+    """arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arctan2_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('arctan2_', 'other', 2, other)
+        return _entry_arctan2_(self, other)
+
+    except TypeError:
+        _r = _hra(arctan2_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctan_(Tensor(a!) self) -> Tensor(a!)
+def arctan_(self):
+    """arctan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arctan_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arctan_(self)
+
+    except TypeError:
+        _r = _hra(arctan_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctanh(Tensor self) -> Tensor
+def arctanh(self):
+    """arctanh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(arctanh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arctanh(self)
+
+    except TypeError:
+        _r = _hra(arctanh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: arctanh_(Tensor(a!) self) -> Tensor(a!)
+def arctanh_(self):
+    """arctanh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(arctanh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_arctanh_(self)
+
+    except TypeError:
+        _r = _hra(arctanh_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -2482,6 +3005,108 @@ def bitwise_and_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_bitwise_left_shift(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_left_shift(self, other):
+    return _entry_bitwise_left_shift_Tensor(self, other)
+
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_bitwise_left_shift(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_left_shift(self, other):
+    return _entry_bitwise_left_shift_Tensor_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_left_shift = (
+    (_m0_bitwise_left_shift, _c0_bitwise_left_shift, 2, frozenset(('other',))),
+    (_m1_bitwise_left_shift, _c1_bitwise_left_shift, 2, frozenset(('other',))),
+)
+_sigs_bitwise_left_shift = (
+    'bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def bitwise_left_shift(*args, **kwargs):
+    """Overloads:
+    bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(bitwise_left_shift, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_bitwise_left_shift, args, kwargs, 'bitwise_left_shift', _sigs_bitwise_left_shift)
+    except TypeError:
+        _r = _hra_any(bitwise_left_shift, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def _m0_bitwise_left_shift_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_left_shift_(self, other):
+    return _entry_bitwise_left_shift__Tensor(self, other)
+
+
+# schema/native_functions.yaml: bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_bitwise_left_shift_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_left_shift_(self, other):
+    return _entry_bitwise_left_shift__Tensor_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_left_shift_ = (
+    (_m0_bitwise_left_shift_, _c0_bitwise_left_shift_, 2, frozenset(('other',))),
+    (_m1_bitwise_left_shift_, _c1_bitwise_left_shift_, 2, frozenset(('other',))),
+)
+_sigs_bitwise_left_shift_ = (
+    'bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def bitwise_left_shift_(*args, **kwargs):
+    """Overloads:
+    bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(bitwise_left_shift_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_bitwise_left_shift_, args, kwargs, 'bitwise_left_shift_', _sigs_bitwise_left_shift_)
+    except TypeError:
+        _r = _hra_any(bitwise_left_shift_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
@@ -2613,6 +3238,108 @@ def bitwise_or_(*args, **kwargs):
         return _resolve(_cases_bitwise_or_, args, kwargs, 'bitwise_or_', _sigs_bitwise_or_)
     except TypeError:
         _r = _hra_any(bitwise_or_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_bitwise_right_shift(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_right_shift(self, other):
+    return _entry_bitwise_right_shift_Tensor(self, other)
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_bitwise_right_shift(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_right_shift(self, other):
+    return _entry_bitwise_right_shift_Tensor_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_right_shift = (
+    (_m0_bitwise_right_shift, _c0_bitwise_right_shift, 2, frozenset(('other',))),
+    (_m1_bitwise_right_shift, _c1_bitwise_right_shift, 2, frozenset(('other',))),
+)
+_sigs_bitwise_right_shift = (
+    'bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def bitwise_right_shift(*args, **kwargs):
+    """Overloads:
+    bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(bitwise_right_shift, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_bitwise_right_shift, args, kwargs, 'bitwise_right_shift', _sigs_bitwise_right_shift)
+    except TypeError:
+        _r = _hra_any(bitwise_right_shift, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def _m0_bitwise_right_shift_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_right_shift_(self, other):
+    return _entry_bitwise_right_shift__Tensor(self, other)
+
+
+# schema/native_functions.yaml: bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_bitwise_right_shift_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_right_shift_(self, other):
+    return _entry_bitwise_right_shift__Tensor_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_right_shift_ = (
+    (_m0_bitwise_right_shift_, _c0_bitwise_right_shift_, 2, frozenset(('other',))),
+    (_m1_bitwise_right_shift_, _c1_bitwise_right_shift_, 2, frozenset(('other',))),
+)
+_sigs_bitwise_right_shift_ = (
+    'bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def bitwise_right_shift_(*args, **kwargs):
+    """Overloads:
+    bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(bitwise_right_shift_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_bitwise_right_shift_, args, kwargs, 'bitwise_right_shift_', _sigs_bitwise_right_shift_)
+    except TypeError:
+        _r = _hra_any(bitwise_right_shift_, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -3175,6 +3902,108 @@ def clamp_min_(*args, **kwargs):
         return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
     except TypeError:
         _r = _hra_any(clamp_min_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+def _m0_clip(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c0_clip(self, min, max):
+    return _entry_clip_Tensor(self, min, max)
+
+
+# schema/native_functions.yaml: clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+def _m1_clip(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c1_clip(self, min, max):
+    return _entry_clip(self, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clip = (
+    (_m0_clip, _c0_clip, 3, frozenset(('max', 'min'))),
+    (_m1_clip, _c1_clip, 3, frozenset(('max', 'min'))),
+)
+_sigs_clip = (
+    'clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
+    'clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
+)
+
+
+def clip(*args, **kwargs):
+    """Overloads:
+    clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+    clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(clip, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_clip, args, kwargs, 'clip', _sigs_clip)
+    except TypeError:
+        _r = _hra_any(clip, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+def _m0_clip_(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c0_clip_(self, min, max):
+    return _entry_clip__Tensor(self, min, max)
+
+
+# schema/native_functions.yaml: clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+def _m1_clip_(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c1_clip_(self, min, max):
+    return _entry_clip_(self, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clip_ = (
+    (_m0_clip_, _c0_clip_, 3, frozenset(('max', 'min'))),
+    (_m1_clip_, _c1_clip_, 3, frozenset(('max', 'min'))),
+)
+_sigs_clip_ = (
+    'clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    'clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+)
+
+
+def clip_(*args, **kwargs):
+    """Overloads:
+    clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+    clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(clip_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_clip_, args, kwargs, 'clip_', _sigs_clip_)
+    except TypeError:
+        _r = _hra_any(clip_, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -3780,6 +4609,23 @@ def digamma_(self):
         return _r
 
 
+# schema/native_functions.yaml: dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
+def dist(self, other, p=2):
+    """dist(Tensor self, Tensor other, Scalar p=2) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(dist, (self, other), (self, other, p), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_dist(self, other, p)
+
+    except TypeError:
+        _r = _hra(dist, (self, other), (self, other, p), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
@@ -3905,6 +4751,164 @@ def div_(*args, **kwargs):
         return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
     except TypeError:
         _r = _hra_any(div_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: divide.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_divide(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_divide(self, other):
+    return _entry_divide_Tensor(self, other)
+
+
+# schema/native_functions.yaml: divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+def _m1_divide(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Tensor'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c1_divide(self, other, rounding_mode):
+    return _entry_divide_Tensor_mode(self, other, rounding_mode)
+
+
+# schema/native_functions.yaml: divide.Scalar(Tensor self, Scalar other) -> Tensor
+def _m2_divide(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c2_divide(self, other):
+    return _entry_divide_Scalar(self, other)
+
+
+# schema/native_functions.yaml: divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+def _m3_divide(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c3_divide(self, other, rounding_mode):
+    return _entry_divide_Scalar_mode(self, other, rounding_mode)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_divide = (
+    (_m0_divide, _c0_divide, 2, frozenset(('other',))),
+    (_m1_divide, _c1_divide, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_divide, _c2_divide, 2, frozenset(('other',))),
+    (_m3_divide, _c3_divide, 2, frozenset(('other', 'rounding_mode'))),
+)
+_sigs_divide = (
+    'divide.Tensor(Tensor self, Tensor other) -> Tensor',
+    'divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'divide.Scalar(Tensor self, Scalar other) -> Tensor',
+    'divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
+)
+
+
+def divide(*args, **kwargs):
+    """Overloads:
+    divide.Tensor(Tensor self, Tensor other) -> Tensor
+    divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    divide.Scalar(Tensor self, Scalar other) -> Tensor
+    divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(divide, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_divide, args, kwargs, 'divide', _sigs_divide)
+    except TypeError:
+        _r = _hra_any(divide, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def _m0_divide_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_divide_(self, other):
+    return _entry_divide__Tensor(self, other)
+
+
+# schema/native_functions.yaml: divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+def _m1_divide_(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Tensor'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c1_divide_(self, other, rounding_mode):
+    return _entry_divide__Tensor_mode(self, other, rounding_mode)
+
+
+# schema/native_functions.yaml: divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m2_divide_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c2_divide_(self, other):
+    return _entry_divide__Scalar(self, other)
+
+
+# schema/native_functions.yaml: divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+def _m3_divide_(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c3_divide_(self, other, rounding_mode):
+    return _entry_divide__Scalar_mode(self, other, rounding_mode)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_divide_ = (
+    (_m0_divide_, _c0_divide_, 2, frozenset(('other',))),
+    (_m1_divide_, _c1_divide_, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_divide_, _c2_divide_, 2, frozenset(('other',))),
+    (_m3_divide_, _c3_divide_, 2, frozenset(('other', 'rounding_mode'))),
+)
+_sigs_divide_ = (
+    'divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
+    'divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    'divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
+)
+
+
+def divide_(*args, **kwargs):
+    """Overloads:
+    divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+    divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(divide_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_divide_, args, kwargs, 'divide_', _sigs_divide_)
+    except TypeError:
+        _r = _hra_any(divide_, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -4388,6 +5392,57 @@ def fill_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
+def fill_diagonal_(self, fill_value, wrap=False):
+    """fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(fill_diagonal_, (self,), (self, fill_value, wrap), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_fill_diagonal_(self, fill_value, wrap)
+
+    except TypeError:
+        _r = _hra(fill_diagonal_, (self,), (self, fill_value, wrap), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fix(Tensor self) -> Tensor
+def fix(self):
+    """fix(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(fix, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_fix(self)
+
+    except TypeError:
+        _r = _hra(fix, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: fix_(Tensor(a!) self) -> Tensor(a!)
+def fix_(self):
+    """fix_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(fix_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_fix_(self)
+
+    except TypeError:
+        _r = _hra(fix_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
@@ -4503,6 +5558,57 @@ def float_power(*args, **kwargs):
         return _resolve(_cases_float_power, args, kwargs, 'float_power', _sigs_float_power)
     except TypeError:
         _r = _hra_any(float_power, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+def _m0_float_power_(self, exponent):
+    if _F['Tensor'](self) and _F['Tensor'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c0_float_power_(self, exponent):
+    return _entry_float_power__Tensor(self, exponent)
+
+
+# schema/native_functions.yaml: float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+def _m1_float_power_(self, exponent):
+    if _F['Tensor'](self) and _F['Scalar'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c1_float_power_(self, exponent):
+    return _entry_float_power__Scalar(self, exponent)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_float_power_ = (
+    (_m0_float_power_, _c0_float_power_, 2, frozenset(('exponent',))),
+    (_m1_float_power_, _c1_float_power_, 2, frozenset(('exponent',))),
+)
+_sigs_float_power_ = (
+    'float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
+    'float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
+)
+
+
+def float_power_(*args, **kwargs):
+    """Overloads:
+    float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+    float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(float_power_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_float_power_, args, kwargs, 'float_power_', _sigs_float_power_)
+    except TypeError:
+        _r = _hra_any(float_power_, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -4987,6 +6093,210 @@ def ger(self, vec2):
 
     except TypeError:
         _r = _hra(ger, (self, vec2), (self, vec2), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: greater.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_greater(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_greater(self, other):
+    return _entry_greater_Tensor(self, other)
+
+
+# schema/native_functions.yaml: greater.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_greater(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_greater(self, other):
+    return _entry_greater_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_greater = (
+    (_m0_greater, _c0_greater, 2, frozenset(('other',))),
+    (_m1_greater, _c1_greater, 2, frozenset(('other',))),
+)
+_sigs_greater = (
+    'greater.Tensor(Tensor self, Tensor other) -> Tensor',
+    'greater.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def greater(*args, **kwargs):
+    """Overloads:
+    greater.Tensor(Tensor self, Tensor other) -> Tensor
+    greater.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(greater, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_greater, args, kwargs, 'greater', _sigs_greater)
+    except TypeError:
+        _r = _hra_any(greater, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def _m0_greater_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_greater_(self, other):
+    return _entry_greater__Tensor(self, other)
+
+
+# schema/native_functions.yaml: greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_greater_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_greater_(self, other):
+    return _entry_greater__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_greater_ = (
+    (_m0_greater_, _c0_greater_, 2, frozenset(('other',))),
+    (_m1_greater_, _c1_greater_, 2, frozenset(('other',))),
+)
+_sigs_greater_ = (
+    'greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def greater_(*args, **kwargs):
+    """Overloads:
+    greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(greater_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_greater_, args, kwargs, 'greater_', _sigs_greater_)
+    except TypeError:
+        _r = _hra_any(greater_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_greater_equal(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_greater_equal(self, other):
+    return _entry_greater_equal_Tensor(self, other)
+
+
+# schema/native_functions.yaml: greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_greater_equal(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_greater_equal(self, other):
+    return _entry_greater_equal_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_greater_equal = (
+    (_m0_greater_equal, _c0_greater_equal, 2, frozenset(('other',))),
+    (_m1_greater_equal, _c1_greater_equal, 2, frozenset(('other',))),
+)
+_sigs_greater_equal = (
+    'greater_equal.Tensor(Tensor self, Tensor other) -> Tensor',
+    'greater_equal.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def greater_equal(*args, **kwargs):
+    """Overloads:
+    greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
+    greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(greater_equal, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_greater_equal, args, kwargs, 'greater_equal', _sigs_greater_equal)
+    except TypeError:
+        _r = _hra_any(greater_equal, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def _m0_greater_equal_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_greater_equal_(self, other):
+    return _entry_greater_equal__Tensor(self, other)
+
+
+# schema/native_functions.yaml: greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_greater_equal_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_greater_equal_(self, other):
+    return _entry_greater_equal__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_greater_equal_ = (
+    (_m0_greater_equal_, _c0_greater_equal_, 2, frozenset(('other',))),
+    (_m1_greater_equal_, _c1_greater_equal_, 2, frozenset(('other',))),
+)
+_sigs_greater_equal_ = (
+    'greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def greater_equal_(*args, **kwargs):
+    """Overloads:
+    greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(greater_equal_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_greater_equal_, args, kwargs, 'greater_equal_', _sigs_greater_equal_)
+    except TypeError:
+        _r = _hra_any(greater_equal_, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -5638,6 +6948,23 @@ def index_select(self, dim, index):
         return _r
 
 
+# schema/native_functions.yaml: inner(Tensor self, Tensor other) -> Tensor
+def inner(self, other):
+    """inner(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(inner, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_inner(self, other)
+
+    except TypeError:
+        _r = _hra(inner, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: inverse(Tensor self) -> Tensor
 def inverse(self):
     """inverse(Tensor self) -> Tensor"""
@@ -5740,6 +7067,23 @@ def isposinf(self):
         return _r
 
 
+# schema/native_functions.yaml: isreal(Tensor self) -> Tensor
+def isreal(self):
+    """isreal(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(isreal, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_isreal(self)
+
+    except TypeError:
+        _r = _hra(isreal, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor
 def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False, onesided=None, length=None, return_complex=False):
     """istft(Tensor self, int n_fft, int? hop_length=None, int? win_length=None, Tensor? window=None, bool center=True, bool normalized=False, bool? onesided=None, int? length=None, bool return_complex=False) -> Tensor"""
@@ -5752,6 +7096,23 @@ def istft(self, n_fft, hop_length=None, win_length=None, window=None, center=Tru
 
     except TypeError:
         _r = _hra(istft, (self, window), (self, n_fft, hop_length, win_length, window, center, normalized, onesided, length, return_complex), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: kron(Tensor self, Tensor other) -> Tensor
+def kron(self, other):
+    """kron(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(kron, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_kron(self, other)
+
+    except TypeError:
+        _r = _hra(kron, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -5824,6 +7185,25 @@ def ldexp(self, other):
 
     except TypeError:
         _r = _hra(ldexp, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def ldexp_(self, other):
+    """ldexp_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(ldexp_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('ldexp_', 'other', 2, other)
+        return _entry_ldexp_(self, other)
+
+    except TypeError:
+        _r = _hra(ldexp_, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -6028,6 +7408,210 @@ def lerp_(*args, **kwargs):
         return _resolve(_cases_lerp_, args, kwargs, 'lerp_', _sigs_lerp_)
     except TypeError:
         _r = _hra_any(lerp_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: less.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_less(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_less(self, other):
+    return _entry_less_Tensor(self, other)
+
+
+# schema/native_functions.yaml: less.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_less(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_less(self, other):
+    return _entry_less_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_less = (
+    (_m0_less, _c0_less, 2, frozenset(('other',))),
+    (_m1_less, _c1_less, 2, frozenset(('other',))),
+)
+_sigs_less = (
+    'less.Tensor(Tensor self, Tensor other) -> Tensor',
+    'less.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def less(*args, **kwargs):
+    """Overloads:
+    less.Tensor(Tensor self, Tensor other) -> Tensor
+    less.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(less, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_less, args, kwargs, 'less', _sigs_less)
+    except TypeError:
+        _r = _hra_any(less, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def _m0_less_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_less_(self, other):
+    return _entry_less__Tensor(self, other)
+
+
+# schema/native_functions.yaml: less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_less_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_less_(self, other):
+    return _entry_less__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_less_ = (
+    (_m0_less_, _c0_less_, 2, frozenset(('other',))),
+    (_m1_less_, _c1_less_, 2, frozenset(('other',))),
+)
+_sigs_less_ = (
+    'less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def less_(*args, **kwargs):
+    """Overloads:
+    less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(less_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_less_, args, kwargs, 'less_', _sigs_less_)
+    except TypeError:
+        _r = _hra_any(less_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_less_equal(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_less_equal(self, other):
+    return _entry_less_equal_Tensor(self, other)
+
+
+# schema/native_functions.yaml: less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_less_equal(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_less_equal(self, other):
+    return _entry_less_equal_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_less_equal = (
+    (_m0_less_equal, _c0_less_equal, 2, frozenset(('other',))),
+    (_m1_less_equal, _c1_less_equal, 2, frozenset(('other',))),
+)
+_sigs_less_equal = (
+    'less_equal.Tensor(Tensor self, Tensor other) -> Tensor',
+    'less_equal.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def less_equal(*args, **kwargs):
+    """Overloads:
+    less_equal.Tensor(Tensor self, Tensor other) -> Tensor
+    less_equal.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(less_equal, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_less_equal, args, kwargs, 'less_equal', _sigs_less_equal)
+    except TypeError:
+        _r = _hra_any(less_equal, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def _m0_less_equal_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_less_equal_(self, other):
+    return _entry_less_equal__Tensor(self, other)
+
+
+# schema/native_functions.yaml: less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_less_equal_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_less_equal_(self, other):
+    return _entry_less_equal__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_less_equal_ = (
+    (_m0_less_equal_, _c0_less_equal_, 2, frozenset(('other',))),
+    (_m1_less_equal_, _c1_less_equal_, 2, frozenset(('other',))),
+)
+_sigs_less_equal_ = (
+    'less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def less_equal_(*args, **kwargs):
+    """Overloads:
+    less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(less_equal_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_less_equal_, args, kwargs, 'less_equal_', _sigs_less_equal_)
+    except TypeError:
+        _r = _hra_any(less_equal_, args, kwargs)
         if _r is _NO:
             raise
         return _r
@@ -7305,6 +8889,108 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
         return _r
 
 
+# schema/native_functions.yaml: multiply.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_multiply(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_multiply(self, other):
+    return _entry_multiply_Tensor(self, other)
+
+
+# schema/native_functions.yaml: multiply.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_multiply(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_multiply(self, other):
+    return _entry_multiply_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_multiply = (
+    (_m0_multiply, _c0_multiply, 2, frozenset(('other',))),
+    (_m1_multiply, _c1_multiply, 2, frozenset(('other',))),
+)
+_sigs_multiply = (
+    'multiply.Tensor(Tensor self, Tensor other) -> Tensor',
+    'multiply.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def multiply(*args, **kwargs):
+    """Overloads:
+    multiply.Tensor(Tensor self, Tensor other) -> Tensor
+    multiply.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(multiply, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_multiply, args, kwargs, 'multiply', _sigs_multiply)
+    except TypeError:
+        _r = _hra_any(multiply, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def _m0_multiply_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_multiply_(self, other):
+    return _entry_multiply__Tensor(self, other)
+
+
+# schema/native_functions.yaml: multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_multiply_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_multiply_(self, other):
+    return _entry_multiply__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_multiply_ = (
+    (_m0_multiply_, _c0_multiply_, 2, frozenset(('other',))),
+    (_m1_multiply_, _c1_multiply_, 2, frozenset(('other',))),
+)
+_sigs_multiply_ = (
+    'multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def multiply_(*args, **kwargs):
+    """Overloads:
+    multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(multiply_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_multiply_, args, kwargs, 'multiply_', _sigs_multiply_)
+    except TypeError:
+        _r = _hra_any(multiply_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: mv(Tensor self, Tensor vec) -> Tensor
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
@@ -7696,6 +9382,40 @@ def neg_(self):
         return _r
 
 
+# schema/native_functions.yaml: negative(Tensor self) -> Tensor
+def negative(self):
+    """negative(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(negative, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_negative(self)
+
+    except TypeError:
+        _r = _hra(negative, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: negative_(Tensor(a!) self) -> Tensor(a!)
+def negative_(self):
+    """negative_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(negative_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_negative_(self)
+
+    except TypeError:
+        _r = _hra(negative_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -7844,6 +9564,108 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         return _r
 
 
+# schema/native_functions.yaml: not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+def _m0_not_equal(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_not_equal(self, other):
+    return _entry_not_equal_Tensor(self, other)
+
+
+# schema/native_functions.yaml: not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_not_equal(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_not_equal(self, other):
+    return _entry_not_equal_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_not_equal = (
+    (_m0_not_equal, _c0_not_equal, 2, frozenset(('other',))),
+    (_m1_not_equal, _c1_not_equal, 2, frozenset(('other',))),
+)
+_sigs_not_equal = (
+    'not_equal.Tensor(Tensor self, Tensor other) -> Tensor',
+    'not_equal.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def not_equal(*args, **kwargs):
+    """Overloads:
+    not_equal.Tensor(Tensor self, Tensor other) -> Tensor
+    not_equal.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(not_equal, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_not_equal, args, kwargs, 'not_equal', _sigs_not_equal)
+    except TypeError:
+        _r = _hra_any(not_equal, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def _m0_not_equal_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_not_equal_(self, other):
+    return _entry_not_equal__Tensor(self, other)
+
+
+# schema/native_functions.yaml: not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_not_equal_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_not_equal_(self, other):
+    return _entry_not_equal__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_not_equal_ = (
+    (_m0_not_equal_, _c0_not_equal_, 2, frozenset(('other',))),
+    (_m1_not_equal_, _c1_not_equal_, 2, frozenset(('other',))),
+)
+_sigs_not_equal_ = (
+    'not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def not_equal_(*args, **kwargs):
+    """Overloads:
+    not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(not_equal_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_not_equal_, args, kwargs, 'not_equal_', _sigs_not_equal_)
+    except TypeError:
+        _r = _hra_any(not_equal_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: orgqr(Tensor self, Tensor input2) -> Tensor
 def orgqr(self, input2):
     """orgqr(Tensor self, Tensor input2) -> Tensor"""
@@ -7908,6 +9730,25 @@ def pinverse(self, rcond=1e-15):
 
     except TypeError:
         _r = _hra(pinverse, (self,), (self, rcond), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: polygamma(int n, Tensor self) -> Tensor
+def polygamma(self, n):
+    """polygamma(int n, Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(polygamma, (self,), (n, self), {})
+        if _r is not _NO:
+            return _r
+    try:
+        if not isinstance(self, _Tensor):
+            raise _not_tensor('polygamma', 'self', 2, self)
+        return _entry_polygamma(n, self)
+
+    except TypeError:
+        _r = _hra(polygamma, (self,), (n, self), {})
         if _r is _NO:
             raise
         return _r
@@ -8483,6 +10324,40 @@ def remainder_(*args, **kwargs):
         return _resolve(_cases_remainder_, args, kwargs, 'remainder_', _sigs_remainder_)
     except TypeError:
         _r = _hra_any(remainder_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+def renorm(self, p, dim, maxnorm):
+    """renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(renorm, (self,), (self, p, dim, maxnorm), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_renorm(self, p, dim, maxnorm)
+
+    except TypeError:
+        _r = _hra(renorm, (self,), (self, p, dim, maxnorm), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
+def renorm_(self, p, dim, maxnorm):
+    """renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(renorm_, (self,), (self, p, dim, maxnorm), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_renorm_(self, p, dim, maxnorm)
+
+    except TypeError:
+        _r = _hra(renorm_, (self,), (self, p, dim, maxnorm), {})
         if _r is _NO:
             raise
         return _r
@@ -9156,6 +11031,23 @@ def sgn(self):
         return _r
 
 
+# schema/native_functions.yaml: sgn_(Tensor(a!) self) -> Tensor(a!)
+def sgn_(self):
+    """sgn_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(sgn_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sgn_(self)
+
+    except TypeError:
+        _r = _hra(sgn_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
@@ -9564,6 +11456,40 @@ def sqrt_(self):
         return _r
 
 
+# schema/native_functions.yaml: square(Tensor self) -> Tensor
+def square(self):
+    """square(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(square, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_square(self)
+
+    except TypeError:
+        _r = _hra(square, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: square_(Tensor(a!) self) -> Tensor(a!)
+def square_(self):
+    """square_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(square_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_square_(self)
+
+    except TypeError:
+        _r = _hra(square_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 def _m0_squeeze(self):
     if _F['Tensor'](self):
@@ -9812,6 +11738,108 @@ def sub_(self, other, *, alpha=1):
         return _r
 
 
+# schema/native_functions.yaml: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+def _m0_subtract(self, other, *, alpha=1):
+    if _F['Tensor'](self) and _F['Tensor'](other) and _F['Scalar'](alpha):
+        return (self, other, alpha)
+    return None
+
+
+def _c0_subtract(self, other, alpha):
+    return _entry_subtract_Tensor(self, other, alpha)
+
+
+# schema/native_functions.yaml: subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+def _m1_subtract(self, other, alpha=1):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['Scalar'](alpha):
+        return (self, other, alpha)
+    return None
+
+
+def _c1_subtract(self, other, alpha):
+    return _entry_subtract_Scalar(self, other, alpha)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_subtract = (
+    (_m0_subtract, _c0_subtract, 2, frozenset(('alpha', 'other'))),
+    (_m1_subtract, _c1_subtract, 3, frozenset(('alpha', 'other'))),
+)
+_sigs_subtract = (
+    'subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    'subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
+)
+
+
+def subtract(*args, **kwargs):
+    """Overloads:
+    subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(subtract, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_subtract, args, kwargs, 'subtract', _sigs_subtract)
+    except TypeError:
+        _r = _hra_any(subtract, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+def _m0_subtract_(self, other, *, alpha=1):
+    if _F['Tensor'](self) and _F['Tensor'](other) and _F['Scalar'](alpha):
+        return (self, other, alpha)
+    return None
+
+
+def _c0_subtract_(self, other, alpha):
+    return _entry_subtract__Tensor(self, other, alpha)
+
+
+# schema/native_functions.yaml: subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+def _m1_subtract_(self, other, alpha=1):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['Scalar'](alpha):
+        return (self, other, alpha)
+    return None
+
+
+def _c1_subtract_(self, other, alpha):
+    return _entry_subtract__Scalar(self, other, alpha)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_subtract_ = (
+    (_m0_subtract_, _c0_subtract_, 2, frozenset(('alpha', 'other'))),
+    (_m1_subtract_, _c1_subtract_, 3, frozenset(('alpha', 'other'))),
+)
+_sigs_subtract_ = (
+    'subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
+    'subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
+)
+
+
+def subtract_(*args, **kwargs):
+    """Overloads:
+    subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+    subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(subtract_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_subtract_, args, kwargs, 'subtract_', _sigs_subtract_)
+    except TypeError:
+        _r = _hra_any(subtract_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
@@ -9863,6 +11891,24 @@ def sum(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: sum_to_size(Tensor self, SymInt[] size) -> Tensor
+def sum_to_size(self, *_size, size=None):
+    """sum_to_size(Tensor self, SymInt[] size) -> Tensor"""
+    size = _ivar(_size, size, 'size')
+    if _tf[0]:
+        _r = _htf(sum_to_size, (self,), (self, size), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_sum_to_size(self, size)
+
+    except TypeError:
+        _r = _hra(sum_to_size, (self,), (self, size), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
 def svd(self, some=True, compute_uv=True):
     """svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)"""
@@ -9897,6 +11943,23 @@ def swapaxes(self, axis0, axis1):
         return _r
 
 
+# schema/native_functions.yaml: swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
+def swapaxes_(self, axis0, axis1):
+    """swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(swapaxes_, (self,), (self, axis0, axis1), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_swapaxes_(self, axis0, axis1)
+
+    except TypeError:
+        _r = _hra(swapaxes_, (self,), (self, axis0, axis1), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
@@ -9909,6 +11972,23 @@ def swapdims(self, dim0, dim1):
 
     except TypeError:
         _r = _hra(swapdims, (self,), (self, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+def swapdims_(self, dim0, dim1):
+    """swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(swapdims_, (self,), (self, dim0, dim1), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_swapdims_(self, dim0, dim1)
+
+    except TypeError:
+        _r = _hra(swapdims_, (self,), (self, dim0, dim1), {})
         if _r is _NO:
             raise
         return _r
@@ -10286,6 +12366,40 @@ def triu_(self, diagonal=0):
         return _r
 
 
+# schema/native_functions.yaml: true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+def true_divide(self, other):
+    """true_divide.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(true_divide, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_true_divide_Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(true_divide, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def true_divide_(self, other):
+    """true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(true_divide_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_true_divide__Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(true_divide_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: trunc(Tensor self) -> Tensor
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
@@ -10315,6 +12429,23 @@ def trunc_(self):
 
     except TypeError:
         _r = _hra(trunc_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: type_as(Tensor self, Tensor other) -> Tensor
+def type_as(self, other):
+    """type_as(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(type_as, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_type_as(self, other)
+
+    except TypeError:
+        _r = _hra(type_as, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -10482,6 +12613,23 @@ def var(*args, **kwargs):
         return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
     except TypeError:
         _r = _hra_any(var, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: vdot(Tensor self, Tensor other) -> Tensor
+def vdot(self, other):
+    """vdot(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(vdot, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_vdot(self, other)
+
+    except TypeError:
+        _r = _hra(vdot, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -10911,6 +13059,19 @@ def __ifloordiv__(self, other):
         return NotImplemented
 
 
+# schema/native_functions.yaml: bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def __ilshift__(self, other):
+    """bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ilshift__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_left_shift__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
+
+
 # schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
@@ -10973,6 +13134,19 @@ def __ipow__(self, other):
         return NotImplemented
 
 
+# schema/native_functions.yaml: bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+def __irshift__(self, other):
+    """bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__irshift__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_right_shift__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
+
+
 # schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
@@ -11021,6 +13195,19 @@ def __le__(self, other):
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         return _entry_le_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
+
+
+# schema/native_functions.yaml: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def __lshift__(self, other):
+    """bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__lshift__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_left_shift_Tensor(self, other)
     except TypeError:
         return NotImplemented
 
@@ -11181,6 +13368,19 @@ def __rfloordiv__(self, other):
         return NotImplemented
 
 
+# schema/native_functions.yaml: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def __rlshift__(self, other):
+    """bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rlshift__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_left_shift_Tensor(_wrap(other, self), self)
+    except TypeError:
+        return NotImplemented
+
+
 # schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
@@ -11242,6 +13442,32 @@ def __rpow__(self, other):
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         return _entry_pow_Scalar(other, self)
+    except TypeError:
+        return NotImplemented
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def __rrshift__(self, other):
+    """bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rrshift__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_right_shift_Tensor(_wrap(other, self), self)
+    except TypeError:
+        return NotImplemented
+
+
+# schema/native_functions.yaml: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+def __rshift__(self, other):
+    """bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rshift__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_right_shift_Tensor(self, other)
     except TypeError:
         return NotImplemented
 
@@ -11333,17 +13559,25 @@ TENSOR_ATTRIBUTES = {
     '_conj': _conj,
     'abs': abs,
     'abs_': abs_,
+    'absolute': absolute,
+    'absolute_': absolute_,
     'acos': acos,
     'acos_': acos_,
     'acosh': acosh,
     'acosh_': acosh_,
     'add': add,
     'add_': add_,
+    'addbmm': addbmm,
+    'addbmm_': addbmm_,
     'addcdiv': addcdiv,
     'addcdiv_': addcdiv_,
     'addcmul': addcmul,
     'addcmul_': addcmul_,
     'addmm': addmm,
+    'addmv': addmv,
+    'addmv_': addmv_,
+    'addr': addr,
+    'addr_': addr_,
     'adjoint': adjoint,
     'alias': alias,
     'all': all,
@@ -11352,6 +13586,20 @@ TENSOR_ATTRIBUTES = {
     'aminmax': aminmax,
     'angle': angle,
     'any': any,
+    'arccos': arccos,
+    'arccos_': arccos_,
+    'arccosh': arccosh,
+    'arccosh_': arccosh_,
+    'arcsin': arcsin,
+    'arcsin_': arcsin_,
+    'arcsinh': arcsinh,
+    'arcsinh_': arcsinh_,
+    'arctan': arctan,
+    'arctan2': arctan2,
+    'arctan2_': arctan2_,
+    'arctan_': arctan_,
+    'arctanh': arctanh,
+    'arctanh_': arctanh_,
     'argmax': argmax,
     'argmin': argmin,
     'argsort': argsort,
@@ -11376,10 +13624,14 @@ TENSOR_ATTRIBUTES = {
     'bincount': bincount,
     'bitwise_and': bitwise_and,
     'bitwise_and_': bitwise_and_,
+    'bitwise_left_shift': bitwise_left_shift,
+    'bitwise_left_shift_': bitwise_left_shift_,
     'bitwise_not': bitwise_not,
     'bitwise_not_': bitwise_not_,
     'bitwise_or': bitwise_or,
     'bitwise_or_': bitwise_or_,
+    'bitwise_right_shift': bitwise_right_shift,
+    'bitwise_right_shift_': bitwise_right_shift_,
     'bitwise_xor': bitwise_xor,
     'bitwise_xor_': bitwise_xor_,
     'bmm': bmm,
@@ -11397,6 +13649,8 @@ TENSOR_ATTRIBUTES = {
     'clamp_max_': clamp_max_,
     'clamp_min': clamp_min,
     'clamp_min_': clamp_min_,
+    'clip': clip,
+    'clip_': clip_,
     'clone': clone,
     'conj': conj,
     'conj_physical': conj_physical,
@@ -11430,8 +13684,11 @@ TENSOR_ATTRIBUTES = {
     'diff': diff,
     'digamma': digamma,
     'digamma_': digamma_,
+    'dist': dist,
     'div': div,
     'div_': div_,
+    'divide': divide,
+    'divide_': divide_,
     'dot': dot,
     'dsplit': dsplit,
     'eq': eq,
@@ -11452,11 +13709,15 @@ TENSOR_ATTRIBUTES = {
     'expm1_': expm1_,
     'exponential_': exponential_,
     'fill_': fill_,
+    'fill_diagonal_': fill_diagonal_,
+    'fix': fix,
+    'fix_': fix_,
     'flatten': flatten,
     'flip': flip,
     'fliplr': fliplr,
     'flipud': flipud,
     'float_power': float_power,
+    'float_power_': float_power_,
     'floor': floor,
     'floor_': floor_,
     'floor_divide': floor_divide,
@@ -11475,6 +13736,10 @@ TENSOR_ATTRIBUTES = {
     'ge_': ge_,
     'geometric_': geometric_,
     'ger': ger,
+    'greater': greater,
+    'greater_': greater_,
+    'greater_equal': greater_equal,
+    'greater_equal_': greater_equal_,
     'gt': gt,
     'gt_': gt_,
     'heaviside': heaviside,
@@ -11500,21 +13765,29 @@ TENSOR_ATTRIBUTES = {
     'index_put': index_put,
     'index_put_': index_put_,
     'index_select': index_select,
+    'inner': inner,
     'inverse': inverse,
     'isfinite': isfinite,
     'isinf': isinf,
     'isnan': isnan,
     'isneginf': isneginf,
     'isposinf': isposinf,
+    'isreal': isreal,
     'istft': istft,
+    'kron': kron,
     'kthvalue': kthvalue,
     'lcm': lcm,
     'lcm_': lcm_,
     'ldexp': ldexp,
+    'ldexp_': ldexp_,
     'le': le,
     'le_': le_,
     'lerp': lerp,
     'lerp_': lerp_,
+    'less': less,
+    'less_': less_,
+    'less_equal': less_equal,
+    'less_equal_': less_equal_,
     'lgamma': lgamma,
     'lgamma_': lgamma_,
     'log': log,
@@ -11567,6 +13840,8 @@ TENSOR_ATTRIBUTES = {
     'mul': mul,
     'mul_': mul_,
     'multinomial': multinomial,
+    'multiply': multiply,
+    'multiply_': multiply_,
     'mv': mv,
     'mvlgamma': mvlgamma,
     'mvlgamma_': mvlgamma_,
@@ -11582,6 +13857,8 @@ TENSOR_ATTRIBUTES = {
     'ne_': ne_,
     'neg': neg,
     'neg_': neg_,
+    'negative': negative,
+    'negative_': negative_,
     'new_empty': new_empty,
     'new_empty_strided': new_empty_strided,
     'new_full': new_full,
@@ -11590,10 +13867,13 @@ TENSOR_ATTRIBUTES = {
     'nextafter': nextafter,
     'nextafter_': nextafter_,
     'normal_': normal_,
+    'not_equal': not_equal,
+    'not_equal_': not_equal_,
     'orgqr': orgqr,
     'outer': outer,
     'permute': permute,
     'pinverse': pinverse,
+    'polygamma': polygamma,
     'polygamma_': polygamma_,
     'positive': positive,
     'pow': pow,
@@ -11613,6 +13893,8 @@ TENSOR_ATTRIBUTES = {
     'relu_': relu_,
     'remainder': remainder,
     'remainder_': remainder_,
+    'renorm': renorm,
+    'renorm_': renorm_,
     'repeat': repeat,
     'repeat_interleave': repeat_interleave,
     'reshape': reshape,
@@ -11636,6 +13918,7 @@ TENSOR_ATTRIBUTES = {
     'select_scatter': select_scatter,
     'set_': set_,
     'sgn': sgn,
+    'sgn_': sgn_,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'sign': sign,
@@ -11656,16 +13939,23 @@ TENSOR_ATTRIBUTES = {
     'split_with_sizes': split_with_sizes,
     'sqrt': sqrt,
     'sqrt_': sqrt_,
+    'square': square,
+    'square_': square_,
     'squeeze': squeeze,
     'squeeze_': squeeze_,
     'std': std,
     'stft': stft,
     'sub': sub,
     'sub_': sub_,
+    'subtract': subtract,
+    'subtract_': subtract_,
     'sum': sum,
+    'sum_to_size': sum_to_size,
     'svd': svd,
     'swapaxes': swapaxes,
+    'swapaxes_': swapaxes_,
     'swapdims': swapdims,
+    'swapdims_': swapdims_,
     't': t,
     't_': t_,
     'take': take,
@@ -11685,8 +13975,11 @@ TENSOR_ATTRIBUTES = {
     'tril_': tril_,
     'triu': triu,
     'triu_': triu_,
+    'true_divide': true_divide,
+    'true_divide_': true_divide_,
     'trunc': trunc,
     'trunc_': trunc_,
+    'type_as': type_as,
     'unbind': unbind,
     'unflatten': unflatten,
     'unfold': unfold,
@@ -11694,6 +13987,7 @@ TENSOR_ATTRIBUTES = {
     'unsqueeze': unsqueeze,
     'unsqueeze_': unsqueeze_,
     'var': var,
+    'vdot': vdot,
     'view': view,
     'view_as': view_as,
     'vsplit': vsplit,
@@ -11711,15 +14005,18 @@ TENSOR_ATTRIBUTES = {
     '__iadd__': __iadd__,
     '__iand__': __iand__,
     '__ifloordiv__': __ifloordiv__,
+    '__ilshift__': __ilshift__,
     '__imod__': __imod__,
     '__imul__': __imul__,
     '__invert__': __invert__,
     '__ior__': __ior__,
     '__ipow__': __ipow__,
+    '__irshift__': __irshift__,
     '__isub__': __isub__,
     '__itruediv__': __itruediv__,
     '__ixor__': __ixor__,
     '__le__': __le__,
+    '__lshift__': __lshift__,
     '__lt__': __lt__,
     '__matmul__': __matmul__,
     '__mod__': __mod__,
@@ -11732,11 +14029,14 @@ TENSOR_ATTRIBUTES = {
     '__radd__': __radd__,
     '__rand__': __rand__,
     '__rfloordiv__': __rfloordiv__,
+    '__rlshift__': __rlshift__,
     '__rmatmul__': __rmatmul__,
     '__rmod__': __rmod__,
     '__rmul__': __rmul__,
     '__ror__': __ror__,
     '__rpow__': __rpow__,
+    '__rrshift__': __rrshift__,
+    '__rshift__': __rshift__,
     '__rsub__': __rsub__,
     '__rtruediv__': __rtruediv__,
     '__rxor__': __rxor__,

@@ -259,3 +259,12 @@ def sample_value(x, side):
         import torch
         return getattr(torch, x.name)
     return x
+
+
+def without_readme_example(root):
+    """Drops `square` (the README's worked example; ember declares it as an alias of pow)
+    from the schema copy under `root`, so that the recipe can add it again as a new op."""
+    path = root / "schema" / "native_functions.yaml"
+    entries = path.read_text().split("\n- func: ")
+    kept = [e for e in entries if not e.startswith(("square(", "square.", "square_("))]
+    path.write_text("\n- func: ".join(kept))

@@ -9,6 +9,7 @@ from ..dispatch.tls import state as _tls
 from ..overrides import NO_OVERRIDE, handle_torch_function
 from . import dtype as D
 from .indexing import getitem, setitem
+from .surface import TENSOR_METHODS
 from .tensor import Tensor
 
 
@@ -39,7 +40,8 @@ def _converter(dtype_name):
 
 _CONVERSIONS = (("float", "float32"), ("double", "float64"), ("half", "float16"),
                 ("bfloat16", "bfloat16"), ("long", "int64"), ("int", "int32"), ("short", "int16"),
-                ("char", "int8"), ("byte", "uint8"), ("bool", "bool"))
+                ("char", "int8"), ("byte", "uint8"), ("bool", "bool"), ("cfloat", "complex64"),
+                ("cdouble", "complex128"))
 
 
 def _cpu(self, memory_format=None):
@@ -215,4 +217,5 @@ TENSOR_ATTRIBUTES = {
     "unique": _unique, "nonzero": _nonzero, "unique_consecutive": _unique_consecutive,
     "isclose": _comparison("isclose"), "allclose": _comparison("allclose"),
     "equal": _comparison("equal"),
+    **TENSOR_METHODS,
 }

@@ -1,4 +1,5 @@
-"""ember.func (torch.func): function transforms. Today: `functionalize`.
+"""ember.func (torch.func): function transforms: functionalize, and (ember/func/_transforms.py)
+grad, grad_and_value, vjp, jvp, jacrev, jacfwd, hessian, vmap, functional_call.
 
     >>> def f(x):
     ...     y = x.clone()
@@ -16,8 +17,20 @@ from __future__ import annotations
 import functools
 
 from ..utils._pytree import tree_map
+from ._transforms import (
+    functional_call,
+    grad,
+    grad_and_value,
+    hessian,
+    jacfwd,
+    jacrev,
+    jvp,
+    vjp,
+    vmap,
+)
 
-__all__ = ["functionalize"]
+__all__ = ["functional_call", "functionalize", "grad", "grad_and_value", "hessian", "jacfwd",
+           "jacrev", "jvp", "vjp", "vmap"]
 
 
 def functionalize(func, *, remove: str = "mutations"):

@@ -440,6 +440,41 @@ def bitwise_xor_(self, other):
     return _into_self(self, bitwise_xor(self, other))
 
 
+def _lshift(a, b):
+    """torch's: a shift by a negative amount or by the bit width or more gives 0."""
+    bad = (b < 0) | (b >= a.dtype.itemsize * 8)
+    return np.where(bad, 0, np.left_shift(a, np.where(bad, 0, b)))
+
+
+def _rshift(a, b):
+    """torch's: a shift out of range fills with the sign bit (-1 or 0)."""
+    bad = (b < 0) | (b >= a.dtype.itemsize * 8)
+    return np.where(bad, np.where(a < 0, -1, 0), np.right_shift(a, np.where(bad, 0, b)))
+
+
+def _shift(fn, layout):
+    def kernel(self, other):
+        lay = layout(self, other)
+        t = lay._dtype.np  # Python numbers take the result's dtype (and its bit width)
+        return _run(lambda a, b: fn(np.asarray(a).astype(t), np.asarray(b).astype(t)), lay,
+                    (self, other), lay._dtype)
+    return kernel
+
+
+bitwise_left_shift = _shift(_lshift, M.lshift_layout)
+bitwise_right_shift = _shift(_rshift, M.rshift_layout)
+
+
+def bitwise_left_shift_(self, other):
+    M.bitwise_left_shift_(self, other)
+    return _into_self(self, bitwise_left_shift(self, other))
+
+
+def bitwise_right_shift_(self, other):
+    M.bitwise_right_shift_(self, other)
+    return _into_self(self, bitwise_right_shift(self, other))
+
+
 # --- lerp / addcmul / addcdiv -------------------------------------------------------------------
 def _lerp(a, b, w):
     """torch's formula: a + w * (b - a) for |w| < 0.5, else b - (b - a) * (1 - w)."""

@@ -190,9 +190,9 @@ def no_bool_dtype(kernel, self, other) -> D.dtype:
     return dt
 
 
-def bitwise_dtype(kernel, self, other) -> D.dtype:
+def bitwise_dtype(kernel, self, other, bool_ok=True) -> D.dtype:
     dt = D.result_type(self, other)
-    if dt.category >= D.FLOAT:
+    if dt.category >= D.FLOAT or (dt is D.bool_ and not bool_ok):
         raise not_implemented_for(kernel, dt)
     return dt
 
@@ -255,10 +255,10 @@ def logical_layout(self, other) -> Layout:
     return _layout(D.bool_, self, other)
 
 
-def bitwise_layout(kernel):
+def bitwise_layout(kernel, bool_ok=True):
     def layout(self, other) -> Layout:
         lay = _layout(D.result_type(self, other), self, other)  # shapes are checked first
-        bitwise_dtype(kernel, self, other)
+        bitwise_dtype(kernel, self, other, bool_ok)
         return lay
     return layout
 
@@ -266,6 +266,8 @@ def bitwise_layout(kernel):
 bitwise_and_layout = bitwise_layout("bitwise_and_cpu")
 bitwise_or_layout = bitwise_layout("bitwise_or_cpu")
 bitwise_xor_layout = bitwise_layout("bitwise_xor_cpu")
+lshift_layout = bitwise_layout("lshift_cpu", bool_ok=False)
+rshift_layout = bitwise_layout("rshift_cpu", bool_ok=False)
 
 
 def lerp_layout(self, end, weight) -> Layout:
@@ -330,6 +332,14 @@ def bitwise_xor(self, other):
     return _meta(bitwise_xor_layout(self, other))
 
 
+def bitwise_left_shift(self, other):
+    return _meta(lshift_layout(self, other))
+
+
+def bitwise_right_shift(self, other):
+    return _meta(rshift_layout(self, other))
+
+
 def lerp(self, end, weight):
     return _meta(lerp_layout(self, end, weight))
 
@@ -358,6 +368,18 @@ def bitwise_or_(self, other):
 def bitwise_xor_(self, other):
     _inplace(self, D.result_type(self, other), other)  # cast and shapes are checked first
     bitwise_dtype("bitwise_xor_cpu", self, other)
+    return self
+
+
+def bitwise_left_shift_(self, other):
+    _inplace(self, D.result_type(self, other), other)
+    bitwise_dtype("lshift_cpu", self, other, bool_ok=False)
+    return self
+
+
+def bitwise_right_shift_(self, other):
+    _inplace(self, D.result_type(self, other), other)
+    bitwise_dtype("rshift_cpu", self, other, bool_ok=False)
     return self
 
 

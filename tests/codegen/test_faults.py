@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import without_readme_example
 
 from codegen.__main__ import main
 
@@ -199,6 +200,7 @@ def test_readme_add_an_op_example_generates(project):
     """The README's worked example (ember.square) goes through codegen as described."""
     readme = (ROOT / "README.md").read_text()
     assert "- func: square(Tensor self) -> Tensor" in readme
+    without_readme_example(project)
     append_native(project, """
 - func: square(Tensor self) -> Tensor
   variants: function, method

@@ -109,7 +109,14 @@ RECURRENCE = ("orthogonal polynomials (the whole family): torch runs its recurre
 TORCH_VIEW = ("isin.Tensor_Tensor: torch's small-input kernel flattens test_elements with "
               ".view(-1), so a non-viewable (permuted) test_elements raises 'view size is not "
               "compatible' in torch (a torch bug: the result does not depend on the layout); "
-              "ember answers")
+              "ember answers; kron views its inputs the same way")
+TRANSPOSE_OVERLAP = ("swapaxes_ (transpose_) of an expanded (stride-0) self: a metadata-only "
+                     "change in torch, ember's transpose_ refuses it as an overlapping write")
+MUL_LAYOUT = ("multiply (an alias of mul): mul's result strides differ from torch's for some "
+              "permuted bool inputs (TensorIterator's layout); mul's own fuzzing rarely draws them")
+DOT_BOOL = ("inner/tensordot of bool (empty) inputs: torch contracts through dot/mm and raises "
+            "'\"dot\" not implemented for Bool' (or answers an empty result) in an order ember's "
+            "mm-based decomposition does not follow")
 KNOWN: dict[str, str] = {
     **dict.fromkeys(["elu.default", "elu_.default"], OVERFLOW),
     **dict.fromkeys(["norm.ScalarOpt_dim", "linalg_vector_norm.default"], HALF),
@@ -136,7 +143,10 @@ KNOWN: dict[str, str] = {
         ("chebyshev", "tuvw"), ("shifted_chebyshev", "tuvw"), ("hermite", ("h", "he")),
         ("laguerre", "l"), ("legendre", "p")) for v in vs
         for overload in ("default", "x_scalar", "n_scalar")], RECURRENCE),
-    "isin.Tensor_Tensor": TORCH_VIEW,
+    **dict.fromkeys(["isin.Tensor_Tensor", "kron.default"], TORCH_VIEW),
+    "swapaxes_.default": TRANSPOSE_OVERLAP,
+    "multiply.Tensor": MUL_LAYOUT,
+    **dict.fromkeys(["inner.default", "tensordot.default"], DOT_BOOL),
 }
 
 

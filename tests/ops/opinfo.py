@@ -959,7 +959,7 @@ register("index_put.default", _index_put_samples(False))
 
 # ---- op families: one module each (tests/ops/opinfo_<family>.py) -------------------
 FAMILIES = ("unary", "binary", "activation", "reduction", "random", "conv", "nn", "shape",
-            "linalg", "special", "complex", "fft")
+            "linalg", "special", "complex", "fft", "aliases")
 FAMILY_MODULES = tuple(__import__(f"opinfo_{family}") for family in FAMILIES)
 
 

@@ -1,0 +1,116 @@
+"""torch's alias ops (CompositeImplicitAutograd in its native_functions.yaml): each one calls
+the op it names, so dtypes, errors and autograd are that op's.
+
+    >>> ember.absolute(ember.tensor([-1., 2.]))
+    tensor([1., 2.])
+    >>> ember.greater(ember.tensor([1, 3]), 2)
+    tensor([False,  True])
+"""
+import ember
+
+
+def _alias(name):
+    """A kernel that calls `ember.<name>` (or the method `<name>` for in-place-only ops)."""
+    def kernel(self, *args, **kwargs):
+        return getattr(self, name)(*args, **kwargs)
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__doc__ = f"Alias of `{name}`."
+    return kernel
+
+
+absolute = _alias("abs")
+absolute_ = _alias("abs_")
+arccos = _alias("acos")
+arccos_ = _alias("acos_")
+arcsin = _alias("asin")
+arcsin_ = _alias("asin_")
+arctan = _alias("atan")
+arctan_ = _alias("atan_")
+arccosh = _alias("acosh")
+arccosh_ = _alias("acosh_")
+arcsinh = _alias("asinh")
+arcsinh_ = _alias("asinh_")
+arctanh = _alias("atanh")
+arctanh_ = _alias("atanh_")
+arctan2 = _alias("atan2")
+arctan2_ = _alias("atan2_")
+negative = _alias("neg")
+negative_ = _alias("neg_")
+fix = _alias("trunc")
+fix_ = _alias("trunc_")
+clip = _alias("clamp")
+clip_ = _alias("clamp_")
+multiply = _alias("mul")
+multiply_ = _alias("mul_")
+true_divide = _alias("div")
+true_divide_ = _alias("div_")
+greater = _alias("gt")
+greater_ = _alias("gt_")
+greater_equal = _alias("ge")
+greater_equal_ = _alias("ge_")
+less = _alias("lt")
+less_ = _alias("lt_")
+less_equal = _alias("le")
+less_equal_ = _alias("le_")
+not_equal = _alias("ne")
+not_equal_ = _alias("ne_")
+swapaxes_ = _alias("transpose_")
+swapdims_ = _alias("transpose_")
+
+
+def divide(self, other, rounding_mode=None):
+    if rounding_mode is None:
+        return ember.div(self, other)
+    return ember.div(self, other, rounding_mode=rounding_mode)
+
+
+def divide_(self, other, rounding_mode=None):
+    if rounding_mode is None:
+        return self.div_(other)
+    return self.div_(other, rounding_mode=rounding_mode)
+
+
+def subtract(self, other, alpha=1):
+    return ember.sub(self, other, alpha=alpha)
+
+
+def subtract_(self, other, alpha=1):
+    return self.sub_(other, alpha=alpha)
+
+
+def square(self):
+    """pow(self, 2): a bool tensor squares to int64, like torch's."""
+    return ember.pow(self, 2)
+
+
+def square_(self):
+    return self.pow_(2)
+
+
+def concat(tensors, dim=0):
+    return ember.cat(tensors, dim)
+
+
+concatenate = concat
+
+
+def sgn_(self):
+    return self.copy_(ember.sgn(self))
+
+
+def ldexp_(self, other):
+    power = ember.pow(2.0, other)
+    if not ember.can_cast(ember.result_type(self, power), self.dtype):
+        raise RuntimeError(f"ldexp can't be cast to the desired output type {self.dtype.scalar_name}")
+    return self.mul_(power)
+
+
+def float_power_(self, exponent):
+    """In-place float_power: self must already have the result's dtype (float64/complex128)."""
+    complex_ = self.dtype.is_complex or (exponent.dtype.is_complex if isinstance(exponent, ember.Tensor)
+                                         else isinstance(exponent, complex))
+    dt = ember.complex128 if complex_ else ember.float64
+    if self.dtype != dt:
+        raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.scalar_name} but "
+                           f"the operation's result requires dtype {dt.scalar_name}")
+    return self.pow_(exponent.to(dt) if isinstance(exponent, ember.Tensor) else exponent)

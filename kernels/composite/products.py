@@ -1,0 +1,226 @@
+"""Products, norms and small Tensor utilities torch decomposes into other ops: kron, inner,
+vdot, tensordot, dist, renorm, addmv, addr, addbmm, type_as, sum_to_size, fill_diagonal_,
+isreal (autograd comes from the ops they call).
+
+    >>> ember.kron(ember.eye(2), ember.ones(1, 2))
+    tensor([[1., 1., 0., 0.],
+            [0., 0., 1., 1.]])
+"""
+import math
+
+import ember
+from ember.core.shapes import wrap_dim
+
+
+def kron(self, other):
+    """Every self[i] * other block: both padded to one rank, multiplied with interleaved
+    dims (a_0, 1, a_1, 1, ...) * (1, b_0, 1, b_1, ...), then each pair merged."""
+    n = max(self.dim(), other.dim())
+    sa = (1,) * (n - self.dim()) + tuple(self.shape)
+    sb = (1,) * (n - other.dim()) + tuple(other.shape)
+    a = self.reshape([s for d in sa for s in (d, 1)])
+    b = other.reshape([s for d in sb for s in (1, d)])
+    return (a * b).reshape([x * y for x, y in zip(sa, sb)])
+
+
+def inner(self, other):
+    if self.dim() == 0 or other.dim() == 0:
+        return self * other
+    if self.shape[-1] != other.shape[-1]:
+        raise RuntimeError(f"inner() the last dimension must match on both input tensors but "
+                           f"got shapes {list(self.shape)} and {list(other.shape)}")
+    return ember.tensordot(self, other, dims=([-1], [-1]))
+
+
+def vdot(self, other):
+    if self.dim() != 1 or other.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {self.dim()}D and {other.dim()}D tensors")
+    return ember.dot(self.conj(), other)
+
+
+def tensordot(self, other, dims_self, dims_other):
+    """Contracts dims_self of self with dims_other of other (a reshape to one matmul)."""
+    if len(dims_self) != len(dims_other):
+        raise RuntimeError("both dimension lists should have same length")
+    ds = [wrap_dim(d, self.dim()) for d in dims_self]
+    do = [wrap_dim(d, other.dim()) for d in dims_other]
+    for a, b in zip(ds, do):
+        if self.shape[a] != other.shape[b] and 1 not in (self.shape[a], other.shape[b]):
+            raise RuntimeError(f"contracted dimensions need to match, but first has size "
+                               f"{self.shape[a]} in dim {a} and second has size {other.shape[b]} "
+                               f"in dim {b}")
+    free_s = [d for d in range(self.dim()) if d not in ds]
+    free_o = [d for d in range(other.dim()) if d not in do]
+    size = 1
+    for a, b in zip(ds, do):
+        size *= max(self.shape[a], other.shape[b])
+    a = self.permute(free_s + ds)
+    b = other.permute(do + free_o)
+    a = a.expand([a.shape[i] for i in range(len(free_s))]
+                 + [max(self.shape[x], other.shape[y]) for x, y in zip(ds, do)])
+    b = b.expand([max(self.shape[x], other.shape[y]) for x, y in zip(ds, do)]
+                 + [b.shape[len(do) + i] for i in range(len(free_o))])
+    out_shape = [self.shape[d] for d in free_s] + [other.shape[d] for d in free_o]
+    rows = math.prod(self.shape[d] for d in free_s)
+    cols = math.prod(other.shape[d] for d in free_o)
+    return ember.mm(a.reshape(rows, size), b.reshape(size, cols)).reshape(out_shape)
+
+
+def python_tensordot(a, b, dims=2, out=None):
+    """`ember.tensordot(a, b, dims)` (torch.functional.tensordot): dims is an int (the last
+    dims of a with the first of b), a pair of lists, or a 2-row tensor."""
+    if isinstance(dims, ember.Tensor):
+        dims = dims.tolist() if dims.dim() else dims.item()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(a.dim() - dims, a.dim())), list(range(dims))
+    else:
+        dims_a, dims_b = ([d] if isinstance(d, int) else list(d) for d in dims)
+    if out is None:
+        return ember.ops.aten.tensordot.default(a, b, dims_a, dims_b)
+    return ember.ops.aten.tensordot.out(a, b, dims_a, dims_b, out=out)
+
+
+def dist(self, other, p=2):
+    return ember.ops.aten.norm.Scalar(self - other, p)
+
+
+def renorm(self, p, dim, maxnorm):
+    """Each slice along `dim` with a p-norm above maxnorm scaled down to maxnorm."""
+    if p <= 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if maxnorm < 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
+    dim = wrap_dim(dim, self.dim())
+    if self.dim() <= 1:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
+    others = [d for d in range(self.dim()) if d != dim]
+    norm = ember.linalg.vector_norm(self, p, others, keepdim=True)
+    factor = ember.where(norm > maxnorm, maxnorm / (norm + 1e-7), ember.ones_like(norm))
+    return self * factor
+
+
+def renorm_(self, p, dim, maxnorm):
+    return self.copy_(renorm(self, p, dim, maxnorm))
+
+
+def _scaled(x, factor):
+    return x if factor == 1 else x * factor
+
+
+def _add_scaled(self, product, beta, alpha, shape_error):
+    """beta * self + alpha * product, with self broadcast to the product (beta=0 ignores
+    self, NaNs included, as torch's BLAS calls do). Integer inputs refuse float factors;
+    bool ones read the factors as truth values (torch's)."""
+    try:
+        shape = tuple(ember.broadcast_shapes(self.shape, product.shape))
+    except RuntimeError:
+        raise RuntimeError(shape_error) from None
+    if shape != tuple(product.shape):
+        raise RuntimeError(shape_error)
+    dt = ember.result_type(self, product)
+    if not (dt.is_floating_point or dt.is_complex):
+        for name, v in (("beta", beta), ("alpha", alpha)):
+            if isinstance(v, float):
+                raise RuntimeError(f"For integral input tensors, argument {name} must not be a "  # noqa: TRY004 (torch's)
+                                   "floating point number.")
+    if dt == ember.bool:
+        product = product if alpha else ember.zeros_like(product, dtype=dt)
+        return product.logical_or(self) if beta else product + ember.zeros_like(self, dtype=dt)
+    product = _scaled(product, alpha)
+    if beta == 0:
+        return (product + ember.zeros_like(self)).to(dt)
+    return _scaled(self, beta) + product
+
+
+def addmv(self, mat, vec, beta=1, alpha=1):
+    err = (f"size mismatch, got input ({'x'.join(map(str, self.shape))}), mat "
+           f"({'x'.join(map(str, mat.shape))}), vec ({'x'.join(map(str, vec.shape))})")
+    if mat.dim() != 2 or vec.dim() != 1 or mat.shape[1] != vec.shape[0]:
+        raise RuntimeError(err)
+    return _add_scaled(self, ember.mv(mat, vec), beta, alpha, err)
+
+
+def addmv_(self, mat, vec, beta=1, alpha=1):
+    return self.copy_(addmv(self, mat, vec, beta, alpha))
+
+
+def addr(self, vec1, vec2, beta=1, alpha=1):
+    if vec1.dim() != 1 or vec2.dim() != 1:
+        raise RuntimeError(f"addr: Expected 1-D argument vec1, but got {vec1.dim()}-D"
+                           if vec1.dim() != 1 else
+                           f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    err = (f"The size of tensor a ({self.shape[-1] if self.dim() else 1}) must match the size "
+           f"of tensor b ({vec2.shape[0]}) at non-singleton dimension 1")
+    return _add_scaled(self, ember.outer(vec1, vec2), beta, alpha, err)
+
+
+def addr_(self, vec1, vec2, beta=1, alpha=1):
+    return self.copy_(addr(self, vec1, vec2, beta, alpha))
+
+
+def addbmm(self, batch1, batch2, beta=1, alpha=1):
+    batch1.size(1), batch2.size(2)  # (torch reads these first: IndexError for fewer dims)
+    if batch1.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    err = (f"The expanded size of the tensor ({batch2.shape[2]}) must match the existing size "
+           f"({self.shape[-1] if self.dim() else 1}) at non-singleton dimension 1.  Target sizes: "
+           f"[{batch1.shape[1]}, {batch2.shape[2]}].  Tensor sizes: {list(self.shape)}")
+    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+        ember.bmm(batch1, batch2)  # (bmm's errors)
+    b, n, k = batch1.shape
+    # sum_b batch1[b] @ batch2[b] as one matmul: one accumulation, one rounding (torch's)
+    product = ember.mm(batch1.permute(1, 0, 2).reshape(n, b * k), batch2.reshape(b * k, -1))
+    return _add_scaled(self, product, beta, alpha, err)
+
+
+def addbmm_(self, batch1, batch2, beta=1, alpha=1):
+    return self.copy_(addbmm(self, batch1, batch2, beta, alpha))
+
+
+def type_as(self, other):
+    return self.to(other.dtype)
+
+
+def sum_to_size(self, size):
+    """Sums self down to `size` (which self's shape must expand from)."""
+    size = list(size)
+    if not _expandable(size, list(self.shape)):
+        raise RuntimeError(f"size {{{size}}} is not expandable to size {{{list(self.shape)}}}.")
+    lead = self.dim() - len(size)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(size)
+                                if s == 1 and self.shape[lead + i] != 1]
+    r = self.sum(dims, keepdim=True) if dims else self
+    return r.reshape(size) if lead else r
+
+
+def _expandable(size, shape):
+    if len(size) > len(shape):
+        return False
+    return all(s in (1, t) for s, t in zip(reversed(size), reversed(shape)))
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """Writes fill_value on the main diagonal (every dim equal; a tall 2-D matrix restarts
+    the diagonal every n + 1 rows with wrap=True, as NumPy's fill_diagonal)."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and len(set(self.shape)) != 1:
+        raise RuntimeError("all dimensions of input must be of equal length")
+    h, w = self.shape[0], self.shape[1]
+    numel = (h * w + w) // (w + 1) if wrap and self.dim() == 2 and h > w else min(self.shape)
+    stride = sum(self.stride())
+    diag = self.as_strided([numel], [stride], self.storage_offset())
+    diag.fill_(fill_value)
+    return self
+
+
+def isreal(self):
+    if not self.dtype.is_complex:
+        return ember.ones_like(self, dtype=ember.bool)
+    return self.imag == 0
