@@ -17783,6 +17783,8 @@ def true_divide(input, other, *, out=None):
         return _entry_true_divide_out(input, other, out)
 
     except TypeError:
+        if isinstance(input, _Number) and isinstance(other, _Tensor):   # torch.true_divide(2, t)
+            return true_divide(_wrap_number(input, other), *(input, other)[1:], **{'out': out})
         _r = _hra(true_divide, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
