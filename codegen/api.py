@@ -99,7 +99,7 @@ def accepts_numbers(fn: NativeFunction, index: int) -> bool:
 # torch's Python bindings take a number for a Tensor argument only in these ops
 # (python_arg_parser's allow_numbers_as_tensors); the others have Scalar overloads or raise
 NUMBERS_AS_TENSORS = frozenset({"add", "sub", "mul", "div", "floor_divide", "true_divide",
-                                "copy", "_to_copy", "to"})
+                                "multiply", "subtract", "divide", "copy", "_to_copy", "to"})
 
 
 def python_accepts_numbers(fn: NativeFunction, index: int) -> bool:

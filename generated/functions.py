@@ -6318,7 +6318,7 @@ def div(*args, **kwargs):
 
 # schema/native_functions.yaml: divide.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_divide(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
     return None
 
@@ -6331,7 +6331,7 @@ def _c0_divide(input, other, out):
 
 # schema/native_functions.yaml: divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 def _m1_divide(input, other, *, rounding_mode, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other) and _F['str?'](rounding_mode):
+    if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
     return None
 
@@ -6342,25 +6342,14 @@ def _c1_divide(input, other, rounding_mode, out):
     return _entry_divide_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml: divide.Scalar(Tensor self, Scalar other) -> Tensor
-def _m2_divide(input, other):
-    if _F['Tensor'](input) and _F['Scalar'](other):
-        return (input, other)
-    return None
-
-
-def _c2_divide(input, other):
-    return _entry_divide_Scalar(input, other)
-
-
 # schema/native_functions.yaml: divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
-def _m3_divide(input, other, *, rounding_mode):
+def _m2_divide(input, other, *, rounding_mode):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode)
     return None
 
 
-def _c3_divide(input, other, rounding_mode):
+def _c2_divide(input, other, rounding_mode):
     return _entry_divide_Scalar_mode(input, other, rounding_mode)
 
 
@@ -6368,13 +6357,11 @@ def _c3_divide(input, other, rounding_mode):
 _cases_divide = (
     (_m0_divide, _c0_divide, 2, frozenset(('input', 'other', 'out'))),
     (_m1_divide, _c1_divide, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
-    (_m2_divide, _c2_divide, 2, frozenset(('input', 'other'))),
-    (_m3_divide, _c3_divide, 2, frozenset(('input', 'other', 'rounding_mode'))),
+    (_m2_divide, _c2_divide, 2, frozenset(('input', 'other', 'rounding_mode'))),
 )
 _sigs_divide = (
     'divide.Tensor(Tensor self, Tensor other) -> Tensor',
     'divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
-    'divide.Scalar(Tensor self, Scalar other) -> Tensor',
     'divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
@@ -6383,7 +6370,6 @@ def divide(*args, **kwargs):
     """Overloads:
     divide.Tensor(Tensor self, Tensor other) -> Tensor
     divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
-    divide.Scalar(Tensor self, Scalar other) -> Tensor
     divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
@@ -6393,6 +6379,8 @@ def divide(*args, **kwargs):
     try:
         return _resolve(_cases_divide, args, kwargs, 'divide', _sigs_divide)
     except TypeError:
+        if len(args) > 1 and isinstance(args[0], _Number) and isinstance(args[1], _Tensor):
+            return divide(_wrap_number(args[0], args[1]), *args[1:], **kwargs)   # torch.divide(2, t)
         _r = _hra_any(divide, args, kwargs)
         if _r is _NO:
             raise
@@ -12015,53 +12003,21 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 
 
 # schema/native_functions.yaml: multiply.Tensor(Tensor self, Tensor other) -> Tensor
-def _m0_multiply(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
-        return (input, other, out)
-    return None
-
-
-def _c0_multiply(input, other, out):
-    if out is None:
-        return _entry_multiply_Tensor(input, other)
-    return _entry_multiply_out(input, other, out)
-
-
-# schema/native_functions.yaml: multiply.Scalar(Tensor self, Scalar other) -> Tensor
-def _m1_multiply(input, other):
-    if _F['Tensor'](input) and _F['Scalar'](other):
-        return (input, other)
-    return None
-
-
-def _c1_multiply(input, other):
-    return _entry_multiply_Scalar(input, other)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_multiply = (
-    (_m0_multiply, _c0_multiply, 2, frozenset(('input', 'other', 'out'))),
-    (_m1_multiply, _c1_multiply, 2, frozenset(('input', 'other'))),
-)
-_sigs_multiply = (
-    'multiply.Tensor(Tensor self, Tensor other) -> Tensor',
-    'multiply.Scalar(Tensor self, Scalar other) -> Tensor',
-)
-
-
-def multiply(*args, **kwargs):
-    """Overloads:
-    multiply.Tensor(Tensor self, Tensor other) -> Tensor
-    multiply.Scalar(Tensor self, Scalar other) -> Tensor
-    """
+def multiply(input, other, *, out=None):
+    """multiply.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        _r = _htf_any(multiply, args, kwargs)
+        _r = _htf(multiply, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _resolve(_cases_multiply, args, kwargs, 'multiply', _sigs_multiply)
+        if out is None:
+            return _entry_multiply_Tensor(input, other)
+        return _entry_multiply_out(input, other, out)
+
     except TypeError:
-        _r = _hra_any(multiply, args, kwargs)
+        if isinstance(input, _Number) and isinstance(other, _Tensor):   # torch.multiply(2, t)
+            return multiply(_wrap_number(input, other), *(input, other)[1:], **{'out': out})
+        _r = _hra(multiply, (input, other), (input, other), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -17041,53 +16997,21 @@ def sub(input, other, *, alpha=1, out=None):
 
 
 # schema/native_functions.yaml: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-def _m0_subtract(input, other, *, alpha=1, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other) and _F['Scalar'](alpha):
-        return (input, other, alpha, out)
-    return None
-
-
-def _c0_subtract(input, other, alpha, out):
-    if out is None:
-        return _entry_subtract_Tensor(input, other, alpha)
-    return _entry_subtract_out(input, other, alpha, out)
-
-
-# schema/native_functions.yaml: subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-def _m1_subtract(input, other, alpha=1):
-    if _F['Tensor'](input) and _F['Scalar'](other) and _F['Scalar'](alpha):
-        return (input, other, alpha)
-    return None
-
-
-def _c1_subtract(input, other, alpha):
-    return _entry_subtract_Scalar(input, other, alpha)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_subtract = (
-    (_m0_subtract, _c0_subtract, 2, frozenset(('alpha', 'input', 'other', 'out'))),
-    (_m1_subtract, _c1_subtract, 3, frozenset(('alpha', 'input', 'other'))),
-)
-_sigs_subtract = (
-    'subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
-    'subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
-)
-
-
-def subtract(*args, **kwargs):
-    """Overloads:
-    subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-    """
+def subtract(input, other, *, alpha=1, out=None):
+    """subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        _r = _htf_any(subtract, args, kwargs)
+        _r = _htf(subtract, (input, other), (input, other), {'alpha': alpha, 'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _resolve(_cases_subtract, args, kwargs, 'subtract', _sigs_subtract)
+        if out is None:
+            return _entry_subtract_Tensor(input, other, alpha)
+        return _entry_subtract_out(input, other, alpha, out)
+
     except TypeError:
-        _r = _hra_any(subtract, args, kwargs)
+        if isinstance(input, _Number) and isinstance(other, _Tensor):   # torch.subtract(2, t)
+            return subtract(_wrap_number(input, other), *(input, other)[1:], **{'alpha': alpha, 'out': out})
+        _r = _hra(subtract, (input, other), (input, other), {'alpha': alpha, 'out': out})
         if _r is _NO:
             raise
         return _r

@@ -4758,7 +4758,7 @@ def div_(*args, **kwargs):
 
 # schema/native_functions.yaml: divide.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_divide(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
     return None
 
@@ -4769,7 +4769,7 @@ def _c0_divide(self, other):
 
 # schema/native_functions.yaml: divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 def _m1_divide(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Tensor'](other) and _F['str?'](rounding_mode):
+    if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
     return None
 
@@ -4778,25 +4778,14 @@ def _c1_divide(self, other, rounding_mode):
     return _entry_divide_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml: divide.Scalar(Tensor self, Scalar other) -> Tensor
-def _m2_divide(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
-        return (self, other)
-    return None
-
-
-def _c2_divide(self, other):
-    return _entry_divide_Scalar(self, other)
-
-
 # schema/native_functions.yaml: divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
-def _m3_divide(self, other, *, rounding_mode):
+def _m2_divide(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
     return None
 
 
-def _c3_divide(self, other, rounding_mode):
+def _c2_divide(self, other, rounding_mode):
     return _entry_divide_Scalar_mode(self, other, rounding_mode)
 
 
@@ -4804,13 +4793,11 @@ def _c3_divide(self, other, rounding_mode):
 _cases_divide = (
     (_m0_divide, _c0_divide, 2, frozenset(('other',))),
     (_m1_divide, _c1_divide, 2, frozenset(('other', 'rounding_mode'))),
-    (_m2_divide, _c2_divide, 2, frozenset(('other',))),
-    (_m3_divide, _c3_divide, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_divide, _c2_divide, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_divide = (
     'divide.Tensor(Tensor self, Tensor other) -> Tensor',
     'divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
-    'divide.Scalar(Tensor self, Scalar other) -> Tensor',
     'divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
@@ -4819,7 +4806,6 @@ def divide(*args, **kwargs):
     """Overloads:
     divide.Tensor(Tensor self, Tensor other) -> Tensor
     divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
-    divide.Scalar(Tensor self, Scalar other) -> Tensor
     divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
@@ -4837,7 +4823,7 @@ def divide(*args, **kwargs):
 
 # schema/native_functions.yaml: divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_divide_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
     return None
 
@@ -4848,7 +4834,7 @@ def _c0_divide_(self, other):
 
 # schema/native_functions.yaml: divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
 def _m1_divide_(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Tensor'](other) and _F['str?'](rounding_mode):
+    if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
     return None
 
@@ -4857,25 +4843,14 @@ def _c1_divide_(self, other, rounding_mode):
     return _entry_divide__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml: divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-def _m2_divide_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
-        return (self, other)
-    return None
-
-
-def _c2_divide_(self, other):
-    return _entry_divide__Scalar(self, other)
-
-
 # schema/native_functions.yaml: divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
-def _m3_divide_(self, other, *, rounding_mode):
+def _m2_divide_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
     return None
 
 
-def _c3_divide_(self, other, rounding_mode):
+def _c2_divide_(self, other, rounding_mode):
     return _entry_divide__Scalar_mode(self, other, rounding_mode)
 
 
@@ -4883,13 +4858,11 @@ def _c3_divide_(self, other, rounding_mode):
 _cases_divide_ = (
     (_m0_divide_, _c0_divide_, 2, frozenset(('other',))),
     (_m1_divide_, _c1_divide_, 2, frozenset(('other', 'rounding_mode'))),
-    (_m2_divide_, _c2_divide_, 2, frozenset(('other',))),
-    (_m3_divide_, _c3_divide_, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_divide_, _c2_divide_, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_divide_ = (
     'divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     'divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
-    'divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     'divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
 )
 
@@ -4898,7 +4871,6 @@ def divide_(*args, **kwargs):
     """Overloads:
     divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
     divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
-    divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
     divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
     """
     if _tf[0]:
@@ -8890,102 +8862,34 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
 
 
 # schema/native_functions.yaml: multiply.Tensor(Tensor self, Tensor other) -> Tensor
-def _m0_multiply(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
-        return (self, other)
-    return None
-
-
-def _c0_multiply(self, other):
-    return _entry_multiply_Tensor(self, other)
-
-
-# schema/native_functions.yaml: multiply.Scalar(Tensor self, Scalar other) -> Tensor
-def _m1_multiply(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
-        return (self, other)
-    return None
-
-
-def _c1_multiply(self, other):
-    return _entry_multiply_Scalar(self, other)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_multiply = (
-    (_m0_multiply, _c0_multiply, 2, frozenset(('other',))),
-    (_m1_multiply, _c1_multiply, 2, frozenset(('other',))),
-)
-_sigs_multiply = (
-    'multiply.Tensor(Tensor self, Tensor other) -> Tensor',
-    'multiply.Scalar(Tensor self, Scalar other) -> Tensor',
-)
-
-
-def multiply(*args, **kwargs):
-    """Overloads:
-    multiply.Tensor(Tensor self, Tensor other) -> Tensor
-    multiply.Scalar(Tensor self, Scalar other) -> Tensor
-    """
+def multiply(self, other):
+    """multiply.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        _r = _htf_any(multiply, args, kwargs)
+        _r = _htf(multiply, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
     try:
-        return _resolve(_cases_multiply, args, kwargs, 'multiply', _sigs_multiply)
+        return _entry_multiply_Tensor(self, other)
+
     except TypeError:
-        _r = _hra_any(multiply, args, kwargs)
+        _r = _hra(multiply, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-def _m0_multiply_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
-        return (self, other)
-    return None
-
-
-def _c0_multiply_(self, other):
-    return _entry_multiply__Tensor(self, other)
-
-
-# schema/native_functions.yaml: multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-def _m1_multiply_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
-        return (self, other)
-    return None
-
-
-def _c1_multiply_(self, other):
-    return _entry_multiply__Scalar(self, other)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_multiply_ = (
-    (_m0_multiply_, _c0_multiply_, 2, frozenset(('other',))),
-    (_m1_multiply_, _c1_multiply_, 2, frozenset(('other',))),
-)
-_sigs_multiply_ = (
-    'multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    'multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-)
-
-
-def multiply_(*args, **kwargs):
-    """Overloads:
-    multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-    multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-    """
+def multiply_(self, other):
+    """multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        _r = _htf_any(multiply_, args, kwargs)
+        _r = _htf(multiply_, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
     try:
-        return _resolve(_cases_multiply_, args, kwargs, 'multiply_', _sigs_multiply_)
+        return _entry_multiply__Tensor(self, other)
+
     except TypeError:
-        _r = _hra_any(multiply_, args, kwargs)
+        _r = _hra(multiply_, (self, other), (self, other), {})
         if _r is _NO:
             raise
         return _r
@@ -11739,102 +11643,34 @@ def sub_(self, other, *, alpha=1):
 
 
 # schema/native_functions.yaml: subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-def _m0_subtract(self, other, *, alpha=1):
-    if _F['Tensor'](self) and _F['Tensor'](other) and _F['Scalar'](alpha):
-        return (self, other, alpha)
-    return None
-
-
-def _c0_subtract(self, other, alpha):
-    return _entry_subtract_Tensor(self, other, alpha)
-
-
-# schema/native_functions.yaml: subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-def _m1_subtract(self, other, alpha=1):
-    if _F['Tensor'](self) and _F['Scalar'](other) and _F['Scalar'](alpha):
-        return (self, other, alpha)
-    return None
-
-
-def _c1_subtract(self, other, alpha):
-    return _entry_subtract_Scalar(self, other, alpha)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_subtract = (
-    (_m0_subtract, _c0_subtract, 2, frozenset(('alpha', 'other'))),
-    (_m1_subtract, _c1_subtract, 3, frozenset(('alpha', 'other'))),
-)
-_sigs_subtract = (
-    'subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
-    'subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
-)
-
-
-def subtract(*args, **kwargs):
-    """Overloads:
-    subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-    """
+def subtract(self, other, *, alpha=1):
+    """subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        _r = _htf_any(subtract, args, kwargs)
+        _r = _htf(subtract, (self, other), (self, other), {'alpha': alpha})
         if _r is not _NO:
             return _r
     try:
-        return _resolve(_cases_subtract, args, kwargs, 'subtract', _sigs_subtract)
+        return _entry_subtract_Tensor(self, other, alpha)
+
     except TypeError:
-        _r = _hra_any(subtract, args, kwargs)
+        _r = _hra(subtract, (self, other), (self, other), {'alpha': alpha})
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-def _m0_subtract_(self, other, *, alpha=1):
-    if _F['Tensor'](self) and _F['Tensor'](other) and _F['Scalar'](alpha):
-        return (self, other, alpha)
-    return None
-
-
-def _c0_subtract_(self, other, alpha):
-    return _entry_subtract__Tensor(self, other, alpha)
-
-
-# schema/native_functions.yaml: subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
-def _m1_subtract_(self, other, alpha=1):
-    if _F['Tensor'](self) and _F['Scalar'](other) and _F['Scalar'](alpha):
-        return (self, other, alpha)
-    return None
-
-
-def _c1_subtract_(self, other, alpha):
-    return _entry_subtract__Scalar(self, other, alpha)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_subtract_ = (
-    (_m0_subtract_, _c0_subtract_, 2, frozenset(('alpha', 'other'))),
-    (_m1_subtract_, _c1_subtract_, 3, frozenset(('alpha', 'other'))),
-)
-_sigs_subtract_ = (
-    'subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
-    'subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
-)
-
-
-def subtract_(*args, **kwargs):
-    """Overloads:
-    subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-    subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
-    """
+def subtract_(self, other, *, alpha=1):
+    """subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
-        _r = _htf_any(subtract_, args, kwargs)
+        _r = _htf(subtract_, (self, other), (self, other), {'alpha': alpha})
         if _r is not _NO:
             return _r
     try:
-        return _resolve(_cases_subtract_, args, kwargs, 'subtract_', _sigs_subtract_)
+        return _entry_subtract__Tensor(self, other, alpha)
+
     except TypeError:
-        _r = _hra_any(subtract_, args, kwargs)
+        _r = _hra(subtract_, (self, other), (self, other), {'alpha': alpha})
         if _r is _NO:
             raise
         return _r

@@ -262,6 +262,7 @@ def test_no_numpy_warnings(fn):
 
 
 @pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "floor_divide", "remainder",
+                                  "multiply", "subtract", "divide", "true_divide",
                                   "maximum", "atan2"])
 @pytest.mark.parametrize("dtype", ["int64", "float32", "float16"])
 @pytest.mark.parametrize("number", [7, 2.5, True])
@@ -269,5 +270,5 @@ def test_number_as_first_argument_of_the_public_functions(name, dtype, number):
     """torch.add(7, t): torch's parser wraps a number given for `input` in add, sub, mul,
     div, floor_divide (remainder has its own Scalar overload); maximum and atan2 refuse."""
     run_both(lambda lib, t: getattr(lib, name)(number, t), np_data((2, 3), dtype))
-    if name in ("add", "sub"):
+    if name in ("add", "sub", "subtract"):
         run_both(lambda lib, t: getattr(lib, name)(number, t, alpha=2), np_data((3,), dtype))
