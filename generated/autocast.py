@@ -317,12 +317,52 @@ def cpu_linalg_cholesky_ex(keyset, self, upper, check_errors):
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.fp32: linalg_cond
+def cpu_linalg_cond(keyset, self, p):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_cond.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), p)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_cond.p_str
+def cpu_linalg_cond_p_str(keyset, self, p):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_cond_p_str.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), p)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_eig
+def cpu_linalg_eig(keyset, self):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_eig.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'))
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.fp32: linalg_eigh
 def cpu_linalg_eigh(keyset, self, UPLO):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
     try:
         return _o.linalg_eigh.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), UPLO)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.fp32: linalg_eigvals
+def cpu_linalg_eigvals(keyset, self):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.linalg_eigvals.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'))
     finally:
         _restore(saved)
 
@@ -1604,7 +1644,11 @@ _o.inverse.register("AutocastCPU", cpu_inverse, with_keyset=True)
 _o.l1_loss.register("AutocastCPU", cpu_l1_loss, with_keyset=True)
 _o.linalg_cholesky.register("AutocastCPU", cpu_linalg_cholesky, with_keyset=True)
 _o.linalg_cholesky_ex.register("AutocastCPU", cpu_linalg_cholesky_ex, with_keyset=True)
+_o.linalg_cond.register("AutocastCPU", cpu_linalg_cond, with_keyset=True)
+_o.linalg_cond_p_str.register("AutocastCPU", cpu_linalg_cond_p_str, with_keyset=True)
+_o.linalg_eig.register("AutocastCPU", cpu_linalg_eig, with_keyset=True)
 _o.linalg_eigh.register("AutocastCPU", cpu_linalg_eigh, with_keyset=True)
+_o.linalg_eigvals.register("AutocastCPU", cpu_linalg_eigvals, with_keyset=True)
 _o.linalg_eigvalsh.register("AutocastCPU", cpu_linalg_eigvalsh, with_keyset=True)
 _o.linalg_householder_product.register("AutocastCPU", cpu_linalg_householder_product, with_keyset=True)
 _o.linalg_inv.register("AutocastCPU", cpu_linalg_inv, with_keyset=True)

@@ -16803,7 +16803,7 @@ _aten._packet('concatenate')._add(concatenate_out)
 # schema/native_functions.yaml: swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)
 swapaxes_ = _Op("aten", 'swapaxes_', 'default',
     'swapaxes_(Tensor(a!) self, int axis0, int axis1) -> Tensor(a!)',
-    ('self', 'axis0', 'axis1'), 3, tags=())
+    ('self', 'axis0', 'axis1'), 3, tags=('inplace_view',))
 _c_swapaxes_ = swapaxes_._cache
 
 
@@ -16835,7 +16835,7 @@ _aten._packet('swapaxes_')._add(swapaxes_)
 # schema/native_functions.yaml: swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
 swapdims_ = _Op("aten", 'swapdims_', 'default',
     'swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)',
-    ('self', 'dim0', 'dim1'), 3, tags=())
+    ('self', 'dim0', 'dim1'), 3, tags=('inplace_view',))
 _c_swapdims_ = swapdims_._cache
 
 

@@ -94,9 +94,9 @@ def renorm(self, p, dim, maxnorm):
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
-    dim = wrap_dim(dim, self.dim())
     if self.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
+    dim = wrap_dim(dim, self.dim())
     others = [d for d in range(self.dim()) if d != dim]
     norm = ember.linalg.vector_norm(self, p, others, keepdim=True)
     factor = ember.where(norm > maxnorm, maxnorm / (norm + 1e-7), ember.ones_like(norm))

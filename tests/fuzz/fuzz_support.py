@@ -110,8 +110,6 @@ TORCH_VIEW = ("isin.Tensor_Tensor: torch's small-input kernel flattens test_elem
               ".view(-1), so a non-viewable (permuted) test_elements raises 'view size is not "
               "compatible' in torch (a torch bug: the result does not depend on the layout); "
               "ember answers; kron views its inputs the same way")
-TRANSPOSE_OVERLAP = ("swapaxes_ (transpose_) of an expanded (stride-0) self: a metadata-only "
-                     "change in torch, ember's transpose_ refuses it as an overlapping write")
 MUL_LAYOUT = ("multiply (an alias of mul): mul's result strides differ from torch's for some "
               "permuted bool inputs (TensorIterator's layout); mul's own fuzzing rarely draws them")
 DOT_BOOL = ("inner/tensordot of bool (empty) inputs: torch contracts through dot/mm and raises "
@@ -144,7 +142,6 @@ KNOWN: dict[str, str] = {
         ("laguerre", "l"), ("legendre", "p")) for v in vs
         for overload in ("default", "x_scalar", "n_scalar")], RECURRENCE),
     **dict.fromkeys(["isin.Tensor_Tensor", "kron.default"], TORCH_VIEW),
-    "swapaxes_.default": TRANSPOSE_OVERLAP,
     "multiply.Tensor": MUL_LAYOUT,
     **dict.fromkeys(["inner.default", "tensordot.default"], DOT_BOOL),
 }
