@@ -28,7 +28,8 @@ def pytest_sessionstart(session):
 def _seeded(request):
     """Every test starts from the same global random state (ember's default generator,
     torch's and NumPy's legacy one), whatever ran before it; the op samples' shared stream
-    (tests/ops/opinfo.py) restarts from the test's own seed, so a test's data does not
+    (tests/ops/opinfo.py) restarts from the test's own seed and the sample modules' own
+    generators from theirs, so a test's data does not
     depend on which tests ran before it in its process (pytest-xdist splits the suite)."""
     import sys
     import zlib
@@ -41,6 +42,7 @@ def _seeded(request):
     opinfo = sys.modules.get("opinfo")
     if opinfo is not None:
         opinfo._rng = np.random.default_rng(zlib.crc32(request.node.nodeid.encode()))
+        opinfo.reseed_own()
     try:
         import torch
     except ImportError:

@@ -103,10 +103,22 @@ class OpInfo:
 _rng = np.random.default_rng(20240611)
 
 
+_OWN: list = []     # (generator, seed) of every own_rng, restarted per test (reseed_own)
+
+
 def own_rng(seed=12):
     """A generator of its own, for samples added after others: they leave the shared stream
     (so every later sample's data) as it was."""
-    return np.random.default_rng(seed)
+    rng = np.random.default_rng(seed)
+    _OWN.append((rng, seed))
+    return rng
+
+
+def reseed_own() -> None:
+    """Every own generator back to its seed (tests/conftest.py, before each test): a test's
+    samples do not depend on which tests drew from them before it in its process."""
+    for rng, seed in _OWN:
+        rng.bit_generator.state = np.random.default_rng(seed).bit_generator.state
 
 
 def own_maker(seed):
