@@ -27,6 +27,9 @@ import math
 
 import numpy as np
 
+import ember
+from ember.kernels.cuda import _launch
+
 from ..core import dtype as D
 from ..core.tensor import Tensor
 from .lowering import _call1 as _call
@@ -196,14 +199,11 @@ class CudaKernel:
         self.source = render(k)
         self.fn = _runtime.require_driver().source_kernel(self.source, "fused")
         self.shape = tuple(k.shape)
-        self.in_shapes = [tuple(val(x).shape) for x in k.inputs]
         self.out_dtypes = [val(m).dtype for m in k.outputs]
         self.red = (tuple(val(k.red).shape), val(k.red).dtype) if k.red is not None else None
         self.rows = math.prod(val(k.red).shape) if k.red is not None else None
 
     def run(self, inputs):
-        import ember
-        from ember.kernels.cuda import _launch
         dev = inputs[0].device
         outs = [ember.empty(self.shape, dtype=dt, device=dev) for dt in self.out_dtypes]
         strides = [_launch.broadcast_strides(t, self.shape) for t in inputs]
