@@ -162,13 +162,19 @@ def _extra():
 
 def seeded(fn, seed):
     """fn() with opinfo's random arrays drawn from a generator seeded with `seed` (not
-    from opinfo's shared one, whose state depends on which samples were made before)."""
+    from opinfo's shared one, whose state depends on which samples were made before), and
+    the sample modules' own generators restarted from their seeds, so a case's data does
+    not depend on which cases were drawn before it."""
     saved = opinfo._rng
+    saved_own = [rng.bit_generator.state for rng, _ in opinfo._OWN]
     opinfo._rng = np.random.default_rng(seed)
+    opinfo.reseed_own()     # the sample modules' own generators from their seeds too
     try:
         return fn()
     finally:
         opinfo._rng = saved
+        for (rng, _), state in zip(opinfo._OWN, saved_own):
+            rng.bit_generator.state = state
 
 
 EXTRA = seeded(_extra, 20240611)
