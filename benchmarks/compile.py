@@ -4,9 +4,9 @@
   NumPy's eager `a*b+c` (two passes and a temporary), with the kernel serial and parallel;
 - the digits MLP (64-128-10, batch 64) training step (forward and cross-entropy compiled
   as one module, backward, SGD momentum) eager and compiled with the "eager", "aot_eager"
-  (AOT autograd: a forward and a backward graph in one autograd Function) and "inductor"
-  (those graphs lowered to generated NumPy code with fused numba kernels) backends, ember
-  next to torch's eager step;
+  (AOT autograd: a forward and a backward graph under one autograd node) and "inductor"
+  (those graphs lowered to generated NumPy code with fused numba kernels) backends, and
+  with the optimizer's step compiled too (inductor), ember next to torch's eager step;
 - the guard check a compiled call pays (a tiny function, the MLP module);
 - the compile time of that step (its first call), in a fresh process with an empty kernel
   cache (cold) and again with the cache filled (warm: numba loads the kernels from disk).
@@ -30,7 +30,9 @@ from harness import Table, measure, torch, warm_allocator
 import ember
 
 
-def setup(lib, backend=None):
+def setup(lib, backend=None, compile_step=False):
+    """The training step; `compile_step`: the optimizer's step compiled too (one fused
+    loop over the parameters, grads and momentum buffers)."""
     lib.manual_seed(0)
     nn = lib.nn
 
@@ -44,6 +46,7 @@ def setup(lib, backend=None):
     model = WithLoss()
     run = lib.compile(model, backend=backend) if backend else model
     opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    update = lib.compile(opt.step, backend=backend) if compile_step else opt.step
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.standard_normal((64, 64)).astype(np.float32))
     y = lib.tensor(rng.integers(0, 10, 64))
@@ -52,7 +55,7 @@ def setup(lib, backend=None):
         opt.zero_grad()
         loss = run(x, y)
         loss.backward()
-        opt.step()
+        update()
     return step
 
 
@@ -135,6 +138,8 @@ def main(argv=None):
                            ("compiled backend=inductor", "inductor")):
         table.add(f"MLP train step {label}", measure(setup(ember, backend), number=50,
                                                       repeat=5), None, t_eager)
+    table.add("MLP train step inductor + opt.step", measure(
+        setup(ember, "inductor", compile_step=True), number=50, repeat=5), None, t_eager)
     guard_overhead(table)
     compile_times(table)
     table.write_json(args.json)

@@ -45,7 +45,8 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     needs = [isinstance(t, Tensor) and t.requires_grad for t in example_inputs]
     mode, outs = _fake_outputs(gm, example_inputs)
     aliases = _output_aliases(outs, example_inputs, mode)
-    if not (any(needs) and is_grad_enabled()):
+    if not (any(needs) and is_grad_enabled()) or not any(
+            isinstance(o, Tensor) and o.requires_grad for o in outs):   # (an optimizer step)
         with no_grad():
             fw = make_fx(gm, decompositions, tracing_mode="fake",
                          _allow_non_fake_inputs=True)(*example_inputs)

@@ -52,6 +52,24 @@ def _infix(symbol):
     return rule
 
 
+def _scaled(symbol):
+    """add/sub with alpha as eager computes it: alpha in the result dtype, and for float32
+    one multiply-add in float64 rounded once (ember's fma, torch's fused multiply-add)."""
+    plain = _infix(symbol)
+
+    def rule(x, node, lit):
+        alpha = node.kwargs.get("alpha", 1)
+        if alpha == 1 and alpha is not True or len(node.args) > 2:
+            return plain(x, node, lit)
+        dt = val(node).dtype
+        if dt is D.float32:
+            return f"np.float64({x[0]}) {symbol} np.float64({lit(alpha)}) * np.float64({x[1]})"
+        if dt.is_floating_point or dt is D.bool_ or isinstance(alpha, float):
+            return None          # (float64: eager's long double; bool: logical)
+        return f"{x[0]} {symbol} {lit(alpha)} * {x[1]}"
+    return rule
+
+
 def _call1(fn):
     return lambda x, node, lit: None if node.kwargs else f"{fn}({x[0]})"
 
@@ -85,7 +103,7 @@ def _to_copy(x, node, lit):
 
 
 POINTWISE = {
-    aten.add.Tensor: _infix("+"), aten.sub.Tensor: _infix("-"),
+    aten.add.Tensor: _scaled("+"), aten.sub.Tensor: _scaled("-"),
     aten.mul.Tensor: _infix("*"), aten.div.Tensor: _infix("/"),
     aten.add.Scalar: _infix("+"), aten.sub.Scalar: _infix("-"),
     aten.mul.Scalar: _infix("*"), aten.div.Scalar: _infix("/"),

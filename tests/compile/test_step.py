@@ -65,3 +65,99 @@ def test_compiled_node_input_returned_and_no_grad():
         _, b = f(we)
     assert not b.requires_grad and b.grad_fn is None
     _same(b, bt)
+
+
+def _mlp(lib):
+    lib.manual_seed(0)
+    return lib.nn.Sequential(lib.nn.Linear(6, 8), lib.nn.ReLU(), lib.nn.Linear(8, 3))
+
+
+def _copy_params(src, dst):
+    with torch.no_grad():
+        for p, q in zip(src.parameters(), dst.parameters()):
+            p.copy_(torch.tensor(q.detach().numpy()))
+
+
+def _data(steps=4):
+    rng = np.random.default_rng(5)
+    return [(rng.standard_normal((7, 6)).astype(np.float32), rng.integers(0, 3, 7))
+            for _ in range(steps)]
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+@pytest.mark.parametrize("opt", [{"momentum": 0.9}, {}, {"momentum": 0.9, "nesterov": True,
+                                                        "weight_decay": 0.01}])
+def test_compiled_sgd_step_equals_eager_and_torch(backend, opt):
+    """ember.compile(opt.step): parameters, grads and momentum buffers are graph inputs,
+    their updates input mutations; several steps give eager's and torch's parameters. The
+    first step (it creates the momentum buffers) runs eagerly, later ones run the graph."""
+    results = []
+    for compiled in (False, True):
+        net = _mlp(ember)
+        sgd = ember.optim.SGD(net.parameters(), lr=0.1, **opt)
+        step = ember.compile(sgd.step, backend=backend) if compiled else sgd.step
+        for x, y in _data():
+            sgd.zero_grad()
+            ember.nn.functional.cross_entropy(net(ember.tensor(x)), ember.tensor(y)).backward()
+            assert step() is None
+        results.append(net)
+    tnet = _mlp(torch)
+    _copy_params(tnet, _mlp(ember))
+    tsgd = torch.optim.SGD(tnet.parameters(), lr=0.1, **opt)
+    for x, y in _data():
+        tsgd.zero_grad()
+        torch.nn.functional.cross_entropy(tnet(torch.tensor(x)), torch.tensor(y)).backward()
+        tsgd.step()
+    for pe, pc, pt in zip(results[0].parameters(), results[1].parameters(), tnet.parameters()):
+        _same(pc, pe)
+        _same(pc, pt, rtol=1e-5, atol=1e-6)
+        assert pc.grad is not None and pc.requires_grad and pc.is_leaf
+    counts = ember._dynamo.counters
+    assert counts["frames"]["ok"] == 1, dict(counts["frames"])     # one graph, reused
+    assert sum(counts["graph_break"].values()) == (1 if opt else 0)
+
+
+def test_compiled_sgd_step_guards():
+    """A new learning rate, a parameter without a gradient, a replaced momentum buffer:
+    each recompiles (guards on the groups' values, .grad and the state's identity)."""
+    w1 = ember.nn.Parameter(ember.ones(3))
+    w2 = ember.nn.Parameter(ember.ones(2))
+    t1 = torch.nn.Parameter(torch.ones(3))
+    t2 = torch.nn.Parameter(torch.ones(2))
+    se = ember.optim.SGD([w1, w2], lr=0.5, momentum=0.5)
+    st = torch.optim.SGD([t1, t2], lr=0.5, momentum=0.5)
+    step = ember.compile(se.step, backend="inductor")
+    grads = [np.array([1., 2., 3.], np.float32), np.array([-1., 4.], np.float32)]
+
+    def both(lr=None, skip=False, reset_buffer=False):
+        for opt in (se, st):
+            if lr is not None:
+                opt.param_groups[0]["lr"] = lr
+        for (we, wt), g in zip(((w1, t1), (w2, t2)), grads):
+            we.grad, wt.grad = ember.tensor(g), torch.tensor(g)
+        if skip:
+            w2.grad = t2.grad = None
+        if reset_buffer:
+            se.state[w1]["momentum_buffer"] = ember.zeros(3)
+            st.state[t1]["momentum_buffer"] = torch.zeros(3)
+        step()
+        st.step()
+        _same(w1, t1), _same(w2, t2)
+    for kwargs in ({}, {}, {}, {"lr": 0.25}, {"skip": True}, {"reset_buffer": True}, {}):
+        both(**kwargs)
+    assert ember._dynamo.counters["stats"]["recompiles"] == 4
+
+
+def test_compiled_adam_step_runs_eagerly_with_torchs_answer():
+    """Adam reads its step count with .item() (data-dependent): a graph break, eager's
+    answer."""
+    we, wt = _pair(5, 7)
+    ae, at = ember.optim.Adam([we], lr=0.1), torch.optim.Adam([wt], lr=0.1)
+    step = ember.compile(ae.step, backend="inductor")
+    for k in range(3):
+        g = np.full(5, k + 1.0, np.float32)
+        we.grad, wt.grad = ember.tensor(g), torch.tensor(g)
+        step()
+        at.step()
+        _same(we, wt)
+    assert "_local_scalar_dense" in str(dict(ember._dynamo.counters["graph_break"]))
