@@ -6,7 +6,9 @@
   as one module, backward, SGD momentum) eager and compiled with the "eager", "aot_eager"
   (AOT autograd: a forward and a backward graph under one autograd node) and "inductor"
   (those graphs lowered to generated NumPy code with fused numba kernels) backends, and
-  with the optimizer's step compiled too (inductor), ember next to torch's eager step;
+  with the optimizer's step compiled too (inductor), and the whole step (zero_grad,
+  forward, backward, step) compiled as one function into one graph, ember next to
+  torch's eager step;
 - the guard check a compiled call pays (a tiny function, the MLP module);
 - the compile time of that step (its first call), in a fresh process with an empty kernel
   cache (cold) and again with the cache filled (warm: numba loads the kernels from disk).
@@ -30,9 +32,10 @@ from harness import Table, measure, torch, warm_allocator
 import ember
 
 
-def setup(lib, backend=None, compile_step=False):
+def setup(lib, backend=None, compile_step=False, whole=False):
     """The training step; `compile_step`: the optimizer's step compiled too (one fused
-    loop over the parameters, grads and momentum buffers)."""
+    loop over the parameters, grads and momentum buffers); `whole`: the whole step
+    (zero_grad, forward, backward, optimizer step) compiled as one function."""
     lib.manual_seed(0)
     nn = lib.nn
 
@@ -44,19 +47,21 @@ def setup(lib, backend=None, compile_step=False):
         def forward(self, x, y):
             return nn.functional.cross_entropy(self.net(x), y)
     model = WithLoss()
-    run = lib.compile(model, backend=backend) if backend else model
+    run = lib.compile(model, backend=backend) if backend and not whole else model
     opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     update = lib.compile(opt.step, backend=backend) if compile_step else opt.step
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.standard_normal((64, 64)).astype(np.float32))
     y = lib.tensor(rng.integers(0, 10, 64))
 
-    def step():
+    def step(x, y):
         opt.zero_grad()
         loss = run(x, y)
         loss.backward()
         update()
-    return step
+        return loss
+    step = lib.compile(step, backend=backend) if whole else step
+    return lambda: step(x, y)
 
 
 def fused_abc(table, n=10_000_000):
@@ -140,6 +145,8 @@ def main(argv=None):
                                                       repeat=5), None, t_eager)
     table.add("MLP train step inductor + opt.step", measure(
         setup(ember, "inductor", compile_step=True), number=50, repeat=5), None, t_eager)
+    table.add("MLP train step inductor whole step", measure(
+        setup(ember, "inductor", whole=True), number=50, repeat=5), None, t_eager)
     guard_overhead(table)
     compile_times(table)
     table.write_json(args.json)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from .. import _logging
 from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.graph import new_node, set_history
 from ..utils._pytree import LeafSpec, tree_flatten, tree_unflatten
 from . import config
 from .exc import Unsupported
@@ -46,6 +47,7 @@ class _Entry:
     grad_writes: tuple = ()          # (parameter, output index or None): its new .grad
     n_out: int = 0                   # the call's own outputs (the new grads follow)
     no_grad: bool = False            # runs with grad mode off (see _capture)
+    released: tuple = ()             # outputs a backward inside went through (see _capture)
     seconds: float = 0.0             # capture + backend compile time
 
 
@@ -121,6 +123,11 @@ class CompiledFunction:
             for p, j in entry.grad_writes:
                 p.grad = None if j is None else outs[j]
             outs = outs[:entry.n_out]
+        if entry.released:
+            outs = list(outs)
+            node = _released_node()
+            node._out_meta = tuple(set_history(outs[j], node, k)
+                                   for k, j in enumerate(entry.released))
         spec = entry.out_spec
         return outs[0] if type(spec) is LeafSpec else tree_unflatten(outs, spec)
 
@@ -185,14 +192,16 @@ class CompiledFunction:
 
         def flat_fn(*flat):
             args, kwargs = tree_unflatten(flat[:n_args], spec)
-            with lifted.swapped(flat[n_args + n_grads:], flat[n_args:n_args + n_grads]) as sw:
+            with lifted.swapped(flat[n_args + n_grads:], flat[n_args:n_args + n_grads]) as sw, \
+                    _counting_backwards() as backwards:
                 out = self.fn(*args, **kwargs)
                 new_grads = sw.grad_writes()
             out_leaves, spec_of_out = tree_flatten(out)
             out_spec.append(spec_of_out)
             writes.append((len(out_leaves), [(lifted.params[i], g is None)
                                               for i, g in new_grads],
-                           any(o.requires_grad for o in out_leaves)))
+                           [j for j, o in enumerate(out_leaves) if o.requires_grad],
+                           backwards[0] > 0))
             return out_leaves + [g for _, g in new_grads if g is not None]
 
         from .._subclasses import functional_tensor
@@ -214,11 +223,13 @@ class CompiledFunction:
         finally:
             _tracing[0] = functional_tensor.capturing[0] = False
         counters["frames"]["ok"] += 1
-        n_out, new_grads, differentiable = writes[0]
-        # nothing to differentiate (an optimizer step): the graph runs with grad mode off, as
-        # its in-place updates of parameters did in the trace
-        grad_free = is_grad_enabled() and not differentiable and not any(
+        n_out, new_grads, differentiable, backward_inside = writes[0]
+        # nothing to differentiate (an optimizer step), or a whole training step (a backward
+        # ran inside: its outputs' graph is spent): the graph runs with grad mode off, as
+        # the in-place updates of parameters did in the trace
+        grad_free = is_grad_enabled() and (backward_inside or not differentiable) and not any(
             t.requires_grad for t in leaves)
+        released = tuple(differentiable) if grad_free else ()
         try:
             with no_grad() if grad_free else contextlib.nullcontext():
                 run = self.backend(gm, list(inputs))
@@ -235,11 +246,38 @@ class CompiledFunction:
             grad_writes.append((p, None if to_none else j))
             j += not to_none
         return _Entry(self._guards(args, kwargs, dynamic, env, lifted), run, None, gm, state,
-                      out_spec[0], tuple(grad_writes), n_out, grad_free)
+                      out_spec[0], tuple(grad_writes), n_out, grad_free, released)
 
     def _guards(self, args, kwargs, dynamic, shape_env=None, lifted=None):
         return build_guards(args, kwargs, dynamic=dynamic, lifted=lifted, fn=self.fn,
                             shape_env=shape_env)
+
+
+class _counting_backwards:
+    """Counts the backward passes the traced code runs (`loss.backward()` inside)."""
+
+    def __enter__(self):
+        from ..autograd import engine
+        self.engine, self.run, self.count = engine, engine.run_backward, [0]
+
+        def counted(*args, **kwargs):
+            self.count[0] += 1
+            return self.run(*args, **kwargs)
+        engine.run_backward = counted
+        return self.count
+
+    def __exit__(self, *exc):
+        self.engine.run_backward = self.run
+
+
+def _released_node():
+    """The grad_fn of an output whose backward already ran inside the compiled call (a
+    whole training step): a node whose saved values are freed, so a second backward
+    raises torch's error, as it would after the eager step."""
+    from .._functorch.aot_autograd import CompiledFunctionBackward
+    node = new_node(CompiledFunctionBackward, (), ())
+    node.bw, node.saved = None, None
+    return node
 
 
 _marks: dict[int, tuple] = {}     # id(tensor) -> (weakref to it, dims marked dynamic)

@@ -110,6 +110,9 @@ def _dense_c(v):
 class _Codegen:
     def __init__(self, gm):
         self.gm = gm
+        for n in gm.graph.nodes:        # constants (closed-over tensors): their own layout
+            if n.op == "get_attr":      # (a trace may have recorded a meta tensor)
+                n.meta["val"] = getattr(gm, n.target)
         if split_addmm(gm.graph):
             gm.recompile()
         self.steps = schedule(gm.graph)

@@ -161,3 +161,40 @@ def test_compiled_adam_step_runs_eagerly_with_torchs_answer():
         at.step()
         _same(we, wt)
     assert "_local_scalar_dense" in str(dict(ember._dynamo.counters["graph_break"]))
+
+
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
+def test_compiled_whole_training_step_equals_eager_and_torch(backend):
+    """zero_grad, forward, loss.backward() and opt.step() compiled as one function: one
+    graph (the backward traced into it, the grads written back, the updates input
+    mutations) giving eager's and torch's losses, grads and parameters; the returned loss
+    requires grad and a second backward through it raises torch's error."""
+    def make(lib):
+        net = _mlp(lib)
+        return net, lib.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
+
+    def train_step(net, opt, lib):
+        def step(x, y):
+            opt.zero_grad()
+            loss = lib.nn.functional.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        return step
+    (ne, oe), (nc, oc), (nt, ot) = make(ember), make(ember), make(torch)
+    _copy_params(nt, ne)
+    eager, tstep = train_step(ne, oe, ember), train_step(nt, ot, torch)
+    compiled = ember.compile(train_step(nc, oc, ember), backend=backend)
+    for x, y in _data(5):
+        le = eager(ember.tensor(x), ember.tensor(y))
+        lc = compiled(ember.tensor(x), ember.tensor(y))
+        lt = tstep(torch.tensor(x), torch.tensor(y))
+        _same(lc, le), _same(lc, lt, rtol=1e-5)
+        for pe, pc, pt in zip(ne.parameters(), nc.parameters(), nt.parameters()):
+            _same(pc, pe), _same(pc.grad, pe.grad)
+            _same(pc, pt, rtol=1e-5, atol=1e-6), _same(pc.grad, pt.grad, rtol=1e-5, atol=1e-6)
+    assert ember._dynamo.counters["frames"]["ok"] == 1
+    assert lc.requires_grad and type(lc.grad_fn).__name__ == "CompiledFunctionBackward"
+    for loss in (lc, lt):
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            loss.backward()
