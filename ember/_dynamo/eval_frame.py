@@ -179,7 +179,7 @@ class CompiledFunction:
         from ..func import functionalize
         from ..fx.experimental.proxy_tensor import make_fx
         counters["frames"]["total"] += 1
-        lifted = Lifted(*roots_of(self.fn, self.module))
+        lifted = Lifted(*roots_of(self.fn, self.module), grads=self.module is None)
         state = tuple(lifted.fixed)
         grads = [lifted.params[i].grad for i in lifted.grads]
         n_grads = len(grads)
@@ -196,6 +196,9 @@ class CompiledFunction:
                     _counting_backwards() as backwards:
                 out = self.fn(*args, **kwargs)
                 new_grads = sw.grad_writes()
+            if backwards[0] and self.module is not None:
+                raise Unsupported("a module's forward that runs a backward (compile the "
+                                  "training step function instead)")
             out_leaves, spec_of_out = tree_flatten(out)
             out_spec.append(spec_of_out)
             writes.append((len(out_leaves), [(lifted.params[i], g is None)

@@ -50,10 +50,11 @@ def roots_of(fn, module):
 class Lifted:
     """The lifted tensors of one capture: `fixed` (unique, by identity: parameters,
     buffers, optimizer state), `params` (those whose `.grad` is state: every parameter of
-    the modules and optimizers) and `grads` (the indices in `params` whose `.grad` was a
-    tensor at capture: graph inputs)."""
+    the modules and optimizers; none with `grads=False`, a compiled module's forward) and
+    `grads` (the indices in `params` whose `.grad` was a tensor at capture: graph
+    inputs)."""
 
-    def __init__(self, modules, optimizers):
+    def __init__(self, modules, optimizers, grads=True):
         self.modules, self.optimizers = modules, optimizers
         self.fixed, self.index = [], {}
         self.slots = []                  # (dict or list, key, index in fixed)
@@ -76,7 +77,7 @@ class Lifted:
                 for v in state.values():
                     if isinstance(v, Tensor):
                         self._add(v)
-        unique = {id(p): p for p in params}
+        unique = {id(p): p for p in params} if grads else {}
         self.params = list(unique.values())
         self.grads = [i for i, p in enumerate(self.params) if p.grad is not None]
 

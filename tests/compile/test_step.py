@@ -198,3 +198,17 @@ def test_compiled_whole_training_step_equals_eager_and_torch(backend):
     for loss in (lc, lt):
         with pytest.raises(RuntimeError, match="backward through the graph a second time"):
             loss.backward()
+
+
+def test_compiled_module_ignores_grads_and_accumulates_like_torch():
+    """A compiled module's graph does not read its parameters' .grad: gradients that
+    accumulate across calls (no zero_grad) recompile nothing and equal torch's."""
+    ne, nt = _mlp(ember), _mlp(torch)
+    _copy_params(nt, ne)
+    run = ember.compile(ne, backend="inductor")
+    for x, _ in _data(3):
+        run(ember.tensor(x)).square().sum().backward()
+        nt(torch.tensor(x)).square().sum().backward()
+    for pe, pt in zip(ne.parameters(), nt.parameters()):
+        _same(pe.grad, pt.grad, rtol=1e-5, atol=1e-5)
+    assert ember._dynamo.counters["frames"]["total"] == 1
