@@ -56,7 +56,10 @@ def lower(gm, example_inputs=None):
     src = gen.module()
     gid = next(_graph_ids)
     filename = _keep(src, gid)
-    scope = {"np": np, "_c": gen.consts, "_load": kernels.load, **runtime.HELPERS}
+    # (ember's module name: NumPy's floating-point RuntimeWarnings are silenced for ember's
+    # modules, kernels/__init__.py, as eager's inf/nan come quietly)
+    scope = {"np": np, "_c": gen.consts, "_load": kernels.load, **runtime.HELPERS,
+             "__name__": "ember._inductor.generated"}
     exec(compile(src, filename, "exec"), scope)  # noqa: S102  (generated code)
     fn, wrap = scope["call"], runtime.wrap
 
@@ -64,9 +67,7 @@ def lower(gm, example_inputs=None):
         arrays = [a._np if isinstance(a, Tensor) else a for a in args]
         if any(a is None for a in arrays):          # not CPU data: the graph as it is
             return gm(*args)
-        with np.errstate(all="ignore"):             # as ember's kernels: inf/nan, quietly
-            outs = fn(*arrays)
-        return wrap(outs, args, arrays)
+        return wrap(fn(*arrays), args, arrays)
     run.source, run.lowered, run.fallbacks = src, gen.lowered, gen.fallbacks
     run.kernels, run.externs = gen.n_kernels, sorted(gen.externs)
     return run
