@@ -214,9 +214,13 @@ def _reduce(name):
             if not static_shape(val(node.args[0])):
                 return None
             count = math.prod(shape[d] for d in r[1])
-            return f"np.divide(np.sum({a[0]}, axis={axis}, keepdims={r[2]}), {count})"
-        return f"np.{name}({a[0]}, axis={axis}, keepdims={r[2]})"
+            return f"np.divide(np.add.reduce({a[0]}, axis={axis}, keepdims={r[2]}), {count})"
+        # the ufuncs' reduce: np.sum and np.amax's results without their Python wrapper
+        return f"np.{_REDUCE_UFUNC[name]}.reduce({a[0]}, axis={axis}, keepdims={r[2]})"
     return lower
+
+
+_REDUCE_UFUNC = {"sum": "add", "amax": "maximum"}
 
 
 def _addmm(a, kw, node):
