@@ -25,6 +25,7 @@ from ..core.tensor import Tensor
 from ..dispatch.dispatcher import ops
 from . import config, kernels, runtime
 from .lowering import (
+    EXACT_RESULT,
     EXTERNS,
     LOWERINGS,
     OUT_LOWERINGS,
@@ -269,6 +270,8 @@ class _Codegen:
                     # NumPy's result would be C-ordered: eager's layout follows the inputs'
                     self.lines.append(f"{name} = _copy_into({empty_code(*_layout(node))}, "
                                       f"{expr})")
+                elif node.target in EXACT_RESULT:
+                    self.lines.append(f"{name} = {expr}")
                 else:
                     self.lines.append(f"{name} = _as({expr}, {np_name(val(node).dtype)})")
                 self.lowered += 1

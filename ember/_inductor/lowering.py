@@ -382,6 +382,9 @@ for _name, _ufn in (("le", "less_equal"), ("lt", "less"), ("ge", "greater_equal"
                     ("gt", "greater"), ("eq", "equal"), ("ne", "not_equal")):
     for _ov in ("Scalar", "Tensor"):
         LOWERINGS[getattr(getattr(aten, _name), _ov)] = _compare(_ufn)
+# ops whose lowering gives an array of the result's dtype already (no `_as` cast)
+EXACT_RESULT = {aten.full_like.default, aten.gather.default, aten.scatter.value,
+                aten._log_softmax.default}
 # ops whose result is a view of (or is) their first argument: they share its buffer
 VIEWS = {aten.permute.default, aten.view.default, aten.expand.default, aten.unsqueeze.default,
          aten.squeeze.dim, aten.squeeze.dims, aten.detach.default, aten.alias.default,
