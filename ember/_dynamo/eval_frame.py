@@ -3,9 +3,12 @@
 A compiled callable keeps, per distinct call signature, a graph and the guards it was
 captured under. A call whose guards hold runs the graph; otherwise a new graph is
 captured (a recompile), up to `config.recompile_limit`, after which the callable runs
-eagerly. Capture is `make_fx` over fake tensors of `ember.func.functionalize(fn)`, with a
-module's parameters and buffers lifted to graph inputs (so in-place updates of buffers,
-BatchNorm's running statistics, become the graph's input-mutation epilogue). What the
+eagerly. Capture is `make_fx` over fake tensors of `ember.func.functionalize(fn)`, with the
+parameters, buffers, grads and optimizer state of the modules and optimizers the call
+reaches lifted to graph inputs (lifted.py: in-place updates of buffers, BatchNorm's running
+statistics, an optimizer's parameters and momentum buffers, become the graph's
+input-mutation epilogue). A whole training step compiles into one graph: the backward it
+runs is traced into it and the grads it leaves are written back. What the
 graph cannot hold, data-dependent Python (`if x.sum() > 0`, `.item()`, `.tolist()`,
 printing a tensor), is a graph break: that call signature runs eagerly, so the answer is
 eager's; `fullgraph=True` raises instead.
