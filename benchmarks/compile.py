@@ -87,8 +87,8 @@ def fused_abc(table, n=10_000_000):
 
 def guard_overhead(table):
     """What a compiled call pays before its graph runs: the generated guard check of a tiny
-    function (one tensor argument) and of the MLP module (its parameters, submodules and
-    hooks)."""
+    function (one tensor argument), of the MLP module (its parameters, submodules and
+    hooks) and of its compiled SGD step (parameter groups, grads, momentum buffers)."""
     from ember._dynamo.eval_frame import _compiled
     x = ember.ones(4)
     ember._dynamo.reset()
@@ -102,8 +102,17 @@ def guard_overhead(table):
     rng = np.random.default_rng(0)
     xs = (ember.tensor(rng.standard_normal((64, 64)).astype(np.float32)),
           ember.tensor(rng.integers(0, 10, 64)))
+    assert module_entry.guards.check(xs, {}) is not None      # (a hit is what is timed)
     table.add("guard check, MLP module", measure(lambda: module_entry.guards.check(xs, {}),
                                                  number=5000), None, None)
+    ember._dynamo.reset()
+    step = setup(ember, "inductor", compile_step=True)
+    for _ in range(2):                      # (the first step creates the momentum buffers)
+        step()
+    opt_entry = next(c for c in _compiled if c.module is None and c.entries).entries[-1]
+    assert opt_entry.guards.check((), {}) is not None
+    table.add("guard check, SGD step (4 params)", measure(
+        lambda: opt_entry.guards.check((), {}), number=5000), None, None)
 
 
 _FIRST_STEP = """
