@@ -202,6 +202,8 @@ class CompiledFunction:
             if backwards[0] and self.module is not None:
                 raise Unsupported("a module's forward that runs a backward (compile the "
                                   "training step function instead)")
+            if backwards[0] and any(t.requires_grad for t in leaves):
+                raise Unsupported("a backward inside a call whose arguments require grad")
             out_leaves, spec_of_out = tree_flatten(out)
             out_spec.append(spec_of_out)
             writes.append((len(out_leaves), [(lifted.params[i], g is None)

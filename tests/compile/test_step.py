@@ -251,3 +251,19 @@ def test_input_mutation_written_in_place_by_its_kernel(case):
         _same(ae, at)
     src = runs[0].source
     assert ("# written in place" in src) == (case != "returned"), src
+
+
+def test_backward_inside_with_arguments_that_require_grad_runs_eagerly():
+    """A step whose arguments require grad and that runs a backward inside is a graph
+    break: eager's (and torch's) gradients."""
+    def fn(lib):
+        def f(w, x):
+            loss = (w * x).exp().sum()
+            loss.backward()
+            return loss
+        return f
+    (we, wt), (xe, xt) = _pair(3, 1), _pair(3, 2)
+    f = ember.compile(fn(ember), backend="inductor")
+    _same(f(we, xe), fn(torch)(wt, xt))
+    _same(we.grad, wt.grad), _same(xe.grad, xt.grad)
+    assert "require grad" in str(dict(ember._dynamo.counters["graph_break"]))
