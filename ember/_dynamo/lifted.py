@@ -9,8 +9,15 @@ the capture each one is replaced by its traced input, so in-place updates (`p.ad
 a momentum buffer's `mul_`) become the graph's input mutations, and a `.grad` a backward
 inside sets becomes a graph output written back after the graph runs.
 
-    >>> opt = ember.optim.SGD([w], lr=0.1, momentum=0.9)
-    >>> step = ember.compile(opt.step)      # p, grad, momentum_buffer: graph inputs
+    >>> w = nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.SGD([w], lr=0.5, momentum=0.9)
+    >>> step = ember.compile(opt.step, backend="eager")   # w, w.grad, its momentum buffer
+    >>> for _ in range(3):                                # (the first step runs eagerly: it
+    ...     w.grad = ember.ones(2)                        #  creates the momentum buffer)
+    ...     step()
+    >>> w
+    Parameter containing:
+    tensor([-1.8050, -1.8050], requires_grad=True)
 """
 from __future__ import annotations
 
