@@ -234,11 +234,11 @@ def _module_guards(g: Guards, module) -> None:
                   f"DICT_LENGTH({label}.{table}: {len(d)})")
             for name, v in d.items():
                 vlabel = f"{label}.{name}"
-                g.add(f"{dref}[{name!r}] is {g.const(v)}",
-                      f"ID_MATCH({vlabel})" if v is not None else f"{vlabel} is None")
-                if table != "_modules" and v is not None and id(v) not in g.matched:
-                    g.matched.add(id(v))
-                    g.tensor(g.const(v), v, vlabel)
+                if table != "_modules" and v is not None:
+                    _tensor_by_id(g, f"{dref}[{name!r}]", v, vlabel)
+                else:
+                    g.add(f"{dref}[{name!r}] is {g.const(v)}",
+                          f"ID_MATCH({vlabel})" if v is not None else f"{vlabel} is None")
 
 
 def _grad_guards(g: Guards, lifted) -> None:

@@ -159,7 +159,7 @@ def _same_state(lifted, fixed, original, state) -> bool:
     for p, s in original.items():
         t = state.get(_traced(lifted, fixed, p))
         if t is None or list(t) != list(s) or any(
-                t[k] is not _traced(lifted, fixed, v) for k, v in s.items()
-                if isinstance(v, Tensor)):
+                t[k] is not _traced(lifted, fixed, v) and (isinstance(v, Tensor) or t[k] != v)
+                for k, v in s.items()):
             return False
     return True

@@ -267,3 +267,25 @@ def test_backward_inside_with_arguments_that_require_grad_runs_eagerly():
     _same(f(we, xe), fn(torch)(wt, xt))
     _same(we.grad, wt.grad), _same(xe.grad, xt.grad)
     assert "require grad" in str(dict(ember._dynamo.counters["graph_break"]))
+
+
+def test_step_changing_python_state_runs_eagerly_once_per_call():
+    """A step that changes a number in the optimizer's state (not a tensor update) cannot
+    be a graph: it runs eagerly, and the capture's trace leaves the real state alone (the
+    count is not advanced twice). Parameters equal torch's SGD."""
+    class Counting(ember.optim.SGD):
+        def _update_group(self, group):
+            s = self.state[group["params"][0]]
+            s["n"] = s.get("n", 0) + 1
+            super()._update_group(group)
+    we, wt = _pair(4, 3)
+    oe, ot = Counting([we], lr=0.1, momentum=0.9), torch.optim.SGD([wt], lr=0.1, momentum=0.9)
+    step = ember.compile(oe.step, backend="inductor")
+    for k in range(3):
+        g = np.arange(4, dtype=np.float32) - k
+        we.grad, wt.grad = ember.tensor(g), torch.tensor(g)
+        step()
+        ot.step()
+        _same(we, wt)
+    assert oe.state[we]["n"] == 3
+    assert "creates or replaces optimizer state" in str(dict(ember._dynamo.counters["graph_break"]))
