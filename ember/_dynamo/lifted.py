@@ -144,7 +144,7 @@ class _Swapped:
             opt.state = original
             if exc[0] is None and not _same_state(lifted, self.fixed, original, state):
                 raise Unsupported(f"{type(opt).__name__}'s step creates or replaces "
-                                  "optimizer state (its first step runs eagerly)")
+                                  "optimizer state (such a call runs eagerly)")
 
 
 def _traced(lifted, fixed, v):

@@ -384,7 +384,7 @@ for _name, _ufn in (("le", "less_equal"), ("lt", "less"), ("ge", "greater_equal"
         LOWERINGS[getattr(getattr(aten, _name), _ov)] = _compare(_ufn)
 # ops whose lowering gives an array of the result's dtype already (no `_as` cast)
 EXACT_RESULT = {aten.full_like.default, aten.gather.default, aten.scatter.value,
-                aten._log_softmax.default}
+                aten._log_softmax.default, aten.scalar_tensor.default}
 # ops whose result is a view of (or is) their first argument: they share its buffer
 VIEWS = {aten.permute.default, aten.view.default, aten.expand.default, aten.unsqueeze.default,
          aten.squeeze.dim, aten.squeeze.dims, aten.detach.default, aten.alias.default,
