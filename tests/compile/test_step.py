@@ -289,3 +289,24 @@ def test_step_changing_python_state_runs_eagerly_once_per_call():
         _same(we, wt)
     assert oe.state[we]["n"] == 3
     assert "creates or replaces optimizer state" in str(dict(ember._dynamo.counters["graph_break"]))
+
+
+def test_function_closing_over_a_module_lifts_its_parameters():
+    """A compiled function that calls a module it closes over: the parameters are graph
+    inputs (not constants, which were a graph break for tensors that require grad), so
+    one graph serves the training loop and the gradients reach the parameters as torch's."""
+    ne, nt = _mlp(ember), _mlp(torch)
+    _copy_params(nt, ne)
+    f = ember.compile(lambda x: ne(x).tanh().sum(), backend="inductor")
+    for x, _ in _data(3):
+        for p in ne.parameters():
+            p.grad = None
+        nt.zero_grad()
+        le, lt = f(ember.tensor(x)), nt(torch.tensor(x)).tanh().sum()
+        le.backward()
+        lt.backward()
+        _same(le, lt, rtol=1e-5)
+        for pe, pt in zip(ne.parameters(), nt.parameters()):
+            _same(pe.grad, pt.grad, rtol=1e-5, atol=1e-6)
+    counts = ember._dynamo.counters
+    assert counts["frames"]["total"] == 1 and not counts["graph_break"]
