@@ -4,14 +4,19 @@
   NumPy's eager `a*b+c` (two passes and a temporary), with the kernel serial and parallel;
 - the digits MLP (64-128-10, batch 64) training step (forward and cross-entropy compiled
   as one module, backward, SGD momentum) eager and compiled with the "eager", "aot_eager"
-  (AOT autograd: a forward and a backward graph in one autograd Function) and "inductor"
-  (those graphs lowered to generated NumPy code with fused numba kernels) backends, ember
-  next to torch's eager step;
+  (AOT autograd: a forward and a backward graph under one autograd node) and "inductor"
+  (those graphs lowered to generated NumPy code with fused numba kernels) backends, and
+  with the optimizer's step compiled too (inductor), and the whole step (zero_grad,
+  forward, backward, step) compiled as one function into one graph, ember next to
+  torch's eager step;
 - the guard check a compiled call pays (a tiny function, the MLP module);
 - the compile time of that step (its first call), in a fresh process with an empty kernel
   cache (cold) and again with the cache filled (warm: numba loads the kernels from disk).
 
-    .venv/bin/python benchmarks/compile.py [--json out.json]
+    .venv/bin/python benchmarks/compile.py [--json out.json] [--timer cpu]
+
+`--timer cpu` times the process's CPU time instead of the wall clock (steadier on a
+machine other processes load).
 """
 from __future__ import annotations
 
@@ -25,12 +30,15 @@ import sys
 import tempfile
 
 import numpy as np
-from harness import Table, measure, torch, warm_allocator
+from harness import TIMERS, Table, measure, torch, warm_allocator
 
 import ember
 
 
-def setup(lib, backend=None):
+def setup(lib, backend=None, compile_step=False, whole=False):
+    """The training step; `compile_step`: the optimizer's step compiled too (one fused
+    loop over the parameters, grads and momentum buffers); `whole`: the whole step
+    (zero_grad, forward, backward, optimizer step) compiled as one function."""
     lib.manual_seed(0)
     nn = lib.nn
 
@@ -42,60 +50,74 @@ def setup(lib, backend=None):
         def forward(self, x, y):
             return nn.functional.cross_entropy(self.net(x), y)
     model = WithLoss()
-    run = lib.compile(model, backend=backend) if backend else model
+    run = lib.compile(model, backend=backend) if backend and not whole else model
     opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    update = lib.compile(opt.step, backend=backend) if compile_step else opt.step
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.standard_normal((64, 64)).astype(np.float32))
     y = lib.tensor(rng.integers(0, 10, 64))
 
-    def step():
+    def step(x, y):
         opt.zero_grad()
         loss = run(x, y)
         loss.backward()
-        opt.step()
-    return step
+        update()
+        return loss
+    step = lib.compile(step, backend=backend) if whole else step
+    return lambda: step(x, y)
 
 
-def fused_abc(table, n=10_000_000):
+def fused_abc(table, timer, n=10_000_000):
     """a*b+c on n float32: NumPy eager, ember eager, ember compiled (serial and parallel
     kernel)."""
     from ember._inductor import config
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(n).astype(np.float32) for _ in range(3)]
     a, b, c = arrays
-    t_numpy = measure(lambda: a * b + c, number=5, repeat=7)
+    t_numpy = measure(lambda: a * b + c, number=5, repeat=7, timer=timer)
     ta, tb, tc = (ember.tensor(x) for x in arrays)
     default = config.parallel_threshold
-    table.add("a*b+c 10M f32 ember eager", measure(lambda: ta * tb + tc, number=5, repeat=7),
-              t_numpy, None)
+    table.add("a*b+c 10M f32 ember eager",
+              measure(lambda: ta * tb + tc, number=5, repeat=7, timer=timer), t_numpy, None)
     for label, threshold in (("serial", n + 1), ("parallel", 0)):
         config.parallel_threshold = threshold
         ember._dynamo.reset()
         f = ember.compile(lambda a, b, c: a * b + c)
         table.add(f"a*b+c 10M f32 compiled {label}",
-                  measure(lambda f=f: f(ta, tb, tc), number=5, repeat=7), t_numpy, None)
+                  measure(lambda f=f: f(ta, tb, tc), number=5, repeat=7, timer=timer),
+                  t_numpy, None)
     config.parallel_threshold = default
 
 
-def guard_overhead(table):
+def guard_overhead(table, timer):
     """What a compiled call pays before its graph runs: the generated guard check of a tiny
-    function (one tensor argument) and of the MLP module (its parameters, submodules and
-    hooks)."""
+    function (one tensor argument), of the MLP module (its parameters, submodules and
+    hooks) and of its compiled SGD step (parameter groups, grads, momentum buffers)."""
     from ember._dynamo.eval_frame import _compiled
     x = ember.ones(4)
     ember._dynamo.reset()
     f = ember.compile(lambda x: x + 1, backend="eager")
     f(x)
     entry = next(c for c in _compiled if c.entries).entries[0]
-    table.add("guard check, tiny fn", measure(lambda: entry.guards.check((x,), {})), None, None)
+    table.add("guard check, tiny fn", measure(lambda: entry.guards.check((x,), {}), timer=timer),
+              None, None)
     step = setup(ember, "inductor")
     step()
     module_entry = next(c for c in _compiled if c.module is not None and c.entries).entries[0]
     rng = np.random.default_rng(0)
     xs = (ember.tensor(rng.standard_normal((64, 64)).astype(np.float32)),
           ember.tensor(rng.integers(0, 10, 64)))
+    assert module_entry.guards.check(xs, {}) is not None      # (a hit is what is timed)
     table.add("guard check, MLP module", measure(lambda: module_entry.guards.check(xs, {}),
-                                                 number=5000), None, None)
+                                                 number=5000, timer=timer), None, None)
+    ember._dynamo.reset()
+    step = setup(ember, "inductor", compile_step=True)
+    for _ in range(2):                      # (the first step creates the momentum buffers)
+        step()
+    opt_entry = next(c for c in _compiled if c.module is None and c.entries).entries[-1]
+    assert opt_entry.guards.check((), {}) is not None
+    table.add("guard check, SGD step (4 params)", measure(
+        lambda: opt_entry.guards.check((), {}), number=5000, timer=timer), None, None)
 
 
 _FIRST_STEP = """
@@ -125,19 +147,29 @@ def compile_times(table):
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", default="benchmarks/last_run_compile.json")
+    ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
     args = ap.parse_args(argv)
+    timer = TIMERS[args.timer]
     warm_allocator()
     table = Table(34)
-    fused_abc(table)
-    t_eager = measure(setup(torch), number=50, repeat=5) if torch is not None else None
+    fused_abc(table, timer)
+
+    def timed(step):
+        step()              # (a compiled optimizer step captures on its second call: the
+        step()              # first one creates the momentum buffers, eagerly)
+        return measure(step, number=50, repeat=5, timer=timer)
+    t_eager = timed(setup(torch)) if torch is not None else None
     for label, backend in (("eager", None), ("compiled backend=eager", "eager"),
                            ("compiled backend=aot_eager", "aot_eager"),
                            ("compiled backend=inductor", "inductor")):
-        table.add(f"MLP train step {label}", measure(setup(ember, backend), number=50,
-                                                      repeat=5), None, t_eager)
-    guard_overhead(table)
+        table.add(f"MLP train step {label}", timed(setup(ember, backend)), None, t_eager)
+    table.add("MLP train step inductor + opt.step",
+              timed(setup(ember, "inductor", compile_step=True)), None, t_eager)
+    table.add("MLP train step inductor whole step",
+              timed(setup(ember, "inductor", whole=True)), None, t_eager)
+    guard_overhead(table, timer)
     compile_times(table)
-    table.write_json(args.json)
+    table.write_json(args.json, timer=args.timer)
 
 
 if __name__ == "__main__":

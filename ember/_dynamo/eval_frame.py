@@ -3,9 +3,12 @@
 A compiled callable keeps, per distinct call signature, a graph and the guards it was
 captured under. A call whose guards hold runs the graph; otherwise a new graph is
 captured (a recompile), up to `config.recompile_limit`, after which the callable runs
-eagerly. Capture is `make_fx` over fake tensors of `ember.func.functionalize(fn)`, with a
-module's parameters and buffers lifted to graph inputs (so in-place updates of buffers,
-BatchNorm's running statistics, become the graph's input-mutation epilogue). What the
+eagerly. Capture is `make_fx` over fake tensors of `ember.func.functionalize(fn)`, with the
+parameters, buffers, grads and optimizer state of the modules and optimizers the call
+reaches lifted to graph inputs (lifted.py: in-place updates of buffers, BatchNorm's running
+statistics, an optimizer's parameters and momentum buffers, become the graph's
+input-mutation epilogue). A whole training step compiles into one graph: the backward it
+runs is traced into it and the grads it leaves are written back. What the
 graph cannot hold, data-dependent Python (`if x.sum() > 0`, `.item()`, `.tolist()`,
 printing a tensor), is a graph break: that call signature runs eagerly, so the answer is
 eager's; `fullgraph=True` raises instead.
@@ -16,6 +19,7 @@ eager's; `fullgraph=True` raises instead.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import time
 import warnings
@@ -23,11 +27,13 @@ import weakref
 from dataclasses import dataclass, field
 
 from .. import _logging
-from ..autograd.grad_mode import is_grad_enabled
+from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.graph import new_node, set_history
 from ..utils._pytree import LeafSpec, tree_flatten, tree_unflatten
 from . import config
 from .exc import Unsupported
 from .guards import build_guards
+from .lifted import Lifted, roots_of
 from .utils import counters
 
 _compiled: weakref.WeakSet = weakref.WeakSet()   # every CompiledFunction, for reset()
@@ -39,8 +45,12 @@ class _Entry:
     run: object = None               # the compiled graph's callable, or None: eager
     reason: str | None = None        # why the call runs eagerly (a graph break)
     graph: object = None
-    state: tuple = ()                # the module's parameters and buffers (trailing inputs)
+    state: tuple = ()                # the lifted tensors (trailing inputs; lifted.py)
     out_spec: object = None
+    grad_writes: tuple = ()          # (parameter, output index or None): its new .grad
+    n_out: int = 0                   # the call's own outputs (the new grads follow)
+    no_grad: bool = False            # runs with grad mode off (see _capture)
+    released: tuple = ()             # outputs a backward inside went through (see _capture)
     seconds: float = 0.0             # capture + backend compile time
 
 
@@ -94,7 +104,7 @@ class CompiledFunction:
         self.warned_limit = False
 
     def __call__(self, *args, **kwargs):
-        if config.disable:
+        if config.disable or _tracing[0]:    # (inside another capture: traced inline)
             return self.fn(*args, **kwargs)
         for entry in self.entries:
             leaves = entry.guards.check(args, kwargs)
@@ -107,7 +117,20 @@ class CompiledFunction:
             leaves = entry.guards.check(args, kwargs)
         if entry.run is None:
             return self.fn(*args, **kwargs)
-        outs = entry.run(*leaves, *entry.state)
+        if entry.no_grad:
+            with no_grad():
+                outs = entry.run(*leaves, *entry.state)
+        else:
+            outs = entry.run(*leaves, *entry.state)
+        if entry.grad_writes:
+            for p, j in entry.grad_writes:
+                p.grad = None if j is None else outs[j]
+            outs = outs[:entry.n_out]
+        if entry.released:
+            outs = list(outs)
+            node = _released_node()
+            node._out_meta = tuple(set_history(outs[j], node, k)
+                                   for k, j in enumerate(entry.released))
         spec = entry.out_spec
         return outs[0] if type(spec) is LeafSpec else tree_unflatten(outs, spec)
 
@@ -159,25 +182,40 @@ class CompiledFunction:
         from ..func import functionalize
         from ..fx.experimental.proxy_tensor import make_fx
         counters["frames"]["total"] += 1
-        named = _state_of(self.module)
-        state = tuple(t for _, _, t, _ in named)
+        lifted = Lifted(*roots_of(self.fn, self.module), grads=self.module is None)
+        state = tuple(lifted.fixed)
+        grads = [lifted.params[i].grad for i in lifted.grads]
+        n_grads = len(grads)
         dynamic = {i: {d for d in dims if leaves[i].shape[d] >= 2}    # (0 and 1 specialise)
                    for i, dims in self.dynamic_dims.items()
                    if i < len(leaves) and _symbolic_ok(leaves[i], dims)}
         dynamic = {i: dims for i, dims in dynamic.items() if dims}
         n_args = len(leaves)
-        out_spec = []
+        out_spec, writes = [], []
 
         def flat_fn(*flat):
             args, kwargs = tree_unflatten(flat[:n_args], spec)
-            with _swapped(named, flat[n_args:]):
+            with lifted.swapped(flat[n_args + n_grads:], flat[n_args:n_args + n_grads]) as sw, \
+                    _counting_backwards() as backwards:
                 out = self.fn(*args, **kwargs)
+                new_grads = sw.grad_writes()
+            if backwards[0] and self.module is not None:
+                raise Unsupported("a module's forward that runs a backward (compile the "
+                                  "training step function instead)")
+            if backwards[0] and any(t.requires_grad for t in leaves):
+                raise Unsupported("a backward inside a call whose arguments require grad")
             out_leaves, spec_of_out = tree_flatten(out)
             out_spec.append(spec_of_out)
-            return out_leaves
+            writes.append((len(out_leaves), [(lifted.params[i], g is None)
+                                              for i, g in new_grads],
+                           [j for j, o in enumerate(out_leaves) if o.requires_grad],
+                           backwards[0] > 0))
+            return out_leaves + [g for _, g in new_grads if g is not None]
 
         from .._subclasses import functional_tensor
-        inputs = _fake_inputs(leaves, state, dynamic) if dynamic else [*leaves, *state]
+        lifted_inputs = [*grads, *state]
+        inputs = _fake_inputs(leaves, lifted_inputs, dynamic) if dynamic else \
+            [*leaves, *lifted_inputs]
         _tracing[0] = functional_tensor.capturing[0] = True
         try:
             gm = make_fx(functionalize(flat_fn), tracing_mode="symbolic" if dynamic else "fake",
@@ -189,26 +227,65 @@ class CompiledFunction:
                 raise Unsupported(f"fullgraph=True: {_name(self.fn)} cannot be captured "
                                   f"whole ({reason})") from e
             counters["graph_break"][reason] += 1
-            return _Entry(self._guards(args, kwargs, {}), None, reason)
+            return _Entry(self._guards(args, kwargs, {}, lifted=lifted), None, reason)
         finally:
             _tracing[0] = functional_tensor.capturing[0] = False
         counters["frames"]["ok"] += 1
+        n_out, new_grads, differentiable, backward_inside = writes[0]
+        # nothing to differentiate (an optimizer step), or a whole training step (a backward
+        # ran inside: its outputs' graph is spent): the graph runs with grad mode off, as
+        # the in-place updates of parameters did in the trace
+        grad_free = is_grad_enabled() and (backward_inside or not differentiable) and not any(
+            t.requires_grad for t in leaves)
+        released = tuple(differentiable) if grad_free else ()
         try:
-            run = self.backend(gm, list(inputs))
+            with no_grad() if grad_free else contextlib.nullcontext():
+                run = self.backend(gm, list(inputs))
         except _uncapturable() as e:    # (AOT autograd's joint trace met a data-dependent
             reason = f"backend: {type(e).__name__}: {e}".splitlines()[0]    # backward)
             if self.fullgraph:
                 raise Unsupported(f"fullgraph=True: the backend cannot compile "
                                   f"{_name(self.fn)} ({reason})") from e
             counters["graph_break"][reason] += 1
-            return _Entry(self._guards(args, kwargs, {}), None, reason)
+            return _Entry(self._guards(args, kwargs, {}, lifted=lifted), None, reason)
         env = getattr(gm, "shape_env", None)
-        return _Entry(self._guards(args, kwargs, dynamic, env), run, None, gm, state,
-                      out_spec[0])
+        grad_writes, j = [], n_out
+        for p, to_none in new_grads:
+            grad_writes.append((p, None if to_none else j))
+            j += not to_none
+        return _Entry(self._guards(args, kwargs, dynamic, env, lifted), run, None, gm, state,
+                      out_spec[0], tuple(grad_writes), n_out, grad_free, released)
 
-    def _guards(self, args, kwargs, dynamic, shape_env=None):
-        return build_guards(args, kwargs, dynamic=dynamic, module=self.module, fn=self.fn,
+    def _guards(self, args, kwargs, dynamic, shape_env=None, lifted=None):
+        return build_guards(args, kwargs, dynamic=dynamic, lifted=lifted, fn=self.fn,
                             shape_env=shape_env)
+
+
+class _counting_backwards:
+    """Counts the backward passes the traced code runs (`loss.backward()` inside)."""
+
+    def __enter__(self):
+        from ..autograd import engine
+        self.engine, self.run, self.count = engine, engine.run_backward, [0]
+
+        def counted(*args, **kwargs):
+            self.count[0] += 1
+            return self.run(*args, **kwargs)
+        engine.run_backward = counted
+        return self.count
+
+    def __exit__(self, *exc):
+        self.engine.run_backward = self.run
+
+
+def _released_node():
+    """The grad_fn of an output whose backward already ran inside the compiled call (a
+    whole training step): a node whose saved values are freed, so a second backward
+    raises torch's error, as it would after the eager step."""
+    from .._functorch.aot_autograd import CompiledFunctionBackward
+    node = new_node(CompiledFunctionBackward, (), ())
+    node.bw, node.saved = None, None
+    return node
 
 
 _marks: dict[int, tuple] = {}     # id(tensor) -> (weakref to it, dims marked dynamic)
@@ -283,15 +360,6 @@ def _refuse_constant_mutation(gm) -> None:
                                   f"{roots[v].target} (a closed-over or global tensor)")
 
 
-def _state_of(module):
-    """(module, name, tensor, "p" or "b") for every parameter and buffer: graph inputs."""
-    if module is None:
-        return []
-    return [(m, n, t, kind) for m in module.modules()
-            for kind, table in (("p", m._parameters), ("b", m._buffers))
-            for n, t in table.items() if t is not None]
-
-
 def _symbolic_ok(t, dims) -> bool:
     """Sizes can be symbols only on a contiguous tensor (other layouts stay static)."""
     return t.dim() == len(t.shape) and max(dims) < t.dim() and t.is_contiguous() \
@@ -311,21 +379,6 @@ def _fake_inputs(leaves, state, dynamic):
         else:
             out.append(mode.from_tensor(t, static_shapes=True))
     return out
-
-
-class _swapped:
-    """The module's parameters and buffers replaced by the traced inputs (restored after)."""
-
-    def __init__(self, named, values):
-        self.named, self.values = named, values
-
-    def __enter__(self):
-        for (m, n, _, kind), v in zip(self.named, self.values):
-            (m._parameters if kind == "p" else m._buffers)[n] = v
-
-    def __exit__(self, *exc):
-        for m, n, t, kind in self.named:
-            (m._parameters if kind == "p" else m._buffers)[n] = t
 
 
 def _name(fn):

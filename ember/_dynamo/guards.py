@@ -42,6 +42,7 @@ class Guards:
         self.env: dict[str, object] = {}
         self.leaves: list[str] = []     # how check() reads each graph input (a local)
         self.paths: list[str] = []      # where each one is in (args, kwargs)
+        self.matched: set[int] = set()  # ids of the lifted tensors with a TENSOR_MATCH
         self.check = None
         self.source = ""
 
@@ -148,10 +149,11 @@ class Guards:
         return out
 
 
-def build_guards(args, kwargs, *, dynamic, module=None, fn=None, shape_env=None) -> Guards:
+def build_guards(args, kwargs, *, dynamic, lifted=None, fn=None, shape_env=None) -> Guards:
     """The guards of a capture of `fn(*args, **kwargs)` (see the module docstring).
     `dynamic` maps a tensor leaf's index to its symbolic dims; `shape_env` (a symbolic
-    trace's) adds the trace's guards over those sizes."""
+    trace's) adds the trace's guards over those sizes; `lifted` (lifted.Lifted) gives the
+    modules and optimizers whose state the graph reads, and the `.grad` inputs."""
     g = Guards()
     g.add(f"len(args) == {len(args)} and len(kwargs) == {len(kwargs)}",
           f"ARG_COUNT({len(args)} positional, keywords {sorted(kwargs)})")
@@ -159,11 +161,16 @@ def build_guards(args, kwargs, *, dynamic, module=None, fn=None, shape_env=None)
         g.arg(f"args[{i}]", a, f"args[{i}]", dynamic)
     for k, v in kwargs.items():
         g.arg(f"kwargs[{g.const(k)}]", v, k, dynamic)
+    if lifted is not None:
+        _grad_guards(g, lifted)
     if shape_env is not None:
         _shape_guards(g, shape_env)
-    if module is not None:
-        _module_guards(g, module)
-    for code, cells, globals_ in _code_of(fn, module):
+    modules = lifted.modules if lifted is not None else []
+    for m in modules:
+        _module_guards(g, m)
+    for opt in lifted.optimizers if lifted is not None else []:
+        _optimizer_guards(g, opt)
+    for code, cells, globals_ in _code_of(fn, modules):
         _global_guards(g, code, cells, globals_)
     _state_guards(g)
     g.compile()
@@ -227,15 +234,85 @@ def _module_guards(g: Guards, module) -> None:
                   f"DICT_LENGTH({label}.{table}: {len(d)})")
             for name, v in d.items():
                 vlabel = f"{label}.{name}"
-                g.add(f"{dref}[{name!r}] is {g.const(v)}",
-                      f"ID_MATCH({vlabel})" if v is not None else f"{vlabel} is None")
                 if table != "_modules" and v is not None:
-                    g.tensor(g.const(v), v, vlabel)
+                    _tensor_by_id(g, f"{dref}[{name!r}]", v, vlabel)
+                else:
+                    g.add(f"{dref}[{name!r}] is {g.const(v)}",
+                          f"ID_MATCH({vlabel})" if v is not None else f"{vlabel} is None")
 
 
-def _code_of(fn, module):
+def _grad_guards(g: Guards, lifted) -> None:
+    """GRAD: each lifted parameter's `.grad` is None, or a tensor of the captured layout
+    (a graph input, read on every call)."""
+    inputs = set(lifted.grads)
+    for i, p in enumerate(lifted.params):
+        ref, label = f"{g.const(p)}.grad", f"{_label(p)}.grad"
+        if i in inputs:
+            g.paths.append(ref)
+            g.leaves.append(g.tensor(ref, p.grad, label))
+        else:
+            g.add(f"{ref} is None", f"GRAD_NONE({label})")
+
+
+def _label(t) -> str:
+    return f"tensor {tuple(t.shape)} at {id(t):#x}"
+
+
+def _optimizer_guards(g: Guards, opt) -> None:
+    """The optimizer as captured: its parameter groups (the same lists of the same
+    parameters, the hyper-parameters by value) and its state (the same tensors by identity,
+    other values by value)."""
+    name = type(opt).__name__
+    groups = opt.param_groups
+    ref = g.const(groups)
+    g.add(f"{g.const(opt)}.param_groups is {ref} and len({ref}) == {len(groups)}",
+          f"OPTIMIZER_GROUPS({name}: {len(groups)})")
+    for k, group in enumerate(groups):
+        gref = g.const(group)
+        label = f"{name}.param_groups[{k}]"
+        g.add(f"{ref}[{k}] is {gref} and len({gref}) == {len(group)}",
+              f"ID_MATCH({label}: {len(group)} keys)")
+        for key, v in group.items():
+            if key == "params":
+                _tensor_list(g, f"{gref}['params']", v, f"{label}['params']")
+            elif not isinstance(v, Tensor):
+                g.value(f"{gref}[{key!r}]", v, f"{label}[{key!r}]")
+            else:
+                _tensor_by_id(g, f"{gref}[{key!r}]", v, f"{label}[{key!r}]")
+    state = opt.state
+    sref = g.const(state)
+    g.add(f"{g.const(opt)}.state is {sref} and len({sref}) == {len(state)}",
+          f"OPTIMIZER_STATE({name}: {len(state)} entries)")
+    for p, s in state.items():
+        dref = g.const(s)
+        label = f"{name}.state[{_label(p)}]"
+        g.add(f"{sref}.get({g.const(p)}) is {dref} and len({dref}) == {len(s)}",
+              f"ID_MATCH({label}: {sorted(s)})")
+        for key, v in s.items():
+            if isinstance(v, Tensor):
+                _tensor_by_id(g, f"{dref}[{key!r}]", v, f"{label}[{key!r}]")
+            else:
+                g.value(f"{dref}[{key!r}]", v, f"{label}[{key!r}]")
+
+
+def _tensor_list(g: Guards, ref, ts, label) -> None:
+    lref = g.const(ts)
+    g.add(f"{ref} is {lref} and len({lref}) == {len(ts)}", f"ID_MATCH({label}: {len(ts)})")
+    for i, t in enumerate(ts):
+        _tensor_by_id(g, f"{lref}[{i}]", t, f"{label}[{i}]")
+
+
+def _tensor_by_id(g: Guards, ref, t, label) -> None:
+    """A lifted tensor: this very tensor (ID_MATCH), and its layout once per capture."""
+    g.add(f"{ref} is {g.const(t)}", f"ID_MATCH({label})")
+    if id(t) not in g.matched:
+        g.matched.add(id(t))
+        g.tensor(g.const(t), t, label)
+
+
+def _code_of(fn, modules):
     """(code, closure cells, globals) of the user code the call runs: `fn` and the Python
-    functions it names, and the forward of every module in the tree."""
+    functions it names, and the forward of every module in the trees of `modules`."""
     seen, out = set(), []
 
     def visit(f, depth):
@@ -256,11 +333,10 @@ def _code_of(fn, module):
                 visit(cell.cell_contents, depth + 1)
             except ValueError:
                 pass
-    if module is not None:
+    visit(fn, 0)
+    for module in modules:
         for m in module.modules():
             visit(type(m).forward, 0)
-    else:
-        visit(fn, 0)
     return out
 
 
@@ -290,7 +366,9 @@ def _global_guards(g: Guards, code, cells, globals_) -> None:
 
 
 def _guardable(v) -> bool:
-    if isinstance(v, (Tensor, *_SIMPLE)):
+    from ..nn import Module
+    from ..optim.optimizer import Optimizer
+    if isinstance(v, (Tensor, Module, Optimizer, *_SIMPLE)):
         return True
     return isinstance(v, (list, tuple)) and len(v) <= 16 and all(
         isinstance(x, _SIMPLE) for x in v)

@@ -1,13 +1,14 @@
 """AOT autograd (torch._functorch.aot_autograd's place): a graph's forward and backward
 traced ahead of time into one joint graph, split into a forward and a backward graph, each
-handed to a compiler, and run as one autograd Function.
+handed to a compiler, and run under one autograd node.
 
     joint(primals, tangents) = (outputs, grads of the outputs w.r.t. the primals)
 
 The forward graph computes the outputs, performs the input mutations (BatchNorm's running
 statistics) and returns what the backward graph reads (the saved values); the backward
 graph takes the saved values and the outputs' gradients and returns the inputs' gradients.
-No autograd graph is recorded op by op at run time: the Function is the only node.
+No autograd graph is recorded op by op at run time: CompiledFunctionBackward is the
+only node.
 
     >>> from ember.fx.experimental.proxy_tensor import make_fx
     >>> f = lambda w, x: ((w * x).sin(),)
@@ -19,9 +20,13 @@ No autograd graph is recorded op by op at run time: the Function is the only nod
 """
 from __future__ import annotations
 
-from ..autograd.function import Function
+import ember
+
+from ..autograd.function import _alias
 from ..autograd.grad_mode import is_grad_enabled, no_grad
+from ..autograd.graph import NO_EDGE, RELEASED, Node, gradient_edge, new_node, set_history
 from ..core.tensor import Tensor
+from ..dispatch.tls import state as _tls
 from .partitioners import default_partition
 
 
@@ -40,7 +45,8 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     needs = [isinstance(t, Tensor) and t.requires_grad for t in example_inputs]
     mode, outs = _fake_outputs(gm, example_inputs)
     aliases = _output_aliases(outs, example_inputs, mode)
-    if not (any(needs) and is_grad_enabled()):
+    if not (any(needs) and is_grad_enabled()) or not any(
+            isinstance(o, Tensor) and o.requires_grad for o in outs):   # (an optimizer step)
         with no_grad():
             fw = make_fx(gm, decompositions, tracing_mode="fake",
                          _allow_non_fake_inputs=True)(*example_inputs)
@@ -83,8 +89,6 @@ def _fake_outputs(gm, example_inputs):
 
 def _differentiable_outputs(outs, example_inputs, mode):
     """Which outputs require grad, and a zero cotangent for each."""
-    import ember
-
     from .._subclasses.fake_tensor import FakeTensor
     diff = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
     with mode:
@@ -126,32 +130,50 @@ def _regenerating(run, aliases):
     return regenerate
 
 
+class CompiledFunctionBackward(Node):
+    """The one autograd node of a compiled forward (torch's CompiledFunctionBackward): built
+    directly, not through `Function.apply`. Node output k is the k-th differentiable
+    output; its edges are those of the inputs that need a gradient. `apply` runs the
+    backward graph on the forward's saved values and the outputs' gradients."""
+
+    __slots__ = ("bw", "saved")
+    _release_after_backward = True
+    _skip_if_no_grad = False             # a Function's backward runs then too (zeros in)
+
+    def apply(self, grads):
+        saved = self.saved
+        if saved is None:
+            raise RuntimeError(RELEASED)
+        # contiguous, as the tangents the backward graph was traced with (torch's AOT
+        # autograd does the same: a formula's layout checks ran on those)
+        tangents = [ember.zeros(shape, dtype=dt, device=dev) if g is None else g.contiguous()
+                    for g, (shape, dt, dev) in zip(grads, self._out_meta)]
+        return tuple(self.bw(*saved, *tangents))
+
+    def release_variables(self) -> None:
+        self.saved = None
+
+
 def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs):
-    class CompiledFunction(Function):
-        @staticmethod
-        def forward(ctx, *primals):
-            res = list(fw(*primals))
-            outs, saved = res[:n_out], res[n_out:]
-            ctx.save_for_backward(*saved)
-            ctx.mark_non_differentiable(*[o for i, o in enumerate(outs)
-                                          if i not in diff_outs and isinstance(o, Tensor)])
-            ctx.out_meta = [(outs[i].shape, outs[i].dtype, outs[i].device) for i in diff_outs]
-            return tuple(outs)
-
-        @staticmethod
-        def backward(ctx, *grad_outs):
-            import ember
-            # contiguous, as the tangents the backward graph was traced with (torch's
-            # AOT autograd does the same: a formula's layout checks ran on those)
-            tangents = [grad_outs[i].contiguous() if grad_outs[i] is not None else
-                        ember.zeros(shape, dtype=dt, device=dev)
-                        for i, (shape, dt, dev) in zip(diff_outs, ctx.out_meta)]
-            grads = list(bw(*ctx.saved_tensors, *tangents))
-            full = [None] * n_in
-            for i, g in zip(grad_inputs, grads):
-                full[i] = g
-            return tuple(full)
-
+    """Runs `fw` and, with grad mode on, makes its differentiable outputs the outputs of a
+    new CompiledFunctionBackward over the edges of the inputs in `grad_inputs`."""
     def run(*args):
-        return CompiledFunction.apply(*args)
+        if not _tls.grad_enabled:
+            return tuple(fw(*args)[:n_out])
+        edges = [gradient_edge(args[i]) for i in grad_inputs]   # (before an in-place write)
+        res = fw(*args)
+        outs = res[:n_out]
+        if not any(edges):
+            return tuple(outs)
+        node = new_node(CompiledFunctionBackward, tuple(e or NO_EDGE for e in edges),
+                        tuple(e is not None for e in edges))
+        node.bw, node.saved = bw, res[n_out:]
+        metas = []
+        for k, i in enumerate(diff_outs):
+            o = outs[i]
+            if any(o is a for a in args):      # an input given back: its alias gets the node
+                o = outs[i] = _alias(o)
+            metas.append(set_history(o, node, k))
+        node._out_meta = tuple(metas)
+        return tuple(outs)
     return run

@@ -22,8 +22,10 @@ import sys
 import numpy as np
 
 from ..core.tensor import Tensor
+from ..dispatch.dispatcher import ops
 from . import config, kernels, runtime
 from .lowering import (
+    EXACT_RESULT,
     EXTERNS,
     LOWERINGS,
     OUT_LOWERINGS,
@@ -40,6 +42,7 @@ from .memory import Pool, buffer_ends
 from .passes import split_addmm
 from .scheduler import FusedKernel, schedule
 
+aten_copy_ = ops.aten.copy_.default
 log = logging.getLogger("ember._inductor.output_code")
 log_kernels = logging.getLogger("ember._inductor.kernels")
 _graph_ids = itertools.count()
@@ -54,7 +57,10 @@ def lower(gm, example_inputs=None):
     src = gen.module()
     gid = next(_graph_ids)
     filename = _keep(src, gid)
-    scope = {"np": np, "_c": gen.consts, "_load": kernels.load, **runtime.HELPERS}
+    # (ember's module name: NumPy's floating-point RuntimeWarnings are silenced for ember's
+    # modules, kernels/__init__.py, as eager's inf/nan come quietly)
+    scope = {"np": np, "_c": gen.consts, "_load": kernels.load, **runtime.HELPERS,
+             "__name__": "ember._inductor.generated"}
     exec(compile(src, filename, "exec"), scope)  # noqa: S102  (generated code)
     fn, wrap = scope["call"], runtime.wrap
 
@@ -62,9 +68,7 @@ def lower(gm, example_inputs=None):
         arrays = [a._np if isinstance(a, Tensor) else a for a in args]
         if any(a is None for a in arrays):          # not CPU data: the graph as it is
             return gm(*args)
-        with np.errstate(all="ignore"):             # as ember's kernels: inf/nan, quietly
-            outs = fn(*arrays)
-        return wrap(outs, args, arrays)
+        return wrap(fn(*arrays), args, arrays)
     run.source, run.lowered, run.fallbacks = src, gen.lowered, gen.fallbacks
     run.kernels, run.externs = gen.n_kernels, sorted(gen.externs)
     return run
@@ -84,6 +88,19 @@ def _keep(src, gid):
     with open(path, "w") as f:
         f.write(src)
     return path
+
+
+def _aliases(node):
+    """`node` and the values that may be views of it (views, and ops run by a kernel that
+    may give back an input)."""
+    out, todo = [], [node]
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        todo += [u for u in n.users if u.op == "call_function" and u.target is not aten_copy_
+                 and (u.target in VIEWS or u.target is operator.getitem or
+                      not _numpy_lowered(u))]
+    return out
 
 
 def _numpy_lowered(node) -> bool:
@@ -110,6 +127,9 @@ def _dense_c(v):
 class _Codegen:
     def __init__(self, gm):
         self.gm = gm
+        for n in gm.graph.nodes:        # constants (closed-over tensors): their own layout
+            if n.op == "get_attr":      # (a trace may have recorded a meta tensor)
+                n.meta["val"] = getattr(gm, n.target)
         if split_addmm(gm.graph):
             gm.recompile()
         self.steps = schedule(gm.graph)
@@ -130,6 +150,29 @@ class _Codegen:
         self.pool = Pool(buffer_ends(self.steps, self.position, self.roots, outputs))
         for n in gm.graph.nodes:
             self.names[n] = f"v{len(self.names)}"
+        self.in_place = self._in_place(outputs)
+
+    def _in_place(self, outputs):
+        """{kernel output: the graph input it is copied into}, for the input mutations a
+        kernel can write straight into the input (an optimizer's parameters and momentum
+        buffers): one copy_ into the input, from a kernel output of the input's layout that
+        is no graph output, and nothing but that kernel reading the input (or a view of
+        it) from the kernel on. The copy_ then is the input itself."""
+        kernel_of = {n: s for s in self.steps if isinstance(s, FusedKernel) for n in s.outputs}
+        copies = [n for n in self.gm.graph.nodes if n.target is aten_copy_]
+        out = {}
+        for c in copies:
+            dst, src = c.args[0], c.args[1]
+            k = kernel_of.get(src)
+            if dst.op != "placeholder" or k is None or src in outputs or \
+                    sum(x.args[0] is dst for x in copies) != 1 or \
+                    _layout(src) != _layout(dst) or tuple(val(src).shape) != k.shape:
+                continue
+            at = self.position[src]
+            if all(self.position[u] < at or (u in k.members and a is dst)
+                   for a in _aliases(dst) for u in a.users if u is not c):
+                out[src] = dst
+        return out
 
     # --- which planned buffers each value may alias ----------------------------------------
     def _out_rule(self, node):
@@ -204,6 +247,9 @@ class _Codegen:
     def node(self, node, step):
         name = self.names[node]
         args = [self.code(a) for a in node.args]
+        if node.target is aten_copy_ and node.args[1] in self.in_place:
+            self.lines.append(f"{name} = {args[0]}  # (the kernel wrote it)")
+            return
         out_rule = self._out_rule(node)
         if out_rule is not None:
             self.lines.append(self.alloc(node, step))
@@ -224,6 +270,8 @@ class _Codegen:
                     # NumPy's result would be C-ordered: eager's layout follows the inputs'
                     self.lines.append(f"{name} = _copy_into({empty_code(*_layout(node))}, "
                                       f"{expr})")
+                elif node.target in EXACT_RESULT:
+                    self.lines.append(f"{name} = {expr}")
                 else:
                     self.lines.append(f"{name} = _as({expr}, {np_name(val(node).dtype)})")
                 self.lowered += 1
@@ -258,7 +306,11 @@ class _Codegen:
         self.lowered += len(k.members) + (k.red is not None)
         self.kernel_defs.append(f"_k{kid} = _load('''\n{src}''')\n")
         for n in k.outputs:
-            self.lines.append(self.alloc(n, step))
+            if n in self.in_place:
+                dst = self.names[self.in_place[n]]
+                self.lines.append(f"{self.names[n]} = {dst}  # written in place")
+            else:
+                self.lines.append(self.alloc(n, step))
         args = [str(s) for s in k.shape] + [self.names[x] for x in k.inputs]
         args += [self.names[n] for n in k.outputs]
         if k.red is not None:

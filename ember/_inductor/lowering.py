@@ -52,6 +52,24 @@ def _infix(symbol):
     return rule
 
 
+def _scaled(symbol):
+    """add/sub with alpha as eager computes it: alpha in the result dtype, and for float32
+    one multiply-add in float64 rounded once (ember's fma, torch's fused multiply-add)."""
+    plain = _infix(symbol)
+
+    def rule(x, node, lit):
+        alpha = node.kwargs.get("alpha", 1)
+        if alpha == 1 and alpha is not True or len(node.args) > 2:
+            return plain(x, node, lit)
+        dt = val(node).dtype
+        if dt is D.float32:
+            return f"np.float64({x[0]}) {symbol} np.float64({lit(alpha)}) * np.float64({x[1]})"
+        if dt.is_floating_point or dt is D.bool_ or isinstance(alpha, float):
+            return None          # (float64: eager's long double; bool: logical)
+        return f"{x[0]} {symbol} {lit(alpha)} * {x[1]}"
+    return rule
+
+
 def _call1(fn):
     return lambda x, node, lit: None if node.kwargs else f"{fn}({x[0]})"
 
@@ -85,7 +103,7 @@ def _to_copy(x, node, lit):
 
 
 POINTWISE = {
-    aten.add.Tensor: _infix("+"), aten.sub.Tensor: _infix("-"),
+    aten.add.Tensor: _scaled("+"), aten.sub.Tensor: _scaled("-"),
     aten.mul.Tensor: _infix("*"), aten.div.Tensor: _infix("/"),
     aten.add.Scalar: _infix("+"), aten.sub.Scalar: _infix("-"),
     aten.mul.Scalar: _infix("*"), aten.div.Scalar: _infix("/"),
@@ -196,9 +214,13 @@ def _reduce(name):
             if not static_shape(val(node.args[0])):
                 return None
             count = math.prod(shape[d] for d in r[1])
-            return f"np.divide(np.sum({a[0]}, axis={axis}, keepdims={r[2]}), {count})"
-        return f"np.{name}({a[0]}, axis={axis}, keepdims={r[2]})"
+            return f"np.divide(np.add.reduce({a[0]}, axis={axis}, keepdims={r[2]}), {count})"
+        # the ufuncs' reduce: np.sum and np.amax's results without their Python wrapper
+        return f"np.{_REDUCE_UFUNC[name]}.reduce({a[0]}, axis={axis}, keepdims={r[2]})"
     return lower
+
+
+_REDUCE_UFUNC = {"sum": "add", "amax": "maximum"}
 
 
 def _addmm(a, kw, node):
@@ -360,6 +382,9 @@ for _name, _ufn in (("le", "less_equal"), ("lt", "less"), ("ge", "greater_equal"
                     ("gt", "greater"), ("eq", "equal"), ("ne", "not_equal")):
     for _ov in ("Scalar", "Tensor"):
         LOWERINGS[getattr(getattr(aten, _name), _ov)] = _compare(_ufn)
+# ops whose lowering gives an array of the result's dtype already (no `_as` cast)
+EXACT_RESULT = {aten.full_like.default, aten.gather.default, aten.scatter.value,
+                aten._log_softmax.default, aten.scalar_tensor.default}
 # ops whose result is a view of (or is) their first argument: they share its buffer
 VIEWS = {aten.permute.default, aten.view.default, aten.expand.default, aten.unsqueeze.default,
          aten.squeeze.dim, aten.squeeze.dims, aten.detach.default, aten.alias.default,

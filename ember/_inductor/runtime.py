@@ -102,13 +102,13 @@ def _as(a, dt):
 
 def wrap(outs, args, arrays):
     """Output arrays as ember tensors (an input given back is that input)."""
-    given = {id(a): t for a, t in zip(arrays, args) if isinstance(t, Tensor)}
-    return [_tensor_of(r, given) if isinstance(r, np.ndarray) else r for r in outs]
+    ids = set(map(id, arrays))
+    return [_given(r, args, arrays) if id(r) in ids else
+            from_array(r) if r.__class__ is np.ndarray else r for r in outs]
 
 
-def _tensor_of(r, given):
-    t = given.get(id(r))
-    return from_array(r) if t is None else t
+def _given(r, args, arrays):
+    return next(t for a, t in zip(arrays, args) if a is r)
 
 
 # the names generated modules use
