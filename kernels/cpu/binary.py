@@ -40,12 +40,19 @@ from ._pointwise import (
     _scalar_fast,
 )
 
+
 # --- add / sub / mul / div ------------------------------------------------------------
-_add = _binary(np.add, M.mul_layout)
-_sub = _binary(np.subtract, M.mul_layout)
+def _scaled(ufunc, layout):
+    """add/sub with an alpha other than 1: scaled_op in `layout`."""
+    return lambda self, other, alpha: scaled_op(ufunc, layout(self, other), self, other, alpha)
+
+
+add = _binary(np.add, M.mul_layout, scaled=_scaled(np.add, M.mul_layout))
+sub = _binary(np.subtract, M.sub_layout, min_category=D.INT,  # (bool: torch's error)
+              scaled=_scaled(np.subtract, M.sub_layout))
 mul = _binary(np.multiply, M.mul_layout, exact_other=True)
-_add_ = _inplace(np.add, M.mul_, _add)
-_sub_ = _inplace(np.subtract, M.mul_, _sub)
+_add_ = _inplace(np.add, M.mul_, add)
+_sub_ = _inplace(np.subtract, M.mul_, sub)
 mul_ = _inplace(np.multiply, M.mul_, mul)
 
 
@@ -85,19 +92,6 @@ def scaled_op(ufunc, layout, a, b, alpha):
         sign = 1 if ufunc is np.add else -1
         return _general(lambda x, y: fma(y, sign * alpha, x), layout, (a, b))
     return _general(lambda x, y: ufunc(x, np.multiply(y, alpha)), layout, (a, b))
-
-
-def add(self, other, alpha=1):
-    if _no_alpha(alpha):
-        return _add(self, other)
-    return scaled_op(np.add, M.mul_layout(self, other), self, other, alpha)
-
-
-def sub(self, other, alpha=1):
-    P.check_bool_sub(self, other)
-    if _no_alpha(alpha):
-        return _sub(self, other)
-    return scaled_op(np.subtract, M.mul_layout(self, other), self, other, alpha)
 
 
 def _update_fast(ufunc, self, other, alpha) -> bool:
