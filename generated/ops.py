@@ -36,8 +36,11 @@ def _bind_empty_memory_format(size, *, dtype=None, layout=None, device=None, pin
 
 
 def _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_memory_format, (size, dtype, layout, device, pin_memory, memory_format)) from None
     try:
         _k = _e_empty_memory_format[ks]
     except KeyError:
@@ -62,8 +65,11 @@ def _bind_empty_strided(size, stride, *, dtype=None, layout=None, device=None, p
 
 
 def _entry_empty_strided(size, stride, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_strided, (size, stride, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_empty_strided[ks]
     except KeyError:
@@ -88,8 +94,11 @@ def _bind_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_zeros(size, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zeros, (size, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_zeros[ks]
     except KeyError:
@@ -114,8 +123,11 @@ def _bind_ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_ones(size, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ones, (size, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_ones[ks]
     except KeyError:
@@ -140,8 +152,11 @@ def _bind_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_me
 
 
 def _entry_full(size, fill_value, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(full, (size, fill_value, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_full[ks]
     except KeyError:
@@ -166,8 +181,11 @@ def _bind_scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=N
 
 
 def _entry_scalar_tensor(s, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scalar_tensor, (s, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_scalar_tensor[ks]
     except KeyError:
@@ -192,8 +210,11 @@ def _bind_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_arange(end, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arange, (end, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_arange[ks]
     except KeyError:
@@ -218,8 +239,11 @@ def _bind_arange_start(start, end, *, dtype=None, layout=None, device=None, pin_
 
 
 def _entry_arange_start(start, end, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arange_start, (start, end, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_arange_start[ks]
     except KeyError:
@@ -244,8 +268,11 @@ def _bind_arange_start_step(start, end, step=1, *, dtype=None, layout=None, devi
 
 
 def _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arange_start_step, (start, end, step, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_arange_start_step[ks]
     except KeyError:
@@ -270,8 +297,11 @@ def _bind_rand(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_rand(size, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand, (size, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_rand[ks]
     except KeyError:
@@ -296,8 +326,11 @@ def _bind_randn(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_randn(size, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn, (size, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_randn[ks]
     except KeyError:
@@ -23792,8 +23825,11 @@ def _bind_hann_window(window_length, *, dtype=None, layout=None, device=None, pi
 
 
 def _entry_hann_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hann_window, (window_length, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_hann_window[ks]
     except KeyError:
@@ -23849,8 +23885,11 @@ def _bind_hann_window_periodic(window_length, periodic, *, dtype=None, layout=No
 
 
 def _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hann_window_periodic, (window_length, periodic, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_hann_window_periodic[ks]
     except KeyError:
@@ -23906,8 +23945,11 @@ def _bind_hamming_window(window_length, *, dtype=None, layout=None, device=None,
 
 
 def _entry_hamming_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window, (window_length, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_hamming_window[ks]
     except KeyError:
@@ -23963,8 +24005,11 @@ def _bind_hamming_window_periodic(window_length, periodic, *, dtype=None, layout
 
 
 def _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_periodic, (window_length, periodic, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_hamming_window_periodic[ks]
     except KeyError:
@@ -24020,8 +24065,11 @@ def _bind_hamming_window_periodic_alpha(window_length, periodic, alpha, *, dtype
 
 
 def _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_periodic_alpha, (window_length, periodic, alpha, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_hamming_window_periodic_alpha[ks]
     except KeyError:
@@ -24077,8 +24125,11 @@ def _bind_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, bet
 
 
 def _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_periodic_alpha_beta, (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_hamming_window_periodic_alpha_beta[ks]
     except KeyError:
@@ -24134,8 +24185,11 @@ def _bind_blackman_window(window_length, *, dtype=None, layout=None, device=None
 
 
 def _entry_blackman_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(blackman_window, (window_length, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_blackman_window[ks]
     except KeyError:
@@ -24191,8 +24245,11 @@ def _bind_blackman_window_periodic(window_length, periodic, *, dtype=None, layou
 
 
 def _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(blackman_window_periodic, (window_length, periodic, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_blackman_window_periodic[ks]
     except KeyError:
@@ -24248,8 +24305,11 @@ def _bind_bartlett_window(window_length, *, dtype=None, layout=None, device=None
 
 
 def _entry_bartlett_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bartlett_window, (window_length, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_bartlett_window[ks]
     except KeyError:
@@ -24305,8 +24365,11 @@ def _bind_bartlett_window_periodic(window_length, periodic, *, dtype=None, layou
 
 
 def _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bartlett_window_periodic, (window_length, periodic, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_bartlett_window_periodic[ks]
     except KeyError:
@@ -24362,8 +24425,11 @@ def _bind_kaiser_window(window_length, *, dtype=None, layout=None, device=None, 
 
 
 def _entry_kaiser_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kaiser_window, (window_length, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_kaiser_window[ks]
     except KeyError:
@@ -24419,8 +24485,11 @@ def _bind_kaiser_window_periodic(window_length, periodic, *, dtype=None, layout=
 
 
 def _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kaiser_window_periodic, (window_length, periodic, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_kaiser_window_periodic[ks]
     except KeyError:
@@ -24476,8 +24545,11 @@ def _bind_kaiser_window_beta(window_length, periodic, beta, *, dtype=None, layou
 
 
 def _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kaiser_window_beta, (window_length, periodic, beta, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_kaiser_window_beta[ks]
     except KeyError:
@@ -36044,8 +36116,11 @@ def _bind_rand_generator(size, *, generator, dtype=None, layout=None, device=Non
 
 
 def _entry_rand_generator(size, generator, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_generator, (size, generator, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_rand_generator[ks]
     except KeyError:
@@ -36070,8 +36145,11 @@ def _bind_randn_generator(size, *, generator, dtype=None, layout=None, device=No
 
 
 def _entry_randn_generator(size, generator, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_generator, (size, generator, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_randn_generator[ks]
     except KeyError:
@@ -36278,8 +36356,11 @@ def _bind_linspace(start, end, steps, *, dtype=None, layout=None, device=None, p
 
 
 def _entry_linspace(start, end, steps, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linspace, (start, end, steps, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_linspace[ks]
     except KeyError:
@@ -36335,8 +36416,11 @@ def _bind_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_eye(n, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eye, (n, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_eye[ks]
     except KeyError:
@@ -36361,8 +36445,11 @@ def _bind_eye_m(n, m, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def _entry_eye_m(n, m, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eye_m, (n, m, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_eye_m[ks]
     except KeyError:
@@ -36449,8 +36536,11 @@ def _bind_randint(high, size, *, dtype=_dtypes.int64, layout=None, device=None, 
 
 
 def _entry_randint(high, size, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint, (high, size, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_randint[ks]
     except KeyError:
@@ -36475,8 +36565,11 @@ def _bind_randint_generator(high, size, *, generator, dtype=_dtypes.int64, layou
 
 
 def _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_generator, (high, size, generator, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_randint_generator[ks]
     except KeyError:
@@ -36501,8 +36594,11 @@ def _bind_randint_low(low, high, size, *, dtype=_dtypes.int64, layout=None, devi
 
 
 def _entry_randint_low(low, high, size, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_low, (low, high, size, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_randint_low[ks]
     except KeyError:
@@ -36527,8 +36623,11 @@ def _bind_randint_low_generator(low, high, size, *, generator, dtype=_dtypes.int
 
 
 def _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_low_generator, (low, high, size, generator, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_randint_low_generator[ks]
     except KeyError:
@@ -36677,8 +36776,11 @@ def _bind_randperm(n, *, dtype=_dtypes.int64, layout=None, device=None, pin_memo
 
 
 def _entry_randperm(n, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randperm, (n, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_randperm[ks]
     except KeyError:
@@ -36703,8 +36805,11 @@ def _bind_randperm_generator(n, *, generator, dtype=_dtypes.int64, layout=None, 
 
 
 def _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randperm_generator, (n, generator, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_randperm_generator[ks]
     except KeyError:
@@ -37691,8 +37796,11 @@ def _bind_normal_float_float(mean, std, size, *, generator=None, dtype=None, lay
 
 
 def _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_float_float, (mean, std, size, generator, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_normal_float_float[ks]
     except KeyError:
@@ -38141,8 +38249,11 @@ def _bind_logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, dev
 
 
 def _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logspace, (start, end, steps, base, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_logspace[ks]
     except KeyError:
@@ -38198,8 +38309,11 @@ def _bind_empty_permuted(size, physical_layout, *, dtype=None, layout=None, devi
 
 
 def _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_permuted, (size, physical_layout, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_empty_permuted[ks]
     except KeyError:
@@ -38255,8 +38369,11 @@ def _bind_tril_indices(row, col, offset=0, *, dtype=_dtypes.int64, layout=None, 
 
 
 def _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril_indices, (row, col, offset, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_tril_indices[ks]
     except KeyError:
@@ -38312,8 +38429,11 @@ def _bind_triu_indices(row, col, offset=0, *, dtype=_dtypes.int64, layout=None, 
 
 
 def _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu_indices, (row, col, offset, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_triu_indices[ks]
     except KeyError:
@@ -40300,8 +40420,11 @@ def _bind_fft_fftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, pin_mem
 
 
 def _entry_fft_fftfreq(n, d, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_fftfreq, (n, d, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_fft_fftfreq[ks]
     except KeyError:
@@ -40326,8 +40449,11 @@ def _bind_fft_rfftfreq(n, d=1.0, *, dtype=None, layout=None, device=None, pin_me
 
 
 def _entry_fft_rfftfreq(n, d, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_BACKEND_SELECT | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fft_rfftfreq, (n, d, dtype, layout, device, pin_memory)) from None
     try:
         _k = _e_fft_rfftfreq[ks]
     except KeyError:
