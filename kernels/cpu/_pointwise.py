@@ -115,6 +115,17 @@ def _scalar_fast(self, other) -> bool:
     return False
 
 
+_PROMOTED: dict = {}
+
+
+def promoted(a: D.dtype, b: D.dtype) -> D.dtype:
+    """D.promote_types(a, b), cached per dtype pair (the operands of a binary op)."""
+    r = _PROMOTED.get((a, b))
+    if r is None:
+        r = _PROMOTED[a, b] = D.promote_types(a, b)
+    return r
+
+
 def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
             min_category=D.BOOL, scaled=None):
     """A functional kernel `k(self, other)` for a NumPy ufunc.
@@ -143,6 +154,11 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
                 x = None
             elif other._dtype is dt and a.flags.c_contiguous and b.flags.c_contiguous:
                 x, y = a, b
+            elif self._shape and other._shape and a.flags.c_contiguous and \
+                    b.flags.c_contiguous and dt.category >= min_category and \
+                    other._dtype.category >= min_category:  # both in the promoted dtype
+                dt = promoted(dt, other._dtype)
+                x, y = (None, None) if dt in _HALF else (_arr(self, dt), _arr(other, dt))
             elif not other._shape and self._shape and a.flags.c_contiguous and \
                     other._dtype.category <= dt.category and _scalar_fast(self, b.item()):
                 x, y = a, b.item()

@@ -37,6 +37,10 @@ def _operands(kind):
     if kind == "int_tensors":
         return layout_pair((3, 4), "int64", seed=1), layout_pair((3, 4), "int32", seed=2,
                                                                  ints=(1, 9))
+    if kind == "int_float":
+        return layout_pair((3, 4), "int32", seed=1), layout_pair((3, 4), "float32", seed=2)
+    if kind == "bool_int":
+        return layout_pair((3, 4), "bool", seed=1), layout_pair((3, 4), "uint8", seed=2)
     if kind == "transposed":
         return layout_pair((3, 4), "float32", "transposed", seed=1), y
     if kind == "broadcast":
@@ -47,7 +51,7 @@ def _operands(kind):
 
 
 KINDS = ["same", "number", "int_number", "zero_dim", "zero_dim_self", "mixed", "int_tensors",
-         "transposed", "broadcast", "half"]
+         "int_float", "bool_int", "transposed", "broadcast", "half"]
 MODES = {"grad": lambda lib: lib.enable_grad(), "no_grad": lambda lib: lib.no_grad(),
          "inference_mode": lambda lib: lib.inference_mode()}
 
@@ -58,6 +62,9 @@ MODES = {"grad": lambda lib: lib.enable_grad(), "no_grad": lambda lib: lib.no_gr
 def test_binary_operands_like_torch(op, kind, mode):
     (a, ta), (b, tb) = _operands(kind)
     fn = OPS[op]
+    if kind == "bool_int" and op == "sub":
+        raises_like(lambda: fn(a, b), lambda: fn(ta, tb), "Subtraction")
+        return
     with MODES[mode](ember), MODES[mode](torch):
         e, t = fn(a, b), fn(ta, tb)
         er, tr = fn(b, a), fn(tb, ta)     # the reflected dunders
@@ -75,16 +82,19 @@ def test_alpha(name, alpha):
 
 
 @pytest.mark.parametrize("case", ["bool_bool", "float_true", "bool_int", "float_bool_0d",
-                                  "bool_0d_float"])
+                                  "bool_0d_float", "bool_int_tensor", "int_tensor_bool"])
 def test_bool_subtraction_errors(case):
     (bb, tbb) = pair(np.array([True, False]))
     (f, tf) = pair(np.array([1.0, 2.0], np.float32))
     (b0, tb0) = pair(np.array(True))
+    (i, ti) = pair(np.array([3, 4]))
     calls = {"bool_bool": (lambda: bb - bb, lambda: tbb - tbb),
              "float_true": (lambda: f - True, lambda: tf - True),
              "bool_int": (lambda: bb - 1, lambda: tbb - 1),
              "float_bool_0d": (lambda: f - b0, lambda: tf - tb0),
-             "bool_0d_float": (lambda: b0 - f, lambda: tb0 - tf)}
+             "bool_0d_float": (lambda: b0 - f, lambda: tb0 - tf),
+             "bool_int_tensor": (lambda: bb - i, lambda: tbb - ti),
+             "int_tensor_bool": (lambda: i - bb, lambda: ti - tbb)}
     raises_like(*calls[case], "Subtraction, the `-` operator")
 
 
