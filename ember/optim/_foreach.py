@@ -6,7 +6,7 @@ kernels' own fast paths (kernels/cpu/binary.py: update_arrays, lerp_arrays, addc
 fma), so both paths give the same bits. `foreach=None` (the default) and `foreach=True`
 take it when every tensor of the group is a plain contiguous float32/float64 CPU tensor of
 its parameter's dtype and shape and nothing observes the ops (no mode, no
-`__torch_function__` override, no dispatch key beyond CPU and autograd); else, and with
+`__torch_function__` subclass, no dispatch key beyond CPU and autograd); else, and with
 `foreach=False`, the optimizer runs its ops one parameter at a time.
 
     >>> w = nn.Parameter(ember.ones(2))
@@ -27,7 +27,7 @@ from ..dispatch.tls import state as _tls
 from ..kernels.common._pointwise import alpha_value
 from ..kernels.cpu._pointwise import quiet_call
 from ..kernels.cpu.binary import addc_arrays, fma, lerp_arrays, update_arrays, value_array
-from ..overrides import tf_state
+from ..overrides import _opts_in
 
 _NO_MODES = (0, K.FULL)
 _PLAIN_KEYS = K.ADINPLACE_BIT | K.AUTOGRAD_BIT   # besides CPU_BIT
@@ -36,7 +36,7 @@ _PLAIN_KEYS = K.ADINPLACE_BIT | K.AUTOGRAD_BIT   # besides CPU_BIT
 def arrays_of(foreach, *tensor_lists):
     """The NumPy arrays of each list (parameters first) when the group takes the
     multi-tensor path, else None. Lists are aligned; None entries (no state yet) pass."""
-    if foreach is False or tf_state[0] or _tls.masks != _NO_MODES:
+    if foreach is False or _tls.function_modes or _tls.masks != _NO_MODES:
         return None
     first = tensor_lists[0]
     out = []
@@ -48,6 +48,7 @@ def arrays_of(foreach, *tensor_lists):
                 continue
             a = t._np
             if (t._ks & ~_PLAIN_KEYS) != K.CPU_BIT or t._dtype is not p._dtype or \
+                    (t.__class__ is not Tensor and _opts_in(t.__class__)) or \
                     t._shape != p._shape or (t._dtype is not D.float32 and
                                              t._dtype is not D.float64) or \
                     not a.flags.c_contiguous:

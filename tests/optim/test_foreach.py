@@ -116,3 +116,31 @@ def test_non_contiguous_and_float16_fall_back(monkeypatch):
         torch.optim.SGD([theirs], lr=0.1, momentum=0.9).step()
         np.testing.assert_allclose(ours.detach().float().numpy(),
                                    theirs.detach().float().numpy(), rtol=1e-3, atol=1e-3)
+
+
+def test_torch_function_subclass(monkeypatch):
+    """A `__torch_function__` subclass's parameters run op by op (it sees each op); plain
+    ones keep the multi-tensor path once such a class exists."""
+    calls, seen = [], []
+    real = _foreach.sgd
+    monkeypatch.setattr(_foreach, "sgd", lambda *a, **k: calls.append(1) or real(*a, **k))
+
+    class Logged(ember.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(getattr(func, "__name__", func))
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    p = ember.ones(3, requires_grad=True)
+    p.grad = ember.ones(3)
+    ember.optim.SGD([p], lr=0.5).step()
+    assert calls and p.tolist() == [0.5, 0.5, 0.5]
+    calls.clear()
+    q = ember.Tensor._make_subclass(Logged, ember.ones(3), True)
+    q.grad = ember.ones(3)
+    ember.optim.SGD([q], lr=0.5).step()
+    assert not calls and seen
+    t = torch.ones(3, requires_grad=True)
+    t.grad = torch.ones(3)
+    torch.optim.SGD([t], lr=0.5).step()
+    np.testing.assert_array_equal(q.detach().numpy(), t.detach().numpy())
