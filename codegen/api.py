@@ -115,12 +115,18 @@ def python_accepts_numbers_as_self(fn: NativeFunction) -> bool:
             "pointwise" in fn.tags and bool(first) and str(first[0].type) == "Tensor")
 
 
-def ks_expr(fn: NativeFunction) -> str:
+def ks_expr(fn: NativeFunction, names=None) -> str:
     """The expression OR-ing the keysets of all tensor arguments, and the Complex key for a
-    complex number among the Scalar ones (ops without complex kernels refuse there)."""
+    complex number among the Scalar ones (ops without complex kernels refuse there).
+    `names`: the expression passed for each argument, when not its own name (a dunder's
+    `other`, or a literal default: a real number adds no key)."""
     parts, scalars = [], []
     for i, a in enumerate(fn.schema.arguments.flat()):
-        t, n = str(a.type), py_name(a.name)
+        t, n = str(a.type), names[i] if names else py_name(a.name)
+        if t in ("Scalar", "Scalar?") and (not n.isidentifier() or keyword.iskeyword(n)):
+            if "j" in n:
+                scalars.append("_COMPLEX")
+            continue
         if t == "Tensor":
             parts.append(f"({n}._ks if {n}.__class__ is _Tensor else _ks_num({n}))"
                          if accepts_numbers(fn, i) else f"{n}._ks")

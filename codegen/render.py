@@ -5,6 +5,7 @@ computes names or signatures itself (that is `api`'s job).
 """
 from __future__ import annotations
 
+import keyword
 import re
 from pathlib import Path
 
@@ -228,8 +229,20 @@ def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:
         params = "self, other" if len(given) > 1 else "self"
         out.append({"name": dunder, "params": params, "op": op_context(fn),
                     "call": _call_exprs(fn.schema, call), "loc": fn.ref,
-                    "elide": _elision_context(dunder, by_key)})
+                    "elide": _elision_context(dunder, by_key),
+                    "inline_ks": _inline_ks(fn, call)})
     return out
+
+
+def _inline_ks(fn: NativeFunction, call: list[str]) -> str | None:
+    """The keyset expression of a dunder that dispatches inline (no entry call between it
+    and the kernel): its arguments are its parameters or literals; None for the others
+    (`__rsub__` wraps a number first)."""
+    if any(c.isidentifier() and not keyword.iskeyword(c) and c not in ("self", "other")
+           or "(" in c for c in call):
+        return None
+    ks = api.ks_expr(fn, call)
+    return None if ks == "_BACKEND_SELECT" else ks
 
 
 def _elision_context(dunder: str, by_key: dict) -> dict | None:

@@ -4,10 +4,17 @@
 from sys import getrefcount as _getrefcount
 
 from ember.core.factories import factory_requires_grad as _factory_requires_grad
+from ember.core.elision import MIN_BYTES as _MIN_BYTES
 from ember.core.elision import TEMP_REFS as _TEMP_REFS
 from ember.core.elision import reusable as _reusable
 from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
 from ember.core.tensor import Tensor as _Tensor
+from ember.autograd.inference_mode import check_inplace_on_inference as _inplace_on_inference
+from ember.dispatch.argcheck import arg_error as _arg_error
+from ember.dispatch.argcheck import ks_number as _ks_num
+from ember.dispatch.keys import ADINPLACE_BIT as _ADINPLACE
+from ember.dispatch.keys import COMPLEX_BIT as _COMPLEX
+from ember.dispatch.tls import state as _tls
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import not_tensor as _not_tensor
@@ -20,6 +27,7 @@ from ember.overrides import handle_rejected_arguments as _hra
 from ember.overrides import handle_rejected_arguments_any as _hra_any
 from ember.overrides import tf_state as _tf
 from ember.return_types import return_type as _return_type
+from ember._generated import ops as _o
 from ember._generated.ops import (  # noqa: F401
     _entry__adaptive_avg_pool2d,
     _entry__adaptive_avg_pool2d_backward,
@@ -1531,7 +1539,51 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zeros_like,
     _entry_zeros_like_out,
     _entry_zeros_out,
+    _e_abs,
+    _e_add_Tensor,
+    _e_bitwise_and_Tensor,
+    _e_eq_Tensor,
+    _e_floor_divide,
+    _e_ge_Tensor,
+    _e_gt_Tensor,
+    _e_add__Tensor,
+    _e_bitwise_and__Tensor,
+    _e_floor_divide__Tensor,
+    _e_bitwise_left_shift__Tensor,
+    _e_remainder__Tensor,
+    _e_mul__Tensor,
+    _e_bitwise_not,
+    _e_bitwise_or__Tensor,
+    _e_pow__Tensor,
+    _e_bitwise_right_shift__Tensor,
+    _e_sub__Tensor,
+    _e_div__Tensor,
+    _e_bitwise_xor__Tensor,
+    _e_le_Tensor,
+    _e_bitwise_left_shift_Tensor,
+    _e_lt_Tensor,
+    _e_matmul,
+    _e_remainder_Tensor,
+    _e_mul_Tensor,
+    _e_ne_Tensor,
+    _e_neg,
+    _e_bitwise_or_Tensor,
+    _e_positive,
+    _e_pow_Tensor_Tensor,
+    _e_add_Tensor,
+    _e_bitwise_and_Tensor,
+    _e_matmul,
+    _e_remainder_Scalar_Tensor,
+    _e_mul_Tensor,
+    _e_bitwise_or_Tensor,
+    _e_pow_Scalar,
+    _e_bitwise_right_shift_Tensor,
+    _e_bitwise_xor_Tensor,
+    _e_sub_Tensor,
+    _e_div_Tensor,
+    _e_bitwise_xor_Tensor,
 )
+_complex = complex
 _rt_aminmax = _return_type('aminmax', ('min', 'max'))
 _rt_cummax = _return_type('cummax', ('values', 'indices'))
 _rt_cummin = _return_type('cummin', ('values', 'indices'))
@@ -12769,7 +12821,16 @@ def __abs__(self):
         r = _htf(__abs__, (self,), (self,))
         if r is not _NO:
             return r
-    return _entry_abs(self)
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_o.abs, (self,)) from None
+    try:
+        _k = _e_abs[ks]
+    except KeyError:
+        _k = _o.abs._fill_entry(ks)
+    return _k(self)
 
 
 # schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -12780,11 +12841,22 @@ def __add__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+        if _getrefcount(self) == _TEMP_REFS and self._np is not None and self._np.nbytes >= _MIN_BYTES and \
+                _reusable(self, other):   # a large temporary
             return _entry_add__Tensor(self, other, 1)
-        if _getrefcount(other) == _TEMP_REFS and _reusable(other, self, True):
+        if _getrefcount(other) == _TEMP_REFS and other.__class__ is _Tensor and other._np is not None and \
+                other._np.nbytes >= _MIN_BYTES and _reusable(other, self, True):
             return _entry_add__Tensor(other, self, 1)
-        return _entry_add_Tensor(self, other, 1)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.add_Tensor, (self, other, 1)) from None
+        try:
+            _k = _e_add_Tensor[ks]
+        except KeyError:
+            _k = _o.add_Tensor._fill_entry(ks)
+        return _k(self, other, 1)
     except TypeError:
         return NotImplemented
 
@@ -12797,7 +12869,16 @@ def __and__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_and_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_and_Tensor, (self, other)) from None
+        try:
+            _k = _e_bitwise_and_Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_and_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12812,7 +12893,16 @@ def __eq__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_eq_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.eq_Tensor, (self, other)) from None
+        try:
+            _k = _e_eq_Tensor[ks]
+        except KeyError:
+            _k = _o.eq_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12825,7 +12915,16 @@ def __floordiv__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_floor_divide(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.floor_divide, (self, other)) from None
+        try:
+            _k = _e_floor_divide[ks]
+        except KeyError:
+            _k = _o.floor_divide._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12838,7 +12937,16 @@ def __ge__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_ge_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.ge_Tensor, (self, other)) from None
+        try:
+            _k = _e_ge_Tensor[ks]
+        except KeyError:
+            _k = _o.ge_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12851,7 +12959,16 @@ def __gt__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_gt_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.gt_Tensor, (self, other)) from None
+        try:
+            _k = _e_gt_Tensor[ks]
+        except KeyError:
+            _k = _o.gt_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12864,7 +12981,18 @@ def __iadd__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_add__Tensor(self, other, 1)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.add__Tensor, (self, other, 1)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_add__Tensor[ks]
+        except KeyError:
+            _k = _o.add__Tensor._fill_entry(ks)
+        return _k(self, other, 1)
     except TypeError:
         return NotImplemented
 
@@ -12877,7 +13005,18 @@ def __iand__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_and__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_and__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_bitwise_and__Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_and__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12890,7 +13029,18 @@ def __ifloordiv__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_floor_divide__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.floor_divide__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_floor_divide__Tensor[ks]
+        except KeyError:
+            _k = _o.floor_divide__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12903,7 +13053,18 @@ def __ilshift__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_left_shift__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_left_shift__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_bitwise_left_shift__Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_left_shift__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12916,7 +13077,18 @@ def __imod__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_remainder__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.remainder__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_remainder__Tensor[ks]
+        except KeyError:
+            _k = _o.remainder__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12929,7 +13101,18 @@ def __imul__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_mul__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.mul__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_mul__Tensor[ks]
+        except KeyError:
+            _k = _o.mul__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12941,7 +13124,16 @@ def __invert__(self):
         r = _htf(__invert__, (self,), (self,))
         if r is not _NO:
             return r
-    return _entry_bitwise_not(self)
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_o.bitwise_not, (self,)) from None
+    try:
+        _k = _e_bitwise_not[ks]
+    except KeyError:
+        _k = _o.bitwise_not._fill_entry(ks)
+    return _k(self)
 
 
 # schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -12952,7 +13144,18 @@ def __ior__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_or__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_or__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_bitwise_or__Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_or__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12965,7 +13168,18 @@ def __ipow__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_pow__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.pow__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_pow__Tensor[ks]
+        except KeyError:
+            _k = _o.pow__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12978,7 +13192,18 @@ def __irshift__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_right_shift__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_right_shift__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_bitwise_right_shift__Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_right_shift__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -12991,7 +13216,18 @@ def __isub__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_sub__Tensor(self, other, 1)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.sub__Tensor, (self, other, 1)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_sub__Tensor[ks]
+        except KeyError:
+            _k = _o.sub__Tensor._fill_entry(ks)
+        return _k(self, other, 1)
     except TypeError:
         return NotImplemented
 
@@ -13004,7 +13240,18 @@ def __itruediv__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_div__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.div__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_div__Tensor[ks]
+        except KeyError:
+            _k = _o.div__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13017,7 +13264,18 @@ def __ixor__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_xor__Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_xor__Tensor, (self, other)) from None
+        if not self._ks & _ADINPLACE:
+            _inplace_on_inference(self)
+        try:
+            _k = _e_bitwise_xor__Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_xor__Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13030,7 +13288,16 @@ def __le__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_le_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.le_Tensor, (self, other)) from None
+        try:
+            _k = _e_le_Tensor[ks]
+        except KeyError:
+            _k = _o.le_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13043,7 +13310,16 @@ def __lshift__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_left_shift_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_left_shift_Tensor, (self, other)) from None
+        try:
+            _k = _e_bitwise_left_shift_Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_left_shift_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13056,7 +13332,16 @@ def __lt__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_lt_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.lt_Tensor, (self, other)) from None
+        try:
+            _k = _e_lt_Tensor[ks]
+        except KeyError:
+            _k = _o.lt_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13069,7 +13354,16 @@ def __matmul__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_matmul(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | other._ks | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.matmul, (self, other)) from None
+        try:
+            _k = _e_matmul[ks]
+        except KeyError:
+            _k = _o.matmul._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13082,7 +13376,16 @@ def __mod__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_remainder_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.remainder_Tensor, (self, other)) from None
+        try:
+            _k = _e_remainder_Tensor[ks]
+        except KeyError:
+            _k = _o.remainder_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13095,11 +13398,22 @@ def __mul__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+        if _getrefcount(self) == _TEMP_REFS and self._np is not None and self._np.nbytes >= _MIN_BYTES and \
+                _reusable(self, other):   # a large temporary
             return _entry_mul__Tensor(self, other)
-        if _getrefcount(other) == _TEMP_REFS and _reusable(other, self, True):
+        if _getrefcount(other) == _TEMP_REFS and other.__class__ is _Tensor and other._np is not None and \
+                other._np.nbytes >= _MIN_BYTES and _reusable(other, self, True):
             return _entry_mul__Tensor(other, self)
-        return _entry_mul_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.mul_Tensor, (self, other)) from None
+        try:
+            _k = _e_mul_Tensor[ks]
+        except KeyError:
+            _k = _o.mul_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13114,7 +13428,16 @@ def __ne__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_ne_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.ne_Tensor, (self, other)) from None
+        try:
+            _k = _e_ne_Tensor[ks]
+        except KeyError:
+            _k = _o.ne_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13126,7 +13449,16 @@ def __neg__(self):
         r = _htf(__neg__, (self,), (self,))
         if r is not _NO:
             return r
-    return _entry_neg(self)
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_o.neg, (self,)) from None
+    try:
+        _k = _e_neg[ks]
+    except KeyError:
+        _k = _o.neg._fill_entry(ks)
+    return _k(self)
 
 
 # schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
@@ -13137,7 +13469,16 @@ def __or__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_or_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_or_Tensor, (self, other)) from None
+        try:
+            _k = _e_bitwise_or_Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_or_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13149,7 +13490,16 @@ def __pos__(self):
         r = _htf(__pos__, (self,), (self,))
         if r is not _NO:
             return r
-    return _entry_positive(self)
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_o.positive, (self,)) from None
+    try:
+        _k = _e_positive[ks]
+    except KeyError:
+        _k = _o.positive._fill_entry(ks)
+    return _k(self)
 
 
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -13160,7 +13510,16 @@ def __pow__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_pow_Tensor_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.pow_Tensor_Tensor, (self, other)) from None
+        try:
+            _k = _e_pow_Tensor_Tensor[ks]
+        except KeyError:
+            _k = _o.pow_Tensor_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13173,7 +13532,16 @@ def __radd__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_add_Tensor(self, other, 1)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.add_Tensor, (self, other, 1)) from None
+        try:
+            _k = _e_add_Tensor[ks]
+        except KeyError:
+            _k = _o.add_Tensor._fill_entry(ks)
+        return _k(self, other, 1)
     except TypeError:
         return NotImplemented
 
@@ -13186,7 +13554,16 @@ def __rand__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_and_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_and_Tensor, (self, other)) from None
+        try:
+            _k = _e_bitwise_and_Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_and_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13225,7 +13602,16 @@ def __rmatmul__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_matmul(other, self)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (other._ks | self._ks | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.matmul, (other, self)) from None
+        try:
+            _k = _e_matmul[ks]
+        except KeyError:
+            _k = _o.matmul._fill_entry(ks)
+        return _k(other, self)
     except TypeError:
         return NotImplemented
 
@@ -13238,7 +13624,16 @@ def __rmod__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_remainder_Scalar_Tensor(other, self)
+        try:
+            _inc, _keep = _tls.masks
+            ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.remainder_Scalar_Tensor, (other, self)) from None
+        try:
+            _k = _e_remainder_Scalar_Tensor[ks]
+        except KeyError:
+            _k = _o.remainder_Scalar_Tensor._fill_entry(ks)
+        return _k(other, self)
     except TypeError:
         return NotImplemented
 
@@ -13251,7 +13646,16 @@ def __rmul__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_mul_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.mul_Tensor, (self, other)) from None
+        try:
+            _k = _e_mul_Tensor[ks]
+        except KeyError:
+            _k = _o.mul_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13264,7 +13668,16 @@ def __ror__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_or_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_or_Tensor, (self, other)) from None
+        try:
+            _k = _e_bitwise_or_Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_or_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13277,7 +13690,16 @@ def __rpow__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_pow_Scalar(other, self)
+        try:
+            _inc, _keep = _tls.masks
+            ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.pow_Scalar, (other, self)) from None
+        try:
+            _k = _e_pow_Scalar[ks]
+        except KeyError:
+            _k = _o.pow_Scalar._fill_entry(ks)
+        return _k(other, self)
     except TypeError:
         return NotImplemented
 
@@ -13303,7 +13725,16 @@ def __rshift__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_right_shift_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_right_shift_Tensor, (self, other)) from None
+        try:
+            _k = _e_bitwise_right_shift_Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_right_shift_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13342,7 +13773,16 @@ def __rxor__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_xor_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_xor_Tensor, (self, other)) from None
+        try:
+            _k = _e_bitwise_xor_Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_xor_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13355,9 +13795,19 @@ def __sub__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+        if _getrefcount(self) == _TEMP_REFS and self._np is not None and self._np.nbytes >= _MIN_BYTES and \
+                _reusable(self, other):   # a large temporary
             return _entry_sub__Tensor(self, other, 1)
-        return _entry_sub_Tensor(self, other, 1)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.sub_Tensor, (self, other, 1)) from None
+        try:
+            _k = _e_sub_Tensor[ks]
+        except KeyError:
+            _k = _o.sub_Tensor._fill_entry(ks)
+        return _k(self, other, 1)
     except TypeError:
         return NotImplemented
 
@@ -13370,9 +13820,19 @@ def __truediv__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+        if _getrefcount(self) == _TEMP_REFS and self._np is not None and self._np.nbytes >= _MIN_BYTES and \
+                _reusable(self, other):   # a large temporary
             return _entry_div__Tensor(self, other)
-        return _entry_div_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.div_Tensor, (self, other)) from None
+        try:
+            _k = _e_div_Tensor[ks]
+        except KeyError:
+            _k = _o.div_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 
@@ -13385,7 +13845,16 @@ def __xor__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        return _entry_bitwise_xor_Tensor(self, other)
+        try:
+            _inc, _keep = _tls.masks
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        except AttributeError:
+            raise _arg_error(_o.bitwise_xor_Tensor, (self, other)) from None
+        try:
+            _k = _e_bitwise_xor_Tensor[ks]
+        except KeyError:
+            _k = _o.bitwise_xor_Tensor._fill_entry(ks)
+        return _k(self, other)
     except TypeError:
         return NotImplemented
 

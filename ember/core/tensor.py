@@ -538,19 +538,24 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
     """
     if arr.__class__ is not np.ndarray:
         arr = np.asarray(arr)
+    if dt is None:
+        dt = _NP_TO_DTYPE[arr.dtype]
     t = _new(Tensor)
     t._np = arr
     t._shape = arr.shape
     t._stride = None
     t._offset = 0
-    t._dtype = dt or _NP_TO_DTYPE[arr.dtype]
+    t._dtype = dt
     t._device = CPU
     t._storage = None
-    ks = CPU_KS if not _tls.inference else K.CPU_BIT
-    t._ks = ks | K.COMPLEX_BIT if t._dtype.is_complex else ks
+    ks = _CPU_BIT if _tls.inference else CPU_KS
+    t._ks = ks | _COMPLEX_BIT if dt.is_complex else ks
     t._base = None
     t._ag = None
     return t
+
+
+_CPU_BIT, _COMPLEX_BIT = K.CPU_BIT, K.COMPLEX_BIT
 
 
 def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,

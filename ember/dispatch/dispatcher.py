@@ -48,7 +48,13 @@ def register_fallback(key: int, fn, *, boxed=True) -> None:
 
 def clear_caches() -> None:
     for op in _all_ops:
-        op._cache.clear()
+        op._clear_caches()
+
+
+def clear_entry_caches() -> None:
+    """Forget the kernels the entries cached (the profiler started or stopped)."""
+    for op in _all_ops:
+        op._entry_cache.clear()
 
 
 def _print_step(op, keyset, key, fn, args):
@@ -82,6 +88,7 @@ class OpOverload:
         "_composite_explicit",
         "_composite_implicit",
         "_entry",
+        "_entry_cache",
         "_n_positional",
         "_schema_obj",
         "_schema_str",
@@ -104,6 +111,7 @@ class OpOverload:
         self.tags = tuple(tags)
         self._table: dict[int, tuple] = {}    # key -> (fn, with_keyset)
         self._cache: dict[int, object] = {}   # keyset -> callable(*args)
+        self._entry_cache: dict[int, object] = {}  # the same for calls from the entry
         self._entry = entry
         self._bind = bind
         self._composite_implicit = None
@@ -185,7 +193,7 @@ class OpOverload:
             k = K.key_of(key) if isinstance(key, str) else key
             prev = self._table.get(k)
             self._table[k] = FALLTHROUGH if fn is FALLTHROUGH else (fn, with_keyset)
-        self._cache.clear()
+        self._clear_caches()
         return prev
 
     def restore(self, key, prev):
@@ -199,7 +207,11 @@ class OpOverload:
                 self._table.pop(k, None)
             else:
                 self._table[k] = prev
+        self._clear_caches()
+
+    def _clear_caches(self) -> None:
         self._cache.clear()
+        self._entry_cache.clear()
 
     def has_kernel_for(self, key_name: str) -> bool:
         e = self._resolve(K.key_of(key_name))
@@ -225,6 +237,16 @@ class OpOverload:
         if fb is FALLTHROUGH:
             return FALLTHROUGH
         return (partial(fb, self), True)
+
+    def _fill_entry(self, keyset: int):
+        """The kernel the entry (`_entry`) calls for `keyset`: `_fill`'s, run inside the
+        profiler's `aten::<name>` range while one records (observers.set_active clears
+        these when that changes)."""
+        kernel = self._cache.get(keyset) or self._fill(keyset)
+        if observers.active is not None:
+            kernel = observers.profiled_kernel(self, kernel)
+        self._entry_cache[keyset] = kernel
+        return kernel
 
     def _fill(self, keyset: int):
         ks = keyset

@@ -2,9 +2,10 @@
 
 Two hooks, both free when nothing observes:
 
-- `active`: the collector of the running profiler, or None. Every op entry point
-  (generated `_entry_*`, Library ops) checks it once and, when set, runs the call
-  through `call`, which opens an `aten::<name>` range on it. Autograd nodes, optimizer
+- `active`: the collector of the running profiler, or None. While it is set, the
+  kernels the generated entries (`_entry_*`) cache run through `call`, which opens an
+  `aten::<name>` range on it (`set_active` clears those caches: no check on the op
+  path); Library ops check it once per call. Autograd nodes, optimizer
   steps and `record_function` open named ranges with `Range`; allocators report
   bytes with `memory`.
 - `step_hooks`: callbacks told about every kernel the dispatcher runs for a keyset,
@@ -33,6 +34,11 @@ def call(op, kernel, args):
         return out
     finally:
         c.exit(span, out)
+
+
+def profiled_kernel(op, kernel):
+    """`kernel` run through `call` (the entries cache it while a profiler records)."""
+    return lambda *args: call(op, kernel, args)
 
 
 class Range:
@@ -71,6 +77,9 @@ def memory(nbytes: int, device) -> None:
 
 def set_active(collector) -> None:
     global active
+    if (active is None) != (collector is None):
+        from .dispatcher import clear_entry_caches
+        clear_entry_caches()
     active = collector
 
 

@@ -116,13 +116,20 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
     # torch's fill_ allows expanded selves; in-place view ops (t_, set_) write no data
     check_overlap = op.name not in ("fill_", "zero_") and "inplace_view" not in op.tags
 
+    cache = op._cache
+
     def kernel(keyset, *args):
         if check_overlap:
             for i in mutated:
-                check_no_internal_overlap(args[i])
-                if args[i]._storage is not None:
-                    check_no_partial_overlap(args[i], args)
-        result = op.redispatch(keyset & below, *args)
+                t = args[i]
+                check_no_internal_overlap(t)
+                if t._storage is not None:
+                    check_no_partial_overlap(t, args)
+        ks = keyset & below   # (op.redispatch, inline)
+        k = cache.get(ks)
+        if k is None:
+            k = op._fill(ks)
+        result = k(*args)
         for i in mutated:
             t = args[i]
             if t._ks & K.ADINPLACE_BIT:
@@ -138,12 +145,16 @@ def check_no_partial_overlap(out, args) -> None:
     Layouts too hard to compare (not dense) are let through, as torch's."""
     st = out._storage
     for a in args:
-        if isinstance(a, (list, tuple)):
+        if a is out:
+            continue
+        if getattr(a, "_storage", None) is st:
+            if _partially_overlap(out, a):
+                raise RuntimeError("unsupported operation: some elements of the input tensor "
+                                   "and the written-to tensor refer to a single memory "
+                                   "location. Please clone() the tensor before performing "
+                                   "the operation.")
+        elif isinstance(a, (list, tuple)):
             check_no_partial_overlap(out, a)
-        elif a is not out and getattr(a, "_storage", None) is st and _partially_overlap(out, a):
-            raise RuntimeError("unsupported operation: some elements of the input tensor and "
-                               "the written-to tensor refer to a single memory location. "
-                               "Please clone() the tensor before performing the operation.")
 
 
 def _partially_overlap(a, b) -> bool:

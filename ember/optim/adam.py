@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .. import float32, float64, get_default_dtype, maximum, tensor, zeros_like
 from ..core.tensor import Tensor
+from . import _foreach
 from .optimizer import Optimizer, _check_betas, _check_hyper, _check_unsupported, _to_float
 
 __all__ = ["Adam"]
@@ -72,18 +73,22 @@ class Adam(Optimizer):
         weight_decay = _to_float(group["weight_decay"])
         decoupled, amsgrad, maximize = (group["decoupled_weight_decay"], group["amsgrad"],
                                         group["maximize"])
-        state = self.state
-        for p in group["params"]:
+        params = [p for p in group["params"] if p.grad is not None]
+        states = [self._state_of(p, amsgrad) for p in params]
+        moments = [[s[k] for s in states] for k in
+                   ("exp_avg", "exp_avg_sq", *(("max_exp_avg_sq",) if amsgrad else ()))]
+        steps = [s["step"] for s in states]
+        arrays = _foreach.arrays_of(group["foreach"], params, [p.grad for p in params],
+                                    *moments)
+        if arrays is not None and _foreach.plain_scalars(steps):  # the multi-tensor path
+            p_arrays, grads, exp_avgs, exp_avg_sqs, *maxes = arrays
+            _foreach.adam(p_arrays, grads, exp_avgs, exp_avg_sqs, maxes[0] if amsgrad else None,
+                          [s._np for s in steps], lr, beta1, beta2, eps, weight_decay,
+                          decoupled, maximize)
+            _foreach.bump_versions(params, steps, *moments)
+            return
+        for p, p_state in zip(params, states):
             grad = p.grad
-            if grad is None:
-                continue
-            p_state = state[p]
-            if not p_state:
-                p_state["step"] = _new_step_counter()
-                p_state["exp_avg"] = zeros_like(p)
-                p_state["exp_avg_sq"] = zeros_like(p)
-                if amsgrad:
-                    p_state["max_exp_avg_sq"] = zeros_like(p)
             if maximize:
                 grad = -grad
             step_t = p_state["step"]
@@ -107,3 +112,14 @@ class Adam(Optimizer):
             else:
                 denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
             p.addcdiv_(exp_avg, denom, value=-step_size)
+
+    def _state_of(self, p: Tensor, amsgrad: bool) -> dict:
+        """p's state, made on its first step: the step counter and zero moments."""
+        p_state = self.state[p]
+        if not p_state:
+            p_state["step"] = _new_step_counter()
+            p_state["exp_avg"] = zeros_like(p)
+            p_state["exp_avg_sq"] = zeros_like(p)
+            if amsgrad:
+                p_state["max_exp_avg_sq"] = zeros_like(p)
+        return p_state

@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+from . import _foreach
 from .optimizer import Optimizer, _check_hyper, _check_unsupported, _to_float
 
 __all__ = ["SGD"]
@@ -44,17 +45,24 @@ class SGD(Optimizer):
         momentum = group["momentum"]
         weight_decay = _to_float(group["weight_decay"])
         maximize = group["maximize"]
-        if momentum == 0 and weight_decay == 0 and not maximize:  # plain SGD: one op a param
-            for p in group["params"]:
-                grad = p.grad
-                if grad is not None:
-                    p.add_(grad, alpha=neg_lr)
-            return
         dampening, nesterov, state = group["dampening"], group["nesterov"], self.state
-        for p in group["params"]:
-            grad = p.grad
-            if grad is None:
-                continue
+        params = [p for p in group["params"] if p.grad is not None]
+        grads = [p.grad for p in params]
+        bufs = [state[p].get("momentum_buffer") if p in state else None for p in params]
+        arrays = _foreach.arrays_of(group["foreach"], params, grads, bufs)
+        if arrays is not None:  # the multi-tensor path
+            new_bufs = _foreach.sgd(*arrays, -neg_lr, momentum, dampening, weight_decay,
+                                    nesterov, maximize)
+            for p, buf in zip(params, new_bufs):
+                if buf is not None:
+                    state[p]["momentum_buffer"] = buf
+            _foreach.bump_versions(params, bufs)
+            return
+        if momentum == 0 and weight_decay == 0 and not maximize:  # plain SGD: one op a param
+            for p, grad in zip(params, grads):
+                p.add_(grad, alpha=neg_lr)
+            return
+        for p, grad in zip(params, grads):
             if maximize:
                 grad = -grad
             if weight_decay != 0:

@@ -5,7 +5,7 @@ and the general path that writes into the Meta kernel's layout, so CPU and Meta 
 agree on shape, dtype and strides. The kernels themselves live in the family modules
 (binary.py, unary.py, activation.py).
 
-    >>> _fast(np.add, from_array(np.ones(3, np.float32)), 2).numpy()
+    >>> _binary(np.add, None)(from_array(np.ones(3, np.float32)), 2).numpy()
     array([3., 3., 3.], dtype=float32)
 """
 from __future__ import annotations
@@ -21,6 +21,27 @@ _quiet = np.errstate  # ops that may divide by zero / overflow run under _quiet(
 _HALF = P.HALF
 _F32_MAX = float(np.finfo(np.float32).max)
 _DOUBLE = (D.float64, D.complex128)
+
+try:  # NumPy 2 keeps its floating-point error state in a context variable: set it directly
+    from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE
+    from numpy._core._ufunc_config import _make_extobj
+    _IGNORE_ALL = _make_extobj(all="ignore")
+except ImportError:  # (another NumPy layout: np.errstate below)
+    _ERRSTATE = None
+
+
+def quiet_call(fn, *args, **kwargs):
+    """`fn(*args, **kwargs)` with NumPy's floating-point warnings off: what
+    `with np.errstate(all="ignore")` does, without building that object on every call
+    (a kernel's hot path)."""
+    if _ERRSTATE is None:
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    token = _ERRSTATE.set(_IGNORE_ALL)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        _ERRSTATE.reset(token)
 
 
 def _arr(x, dt):
@@ -77,13 +98,14 @@ def _scalar_fast(self, other) -> bool:
     NumPy 2 treats Python numbers as weak like torch, except that it refuses ints out of
     the dtype's range (torch wraps them) and computes int-vs-float in float64."""
     t = other.__class__
-    cat = self._dtype.category
-    if self._dtype in _HALF:  # torch's opmath rounding: see _opmath_args
+    dt = self._dtype
+    cat = dt.category
+    if dt is D.float16 or dt is D.bfloat16:  # torch's opmath rounding: see _opmath_args
         return False
     if t is float:  # (NumPy warns when the number overflows float32: torch gives inf)
-        return cat >= D.FLOAT and (self._dtype in _DOUBLE or -_F32_MAX <= other <= _F32_MAX)
+        return cat >= D.FLOAT and (dt in _DOUBLE or -_F32_MAX <= other <= _F32_MAX)
     if t is complex:  # (complex128, or a complex64 number)
-        return cat == D.COMPLEX and (self._dtype is D.complex128 or
+        return cat == D.COMPLEX and (dt is D.complex128 or
                                      max(abs(other.real), abs(other.imag)) <= _F32_MAX)
     if t is int and cat != D.BOOL:
         if cat >= D.FLOAT:
@@ -93,55 +115,73 @@ def _scalar_fast(self, other) -> bool:
     return False
 
 
-def _fast(ufunc, self, other, float_only=False):
-    """The ufunc straight on the ready arrays when NumPy's result already is torch's: both
-    operands contiguous with one dtype, or one of them a Python number or 0-d tensor of no
-    higher category (a "wrapped number"). None when the general path is needed.
-    `float_only`: the result dtype must be floating (true division of integers is not)."""
-    if isinstance(other, Tensor):  # subclasses too (nn.Parameter)
-        a, b = self._np, other._np
-        if a is None or b is None:
-            return None
-        if self._dtype is other._dtype and a.flags.c_contiguous and b.flags.c_contiguous:
-            dt, x, y = self._dtype, a, b
-        elif not other._shape and self._shape and a.flags.c_contiguous and \
-                other._dtype.category <= self._dtype.category and _scalar_fast(self, b.item()):
-            dt, x, y = self._dtype, a, b.item()
-        elif not self._shape and other._shape and b.flags.c_contiguous and \
-                self._dtype.category <= other._dtype.category and _scalar_fast(other, a.item()):
-            dt, x, y = other._dtype, a.item(), b
-        else:
-            return None
-    elif self._np.flags.c_contiguous and _scalar_fast(self, other):
-        dt, x, y = self._dtype, self._np, other
-    else:
-        return None
-    if float_only and dt.category < D.FLOAT:
-        return None
-    return from_array(ufunc(x, y), dt)
+_PROMOTED: dict = {}
 
 
-def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False):
-    """A functional kernel `k(self, other)` for a NumPy ufunc: `_fast` when it applies,
-    else `layout` (shape, strides, dtype and torch's errors) and the general path.
-    `exact_other`: see _opmath_args."""
+def promoted(a: D.dtype, b: D.dtype) -> D.dtype:
+    """D.promote_types(a, b), cached per dtype pair (the operands of a binary op)."""
+    r = _PROMOTED.get((a, b))
+    if r is None:
+        r = _PROMOTED[a, b] = D.promote_types(a, b)
+    return r
 
-    def kernel(self, other):
-        try:
-            if quiet:
-                with _quiet(all="ignore"):
-                    r = _fast(ufunc, self, other, float_only)
+
+def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
+            min_category=D.BOOL, scaled=None):
+    """A functional kernel `k(self, other)` for a NumPy ufunc.
+
+    Fast path: the ufunc straight on the ready arrays when NumPy's result already is
+    torch's: both operands contiguous with one dtype, or one of them a Python number or
+    0-d tensor of no higher category (a "wrapped number"), and a result of at least
+    `min_category` (bool subtraction is an error; true division of integers computes in
+    float). Else `layout` (shape, strides, dtype and torch's errors) and the general path.
+    `quiet`: NumPy's floating-point warnings off; `float_only`: the result is floating
+    (true division), computed in it; `exact_other`: see _opmath_args.
+    `scaled(self, other, alpha)` makes it `k(self, other, alpha=1)` (add, sub): that
+    function runs for any alpha but 1.
+    """
+    if float_only:
+        min_category = D.FLOAT
+
+    def kernel(self, other, alpha=1):
+        if scaled is not None and (alpha != 1 or alpha is True):
+            return scaled(self, other, alpha)
+        a = self._np
+        dt = self._dtype
+        if other.__class__ is Tensor or isinstance(other, Tensor):  # (nn.Parameter too)
+            b = other._np
+            if a is None or b is None:
+                x = None
+            elif other._dtype is dt and a.flags.c_contiguous and b.flags.c_contiguous:
+                x, y = a, b
+            elif self._shape and other._shape and a.flags.c_contiguous and \
+                    b.flags.c_contiguous and dt.category >= min_category and \
+                    other._dtype.category >= min_category:  # both in the promoted dtype
+                dt = promoted(dt, other._dtype)
+                x, y = (None, None) if dt in _HALF else (_arr(self, dt), _arr(other, dt))
+            elif not other._shape and self._shape and a.flags.c_contiguous and \
+                    other._dtype.category <= dt.category and _scalar_fast(self, b.item()):
+                x, y = a, b.item()
+            elif not self._shape and other._shape and b.flags.c_contiguous and \
+                    dt.category <= other._dtype.category and _scalar_fast(other, a.item()):
+                dt, x, y = other._dtype, a.item(), b
             else:
-                r = _fast(ufunc, self, other, float_only)
-        except ValueError:  # shapes do not broadcast: torch's error from the layout
-            layout(self, other)
-            raise
-        if r is not None:
-            return r
+                x = None
+        elif a.flags.c_contiguous and _scalar_fast(self, other):
+            x, y = a, other
+        else:
+            x = None
+        if x is not None and dt.category >= min_category:
+            try:
+                return from_array(quiet_call(ufunc, x, y) if quiet else ufunc(x, y), dt)
+            except ValueError:  # shapes do not broadcast: torch's error from the layout
+                layout(self, other)
+                raise
         out = layout(self, other)
         compute = out._dtype if out._dtype.category >= D.FLOAT or not float_only else None
         return _general(ufunc, out, (self, other), compute_dt=compute,
                         exact_other=exact_other)
+    kernel.__name__ = kernel.__qualname__ = ufunc.__name__
     return kernel
 
 
@@ -159,13 +199,15 @@ def _general(ufunc, out_meta, operands, compute_dt=None, exact_other=False):
         args, np_cdt = _opmath_args(operands, cdt, exact_other), np.float32
     else:
         args, np_cdt = [_arr(x, cdt) for x in operands], cdt.np
-    o = out._np
-    with _quiet(all="ignore"):
-        if isinstance(ufunc, np.ufunc) and (o.dtype == np_cdt or o.dtype == np.bool_):
-            ufunc(*args, out=o, casting="unsafe")
-        else:
-            np.copyto(o, ufunc(*args), casting="unsafe")
+    quiet_call(_compute_into, ufunc, args, out._np, np_cdt)
     return out
+
+
+def _compute_into(ufunc, args, o, np_cdt):
+    if isinstance(ufunc, np.ufunc) and (o.dtype == np_cdt or o.dtype == np.bool_):
+        ufunc(*args, out=o, casting="unsafe")
+    else:
+        np.copyto(o, ufunc(*args), casting="unsafe")
 
 
 def _inplace(ufunc, meta, functional, quiet=False, float_result=False):
@@ -184,8 +226,7 @@ def _inplace(ufunc, meta, functional, quiet=False, float_result=False):
                 fast, b = _scalar_fast(self, other), other
             if fast:
                 if quiet:
-                    with _quiet(all="ignore"):
-                        ufunc(a, b, out=a)
+                    quiet_call(ufunc, a, b, out=a)
                 else:
                     ufunc(a, b, out=a)
                 return self
@@ -226,15 +267,14 @@ def _run(fn, layout, operands, cdt=None):
         args = _opmath_args(operands, layout._dtype)
     else:
         args = [_arr(x, cdt) for x in operands]
-    with np.errstate(all="ignore"):
-        r = fn(*args)
-        dt = layout._dtype
-        if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
-                r.dtype == dt.np and r.shape == tuple(layout._shape) and \
-                tuple(layout._stride) == contiguous_strides(r.shape):
-            return from_array(r, dt)  # NumPy's result already has the layout: no copy
-        out = empty_cpu(layout._shape, dt, layout._stride)
-        np.copyto(out._np, r, casting="unsafe")
+    r = quiet_call(fn, *args)
+    dt = layout._dtype
+    if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
+            r.dtype == dt.np and r.shape == tuple(layout._shape) and \
+            tuple(layout._stride) == contiguous_strides(r.shape):
+        return from_array(r, dt)  # NumPy's result already has the layout: no copy
+    out = empty_cpu(layout._shape, dt, layout._stride)
+    quiet_call(np.copyto, out._np, r, casting="unsafe")
     return out
 
 
@@ -251,7 +291,4 @@ def _fast_same_shape(fn, self, other, quiet=True):
             a is None or b is None or self._shape != other._shape or \
             not (a.flags.c_contiguous and b.flags.c_contiguous):
         return None
-    if quiet:
-        with np.errstate(all="ignore"):
-            return from_array(fn(a, b), dt)
-    return from_array(fn(a, b), dt)
+    return from_array(quiet_call(fn, a, b) if quiet else fn(a, b), dt)

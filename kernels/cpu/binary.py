@@ -38,14 +38,22 @@ from ._pointwise import (
     _quiet,
     _run,
     _scalar_fast,
+    quiet_call,
 )
 
+
 # --- add / sub / mul / div ------------------------------------------------------------
-_add = _binary(np.add, M.mul_layout)
-_sub = _binary(np.subtract, M.mul_layout)
+def _scaled(ufunc, layout):
+    """add/sub with an alpha other than 1: scaled_op in `layout`."""
+    return lambda self, other, alpha: scaled_op(ufunc, layout(self, other), self, other, alpha)
+
+
+add = _binary(np.add, M.mul_layout, scaled=_scaled(np.add, M.mul_layout))
+sub = _binary(np.subtract, M.sub_layout, min_category=D.INT,  # (bool: torch's error)
+              scaled=_scaled(np.subtract, M.sub_layout))
 mul = _binary(np.multiply, M.mul_layout, exact_other=True)
-_add_ = _inplace(np.add, M.mul_, _add)
-_sub_ = _inplace(np.subtract, M.mul_, _sub)
+_add_ = _inplace(np.add, M.mul_, add)
+_sub_ = _inplace(np.subtract, M.mul_, sub)
 mul_ = _inplace(np.multiply, M.mul_, mul)
 
 
@@ -87,19 +95,6 @@ def scaled_op(ufunc, layout, a, b, alpha):
     return _general(lambda x, y: ufunc(x, np.multiply(y, alpha)), layout, (a, b))
 
 
-def add(self, other, alpha=1):
-    if _no_alpha(alpha):
-        return _add(self, other)
-    return scaled_op(np.add, M.mul_layout(self, other), self, other, alpha)
-
-
-def sub(self, other, alpha=1):
-    P.check_bool_sub(self, other)
-    if _no_alpha(alpha):
-        return _sub(self, other)
-    return scaled_op(np.subtract, M.mul_layout(self, other), self, other, alpha)
-
-
 def _update_fast(ufunc, self, other, alpha) -> bool:
     """`self = ufunc(self, alpha * other)` straight on the arrays, for float32/float64
     tensors of one dtype and shape and a float or int alpha (an optimizer's update, every
@@ -114,8 +109,14 @@ def _update_fast(ufunc, self, other, alpha) -> bool:
     b = other._np
     if b is None:
         return False
-    ufunc(a, b if alpha == 1 else np.multiply(b, P.alpha_value(dt, alpha)), out=a)
+    update_arrays(ufunc, a, b, alpha, dt)
     return True
+
+
+def update_arrays(ufunc, a, b, alpha, dt):
+    """a = ufunc(a, alpha * b) in place, alpha rounded to `dt` like torch's (the arrays of
+    add_/sub_'s fast path; the optimizers' multi-tensor updates call it too)."""
+    ufunc(a, b if alpha == 1 else np.multiply(b, P.alpha_value(dt, alpha)), out=a)
 
 
 def _scaled_(ufunc, inplace, functional):
@@ -490,7 +491,7 @@ def lerp(self, end, weight):
         if isinstance(w, float) and cdt is not D.float64:
             w = np.asarray(w, cdt.np)
         return _run(lambda a, b: _lerp(a, b, w), lay, (self, end), cdt)
-    w = _value(weight, cdt)
+    w = value_array(weight, cdt)
     return _run(lambda a, b: _lerp(a, b, w), lay, (self, end), cdt)
 
 
@@ -515,22 +516,24 @@ def _ready_inplace(self, *others):
 def lerp_(self, end, weight):
     arrays = None if isinstance(weight, Tensor) else _ready_inplace(self, end)
     if arrays is not None:
-        a, b = arrays
-        w = _value(weight, self._dtype)
-        d = b - a
-        with np.errstate(all="ignore"):
-            if abs(w) < 0.5:
-                d *= w
-                a += d
-            else:
-                d *= 1 - w
-                np.subtract(b, d, out=a)
+        quiet_call(lerp_arrays, *arrays, value_array(weight, self._dtype))
         return self
     M.lerp_(self, end, weight)
     return _into_self(self, lerp(self, end, weight))
 
 
-def _value(value, cdt):
+def lerp_arrays(a, b, w):
+    """a = lerp(a, b, w) in place, w a 0-d array (lerp_'s fast path; the optimizers')."""
+    d = b - a
+    if abs(w) < 0.5:
+        d *= w
+        a += d
+    else:
+        d *= 1 - w
+        np.subtract(b, d, out=a)
+
+
+def value_array(value, cdt):
     """The Scalar `value` (addcmul's value, lerp's weight) converted to the computation
     dtype like torch's checked `value.to<opmath_t>()` (0.5 becomes 0 for integers)."""
     return np.asarray(P.scalar_arg(value, cdt), cdt.np)
@@ -539,7 +542,7 @@ def _value(value, cdt):
 def addcmul(self, tensor1, tensor2, value=1):
     lay = M.addcmul_layout(self, tensor1, tensor2, value)
     cdt = _compute_dtype(lay._dtype)
-    v = _value(value, cdt)
+    v = value_array(value, cdt)
     if cdt.category == D.FLOAT:   # torch: fma(value * tensor1, tensor2, self)
         return _run(lambda s, a, b: fma(v * a, b, s), lay, (self, tensor1, tensor2), cdt)
     return _run(lambda s, a, b: s + v * a * b, lay, (self, tensor1, tensor2), cdt)
@@ -551,13 +554,17 @@ def _addc_(ufunc, self, tensor1, tensor2, value) -> bool:
     arrays = _ready_inplace(self, tensor1, tensor2)
     if arrays is None:
         return False
-    s, a, b = arrays
-    with np.errstate(all="ignore"):
-        term = np.empty_like(s)
-        np.multiply(_value(value, self._dtype), a, out=term)
-        ufunc(term, b, out=term)
-        s += term
+    quiet_call(addc_arrays, ufunc, *arrays, value_array(value, self._dtype))
     return True
+
+
+def addc_arrays(ufunc, s, a, b, v):
+    """s += v * a (ufunc) b in place, v a 0-d array (addcmul_/addcdiv_'s fast path; the
+    optimizers')."""
+    term = np.empty_like(s)
+    np.multiply(v, a, out=term)
+    ufunc(term, b, out=term)
+    s += term
 
 
 def addcmul_(self, tensor1, tensor2, value=1):
@@ -570,7 +577,7 @@ def addcmul_(self, tensor1, tensor2, value=1):
 def addcdiv(self, tensor1, tensor2, value=1):
     lay = M.addcdiv_layout(self, tensor1, tensor2, value)
     cdt = _compute_dtype(lay._dtype)
-    v = _value(value, cdt)
+    v = value_array(value, cdt)
     return _run(lambda s, a, b: s + v * a / b, lay, (self, tensor1, tensor2), cdt)
 
 

@@ -17,7 +17,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array
 from ember.kernels.cpu import _special as special
-from ember.kernels.cpu._pointwise import _HALF, _quiet
+from ember.kernels.cpu._pointwise import _HALF, _quiet, quiet_call
 from ember.kernels.cpu.complex import real_valued
 from ember.kernels.meta import unary as MU
 
@@ -30,16 +30,12 @@ def _unary(fn, meta, half_in_float=True, quiet=False, float_result=False):
         dt = self._dtype
         if a is None or dt is D.bool_ or not a.flags.c_contiguous:
             return _unary_general(fn, meta(self), self, half_in_float, quiet)
-        if float_result and dt.category < D.FLOAT:
+        if dt.category < D.FLOAT and float_result:
             dt = D.get_default_dtype()
             a = a.astype(dt.np)
-        elif half_in_float and dt in _HALF:
+        elif half_in_float and (dt is D.float16 or dt is D.bfloat16):
             a = a.astype(np.float32)
-        if quiet:
-            with _quiet(all="ignore"):
-                r = fn(a)
-        else:
-            r = fn(a)
+        r = quiet_call(fn, a) if quiet else fn(a)
         return from_array(r if r.dtype == dt.np else r.astype(dt.np), dt)
     kernel.__name__ = getattr(fn, "__name__", "unary")
     return kernel
@@ -54,11 +50,14 @@ def _unary_general(fn, out_meta, self, half_in_float, quiet):
         a = a.astype(dt.np)
     out = empty_cpu(out_meta._shape, dt, out_meta._stride)
     if quiet:
-        with _quiet(all="ignore"):
-            np.copyto(out._np, fn(a), casting="unsafe")
+        quiet_call(_copy_result, fn, a, out._np)
     else:
-        np.copyto(out._np, fn(a), casting="unsafe")
+        _copy_result(fn, a, out._np)
     return out
+
+
+def _copy_result(fn, a, o):
+    np.copyto(o, fn(a), casting="unsafe")
 
 
 def _unary_inplace(functional, meta):

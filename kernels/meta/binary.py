@@ -43,6 +43,12 @@ def mul_layout(self, other) -> Layout:
     return _layout(D.result_type(self, other), self, other)
 
 
+def sub_layout(self, other) -> Layout:
+    """sub: mul_layout after torch's bool check."""
+    P.check_bool_sub(self, other)
+    return mul_layout(self, other)
+
+
 def div_layout(self, other) -> Layout:
     return _layout(P.float_result(D.result_type(self, other)), self, other)
 
