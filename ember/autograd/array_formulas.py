@@ -228,7 +228,9 @@ def grad_to_dtype(grad, dtype):
     if grad.dtype == dtype.np and not dtype.is_complex:
         return grad
     if (dtype is D.float32 or dtype is D.float64) and _plain(grad):
-        return grad.astype(dtype.np)
+        # (float64 -> float32 overflows to inf silently, as in the copy kernel's cast)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return grad.astype(dtype.np)
     return _op(_H.grad_to_dtype, grad, dtype)
 
 

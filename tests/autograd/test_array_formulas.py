@@ -222,3 +222,19 @@ def test_a_view_result_is_not_an_alias():
     assert a.grad.data_ptr() != b.grad.data_ptr()
     a.grad.add_(1)
     assert b.grad.tolist() == [[1.0] * 3] * 2
+
+
+def test_narrowing_gradient_overflows_silently():
+    """A float64 gradient too large for a float32 input becomes inf without a NumPy warning
+    (the ember ops' cast is silent too), like torch's."""
+    import warnings
+    x = ember.ones(2, requires_grad=True)
+    y = ember.full((2,), 1e300, dtype=ember.float64)
+    tx = torch.ones(2, requires_grad=True)
+    ty = torch.full((2,), 1e300, dtype=torch.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        (x * y).sum().backward()
+    (tx * ty).sum().backward()
+    assert x.grad.dtype is ember.float32
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
