@@ -238,3 +238,24 @@ def test_narrowing_gradient_overflows_silently():
     (tx * ty).sum().backward()
     assert x.grad.dtype is ember.float32
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_codegen_translates_only_what_the_table_covers():
+    """codegen's translation: calls and methods become array_formulas functions; anything
+    outside the table (`**`, a comparison, an unknown op) or an aliasing result (a view)
+    keeps only the ember-op version."""
+    import ast
+
+    from codegen.derivatives import ArrayTable, _to_array
+    table = ArrayTable(frozenset({"mm", "t", "conj", "mul", "neg", "reduce_to"}),
+                       frozenset({"t", "conj"}))
+
+    def translate(code):
+        return _to_array(ast.parse(code, mode="eval").body, table)
+    assert translate("grad.mm(mat2.t().conj())") == "_A.mm(grad, _A.conj(_A.t(mat2)))"
+    assert translate("_H.reduce_to(-grad * other, shape, dtype)") == \
+        "_A.reduce_to(_A.mul(_A.neg(grad), other), shape, dtype)"
+    assert translate("-2 * grad") == "_A.mul(-2, grad)"
+    for untranslatable in ("grad.t()", "grad ** 2", "_F.exp(grad)", "grad * (self > 0)",
+                           "grad.dtype", "[g for g in grads]"):
+        assert translate(untranslatable) is None, untranslatable
