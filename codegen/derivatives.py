@@ -126,24 +126,24 @@ class Signature:
         return "(" + ", ".join(parts + (["**kwargs"] if self.varkw else [])) + ")"
 
 
-def helper_names(path: Path, marker: str = "forward_value", private: bool = False
+def helper_names(path: Path, marker: str = "forward_value", table: bool = False
                  ) -> tuple[dict[str, Signature], set[str]]:
     """(every helper with its signature, the ones decorated with `@marker`) defined in the
     modules of the package ember/autograd/formulas/ (or in one module, when `path` is a
-    file: ember/autograd/array_formulas.py with marker "aliasing", whose `_name`s count
-    too, for ops like `_softmax_backward_data`)."""
+    file). `table`: the module is ember/autograd/array_formulas.py (marker "aliasing"),
+    whose `_name`s count too (ops like `_softmax_backward_data`), and so do names bound to
+    a call (`add = _binary(np.add, ...)`)."""
     path = Path(path)
     files = sorted(p for p in path.glob("*.py") if p.name != "__init__.py") if path.is_dir() \
         else [path]
     body = [node for f in files for node in ast.parse(f.read_text(), filename=str(f)).body]
     names, forward = {}, set()
     for node in body:
-        if isinstance(node, ast.FunctionDef) and (private or not node.name.startswith("_")):
+        if isinstance(node, ast.FunctionDef) and (table or not node.name.startswith("_")):
             names[node.name] = Signature.of_def(node)
             if any(isinstance(d, ast.Name) and d.id == marker for d in node.decorator_list):
                 forward.add(node.name)
-        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-            # `add = _binary(np.add, ...)`: a table entry made by a factory
+        elif table and isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
             names.update({t.id: Signature((), varargs=True, varkw=True) for t in node.targets
                           if isinstance(t, ast.Name) and not t.id.startswith("_")})
     names.pop(marker, None)

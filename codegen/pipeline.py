@@ -34,7 +34,7 @@ def generate_files(root: Path) -> dict[str, str]:
         helpers, forward_helpers = helper_names(root / FORMULA_HELPERS)
         array = ArrayTable()
         if (root / ARRAY_FORMULAS).exists():
-            names, aliasing = helper_names(root / ARRAY_FORMULAS, "aliasing", private=True)
+            names, aliasing = helper_names(root / ARRAY_FORMULAS, "aliasing", table=True)
             array = ArrayTable(frozenset(names), frozenset(aliasing))
         derivs = parse_derivatives(load_yaml_list(root / DERIVATIVES, DERIVATIVES), fns,
                                    helpers, forward_helpers, array)
