@@ -95,6 +95,7 @@ def node_class(d: Derivative) -> str:
         lines.append(f"{IND*3}{targets} = {f.code}")
     parts = [f"*_r_{n}" if is_list else f"_r_{n}" for n, is_list in d.inputs]
     lines.append(f"{IND*2}return ({', '.join(parts)}{',' if len(parts) == 1 else ''})")
+    lines += _apply_array(d)
     for s in d.saved:
         lines += ["", f"{IND}@property", f"{IND}def _saved_{s.local}(self):"]
         if s.kind in ("tensor", "output"):
@@ -104,6 +105,41 @@ def node_class(d: Derivative) -> str:
         else:
             lines.append(f"{IND*2}return self._s_{s.local}")
     return "\n".join(lines)
+
+
+def _apply_array(d: Derivative) -> list[str]:
+    """`_apply_array`: the formulas over NumPy arrays (array_formulas.py), run by the engine
+    when nobody can observe the ops; `Fallback` runs `apply`. Only when every formula has
+    an array version."""
+    if _list_input(d) or not all(f.array_code for f in d.formulas):
+        return []
+    rets = return_names(d.fn.schema)
+    lines = ["", f"{IND}def _apply_array(_node, _grads):", f"{IND*2}try:",
+             f"{IND*3}_n = _node._needs"]
+    for g in sorted({g for f in d.formulas for g in f.grads}):
+        if g == "grad":
+            lines.append(f"{IND*3}grad = _A.arr(_grads[0])")
+        elif g == "grads":
+            lines.append(f"{IND*3}grads = _A.arrs(_grads)")
+        else:
+            lines.append(f"{IND*3}{g} = _A.arr(_grads[{rets.index(g[5:])}])")
+    for name, _ in d.inputs:
+        lines.append(f"{IND*3}_r_{name} = None")
+    pos = _positions(d)
+    kinds = {s.local: s.kind for s in d.saved}
+    for f in d.formulas:
+        lines.append(f"{IND*3}if {' or '.join(f'_n[{pos[n]}]' for n in f.inputs)}:")
+        for local in f.uses:
+            line = _unpack_line(d, local)
+            if kinds[local] in ("tensor", "output"):
+                line = f"{local} = _A.arr(_unpack(_node._s_{local}, _node))"
+            lines.append(f"{IND*4}{line}")
+        sources = "".join(f", {u}" for u in f.uses if kinds[u] in ("tensor", "output"))
+        lines.append(f"{IND*4}_r_{f.inputs[0]} = _A.out({f.array_code}, _grads{sources})")
+    parts = [f"_r_{n}" for n, _ in d.inputs]
+    lines.append(f"{IND*3}return ({', '.join(parts)}{',' if len(parts) == 1 else ''})")
+    lines += [f"{IND*2}except _A.Fallback:", f"{IND*3}return _node.apply(_grads)"]
+    return lines
 
 
 def _edge_lines(d: Derivative, fn: NativeFunction) -> list[str]:

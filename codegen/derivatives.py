@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-from dataclasses import dataclass, replace
+import copy
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from .api import py_name, varargs_param
@@ -54,6 +55,7 @@ class Formula:
     uses: tuple[str, ...]     # saved locals it reads
     grads: tuple[str, ...]    # grad locals it reads ('grad', 'grads', 'grad_values')
     loc: Loc
+    array_code: str | None = None   # the version over NumPy arrays (None: not translatable)
 
 
 @dataclass(frozen=True)
@@ -124,20 +126,27 @@ class Signature:
         return "(" + ", ".join(parts + (["**kwargs"] if self.varkw else [])) + ")"
 
 
-def helper_names(path: Path) -> tuple[dict[str, Signature], set[str]]:
-    """(every helper with its signature, the @forward_value ones) defined in the modules of
-    the package ember/autograd/formulas/ (or in one module, when `path` is a file)."""
+def helper_names(path: Path, marker: str = "forward_value", table: bool = False
+                 ) -> tuple[dict[str, Signature], set[str]]:
+    """(every helper with its signature, the ones decorated with `@marker`) defined in the
+    modules of the package ember/autograd/formulas/ (or in one module, when `path` is a
+    file). `table`: the module is ember/autograd/array_formulas.py (marker "aliasing"),
+    whose `_name`s count too (ops like `_softmax_backward_data`), and so do names bound to
+    a call (`add = _binary(np.add, ...)`)."""
     path = Path(path)
     files = sorted(p for p in path.glob("*.py") if p.name != "__init__.py") if path.is_dir() \
         else [path]
     body = [node for f in files for node in ast.parse(f.read_text(), filename=str(f)).body]
     names, forward = {}, set()
     for node in body:
-        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+        if isinstance(node, ast.FunctionDef) and (table or not node.name.startswith("_")):
             names[node.name] = Signature.of_def(node)
-            if any(isinstance(d, ast.Name) and d.id == "forward_value" for d in node.decorator_list):
+            if any(isinstance(d, ast.Name) and d.id == marker for d in node.decorator_list):
                 forward.add(node.name)
-    names.pop("forward_value", None)
+        elif table and isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+            names.update({t.id: Signature((), varargs=True, varkw=True) for t in node.targets
+                          if isinstance(t, ast.Name) and not t.id.startswith("_")})
+    names.pop(marker, None)
     return names, forward
 
 
@@ -155,8 +164,17 @@ def return_names(schema: FunctionSchema) -> list[str]:
     return [r.name or f"result{i}" for i, r in enumerate(rets)]
 
 
+@dataclass(frozen=True)
+class ArrayTable:
+    """What ember/autograd/array_formulas.py offers: the functions formulas may be
+    translated to, and those whose result may alias an argument."""
+    names: frozenset[str] = frozenset()
+    aliasing: frozenset[str] = field(default_factory=frozenset)
+
+
 def parse_derivatives(entries: list[Entry], fns: list[NativeFunction], helpers: set[str],
-                      forward_helpers: set[str]) -> list[Derivative]:
+                      forward_helpers: set[str], array: ArrayTable = ArrayTable()
+                      ) -> list[Derivative]:
     by_name = {fn.qualified: fn for fn in fns}
     by_name.update({f"{fn.op_name}.default": fn for fn in fns if fn.overload == "default"})
     op_names: dict[str, list[Signature]] = {}
@@ -178,7 +196,7 @@ def parse_derivatives(entries: list[Entry], fns: list[NativeFunction], helpers: 
         n = counters.get(base, 0)
         counters[base] = n + 1
         out.append(_parse_entry(e, fn, f"{base}Backward{n}", helpers, forward_helpers,
-                                op_names))
+                                op_names, array))
     return out + _view_copy_derivatives(out, fns)
 
 
@@ -218,7 +236,7 @@ def _lookup(e: Entry, by_name) -> NativeFunction:
     return fn
 
 
-def _parse_entry(e, fn, node_name, helpers, forward_helpers, op_names) -> Derivative:
+def _parse_entry(e, fn, node_name, helpers, forward_helpers, op_names, array) -> Derivative:
     schema = fn.schema
     args = {a.name: a for a in schema.arguments.flat_non_out()}
     tensor_args = [a.name for a in schema.arguments.flat_non_out() if a.type.is_tensor_like()]
@@ -231,7 +249,7 @@ def _parse_entry(e, fn, node_name, helpers, forward_helpers, op_names) -> Deriva
         raise CodegenError(e.at("output_differentiability") if "output_differentiability" in
                            e.data else e.loc, f"output_differentiability must list {len(rets)} "
                            "booleans (expected one per output)")
-    ctx = _Context(args, rets, helpers, forward_helpers, op_names, len(schema.returns))
+    ctx = _Context(args, rets, helpers, forward_helpers, op_names, len(schema.returns), array)
     formulas = []
     covered: dict[str, Loc] = {}
     for key, value in e.data.items():
@@ -274,8 +292,8 @@ def _parse_entry(e, fn, node_name, helpers, forward_helpers, op_names) -> Deriva
 class _Context:
     """Checks and rewrites the formulas of one entry, collecting what they save."""
 
-    def __init__(self, args, rets, helpers, forward_helpers, op_names, n_returns):
-        self.args, self.rets = args, rets
+    def __init__(self, args, rets, helpers, forward_helpers, op_names, n_returns, array):
+        self.args, self.rets, self.array = args, rets, array
         self.helpers, self.forward_helpers, self.op_names = helpers, forward_helpers, op_names
         self.n_returns = n_returns
         self.saved: dict[str, Saved] = {}
@@ -298,8 +316,11 @@ class _Context:
         rewriter = _Rewriter(self, loc, _bound_names(body))
         new = rewriter.visit(body)
         ast.fix_missing_locations(new)
+        array_code = None
+        if len(names) == 1 and all(self.saved[u].kind != "tensor_list" for u in rewriter.uses):
+            array_code = _to_array(new, self.array)
         return Formula(names, "expr", ast.unparse(new), tuple(sorted(rewriter.uses)),
-                       tuple(sorted(rewriter.grads)), loc)
+                       tuple(sorted(rewriter.grads)), loc, array_code)
 
     def save(self, local, kind, forward, index=-1) -> str:
         self.saved.setdefault(local, Saved(local, kind, forward, index))
@@ -418,3 +439,74 @@ class _Rewriter(ast.NodeTransformer):
         raise self._err(f"unknown name '{n}' in formula (expected grad, grads, grad_<output>, "
                         f"{', '.join(ctx.rets)}, an input ({', '.join(ctx.args)}), a helper from "
                         "ember/autograd/formulas/ or an ember op)")
+
+
+# --- the array-level version ----------------------------------------------------------------
+class _Untranslatable(Exception):
+    pass
+
+
+_ARRAY_OPERATORS = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul"}
+
+
+def _to_array(tree, table: ArrayTable) -> str | None:
+    """The formula (rewritten for ember ops) over NumPy arrays: each `_H.f(...)`/`_F.f(...)`
+    call and each method call `x.f(...)` becomes `_A.f(x, ...)` and `a * b` `_A.mul(a, b)`,
+    for the functions of ember/autograd/array_formulas.py; None when the formula uses
+    anything else, or when its result may alias an argument (a view)."""
+    body = tree
+    if isinstance(body, ast.Call) and isinstance(body.func, ast.Attribute) and \
+            body.func.attr in table.aliasing:
+        return None
+    try:
+        new = _ArrayRewriter(table).visit(copy.deepcopy(tree))
+    except _Untranslatable:
+        return None
+    return ast.unparse(ast.fix_missing_locations(new))
+
+
+def _a_func(name: str, table: ArrayTable) -> ast.Attribute:
+    if name not in table.names:
+        raise _Untranslatable(name)
+    return ast.Attribute(ast.Name("_A", ast.Load()), name, ast.Load())
+
+
+class _ArrayRewriter(ast.NodeTransformer):
+    def __init__(self, table: ArrayTable):
+        self.table = table
+
+    def visit_Call(self, node):
+        f = node.func
+        args = [self.visit(a) for a in node.args]
+        keywords = [self.visit(k) for k in node.keywords]
+        if isinstance(f, ast.Attribute):
+            if isinstance(f.value, ast.Name) and f.value.id in ("_H", "_F"):
+                return ast.Call(_a_func(f.attr, self.table), args, keywords)
+            # a method call x.f(...)
+            return ast.Call(_a_func(f.attr, self.table), [self.visit(f.value), *args], keywords)
+        if isinstance(f, ast.Name) and f.id in ("len", "tuple", "list", "int", "float"):
+            return ast.Call(f, args, keywords)
+        raise _Untranslatable(ast.unparse(f))
+
+    def visit_BinOp(self, node):
+        name = _ARRAY_OPERATORS.get(type(node.op))
+        if name is None:
+            raise _Untranslatable(type(node.op).__name__)
+        return ast.Call(_a_func(name, self.table), [self.visit(node.left), self.visit(node.right)],
+                        [])
+
+    def visit_UnaryOp(self, node):
+        if not isinstance(node.op, ast.USub):
+            raise _Untranslatable(type(node.op).__name__)
+        if isinstance(node.operand, ast.Constant):
+            return node                          # a number: -2
+        return ast.Call(_a_func("neg", self.table), [self.visit(node.operand)], [])
+
+    def visit_Attribute(self, node):
+        raise _Untranslatable(node.attr)     # e.g. `grad.dtype`: an ember value, not NumPy's
+
+    def generic_visit(self, node):
+        if isinstance(node, (ast.Lambda, ast.ListComp, ast.GeneratorExp, ast.DictComp,
+                             ast.SetComp, ast.IfExp, ast.Compare, ast.BoolOp)):
+            raise _Untranslatable(type(node).__name__)
+        return super().generic_visit(node)

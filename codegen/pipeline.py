@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .autocast import parse_autocast
-from .derivatives import helper_names, parse_derivatives
+from .derivatives import ArrayTable, helper_names, parse_derivatives
 from .kernel_index import KernelIndex
 from .loader import load_yaml_list
 from .native import parse_native_functions
@@ -22,6 +22,7 @@ NATIVE = "schema/native_functions.yaml"
 DERIVATIVES = "schema/derivatives.yaml"
 AUTOCAST = "schema/autocast.yaml"
 FORMULA_HELPERS = "ember/autograd/formulas"
+ARRAY_FORMULAS = "ember/autograd/array_formulas.py"
 
 
 def generate_files(root: Path) -> dict[str, str]:
@@ -31,8 +32,12 @@ def generate_files(root: Path) -> dict[str, str]:
     derivs = []
     if (root / DERIVATIVES).exists():
         helpers, forward_helpers = helper_names(root / FORMULA_HELPERS)
+        array = ArrayTable()
+        if (root / ARRAY_FORMULAS).exists():
+            names, aliasing = helper_names(root / ARRAY_FORMULAS, "aliasing", table=True)
+            array = ArrayTable(frozenset(names), frozenset(aliasing))
         derivs = parse_derivatives(load_yaml_list(root / DERIVATIVES, DERIVATIVES), fns,
-                                   helpers, forward_helpers)
+                                   helpers, forward_helpers, array)
     autocast = parse_autocast(root / AUTOCAST, AUTOCAST, fns)
     files = render_all(environment(root / "templates"), fns,
                        sources=", ".join(p for p in (NATIVE, DERIVATIVES, AUTOCAST)

@@ -4,6 +4,7 @@
 kernels: redispatch below Autograd, then record the op in the backward graph."""
 from ember._generated import functions as _F
 from ember._generated import ops as _o
+from ember.autograd import array_formulas as _A
 from ember.autograd import formulas as _H
 from ember.autograd.graph import NO_EDGE as _NO_EDGE
 from ember.autograd.graph import Node as _Node
@@ -515,6 +516,17 @@ class CloneBackward0(_Node):
             _r_self = grad
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                _r_self = _A.out(grad, _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
 
 # schema/derivatives.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 class CopyBackward0(_Node):
@@ -656,6 +668,25 @@ class AddBackward0(_Node):
             _r_other = _H.reduce_to(_H.maybe_multiply(grad, alpha), other_shape, other_dtype)
         return (_r_self, _r_other)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.reduce_to(grad, self_shape, self_dtype), _grads)
+            if _n[1]:
+                alpha = _node._s_alpha
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                _r_other = _A.out(_A.reduce_to(_A.maybe_multiply(grad, alpha), other_shape, other_dtype), _grads)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_alpha(self):
         return self._s_alpha
@@ -694,6 +725,18 @@ class AddBackward1(_Node):
             _r_self = _H.grad_to_dtype(grad, self_dtype)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                _r_self = _A.out(_A.grad_to_dtype(grad, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
@@ -722,6 +765,25 @@ class SubBackward0(_Node):
             other_shape = _node._s_other_shape
             _r_other = _H.reduce_to(_H.maybe_multiply(grad.neg(), alpha), other_shape, other_dtype)
         return (_r_self, _r_other)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.reduce_to(grad, self_shape, self_dtype), _grads)
+            if _n[1]:
+                alpha = _node._s_alpha
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                _r_other = _A.out(_A.reduce_to(_A.maybe_multiply(_A.neg(grad), alpha), other_shape, other_dtype), _grads)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_alpha(self):
@@ -761,6 +823,18 @@ class SubBackward1(_Node):
             _r_self = _H.grad_to_dtype(grad, self_dtype)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                _r_self = _A.out(_A.grad_to_dtype(grad, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
@@ -791,6 +865,26 @@ class MulBackward0(_Node):
             self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(grad * _H.conjugate(self), other_shape, other_dtype)
         return (_r_self, _r_other)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                other = _A.arr(_unpack(_node._s_other, _node))
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.reduce_to(_A.mul(grad, _A.conjugate(other)), self_shape, self_dtype), _grads, other)
+            if _n[1]:
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                self = _A.arr(_unpack(_node._s_self, _node))
+                _r_other = _A.out(_A.reduce_to(_A.mul(grad, _A.conjugate(self)), other_shape, other_dtype), _grads, self)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_other(self):
@@ -834,6 +928,19 @@ class MulBackward1(_Node):
             self_dtype = _node._s_self_dtype
             _r_self = _H.grad_to_dtype(_H.scale(grad, other), self_dtype)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                other = _node._s_other
+                self_dtype = _node._s_self_dtype
+                _r_self = _A.out(_A.grad_to_dtype(_A.scale(grad, other), self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_other(self):
@@ -1271,6 +1378,17 @@ class NegBackward0(_Node):
             _r_self = grad.neg()
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                _r_self = _A.out(_A.neg(grad), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
 
 # schema/derivatives.yaml: exp(Tensor self) -> Tensor
 class ExpBackward0(_Node):
@@ -1289,6 +1407,18 @@ class ExpBackward0(_Node):
             result = _unpack(_node._s_result, _node)
             _r_self = grad * result.conj()
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                result = _A.arr(_unpack(_node._s_result, _node))
+                _r_self = _A.out(_A.mul(grad, _A.conj(result)), _grads, result)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_result(self):
@@ -1626,6 +1756,22 @@ class MmBackward0(_Node):
             _r_mat2 = self.t().conj().mm(grad)
         return (_r_self, _r_mat2)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_mat2 = None
+            if _n[0]:
+                mat2 = _A.arr(_unpack(_node._s_mat2, _node))
+                _r_self = _A.out(_A.mm(grad, _A.conj(_A.t(mat2))), _grads, mat2)
+            if _n[1]:
+                self = _A.arr(_unpack(_node._s_self, _node))
+                _r_mat2 = _A.out(_A.mm(_A.conj(_A.t(self)), grad), _grads, self)
+            return (_r_self, _r_mat2)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_mat2(self):
         return _unpack(self._s_mat2, self)
@@ -1656,6 +1802,22 @@ class BmmBackward0(_Node):
             self = _unpack(_node._s_self, _node)
             _r_mat2 = self.transpose(1, 2).conj().bmm(grad)
         return (_r_self, _r_mat2)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_mat2 = None
+            if _n[0]:
+                mat2 = _A.arr(_unpack(_node._s_mat2, _node))
+                _r_self = _A.out(_A.bmm(grad, _A.conj(_A.transpose(mat2, 1, 2))), _grads, mat2)
+            if _n[1]:
+                self = _A.arr(_unpack(_node._s_self, _node))
+                _r_mat2 = _A.out(_A.bmm(_A.conj(_A.transpose(self, 1, 2)), grad), _grads, self)
+            return (_r_self, _r_mat2)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_mat2(self):
@@ -1695,6 +1857,30 @@ class AddmmBackward0(_Node):
             mat1 = _unpack(_node._s_mat1, _node)
             _r_mat2 = _H.maybe_multiply(mat1.t().conj().mm(grad), alpha)
         return (_r_self, _r_mat1, _r_mat2)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_mat1 = None
+            _r_mat2 = None
+            if _n[0]:
+                beta = _node._s_beta
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(grad, beta), self_shape, self_dtype), _grads)
+            if _n[1]:
+                alpha = _node._s_alpha
+                mat2 = _A.arr(_unpack(_node._s_mat2, _node))
+                _r_mat1 = _A.out(_A.maybe_multiply(_A.mm(grad, _A.conj(_A.t(mat2))), alpha), _grads, mat2)
+            if _n[2]:
+                alpha = _node._s_alpha
+                mat1 = _A.arr(_unpack(_node._s_mat1, _node))
+                _r_mat2 = _A.out(_A.maybe_multiply(_A.mm(_A.conj(_A.t(mat1)), grad), alpha), _grads, mat1)
+            return (_r_self, _r_mat1, _r_mat2)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_alpha(self):
@@ -2564,6 +2750,18 @@ class ExpandBackward0(_Node):
             _r_self = _H.sum_to_size(grad, self_shape)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.sum_to_size(grad, self_shape), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
@@ -2759,6 +2957,17 @@ class AliasBackward0(_Node):
             _r_self = grad
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                _r_self = _A.out(grad, _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
 
 # schema/derivatives.yaml: lift_fresh(Tensor(a) self) -> Tensor(a)
 class LiftFreshBackward0(_Node):
@@ -2776,6 +2985,17 @@ class LiftFreshBackward0(_Node):
             _r_self = grad
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                _r_self = _A.out(grad, _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
 
 # schema/derivatives.yaml: lift_fresh_copy(Tensor self) -> Tensor
 class LiftFreshCopyBackward0(_Node):
@@ -2792,6 +3012,17 @@ class LiftFreshCopyBackward0(_Node):
         if _n[0]:
             _r_self = grad
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                _r_self = _A.out(grad, _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
 
 # schema/derivatives.yaml: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
@@ -4074,6 +4305,18 @@ class Exp2Backward0(_Node):
             _r_self = grad * (result * 0.6931471805599453).conj()
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                result = _A.arr(_unpack(_node._s_result, _node))
+                _r_self = _A.out(_A.mul(grad, _A.conj(_A.mul(result, 0.6931471805599453))), _grads, result)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_result(self):
         return _unpack(self._s_result, self)
@@ -4096,6 +4339,18 @@ class Expm1Backward0(_Node):
             result = _unpack(_node._s_result, _node)
             _r_self = grad * (result.conj() + 1)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                result = _A.arr(_unpack(_node._s_result, _node))
+                _r_self = _A.out(_A.mul(grad, _A.add(_A.conj(result), 1)), _grads, result)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_result(self):
@@ -4234,6 +4489,18 @@ class ReciprocalBackward0(_Node):
             result = _unpack(_node._s_result, _node)
             _r_self = -grad * (result * result).conj()
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                result = _A.arr(_unpack(_node._s_result, _node))
+                _r_self = _A.out(_A.mul(_A.neg(grad), _A.conj(_A.mul(result, result))), _grads, result)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_result(self):
@@ -4547,6 +4814,17 @@ class FracBackward0(_Node):
         if _n[0]:
             _r_self = grad
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                _r_self = _A.out(grad, _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
 
 # schema/derivatives.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
@@ -4976,6 +5254,19 @@ class SpecialErfcxBackward0(_Node):
             _r_self = (2.0 * self * result - 1.1283791670955126) * grad
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                result = _A.arr(_unpack(_node._s_result, _node))
+                self = _A.arr(_unpack(_node._s_self, _node))
+                _r_self = _A.out(_A.mul(_A.sub(_A.mul(_A.mul(2.0, self), result), 1.1283791670955126), grad), _grads, result, self)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_result(self):
         return _unpack(self._s_result, self)
@@ -5075,6 +5366,17 @@ class Deg2RadBackward0(_Node):
             _r_self = grad * 0.017453292519943295
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                _r_self = _A.out(_A.mul(grad, 0.017453292519943295), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
 
 # schema/derivatives.yaml: rad2deg(Tensor self) -> Tensor
 class Rad2DegBackward0(_Node):
@@ -5091,6 +5393,17 @@ class Rad2DegBackward0(_Node):
         if _n[0]:
             _r_self = grad * 57.29577951308232
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                _r_self = _A.out(_A.mul(grad, 57.29577951308232), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
 
 # schema/derivatives.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
@@ -6415,6 +6728,22 @@ class DotBackward0(_Node):
             _r_tensor = grad * self.conj()
         return (_r_self, _r_tensor)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_tensor = None
+            if _n[0]:
+                tensor = _A.arr(_unpack(_node._s_tensor, _node))
+                _r_self = _A.out(_A.mul(grad, _A.conj(tensor)), _grads, tensor)
+            if _n[1]:
+                self = _A.arr(_unpack(_node._s_self, _node))
+                _r_tensor = _A.out(_A.mul(grad, _A.conj(self)), _grads, self)
+            return (_r_self, _r_tensor)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self(self):
         return _unpack(self._s_self, self)
@@ -6484,6 +6813,30 @@ class BaddbmmBackward0(_Node):
             batch1 = _unpack(_node._s_batch1, _node)
             _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha)
         return (_r_self, _r_batch1, _r_batch2)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_batch1 = None
+            _r_batch2 = None
+            if _n[0]:
+                beta = _node._s_beta
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(grad, beta), self_shape, self_dtype), _grads)
+            if _n[1]:
+                alpha = _node._s_alpha
+                batch2 = _A.arr(_unpack(_node._s_batch2, _node))
+                _r_batch1 = _A.out(_A.maybe_multiply(_A.bmm(grad, _A.conj(_A.transpose(batch2, 1, 2))), alpha), _grads, batch2)
+            if _n[2]:
+                alpha = _node._s_alpha
+                batch1 = _A.arr(_unpack(_node._s_batch1, _node))
+                _r_batch2 = _A.out(_A.maybe_multiply(_A.bmm(_A.conj(_A.transpose(batch1, 1, 2)), grad), alpha), _grads, batch1)
+            return (_r_self, _r_batch1, _r_batch2)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_alpha(self):
@@ -6681,6 +7034,25 @@ class RsubBackward0(_Node):
             _r_other = _H.reduce_to(grad, other_shape, other_dtype)
         return (_r_self, _r_other)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                alpha = _node._s_alpha
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(_A.neg(grad), alpha), self_shape, self_dtype), _grads)
+            if _n[1]:
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                _r_other = _A.out(_A.reduce_to(grad, other_shape, other_dtype), _grads)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_alpha(self):
         return self._s_alpha
@@ -6719,6 +7091,19 @@ class RsubBackward1(_Node):
             self_dtype = _node._s_self_dtype
             _r_self = _H.grad_to_dtype(_H.maybe_multiply(grad.neg(), alpha), self_dtype)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                alpha = _node._s_alpha
+                self_dtype = _node._s_self_dtype
+                _r_self = _A.out(_A.grad_to_dtype(_A.maybe_multiply(_A.neg(grad), alpha), self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_alpha(self):
@@ -6830,6 +7215,18 @@ class RemainderBackward1(_Node):
             _r_self = _H.grad_to_dtype(grad, self_dtype)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                _r_self = _A.out(_A.grad_to_dtype(grad, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
@@ -6918,6 +7315,18 @@ class FmodBackward1(_Node):
             self_dtype = _node._s_self_dtype
             _r_self = _H.grad_to_dtype(grad, self_dtype)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                _r_self = _A.out(_A.grad_to_dtype(grad, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_self_dtype(self):
@@ -7138,6 +7547,33 @@ class LerpBackward1(_Node):
             _r_weight = _H.reduce_to(grad * (end - self), weight_shape, weight_dtype)
         return (_r_self, _r_end, _r_weight)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_end = None
+            _r_weight = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                weight = _A.arr(_unpack(_node._s_weight, _node))
+                _r_self = _A.out(_A.reduce_to(_A.mul(grad, _A.sub(1, weight)), self_shape, self_dtype), _grads, weight)
+            if _n[1]:
+                end_dtype = _node._s_end_dtype
+                end_shape = _node._s_end_shape
+                weight = _A.arr(_unpack(_node._s_weight, _node))
+                _r_end = _A.out(_A.reduce_to(_A.mul(grad, weight), end_shape, end_dtype), _grads, weight)
+            if _n[2]:
+                end = _A.arr(_unpack(_node._s_end, _node))
+                self = _A.arr(_unpack(_node._s_self, _node))
+                weight_dtype = _node._s_weight_dtype
+                weight_shape = _node._s_weight_shape
+                _r_weight = _A.out(_A.reduce_to(_A.mul(grad, _A.sub(end, self)), weight_shape, weight_dtype), _grads, end, self)
+            return (_r_self, _r_end, _r_weight)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_end(self):
         return _unpack(self._s_end, self)
@@ -7207,6 +7643,33 @@ class AddcmulBackward0(_Node):
             value = _node._s_value
             _r_tensor2 = _H.reduce_to(grad * (tensor1 * value), tensor2_shape, tensor2_dtype)
         return (_r_self, _r_tensor1, _r_tensor2)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_tensor1 = None
+            _r_tensor2 = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.reduce_to(grad, self_shape, self_dtype), _grads)
+            if _n[1]:
+                tensor1_dtype = _node._s_tensor1_dtype
+                tensor1_shape = _node._s_tensor1_shape
+                tensor2 = _A.arr(_unpack(_node._s_tensor2, _node))
+                value = _node._s_value
+                _r_tensor1 = _A.out(_A.reduce_to(_A.mul(grad, _A.mul(tensor2, value)), tensor1_shape, tensor1_dtype), _grads, tensor2)
+            if _n[2]:
+                tensor1 = _A.arr(_unpack(_node._s_tensor1, _node))
+                tensor2_dtype = _node._s_tensor2_dtype
+                tensor2_shape = _node._s_tensor2_shape
+                value = _node._s_value
+                _r_tensor2 = _A.out(_A.reduce_to(_A.mul(grad, _A.mul(tensor1, value)), tensor2_shape, tensor2_dtype), _grads, tensor1)
+            return (_r_self, _r_tensor1, _r_tensor2)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_self_dtype(self):
@@ -7376,6 +7839,24 @@ class EqBackward2(_Node):
             _r_other = _H.zeros_for(grad, other_shape, other_dtype)
         return (_r_self, _r_other)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            if _n[1]:
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                _r_other = _A.out(_A.zeros_for(grad, other_shape, other_dtype), _grads)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_other_dtype(self):
         return self._s_other_dtype
@@ -7411,6 +7892,19 @@ class EqBackward3(_Node):
             _r_self = _H.zeros_for(grad, self_shape, self_dtype)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
@@ -7442,6 +7936,24 @@ class NeBackward2(_Node):
             other_shape = _node._s_other_shape
             _r_other = _H.zeros_for(grad, other_shape, other_dtype)
         return (_r_self, _r_other)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            if _n[1]:
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                _r_other = _A.out(_A.zeros_for(grad, other_shape, other_dtype), _grads)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_other_dtype(self):
@@ -7478,6 +7990,19 @@ class NeBackward3(_Node):
             _r_self = _H.zeros_for(grad, self_shape, self_dtype)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
@@ -7509,6 +8034,24 @@ class LtBackward2(_Node):
             other_shape = _node._s_other_shape
             _r_other = _H.zeros_for(grad, other_shape, other_dtype)
         return (_r_self, _r_other)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            if _n[1]:
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                _r_other = _A.out(_A.zeros_for(grad, other_shape, other_dtype), _grads)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_other_dtype(self):
@@ -7545,6 +8088,19 @@ class LtBackward3(_Node):
             _r_self = _H.zeros_for(grad, self_shape, self_dtype)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
@@ -7576,6 +8132,24 @@ class LeBackward2(_Node):
             other_shape = _node._s_other_shape
             _r_other = _H.zeros_for(grad, other_shape, other_dtype)
         return (_r_self, _r_other)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            if _n[1]:
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                _r_other = _A.out(_A.zeros_for(grad, other_shape, other_dtype), _grads)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_other_dtype(self):
@@ -7612,6 +8186,19 @@ class LeBackward3(_Node):
             _r_self = _H.zeros_for(grad, self_shape, self_dtype)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
@@ -7643,6 +8230,24 @@ class GtBackward2(_Node):
             other_shape = _node._s_other_shape
             _r_other = _H.zeros_for(grad, other_shape, other_dtype)
         return (_r_self, _r_other)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            if _n[1]:
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                _r_other = _A.out(_A.zeros_for(grad, other_shape, other_dtype), _grads)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_other_dtype(self):
@@ -7679,6 +8284,19 @@ class GtBackward3(_Node):
             _r_self = _H.zeros_for(grad, self_shape, self_dtype)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
@@ -7710,6 +8328,24 @@ class GeBackward2(_Node):
             other_shape = _node._s_other_shape
             _r_other = _H.zeros_for(grad, other_shape, other_dtype)
         return (_r_self, _r_other)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            _r_other = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            if _n[1]:
+                other_dtype = _node._s_other_dtype
+                other_shape = _node._s_other_shape
+                _r_other = _A.out(_A.zeros_for(grad, other_shape, other_dtype), _grads)
+            return (_r_self, _r_other)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_other_dtype(self):
@@ -7745,6 +8381,19 @@ class GeBackward3(_Node):
             self_shape = _node._s_self_shape
             _r_self = _H.zeros_for(grad, self_shape, self_dtype)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_self_dtype(self):
@@ -10637,6 +11286,19 @@ class NormalBackward1(_Node):
             _r_mean = _H.zeros_for(grad, mean_shape, mean_dtype)
         return (_r_mean,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_mean = None
+            if _n[0]:
+                mean_dtype = _node._s_mean_dtype
+                mean_shape = _node._s_mean_shape
+                _r_mean = _A.out(_A.zeros_for(grad, mean_shape, mean_dtype), _grads)
+            return (_r_mean,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_mean_dtype(self):
         return self._s_mean_dtype
@@ -10663,6 +11325,19 @@ class NormalBackward2(_Node):
             std_shape = _node._s_std_shape
             _r_std = _H.zeros_for(grad, std_shape, std_dtype)
         return (_r_std,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_std = None
+            if _n[0]:
+                std_dtype = _node._s_std_dtype
+                std_shape = _node._s_std_shape
+                _r_std = _A.out(_A.zeros_for(grad, std_shape, std_dtype), _grads)
+            return (_r_std,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_std_dtype(self):
@@ -10695,6 +11370,24 @@ class NormalBackward3(_Node):
             std_shape = _node._s_std_shape
             _r_std = _H.zeros_for(grad, std_shape, std_dtype)
         return (_r_mean, _r_std)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_mean = None
+            _r_std = None
+            if _n[0]:
+                mean_dtype = _node._s_mean_dtype
+                mean_shape = _node._s_mean_shape
+                _r_mean = _A.out(_A.zeros_for(grad, mean_shape, mean_dtype), _grads)
+            if _n[1]:
+                std_dtype = _node._s_std_dtype
+                std_shape = _node._s_std_shape
+                _r_std = _A.out(_A.zeros_for(grad, std_shape, std_dtype), _grads)
+            return (_r_mean, _r_std)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_mean_dtype(self):
@@ -11268,6 +11961,18 @@ class ExpandCopyBackward0(_Node):
             _r_self = _H.sum_to_size(grad, self_shape)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.sum_to_size(grad, self_shape), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
@@ -11462,6 +12167,17 @@ class AliasCopyBackward0(_Node):
         if _n[0]:
             _r_self = grad
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                _r_self = _A.out(grad, _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
 
 # schema/derivatives.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor

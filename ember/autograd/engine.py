@@ -24,9 +24,10 @@ import ember
 
 from ..core.tensor import from_array
 from ..dispatch import observers as _observers
-from ..dispatch.keys import AUTOGRAD_BIT
+from ..dispatch.keys import AUTOGRAD_BIT, FULL
 from ..dispatch.observers import Range
 from ..dispatch.tls import state as _tls
+from . import array_formulas as _A
 from . import graph as G
 from .accumulate import _checked_hook_result, _checked_hook_values, _run_leaf_hooks, accumulate_grad
 from .graph import AccumulateGrad, GraphRoot, gradient_edge
@@ -205,6 +206,7 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
     push, pop = heapq.heappush, heapq.heappop
     anomaly = G._anomaly[0]
     profiling = _observers.active is not None
+    arrays = _arrays_unobserved(anomaly, profiling)
     outputs = root.grads
     node = pop(heap)[2]
     ready = None        # the first node made ready by the current step
@@ -231,12 +233,14 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                         outputs = ()
                     elif anomaly:
                         outputs = _call_anomaly(node, buf)
+                    elif ex is None:
+                        outputs = node._apply_array(buf) if arrays else node.apply(buf)
                     else:
                         outputs = node.apply(buf)
-                        if ex is not None and ex.post_hooks:
+                        if ex.post_hooks:
                             outputs = _run_post_hooks(ex, outputs, buf)
                 else:
-                    outputs = _call_multi(node, buf, anomaly)
+                    outputs = _call_multi(node, buf, anomaly, arrays)
                 if span is not None:
                     inner.__exit__()
                 if not keep_graph and node._release_after_backward:
@@ -346,7 +350,18 @@ def _call_anomaly(node, buf):
     return outputs
 
 
-def _call_multi(node, buf, anomaly):
+def _arrays_unobserved(anomaly, profiling) -> bool:
+    """Whether nodes may run their formulas on NumPy arrays (array_formulas.py): nothing
+    could see the ops of the formulas (no create_graph, mode, profiler, anomaly mode)."""
+    s = _tls
+    return _A.ENABLED and not (s.grad_enabled or anomaly or profiling or s.dispatch_modes
+                               or s.function_modes) and s.masks == _DEFAULT_MASKS
+
+
+_DEFAULT_MASKS = (0, FULL)      # no key included or excluded
+
+
+def _call_multi(node, buf, anomaly, arrays=False):
     """A node with several forward outputs: zeros stand in for outputs no gradient reached."""
     if node._skip_if_no_grad and all(g is None for g in buf):
         return ()
@@ -354,8 +369,10 @@ def _call_multi(node, buf, anomaly):
         buf = _materialize(node, buf)
     if anomaly:
         return _call_anomaly(node, buf)
-    outputs = node.apply(buf)
     ex = node._extra
+    if arrays and ex is None:
+        return node._apply_array(buf)
+    outputs = node.apply(buf)
     if ex is not None and ex.post_hooks:
         outputs = _run_post_hooks(ex, outputs, buf)
     return outputs

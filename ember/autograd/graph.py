@@ -62,6 +62,11 @@ class Node:
     def apply(self, grads):
         raise NotImplementedError
 
+    def _apply_array(self, grads):
+        """`apply` with the formulas over NumPy arrays where the node has them (generated
+        from array_formulas.py); the engine calls it when nobody can observe the ops."""
+        return self.apply(grads)
+
     # --- hooks and metadata (stored lazily in `_extra`) --------------------------------------
     def _ext(self) -> NodeExtra:
         ex = self._extra

@@ -1,0 +1,257 @@
+"""Backward formulas on NumPy arrays: the table codegen translates formulas with.
+
+Each public function here stands for the ember op, Tensor method or formula helper of
+the same name (ember/autograd/formulas/) and takes and returns NumPy arrays. A
+derivatives.yaml formula whose calls all have an entry here gets a second, array-level
+version in its generated Node (`_apply_array`), which the engine runs instead of the
+ember-op version when nobody can observe the ops of the formula: no create_graph, no
+dispatch or function mode, no profiler, no anomaly mode, no hooks on the node, plain CPU
+tensors of the dtypes in `_DTYPES` (anything else raises `Fallback`, and the node runs
+its ember-op formulas).
+
+The numbers are the ember-op version's bit for bit: a function computes in NumPy only
+in the cases where that is exactly what the op's CPU kernel does (`mm` of two float32
+matrices, `sum` of a C-contiguous array, ...) and otherwise runs the op itself on the
+arrays (`_op`/`_kernel`, through the dispatcher's entry). tests/autograd/
+test_array_formulas.py runs every gradient sample both ways.
+
+Backward ops with a CPU kernel of their own (threshold_backward, nll_loss_backward,
+_log_softmax_backward_data, ...) have no entry: their dispatch costs less than wrapping
+the arrays back into tensors for the kernel, so formulas calling them keep the ember ops.
+
+A function decorated `@aliasing` may return (a view of) its input; a formula whose
+outermost call is one keeps only its ember-op version, so that the gradient keeps the
+ember view's identity and strides.
+
+    >>> mm(np.ones((2, 3), np.float32), np.ones((3, 1), np.float32)).ravel()
+    array([3., 3.], dtype=float32)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import dtype as D
+from ..core.tensor import Tensor, from_array
+from . import formulas as _H
+
+ENABLED = True      # tests switch the array versions off to compare
+
+_ndarray = np.ndarray
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+# dtypes whose tensors enter the array versions (floats: gradients and values; the others:
+# indices and masks that the formulas hand to kernels)
+_DTYPES = frozenset({D.float32, D.float64, D.int64, D.int32, D.int16, D.int8, D.uint8, D.bool_})
+_NUMBERS = (int, float, bool)
+
+
+class Fallback(Exception):
+    """Raised when an array version cannot run: the node runs its ember-op formulas."""
+
+
+def aliasing(fn):
+    """Marks a function whose result may be (a view of) an argument."""
+    return fn
+
+
+# --- in and out of the array world -------------------------------------------------------
+def arr(t):
+    """The array of a plain CPU tensor of a dtype in `_DTYPES` (None and Python numbers
+    stay as they are); anything else raises Fallback."""
+    if t.__class__ is Tensor:
+        a = t._np
+        if a.__class__ is _ndarray and t._dtype in _DTYPES:
+            return a
+        raise Fallback
+    if t is None or t.__class__ in _NUMBERS:
+        return t
+    raise Fallback
+
+
+def arrs(ts):
+    return [arr(t) for t in ts]
+
+
+def out(r, grads, *sources):
+    """A formula's result as a tensor: the incoming gradient itself when the formula gave
+    it back, else a new tensor owning the array. A view of a gradient or of a saved array
+    raises Fallback (only the ember-op version gives it the view's identity)."""
+    if r is None:
+        return None
+    if r.__class__ is not _ndarray:
+        r = np.asarray(r)
+    for g in grads:
+        if g is not None and g._np is r:
+            return g
+    if r.base is not None:
+        for g in grads:
+            if g is not None and np.may_share_memory(r, g._np):
+                raise Fallback
+        for a in sources:
+            if a.__class__ is _ndarray and np.may_share_memory(r, a):
+                raise Fallback
+    return from_array(r)
+
+
+def _wrap(x):
+    if x.__class__ is _ndarray:
+        return from_array(x)
+    # (a NumPy scalar: what a ufunc gives for 0-d arrays)
+    return from_array(np.asarray(x)) if isinstance(x, np.generic) else x
+
+
+def _op(fn, *args, **kwargs):
+    """`fn` (an ember op or helper) on the arrays as tensors: its exact result."""
+    return fn(*[_wrap(a) for a in args], **kwargs)._np
+
+
+def _float(a) -> bool:
+    return a.__class__ is _ndarray and a.dtype in _FLOATS
+
+
+def _plain(a) -> bool:
+    """A C-contiguous float32/float64 array (where NumPy's result layout is torch's)."""
+    return a.__class__ is _ndarray and a.dtype in _FLOATS and a.flags.c_contiguous
+
+
+# --- shape ops (intermediate values; as a formula's result, see `aliasing`) ----------------
+@aliasing
+def conj(a):
+    return a if _float(a) else _op(Tensor.conj, a)
+
+
+@aliasing
+def conjugate(x):
+    if x.__class__ in _NUMBERS:
+        return x.conjugate()
+    return conj(x)
+
+
+@aliasing
+def detach(a):
+    return a
+
+
+@aliasing
+def t(a):
+    return a.T if a.ndim == 2 else _op(Tensor.t, a)
+
+
+@aliasing
+def transpose(a, dim0, dim1):
+    return np.swapaxes(a, dim0, dim1)
+
+
+@aliasing
+def reshape(a, *shape):
+    if len(shape) == 1 and not isinstance(shape[0], int):
+        shape = tuple(shape[0])
+    if a.flags.c_contiguous:
+        return a.reshape(shape)
+    return _op(Tensor.reshape, a, shape)
+
+
+# --- arithmetic --------------------------------------------------------------------------
+def _binary(fn, ember_fn):
+    def apply(a, b):
+        if _plain(a) and _plain(b) and a.dtype == b.dtype:
+            return fn(a, b)
+        return _op(ember_fn, a, b)
+    return apply
+
+
+# (the Tensor dunders are attached after this module loads: looked up at each call)
+add = _binary(np.add, lambda a, b: a + b)
+sub = _binary(np.subtract, lambda a, b: a - b)
+mul = _binary(np.multiply, lambda a, b: a * b)
+
+
+def neg(a):
+    return np.negative(a) if _plain(a) else _op(Tensor.neg, a)
+
+
+def _product(a, b, ndim, method):
+    if _float(a) and _float(b) and a.dtype == b.dtype and a.ndim == ndim and b.ndim == ndim \
+            and a.shape[-1] == b.shape[-2] and (ndim == 2 or a.shape[0] == b.shape[0]):
+        # the CPU kernel's np.matmul into a fresh C-contiguous array (kernels/cpu/linalg.py)
+        result = np.empty(a.shape[:-1] + b.shape[-1:], a.dtype)
+        np.matmul(a, b, out=result)
+        return result
+    return _op(method, a, b)
+
+
+def mm(a, b):
+    return _product(a, b, 2, Tensor.mm)
+
+
+def bmm(a, b):
+    return _product(a, b, 3, Tensor.bmm)
+
+
+def sum(a, dim=None, keepdim=False, *, dtype=None):
+    """`x.sum()` / `x.sum(dim, keepdim)` like the CPU kernels' common cases."""
+    if dtype is None and _float(a):
+        if dim is None and not keepdim:
+            return np.asarray(np.add.reduce(a, axis=None))
+        if a.flags.c_contiguous and a.ndim and dim is not None:
+            dims = (dim,) if isinstance(dim, int) else tuple(dim)
+            axis = tuple(d % a.ndim for d in dims) if dims else tuple(range(a.ndim))
+            return np.asarray(np.add.reduce(a, axis=axis, keepdims=keepdim))
+    if dim is None:
+        return _op(Tensor.sum, a, dtype=dtype)
+    return _op(Tensor.sum, a, dim, keepdim, dtype=dtype)
+
+
+def zeros_for(grad, shape, dtype):
+    if dtype is D.float32 or dtype is D.float64:
+        return np.zeros(tuple(shape), dtype.np)
+    return _op(_H.zeros_for, grad, shape, dtype)
+
+
+# --- formula helpers (ember/autograd/formulas/common.py) --------------------------------
+def sum_to_size(grad, shape):
+    gshape = grad.shape
+    if gshape == shape:
+        return grad
+    shape = tuple(shape)
+    lead = len(gshape) - len(shape)
+    dims = list(range(lead))
+    for i, n in enumerate(shape):
+        if n == 1 and gshape[lead + i] != 1:
+            dims.append(lead + i)
+    if len(dims) == lead:
+        return sum(grad, dims) if dims else grad
+    grad = sum(grad, dims, keepdim=True)
+    return reshape(grad, shape) if lead else grad
+
+
+def grad_to_dtype(grad, dtype):
+    if grad.dtype == dtype.np and not dtype.is_complex:
+        return grad
+    if (dtype is D.float32 or dtype is D.float64) and _plain(grad):
+        # (float64 -> float32 overflows to inf silently, as in the copy kernel's cast)
+        with np.errstate(over="ignore", invalid="ignore"):
+            return grad.astype(dtype.np)
+    return _op(_H.grad_to_dtype, grad, dtype)
+
+
+def reduce_to(grad, shape, dtype):
+    if grad.shape == shape and grad.dtype == dtype.np and not dtype.is_complex:
+        return grad
+    return grad_to_dtype(sum_to_size(grad, shape), dtype)
+
+
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def scale(grad, s):
+    """grad * s for a Python number: NumPy's product where it is the CPU kernel's (a float
+    float32 holds, an int64 int; kernels/cpu/_pointwise.py's _scalar_fast)."""
+    if _plain(grad) and ((s.__class__ is float and (grad.dtype == _FLOATS[1]
+                                                    or -_F32_MAX <= s <= _F32_MAX))
+                         or (s.__class__ is int and -2 ** 63 <= s < 2 ** 63)):
+        return np.multiply(grad, s)
+    return _op(_H.scale, grad, s)
+
+
+def maybe_multiply(grad, alpha):
+    return grad if alpha == 1 else scale(grad, alpha)
