@@ -136,14 +136,15 @@ def compile_for(fn, k) -> None:
 
 
 # --- loading ---------------------------------------------------------------------------------------
-_HEADER = "import numpy as np\nfrom numba import njit, prange\n\n\n"
+_HEADER = ("import numpy as np\nfrom numba import njit, prange\n\n"
+           "from ember.kernels.cpu._fma_loop import llvm_fma\n\n\n")
 _loaded: dict[str, object] = {}
 
 
 def load(src: str):
     """The compiled kernel of a source: written once to config.cache_dir (named by its hash)
     and imported from there, so numba's `cache=True` finds it again in a new process."""
-    src = src.lstrip("\n")                # (the module's text starts it on a new line)
+    src = _HEADER + src.lstrip("\n")     # (the module's text starts it on a new line)
     key = hashlib.sha256(src.encode()).hexdigest()[:20]
     fn = _loaded.get(key)
     if fn is None:
@@ -153,7 +154,7 @@ def load(src: str):
         if not os.path.exists(path):
             tmp = f"{path}.{os.getpid()}.tmp"
             with open(tmp, "w") as f:
-                f.write(_HEADER + src)
+                f.write(src)
             os.replace(tmp, path)
         name = f"ember_inductor_k{key}"      # importable by name: numba's cache reloads it
         spec = importlib.util.spec_from_file_location(name, path)

@@ -54,7 +54,8 @@ def _infix(symbol):
 
 def _scaled(symbol):
     """add/sub with alpha as eager computes it: alpha in the result dtype, and for float32
-    one multiply-add in float64 rounded once (ember's fma, torch's fused multiply-add)."""
+    and float64 one fused multiply-add rounded once (LLVM's fma, as eager's fma and torch's
+    vectorized kernels)."""
     plain = _infix(symbol)
 
     def rule(x, node, lit):
@@ -62,10 +63,10 @@ def _scaled(symbol):
         if alpha == 1 and alpha is not True or len(node.args) > 2:
             return plain(x, node, lit)
         dt = val(node).dtype
-        if dt is D.float32:
-            return f"np.float64({x[0]}) {symbol} np.float64({lit(alpha)}) * np.float64({x[1]})"
+        if dt is D.float32 or dt is D.float64:
+            return f"llvm_fma({x[1]}, {lit(alpha if symbol == '+' else -alpha)}, {x[0]})"
         if dt.is_floating_point or dt is D.bool_ or isinstance(alpha, float):
-            return None          # (float64: eager's long double; bool: logical)
+            return None          # (half types: eager's float32 opmath; bool: logical)
         return f"{x[0]} {symbol} {lit(alpha)} * {x[1]}"
     return rule
 
