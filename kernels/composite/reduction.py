@@ -6,6 +6,7 @@ linalg_vector_norm (autograd comes from the ops they call).
     tensor(0.6667)
 """
 import ember
+from ember.core import dtype as D
 from ember.core.shapes import wrap_dim
 
 
@@ -95,9 +96,12 @@ def python_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 # --- issue 22: nanmean, quantile/nanquantile, diff, trapezoid, cov/corrcoef, cdist ----------
 def nanmean(self, dim=None, keepdim=False, dtype=None):
     """nansum / the number of non-NaN elements (torch's)."""
-    if not self.dtype.is_floating_point:
+    if self._dtype.category < D.FLOAT:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {self.dtype.scalar_name}")
+    if dtype is not None and dtype.category < D.FLOAT:
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
+                           f"either a floating point or complex dtype. Got: {dtype.scalar_name}")
     count = self.isnan().logical_not().sum(dim, keepdim)
     return ember.nansum(self, dim, keepdim, dtype=dtype).div(count)
 
@@ -105,30 +109,33 @@ def nanmean(self, dim=None, keepdim=False, dtype=None):
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _check_quantile(self, q, name, interpolation):
-    if self.dtype not in (ember.float32, ember.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    if isinstance(q, ember.Tensor):
-        if q.dim() > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-        if q.dtype != self.dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        # (torch checks the values of CPU tensors only; a fake's are not there to check)
-        if q._device.type == "cpu" and not bool(((q >= 0) & (q <= 1)).all()):
-            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
-    elif not 0 <= q <= 1:
-        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-    if self.numel() == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
+def _check_quantile(self, q, name, interpolation, dim):
+    """torch's checks in torch's order: a number q's range, the interpolation, self's
+    size, q's rank, the dtypes, the dim, then a tensor q's values."""
+    if not isinstance(q, ember.Tensor) and not 0 <= q <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q:g}")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
+    if self.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if isinstance(q, ember.Tensor) and q.dim() > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if self.dtype not in (ember.float32, ember.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, ember.Tensor) and q.dtype != self.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    wrap_dim(0 if dim is None else dim, self.dim())
+    # (torch checks the values of CPU tensors only; a fake's are not there to check)
+    if isinstance(q, ember.Tensor) and q._device.type == "cpu" and \
+            not bool(((q >= 0) & (q <= 1)).all()):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
 
 
 def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
     """torch's algorithm: sort along dim (NaN last), a rank q * (count - 1) per slice,
     rounded per `interpolation` or interpolated between its neighbours (lerp)."""
-    _check_quantile(self, q, name, interpolation)
+    _check_quantile(self, q, name, interpolation, dim)
     qt = q.reshape(-1) if isinstance(q, ember.Tensor) else self.new_full((1,), q)
     if dim is None:
         x = self.reshape(-1)
@@ -282,17 +289,26 @@ def cov(self, correction=1, fweights=None, aweights=None):
     x = self.view(1, -1) if self.dim() < 2 else self
     n = x.shape[1]
     w = None
-    for name, t in (("fweights", fweights), ("aweights", aweights)):
+    for name, t, kind in (("fweights", fweights, "integral"),
+                          ("aweights", aweights, "floating point")):
         if t is None:
             continue
         if t.dim() > 1:
             raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
                                f"{name} with {t.dim()} dimensions")
+        category = D.INT if kind == "integral" else D.FLOAT
+        if t._dtype.category != category:
+            raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} "
+                               f"with {t._dtype.scalar_name} dtype")
         if t.numel() != n:
             raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                                f"observations in the input but got {t.numel()} != {n}")
+        if n and t._device.type == "cpu" and bool(t.min() < 0):   # (values: as quantile's q)
+            raise RuntimeError(f"cov(): {name} cannot be negative")
         w = t if w is None else w * t
     w_sum = n if w is None else w.sum()
+    if w is not None and w._device.type == "cpu" and not bool(w_sum != 0):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (x if w is None else x * w).sum(1) / w_sum
     if w is not None and aweights is not None and correction != 0:
         norm = w_sum - correction * (w * aweights).sum() / w_sum
