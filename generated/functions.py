@@ -43,6 +43,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry__to_copy_out,
     _entry__unique2,
     _entry__unique2_out,
+    _entry__unsafe_view,
     _entry_abs,
     _entry_abs_,
     _entry_abs_out,
@@ -990,6 +991,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nll_loss_out,
     _entry_nonzero,
     _entry_nonzero_out,
+    _entry_nonzero_static,
+    _entry_nonzero_static_out,
     _entry_norm_Scalar,
     _entry_norm_ScalarOpt_dim,
     _entry_norm_Scalar_out,
@@ -1483,9 +1486,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unique_consecutive_out,
     _entry_unique_dim,
     _entry_unique_dim_out,
+    _entry_unsafe_chunk,
+    _entry_unsafe_split_Tensor,
+    _entry_unsafe_split_with_sizes,
     _entry_unsqueeze,
     _entry_unsqueeze_,
     _entry_unsqueeze_copy,
+    _entry_vander,
     _entry_var,
     _entry_var_correction,
     _entry_var_correction_out,
@@ -1548,6 +1555,7 @@ __all__ = [
     '_softmax_backward_data',
     '_to_copy',
     '_unique2',
+    '_unsafe_view',
     'abs',
     'abs_',
     'absolute',
@@ -1932,6 +1940,7 @@ __all__ = [
     'nll_loss_backward',
     'nll_loss_forward',
     'nll_loss_nd',
+    'nonzero_static',
     'normal',
     'not_equal',
     'one_hot',
@@ -2101,8 +2110,12 @@ __all__ = [
     'unflatten',
     'unfold_copy',
     'unique_dim',
+    'unsafe_chunk',
+    'unsafe_split',
+    'unsafe_split_with_sizes',
     'unsqueeze',
     'unsqueeze_copy',
+    'vander',
     'var',
     'var_mean',
     'vdot',
@@ -2444,6 +2457,23 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
 
     except TypeError:
         _r = _hra(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _unsafe_view(Tensor self, SymInt[] size) -> Tensor
+def _unsafe_view(input, size):
+    """_unsafe_view(Tensor self, SymInt[] size) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(_unsafe_view, (input,), (input, size), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__unsafe_view(input, size)
+
+    except TypeError:
+        _r = _hra(_unsafe_view, (input,), (input, size), {})
         if _r is _NO:
             raise
         return _r
@@ -12664,6 +12694,25 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
         return _r
 
 
+# schema/native_functions.yaml: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+def nonzero_static(input, *, size, fill_value=-1, out=None):
+    """nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nonzero_static, (input,), (input,), {'size': size, 'fill_value': fill_value, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_nonzero_static(input, size, fill_value)
+        return _entry_nonzero_static_out(input, size, fill_value, out)
+
+    except TypeError:
+        _r = _hra(nonzero_static, (input,), (input,), {'size': size, 'fill_value': fill_value, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
 def _m0_normal(mean, std=1.0, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
@@ -17838,6 +17887,57 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
         return _r
 
 
+# schema/native_functions.yaml: unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+def unsafe_chunk(input, chunks, dim=0):
+    """unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unsafe_chunk, (input,), (input, chunks, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsafe_chunk(input, chunks, dim)
+
+    except TypeError:
+        _r = _hra(unsafe_chunk, (input,), (input, chunks, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+def unsafe_split(input, split_size, dim=0):
+    """unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unsafe_split, (input,), (input, split_size, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsafe_split_Tensor(input, split_size, dim)
+
+    except TypeError:
+        _r = _hra(unsafe_split, (input,), (input, split_size, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unsafe_split_with_sizes, (input,), (input, split_sizes, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsafe_split_with_sizes(input, split_sizes, dim)
+
+    except TypeError:
+        _r = _hra(unsafe_split_with_sizes, (input,), (input, split_sizes, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
@@ -17867,6 +17967,23 @@ def unsqueeze_copy(input, dim):
 
     except TypeError:
         _r = _hra(unsqueeze_copy, (input,), (input, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+def vander(x, N=None, increasing=False):
+    """vander(Tensor x, int? N=None, bool increasing=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(vander, (x,), (x, N, increasing), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_vander(x, N, increasing)
+
+    except TypeError:
+        _r = _hra(vander, (x,), (x, N, increasing), {})
         if _r is _NO:
             raise
         return _r

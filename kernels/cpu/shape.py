@@ -292,6 +292,15 @@ def nonzero(self):
     return out
 
 
+def nonzero_static(self, size, fill_value=-1):
+    """nonzero's first `size` rows (row-major, unlike nonzero), padded with fill_value."""
+    _m.nonzero_static(self, size, fill_value)
+    idx = np.argwhere(self._np)[:size]
+    out = np.full((size, self.dim()), fill_value, np.int64)
+    out[:len(idx)] = idx
+    return _fresh(out, D.int64)
+
+
 def nonzero_out(self, out):
     """nonzero's out=: like torch, an out of another shape is resized to the column-major
     layout the functional result has."""

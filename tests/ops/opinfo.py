@@ -822,6 +822,16 @@ _view("chunk.default", lambda: [
     S(make((5, 3), F32), 2, name="uneven"), S(make((6, 4), F32), 3, 1, name="dim1"),
     S(make((2, 3), F32), 5, name="more_than_size"), S(make((0, 3), F32), 2, name="empty"),
     S(make((4, 3), F32), 0, name="zero_chunks_error")])
+# torch's unsafe_* forms: the same pieces (and errors) as split/split_with_sizes/chunk/view
+register("unsafe_split.Tensor", lambda: OPS["split.Tensor"].samples(), exact_strides=True,
+         tols=EXACT)
+register("unsafe_split_with_sizes.default", lambda: OPS["split_with_sizes.default"].samples(),
+         exact_strides=True, tols=EXACT)
+register("unsafe_chunk.default", lambda: OPS["chunk.default"].samples(), exact_strides=True,
+         tols=EXACT)
+register("_unsafe_view.default", lambda: [
+    S(_X(), [2, 6], name="basic"), S(_X3(), [-1, 4], name="infer"),
+    S(transposed((3, 4), F32), [12], name="not_viewable_error")], exact_strides=True, tols=EXACT)
 _view("unbind.int", lambda: [
     S(_X(), name="dim0"), S(_X3(), -1, name="last"), S(offset((3, 4), F32), 1, name="offset"),
     S(make((0, 3), F32), 1, name="empty"), S(make((), F32), name="0d_error")])

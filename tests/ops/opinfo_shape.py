@@ -376,6 +376,17 @@ register("nonzero.default", _nonzero_samples)
 out_of("nonzero.out", "nonzero.default")
 
 
+register("nonzero_static.default", lambda: [
+    S(make((3, 4), dt, low=-1, high=2), size=5, name=dtname(dt)) for dt in ALL] + [
+    S(make((2, 3, 4), I64, low=0, high=2), size=30, fill_value=-7, name="3d_padded"),
+    S(make((3, 4), F32, low=-1, high=2), size=0, name="size0"),
+    S(np.array(2.0, np.float32), size=2, name="0d"),
+    S(make((0, 3), F32), size=2, name="empty"),
+    S(transposed((3, 4), I32, low=0, high=2), size=3, name="transposed"),
+    S(make((3, 4), F32), size=-1, name="negative_size_error")])
+out_of("nonzero_static.out", "nonzero_static.default")
+
+
 def _unique2_samples():
     out = []
     for dt in ALL:
