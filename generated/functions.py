@@ -606,6 +606,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_histc_out,
     _entry_histogram_bin_ct,
     _entry_histogram_bins_tensor,
+    _entry_histogramdd,
+    _entry_histogramdd_TensorList_bins,
+    _entry_histogramdd_int_bins,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
@@ -1775,6 +1778,7 @@ __all__ = [
     'heaviside',
     'histc',
     'histogram',
+    'histogramdd',
     'hsplit',
     'hstack',
     'hypot',
@@ -2138,6 +2142,7 @@ _rt_cummax = _return_type('cummax', ('values', 'indices'))
 _rt_cummin = _return_type('cummin', ('values', 'indices'))
 _rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
 _rt_histogram = _return_type('histogram', ('hist', 'bin_edges'))
+_rt_histogramdd = _return_type('histogramdd', ('hist', 'bin_edges'))
 _rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_linalg_cholesky_ex = _return_type('linalg_cholesky_ex', ('L', 'info'))
 _rt_linalg_cholesky_ex_out = _return_type('linalg_cholesky_ex_out', ('L', 'info'))
@@ -8715,6 +8720,71 @@ def histogram(*args, **kwargs):
         return _resolve(_cases_histogram, args, kwargs, 'histogram', _sigs_histogram)
     except TypeError:
         _r = _hra_any(histogram, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+def _m0_histogramdd(input, bins, range=None, weight=None, density=False):
+    if _F['Tensor'](input) and _F['int'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, range, weight, density)
+    return None
+
+
+def _c0_histogramdd(input, bins, range, weight, density):
+    return _rt_histogramdd._make(_entry_histogramdd_int_bins(input, bins, range, weight, density))
+
+
+# schema/native_functions.yaml: histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+def _m1_histogramdd(input, bins, range=None, weight=None, density=False):
+    if _F['Tensor'](input) and _F['int[]'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, range, weight, density)
+    return None
+
+
+def _c1_histogramdd(input, bins, range, weight, density):
+    return _rt_histogramdd._make(_entry_histogramdd(input, bins, range, weight, density))
+
+
+# schema/native_functions.yaml: histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+def _m2_histogramdd(input, bins, range=None, weight=None, density=False):
+    if _F['Tensor'](input) and _F['Tensor[]'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, range, weight, density)
+    return None
+
+
+def _c2_histogramdd(input, bins, range, weight, density):
+    return _rt_histogramdd._make(_entry_histogramdd_TensorList_bins(input, bins, range, weight, density))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_histogramdd = (
+    (_m0_histogramdd, _c0_histogramdd, 5, frozenset(('bins', 'density', 'input', 'range', 'weight'))),
+    (_m1_histogramdd, _c1_histogramdd, 5, frozenset(('bins', 'density', 'input', 'range', 'weight'))),
+    (_m2_histogramdd, _c2_histogramdd, 5, frozenset(('bins', 'density', 'input', 'range', 'weight'))),
+)
+_sigs_histogramdd = (
+    'histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    'histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    'histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+)
+
+
+def histogramdd(*args, **kwargs):
+    """Overloads:
+    histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+    histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+    histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+    """
+    if _tf[0]:
+        _r = _htf_any(histogramdd, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_histogramdd, args, kwargs, 'histogramdd', _sigs_histogramdd)
+    except TypeError:
+        _r = _hra_any(histogramdd, args, kwargs)
         if _r is _NO:
             raise
         return _r

@@ -26707,6 +26707,96 @@ histogram_bins_tensor._entry = _entry_histogram_bins_tensor
 _aten._packet('histogram')._add(histogram_bins_tensor)
 
 
+# schema/native_functions.yaml: histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+histogramdd_int_bins = _Op("aten", 'histogramdd', 'int_bins',
+    'histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    ('self', 'bins', 'range', 'weight', 'density'), 5, tags=())
+_c_histogramdd_int_bins = histogramdd_int_bins._cache
+
+
+def _bind_histogramdd_int_bins(self, bins, range=None, weight=None, density=False):
+    return (self, bins, range, weight, density)
+
+
+def _entry_histogramdd_int_bins(self, bins, range, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogramdd_int_bins, (self, bins, range, weight, density)) from None
+    _k = _c_histogramdd_int_bins.get(ks)
+    if _k is None:
+        _k = histogramdd_int_bins._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(histogramdd_int_bins, _k, (self, bins, range, weight, density,))
+    return _k(self, bins, range, weight, density)
+
+
+histogramdd_int_bins._bind = _bind_histogramdd_int_bins
+histogramdd_int_bins._entry = _entry_histogramdd_int_bins
+_aten._packet('histogramdd')._add(histogramdd_int_bins)
+
+
+# schema/native_functions.yaml: histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+histogramdd = _Op("aten", 'histogramdd', 'default',
+    'histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    ('self', 'bins', 'range', 'weight', 'density'), 5, tags=())
+_c_histogramdd = histogramdd._cache
+
+
+def _bind_histogramdd(self, bins, range=None, weight=None, density=False):
+    return (self, bins, range, weight, density)
+
+
+def _entry_histogramdd(self, bins, range, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogramdd, (self, bins, range, weight, density)) from None
+    _k = _c_histogramdd.get(ks)
+    if _k is None:
+        _k = histogramdd._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(histogramdd, _k, (self, bins, range, weight, density,))
+    return _k(self, bins, range, weight, density)
+
+
+histogramdd._bind = _bind_histogramdd
+histogramdd._entry = _entry_histogramdd
+_aten._packet('histogramdd')._add(histogramdd)
+
+
+# schema/native_functions.yaml: histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+histogramdd_TensorList_bins = _Op("aten", 'histogramdd', 'TensorList_bins',
+    'histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    ('self', 'bins', 'range', 'weight', 'density'), 5, tags=())
+_c_histogramdd_TensorList_bins = histogramdd_TensorList_bins._cache
+
+
+def _bind_histogramdd_TensorList_bins(self, bins, range=None, weight=None, density=False):
+    return (self, bins, range, weight, density)
+
+
+def _entry_histogramdd_TensorList_bins(self, bins, range, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _ks_list(bins) | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogramdd_TensorList_bins, (self, bins, range, weight, density)) from None
+    _k = _c_histogramdd_TensorList_bins.get(ks)
+    if _k is None:
+        _k = histogramdd_TensorList_bins._fill(ks)
+    if _obs.active is not None:
+        return _obs.call(histogramdd_TensorList_bins, _k, (self, bins, range, weight, density,))
+    return _k(self, bins, range, weight, density)
+
+
+histogramdd_TensorList_bins._bind = _bind_histogramdd_TensorList_bins
+histogramdd_TensorList_bins._entry = _entry_histogramdd_TensorList_bins
+_aten._packet('histogramdd')._add(histogramdd_TensorList_bins)
+
+
 # schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 bincount = _Op("aten", 'bincount', 'default',
     'bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor',

@@ -3597,6 +3597,15 @@ _o.histogram_bin_ct.register('Meta', _meta_reduction.histogram_bin_ct)
 _o.histogram_bins_tensor.register('CPU', _cpu_reduction.histogram_bins_tensor)
 _o.histogram_bins_tensor.register('Meta', _meta_reduction.histogram_bins_tensor)
 
+# schema/native_functions.yaml: histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+_o.histogramdd_int_bins.register('CompositeImplicitAutograd', _composite_reduction.histogramdd_int_bins)
+
+# schema/native_functions.yaml: histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+_o.histogramdd.register('CompositeImplicitAutograd', _composite_reduction.histogramdd)
+
+# schema/native_functions.yaml: histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+_o.histogramdd_TensorList_bins.register('CompositeImplicitAutograd', _composite_reduction.histogramdd_tensorlist_bins)
+
 # schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 _o.bincount.register('CPU', _cpu_reduction.bincount)
 _o.bincount.register('Meta', _meta_reduction.bincount)

@@ -244,7 +244,7 @@ def raises_like(fn_e, fn_t, phrase=None):
 def check_call(fn, tols=None):
     """fn(ember) against fn(torch) (fn writes `M.tensor(...)`, `M.int8`, ...): the same
     builtin exception type and first message line, or results that pass `check` (tuples
-    element by element)."""
+    and lists element by element)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
@@ -255,8 +255,16 @@ def check_call(fn, tols=None):
             assert str(e_info.value).splitlines()[0] == str(t_exc).splitlines()[0]
             return
         e = fn(ember)
-    for x, y in zip(*(r if isinstance(r, (tuple, list)) else (r,) for r in (e, t)), strict=True):
-        check(x, y, tols)
+    _check_nested(e, t, tols)
+
+
+def _check_nested(e, t, tols):
+    if isinstance(t, (tuple, list)):
+        assert isinstance(e, (tuple, list)) and len(e) == len(t), (e, t)
+        for x, y in zip(e, t):
+            _check_nested(x, y, tols)
+    else:
+        check(e, t, tols)
 
 
 def aten_op(ops, name: str):

@@ -5,6 +5,8 @@ linalg_vector_norm (autograd comes from the ops they call).
     >>> ember.var(ember.tensor([1., 2., 3.]), False)
     tensor(0.6667)
 """
+import math
+
 import ember
 from ember.core import dtype as D
 from ember.core.shapes import wrap_dim
@@ -446,3 +448,78 @@ def python_cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessar
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     return ember.ops.aten.cdist.default(x1, x2, p, _CDIST_MODES[compute_mode])
+
+
+# --- histogramdd ---------------------------------------------------------------------------
+def histogramdd(self, bins, range=None, weight=None, density=False):
+    """torch.histogramdd with a bin count per dim (the innermost dim of self)."""
+    if self.dim() >= 2 and len(bins) != self.shape[-1]:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    return _histogramdd(self, list(bins), range, weight, density)
+
+
+def histogramdd_int_bins(self, bins, range=None, weight=None, density=False):
+    return _histogramdd(self, [bins] * (self.shape[-1] if self.dim() else 0), range, weight,
+                        density)
+
+
+def histogramdd_tensorlist_bins(self, bins, range=None, weight=None, density=False):
+    return _histogramdd(self, list(bins), range, weight, density)
+
+
+def _histogramdd(self, bins, range, weight, density):
+    """The rows of self (its innermost dim: one coordinate per histogram dim) counted into
+    a grid of bins: each dim's edges are given tensors, or histogram's edges of that
+    column (over `range`, two numbers per dim); a value belongs to [edge_i, edge_i+1), the
+    last bin closed, values outside (and NaN) are left out. `weight` (self's shape without
+    the innermost dim) replaces the counts; `density` divides by the total and the bin
+    volumes."""
+    if self.dim() < 2:
+        raise RuntimeError("ember.histogramdd: input tensor should have at least 2 dimensions")
+    n_dims = self.shape[-1]
+    if len(bins) != n_dims:
+        raise RuntimeError(f"ember.histogramdd: expected {n_dims} sequences of bin edges for a "
+                           f"{n_dims}-dimensional histogram but got {len(bins)}")
+    if range is not None and len(range) != 2 * n_dims:
+        raise RuntimeError(f"ember.histogramdd: for a {n_dims}-dimensional histogram range "
+                           f"should have {2 * n_dims} elements, but got {len(range)}")
+    if weight is not None and tuple(weight.shape) != tuple(self.shape[:-1]):
+        raise RuntimeError("ember.histogramdd: if weight tensor is provided it should have the "
+                           "same shape as the input tensor excluding its innermost dimension, "
+                           f"but got input with shape {list(self.shape)} and weight with shape "
+                           f"{list(weight.shape)}")
+    x = self.reshape(-1, n_dims)
+    w = None if weight is None else weight.reshape(-1)
+    edges = []
+    for d, b in enumerate(bins):
+        if not isinstance(b, ember.Tensor) and b <= 0:
+            raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {b} for "
+                               f"dimension {d}")
+        col = x[:, d]
+        if isinstance(b, ember.Tensor):   # (1-d histogram's checks of the edges and dtypes)
+            ember.histogram(col, b, weight=w)
+            edges.append(b)               # (torch returns the given edges)
+        else:
+            r = None if range is None else [range[2 * d], range[2 * d + 1]]
+            edges.append(ember.histogram(col, b, range=r, weight=w)[1])
+    flat = x.new_zeros(x.shape[0], dtype=ember.int64)
+    keep = x.new_ones(x.shape[0], dtype=ember.bool)
+    for d, e in enumerate(edges):
+        col, n = x[:, d], e.numel() - 1
+        keep = keep & (col >= e[0]) & (col <= e[-1])
+        pos = (ember.searchsorted(e, col.contiguous(), right=True) - 1).clamp(0, max(n - 1, 0))
+        flat = flat * n + pos
+    sizes = [e.numel() - 1 for e in edges]
+    total = math.prod(sizes)
+    # (values left out go to an extra last bin: shapes never depend on the data)
+    flat = ember.where(keep, flat, total)
+    ones = x.new_ones(x.shape[0]) if w is None else w
+    hist = x.new_zeros(total + 1).index_add_(0, flat, ones)[:total].reshape(sizes)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(edges):
+            shape = [1] * n_dims
+            shape[d] = sizes[d]
+            hist = hist / e.diff().reshape(shape)
+    return hist, edges

@@ -962,3 +962,45 @@ def test_sum_to_size_and_renorm_edges_like_torch(call):
     """sum_to_size([]) is the full sum (int64 for bool, as torch's sum_to); renorm refuses a
     NaN maxnorm or p (NaN passed the `< 0` checks)."""
     check_call(call)
+
+
+HDD = [[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.histogramdd(M.tensor(HDD), bins=[3, 3], weight=M.tensor([1.0, 2.0, 4.0, 8.0])),
+    lambda M: M.histogramdd(M.tensor(HDD), bins=[2, 2], range=[0.0, 1.0, 0.0, 1.0],
+                            density=True),
+    lambda M: M.histogramdd(M.tensor(HDD), bins=2),
+    lambda M: M.histogramdd(M.tensor(HDD), bins=[M.tensor([0.0, 1.0, 3.0]),
+                                                 M.tensor([0.0, 2.0])]),
+    lambda M: M.histogramdd(M.tensor(np.random.default_rng(0).standard_normal((5, 7, 3))),
+                            bins=[4, 5, 2], density=True),
+    lambda M: M.histogramdd(
+        M.tensor(np.random.default_rng(1).standard_normal((50, 2)).astype(np.float32)),
+        bins=[4, 5], weight=M.tensor(np.random.default_rng(2).random(50).astype(np.float32))),
+    lambda M: M.histogramdd(M.zeros(0, 2), bins=[2, 3]),
+    lambda M: M.histogramdd(M.tensor([[1.0, 1.0], [1.0, 1.0]]), bins=[2, 3]),
+    lambda M: M.histogramdd(M.tensor([[NAN, 1.0], [1.0, 1.0]]), bins=[2, 3],
+                            range=[0.0, 2.0, 0.0, 2.0]),
+    lambda M: M.histogramdd(M.tensor(HDD), bins=[2]),
+])
+def test_histogramdd_like_torch(call):
+    """torch.histogramdd (new): bins as counts per dim, one count or edge tensors; range,
+    weight, density; a constant column widened by 0.5; NaN left out."""
+    check_call(call, {"float32": (1e-5, 1e-6), "float64": (1e-12, 0)})
+
+
+@pytest.mark.parametrize("call,phrase", [
+    (lambda M: M.histogramdd(M.tensor(HDD), bins=[2, 2], range=[0.0, 1.0]),
+     "range should have 4 elements, but got 2"),
+    (lambda M: M.histogramdd(M.tensor(HDD).double(), bins=[2, 2], weight=M.ones(4)),
+     "input tensor and weight tensor should have the same dtype"),
+    (lambda M: M.histogramdd(M.tensor([1.0, 2.0]), bins=[2]),
+     "input tensor should have at least 2 dimensions"),
+    (lambda M: M.histogramdd(M.tensor(HDD), bins=[2, 0]), "but got 0 for dimension 1"),
+    (lambda M: M.histogramdd(M.tensor(HDD).long(), bins=[2, 2]), "not implemented for 'Long'"),
+])
+def test_histogramdd_errors_like_torch(call, phrase):
+    """torch's errors (ember's messages name ember.histogramdd where torch's name torch.)."""
+    raises_like(lambda: call(ember), lambda: call(torch), phrase)
