@@ -68,11 +68,10 @@ def ember_of(a):
 def torch_of(a):
     """A fresh contiguous torch tensor holding a copy of NumPy array `a` (bfloat16 by its
     bits: torch's float32 -> bfloat16 copy turns every NaN into 0xFFFF, a negative NaN)."""
-    if a.dtype == np_dtype("bfloat16"):
-        bits = np.array(a, order="C").view(np.int16)
-        return torch.from_numpy(bits).view(torch.bfloat16)
-    src = torch.from_numpy(np.array(a))
-    return torch.empty(a.shape, dtype=src.dtype).copy_(src)
+    bf16 = a.dtype == np_dtype("bfloat16")
+    src = torch.from_numpy(np.array(a).view(np.int16) if bf16 else np.array(a))
+    out = torch.empty(a.shape, dtype=src.dtype).copy_(src)   # (torch's contiguous strides)
+    return out.view(torch.bfloat16) if bf16 else out
 
 
 def pair(a):
