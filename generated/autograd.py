@@ -22887,6 +22887,7 @@ _o.scatter_reduce__two.register("Autograd", _ag_scatter_reduce__two, with_keyset
 _o.masked_select.register("Autograd", _ag_masked_select, with_keyset=True)
 _o.masked_select_out.register("Autograd", _autograd_out(_o.masked_select_out), with_keyset=True)
 _o.nonzero_out.register("Autograd", _autograd_out(_o.nonzero_out), with_keyset=True)
+_o.nonzero_static_out.register("Autograd", _autograd_out(_o.nonzero_static_out), with_keyset=True)
 _o.topk.register("Autograd", _ag_topk, with_keyset=True)
 _o.topk_values.register("Autograd", _autograd_out(_o.topk_values), with_keyset=True)
 _o.sort.register("Autograd", _ag_sort, with_keyset=True)

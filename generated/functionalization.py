@@ -569,6 +569,7 @@ _F.register_mutation(_o.scatter_reduce_two_out, _o.scatter_reduce_two, (6,), sam
 _F.register_mutation(_o.scatter_reduce__two, _o.scatter_reduce_two, (0,), same_args=True, n_out=0)
 _F.register_mutation(_o.masked_select_out, _o.masked_select, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.nonzero_out, _o.nonzero, (1,), same_args=True, n_out=1)
+_F.register_mutation(_o.nonzero_static_out, _o.nonzero_static, (3,), same_args=True, n_out=1)
 _F.register_mutation(_o.topk_values, _o.topk, (5, 6), same_args=True, n_out=2)
 _F.register_mutation(_o.sort_values, _o.sort, (3, 4), same_args=True, n_out=2)
 _F.register_mutation(_o.sort_values_stable, _o.sort_stable, (4, 5), same_args=True, n_out=2)

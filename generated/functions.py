@@ -43,6 +43,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry__to_copy_out,
     _entry__unique2,
     _entry__unique2_out,
+    _entry__unsafe_view,
     _entry_abs,
     _entry_abs_,
     _entry_abs_out,
@@ -605,6 +606,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_histc_out,
     _entry_histogram_bin_ct,
     _entry_histogram_bins_tensor,
+    _entry_histogramdd,
+    _entry_histogramdd_TensorList_bins,
+    _entry_histogramdd_int_bins,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
@@ -990,6 +994,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nll_loss_out,
     _entry_nonzero,
     _entry_nonzero_out,
+    _entry_nonzero_static,
+    _entry_nonzero_static_out,
     _entry_norm_Scalar,
     _entry_norm_ScalarOpt_dim,
     _entry_norm_Scalar_out,
@@ -1483,9 +1489,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unique_consecutive_out,
     _entry_unique_dim,
     _entry_unique_dim_out,
+    _entry_unsafe_chunk,
+    _entry_unsafe_split_Tensor,
+    _entry_unsafe_split_with_sizes,
     _entry_unsqueeze,
     _entry_unsqueeze_,
     _entry_unsqueeze_copy,
+    _entry_vander,
     _entry_var,
     _entry_var_correction,
     _entry_var_correction_out,
@@ -1548,6 +1558,7 @@ __all__ = [
     '_softmax_backward_data',
     '_to_copy',
     '_unique2',
+    '_unsafe_view',
     'abs',
     'abs_',
     'absolute',
@@ -1767,6 +1778,7 @@ __all__ = [
     'heaviside',
     'histc',
     'histogram',
+    'histogramdd',
     'hsplit',
     'hstack',
     'hypot',
@@ -1932,6 +1944,7 @@ __all__ = [
     'nll_loss_backward',
     'nll_loss_forward',
     'nll_loss_nd',
+    'nonzero_static',
     'normal',
     'not_equal',
     'one_hot',
@@ -2101,8 +2114,12 @@ __all__ = [
     'unflatten',
     'unfold_copy',
     'unique_dim',
+    'unsafe_chunk',
+    'unsafe_split',
+    'unsafe_split_with_sizes',
     'unsqueeze',
     'unsqueeze_copy',
+    'vander',
     'var',
     'var_mean',
     'vdot',
@@ -2125,6 +2142,7 @@ _rt_cummax = _return_type('cummax', ('values', 'indices'))
 _rt_cummin = _return_type('cummin', ('values', 'indices'))
 _rt_frexp = _return_type('frexp', ('mantissa', 'exponent'))
 _rt_histogram = _return_type('histogram', ('hist', 'bin_edges'))
+_rt_histogramdd = _return_type('histogramdd', ('hist', 'bin_edges'))
 _rt_kthvalue = _return_type('kthvalue', ('values', 'indices'))
 _rt_linalg_cholesky_ex = _return_type('linalg_cholesky_ex', ('L', 'info'))
 _rt_linalg_cholesky_ex_out = _return_type('linalg_cholesky_ex_out', ('L', 'info'))
@@ -2444,6 +2462,23 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
 
     except TypeError:
         _r = _hra(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _unsafe_view(Tensor self, SymInt[] size) -> Tensor
+def _unsafe_view(input, size):
+    """_unsafe_view(Tensor self, SymInt[] size) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(_unsafe_view, (input,), (input, size), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__unsafe_view(input, size)
+
+    except TypeError:
+        _r = _hra(_unsafe_view, (input,), (input, size), {})
         if _r is _NO:
             raise
         return _r
@@ -8690,6 +8725,71 @@ def histogram(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+def _m0_histogramdd(input, bins, range=None, weight=None, density=False):
+    if _F['Tensor'](input) and _F['int'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, range, weight, density)
+    return None
+
+
+def _c0_histogramdd(input, bins, range, weight, density):
+    return _rt_histogramdd._make(_entry_histogramdd_int_bins(input, bins, range, weight, density))
+
+
+# schema/native_functions.yaml: histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+def _m1_histogramdd(input, bins, range=None, weight=None, density=False):
+    if _F['Tensor'](input) and _F['int[]'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, range, weight, density)
+    return None
+
+
+def _c1_histogramdd(input, bins, range, weight, density):
+    return _rt_histogramdd._make(_entry_histogramdd(input, bins, range, weight, density))
+
+
+# schema/native_functions.yaml: histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+def _m2_histogramdd(input, bins, range=None, weight=None, density=False):
+    if _F['Tensor'](input) and _F['Tensor[]'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+        return (input, bins, range, weight, density)
+    return None
+
+
+def _c2_histogramdd(input, bins, range, weight, density):
+    return _rt_histogramdd._make(_entry_histogramdd_TensorList_bins(input, bins, range, weight, density))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_histogramdd = (
+    (_m0_histogramdd, _c0_histogramdd, 5, frozenset(('bins', 'density', 'input', 'range', 'weight'))),
+    (_m1_histogramdd, _c1_histogramdd, 5, frozenset(('bins', 'density', 'input', 'range', 'weight'))),
+    (_m2_histogramdd, _c2_histogramdd, 5, frozenset(('bins', 'density', 'input', 'range', 'weight'))),
+)
+_sigs_histogramdd = (
+    'histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    'histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    'histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+)
+
+
+def histogramdd(*args, **kwargs):
+    """Overloads:
+    histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+    histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+    histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+    """
+    if _tf[0]:
+        _r = _htf_any(histogramdd, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_histogramdd, args, kwargs, 'histogramdd', _sigs_histogramdd)
+    except TypeError:
+        _r = _hra_any(histogramdd, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
@@ -12659,6 +12759,25 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
 
     except TypeError:
         _r = _hra(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+def nonzero_static(input, *, size, fill_value=-1, out=None):
+    """nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nonzero_static, (input,), (input,), {'size': size, 'fill_value': fill_value, 'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_nonzero_static(input, size, fill_value)
+        return _entry_nonzero_static_out(input, size, fill_value, out)
+
+    except TypeError:
+        _r = _hra(nonzero_static, (input,), (input,), {'size': size, 'fill_value': fill_value, 'out': out})
         if _r is _NO:
             raise
         return _r
@@ -17838,6 +17957,57 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
         return _r
 
 
+# schema/native_functions.yaml: unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+def unsafe_chunk(input, chunks, dim=0):
+    """unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unsafe_chunk, (input,), (input, chunks, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsafe_chunk(input, chunks, dim)
+
+    except TypeError:
+        _r = _hra(unsafe_chunk, (input,), (input, chunks, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+def unsafe_split(input, split_size, dim=0):
+    """unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unsafe_split, (input,), (input, split_size, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsafe_split_Tensor(input, split_size, dim)
+
+    except TypeError:
+        _r = _hra(unsafe_split, (input,), (input, split_size, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+def unsafe_split_with_sizes(input, split_sizes, dim=0):
+    """unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unsafe_split_with_sizes, (input,), (input, split_sizes, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsafe_split_with_sizes(input, split_sizes, dim)
+
+    except TypeError:
+        _r = _hra(unsafe_split_with_sizes, (input,), (input, split_sizes, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
@@ -17867,6 +18037,23 @@ def unsqueeze_copy(input, dim):
 
     except TypeError:
         _r = _hra(unsqueeze_copy, (input,), (input, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+def vander(x, N=None, increasing=False):
+    """vander(Tensor x, int? N=None, bool increasing=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(vander, (x,), (x, N, increasing), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_vander(x, N, increasing)
+
+    except TypeError:
+        _r = _hra(vander, (x,), (x, N, increasing), {})
         if _r is _NO:
             raise
         return _r

@@ -25919,6 +25919,93 @@ histogram_bins_tensor._entry = _entry_histogram_bins_tensor
 _aten._packet('histogram')._add(histogram_bins_tensor)
 
 
+# schema/native_functions.yaml: histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+histogramdd_int_bins = _Op("aten", 'histogramdd', 'int_bins',
+    'histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    ('self', 'bins', 'range', 'weight', 'density'), 5, tags=())
+_e_histogramdd_int_bins = histogramdd_int_bins._entry_cache
+
+
+def _bind_histogramdd_int_bins(self, bins, range=None, weight=None, density=False):
+    return (self, bins, range, weight, density)
+
+
+def _entry_histogramdd_int_bins(self, bins, range, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogramdd_int_bins, (self, bins, range, weight, density)) from None
+    try:
+        _k = _e_histogramdd_int_bins[ks]
+    except KeyError:
+        _k = histogramdd_int_bins._fill_entry(ks)
+    return _k(self, bins, range, weight, density)
+
+
+histogramdd_int_bins._bind = _bind_histogramdd_int_bins
+histogramdd_int_bins._entry = _entry_histogramdd_int_bins
+_aten._packet('histogramdd')._add(histogramdd_int_bins)
+
+
+# schema/native_functions.yaml: histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+histogramdd = _Op("aten", 'histogramdd', 'default',
+    'histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    ('self', 'bins', 'range', 'weight', 'density'), 5, tags=())
+_e_histogramdd = histogramdd._entry_cache
+
+
+def _bind_histogramdd(self, bins, range=None, weight=None, density=False):
+    return (self, bins, range, weight, density)
+
+
+def _entry_histogramdd(self, bins, range, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogramdd, (self, bins, range, weight, density)) from None
+    try:
+        _k = _e_histogramdd[ks]
+    except KeyError:
+        _k = histogramdd._fill_entry(ks)
+    return _k(self, bins, range, weight, density)
+
+
+histogramdd._bind = _bind_histogramdd
+histogramdd._entry = _entry_histogramdd
+_aten._packet('histogramdd')._add(histogramdd)
+
+
+# schema/native_functions.yaml: histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+histogramdd_TensorList_bins = _Op("aten", 'histogramdd', 'TensorList_bins',
+    'histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)',
+    ('self', 'bins', 'range', 'weight', 'density'), 5, tags=())
+_e_histogramdd_TensorList_bins = histogramdd_TensorList_bins._entry_cache
+
+
+def _bind_histogramdd_TensorList_bins(self, bins, range=None, weight=None, density=False):
+    return (self, bins, range, weight, density)
+
+
+def _entry_histogramdd_TensorList_bins(self, bins, range, weight, density):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _ks_list(bins) | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(histogramdd_TensorList_bins, (self, bins, range, weight, density)) from None
+    try:
+        _k = _e_histogramdd_TensorList_bins[ks]
+    except KeyError:
+        _k = histogramdd_TensorList_bins._fill_entry(ks)
+    return _k(self, bins, range, weight, density)
+
+
+histogramdd_TensorList_bins._bind = _bind_histogramdd_TensorList_bins
+histogramdd_TensorList_bins._entry = _entry_histogramdd_TensorList_bins
+_aten._packet('histogramdd')._add(histogramdd_TensorList_bins)
+
+
 # schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 bincount = _Op("aten", 'bincount', 'default',
     'bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor',
@@ -30186,6 +30273,35 @@ linalg_tensorsolve_out._entry = _entry_linalg_tensorsolve_out
 _aten._packet('linalg_tensorsolve')._add(linalg_tensorsolve_out)
 
 
+# schema/native_functions.yaml: vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+vander = _Op("aten", 'vander', 'default',
+    'vander(Tensor x, int? N=None, bool increasing=False) -> Tensor',
+    ('x', 'N', 'increasing'), 3, tags=())
+_e_vander = vander._entry_cache
+
+
+def _bind_vander(x, N=None, increasing=False):
+    return (x, N, increasing)
+
+
+def _entry_vander(x, N, increasing):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (x._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vander, (x, N, increasing)) from None
+    try:
+        _k = _e_vander[ks]
+    except KeyError:
+        _k = vander._fill_entry(ks)
+    return _k(x, N, increasing)
+
+
+vander._bind = _bind_vander
+vander._entry = _entry_vander
+_aten._packet('vander')._add(vander)
+
+
 # schema/native_functions.yaml: linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor
 linalg_vander = _Op("aten", 'linalg_vander', 'default',
     'linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor',
@@ -31058,6 +31174,122 @@ def _entry_chunk(self, chunks, dim):
 chunk._bind = _bind_chunk
 chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
+
+
+# schema/native_functions.yaml: unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+unsafe_split_Tensor = _Op("aten", 'unsafe_split', 'Tensor',
+    'unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]',
+    ('self', 'split_size', 'dim'), 3, tags=())
+_e_unsafe_split_Tensor = unsafe_split_Tensor._entry_cache
+
+
+def _bind_unsafe_split_Tensor(self, split_size, dim=0):
+    return (self, split_size, dim)
+
+
+def _entry_unsafe_split_Tensor(self, split_size, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unsafe_split_Tensor, (self, split_size, dim)) from None
+    try:
+        _k = _e_unsafe_split_Tensor[ks]
+    except KeyError:
+        _k = unsafe_split_Tensor._fill_entry(ks)
+    return _k(self, split_size, dim)
+
+
+unsafe_split_Tensor._bind = _bind_unsafe_split_Tensor
+unsafe_split_Tensor._entry = _entry_unsafe_split_Tensor
+_aten._packet('unsafe_split')._add(unsafe_split_Tensor)
+
+
+# schema/native_functions.yaml: unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+unsafe_split_with_sizes = _Op("aten", 'unsafe_split_with_sizes', 'default',
+    'unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]',
+    ('self', 'split_sizes', 'dim'), 3, tags=())
+_e_unsafe_split_with_sizes = unsafe_split_with_sizes._entry_cache
+
+
+def _bind_unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return (self, split_sizes, dim)
+
+
+def _entry_unsafe_split_with_sizes(self, split_sizes, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unsafe_split_with_sizes, (self, split_sizes, dim)) from None
+    try:
+        _k = _e_unsafe_split_with_sizes[ks]
+    except KeyError:
+        _k = unsafe_split_with_sizes._fill_entry(ks)
+    return _k(self, split_sizes, dim)
+
+
+unsafe_split_with_sizes._bind = _bind_unsafe_split_with_sizes
+unsafe_split_with_sizes._entry = _entry_unsafe_split_with_sizes
+_aten._packet('unsafe_split_with_sizes')._add(unsafe_split_with_sizes)
+
+
+# schema/native_functions.yaml: unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+unsafe_chunk = _Op("aten", 'unsafe_chunk', 'default',
+    'unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]',
+    ('self', 'chunks', 'dim'), 3, tags=())
+_e_unsafe_chunk = unsafe_chunk._entry_cache
+
+
+def _bind_unsafe_chunk(self, chunks, dim=0):
+    return (self, chunks, dim)
+
+
+def _entry_unsafe_chunk(self, chunks, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unsafe_chunk, (self, chunks, dim)) from None
+    try:
+        _k = _e_unsafe_chunk[ks]
+    except KeyError:
+        _k = unsafe_chunk._fill_entry(ks)
+    return _k(self, chunks, dim)
+
+
+unsafe_chunk._bind = _bind_unsafe_chunk
+unsafe_chunk._entry = _entry_unsafe_chunk
+_aten._packet('unsafe_chunk')._add(unsafe_chunk)
+
+
+# schema/native_functions.yaml: _unsafe_view(Tensor self, SymInt[] size) -> Tensor
+_unsafe_view = _Op("aten", '_unsafe_view', 'default',
+    '_unsafe_view(Tensor self, SymInt[] size) -> Tensor',
+    ('self', 'size'), 2, tags=())
+_e__unsafe_view = _unsafe_view._entry_cache
+
+
+def _bind__unsafe_view(self, size):
+    return (self, size)
+
+
+def _entry__unsafe_view(self, size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_unsafe_view, (self, size)) from None
+    try:
+        _k = _e__unsafe_view[ks]
+    except KeyError:
+        _k = _unsafe_view._fill_entry(ks)
+    return _k(self, size)
+
+
+_unsafe_view._bind = _bind__unsafe_view
+_unsafe_view._entry = _entry__unsafe_view
+_aten._packet('_unsafe_view')._add(_unsafe_view)
 
 
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
@@ -33046,6 +33278,66 @@ def _entry_nonzero_out(self, out):
 nonzero_out._bind = _bind_nonzero_out
 nonzero_out._entry = _entry_nonzero_out
 _aten._packet('nonzero')._add(nonzero_out)
+
+
+# schema/native_functions.yaml: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+nonzero_static = _Op("aten", 'nonzero_static', 'default',
+    'nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor',
+    ('self', 'size', 'fill_value'), 1, tags=())
+_e_nonzero_static = nonzero_static._entry_cache
+
+
+def _bind_nonzero_static(self, *, size, fill_value=-1):
+    return (self, size, fill_value)
+
+
+def _entry_nonzero_static(self, size, fill_value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nonzero_static, (self, size, fill_value)) from None
+    try:
+        _k = _e_nonzero_static[ks]
+    except KeyError:
+        _k = nonzero_static._fill_entry(ks)
+    return _k(self, size, fill_value)
+
+
+nonzero_static._bind = _bind_nonzero_static
+nonzero_static._entry = _entry_nonzero_static
+_aten._packet('nonzero_static')._add(nonzero_static)
+
+
+# schema/native_functions.yaml: nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!) (autogen of nonzero_static)
+nonzero_static_out = _Op("aten", 'nonzero_static', 'out',
+    'nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'fill_value', 'out'), 1, tags=())
+_e_nonzero_static_out = nonzero_static_out._entry_cache
+
+
+def _bind_nonzero_static_out(self, *, size, fill_value=-1, out):
+    return (self, size, fill_value, out)
+
+
+def _entry_nonzero_static_out(self, size, fill_value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nonzero_static_out, (self, size, fill_value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_nonzero_static_out[ks]
+    except KeyError:
+        _k = nonzero_static_out._fill_entry(ks)
+    return _k(self, size, fill_value, out)
+
+
+nonzero_static_out._bind = _bind_nonzero_static_out
+nonzero_static_out._entry = _entry_nonzero_static_out
+_aten._packet('nonzero_static')._add(nonzero_static_out)
 
 
 # schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)

@@ -3597,6 +3597,15 @@ _o.histogram_bin_ct.register('Meta', _meta_reduction.histogram_bin_ct)
 _o.histogram_bins_tensor.register('CPU', _cpu_reduction.histogram_bins_tensor)
 _o.histogram_bins_tensor.register('Meta', _meta_reduction.histogram_bins_tensor)
 
+# schema/native_functions.yaml: histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+_o.histogramdd_int_bins.register('CompositeImplicitAutograd', _composite_reduction.histogramdd_int_bins)
+
+# schema/native_functions.yaml: histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+_o.histogramdd.register('CompositeImplicitAutograd', _composite_reduction.histogramdd)
+
+# schema/native_functions.yaml: histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
+_o.histogramdd_TensorList_bins.register('CompositeImplicitAutograd', _composite_reduction.histogramdd_tensorlist_bins)
+
 # schema/native_functions.yaml: bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
 _o.bincount.register('CPU', _cpu_reduction.bincount)
 _o.bincount.register('Meta', _meta_reduction.bincount)
@@ -4111,6 +4120,9 @@ _o.linalg_tensorsolve.register('CompositeImplicitAutograd', _composite_linalg.li
 _o.linalg_tensorsolve_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_tensorsolve))
 _o.linalg_tensorsolve_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_tensorsolve_out, (3,)), with_keyset=True)
 
+# schema/native_functions.yaml: vander(Tensor x, int? N=None, bool increasing=False) -> Tensor
+_o.vander.register('CompositeImplicitAutograd', _composite_linalg.vander)
+
 # schema/native_functions.yaml: linalg_vander(Tensor x, *, SymInt? N=None) -> Tensor
 _o.linalg_vander.register('CompositeImplicitAutograd', _composite_linalg.linalg_vander)
 
@@ -4202,6 +4214,18 @@ _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_wi
 
 # schema/native_functions.yaml: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
+
+# schema/native_functions.yaml: unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+_o.unsafe_split_Tensor.register('CompositeImplicitAutograd', _composite_views.unsafe_split)
+
+# schema/native_functions.yaml: unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+_o.unsafe_split_with_sizes.register('CompositeImplicitAutograd', _composite_views.unsafe_split_with_sizes)
+
+# schema/native_functions.yaml: unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+_o.unsafe_chunk.register('CompositeImplicitAutograd', _composite_views.unsafe_chunk)
+
+# schema/native_functions.yaml: _unsafe_view(Tensor self, SymInt[] size) -> Tensor
+_o._unsafe_view.register('CompositeImplicitAutograd', _composite_views.unsafe_view)
 
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
@@ -4478,6 +4502,14 @@ _o.nonzero.register('Meta', _meta_shape.nonzero)
 _o.nonzero_out.register('CPU', _cpu_shape.nonzero_out)
 _o.nonzero_out.register('Meta', _meta_shape.nonzero_out)
 _o.nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.nonzero_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+_o.nonzero_static.register('CPU', _cpu_shape.nonzero_static)
+_o.nonzero_static.register('Meta', _meta_shape.nonzero_static)
+
+# schema/native_functions.yaml: nonzero_static.out(Tensor self, *, SymInt size, int fill_value=-1, Tensor(a!) out) -> Tensor(a!) (autogen of nonzero_static)
+_o.nonzero_static_out.register('CompositeExplicitAutograd', _autogen_out(_o.nonzero_static))
+_o.nonzero_static_out.register("ADInplaceOrView", _inplace_or_view(_o.nonzero_static_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 _o.topk.register('CPU', _cpu_shape.topk)

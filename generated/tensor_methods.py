@@ -52,6 +52,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry__to_copy_out,
     _entry__unique2,
     _entry__unique2_out,
+    _entry__unsafe_view,
     _entry_abs,
     _entry_abs_,
     _entry_abs_out,
@@ -614,6 +615,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_histc_out,
     _entry_histogram_bin_ct,
     _entry_histogram_bins_tensor,
+    _entry_histogramdd,
+    _entry_histogramdd_TensorList_bins,
+    _entry_histogramdd_int_bins,
     _entry_hsplit_array,
     _entry_hsplit_int,
     _entry_hstack,
@@ -999,6 +1003,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_nll_loss_out,
     _entry_nonzero,
     _entry_nonzero_out,
+    _entry_nonzero_static,
+    _entry_nonzero_static_out,
     _entry_norm_Scalar,
     _entry_norm_ScalarOpt_dim,
     _entry_norm_Scalar_out,
@@ -1492,9 +1498,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unique_consecutive_out,
     _entry_unique_dim,
     _entry_unique_dim_out,
+    _entry_unsafe_chunk,
+    _entry_unsafe_split_Tensor,
+    _entry_unsafe_split_with_sizes,
     _entry_unsqueeze,
     _entry_unsqueeze_,
     _entry_unsqueeze_copy,
+    _entry_vander,
     _entry_var,
     _entry_var_correction,
     _entry_var_correction_out,
@@ -9503,6 +9513,23 @@ def nextafter_(self, other):
         return _r
 
 
+# schema/native_functions.yaml: nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor
+def nonzero_static(self, *, size, fill_value=-1):
+    """nonzero_static(Tensor self, *, SymInt size, int fill_value=-1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(nonzero_static, (self,), (self,), {'size': size, 'fill_value': fill_value})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_nonzero_static(self, size, fill_value)
+
+    except TypeError:
+        _r = _hra(nonzero_static, (self,), (self,), {'size': size, 'fill_value': fill_value})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
@@ -12407,6 +12434,57 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         return _r
 
 
+# schema/native_functions.yaml: unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+def unsafe_chunk(self, chunks, dim=0):
+    """unsafe_chunk(Tensor self, int chunks, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unsafe_chunk, (self,), (self, chunks, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsafe_chunk(self, chunks, dim)
+
+    except TypeError:
+        _r = _hra(unsafe_chunk, (self,), (self, chunks, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+def unsafe_split(self, split_size, dim=0):
+    """unsafe_split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unsafe_split, (self,), (self, split_size, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsafe_split_Tensor(self, split_size, dim)
+
+    except TypeError:
+        _r = _hra(unsafe_split, (self,), (self, split_size, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    """unsafe_split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]"""
+    if _tf[0]:
+        _r = _htf(unsafe_split_with_sizes, (self,), (self, split_sizes, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsafe_split_with_sizes(self, split_sizes, dim)
+
+    except TypeError:
+        _r = _hra(unsafe_split_with_sizes, (self,), (self, split_sizes, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
@@ -14171,6 +14249,7 @@ TENSOR_ATTRIBUTES = {
     'new_zeros': new_zeros,
     'nextafter': nextafter,
     'nextafter_': nextafter_,
+    'nonzero_static': nonzero_static,
     'normal_': normal_,
     'not_equal': not_equal,
     'not_equal_': not_equal_,
@@ -14289,6 +14368,9 @@ TENSOR_ATTRIBUTES = {
     'unflatten': unflatten,
     'unfold': unfold,
     'uniform_': uniform_,
+    'unsafe_chunk': unsafe_chunk,
+    'unsafe_split': unsafe_split,
+    'unsafe_split_with_sizes': unsafe_split_with_sizes,
     'unsqueeze': unsqueeze,
     'unsqueeze_': unsqueeze_,
     'var': var,

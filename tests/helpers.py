@@ -66,11 +66,12 @@ def ember_of(a):
 
 
 def torch_of(a):
-    """A fresh contiguous torch tensor holding a copy of NumPy array `a` (bfloat16 goes
-    through float32, which NumPy and torch share)."""
+    """A fresh contiguous torch tensor holding a copy of NumPy array `a` (bfloat16 by its
+    bits: torch's float32 -> bfloat16 copy turns every NaN into 0xFFFF, a negative NaN)."""
     bf16 = a.dtype == np_dtype("bfloat16")
-    src = torch.from_numpy(a.astype(np.float32) if bf16 else np.array(a))
-    return torch.empty(a.shape, dtype=torch.bfloat16 if bf16 else src.dtype).copy_(src)
+    src = torch.from_numpy(np.array(a).view(np.int16) if bf16 else np.array(a))
+    out = torch.empty(a.shape, dtype=src.dtype).copy_(src)   # (torch's contiguous strides)
+    return out.view(torch.bfloat16) if bf16 else out
 
 
 def pair(a):
@@ -237,6 +238,32 @@ def raises_like(fn_e, fn_t, phrase=None):
     if phrase:
         assert phrase in str(ti.value), ti.value
         assert phrase in str(ei.value), ei.value
+
+
+def check_call(fn, tols=None):
+    """fn(ember) against fn(torch) (fn writes `M.tensor(...)`, `M.int8`, ...): the same
+    builtin exception type and first message line, or results that pass `check` (tuples
+    and lists element by element)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            t = fn(torch)
+        except Exception as t_exc:  # noqa: BLE001  (the exception is what is compared)
+            with pytest.raises(builtin_type(type(t_exc))) as e_info:
+                fn(ember)
+            assert str(e_info.value).splitlines()[0] == str(t_exc).splitlines()[0]
+            return
+        e = fn(ember)
+    _check_nested(e, t, tols)
+
+
+def _check_nested(e, t, tols):
+    if isinstance(t, (tuple, list)):
+        assert isinstance(e, (tuple, list)) and len(e) == len(t), (e, t)
+        for x, y in zip(e, t):
+            _check_nested(x, y, tols)
+    else:
+        check(e, t, tols)
 
 
 def aten_op(ops, name: str):

@@ -43,12 +43,15 @@ def wrap(dim, ndim: int) -> int:
 
 
 def wrap_list(dims, ndim: int) -> tuple:
-    """Wraps a dim list; torch's error for a repeated dim."""
-    out = tuple(wrap(d, ndim) for d in int_list(dims))
-    if len(set(out)) != len(out):
-        dup = next(d for d in out if out.count(d) > 1)
-        raise RuntimeError(f"dim {dup} appears multiple times in the list of dims")
-    return out
+    """Wraps a dim list, one dim after the other as torch's dim_list_to_bitset: a repeated
+    dim raises before a later dim out of range ([0, 0, 5]: 'dim 0 appears multiple times')."""
+    out = []
+    for d in int_list(dims):
+        d = wrap(d, ndim)
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(out)
 
 
 def infer_size(shape, numel: int) -> tuple:

@@ -621,6 +621,22 @@ def linalg_tensorsolve(self, other, dims):
     return linalg_solve(a.reshape(rp, rp), other.flatten(), True).reshape(result_shape)
 
 
+def vander(x, N=None, increasing=False):
+    """torch.vander: columns x^(N-1), ..., x, 1 (reversed with `increasing`), as torch's
+    ones, then cumprod of x repeated; integer and bool x give int64 (cumprod's promotion)."""
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    dt = D.promote_types(x.dtype, D.int64)
+    result = x.new_ones((x.shape[0], n), dtype=dt)
+    if n > 1:
+        powers = ember.cumprod(x.unsqueeze(1).expand(x.shape[0], n - 1).to(dt), 1)
+        result = ember.cat([result[:, :1], powers], 1)
+    return result if increasing else result.flip(1)
+
+
 def linalg_vander(x, N):
     """Columns x^0, x^1, ..., x^(N-1) (cumulative products)."""
     dt = x.dtype

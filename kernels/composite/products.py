@@ -90,9 +90,9 @@ def dist(self, other, p=2):
 
 def renorm(self, p, dim, maxnorm):
     """Each slice along `dim` with a p-norm above maxnorm scaled down to maxnorm."""
-    if p <= 0:
+    if not p > 0:         # (NaN fails these checks too, as torch's)
         raise RuntimeError("renorm: non-positive-norm not supported")
-    if maxnorm < 0:
+    if not maxnorm >= 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     if self.dim() <= 1:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
@@ -188,10 +188,13 @@ def type_as(self, other):
 
 
 def sum_to_size(self, size):
-    """Sums self down to `size` (which self's shape must expand from)."""
+    """Sums self down to `size` (which self's shape must expand from); size [] is the full
+    sum, as torch's sum_to (a bool or integer self gives int64)."""
     size = list(size)
     if not _expandable(size, list(self.shape)):
         raise RuntimeError(f"size {{{size}}} is not expandable to size {{{list(self.shape)}}}.")
+    if not size:
+        return self.sum()
     lead = self.dim() - len(size)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(size)
                                 if s == 1 and self.shape[lead + i] != 1]

@@ -5,7 +5,10 @@ linalg_vector_norm (autograd comes from the ops they call).
     >>> ember.var(ember.tensor([1., 2., 3.]), False)
     tensor(0.6667)
 """
+import math
+
 import ember
+from ember.core import dtype as D
 from ember.core.shapes import wrap_dim
 
 
@@ -95,9 +98,12 @@ def python_norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
 # --- issue 22: nanmean, quantile/nanquantile, diff, trapezoid, cov/corrcoef, cdist ----------
 def nanmean(self, dim=None, keepdim=False, dtype=None):
     """nansum / the number of non-NaN elements (torch's)."""
-    if not self.dtype.is_floating_point:
+    if self._dtype.category < D.FLOAT:
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype "
                            f"but got {self.dtype.scalar_name}")
+    if dtype is not None and dtype.category < D.FLOAT:
+        raise RuntimeError("nanmean(): could not infer output dtype. Optional dtype must be "
+                           f"either a floating point or complex dtype. Got: {dtype.scalar_name}")
     count = self.isnan().logical_not().sum(dim, keepdim)
     return ember.nansum(self, dim, keepdim, dtype=dtype).div(count)
 
@@ -105,30 +111,33 @@ def nanmean(self, dim=None, keepdim=False, dtype=None):
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _check_quantile(self, q, name, interpolation):
-    if self.dtype not in (ember.float32, ember.float64):
-        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
-    if isinstance(q, ember.Tensor):
-        if q.dim() > 1:
-            raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
-        if q.dtype != self.dtype:
-            raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
-        # (torch checks the values of CPU tensors only; a fake's are not there to check)
-        if q._device.type == "cpu" and not bool(((q >= 0) & (q <= 1)).all()):
-            raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
-    elif not 0 <= q <= 1:
-        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q}")
-    if self.numel() == 0:
-        raise RuntimeError(f"{name}() input tensor must be non-empty")
+def _check_quantile(self, q, name, interpolation, dim):
+    """torch's checks in torch's order: a number q's range, the interpolation, self's
+    size, q's rank, the dtypes, the dim, then a tensor q's values."""
+    if not isinstance(q, ember.Tensor) and not 0 <= q <= 1:
+        raise RuntimeError(f"{name}() q must be in the range [0, 1] but got {q:g}")
     if interpolation not in _INTERPOLATIONS:
         raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, "
                            f"midpoint or nearest, but got {interpolation}")
+    if self.numel() == 0:
+        raise RuntimeError(f"{name}() input tensor must be non-empty")
+    if isinstance(q, ember.Tensor) and q.dim() > 1:
+        raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
+    if self.dtype not in (ember.float32, ember.float64):
+        raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
+    if isinstance(q, ember.Tensor) and q.dtype != self.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    wrap_dim(0 if dim is None else dim, self.dim())
+    # (torch checks the values of CPU tensors only; a fake's are not there to check)
+    if isinstance(q, ember.Tensor) and q._device.type == "cpu" and \
+            not bool(((q >= 0) & (q <= 1)).all()):
+        raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
 
 
 def _quantile(self, q, dim, keepdim, interpolation, ignore_nan, name):
     """torch's algorithm: sort along dim (NaN last), a rank q * (count - 1) per slice,
     rounded per `interpolation` or interpolated between its neighbours (lerp)."""
-    _check_quantile(self, q, name, interpolation)
+    _check_quantile(self, q, name, interpolation, dim)
     qt = q.reshape(-1) if isinstance(q, ember.Tensor) else self.new_full((1,), q)
     if dim is None:
         x = self.reshape(-1)
@@ -282,17 +291,26 @@ def cov(self, correction=1, fweights=None, aweights=None):
     x = self.view(1, -1) if self.dim() < 2 else self
     n = x.shape[1]
     w = None
-    for name, t in (("fweights", fweights), ("aweights", aweights)):
+    for name, t, kind in (("fweights", fweights, "integral"),
+                          ("aweights", aweights, "floating point")):
         if t is None:
             continue
         if t.dim() > 1:
             raise RuntimeError(f"cov(): expected {name} to have one or fewer dimensions but got "
                                f"{name} with {t.dim()} dimensions")
+        category = D.INT if kind == "integral" else D.FLOAT
+        if t._dtype.category != category:
+            raise RuntimeError(f"cov(): expected {name} to have {kind} dtype but got {name} "
+                               f"with {t._dtype.scalar_name} dtype")
         if t.numel() != n:
             raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                                f"observations in the input but got {t.numel()} != {n}")
+        if n and t._device.type == "cpu" and bool(t.min() < 0):   # (values: as quantile's q)
+            raise RuntimeError(f"cov(): {name} cannot be negative")
         w = t if w is None else w * t
     w_sum = n if w is None else w.sum()
+    if w is not None and w._device.type == "cpu" and not bool(w_sum != 0):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (x if w is None else x * w).sum(1) / w_sum
     if w is not None and aweights is not None and correction != 0:
         norm = w_sum - correction * (w * aweights).sum() / w_sum
@@ -430,3 +448,78 @@ def python_cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessar
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     return ember.ops.aten.cdist.default(x1, x2, p, _CDIST_MODES[compute_mode])
+
+
+# --- histogramdd ---------------------------------------------------------------------------
+def histogramdd(self, bins, range=None, weight=None, density=False):
+    """torch.histogramdd with a bin count per dim (the innermost dim of self)."""
+    if self.dim() >= 2 and len(bins) != self.shape[-1]:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
+                           "dimension of the input.")
+    return _histogramdd(self, list(bins), range, weight, density)
+
+
+def histogramdd_int_bins(self, bins, range=None, weight=None, density=False):
+    return _histogramdd(self, [bins] * (self.shape[-1] if self.dim() else 0), range, weight,
+                        density)
+
+
+def histogramdd_tensorlist_bins(self, bins, range=None, weight=None, density=False):
+    return _histogramdd(self, list(bins), range, weight, density)
+
+
+def _histogramdd(self, bins, range, weight, density):
+    """The rows of self (its innermost dim: one coordinate per histogram dim) counted into
+    a grid of bins: each dim's edges are given tensors, or histogram's edges of that
+    column (over `range`, two numbers per dim); a value belongs to [edge_i, edge_i+1), the
+    last bin closed, values outside (and NaN) are left out. `weight` (self's shape without
+    the innermost dim) replaces the counts; `density` divides by the total and the bin
+    volumes."""
+    if self.dim() < 2:
+        raise RuntimeError("ember.histogramdd: input tensor should have at least 2 dimensions")
+    n_dims = self.shape[-1]
+    if len(bins) != n_dims:
+        raise RuntimeError(f"ember.histogramdd: expected {n_dims} sequences of bin edges for a "
+                           f"{n_dims}-dimensional histogram but got {len(bins)}")
+    if range is not None and len(range) != 2 * n_dims:
+        raise RuntimeError(f"ember.histogramdd: for a {n_dims}-dimensional histogram range "
+                           f"should have {2 * n_dims} elements, but got {len(range)}")
+    if weight is not None and tuple(weight.shape) != tuple(self.shape[:-1]):
+        raise RuntimeError("ember.histogramdd: if weight tensor is provided it should have the "
+                           "same shape as the input tensor excluding its innermost dimension, "
+                           f"but got input with shape {list(self.shape)} and weight with shape "
+                           f"{list(weight.shape)}")
+    x = self.reshape(-1, n_dims)
+    w = None if weight is None else weight.reshape(-1)
+    edges = []
+    for d, b in enumerate(bins):
+        if not isinstance(b, ember.Tensor) and b <= 0:
+            raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {b} for "
+                               f"dimension {d}")
+        col = x[:, d]
+        if isinstance(b, ember.Tensor):   # (1-d histogram's checks of the edges and dtypes)
+            ember.histogram(col, b, weight=w)
+            edges.append(b)               # (torch returns the given edges)
+        else:
+            r = None if range is None else [range[2 * d], range[2 * d + 1]]
+            edges.append(ember.histogram(col, b, range=r, weight=w)[1])
+    flat = x.new_zeros(x.shape[0], dtype=ember.int64)
+    keep = x.new_ones(x.shape[0], dtype=ember.bool)
+    for d, e in enumerate(edges):
+        col, n = x[:, d], e.numel() - 1
+        keep = keep & (col >= e[0]) & (col <= e[-1])
+        pos = (ember.searchsorted(e, col.contiguous(), right=True) - 1).clamp(0, max(n - 1, 0))
+        flat = flat * n + pos
+    sizes = [e.numel() - 1 for e in edges]
+    total = math.prod(sizes)
+    # (values left out go to an extra last bin: shapes never depend on the data)
+    flat = ember.where(keep, flat, total)
+    ones = x.new_ones(x.shape[0]) if w is None else w
+    hist = x.new_zeros(total + 1).index_add_(0, flat, ones)[:total].reshape(sizes)
+    if density:
+        hist = hist / hist.sum()
+        for d, e in enumerate(edges):
+            shape = [1] * n_dims
+            shape[d] = sizes[d]
+            hist = hist / e.diff().reshape(shape)
+    return hist, edges

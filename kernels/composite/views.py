@@ -108,6 +108,24 @@ def chunk(self, chunks, dim):
     return ember.split(self, split_size, dim)
 
 
+def unsafe_split(self, split_size, dim=0):
+    """torch's unsafe_split: split's pieces (torch leaves them untracked as views)."""
+    return ember.split(self, split_size, dim)
+
+
+def unsafe_split_with_sizes(self, split_sizes, dim=0):
+    return ember.split_with_sizes(self, split_sizes, dim)
+
+
+def unsafe_chunk(self, chunks, dim=0):
+    return chunk(self, chunks, dim)
+
+
+def unsafe_view(self, size):
+    """torch's _unsafe_view: view's result and errors (its gradient reshapes back)."""
+    return self.view(size)
+
+
 def flatten(self, start_dim, end_dim):
     """Merges dims start_dim..end_dim into one (a view when possible, like reshape).
     A 0-d tensor becomes 1-d; when there is nothing to merge, self is returned.

@@ -260,15 +260,22 @@ def _compute_dtype(dt):
 
 
 def _run(fn, layout, operands, cdt=None):
-    """fn(*arrays) broadcast into a fresh tensor of `layout` (casting unsafely)."""
+    """fn(*arrays) broadcast into a fresh tensor of `layout` (casting unsafely). Computed
+    in `cdt` (by default the layout dtype's opmath type); a float result computed wider
+    takes its operands cast to the result dtype first, as torch's TensorIterator (an int32
+    2**31 - 1 is inf in a float16 result)."""
     _check_devices(*operands)
-    cdt = cdt or _compute_dtype(layout._dtype)
-    if layout._dtype in _HALF and cdt is D.float32:
-        args = _opmath_args(operands, layout._dtype)
+    dt = layout._dtype
+    cdt = cdt or _compute_dtype(dt)
+    if dt in _HALF and (cdt is D.float32 or cdt is D.float64):
+        args = _opmath_args(operands, dt)
+        if cdt is D.float64:
+            args = [a.astype(np.float64) for a in args]
+    elif dt is D.float32 and cdt is D.float64:   # operands cast to the result dtype first
+        args = [np.asarray(_arr(x, dt), np.float32).astype(np.float64) for x in operands]
     else:
         args = [_arr(x, cdt) for x in operands]
     r = quiet_call(fn, *args)
-    dt = layout._dtype
     if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
             r.dtype == dt.np and r.shape == tuple(layout._shape) and \
             tuple(layout._stride) == contiguous_strides(r.shape):

@@ -32,12 +32,13 @@ def _compute_np(dt: D.dtype):
     return np.dtype(np.float32) if dt in _HALF else dt.np
 
 
-def _operand(x, cnp):
-    """A tensor's array (or a wrapped Python number) in the compute dtype."""
-    if isinstance(x, Tensor):
-        a = x._np
-        return a if a.dtype == cnp else a.astype(cnp)
-    return np.asarray(x, cnp)
+def _operand(x, dt, cnp):
+    """A tensor's array (or a wrapped Python number) in the compute dtype, cast to the
+    result dtype `dt` first as torch's TensorIterator (int32 2**31 - 1 is inf in float16)."""
+    a = x._np if isinstance(x, Tensor) else np.asarray(x)
+    if a.dtype != dt.np:
+        a = a.astype(dt.np)
+    return a if a.dtype == cnp else a.astype(cnp)
 
 
 def _run(layout, fn, *operands):
@@ -45,7 +46,7 @@ def _run(layout, fn, *operands):
     the Meta layout."""
     dt = layout._dtype
     cnp = _compute_np(dt)
-    arrays = [_operand(x, cnp) for x in operands]
+    arrays = [_operand(x, dt, cnp) for x in operands]
     with np.errstate(all="ignore"):   # (overflow gives inf like torch, also in the cast)
         r = np.asarray(fn(*arrays))
         if (r.shape == tuple(layout._shape) and r.dtype == dt.np and r.flags.c_contiguous and

@@ -15,6 +15,9 @@ kernel's result is copied into self.
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -61,28 +64,92 @@ def _no_alpha(alpha) -> bool:
     return alpha == 1 and alpha is not True
 
 
-_FMA_BLOCK = 1 << 16     # elements of the wide scratch buffer (512 KiB of float64: in cache)
+_FMA_LOOP_MIN = 4096    # elements from which fma runs the compiled loop (numba)
+_SPLIT = 134217729.0     # 2**27 + 1: Dekker's splitting constant for float64
+
+
+def _two_sum(a, b):
+    """(s, e) with s = a + b rounded and s + e == a + b exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_prod(a, b):
+    """(p, e) with p = a * b rounded and p + e == a * b exactly (Dekker; float64)."""
+    p = a * b
+    ca, cb = _SPLIT * a, _SPLIT * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _round_odd(s, e):
+    """s + e (s the rounded sum, e its error) rounded to odd: an inexact s with an even
+    last bit moves one ulp toward the exact value (so a later rounding is not a double
+    rounding)."""
+    s = np.asarray(s, np.float64)
+    nudge = (e != 0) & (s.view(np.uint64) & 1 == 0) & np.isfinite(s)
+    return np.where(nudge, np.nextafter(s, np.copysign(np.inf, e)), s)
+
+
+def _fma32(x, y, z):
+    """x * y + z rounded once to float32: the product is exact in float64, and the float64
+    sum rounded to odd where it could round twice (on a float32 midpoint, or subnormal)."""
+    p = np.multiply(x, y, dtype=np.float64)
+    s = np.array(p + z, np.float64)
+    suspect = (s.view(np.uint64) & 0x1FFFFFFF == 0x10000000) | (np.abs(s) < 2.0 ** -126)
+    if suspect.any():
+        p, z = np.broadcast_to(p, s.shape)[suspect], np.broadcast_to(z, s.shape)[suspect]
+        s[suspect] = _round_odd(*_two_sum(p, z))
+    return s.astype(np.float32)
+
+
+def _fma64(x, y, z):
+    """x * y + z rounded once in float64: Boldo and Melquiond's emulated FMA (exact product
+    and sum, their errors added with rounding to odd), exact in Python fractions where an
+    error term would underflow or overflow (tiny or huge operands, an inf from finite ones:
+    an overflowing x * y plus an infinite z is z)."""
+    p, ep = _two_prod(x, y)
+    s, es = _two_sum(z, p)
+    v = _round_odd(*_two_sum(es, ep))
+    # s alone where v is 0 (s + 0.0 would turn a -0.0 into 0.0) or not finite (inf/nan in)
+    r = np.where((v == 0) | ~np.isfinite(v), s, s + v)
+    x, y, z = np.broadcast_arrays(x, y, z)
+    big, tiny = 2.0 ** 995, 2.0 ** -960
+    hard = (x != 0) & (y != 0) & np.isfinite(x) & np.isfinite(y) & (
+        ~np.isfinite(r) | (np.abs(p) < tiny) | (np.abs(r) < tiny) | (np.abs(x) > big)
+        | (np.abs(y) > big))
+    if hard.any():
+        r[hard] = [_exact_fma(*v) for v in zip(x[hard], y[hard], z[hard])]
+    return r
+
+
+def _exact_fma(x, y, z) -> float:
+    """x * y + z of finite x and y, rounded once (Python's int division rounds correctly)."""
+    if not math.isfinite(z):
+        return z
+    exact = Fraction(x) * Fraction(y) + Fraction(z)
+    try:
+        return float(exact)
+    except OverflowError:
+        return math.inf if exact > 0 else -math.inf
 
 
 def fma(x, y, z):
     """x * y + z for float arrays, rounded once like the fused multiply-adds of torch's
-    kernels: computed in a wider type (float64 for float32, the opmath type of float16 and
-    bfloat16; long double for float64). Large operands of one shape with a scalar `y` (an
-    optimizer's weight decay) go through a cache-sized wide buffer, block by block."""
+    kernels: numbers are first converted to the dtype (torch's operands), float32 and
+    float64 match torch bit for bit; float16/bfloat16 are computed as float32 (their
+    opmath type). Large operands of one shape with a scalar `y` (an optimizer's weight
+    decay and update) go through one compiled loop (_fma_loop: the same bits in one pass)."""
     dt = np.result_type(x, y, z)
-    wide = np.longdouble if dt == np.float64 else np.float64
-    n = np.size(x)
-    if n <= _FMA_BLOCK or np.ndim(y) or np.shape(x) != np.shape(z):
-        return np.add(np.multiply(x, y, dtype=wide), z).astype(dt)
-    xf, zf = np.ravel(x), np.ravel(z)
-    out = np.empty(n, dt)
-    buf = np.empty(_FMA_BLOCK, wide)
-    for i in range(0, n, _FMA_BLOCK):
-        t = buf[:min(_FMA_BLOCK, n - i)]
-        np.multiply(xf[i:i + _FMA_BLOCK], y, out=t, dtype=wide)
-        np.add(t, zf[i:i + _FMA_BLOCK], out=t)
-        out[i:i + _FMA_BLOCK] = t
-    return out.reshape(np.shape(x))
+    x, y, z = (np.asarray(v, dt) for v in (x, y, z))
+    if x.size >= _FMA_LOOP_MIN and not y.ndim and x.shape == z.shape and \
+            (dt == np.float32 or dt == np.float64):
+        from ._fma_loop import fma_scalar
+        return fma_scalar(np.ascontiguousarray(x), y, np.ascontiguousarray(z))
+    with np.errstate(all="ignore"):
+        return np.asarray((_fma32 if dt == np.float32 else _fma64)(x, y, z), dt)
 
 
 def scaled_op(ufunc, layout, a, b, alpha):
@@ -96,10 +163,9 @@ def scaled_op(ufunc, layout, a, b, alpha):
 
 
 def _update_fast(ufunc, self, other, alpha) -> bool:
-    """`self = ufunc(self, alpha * other)` straight on the arrays, for float32/float64
-    tensors of one dtype and shape and a float or int alpha (an optimizer's update, every
-    step: no intermediate tensor for `alpha * other`); False when the general path is
-    needed."""
+    """`self = ufunc(self, alpha * other)` straight on the arrays (one fused multiply-add,
+    as scaled_op), for float32/float64 tensors of one dtype and shape and a float or int
+    alpha (an optimizer's update, every step); False when the general path is needed."""
     a = self._np
     dt = self._dtype
     if other.__class__ is not Tensor or other._dtype is not dt or a is None or \
@@ -116,7 +182,10 @@ def _update_fast(ufunc, self, other, alpha) -> bool:
 def update_arrays(ufunc, a, b, alpha, dt):
     """a = ufunc(a, alpha * b) in place, alpha rounded to `dt` like torch's (the arrays of
     add_/sub_'s fast path; the optimizers' multi-tensor updates call it too)."""
-    ufunc(a, b if alpha == 1 else np.multiply(b, P.alpha_value(dt, alpha)), out=a)
+    if alpha == 1:
+        ufunc(a, b, out=a)
+    else:
+        a[...] = fma(b, (1 if ufunc is np.add else -1) * P.alpha_value(dt, alpha), a)
 
 
 def _scaled_(ufunc, inplace, functional):

@@ -507,7 +507,7 @@ def _cum_extreme(name, better):
                 continue
             prev = vals[j - 1]
             take = better(x, prev)
-            if a.dtype.kind == "f":
+            if self._dtype.category >= D.FLOAT:   # (bfloat16's NumPy kind is not "f")
                 take = np.isnan(x) | (~np.isnan(prev) & take)
             vals[j] = np.where(take, x, prev)
             idx[j] = np.where(take, j, idx[j - 1])

@@ -15,7 +15,7 @@ import numpy as np
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.factory_args import checked_scalar
-from ember.core.tensor import from_array
+from ember.core.tensor import Tensor, from_array
 
 from ..meta import shape as _m
 
@@ -292,6 +292,15 @@ def nonzero(self):
     return out
 
 
+def nonzero_static(self, size, fill_value=-1):
+    """nonzero's first `size` rows (row-major, unlike nonzero), padded with fill_value."""
+    _m.nonzero_static(self, size, fill_value)
+    idx = np.argwhere(self._np)[:size]
+    out = np.full((size, self.dim()), fill_value, np.int64)
+    out[:len(idx)] = idx
+    return _fresh(out, D.int64)
+
+
 def nonzero_out(self, out):
     """nonzero's out=: like torch, an out of another shape is resized to the column-major
     layout the functional result has."""
@@ -516,32 +525,32 @@ def put_(self, index, source, accumulate):
 
 
 def unique_consecutive(self, return_inverse, return_counts, dim):
-    if dim is None:
-        a = self._np.reshape(-1)
-        n = a.shape[0]
-        start = np.ones(n, bool)
-        if n:
-            start[1:] = a[1:] != a[:-1]
-        vals = a[start]
-        group = np.cumsum(start) - 1
-        counts = np.diff(np.append(np.flatnonzero(start), n))
-        inverse = (_fresh(group.reshape(self._shape).astype(np.int64), D.int64)
-                   if return_inverse else _empty_index())
-        cnt = _fresh(counts.astype(np.int64), D.int64) if return_counts else _empty_index()
-        return _fresh(vals.copy(), self._dtype), inverse, cnt
-    dim = _m.check_unique_dim(self, dim)
-    a = np.moveaxis(self._np, dim, 0)
+    """The first of each run of equal elements (of equal slices along `dim`). As torch's,
+    the inverse and the counts are empty unless asked for when the elements are flattened
+    (no dim, or dim 0 of a 1-d self); the slices along a dim always come with both."""
+    if dim is None or (dim == 0 and self.dim() == 1):
+        a, dim = self._np.reshape(-1), None
+    else:
+        dim = _m.check_unique_dim(self, dim)
+        a = np.moveaxis(self._np, dim, 0)
+        return_inverse = return_counts = True
     n = a.shape[0]
     start = np.ones(n, bool)
     if n:
-        flat = a.reshape(n, -1)
+        flat = a.reshape(n, a[0].size)
         start[1:] = (flat[1:] != flat[:-1]).any(axis=1)
-    vals = np.moveaxis(np.ascontiguousarray(a[start]), 0, dim)
-    strides = tuple(st // vals.itemsize for st in vals.strides) if vals.size else None
+    if dim is None:
+        values = _fresh(a[start], self._dtype)
+    else:
+        vals = np.moveaxis(np.ascontiguousarray(a[start]), 0, dim)
+        values = _emit(vals, self._dtype,
+                       tuple(st // vals.itemsize for st in vals.strides) if vals.size else None)
     group = np.cumsum(start) - 1
     counts = np.diff(np.append(np.flatnonzero(start), n))
-    return (_emit(vals, self._dtype, strides), _fresh(group.astype(np.int64), D.int64),
-            _fresh(counts.astype(np.int64), D.int64))
+    inverse = (_fresh(group.reshape(self._shape if dim is None else (n,)).astype(np.int64),
+                      D.int64) if return_inverse else _empty_index())
+    cnt = _fresh(counts.astype(np.int64), D.int64) if return_counts else _empty_index()
+    return values, inverse, cnt
 
 
 def repeat_interleave_tensor(repeats, output_size):
@@ -558,17 +567,22 @@ def repeat_interleave_tensor(repeats, output_size):
 
 
 # --- searchsorted, bucketize -------------------------------------------------------------------
-def _searchsorted_np(seq, vals, right, sorter, dtype):
-    """Insertion points of vals into the last dim of seq (1-d, or batched like vals)."""
+def _searchsorted_np(sorted_sequence, values, right, sorter, dtype):
+    """Insertion points of `values` (a tensor or a Python number) into the last dim of
+    sorted_sequence (1-d, or batched like values), both first converted to their common
+    dtype like torch's (a number is a wrapped number: 255 into int8 boundaries is -1)."""
+    ct = D.result_type(sorted_sequence, values).np
+    seq = sorted_sequence._np.astype(ct)
+    with np.errstate(over="ignore"):
+        vals = (values._np if isinstance(values, Tensor) else np.array(values)).astype(ct)
     if sorter is not None:
         idx = sorter._np
         if idx.size and (idx.min() < 0 or idx.max() >= seq.shape[-1]):
             raise RuntimeError("ember.searchsorted(): sorter index out of range")
         seq = np.take_along_axis(seq, idx, -1)
-    ct = np.result_type(seq.dtype, vals.dtype)
-    if ct.kind not in "iuf" or ct.itemsize < 4:   # bool mixes, float16, bfloat16
-        ct = np.float64
-    res = _bisect(seq.astype(ct), np.asarray(vals.astype(ct)), right)
+    if ct.kind not in "iuf" or ct.itemsize < 4:   # bool, 8/16-bit: compared exactly as float64
+        seq, vals = seq.astype(np.float64), vals.astype(np.float64)
+    res = _bisect(seq, vals, right)
     return _fresh(res.astype(dtype.np), dtype)
 
 
@@ -596,13 +610,13 @@ def searchsorted(sorted_sequence, self, out_int32, right, side, sorter):
     dt = _m._search_dtype(out_int32)
     if self.numel() == 0:
         return empty_cpu(self._shape, dt)
-    return _searchsorted_np(sorted_sequence._np, self._np, right, sorter, dt)
+    return _searchsorted_np(sorted_sequence, self, right, sorter, dt)
 
 
 def searchsorted_scalar(sorted_sequence, self, out_int32, right, side, sorter):
     right = _m.check_searchsorted(sorted_sequence, (), out_int32, right, side, sorter)
-    vals = np.asarray(self.item() if hasattr(self, "item") else self)
-    return _searchsorted_np(sorted_sequence._np, vals, right, sorter, _m._search_dtype(out_int32))
+    value = self.item() if hasattr(self, "item") else self
+    return _searchsorted_np(sorted_sequence, value, right, sorter, _m._search_dtype(out_int32))
 
 
 def bucketize(self, boundaries, out_int32, right):

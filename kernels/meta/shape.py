@@ -263,6 +263,12 @@ def nonzero(self):
     _dynamic("nonzero")
 
 
+def nonzero_static(self, size, fill_value=-1):
+    if size < 0:
+        raise RuntimeError("nonzero_static: 'size' must be an non-negative integer")
+    return _meta((size, len(self._shape)), D.int64)
+
+
 def nonzero_out(self, out):
     _dynamic("nonzero")
 

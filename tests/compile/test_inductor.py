@@ -430,3 +430,16 @@ def test_op_samples_compiled_equal_eager(name, sample):
     got = ember.compile(fn)(*tensors)
     dt = str(want.dtype).split(".")[1]
     _assert_same(got, want, ulps=OPS[name].ulps(dt) if dt in EPS else None)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_fused_add_with_alpha_is_eager_bit_for_bit(dtype):
+    """add/sub with alpha inside a fused kernel: one fused multiply-add, eager's bits."""
+    rng = np.random.default_rng(3)
+    a, b, c = (ember.from_numpy((rng.standard_normal(5000) * 1e3).astype(dtype))
+               for _ in range(3))
+
+    def f(a, b, c):
+        return (a.add(b, alpha=0.1) * c).sub(b, alpha=1 / 3)
+    got = ember.compile(f, backend="inductor")(a, b, c)
+    np.testing.assert_array_equal(got.numpy(), f(a, b, c).numpy())

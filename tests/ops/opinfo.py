@@ -822,6 +822,27 @@ _view("chunk.default", lambda: [
     S(make((5, 3), F32), 2, name="uneven"), S(make((6, 4), F32), 3, 1, name="dim1"),
     S(make((2, 3), F32), 5, name="more_than_size"), S(make((0, 3), F32), 2, name="empty"),
     S(make((4, 3), F32), 0, name="zero_chunks_error")])
+# torch's unsafe_* forms: the same pieces (and errors) as split/split_with_sizes/chunk/view
+# (data from a generator of their own: the shared stream stays as it was for later samples)
+_urng = own_rng(2231)
+
+
+def _u(shape, dt=F32):
+    return make(shape, dt, rng=_urng)
+
+
+_view("unsafe_split.Tensor", lambda: [
+    S(_u((5, 3)), 2, name="uneven"), S(_u((4, 6)), 3, 1, name="dim1"),
+    S(_u((0, 2)), 2, name="empty"), S(_u((4, 3)), 0, name="zero_size_error")])
+_view("unsafe_split_with_sizes.default", lambda: [
+    S(_u((5, 3)), [2, 3], name="basic"), S(_u((5, 3)), [1, 0, 2], 1, name="with_zero"),
+    S(_u((5, 3)), [2, 2], name="bad_sum_error")])
+_view("unsafe_chunk.default", lambda: [
+    S(_u((5, 3)), 2, name="uneven"), S(_u((2, 3)), 5, name="more_than_size"),
+    S(_u((0, 3)), 2, name="empty"), S(_u((4, 3)), 0, name="zero_chunks_error")])
+_view("_unsafe_view.default", lambda: [
+    S(_u((3, 4)), [2, 6], name="basic"), S(_u((2, 3, 4)), [-1, 4], name="infer"),
+    S(transposed((3, 4), rng=_urng), [12], name="not_viewable_error")])
 _view("unbind.int", lambda: [
     S(_X(), name="dim0"), S(_X3(), -1, name="last"), S(offset((3, 4), F32), 1, name="offset"),
     S(make((0, 3), F32), 1, name="empty"), S(make((), F32), name="0d_error")])

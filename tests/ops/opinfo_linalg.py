@@ -470,6 +470,14 @@ _reg("linalg_vander.default", lambda: [
     S(_rand((4,))), S(_rand((2, 3), F64), N=5, name="batched_N"),
     S(np.arange(1, 4, dtype=I64), name="int64"), S(np.array(2.0, np.float32), N=3, name="0d"),
     S(_rand((3,)), N=1, name="N_error"), S(_rand((3,)).astype(F16), name="float16_error")])
+_vrng = own_rng(2233)   # (linalg's own stream _rng left as it was for the samples after)
+_reg("vander.default", lambda: [
+    S(make((4,), F32, rng=_vrng)), S(make((3,), F64, rng=_vrng), 5, name="N"),
+    S(make((3,), F32, rng=_vrng), 2, True, name="increasing"),
+    S(np.arange(1, 4, dtype=np.int8), name="int8"), S(np.array([True, False]), name="bool"),
+    S(make((3,), F32, rng=_vrng), 0, name="N0"), S(np.zeros((0,), F64), name="empty"),
+    S(make((2, 3), F32, rng=_vrng), name="2d_error"),
+    S(make((3,), F32, rng=_vrng), -1, name="negative_N_error")])
 _reg("linalg_diagonal.default", lambda: [
     S(_rand((2, 3, 4)), name="float32"), S(_rand((3, 4), F64), offset=1, name="offset"),
     S(_rand((2, 3, 4)), dim1=0, dim2=2, name="dims")], exact_strides=True)

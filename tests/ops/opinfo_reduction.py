@@ -512,6 +512,33 @@ register("histogram.bin_ct", _histogram_samples(False))
 register("histogram.bins_tensor", _histogram_samples(True))
 
 
+def _histogramdd_samples(kind):
+    """Bins as a count per dim (`ints`), one count (`int`) or edge tensors (`tensors`)."""
+    def samples():
+        r = own_rng(55)
+        x, x3 = make((6, 2), F32, rng=r), make((2, 4, 3), F64, rng=r)
+        w = make((6,), F32, low=0, high=2, rng=r)
+        b2, b3 = {"ints": ([3, 4], [2, 3, 2]), "int": (3, 2),
+                  "tensors": ([np.array([-2, 0, 2], F32), np.array([-1, 1], F32)],
+                              [np.array([-3, 0, 3], F64)] * 3)}[kind]
+        out = [S(x, b2, name="float32"), S(x3, b3, density=True, name="3d_density"),
+               S(x, b2, weight=w, name="weight"), S(make((0, 2), F32), b2, name="empty"),
+               S(make((6,), F32, rng=r), b2, name="1d_error"),
+               S(x, b2, weight=w.astype(F64), name="weight_dtype_error")]
+        if kind != "tensors":
+            out += [S(x, b2, range=[-1.0, 1.0, -2.0, 2.0], name="range"),
+                    S(x, b2, range=[-1.0, 1.0], name="range_size_error")]
+        if kind == "ints":
+            out.append(S(x, [3], name="bins_size_error"))
+        return out
+    return samples
+
+
+register("histogramdd.default", _histogramdd_samples("ints"))
+register("histogramdd.int_bins", _histogramdd_samples("int"))
+register("histogramdd.TensorList_bins", _histogramdd_samples("tensors"))
+
+
 def _bincount_samples():
     r = own_rng(43)
     x = make((12,), I64, low=0, high=6, rng=r)

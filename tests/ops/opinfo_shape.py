@@ -376,6 +376,19 @@ register("nonzero.default", _nonzero_samples)
 out_of("nonzero.out", "nonzero.default")
 
 
+_nzrng = own_rng(2232)   # (the shared stream left as it was for the samples after these)
+register("nonzero_static.default", lambda: [
+    S(make((3, 4), dt, low=-1, high=2, rng=_nzrng), size=5, name=dtname(dt)) for dt in ALL] + [
+    S(make((2, 3, 4), I64, low=0, high=2, rng=_nzrng), size=30, fill_value=-7,
+      name="3d_padded"),
+    S(make((3, 4), F32, low=-1, high=2, rng=_nzrng), size=0, name="size0"),
+    S(np.array(2.0, np.float32), size=2, name="0d"),
+    S(np.zeros((0, 3), np.float32), size=2, name="empty"),
+    S(transposed((3, 4), I32, low=0, high=2, rng=_nzrng), size=3, name="transposed"),
+    S(make((3, 4), F32, rng=_nzrng), size=-1, name="negative_size_error")])
+out_of("nonzero_static.out", "nonzero_static.default")
+
+
 def _unique2_samples():
     out = []
     for dt in ALL:

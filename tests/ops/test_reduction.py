@@ -9,6 +9,7 @@ from helpers import (
     DTYPES,
     FLOATS,
     builtin_type,
+    check_call,
     layout_pair,
     meta_of,
     np_data,
@@ -888,3 +889,118 @@ def test_cdist_compute_mode_by_name_as_torch():
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
     with pytest.raises(ValueError, match="not a valid value for compute_mode"):
         ember.cdist(ember.tensor(a), ember.tensor(b), compute_mode="fast")
+
+
+# --- found by the long fuzz run (tests/fuzz) ----------------------------------------------------
+NAN = float("nan")
+X23 = [[0.5, -1.0, 2.0], [1.5, 0.25, -3.0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.cov(M.tensor(X23), aweights=M.tensor([True, False, True])),
+    lambda M: M.cov(M.tensor(X23), fweights=M.tensor([1.0, 2.0, 3.0])),
+    lambda M: M.cov(M.tensor(X23), fweights=M.tensor([True, False, True])),
+    lambda M: M.cov(M.tensor(X23), fweights=M.tensor([1, -2, 3])),
+    lambda M: M.cov(M.tensor(X23), aweights=M.tensor([1.0, -2.0, 3.0])),
+    lambda M: M.cov(M.tensor(X23), fweights=M.tensor([1, 2, 3], dtype=M.uint8),
+                    aweights=M.tensor([1.0, 2.0, 3.0], dtype=M.float16)),
+    lambda M: M.cov(M.tensor([], dtype=M.uint8), aweights=M.tensor([], dtype=M.bool)),
+    lambda M: M.cov(M.zeros(2, 0), aweights=M.tensor([])),
+    lambda M: M.cov(M.tensor(X23), fweights=M.tensor([0, 0, 0])),
+])
+def test_cov_checks_weights_like_torch(call):
+    """fweights integral, aweights floating point, neither negative nor summing to zero
+    (ember took bool, float and negative weights and answered)."""
+    check_call(call, {"float32": (1e-6, 1e-6)})
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.nanmean(M.tensor([1.0, NAN, 3.0]), dtype=M.bool),
+    lambda M: M.nanmean(M.tensor([], dtype=M.float16), dtype=M.bool),
+    lambda M: M.nanmean(M.tensor([1.0, NAN, 3.0]), dtype=M.int64),
+    lambda M: M.nanmean(M.tensor([1, 2])),
+    lambda M: M.nanmean(M.tensor([1.0, NAN, 3.0]), dtype=M.float64),
+])
+def test_nanmean_checks_the_dtype_like_torch(call):
+    check_call(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.quantile(M.tensor(NAN), M.tensor(NAN), 1),
+    lambda M: M.quantile(M.tensor([]), 0.5, interpolation="bad"),
+    lambda M: M.quantile(M.tensor([1.0]), 1.5, interpolation="bad"),
+    lambda M: M.quantile(M.tensor([1]), 1.5),
+    lambda M: M.quantile(M.tensor([], dtype=M.int64), M.tensor(0.5)),
+    lambda M: M.quantile(M.tensor([1.0]), M.tensor(2.0), dim=3),
+    lambda M: M.nanquantile(M.tensor([1.0, 2.0]), M.tensor([[0.5]]), dim=3),
+])
+def test_quantile_checks_in_torch_order(call):
+    """torch's order: a number q's range, the interpolation, emptiness, q's rank, the
+    dtypes, the dim, then a tensor q's values (a bad dim came after q's values)."""
+    check_call(call)
+
+
+@pytest.mark.parametrize("name", ["cummax", "cummin"])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32"])
+def test_cummax_cummin_nan_in_every_float_dtype(name, dtype):
+    """A NaN takes over and stays, its index the last NaN's (bfloat16 ignored NaNs)."""
+    data = [1.46, 0.0, -3.33, NAN, -0.3, -2.99e5, 0.0, NAN, 4.56]
+    check_call(lambda M: getattr(M, name)(M.tensor(data, dtype=getattr(M, dtype))[1::2], 0))
+    check_call(lambda M: getattr(M, name)(M.tensor([NAN], dtype=getattr(M, dtype))
+                                          .expand(3), 0))
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.tensor(False).sum_to_size([]),
+    lambda M: M.tensor([[1, 2]], dtype=M.int8).sum_to_size([]),
+    lambda M: M.tensor([True, True]).sum_to_size([1]),
+    lambda M: M.renorm(M.ones(2, 2), 2.0, 0, NAN),
+    lambda M: M.renorm(M.ones(2, 2), NAN, 0, 1.0),
+    lambda M: M.renorm(M.ones(0, 0, dtype=M.float16), True, 0, NAN),
+])
+def test_sum_to_size_and_renorm_edges_like_torch(call):
+    """sum_to_size([]) is the full sum (int64 for bool, as torch's sum_to); renorm refuses a
+    NaN maxnorm or p (NaN passed the `< 0` checks)."""
+    check_call(call)
+
+
+HDD = [[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0]]
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.histogramdd(M.tensor(HDD), bins=[3, 3], weight=M.tensor([1.0, 2.0, 4.0, 8.0])),
+    lambda M: M.histogramdd(M.tensor(HDD), bins=[2, 2], range=[0.0, 1.0, 0.0, 1.0],
+                            density=True),
+    lambda M: M.histogramdd(M.tensor(HDD), bins=2),
+    lambda M: M.histogramdd(M.tensor(HDD), bins=[M.tensor([0.0, 1.0, 3.0]),
+                                                 M.tensor([0.0, 2.0])]),
+    lambda M: M.histogramdd(M.tensor(np.random.default_rng(0).standard_normal((5, 7, 3))),
+                            bins=[4, 5, 2], density=True),
+    lambda M: M.histogramdd(
+        M.tensor(np.random.default_rng(1).standard_normal((50, 2)).astype(np.float32)),
+        bins=[4, 5], weight=M.tensor(np.random.default_rng(2).random(50).astype(np.float32))),
+    lambda M: M.histogramdd(M.zeros(0, 2), bins=[2, 3]),
+    lambda M: M.histogramdd(M.tensor([[1.0, 1.0], [1.0, 1.0]]), bins=[2, 3]),
+    lambda M: M.histogramdd(M.tensor([[NAN, 1.0], [1.0, 1.0]]), bins=[2, 3],
+                            range=[0.0, 2.0, 0.0, 2.0]),
+    lambda M: M.histogramdd(M.tensor(HDD), bins=[2]),
+])
+def test_histogramdd_like_torch(call):
+    """torch.histogramdd (new): bins as counts per dim, one count or edge tensors; range,
+    weight, density; a constant column widened by 0.5; NaN left out."""
+    check_call(call, {"float32": (1e-5, 1e-6), "float64": (1e-12, 0)})
+
+
+@pytest.mark.parametrize("call,phrase", [
+    (lambda M: M.histogramdd(M.tensor(HDD), bins=[2, 2], range=[0.0, 1.0]),
+     "range should have 4 elements, but got 2"),
+    (lambda M: M.histogramdd(M.tensor(HDD).double(), bins=[2, 2], weight=M.ones(4)),
+     "input tensor and weight tensor should have the same dtype"),
+    (lambda M: M.histogramdd(M.tensor([1.0, 2.0]), bins=[2]),
+     "input tensor should have at least 2 dimensions"),
+    (lambda M: M.histogramdd(M.tensor(HDD), bins=[2, 0]), "but got 0 for dimension 1"),
+    (lambda M: M.histogramdd(M.tensor(HDD).long(), bins=[2, 2]), "not implemented for 'Long'"),
+])
+def test_histogramdd_errors_like_torch(call, phrase):
+    """torch's errors (ember's messages name ember.histogramdd where torch's name torch.)."""
+    raises_like(lambda: call(ember), lambda: call(torch), phrase)

@@ -330,17 +330,21 @@ def assert_tensor_matches(e, t, info: OpInfo, what="result"):
 
 
 def outputs(result):
-    return list(result) if isinstance(result, (list, tuple)) else [result]
+    """The result's tensors, flattened (histogramdd's (hist, [edges...]) too)."""
+    if isinstance(result, (list, tuple)):
+        return [t for r in result for t in outputs(r)]
+    return [result]
 
 
-def assert_results_match(e_res, t_res, info: OpInfo):
+def assert_results_match(e_res, t_res, info: OpInfo, what="result"):
+    """Tensors, or sequences of them (nested: histogramdd's (hist, [edges...]))."""
     if isinstance(t_res, (list, tuple)):
         assert isinstance(e_res, (list, tuple)), f"expected a sequence, got {type(e_res).__name__}"
         assert len(e_res) == len(t_res), f"ember returned {len(e_res)} tensors, torch {len(t_res)}"
         for i, (e, t) in enumerate(zip(e_res, t_res)):
-            assert_tensor_matches(e, t, info, f"result[{i}]")
+            assert_results_match(e, t, info, f"{what}[{i}]")
     else:
-        assert_tensor_matches(e_res, t_res, info)
+        assert_tensor_matches(e_res, t_res, info, what)
 
 
 def assert_same_aliasing(e_res, t_res, e_inputs, t_inputs):
@@ -480,8 +484,8 @@ def torch_meta_call(info: OpInfo, sample: SampleInput):
 def assert_meta_results_match(m_res, ref, info: OpInfo, ref_name):
     """Ember's Meta result(s) have the shape, dtype and strides of `ref`'s."""
     if isinstance(ref, (list, tuple)):
-        assert isinstance(m_res, (list, tuple)) and len(m_res) == len(ref)
-        for i, (m, r) in enumerate(zip(m_res, ref)):
+        assert isinstance(m_res, (list, tuple)) and len(outputs(m_res)) == len(outputs(ref))
+        for i, (m, r) in enumerate(zip(outputs(m_res), outputs(ref))):
             assert_meta_matches(m, r, info, f"result[{i}]", ref_name)
     else:
         assert_meta_matches(m_res, ref, info, ref_name=ref_name)

@@ -6,7 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
-from helpers import check, pair, raises_like, to_np
+from helpers import check, check_call, pair, raises_like, to_np
 
 import ember
 
@@ -307,3 +307,54 @@ def test_argument_named_like_a_binding_local_with_overrides_on():
     assert ember.combinations(x, r=3).shape == (1, 3)
     assert x.topk(2).values.tolist() == [3.0, 2.0]
     del Sub
+
+
+# --- found by the long fuzz run (tests/fuzz) ----------------------------------------------------
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("call", [
+    # a Scalar is a wrapped number: converted to the boundaries' dtype (255 is -1 in int8)
+    lambda M: M.bucketize(255, M.tensor([7], dtype=M.int8)),
+    lambda M: M.searchsorted(M.tensor([7, 9], dtype=M.int8), 255),
+    lambda M: M.bucketize(7.5, M.tensor([7, 9], dtype=M.int8)),
+    lambda M: M.searchsorted(M.tensor([1.0, 2.5], dtype=M.float16), 2.4),
+    # tensors of two dtypes: torch's common dtype, not NumPy's (no DTypePromotionError)
+    lambda M: M.searchsorted(M.tensor([], dtype=M.int16), M.tensor([NAN], dtype=M.bfloat16)),
+    lambda M: M.searchsorted(M.tensor([1, 300], dtype=M.int16),
+                             M.tensor([299.5, 300.5], dtype=M.bfloat16)),
+    lambda M: M.bucketize(M.tensor([300, 3]), M.tensor([1, 5], dtype=M.uint8), right=True),
+])
+def test_search_converts_to_the_common_dtype_like_torch(call):
+    check_call(call)
+
+
+@pytest.mark.parametrize("data", [[[1, 1, 2, 2, 3], [1, 1, 2, 2, 3]], [False], [1, 1, 2],
+                                  [[[1, 2]], [[1, 2]]]])
+@pytest.mark.parametrize("dim", [None, 0, 1, -1])
+@pytest.mark.parametrize("flags", [(False, False), (False, True), (True, False), (True, True)])
+def test_unique_consecutive_outputs_like_torch(data, dim, flags):
+    """The inverse and counts are empty unless asked for when flattening (no dim, or dim 0
+    of a 1-d tensor: [False] gave [0], [1]); along another dim both always come."""
+    if dim is not None and dim >= np.ndim(data):
+        return
+    check_call(lambda M: M.ops.aten.unique_consecutive.default(M.tensor(data), *flags, dim))
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.ops.aten.squeeze.dims(M.zeros(0, 0), [0, 0, 2]),
+    lambda M: M.ops.aten.squeeze.dims(M.zeros(0, 0), [2, 0, 0]),
+    lambda M: M.ops.aten.squeeze_copy.dims(M.zeros(0), [0, 0, 1]),
+    lambda M: M.flip(M.zeros(2, 3), [1, -1, 5]),
+])
+def test_dim_lists_checked_one_dim_after_the_other_like_torch(call):
+    """A repeated dim raises before a later dim out of range (was IndexError)."""
+    check_call(call)
+
+
+@pytest.mark.parametrize("pad", [[], [-1, 0], [0, 0], [1, 0], [0, 2]])
+@pytest.mark.parametrize("shape", [(3,), (0,)])
+def test_constant_pad_without_positive_pad_ignores_the_value_like_torch(pad, shape):
+    """No positive pad: torch returns a narrowed copy and never converts the value (256 into
+    uint8 raised in ember); a positive pad checks it."""
+    check_call(lambda M: M.constant_pad_nd(M.ones(shape, dtype=M.uint8), pad, 256))

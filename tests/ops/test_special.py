@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import check, pair, raises_like
+from helpers import check, check_call, pair, raises_like
 
 import ember
 
@@ -272,3 +272,24 @@ def test_scalar_overload_gradients_as_torch(name, number):
     raises_like(lambda: ember.special.zeta(ember.tensor(x, requires_grad=True), 2.0).sum().backward(),
                 lambda: torch.special.zeta(torch.tensor(x, requires_grad=True), 2.0).sum().backward(),
                 "not implemented")
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.igamma(M.tensor([7, -9, -2**31, 2**31 - 1, 0, 3], dtype=M.int32),
+                       M.tensor([float("nan")], dtype=M.float16)),
+    lambda M: M.igammac(M.tensor([float("nan")], dtype=M.float16),
+                        M.tensor([7, 2**31 - 1, 0], dtype=M.int32)),
+    lambda M: M.xlogy(M.tensor([1.369, -2.303], dtype=M.float16),
+                      M.tensor([2**31 - 1, 1], dtype=M.int32)),
+    lambda M: M.tensor([1.369, -2.303], dtype=M.float16).xlogy_(
+        M.tensor([2**31 - 1, 1], dtype=M.int32)),
+    lambda M: M.ops.aten.special_xlog1py.default(M.tensor([2.0]),
+                                                 M.tensor([2**24 + 1], dtype=M.int32)),
+    lambda M: M.ops.aten.silu_backward.default(M.tensor([-2.385], dtype=M.float16),
+                                               M.tensor([-2**31, 3, 0], dtype=M.int32)),
+])
+def test_operands_are_cast_to_a_float_result_dtype_first(call):
+    """An operand of another dtype is cast to the result dtype before the wider computation,
+    as torch's TensorIterator: int32 2**31 - 1 is inf in a float16 result (igamma(inf, nan)
+    is then torch's 0, xlogy gives inf; before, ember computed from 2147483647)."""
+    check_call(call, {"float16": (1e-3, 1e-3), "float32": (1e-6, 0)})
