@@ -213,11 +213,7 @@ def sum_to_size(grad, shape):
     if gshape == shape:
         return grad
     shape = tuple(shape)
-    lead = len(gshape) - len(shape)
-    dims = list(range(lead))
-    for i, n in enumerate(shape):
-        if n == 1 and gshape[lead + i] != 1:
-            dims.append(lead + i)
+    dims, lead = _H.common.summed_dims(gshape, shape)
     if len(dims) == lead:
         return sum(grad, dims) if dims else grad
     grad = sum(grad, dims, keepdim=True)

@@ -23,6 +23,17 @@ def to_args_dtypes(tensors):
     return [t.dtype for t in tensors]
 
 
+def summed_dims(gshape, shape) -> tuple[list, int]:
+    """(dims, lead): the dims of a gradient of shape `gshape` that sum_to_size sums to
+    reach `shape` (the leading ones first), and how many leading dims there are."""
+    lead = len(gshape) - len(shape)
+    dims = list(range(lead))
+    for i, n in enumerate(shape):
+        if n == 1 and gshape[lead + i] != 1:
+            dims.append(lead + i)
+    return dims, lead
+
+
 def sum_to_size(grad, shape):
     """Sums a broadcast gradient back to `shape` (the inverse of broadcasting).
 
@@ -33,11 +44,7 @@ def sum_to_size(grad, shape):
     if gshape == shape:
         return grad
     shape = tuple(shape)
-    lead = len(gshape) - len(shape)
-    dims = list(range(lead))
-    for i, n in enumerate(shape):
-        if n == 1 and gshape[lead + i] != 1:
-            dims.append(lead + i)
+    dims, lead = summed_dims(gshape, shape)
     if len(dims) == lead:
         # only leading dims to remove (a bias gradient): one sum, no view
         return grad.sum(dims) if dims else grad
