@@ -271,9 +271,9 @@ def test_alpha_ops_round_once_like_torch(dtype, alpha):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("alpha", [0.1, -2.5e-8, 7, 3e-39])
 def test_fma_compiled_loop_equals_the_numpy_emulation(dtype, alpha):
-    """Large operands take the compiled loop (LLVM's fma), small ones the NumPy emulation:
-    the same bits on random and special values, so an op's result never depends on its
-    size."""
+    """Operands of one shape with a number for y take the compiled loop (LLVM's fma),
+    others (broadcast operands, an array y) the NumPy emulation: the same bits on random
+    and special values, so an op's result never depends on its path."""
     from ember.kernels.cpu import binary
     from ember.kernels.cpu._fma_loop import fma_scalar
     a, b = _alpha_operands(dtype, 20000, seed=7)
