@@ -184,8 +184,13 @@ def update_arrays(ufunc, a, b, alpha, dt):
     add_/sub_'s fast path; the optimizers' multi-tensor updates call it too)."""
     if alpha == 1:
         ufunc(a, b, out=a)
+        return
+    y = (1 if ufunc is np.add else -1) * P.alpha_value(dt, alpha)
+    if a.flags.c_contiguous and b.flags.c_contiguous:
+        from ._fma_loop import fma_inplace  # (numba: imported on first use)
+        fma_inplace(b, y, a)
     else:
-        a[...] = fma(b, (1 if ufunc is np.add else -1) * P.alpha_value(dt, alpha), a)
+        a[...] = fma(b, y, a)
 
 
 def _scaled_(ufunc, inplace, functional):
