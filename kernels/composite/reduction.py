@@ -10,6 +10,7 @@ import math
 import ember
 from ember.core import dtype as D
 from ember.core.shapes import wrap_dim
+from ember.kernels.common._errors import not_implemented_for
 
 
 def _aten():
@@ -453,6 +454,7 @@ def python_cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessar
 # --- histogramdd ---------------------------------------------------------------------------
 def histogramdd(self, bins, range=None, weight=None, density=False):
     """torch.histogramdd with a bin count per dim (the innermost dim of self)."""
+    _check_histogramdd_dtype(self)
     if self.dim() >= 2 and len(bins) != self.shape[-1]:
         raise RuntimeError("histogramdd: The size of bins must be equal to the innermost "
                            "dimension of the input.")
@@ -460,12 +462,24 @@ def histogramdd(self, bins, range=None, weight=None, density=False):
 
 
 def histogramdd_int_bins(self, bins, range=None, weight=None, density=False):
-    return _histogramdd(self, [bins] * (self.shape[-1] if self.dim() else 0), range, weight,
-                        density)
+    n_dims = self.size(-1)          # (torch's first check: a 0-d self has no dim -1)
+    _check_histogramdd_dtype(self)
+    return _histogramdd(self, [bins] * n_dims, range, weight, density)
 
 
 def histogramdd_tensorlist_bins(self, bins, range=None, weight=None, density=False):
+    _check_histogramdd_dtype(self)
     return _histogramdd(self, list(bins), range, weight, density)
+
+
+def _check_histogramdd_dtype(self):
+    """torch's histogramdd kernel exists for float32 and float64 only: checked first; for
+    an empty input it does not run (histogram's, which takes any floating dtype, does)."""
+    if self.numel() == 0:
+        if not self.dtype.is_floating_point:
+            raise not_implemented_for("histogram_cpu", self.dtype)
+    elif self.dtype not in (ember.float32, ember.float64):
+        raise not_implemented_for("histogramdd", self.dtype)
 
 
 def _histogramdd(self, bins, range, weight, density):
@@ -489,6 +503,8 @@ def _histogramdd(self, bins, range, weight, density):
                            "same shape as the input tensor excluding its innermost dimension, "
                            f"but got input with shape {list(self.shape)} and weight with shape "
                            f"{list(weight.shape)}")
+    if n_dims == 0:         # a 0-dimensional histogram: torch's 0-d zero, no edges
+        return self.new_zeros(()), []
     x = self.reshape(-1, n_dims)
     w = None if weight is None else weight.reshape(-1)
     edges = []

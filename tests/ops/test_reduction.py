@@ -984,6 +984,10 @@ HDD = [[0.0, 1.0], [1.0, 0.0], [2.0, 0.0], [2.0, 2.0]]
     lambda M: M.histogramdd(M.tensor([[NAN, 1.0], [1.0, 1.0]]), bins=[2, 3],
                             range=[0.0, 2.0, 0.0, 2.0]),
     lambda M: M.histogramdd(M.tensor(HDD), bins=[2]),
+    # empty inputs: no histogramdd kernel runs, so float16 is taken; a 0-dimensional one
+    lambda M: M.histogramdd(M.zeros(0, 1, dtype=M.float16), bins=1),
+    lambda M: M.histogramdd(M.zeros(3, 0), bins=2),
+    lambda M: M.histogramdd(M.zeros(0, 0, dtype=M.float16), bins=[]),
 ])
 def test_histogramdd_like_torch(call):
     """torch.histogramdd (new): bins as counts per dim, one count or edge tensors; range,
@@ -1000,6 +1004,11 @@ def test_histogramdd_like_torch(call):
      "input tensor should have at least 2 dimensions"),
     (lambda M: M.histogramdd(M.tensor(HDD), bins=[2, 0]), "but got 0 for dimension 1"),
     (lambda M: M.histogramdd(M.tensor(HDD).long(), bins=[2, 2]), "not implemented for 'Long'"),
+    # the dtype first (before the bins' count), and for a 0-d input its missing dim first
+    (lambda M: M.histogramdd(M.tensor(HDD).bool(), bins=[2, 2, 2]), "not implemented for 'Bool'"),
+    (lambda M: M.histogramdd(M.tensor(HDD).half(), bins=[2]), "not implemented for 'Half'"),
+    (lambda M: M.histogramdd(M.tensor(True), bins=0), "tensor has no dimensions"),
+    (lambda M: M.histogramdd(M.zeros(0, 0, dtype=M.bool), bins=0), "not implemented for 'Bool'"),
 ])
 def test_histogramdd_errors_like_torch(call, phrase):
     """torch's errors (ember's messages name ember.histogramdd where torch's name torch.)."""
