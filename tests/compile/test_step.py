@@ -23,15 +23,25 @@ def _same(e, t, rtol=1e-6, atol=1e-6):
     np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=rtol, atol=atol)
 
 
+@pytest.fixture
+def torch_compile():
+    """torch.compile, with the global state it changes restored after the test (its first
+    call switches torch.distributions' argument validation off for the whole process,
+    which tests/distributions compares ember's against)."""
+    validate = torch.distributions.Distribution._validate_args
+    yield torch.compile
+    torch.distributions.Distribution.set_default_validate_args(validate)
+
+
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
-def test_compiled_node_gradients_hooks_and_second_backward(backend):
+def test_compiled_node_gradients_hooks_and_second_backward(backend, torch_compile):
     """One CompiledFunctionBackward node: its edges reach the inputs that need a gradient,
     hooks on it run, retain_graph keeps its saved values and a second backward without it
     raises torch's error."""
     fn = lambda w, x, b: ((w * x).sin() + b, (x * 2).exp())
     (we, wt), (xe, xt), (be, bt) = _pair(5, 0), _pair(5, 1, False), _pair(5, 2)
     f = ember.compile(fn, backend=backend)
-    (oe, ie), (ot, it) = f(we, xe, be), torch.compile(fn, backend="aot_eager")(wt, xt, bt)
+    (oe, ie), (ot, it) = f(we, xe, be), torch_compile(fn, backend="aot_eager")(wt, xt, bt)
     assert type(oe.grad_fn).__name__ == "CompiledFunctionBackward"
     assert ie.grad_fn is None and not ie.requires_grad
     _same(oe, ot), _same(ie, it)
