@@ -126,6 +126,15 @@ def test_numpy_error_state_kept():
     assert np.geterr()["divide"] == "warn"
 
 
+def test_numpy_error_state_fallback(monkeypatch):
+    """Without NumPy's private error-state variable, kernels fall back to np.errstate
+    and give the same answers and the same untouched caller state."""
+    from ember.kernels.cpu import _pointwise
+    monkeypatch.setattr(_pointwise, "_ERRSTATE", None)
+    test_numpy_error_state_kept()
+    assert _pointwise.quiet_call(np.divide, np.ones(1), np.zeros(1))[0] == np.inf
+
+
 def test_profiler_sees_cached_ops():
     """Entries cache their kernels; a profile started afterwards still records the ops,
     and none of its wrapping stays once it stops."""
