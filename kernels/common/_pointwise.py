@@ -63,17 +63,30 @@ def opmath_dtype(dt: D.dtype) -> D.dtype:
     return D.float32 if dt in HALF else dt
 
 
-def alpha_value(dt: D.dtype, alpha):
-    """add/sub/rsub's alpha checked like torch's and converted to the computation dtype
-    `dt` (checked_scalar: "value cannot be converted to type int8_t without overflow");
-    rounded to float32 for float32/complex64 results and to float16/bfloat16 for theirs
-    (torch multiplies by that value)."""
+def check_alpha(dt: D.dtype, alpha) -> None:
+    """torch's alpha_check, which meta kernels run too: a bool alpha only for bool
+    results, a float alpha only for floating ones."""
     if alpha is True or alpha is False:
         if dt is not D.bool_:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
     elif isinstance(alpha, float) and dt.category != D.FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+
+
+def alpha_value(dt: D.dtype, alpha, negate=False):
+    """add/sub/rsub's alpha checked like torch's and converted to the computation dtype
+    `dt` (checked_scalar: "value cannot be converted to type int8_t without overflow");
+    rounded to float32 for float32/complex64 results and to float16/bfloat16 for theirs
+    (torch multiplies by that value). `negate`: sub and rsub, which torch runs as add
+    with -alpha, so -alpha is what must fit (sub(int32, int32, alpha=2**31) works).
+
+    >>> alpha_value(ember.int32, 2**31, negate=True)
+    -2147483648
+    """
+    check_alpha(dt, alpha)
+    if negate and alpha is not True and alpha is not False:
+        alpha = -alpha
     value = checked_scalar(alpha, dt)
     if dt in HALF:
         return float(np.float32(value).astype(dt.np))

@@ -10,6 +10,8 @@ agree on shape, dtype and strides. The kernels themselves live in the family mod
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -238,12 +240,20 @@ def _inplace(ufunc, meta, functional, quiet=False, float_result=False):
     return kernel
 
 
+def _is_nan(x) -> bool:
+    """A Python number that is NaN (clamp's bounds; a tensor bound is not checked here)."""
+    return x.__class__ is float and math.isnan(x)
+
+
 def _np_strides(t) -> tuple:
     isz = t._dtype.itemsize
     return tuple(s * isz for s in t._stride)
 
 
 def _clamp_into(out_np, a, lo, hi, dt):
+    if lo is not None and hi is not None and _is_nan(lo) | _is_nan(hi):
+        out_np[...] = P.scalar_arg(float("nan"), dt)  # torch fills NaN, converting no bound
+        return
     lo = None if lo is None else _arr(P.scalar_arg(lo, dt), dt)
     hi = None if hi is None else _arr(P.scalar_arg(hi, dt), dt)
     if lo is not None and hi is not None:

@@ -164,11 +164,10 @@ def _fma_loop():
 def scaled_op(ufunc, layout, a, b, alpha):
     """`ufunc(a, alpha * b)` like torch's add/sub/rsub: alpha converted to the result
     dtype (P.alpha_value), computed in it (floats: one fused multiply-add)."""
-    alpha = P.alpha_value(layout._dtype, alpha)
+    alpha = P.alpha_value(layout._dtype, alpha, negate=ufunc is np.subtract)
     if layout._dtype.category == D.FLOAT:
-        sign = 1 if ufunc is np.add else -1
-        return _general(lambda x, y: fma(y, sign * alpha, x), layout, (a, b))
-    return _general(lambda x, y: ufunc(x, np.multiply(y, alpha)), layout, (a, b))
+        return _general(lambda x, y: fma(y, alpha, x), layout, (a, b))
+    return _general(lambda x, y: np.add(x, np.multiply(y, alpha)), layout, (a, b))
 
 
 def _update_fast(ufunc, self, other, alpha) -> bool:
@@ -194,7 +193,7 @@ def update_arrays(ufunc, a, b, alpha, dt):
     if alpha == 1:
         ufunc(a, b, out=a)
         return
-    y = (1 if ufunc is np.add else -1) * P.alpha_value(dt, alpha)
+    y = P.alpha_value(dt, alpha, negate=ufunc is np.subtract)
     if a.flags.c_contiguous and b.flags.c_contiguous:
         _fma_loop().fma_inplace(b, y, a)
     else:
@@ -568,12 +567,10 @@ def _lerp(a, b, w):
 def lerp(self, end, weight):
     lay = M.lerp_layout(self, end, weight)
     cdt = _compute_dtype(lay._dtype)
-    if isinstance(weight, Tensor):
-        w = weight._np.astype(cdt.np) if weight.dim() else float(weight._np.item())
-        if isinstance(w, float) and cdt is not D.float64:
-            w = np.asarray(w, cdt.np)
-        return _run(lambda a, b: _lerp(a, b, w), lay, (self, end), cdt)
-    w = value_array(weight, cdt)
+    if isinstance(weight, Tensor):  # (a 0-d weight is cast to the common dtype first)
+        w = weight._np.astype(lay._dtype.np).astype(cdt.np)
+    else:
+        w = value_array(weight, cdt)
     return _run(lambda a, b: _lerp(a, b, w), lay, (self, end), cdt)
 
 

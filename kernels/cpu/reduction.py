@@ -15,6 +15,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.tensor import from_array
+from ember.kernels.common._errors import not_implemented_for
 
 from ..meta import reduction as _meta
 from .random import linspace as _linspace
@@ -293,7 +294,7 @@ def linalg_vector_norm(self, ord, dim, keepdim, dtype):
             r = np.maximum.reduce(a, **kw)
         elif o == -_INF:
             r = np.minimum.reduce(a, **kw)
-        elif o == 0:
+        elif o == 0 or not a.size:  # (an empty input is zeros, as torch fills it, any ord)
             r = np.add.reduce(a != 0, dtype=a.dtype, **kw)
         elif o == 1:
             r = np.add.reduce(a, **kw)
@@ -347,13 +348,15 @@ def _cumulative(self, d, dt, ufunc):
 def _cum(op, ufunc):
     def kernel(self, dim, dtype):
         d, dt = _meta.cum_layout(op, self, dim, dtype)
+        _meta.check_cum_loop(op, self, dt)
         return from_array(_cumulative(self, d, dt, ufunc), dt)
     return kernel
 
 
-def _cum_(ufunc, meta):
+def _cum_(op, ufunc, meta):
     def kernel(self, dim, dtype):
         meta(self, dim, dtype)
+        _meta.check_cum_loop(op, self, self._dtype)
         d = _meta.wrap_dims((dim,), len(self._shape))[0]
         np.copyto(self._np, _cumulative(self, d, self._dtype, ufunc), casting="unsafe")
         return self
@@ -362,8 +365,8 @@ def _cum_(ufunc, meta):
 
 cumsum = _cum("cumsum", np.add)  # int64 for bool/integer inputs unless dtype= is given
 cumprod = _cum("cumprod", np.multiply)
-cumsum_ = _cum_(np.add, _meta.cumsum_)
-cumprod_ = _cum_(np.multiply, _meta.cumprod_)
+cumsum_ = _cum_("cumsum", np.add, _meta.cumsum_)
+cumprod_ = _cum_("cumprod", np.multiply, _meta.cumprod_)
 
 
 def count_nonzero(self, dim):
@@ -379,12 +382,18 @@ def count_nonzero(self, dim):
 # --- issue 22: nansum, median/nanmedian, kthvalue, mode, cummax/cummin, logcumsumexp,
 # aminmax, histc, bincount, isin -----------------------------------------------------------
 def nansum(self, dim=None, keepdim=False, dtype=None):
-    """sum with NaNs counted as 0 (float16/bfloat16 accumulate in float32)."""
+    """sum with NaNs counted as 0 (float16/bfloat16 accumulate in float32). Like torch,
+    NaNs become 0 before the cast to `dtype` (nansum([nan, 0.6], dtype=bool) is False)."""
     dt = _meta.sum_dtype(self._dtype, dtype)
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
-    a = _as(self._np, dt.np)
-    if dt.is_floating_point:
-        a = np.where(np.isnan(a), 0, a)
+    a = self._np
+    if self._dtype.is_complex:
+        raise RuntimeError("nansum on CPU does not support complex inputs")
+    if self._dtype.is_floating_point:
+        if dt.is_complex and a.size:  # (an empty input is zeroed without the kernel)
+            raise not_implemented_for("nansum_cpu", dt)
+        a = np.where(np.isnan(a), a.dtype.type(0), a)
+    a = _as(a, dt.np)
     return from_array(_c(_add_reduce(a, axis, keepdim, shape, _acc_dtype(dt)), dt.np), dt)
 
 

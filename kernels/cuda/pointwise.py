@@ -49,13 +49,14 @@ def add(self, other, alpha=1):
 def sub(self, other, alpha=1):
     P.check_bool_sub(self, other)
     dt = D.result_type(self, other)
-    a = P.alpha_value(dt, alpha)
-    return binary("sub", MB.mul_layout(self, other), dt, self, other, a)
+    a = P.alpha_value(dt, alpha, negate=True)
+    return binary("add", MB.mul_layout(self, other), dt, self, other, a)
 
 
 def rsub(self, other, alpha=1):
     lay = MB.rsub_layout(self, other, alpha)
-    return binary("sub", lay, lay._dtype, other, self, P.alpha_value(lay._dtype, alpha))
+    return binary("add", lay, lay._dtype, other, self,
+                  P.alpha_value(lay._dtype, alpha, negate=True))
 
 
 def mul(self, other):
@@ -77,7 +78,7 @@ def add_(self, other, alpha=1):
 def sub_(self, other, alpha=1):
     MB.sub_(self, other, alpha)
     dt = D.result_type(self, other)
-    return binary("sub", None, dt, self, other, P.alpha_value(dt, alpha), out=self)
+    return binary("add", None, dt, self, other, P.alpha_value(dt, alpha, negate=True), out=self)
 
 
 def mul_(self, other):

@@ -94,7 +94,7 @@ def masked_fill_layout(self, mask, value) -> Layout:
 
 # --- Meta kernels --------------------------------------------------------------------------
 def add(self, other, alpha=1):
-    P.alpha_value(D.result_type(self, other), alpha)
+    P.check_alpha(D.result_type(self, other), alpha)
     return _meta(mul_layout(self, other))
 
 
@@ -146,7 +146,7 @@ def masked_fill(self, mask, value):
 def add_(self, other, alpha=1):
     dt = D.result_type(self, other)
     _inplace(self, dt, other)
-    P.alpha_value(dt, alpha)
+    P.check_alpha(dt, alpha)
     return self
 
 
@@ -184,7 +184,7 @@ def masked_fill_(self, mask, value):
 def rsub_dtype(self, other, alpha) -> D.dtype:
     P.check_bool_sub(other, self)
     dt = D.result_type(self, other)
-    P.alpha_value(dt, alpha)
+    P.check_alpha(dt, alpha)
     return dt
 
 
@@ -208,9 +208,12 @@ def check_lerp(self, end, weight, kernel) -> D.dtype:
         if hasattr(t, "_dtype") and t._dtype is not self._dtype and (name == "end" or t.dim()):
             raise RuntimeError(f"expected dtype {_CPP_NAMES[self._dtype.name]} for `{name}` but "
                                f"got dtype {_CPP_NAMES[t._dtype.name]}")
-    if self._dtype.category < D.FLOAT:
-        raise not_implemented_for(kernel, self._dtype)
-    return self._dtype
+    # a 0-d weight of another dtype joins the type promotion (lerp(bool, bool, 0-d half)
+    # computes in half)
+    dt = D.result_type(self, end, weight) if hasattr(weight, "_dtype") else self._dtype
+    if dt.category < D.FLOAT:
+        raise not_implemented_for(kernel, dt)
+    return dt
 
 
 def addcmul_dtype(self, tensor1, tensor2) -> D.dtype:
@@ -390,8 +393,7 @@ def bitwise_right_shift_(self, other):
 
 
 def lerp_(self, end, weight):
-    lerp_layout(self, end, weight)
-    return _inplace(self, self._dtype, end, *P.tensors_of(weight))
+    return _inplace(self, lerp_layout(self, end, weight)._dtype, end, *P.tensors_of(weight))
 
 
 def addcmul_(self, tensor1, tensor2, value=1):

@@ -295,14 +295,16 @@ def all_any(self):
 
 
 def cum_layout(op, self, dim, dtype):
-    """(wrapped dim, result dtype) of cumsum/cumprod: sum's dtype rule; torch's CPU kernels
-    have no bool loop (dtype=bool raises)."""
-    d = wrap_dims((dim,), len(self._shape))[0]
-    dt = sum_dtype(self._dtype, dtype)
-    if dt is D.bool_:
+    """(wrapped dim, result dtype) of cumsum/cumprod: sum's dtype rule."""
+    return wrap_dims((dim,), len(self._shape))[0], sum_dtype(self._dtype, dtype)
+
+
+def check_cum_loop(op, self, dt) -> None:
+    """torch's CPU cumsum/cumprod loops have no bool version; a 0-d or empty input never
+    reaches them (it is copied or zeroed), and neither does Meta."""
+    if dt is D.bool_ and self._shape and 0 not in self._shape:
         from ember.kernels.common._errors import not_implemented_for
         raise not_implemented_for(f"{op}_out_cpu", D.bool_)
-    return d, dt
 
 
 def cumsum(self, dim, dtype):
@@ -316,18 +318,12 @@ def cumprod(self, dim, dtype):
 def cumsum_(self, dim, dtype):
     wrap_dims((dim,), len(self._shape))
     check_cum_inplace(self, dtype)
-    if self._dtype is D.bool_:
-        from ember.kernels.common._errors import not_implemented_for
-        raise not_implemented_for("cumsum_out_cpu", D.bool_)
     return self
 
 
 def cumprod_(self, dim, dtype):
     wrap_dims((dim,), len(self._shape))
     check_cum_inplace(self, dtype)
-    if self._dtype is D.bool_:
-        from ember.kernels.common._errors import not_implemented_for
-        raise not_implemented_for("cumprod_out_cpu", D.bool_)
     return self
 
 

@@ -415,3 +415,92 @@ def test_binary_dunders_with_foreign_operands(expr):
         assert str(e.value) == str(err)
         return
     assert expr(ember.tensor([1.0, 2.0])) == t
+
+
+# --- the long fuzz run of session 31 -----------------------------------------------------------
+NAN = float("nan")
+
+
+@pytest.mark.parametrize("alpha", [2**31, -2**31, 2**31 - 1, -2**31 - 1])
+@pytest.mark.parametrize("op", ["sub", "rsub", "subtract", "add", "sub_"])
+@pytest.mark.parametrize("n", [0, 3])
+def test_sub_checks_the_negated_alpha(op, alpha, n):
+    """torch runs sub/rsub as add with -alpha: that is the value that must fit the dtype."""
+    def call(m):
+        a = m.arange(n, dtype=m.int32) + 5
+        b = m.arange(n, dtype=m.int32)
+        return a.sub_(b, alpha=alpha) if op == "sub_" else getattr(m, op)(a, b, alpha=alpha)
+    _same(call)
+
+
+def test_sub_alpha_meta_does_not_convert():
+    a = ember.ones(2, dtype=ember.int32, device="meta")
+    t = torch.ones(2, dtype=torch.int32, device="meta")
+    assert ember.sub(a, a, alpha=2**40).shape == torch.sub(t, t, alpha=2**40).shape == (2,)
+    with pytest.raises(RuntimeError, match="alpha must not be a floating point"):
+        ember.sub(a, a, alpha=0.5)  # (alpha_check runs on Meta too; torch's is its Python ref)
+
+
+@pytest.mark.parametrize("bounds", [(70000, NAN), (NAN, 70000), (NAN, NAN), (70000, None),
+                                    (None, NAN), (-1.0, 2.0)])
+@pytest.mark.parametrize("n", [0, 3])
+def test_clamp_nan_bound_fills_nan(bounds, n):
+    """A NaN bound (both given) fills the result with NaN, converting no bound (torch)."""
+    x = lambda m: m.arange(n, dtype=m.float16) - 1
+    _same(lambda m: m.clamp(x(m), *bounds))
+    _same(lambda m: x(m).clamp_(*bounds))
+    _same(lambda m: m.clamp(m.arange(n, dtype=m.int32), *[0.5 if b is None else b for b in bounds]))
+
+
+@pytest.mark.parametrize("shape, pad", [((0, 4), [-2, -2, 0, 1]), ((0, 0), [0, 0, 0, 1]),
+                                        ((1, 0), [0, 0, 0, 1]), ((2, 4), [-2, -2, 0, 1]),
+                                        ((0, 2), [0, -2, 1, 0]), ((2, 4), [-4, -2, 0, 1])])
+def test_constant_pad_to_zero_size(shape, pad):
+    _same(lambda m: m.constant_pad_nd(m.ones(shape, dtype=m.bool), pad, 1))
+    _same(lambda m: m.nn.functional.pad(m.ones(shape), pad))
+
+
+@pytest.mark.parametrize("op", ["cumsum", "cumprod"])
+@pytest.mark.parametrize("device", ["cpu", "meta"])
+def test_cum_bool_dtype(op, device):
+    """No bool loop in torch's CPU kernels, but a 0-d or empty input never reaches it (and
+    Meta has none to reach)."""
+    for x in (lambda m: m.tensor(False), lambda m: m.tensor(2.5), lambda m: m.zeros(0, 3),
+              lambda m: m.ones(3, dtype=m.bool)):
+        def call(m, x=x):
+            r = getattr(m, op)(x(m).to(device), 0 if x(m).dim() < 2 else 1, dtype=m.bool)
+            return r if device == "cpu" else m.tensor(list(r.shape))
+        _same(call)
+        _same(lambda m, x=x: getattr(x(m).bool().to(device), op + "_")(0).to("cpu")
+              if device == "cpu" else m.tensor(list(x(m).shape)))
+
+
+@pytest.mark.parametrize("ord", [NAN, 3.0, 0.5, 2.0])
+def test_norm_of_empty_is_zero(ord):
+    _same(lambda m: m.linalg.vector_norm(m.zeros(0), ord))
+    _same(lambda m: m.linalg.vector_norm(m.zeros(2, 0), ord, dim=1))
+    _same(lambda m: m.dist(m.tensor(9, dtype=m.uint8), m.zeros(0, dtype=m.float16), ord))
+    _same(lambda m: m.dist(m.ones(2), m.zeros(2), ord))
+
+
+def test_lerp_zero_dim_weight_promotes():
+    """A 0-d weight of another dtype takes part in the type promotion, as torch's iterator."""
+    b = lambda m, v: m.tensor(v, dtype=m.bool)
+    _same(lambda m: m.lerp(b(m, False), b(m, False), m.tensor(NAN, dtype=m.float16)))
+    _same(lambda m: m.lerp(b(m, [False, True]), b(m, [True, True]), m.tensor(0.5, dtype=m.float16)))
+    _same(lambda m: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), m.tensor(0.5)))
+    _same(lambda m: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), m.tensor(0.5 + 1j)))
+    _same(lambda m: m.lerp(m.tensor([1.0, 2], dtype=m.float16), m.tensor([3.0, 40], dtype=m.float16),
+                           m.tensor(0.3337, dtype=m.float64)))
+    _same(lambda m: b(m, [False, True]).lerp_(b(m, [True, True]), m.tensor(0.5, dtype=m.float16)))
+    _same(lambda m: m.tensor([1, 2]).lerp_(m.tensor([3, 4]), m.tensor(0.5)))
+    _same(lambda m: m.lerp(m.tensor([1, 2]), m.tensor([3, 4]), m.tensor(1)))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int64", "int32", "float16", "float64", "complex64"])
+def test_nansum_zeroes_nan_before_the_cast(dtype):
+    x = lambda m: m.tensor([[NAN, 2.5], [0.6, 1.0]])
+    _same(lambda m: m.nansum(x(m), dtype=getattr(m, dtype)))
+    _same(lambda m: m.nansum(x(m).t(), 1, dtype=getattr(m, dtype)))
+    _same(lambda m: m.nansum(m.zeros(0, 2), 0, dtype=getattr(m, dtype)))
+    _same(lambda m: m.nansum(x(m).to(m.complex64)))
