@@ -100,6 +100,26 @@ def _as(a, dt):
     return a if a.dtype == dt else a.astype(dt)
 
 
+def arrays_of(args):
+    """The NumPy arrays of ember tensors (other values as they are), or None when one is not
+    CPU data (a fake or meta tensor)."""
+    arrays = [a._np if isinstance(a, Tensor) else a for a in args]
+    return None if any(a is None for a in arrays) else arrays
+
+
+def runner(fn, gm):
+    """A generated module's `call` (over arrays) as a callable over ember tensors, `gm` run
+    as it is when an argument is not CPU data. `.arrays` is `call` itself: AOT autograd
+    keeps the saved values between the forward and the backward graph as arrays."""
+    def run(*args):
+        arrays = arrays_of(args)
+        if arrays is None:
+            return gm(*args)
+        return wrap(fn(*arrays), args, arrays)
+    run.arrays = fn
+    return run
+
+
 def wrap(outs, args, arrays):
     """Output arrays as ember tensors (an input given back is that input)."""
     ids = set(map(id, arrays))
