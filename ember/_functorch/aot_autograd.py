@@ -170,13 +170,27 @@ def _backward(bw, bw_arrays):
     from .._inductor.runtime import arrays_of, wrap
 
     def run_arrays(saved, grads, metas):
-        tangents = _tangents(grads, metas)
-        arrays = arrays_of(tangents)
-        if arrays is None:                 # (a gradient that is not CPU data)
-            return tuple(bw(*map(from_array, saved), *tangents))
+        tangents, arrays = grads, _contiguous_arrays(grads)
+        if arrays is None:                 # (a missing or strided gradient)
+            tangents = _tangents(grads, metas)
+            arrays = arrays_of(tangents)
+            if arrays is None:             # (a gradient that is not CPU data)
+                return tuple(bw(*map(from_array, saved), *tangents))
         # (a gradient is a function of the tangents: never a saved array given back)
         return tuple(wrap(bw_arrays(*saved, *arrays), tangents, arrays))
     return run_arrays
+
+
+def _contiguous_arrays(grads):
+    """The gradients' arrays when each is a C-contiguous CPU array (the usual case), else
+    None."""
+    out = []
+    for g in grads:
+        a = None if g is None else g._np
+        if a is None or not a.flags.c_contiguous:
+            return None
+        out.append(a)
+    return out
 
 
 def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs):

@@ -103,8 +103,14 @@ def _as(a, dt):
 def arrays_of(args):
     """The NumPy arrays of ember tensors (other values as they are), or None when one is not
     CPU data (a fake or meta tensor)."""
-    arrays = [a._np if isinstance(a, Tensor) else a for a in args]
-    return None if any(a is None for a in arrays) else arrays
+    try:
+        arrays = [a._np for a in args]
+    except AttributeError:                   # (a number among them)
+        arrays = [a._np if isinstance(a, Tensor) else a for a in args]
+    for a in arrays:
+        if a is None:
+            return None
+    return arrays
 
 
 def runner(fn, gm):
@@ -122,13 +128,17 @@ def runner(fn, gm):
 
 def wrap(outs, args, arrays):
     """Output arrays as ember tensors (an input given back is that input)."""
-    ids = set(map(id, arrays))
-    return [_given(r, args, arrays) if id(r) in ids else
-            from_array(r) if r.__class__ is np.ndarray else r for r in outs]
-
-
-def _given(r, args, arrays):
-    return next(t for a, t in zip(arrays, args) if a is r)
+    res = []
+    for r in outs:
+        if r.__class__ is np.ndarray:
+            for a, t in zip(arrays, args):
+                if a is r:
+                    r = t
+                    break
+            else:
+                r = from_array(r)
+        res.append(r)
+    return res
 
 
 # the names generated modules use

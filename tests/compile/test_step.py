@@ -77,6 +77,31 @@ def test_compiled_node_input_returned_and_no_grad():
     _same(b, bt)
 
 
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_compiled_backward_strided_missing_and_fake_gradients(backend):
+    """The compiled node's backward (inductor: saved values kept as the forward's arrays)
+    with a strided output gradient, a missing one (zeros), retain_graph twice, and traced
+    with fake gradients (the backward graph then runs as ops: make_fx records them)."""
+    from ember.fx.experimental.proxy_tensor import make_fx
+    fn = lambda w, x: ((w * x).sin(), (w + x).exp().sum())
+    (we, wt), (xe, xt) = _pair((3, 4), 20), _pair((3, 4), 21, False)
+    f = ember.compile(fn, backend=backend)
+    (oe, se), (ot, st) = f(we, xe), fn(wt, xt)
+    _same(oe, ot), _same(se, st)
+    g = np.random.default_rng(22).standard_normal((4, 3)).astype(np.float32)
+    ge, gt = ember.tensor(g).t(), torch.tensor(g).t()          # strides (1, 3)
+    for _ in range(2):
+        ember.autograd.backward([oe], [ge], retain_graph=True)
+        torch.autograd.backward([ot], [gt], retain_graph=True)
+        _same(we.grad, wt.grad)
+    traced = make_fx(lambda g: ember.autograd.grad(oe, we, g, retain_graph=True),
+                     tracing_mode="fake", _allow_non_fake_inputs=True)(ember.ones(3, 4))
+    assert any(n.op == "call_function" for n in traced.graph.nodes)
+    (got,) = traced(ge.contiguous())
+    (want,) = torch.autograd.grad(ot, wt, gt.contiguous(), retain_graph=True)
+    _same(got, want)
+
+
 def _mlp(lib):
     lib.manual_seed(0)
     return lib.nn.Sequential(lib.nn.Linear(6, 8), lib.nn.ReLU(), lib.nn.Linear(8, 3))
