@@ -8,7 +8,7 @@
   (those graphs lowered to generated NumPy code with fused numba kernels) backends, and
   with the optimizer's step compiled too (inductor), and the whole step (zero_grad,
   forward, backward, step) compiled as one function into one graph, ember next to
-  torch's eager step;
+  torch's eager step; the same with Adam (its compiled step keeps the step count a tensor);
 - the guard check a compiled call pays (a tiny function, the MLP module);
 - the compile time of that step (its first call), in a fresh process with an empty kernel
   cache (cold) and again with the cache filled (warm: numba loads the kernels from disk).
@@ -35,10 +35,11 @@ from harness import TIMERS, Table, measure, torch, warm_allocator
 import ember
 
 
-def setup(lib, backend=None, compile_step=False, whole=False):
+def setup(lib, backend=None, compile_step=False, whole=False, adam=False):
     """The training step; `compile_step`: the optimizer's step compiled too (one fused
     loop over the parameters, grads and momentum buffers); `whole`: the whole step
-    (zero_grad, forward, backward, optimizer step) compiled as one function."""
+    (zero_grad, forward, backward, optimizer step) compiled as one function; `adam`: Adam
+    instead of SGD momentum (its step count a tensor in the compiled step)."""
     lib.manual_seed(0)
     nn = lib.nn
 
@@ -51,7 +52,8 @@ def setup(lib, backend=None, compile_step=False, whole=False):
             return nn.functional.cross_entropy(self.net(x), y)
     model = WithLoss()
     run = lib.compile(model, backend=backend) if backend and not whole else model
-    opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3) if adam else \
+        lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     update = lib.compile(opt.step, backend=backend) if compile_step else opt.step
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.standard_normal((64, 64)).astype(np.float32))
@@ -167,6 +169,14 @@ def main(argv=None):
               timed(setup(ember, "inductor", compile_step=True)), None, t_eager)
     table.add("MLP train step inductor whole step",
               timed(setup(ember, "inductor", whole=True)), None, t_eager)
+    t_adam = timed(setup(torch, adam=True)) if torch is not None else None
+    table.add("MLP train step Adam eager", timed(setup(ember, adam=True)), None, t_adam)
+    table.add("MLP train step Adam inductor", timed(setup(ember, "inductor", adam=True)),
+              None, t_adam)
+    table.add("MLP train step Adam inductor + opt.step",
+              timed(setup(ember, "inductor", compile_step=True, adam=True)), None, t_adam)
+    table.add("MLP train step Adam whole step",
+              timed(setup(ember, "inductor", whole=True, adam=True)), None, t_adam)
     guard_overhead(table, timer)
     compile_times(table)
     table.write_json(args.json, timer=args.timer)
