@@ -3,12 +3,12 @@
 - `a*b+c` on 10M float32 compiled by the inductor backend (one fused numba loop) against
   NumPy's eager `a*b+c` (two passes and a temporary), with the kernel serial and parallel;
 - the digits MLP (64-128-10, batch 64) training step (forward and cross-entropy compiled
-  as one module, backward, SGD momentum) eager and compiled with the "eager", "aot_eager"
-  (AOT autograd: a forward and a backward graph under one autograd node) and "inductor"
-  (those graphs lowered to generated NumPy code with fused numba kernels) backends, and
-  with the optimizer's step compiled too (inductor), and the whole step (zero_grad,
-  forward, backward, step) compiled as one function into one graph, ember next to
-  torch's eager step;
+  as one module, backward, SGD momentum or Adam) eager and compiled with the "eager",
+  "aot_eager" (AOT autograd: a forward and a backward graph under one autograd node) and
+  "inductor" (those graphs lowered to generated NumPy code with fused numba kernels)
+  backends, and with the optimizer's step compiled too (inductor), and the whole step
+  (zero_grad, forward, backward, step) compiled as one function into one graph, ember
+  next to torch's eager step, timed in interleaved rounds;
 - the guard check a compiled call pays (a tiny function, the MLP module);
 - the compile time of that step (its first call), in a fresh process with an empty kernel
   cache (cold) and again with the cache filled (warm: numba loads the kernels from disk).
@@ -25,9 +25,11 @@ import threads  # noqa: F401  (first: pins the BLAS threads before NumPy loads)
 # isort: split
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
+import timeit
 
 import numpy as np
 from harness import TIMERS, Table, measure, torch, warm_allocator
@@ -35,10 +37,11 @@ from harness import TIMERS, Table, measure, torch, warm_allocator
 import ember
 
 
-def setup(lib, backend=None, compile_step=False, whole=False):
+def setup(lib, backend=None, compile_step=False, whole=False, adam=False):
     """The training step; `compile_step`: the optimizer's step compiled too (one fused
     loop over the parameters, grads and momentum buffers); `whole`: the whole step
-    (zero_grad, forward, backward, optimizer step) compiled as one function."""
+    (zero_grad, forward, backward, optimizer step) compiled as one function; `adam`: Adam
+    instead of SGD momentum (its step count a tensor in the compiled step)."""
     lib.manual_seed(0)
     nn = lib.nn
 
@@ -51,7 +54,8 @@ def setup(lib, backend=None, compile_step=False, whole=False):
             return nn.functional.cross_entropy(self.net(x), y)
     model = WithLoss()
     run = lib.compile(model, backend=backend) if backend and not whole else model
-    opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    opt = lib.optim.Adam(model.parameters(), lr=1e-3) if adam else \
+        lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
     update = lib.compile(opt.step, backend=backend) if compile_step else opt.step
     rng = np.random.default_rng(0)
     x = lib.tensor(rng.standard_normal((64, 64)).astype(np.float32))
@@ -120,6 +124,20 @@ def guard_overhead(table, timer):
         lambda: opt_entry.guards.check((), {}), number=5000, timer=timer), None, None)
 
 
+def interleaved(steps, timer, rounds=12, number=50):
+    """{name: (median, min, max) us per call} of each step over `rounds` rounds that time
+    every step in turn, so a load that changes during the run weighs on all of them alike
+    (the ratios to torch's step are of the same rounds)."""
+    for step in steps.values():
+        step()              # (a compiled optimizer step captures on its second call: the
+        step()              # first one creates the optimizer state, eagerly)
+    times = {name: [] for name in steps}
+    for _ in range(rounds):
+        for name, step in steps.items():
+            times[name].append(timeit.timeit(step, number=number, timer=timer) / number * 1e6)
+    return {name: (statistics.median(t), min(t), max(t)) for name, t in times.items()}
+
+
 _FIRST_STEP = """
 import sys, time
 sys.path.insert(0, {here!r})
@@ -154,19 +172,21 @@ def main(argv=None):
     table = Table(34)
     fused_abc(table, timer)
 
-    def timed(step):
-        step()              # (a compiled optimizer step captures on its second call: the
-        step()              # first one creates the momentum buffers, eagerly)
-        return measure(step, number=50, repeat=5, timer=timer)
-    t_eager = timed(setup(torch)) if torch is not None else None
-    for label, backend in (("eager", None), ("compiled backend=eager", "eager"),
-                           ("compiled backend=aot_eager", "aot_eager"),
-                           ("compiled backend=inductor", "inductor")):
-        table.add(f"MLP train step {label}", timed(setup(ember, backend)), None, t_eager)
-    table.add("MLP train step inductor + opt.step",
-              timed(setup(ember, "inductor", compile_step=True)), None, t_eager)
-    table.add("MLP train step inductor whole step",
-              timed(setup(ember, "inductor", whole=True)), None, t_eager)
+    for optimizer in ("SGD", "Adam"):
+        adam = optimizer == "Adam"
+        steps = {label: setup(ember, adam=adam, **kw) for label, kw in (
+            ("eager", {}), ("compiled backend=eager", {"backend": "eager"}),
+            ("compiled backend=aot_eager", {"backend": "aot_eager"}),
+            ("compiled backend=inductor", {"backend": "inductor"}),
+            ("inductor + opt.step", {"backend": "inductor", "compile_step": True}),
+            ("inductor whole step", {"backend": "inductor", "whole": True}))}
+        if torch is not None:
+            steps["torch"] = setup(torch, adam=adam)
+        res = interleaved(steps, timer)
+        for label in steps:
+            if label != "torch":
+                table.add(f"MLP train step {optimizer} {label}", res[label], None,
+                          res.get("torch"))
     guard_overhead(table, timer)
     compile_times(table)
     table.write_json(args.json, timer=args.timer)

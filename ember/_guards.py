@@ -1,4 +1,6 @@
-"""torch._guards' helpers that ember has: `detect_fake_mode`.
+"""torch._guards' helpers that ember has: `detect_fake_mode`, and whether ember._dynamo is
+capturing the running code (`is_compiling`, torch.compiler.is_compiling's flag; this module
+is light, so ember.optim can ask without loading ember._dynamo).
 
     >>> from ember._subclasses.fake_tensor import FakeTensorMode
     >>> mode = FakeTensorMode()
@@ -6,6 +8,14 @@
     True
 """
 from __future__ import annotations
+
+_compiling = [False]     # set by ember._dynamo while it captures a call
+
+
+def is_compiling() -> bool:
+    """Whether ember._dynamo is capturing the running code (torch.compiler.is_compiling):
+    code may then keep values as tensors that it reads with `.item()` in eager mode."""
+    return _compiling[0]
 
 
 def detect_fake_mode(inputs=None):
@@ -34,4 +44,4 @@ def detect_fake_mode(inputs=None):
     return found[0]
 
 
-__all__ = ["detect_fake_mode"]
+__all__ = ["detect_fake_mode", "is_compiling"]

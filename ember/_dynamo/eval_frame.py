@@ -27,6 +27,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from .. import _logging
+from .._guards import _compiling as _tracing
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.graph import new_node, set_history
 from ..utils._pytree import LeafSpec, tree_flatten, tree_unflatten
@@ -398,5 +399,3 @@ def disable(fn=None, recursive=True):
         return fn(*args, **kwargs)
     return eager
 
-
-_tracing = [False]

@@ -79,7 +79,9 @@ class Guards:
             sizes = ["*" if i in dynamic_dims else str(n) for i, n in enumerate(shape)]
             layout = f"shape=[{', '.join(sizes)}], contiguous"
         else:
-            parts += [f"{ref}._shape == {shape!r}", f"{ref}.stride() == {tuple(t.stride())!r}"]
+            # (the strides a tensor cached, else computed: one attribute read on a hit)
+            parts += [f"{ref}._shape == {shape!r}",
+                      f"({ref}._stride or {ref}.stride()) == {tuple(t.stride())!r}"]
             layout = f"shape={list(shape)}, stride={list(t.stride())}"
         self.add(" and ".join(parts),
                  f"TENSOR_MATCH({label}: {layout}, dtype={t.dtype}, device={t.device}, "
@@ -214,8 +216,8 @@ def _module_guards(g: Guards, module) -> None:
     from ..nn.modules import _hooks
     tables = [getattr(_hooks, t) for t in ("_global_forward_pre_hooks", "_global_forward_hooks")]
     counts = tuple(len(t) for t in tables)
-    g.add(f"({', '.join(f'len({g.const(t)})' for t in tables)},) == {counts}",
-          f"GLOBAL_HOOKS({counts})")
+    g.add(" and ".join(f"len({g.const(t)}) == {n}" if n else f"not {g.const(t)}"
+                       for t, n in zip(tables, counts)), f"GLOBAL_HOOKS({counts})")
     for path, m in module.named_modules(remove_duplicate=False):
         label = f"self{'.' if path else ''}{path}"
         ref = g.const(m)
@@ -230,7 +232,8 @@ def _module_guards(g: Guards, module) -> None:
         for table in ("_modules", "_parameters", "_buffers"):
             d = getattr(m, table)
             dref = g.const(d)
-            g.add(f"{ref}.{table} is {dref} and len({dref}) == {len(d)}",
+            size = f"len({dref}) == {len(d)}" if d else f"not {dref}"
+            g.add(f"{ref}.{table} is {dref} and {size}",
                   f"DICT_LENGTH({label}.{table}: {len(d)})")
             for name, v in d.items():
                 vlabel = f"{label}.{name}"

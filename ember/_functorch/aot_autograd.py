@@ -25,7 +25,7 @@ import ember
 from ..autograd.function import _alias
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.graph import NO_EDGE, RELEASED, Node, gradient_edge, new_node, set_history
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, from_array
 from ..dispatch.tls import state as _tls
 from .partitioners import default_partition
 
@@ -134,7 +134,8 @@ class CompiledFunctionBackward(Node):
     """The one autograd node of a compiled forward (torch's CompiledFunctionBackward): built
     directly, not through `Function.apply`. Node output k is the k-th differentiable
     output; its edges are those of the inputs that need a gradient. `apply` runs the
-    backward graph on the forward's saved values and the outputs' gradients."""
+    backward graph (`bw(saved, grads, out_meta)`, see _backward) on the forward's saved
+    values and the outputs' gradients."""
 
     __slots__ = ("bw", "saved")
     _release_after_backward = True
@@ -144,30 +145,85 @@ class CompiledFunctionBackward(Node):
         saved = self.saved
         if saved is None:
             raise RuntimeError(RELEASED)
-        # contiguous, as the tangents the backward graph was traced with (torch's AOT
-        # autograd does the same: a formula's layout checks ran on those)
-        tangents = [ember.zeros(shape, dtype=dt, device=dev) if g is None else g.contiguous()
-                    for g, (shape, dt, dev) in zip(grads, self._out_meta)]
-        return tuple(self.bw(*saved, *tangents))
+        return self.bw(saved, grads, self._out_meta)
 
     def release_variables(self) -> None:
         self.saved = None
 
 
+def _tangents(grads, metas):
+    """The outputs' gradients as the backward graph was traced with them: zeros for a
+    missing one, contiguous (torch's AOT autograd does the same: a formula's layout checks
+    ran on those)."""
+    return [ember.zeros(shape, dtype=dt, device=dev) if g is None else g.contiguous()
+            for g, (shape, dt, dev) in zip(grads, metas)]
+
+
+def _backward(bw, bw_arrays):
+    """The node's `bw`: the backward graph on the saved values (tensors, or with
+    `bw_arrays`, the array form of a lowered graph, the forward's arrays) and the
+    tangents."""
+    def run(saved, grads, metas):
+        return tuple(bw(*saved, *_tangents(grads, metas)))
+    if bw_arrays is None:
+        return run
+    from .._inductor.runtime import arrays_of, wrap
+
+    def run_arrays(saved, grads, metas):
+        tangents, arrays = grads, _contiguous_arrays(grads)
+        if arrays is None:                 # (a missing or strided gradient)
+            tangents = _tangents(grads, metas)
+            arrays = arrays_of(tangents)
+            if arrays is None:             # (a gradient that is not CPU data)
+                return tuple(bw(*map(from_array, saved), *tangents))
+        # (a gradient is a function of the tangents: never a saved array given back)
+        return tuple(wrap(bw_arrays(*saved, *arrays), tangents, arrays))
+    return run_arrays
+
+
+def _contiguous_arrays(grads):
+    """The gradients' arrays when each is a C-contiguous CPU array (the usual case), else
+    None."""
+    out = []
+    for g in grads:
+        a = None if g is None else g._np
+        if a is None or not a.flags.c_contiguous:
+            return None
+        out.append(a)
+    return out
+
+
 def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs):
     """Runs `fw` and, with grad mode on, makes its differentiable outputs the outputs of a
-    new CompiledFunctionBackward over the edges of the inputs in `grad_inputs`."""
+    new CompiledFunctionBackward over the edges of the inputs in `grad_inputs`. When both
+    graphs have an array form (`.arrays`: inductor's modules), the saved values stay the
+    forward's arrays: no tensor is made for them, or unwrapped by the backward."""
+    fw_arrays = getattr(fw, "arrays", None)
+    bw_arrays = getattr(bw, "arrays", None) if fw_arrays is not None else None
+    backward = _backward(bw, bw_arrays)
+    if bw_arrays is not None:
+        from .._inductor.runtime import arrays_of, wrap
+
+    def forward(args):
+        """(outputs, saved values, the node's bw)."""
+        if bw_arrays is not None:
+            arrays = arrays_of(args)
+            if arrays is not None:
+                res = fw_arrays(*arrays)
+                return wrap(res[:n_out], args, arrays), res[n_out:], backward
+        res = fw(*args)
+        return res[:n_out], res[n_out:], backward if bw_arrays is None else _backward(bw, None)
+
     def run(*args):
         if not _tls.grad_enabled:
-            return tuple(fw(*args)[:n_out])
+            return tuple(forward(args)[0])
         edges = [gradient_edge(args[i]) for i in grad_inputs]   # (before an in-place write)
-        res = fw(*args)
-        outs = res[:n_out]
+        outs, saved, bw_run = forward(args)
         if not any(edges):
             return tuple(outs)
         node = new_node(CompiledFunctionBackward, tuple(e or NO_EDGE for e in edges),
                         tuple(e is not None for e in edges))
-        node.bw, node.saved = bw, res[n_out:]
+        node.bw, node.saved = bw_run, saved
         metas = []
         for k, i in enumerate(diff_outs):
             o = outs[i]

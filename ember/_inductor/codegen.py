@@ -62,13 +62,7 @@ def lower(gm, example_inputs=None):
     scope = {"np": np, "_c": gen.consts, "_load": kernels.load, **runtime.HELPERS,
              "__name__": "ember._inductor.generated"}
     exec(compile(src, filename, "exec"), scope)  # noqa: S102  (generated code)
-    fn, wrap = scope["call"], runtime.wrap
-
-    def run(*args):
-        arrays = [a._np if isinstance(a, Tensor) else a for a in args]
-        if any(a is None for a in arrays):          # not CPU data: the graph as it is
-            return gm(*args)
-        return wrap(fn(*arrays), args, arrays)
+    run = runtime.runner(scope["call"], gm)
     run.source, run.lowered, run.fallbacks = src, gen.lowered, gen.fallbacks
     run.kernels, run.externs = gen.n_kernels, sorted(gen.externs)
     return run

@@ -100,15 +100,45 @@ def _as(a, dt):
     return a if a.dtype == dt else a.astype(dt)
 
 
+def arrays_of(args):
+    """The NumPy arrays of ember tensors (other values as they are), or None when one is not
+    CPU data (a fake or meta tensor)."""
+    try:
+        arrays = [a._np for a in args]
+    except AttributeError:                   # (a number among them)
+        arrays = [a._np if isinstance(a, Tensor) else a for a in args]
+    for a in arrays:
+        if a is None:
+            return None
+    return arrays
+
+
+def runner(fn, gm):
+    """A generated module's `call` (over arrays) as a callable over ember tensors, `gm` run
+    as it is when an argument is not CPU data. `.arrays` is `call` itself: AOT autograd
+    keeps the saved values between the forward and the backward graph as arrays."""
+    def run(*args):
+        arrays = arrays_of(args)
+        if arrays is None:
+            return gm(*args)
+        return wrap(fn(*arrays), args, arrays)
+    run.arrays = fn
+    return run
+
+
 def wrap(outs, args, arrays):
     """Output arrays as ember tensors (an input given back is that input)."""
-    ids = set(map(id, arrays))
-    return [_given(r, args, arrays) if id(r) in ids else
-            from_array(r) if r.__class__ is np.ndarray else r for r in outs]
-
-
-def _given(r, args, arrays):
-    return next(t for a, t in zip(arrays, args) if a is r)
+    res = []
+    for r in outs:
+        if r.__class__ is np.ndarray:
+            for a, t in zip(arrays, args):
+                if a is r:
+                    r = t
+                    break
+            else:
+                r = from_array(r)
+        res.append(r)
+    return res
 
 
 # the names generated modules use

@@ -10,7 +10,8 @@
 """
 from __future__ import annotations
 
-from .. import float32, float64, get_default_dtype, maximum, tensor, zeros_like
+from .. import float32, float64, full, get_default_dtype, maximum, tensor, zeros_like
+from .._guards import is_compiling
 from ..core.tensor import Tensor
 from . import _foreach
 from .optimizer import Optimizer, _check_betas, _check_hyper, _check_unsupported, _to_float
@@ -31,6 +32,18 @@ def _step_counters_as_tensors(optimizer: Optimizer) -> None:
         step = p_state.get("step") if isinstance(p_state, dict) else None
         if step is not None and not isinstance(step, Tensor):
             p_state["step"] = _new_step_counter(step)
+
+
+def _tensor_step_update(p, exp_avg, exp_avg_sq, step_t, lr, beta1, beta2, eps) -> None:
+    """Adam's bias-corrected update with the step count kept a tensor (under ember.compile,
+    as torch's `_get_value` keeps it: `.item()` would break the graph). The same ops as
+    the eager update, the step size and bias corrections computed in float64 as Python's
+    numbers are, so results equal eager's (the one difference: sqrt for `** 0.5`, which
+    can round the last bit of the bias correction the other way)."""
+    step = step_t.to(float64)
+    neg_step_size = full((), -lr, dtype=float64).div(1 - beta1 ** step)
+    denom = (exp_avg_sq.sqrt() / (1 - beta2 ** step).sqrt()).add_(eps)
+    p.add_(exp_avg.mul(neg_step_size.to(p.dtype)).div_(denom))   # addcdiv's (v * a) / b
 
 
 class Adam(Optimizer):
@@ -102,15 +115,17 @@ class Adam(Optimizer):
             exp_avg.lerp_(grad, 1 - beta1)
             exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
 
-            step = step_t.item()
-            step_size = lr / (1 - beta1 ** step)
-            bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
             if amsgrad:
                 max_exp_avg_sq = p_state["max_exp_avg_sq"]
                 maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
-                denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-            else:
-                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+                exp_avg_sq = max_exp_avg_sq
+            if is_compiling():
+                _tensor_step_update(p, exp_avg, exp_avg_sq, step_t, lr, beta1, beta2, eps)
+                continue
+            step = step_t.item()
+            step_size = lr / (1 - beta1 ** step)
+            bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+            denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
             p.addcdiv_(exp_avg, denom, value=-step_size)
 
     def _state_of(self, p: Tensor, amsgrad: bool) -> dict:

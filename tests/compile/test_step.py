@@ -77,6 +77,31 @@ def test_compiled_node_input_returned_and_no_grad():
     _same(b, bt)
 
 
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_compiled_backward_strided_missing_and_fake_gradients(backend):
+    """The compiled node's backward (inductor: saved values kept as the forward's arrays)
+    with a strided output gradient, a missing one (zeros), retain_graph twice, and traced
+    with fake gradients (the backward graph then runs as ops: make_fx records them)."""
+    from ember.fx.experimental.proxy_tensor import make_fx
+    fn = lambda w, x: ((w * x).sin(), (w + x).exp().sum())
+    (we, wt), (xe, xt) = _pair((3, 4), 20), _pair((3, 4), 21, False)
+    f = ember.compile(fn, backend=backend)
+    (oe, se), (ot, st) = f(we, xe), fn(wt, xt)
+    _same(oe, ot), _same(se, st)
+    g = np.random.default_rng(22).standard_normal((4, 3)).astype(np.float32)
+    ge, gt = ember.tensor(g).t(), torch.tensor(g).t()          # strides (1, 3)
+    for _ in range(2):
+        ember.autograd.backward([oe], [ge], retain_graph=True)
+        torch.autograd.backward([ot], [gt], retain_graph=True)
+        _same(we.grad, wt.grad)
+    traced = make_fx(lambda g: ember.autograd.grad(oe, we, g, retain_graph=True),
+                     tracing_mode="fake", _allow_non_fake_inputs=True)(ember.ones(3, 4))
+    assert any(n.op == "call_function" for n in traced.graph.nodes)
+    (got,) = traced(ge.contiguous())
+    (want,) = torch.autograd.grad(ot, wt, gt.contiguous(), retain_graph=True)
+    _same(got, want)
+
+
 def _mlp(lib):
     lib.manual_seed(0)
     return lib.nn.Sequential(lib.nn.Linear(6, 8), lib.nn.ReLU(), lib.nn.Linear(8, 3))
@@ -158,19 +183,90 @@ def test_compiled_sgd_step_guards():
     assert ember._dynamo.counters["stats"]["recompiles"] == 4
 
 
-def test_compiled_adam_step_runs_eagerly_with_torchs_answer():
-    """Adam reads its step count with .item() (data-dependent): a graph break, eager's
-    answer."""
-    we, wt = _pair(5, 7)
-    ae, at = ember.optim.Adam([we], lr=0.1), torch.optim.Adam([wt], lr=0.1)
-    step = ember.compile(ae.step, backend="inductor")
-    for k in range(3):
-        g = np.full(5, k + 1.0, np.float32)
-        we.grad, wt.grad = ember.tensor(g), torch.tensor(g)
+ADAM_OPTIONS = [{}, {"amsgrad": True}, {"weight_decay": 0.1}, {"maximize": True},
+                {"amsgrad": True, "weight_decay": 0.05, "maximize": True, "betas": (0.8, 0.99)}]
+
+
+def _adam_state_same(oe, ot, pe, pt):
+    for key, t in ot.state[pt].items():
+        _same(oe.state[pe][key], t, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+@pytest.mark.parametrize("name", ["Adam", "AdamW"])
+@pytest.mark.parametrize("options", ADAM_OPTIONS)
+def test_compiled_adam_step_equals_eager_and_torch(backend, name, options):
+    """Adam/AdamW's step compiled: the step count stays a tensor under compile (torch's
+    `_get_value`), so the step is one graph (the first step, which creates the state, runs
+    eagerly); parameters and state equal eager's and torch's over several steps (within
+    an ulp or two: the graph's functional addcmul/lerp round as torch's kernels, the
+    in-place fast paths eager takes not always)."""
+    shapes = [(4, 3), (5,)]
+    params = [_pair(s, 10 + i) for i, s in enumerate(shapes)]
+    eager_params = [ember.nn.Parameter(we.detach().clone()) for we, _ in params]
+    opts = [getattr(lib, name)(ps, lr=0.05, **options) for lib, ps in (
+        (ember.optim, [we for we, _ in params]), (ember.optim, eager_params),
+        (torch.optim, [wt for _, wt in params]))]
+    step = ember.compile(opts[0].step, backend=backend)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        for (we, wt), wq in zip(params, eager_params):
+            g = rng.standard_normal(tuple(we.shape)).astype(np.float32)
+            we.grad, wq.grad, wt.grad = ember.tensor(g), ember.tensor(g), torch.tensor(g)
         step()
-        at.step()
-        _same(we, wt)
-    assert "_local_scalar_dense" in str(dict(ember._dynamo.counters["graph_break"]))
+        opts[1].step()
+        opts[2].step()
+        for (we, wt), wq in zip(params, eager_params):
+            _same(we, wq, rtol=1e-6, atol=1e-7)
+            _same(we, wt, rtol=1e-6, atol=1e-7)
+            _adam_state_same(opts[0], opts[2], we, wt)
+    frames = ember._dynamo.counters["frames"]
+    assert frames["ok"] == 1 and frames["total"] == 2, dict(frames)   # (first step: eager)
+    reason = f"{name}'s step creates or replaces optimizer state (such a call runs eagerly)"
+    assert list(ember._dynamo.counters["graph_break"]) == [f"Unsupported: {reason}"]
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_compiled_whole_training_step_with_adamw(backend):
+    """A whole training step with AdamW (amsgrad) compiles into one graph and trains like
+    eager ember and torch."""
+    def make(lib):
+        net = _mlp(lib)
+        return net, lib.optim.AdamW(net.parameters(), lr=0.01, amsgrad=True)
+
+    def train_step(net, opt, lib):
+        def step(x, y):
+            opt.zero_grad()
+            loss = lib.nn.functional.cross_entropy(net(x), y)
+            loss.backward()
+            opt.step()
+            return loss
+        return step
+    (ne, oe), (nc, oc), (nt, ot) = make(ember), make(ember), make(torch)
+    _copy_params(nt, ne)
+    eager, tstep = train_step(ne, oe, ember), train_step(nt, ot, torch)
+    compiled = ember.compile(train_step(nc, oc, ember), backend=backend)
+    for x, y in _data(4):
+        le = eager(ember.tensor(x), ember.tensor(y))
+        lc = compiled(ember.tensor(x), ember.tensor(y))
+        lt = tstep(torch.tensor(x), torch.tensor(y))
+        _same(lc, le, rtol=1e-5), _same(lc, lt, rtol=1e-5)
+        for pe, pc, pt in zip(ne.parameters(), nc.parameters(), nt.parameters()):
+            _same(pc, pe, rtol=1e-5, atol=1e-6), _same(pc.grad, pe.grad, rtol=1e-5, atol=1e-6)
+            _same(pc, pt, rtol=1e-5, atol=1e-6)
+    assert ember._dynamo.counters["frames"]["ok"] == 1
+
+
+def test_is_compiling_inside_the_capture_only(torch_compile):
+    """ember.compiler.is_compiling() (torch.compiler's): True while the call is captured,
+    so the graph holds that branch; False when running eagerly."""
+    fn = lambda x: x + 1 if ember.compiler.is_compiling() else x - 1
+    tfn = lambda x: x + 1 if torch.compiler.is_compiling() else x - 1
+    x = ember.ones(2)
+    assert not ember.compiler.is_compiling()
+    _same(ember.compile(fn, backend="eager")(x), torch_compile(tfn, backend="eager")(
+        torch.ones(2)))
+    _same(fn(x), tfn(torch.ones(2)))
 
 
 @pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
