@@ -79,8 +79,8 @@ _RECOMPUTABLE_NAMES = {"reshape", "_unsafe_view", "clone", "squeeze", "unsqueeze
 
 def _recomputable(node) -> bool:
     """Cheap, deterministic ops whose result the backward may recompute."""
-    if node.op != "call_function":
-        return False
+    if node.op != "call_function" or _is_sym(node):
+        return False                      # (a size: saved as an int, never recomputed)
     if node.target is operator.getitem:
         return False                      # (its tuple is not a value that can be saved)
     tags = set(getattr(node.target, "tags", ()))
@@ -94,6 +94,8 @@ def _recomputable(node) -> bool:
 def _bytes(node) -> float:
     """What saving the node's value costs; a node without one tensor value cannot be saved."""
     v = node.meta.get("val")
+    if _is_sym(node):
+        return 1
     if not isinstance(v, Tensor):
         return math.inf
     from ..fx.experimental.symbolic_shapes import hint_int
@@ -101,6 +103,12 @@ def _bytes(node) -> float:
     for s in v.shape:
         n *= hint_int(s)
     return max(n, 1) * v.dtype.itemsize
+
+
+def _is_sym(node) -> bool:
+    """Whether a node computes a symbolic size (sym_size, arithmetic on sizes)."""
+    from ..core.sym import is_symint
+    return is_symint(node.meta.get("val"))
 
 
 class _Parts:

@@ -21,6 +21,7 @@ import sys
 
 import numpy as np
 
+from ..core.sym import is_symint
 from ..core.tensor import Tensor
 from ..dispatch.dispatcher import ops
 from . import config, kernels, runtime
@@ -30,12 +31,20 @@ from .lowering import (
     LOWERINGS,
     OUT_LOWERINGS,
     POINTWISE,
+    SIZE_OPS,
     VIEWS,
+    _is_size,
     empty_code,
+    hint_shape,
+    hint_strides,
     int_operands,
     lowerable,
     np_name,
     reduction,
+    shape_code,
+    shape_of,
+    size_code,
+    strides_of,
     val,
 )
 from .memory import Pool, buffer_ends
@@ -98,7 +107,7 @@ def _aliases(node):
         n = todo.pop()
         out.append(n)
         todo += [u for u in n.users if u.op == "call_function" and u.target is not aten_copy_
-                 and (u.target in VIEWS or u.target is operator.getitem or
+                 and not _is_size(u) and (u.target in VIEWS or u.target is operator.getitem or
                       not _numpy_lowered(u))]
     return out
 
@@ -111,13 +120,13 @@ def _numpy_lowered(node) -> bool:
 
 def _layout(node):
     v = val(node)
-    return tuple(v.shape), tuple(v.stride()), v.dtype
+    return shape_of(v), strides_of(v), v.dtype
 
 
 def _dense_c(v):
     """Whether a value's strides are C order's (dims of size 1 aside)."""
     expect = 1
-    for n, s in zip(reversed(v.shape), reversed(v.stride())):
+    for n, s in zip(reversed(hint_shape(v)), reversed(hint_strides(v))):
         if n != 1 and s != expect:
             return False
         expect *= n
@@ -135,6 +144,7 @@ class _Codegen:
         self.steps = schedule(gm.graph)
         self.names, self.consts, self.lines, self.kernel_defs = {}, [], [], []
         self.externs = set()
+        self.bound = set()                # the size symbols read from the inputs
         self.lowered = self.n_kernels = 0
         self.fallbacks = []
         self.position = {}
@@ -166,7 +176,7 @@ class _Codegen:
             k = kernel_of.get(src)
             if dst.op != "placeholder" or k is None or src in outputs or \
                     sum(x.args[0] is dst for x in copies) != 1 or \
-                    _layout(src) != _layout(dst) or tuple(val(src).shape) != k.shape:
+                    _layout(src) != _layout(dst) or shape_of(val(src)) != k.shape:
                 continue
             at = self.position[src]
             if all(self.position[u] < at or (u in k.members and a is dst)
@@ -189,7 +199,7 @@ class _Codegen:
             for m in s.members:
                 self.roots.setdefault(m, set())
             return
-        if s.op != "call_function":
+        if s.op != "call_function" or _is_size(s):
             self.roots[s] = set()
         elif self._out_rule(s) is not None:
             self.roots[s] = {s}
@@ -224,7 +234,7 @@ class _Codegen:
         self.pool.add(node, key)
         if dead is not None:
             return f"{name} = {self.names[dead]}  # reuses {self.names[dead]}'s buffer"
-        return f"{name} = {empty_code(shape, strides, dtype)}"
+        return f"{name} = {empty_code(val(node), contiguous)}"
 
     def module(self) -> str:
         params = []
@@ -233,6 +243,7 @@ class _Codegen:
                 self.kernel(s, i)
             elif s.op == "placeholder":
                 params.append(self.names[s])
+                self.bind_sizes(s)
             elif s.op == "get_attr":
                 self.lines.append(f"{self.names[s]} = "
                                   f"{self.code(getattr(self.gm, s.target)._np)}")
@@ -244,9 +255,23 @@ class _Codegen:
         head = "".join(self.kernel_defs)
         return f"{head}{chr(10) * 2 * bool(head)}def call({', '.join(params)}):\n{body}"
 
+    def bind_sizes(self, node):
+        """Lines reading the size symbols an input brings (`s0 = v0.shape[0]`; a size input:
+        `s0 = v3`) the first time one appears."""
+        v = val(node)
+        where = [(v, "")] if is_symint(v) else [
+            (s, f".shape[{d}]") for d, s in enumerate(v.shape)] if isinstance(v, Tensor) else []
+        for s, read in where:
+            if is_symint(s) and s.node.expr.is_Symbol and s.node.expr not in self.bound:
+                self.bound.add(s.node.expr)
+                self.lines.append(f"{s.node.expr} = {self.names[node]}{read}")
+
     def node(self, node, step):
         name = self.names[node]
         args = [self.code(a) for a in node.args]
+        if node.target in SIZE_OPS:
+            self.lines.append(f"{name} = {SIZE_OPS[node.target].format(*args)}")
+            return
         if node.target is aten_copy_ and node.args[1] in self.in_place:
             self.lines.append(f"{name} = {args[0]}  # (the kernel wrote it)")
             return
@@ -268,7 +293,7 @@ class _Codegen:
                     self.lines.append(f"{name} = {expr}")
                 elif node.target in POINTWISE and not _dense_c(val(node)):
                     # NumPy's result would be C-ordered: eager's layout follows the inputs'
-                    self.lines.append(f"{name} = _copy_into({empty_code(*_layout(node))}, "
+                    self.lines.append(f"{name} = _copy_into({empty_code(val(node))}, "
                                       f"{expr})")
                 elif node.target in EXACT_RESULT:
                     self.lines.append(f"{name} = {expr}")
@@ -311,13 +336,14 @@ class _Codegen:
                 self.lines.append(f"{self.names[n]} = {dst}  # written in place")
             else:
                 self.lines.append(self.alloc(n, step))
-        args = [str(s) for s in k.shape] + [self.names[x] for x in k.inputs]
+        args = [size_code(s) for s in k.shape] + [self.names[x] for x in k.inputs]
         args += [self.names[n] for n in k.outputs]
         if k.red is not None:
             self.lines.append(self.alloc(k.red, step, contiguous=True))
             outer = k.shape[:len(k.shape) - len(reduction(k.red)[1])]
             red, outer = self.names[k.red], outer or (1,)
-            args.append(red if outer == tuple(val(k.red).shape) else f"{red}.reshape({outer!r})")
+            args.append(red if outer == shape_of(val(k.red)) else
+                        f"{red}.reshape({shape_code(outer)})")
         ops = ", ".join(str(m.target).split(".")[1] for m in k.members + [k.red] * (
             k.red is not None))
         self.lines.append(f"_k{kid}({', '.join(args)})  # {ops}")

@@ -33,7 +33,7 @@ from ember.kernels.cuda import _launch
 from ..core import dtype as D
 from ..core.tensor import Tensor
 from .lowering import _call1 as _call
-from .lowering import _infix, aten, reduction, scalar_expr, static_shape, val
+from .lowering import _infix, aten, reduction, scalar_expr, val
 
 C_TYPES = {D.float32: "float", D.float64: "double", D.int64: "i64", D.int32: "int",
            D.bool_: "bool"}
@@ -110,7 +110,7 @@ def literal(x, dt) -> str:
 
 def _cuda(v) -> bool:
     return isinstance(v, Tensor) and v.device.type == "cuda" and v.dtype in C_TYPES \
-        and static_shape(v)
+        and all(isinstance(s, int) for s in v.shape)
 
 
 def pointwise(node) -> bool:

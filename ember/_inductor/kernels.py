@@ -29,10 +29,14 @@ from .lowering import (
     EXACT,
     POINTWISE,
     D,
+    _is_size,
+    hint_shape,
+    hint_strides,
     literal,
     np_name,
     reduction,
     scalar_expr,
+    shape_of,
     val,
 )
 
@@ -66,7 +70,7 @@ def render(k) -> str:
     names = {}
     for j, x in enumerate(k.inputs):
         names[x] = f"x{j}"
-        emit(f"x{j} = in{j}[{_index(val(x).shape, k.shape)}]")
+        emit(f"x{j} = in{j}" if _is_size(x) else f"x{j} = in{j}[{_index(shape_of(val(x)), k.shape)}]")
     for j, m in enumerate(k.members):
         names[m] = f"t{j}"
         emit(f"t{j} = {_member(m, names)}")
@@ -121,17 +125,20 @@ def compile_for(fn, k) -> None:
     from numpy.lib.stride_tricks import as_strided
 
     def like(v, shape=None):
-        shape = tuple(v.shape) if shape is None else shape
-        strides = v.stride() if len(shape) == v.dim() else [
+        if _is_size(v):
+            return numba.types.int64
+        v = val(v)
+        shape = hint_shape(v) if shape is None else shape
+        strides = hint_strides(v) if len(shape) == v.dim() else [
             math.prod(shape[d + 1:]) for d in range(len(shape))]
         item = v.dtype.np.itemsize
         base = np.empty(1, v.dtype.np)          # only its flags are read (typeof)
         return numba.typeof(as_strided(base, shape, [s * item for s in strides]))
-    types = [numba.types.int64] * len(k.shape) + [like(val(x)) for x in k.inputs]
-    types += [like(val(n)) for n in k.outputs]
+    types = [numba.types.int64] * len(k.shape) + [like(x) for x in k.inputs]
+    types += [like(n) for n in k.outputs]
     if k.red is not None:
-        outer = k.shape[:len(k.shape) - len(reduction(k.red)[1])] or (1,)
-        types.append(like(val(k.red), outer))
+        outer = k.hint[:len(k.shape) - len(reduction(k.red)[1])] or (1,)
+        types.append(like(k.red, outer))
     fn.compile(tuple(types))
 
 
