@@ -61,7 +61,7 @@ def lower(gm, example_inputs=None):
     """The graph as one generated module (see the module docstring); returns a callable
     taking and returning ember tensors, with `.source`, `.lowered` (nodes lowered),
     `.fallbacks` (the ops run through the dispatcher), `.externs` (the ops run by calling
-    their CPU kernel) and `.kernels` (how many fused kernels)."""
+    their CPU kernel), `.kernels` (how many fused kernels) and `.kernel_fns` (theirs)."""
     gen = _Codegen(gm)
     src = gen.module()
     gid = next(_graph_ids)
@@ -80,6 +80,7 @@ def lower(gm, example_inputs=None):
         return wrap(fn(*arrays), args, arrays)
     run.source, run.lowered, run.fallbacks = src, gen.lowered, gen.fallbacks
     run.kernels, run.externs = gen.n_kernels, sorted(gen.externs)
+    run.kernel_fns = [scope[f"_k{i}"] for i in range(gen.n_kernels)]    # numba dispatchers
     return run
 
 

@@ -25,7 +25,7 @@ from ..core import dtype as D
 from ..core.sym import is_symint
 from ..core.tensor import Tensor, contiguous_format, preserve_format
 from ..dispatch.dispatcher import ops
-from ..fx.experimental.symbolic_shapes import FloorDiv, sym_size
+from ..fx.experimental.symbolic_shapes import sym_size
 
 aten = ops.aten
 EXACT = {D.float32, D.float64}           # dtypes the lowerings compute as ember's kernels
@@ -80,25 +80,10 @@ def backed(v) -> bool:
 
 
 def size_code(e) -> str:
-    """A size as Python code over the symbols (`s0 * s1`, `s0 // 2`)."""
+    """A size as Python code over the symbols (`s0*s1`, `(s0 // 2)`)."""
     if is_symint(e):
         e = e.node.expr
-    if isinstance(e, int):
-        return repr(e)
-    if e.is_Integer:
-        return str(int(e))
-    if e.is_Symbol:
-        return e.name
-    args = [size_code(a) for a in e.args]
-    infix = {sympy.Add: " + ", sympy.Mul: " * ", FloorDiv: " // ", sympy.Mod: " % "}
-    for cls, op in infix.items():
-        if isinstance(e, cls):
-            return f"({op.join(args)})"
-    if isinstance(e, sympy.Pow) and e.exp.is_Integer and e.exp > 0:
-        return f"({args[0]} ** {args[1]})"
-    if isinstance(e, (sympy.Max, sympy.Min)):
-        return f"{type(e).__name__.lower()}({', '.join(args)})"
-    raise NotImplementedError(f"inductor: no Python form for the size {e}")
+    return repr(e) if isinstance(e, int) else sympy.pycode(e)
 
 
 def shape_code(shape) -> str:

@@ -53,6 +53,11 @@ class FloorDiv(sympy.Function):
             return q
         return None
 
+    def _pythoncode(self, printer):
+        """Python's `//` (sympy.pycode: the guards' and the generated code's form)."""
+        a, b = (printer.parenthesize(x, 50) for x in self.args)
+        return f"({a} // {b})"
+
     def _eval_is_nonnegative(self):
         a, b = self.args
         if a.is_nonnegative and b.is_positive:
@@ -175,6 +180,10 @@ class _SymBase:
 
     def __neg__(self):
         return self._arith(-1, "mul")
+
+    def conjugate(self):
+        """Itself, as a real number's (backward formulas conjugate their Scalars)."""
+        return self
 
     def __pos__(self):
         return self
