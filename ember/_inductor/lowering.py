@@ -299,6 +299,14 @@ def _slice(a, kw, node):
     return f"{a[0]}[{':, ' * dim}{bound[0]}:{bound[1]}:{step}]"
 
 
+def _select(a, kw, node):
+    """Basic indexing: a view, as eager's (np.take would copy)."""
+    dim = node.args[1]
+    if kw or not isinstance(dim, int):
+        return None
+    return f"{a[0]}[{':, ' * (dim % val(node.args[0]).dim())}{a[2]}]"
+
+
 def _is_size(a) -> bool:
     """Whether a node argument is a symbolic size computed in the graph."""
     return hasattr(a, "op") and is_symint(val(a))
@@ -430,7 +438,7 @@ LOWERINGS = {
     aten.full.default: lambda a, kw, node: f"np.full({a[0]}, {a[1]}, dtype={_np_dtype(node)})",
     aten.full_like.default: _full_like,
     aten.slice.Tensor: _slice,
-    aten.select.int: lambda a, kw, node: f"np.take({a[0]}, {a[2]}, axis={a[1]})",
+    aten.select.int: _select,
     aten._to_copy.default: lambda a, kw, node: (
         None if set(kw) - {"dtype"} else f"{a[0]}.astype({_np_dtype(node)})"),
     aten.gather.default: _gather, aten.scatter.value: _scatter_value,
