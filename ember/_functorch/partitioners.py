@@ -58,6 +58,9 @@ def min_cut_rematerialization_partition(joint_gm, n_primals, n_tangents, n_grads
         for u in n.users:
             if u in needed and u.op != "output":
                 flow.add_edge(f"{n.name}_out", f"{u.name}_in", capacity=math.inf)
+    for g in parts.grads:        # a gradient that reads no cotangent (zeros of an input's
+        if hasattr(g, "op") and g not in parts.on_tangents:      # sizes): the backward's too
+            flow.add_edge(f"{g.name}_out", "sink", capacity=math.inf)
     if "sink" not in flow or "source" not in flow:
         return default_partition(joint_gm, n_primals, n_tangents, n_grads)
     _, (reachable, _) = nx.minimum_cut(flow, "source", "sink")

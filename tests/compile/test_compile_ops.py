@@ -102,9 +102,26 @@ def test_inductor_op_equals_eager(name):
     check_op(name, "inductor")
 
 
-def check_op(name, backend):
+# a sample of ops with symbolic sizes from the first call; the backward ops give a
+# gradient that reads no cotangent (zeros of the input's symbolic sizes), which the
+# min-cut partition must compute in the backward from saved sizes
+DYNAMIC = ["add.Tensor", "mul.Tensor", "sum.dim_IntList", "mean.dim", "amax.default",
+           "_log_softmax.default", "_softmax.default", "mm.default", "addmm.default",
+           "view.default", "permute.default", "expand.default", "slice.Tensor",
+           "select.int", "cat.default", "where.self", "gather.default",
+           "nll_loss_forward.default", "threshold_backward.default",
+           "leaky_relu_backward.default", "_adaptive_avg_pool2d_backward.default",
+           "convolution.default", "native_layer_norm.default", "gelu.default"]
+
+
+@pytest.mark.parametrize("name", DYNAMIC)
+def test_inductor_op_with_symbolic_sizes_equals_eager(name):
+    check_op(name, "inductor", dynamic=True)
+
+
+def check_op(name, backend, dynamic=None):
     """The op's first runnable sample (every one with EMBER_COMPILE_ALL_SAMPLES=1) through
-    ember.compile(backend=backend): eager's outputs and gradients."""
+    ember.compile(backend=backend, dynamic=dynamic): eager's outputs and gradients."""
     op = ember_op(name)
     grad = name in DIFFERENTIABLE
 
@@ -117,7 +134,7 @@ def check_op(name, backend):
         if exc is not None:
             continue
         ember._dynamo.reset()
-        compiled = ember.compile(lambda *a, **k: op(*a, **k), backend=backend)
+        compiled = ember.compile(lambda *a, **k: op(*a, **k), backend=backend, dynamic=dynamic)
         use_grad = grad and any(_floating(t) for t in tensors_in([args, kwargs]))
         e_args, e_kwargs = _leaves(args, kwargs, use_grad)
         c_args, c_kwargs = _leaves(args, kwargs, use_grad)
