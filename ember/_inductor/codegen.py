@@ -21,7 +21,6 @@ import sys
 
 import numpy as np
 
-from ..core.sym import is_symint
 from ..core.tensor import Tensor
 from ..dispatch.dispatcher import ops
 from . import config, kernels, runtime
@@ -44,6 +43,7 @@ from .lowering import (
     shape_code,
     shape_of,
     size_code,
+    size_sources,
     strides_of,
     val,
 )
@@ -259,13 +259,11 @@ class _Codegen:
     def bind_sizes(self, node):
         """Lines reading the size symbols an input brings (`s0 = v0.shape[0]`; a size input:
         `s0 = v3`) the first time one appears."""
-        v = val(node)
-        where = [(v, "")] if is_symint(v) else [
-            (s, f".shape[{d}]") for d, s in enumerate(v.shape)] if isinstance(v, Tensor) else []
-        for s, read in where:
-            if is_symint(s) and s.node.expr.is_Symbol and s.node.expr not in self.bound:
-                self.bound.add(s.node.expr)
-                self.lines.append(f"{s.node.expr} = {self.names[node]}{read}")
+        for sym, d in size_sources(node):
+            if sym not in self.bound:
+                self.bound.add(sym)
+                read = "" if d is None else f".shape[{d}]"
+                self.lines.append(f"{sym} = {self.names[node]}{read}")
 
     def node(self, node, step):
         name = self.names[node]

@@ -86,6 +86,21 @@ def size_code(e) -> str:
     return repr(e) if isinstance(e, int) else sympy.pycode(e)
 
 
+def size_sources(node):
+    """[(symbol, where)] for the size symbols an input node brings, `where` the dim of its
+    shape that holds it (None: the input is that size itself)."""
+    v = val(node)
+    found = [(v, None)] if is_symint(v) else list(
+        zip(v.shape, range(v.dim()))) if isinstance(v, Tensor) else []
+    return [(s.node.expr, d) for s, d in found if is_symint(s) and s.node.expr.is_Symbol]
+
+
+def size_fn(shape):
+    """A function of the symbols' values (keywords: `s0=5`) giving these sizes as ints."""
+    names = sorted({str(x) for e in shape if not isinstance(e, int) for x in e.free_symbols})
+    return eval(f"lambda {''.join(f'{n}, ' for n in names)}**_: {shape_code(shape)}")
+
+
 def shape_code(shape) -> str:
     """A tuple of sizes as code: `(s0, 3)`, `(s0,)`."""
     return f"({', '.join(size_code(s) for s in shape)}{',' * (len(shape) == 1)})"
