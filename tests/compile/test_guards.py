@@ -115,7 +115,7 @@ def test_module_changes_recompile(backend):
     assert _frames() == 6
 
 
-@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
 def test_automatic_dynamic_shapes(backend):
     def fn(x, w):
         return ((x @ w).relu() * 2).sum(1)
