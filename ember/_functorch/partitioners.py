@@ -82,8 +82,10 @@ _RECOMPUTABLE_NAMES = {"reshape", "_unsafe_view", "clone", "squeeze", "unsqueeze
 
 def _recomputable(node) -> bool:
     """Cheap, deterministic ops whose result the backward may recompute."""
-    if node.op != "call_function" or _is_sym(node):
-        return False                      # (a size: saved as an int, never recomputed)
+    if node.op != "call_function":
+        return False
+    if _is_sym(node):        # a size read from a tensor is saved as an int; arithmetic on
+        return not _is_size_read(node)    # sizes is recomputed from those
     if node.target is operator.getitem:
         return False                      # (its tuple is not a value that can be saved)
     tags = set(getattr(node.target, "tags", ()))
@@ -97,8 +99,8 @@ def _recomputable(node) -> bool:
 def _bytes(node) -> float:
     """What saving the node's value costs; a node without one tensor value cannot be saved."""
     v = node.meta.get("val")
-    if _is_sym(node):
-        return 1
+    if _is_sym(node):       # (the backward's sizes are then symbols it can bind)
+        return 1 if _is_size_read(node) else math.inf
     if not isinstance(v, Tensor):
         return math.inf
     from ..fx.experimental.symbolic_shapes import hint_int
@@ -112,6 +114,11 @@ def _is_sym(node) -> bool:
     """Whether a node computes a symbolic size (sym_size, arithmetic on sizes)."""
     from ..core.sym import is_symint
     return is_symint(node.meta.get("val"))
+
+
+def _is_size_read(node) -> bool:
+    from ..fx.experimental.symbolic_shapes import sym_size
+    return node.target is sym_size
 
 
 class _Parts:
