@@ -315,11 +315,21 @@ def _slice(a, kw, node):
 
 
 def _select(a, kw, node):
-    """Basic indexing: a view, as eager's (np.take would copy)."""
+    """Basic indexing: a view, as eager's (np.take would copy; `...` keeps a 0-d result an
+    array)."""
     dim = node.args[1]
     if kw or not isinstance(dim, int):
         return None
-    return f"{a[0]}[{':, ' * (dim % val(node.args[0]).dim())}{a[2]}]"
+    return f"{a[0]}[{':, ' * (dim % val(node.args[0]).dim())}{a[2]}, ...]"
+
+
+def _result_shape(node) -> str:
+    return shape_code(shape_of(val(node)))
+
+
+def _reshape(a, kw, node):
+    """Adding or dropping dims of size 1 is always a view: reshape makes it fastest."""
+    return f"{a[0]}.reshape({_result_shape(node)})"
 
 
 def _is_size(a) -> bool:
@@ -441,11 +451,8 @@ LOWERINGS = {
     aten.permute.default: lambda a, kw, node: f"{a[0]}.transpose({a[1]})",
     aten.view.default: lambda a, kw, node: f"{a[0]}.reshape({a[1]})",
     aten.expand.default: lambda a, kw, node: (
-        f"np.broadcast_to({a[0]}, {shape_code(shape_of(val(node)))})" if not kw else None),
-    # adding or dropping dims of size 1 is always a view: reshape makes it fastest
-    aten.unsqueeze.default: lambda a, kw, node: f"{a[0]}.reshape({shape_code(shape_of(val(node)))})",
-    aten.squeeze.dim: lambda a, kw, node: f"{a[0]}.reshape({shape_code(shape_of(val(node)))})",
-    aten.squeeze.dims: lambda a, kw, node: f"{a[0]}.reshape({shape_code(shape_of(val(node)))})",
+        f"np.broadcast_to({a[0]}, {_result_shape(node)})" if not kw else None),
+    aten.unsqueeze.default: _reshape, aten.squeeze.dim: _reshape, aten.squeeze.dims: _reshape,
     aten.detach.default: lambda a, kw, node: a[0],
     aten.alias.default: lambda a, kw, node: a[0],
     aten.clone.default: _clone,
