@@ -32,11 +32,11 @@ from .lowering import (
     POINTWISE,
     SIZE_OPS,
     VIEWS,
-    _is_size,
     empty_code,
     hint_shape,
     hint_strides,
     int_operands,
+    is_size,
     lowerable,
     np_name,
     reduction,
@@ -108,7 +108,7 @@ def _aliases(node):
         n = todo.pop()
         out.append(n)
         todo += [u for u in n.users if u.op == "call_function" and u.target is not aten_copy_
-                 and not _is_size(u) and (u.target in VIEWS or u.target is operator.getitem or
+                 and not is_size(u) and (u.target in VIEWS or u.target is operator.getitem or
                       not _numpy_lowered(u))]
     return out
 
@@ -200,7 +200,7 @@ class _Codegen:
             for m in s.members:
                 self.roots.setdefault(m, set())
             return
-        if s.op != "call_function" or _is_size(s):
+        if s.op != "call_function" or is_size(s):
             self.roots[s] = set()
         elif self._out_rule(s) is not None:
             self.roots[s] = {s}

@@ -6,7 +6,8 @@ dim of size 1, nothing for a missing leading dim), computes each member in its d
 value and constant cast: numba would compute float32 * 2.5 in float64), stores the members
 read outside, and accumulates a trailing-dims reduction (sums in float64 or int64, rounded
 once). `error_model="numpy"` gives inf/nan where Python would raise, `fastmath=False` keeps
-IEEE results.
+IEEE results. Sizes are arguments: a graph with symbolic sizes calls the same compiled
+kernel (one numba signature: same dtypes, ndims and layouts) for every size.
 
     @njit(cache=True, error_model='numpy', fastmath=False, parallel=False)
     def kernel(n0, in0, in1, in2, out0):
@@ -29,9 +30,9 @@ from .lowering import (
     EXACT,
     POINTWISE,
     D,
-    _is_size,
     hint_shape,
     hint_strides,
+    is_size,
     literal,
     np_name,
     reduction,
@@ -70,7 +71,8 @@ def render(k) -> str:
     names = {}
     for j, x in enumerate(k.inputs):
         names[x] = f"x{j}"
-        emit(f"x{j} = in{j}" if _is_size(x) else f"x{j} = in{j}[{_index(shape_of(val(x)), k.shape)}]")
+        where = "" if is_size(x) else f"[{_index(shape_of(val(x)), k.shape)}]"   # (a size: a number)
+        emit(f"x{j} = in{j}{where}")
     for j, m in enumerate(k.members):
         names[m] = f"t{j}"
         emit(f"t{j} = {_member(m, names)}")
@@ -125,7 +127,7 @@ def compile_for(fn, k) -> None:
     from numpy.lib.stride_tricks import as_strided
 
     def like(v, shape=None):
-        if _is_size(v):
+        if is_size(v):
             return numba.types.int64
         v = val(v)
         shape = hint_shape(v) if shape is None else shape

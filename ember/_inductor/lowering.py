@@ -203,12 +203,12 @@ def compute_dtype(node):
     """The dtype a pointwise node computes in: its inputs' (promoted) for a comparison,
     else its result's."""
     if node.target in COMPARISONS:
-        dts = [val(a).dtype for a in node.args if hasattr(a, "op") and not _is_size(a)]
+        dts = [val(a).dtype for a in node.args if hasattr(a, "op") and not is_size(a)]
         dt = max(dts, key=lambda d: (d.is_floating_point, d is not D.bool_, d.itemsize))
         for a in node.args:         # a number of a higher kind: torch's default dtype of it
             if isinstance(a, float) and not dt.is_floating_point:
                 dt = D.get_default_dtype()
-            elif (isinstance(a, int) and not isinstance(a, bool) or _is_size(a)) and \
+            elif (isinstance(a, int) and not isinstance(a, bool) or is_size(a)) and \
                     dt is D.bool_:
                 dt = D.int64
         return dt
@@ -229,7 +229,7 @@ def scalar_expr(node, names, rules, cast, literal) -> str:
     ops = []
     for i, a in enumerate(node.args):
         if hasattr(a, "op"):
-            same = not _is_size(a) and val(a).dtype is dt
+            same = not is_size(a) and val(a).dtype is dt
             ops.append(names[a] if same or i in keep else cast(dt, names[a]))
         else:
             ops.append(literal(a, dt))
@@ -307,7 +307,7 @@ def _clone(a, kw, node):
 def _slice(a, kw, node):
     dim, start, end, step = (list(node.args[1:]) + [0, None, None, 1][len(node.args) - 1:])[:4]
     if kw or not isinstance(dim, int) or not isinstance(step, int) or any(
-            not isinstance(v, (int, type(None))) and not _is_size(v) for v in (start, end)):
+            not isinstance(v, (int, type(None))) and not is_size(v) for v in (start, end)):
         return None
     dim %= max(val(node).dim(), 1)
     bound = [("" if v is None else a[i]) for i, v in ((2, start), (3, end))]
@@ -332,7 +332,7 @@ def _reshape(a, kw, node):
     return f"{a[0]}.reshape({_result_shape(node)})"
 
 
-def _is_size(a) -> bool:
+def is_size(a) -> bool:
     """Whether a node argument is a symbolic size computed in the graph."""
     return hasattr(a, "op") and is_symint(val(a))
 
@@ -534,7 +534,7 @@ def lowerable(node) -> bool:
     t = node.target
     if t not in LOWERINGS and t not in EXTERNS:
         return False
-    ins = [val(a) for a in node.args if hasattr(a, "op") and not _is_size(a)]
+    ins = [val(a) for a in node.args if hasattr(a, "op") and not is_size(a)]
     if not all(_ok(v, ANY) and backed(v) for v in ins) or any(
             isinstance(a, complex) for a in node.args):
         return False     # (a complex number: the kernel raises as in eager)
@@ -566,7 +566,7 @@ def int_operands(node):
     out = val(node)
     if node.target not in POINTWISE or node.target in MIXED or out.dtype not in EXACT:
         return []
-    return [i for i, a in enumerate(node.args) if hasattr(a, "op") and not _is_size(a)
+    return [i for i, a in enumerate(node.args) if hasattr(a, "op") and not is_size(a)
             and val(a).dtype not in EXACT]
 
 

@@ -20,10 +20,10 @@ from .lowering import (
     ANY,
     POINTWISE,
     D,
-    _is_size,
     backed,
     compute_dtype,
     hint_shape,
+    is_size,
     lowerable,
     reduction,
     shape_of,
@@ -63,7 +63,7 @@ def _dry(x):
 
 
 def _tensor_args_ok(node):
-    return all(_is_size(a) or backed(val(a)) for a in node.all_input_nodes)
+    return all(is_size(a) or backed(val(a)) for a in node.all_input_nodes)
 
 
 def pointwise(node) -> bool:
