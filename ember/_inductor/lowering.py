@@ -241,10 +241,10 @@ def reduction(node):
     """(kind, dims, keepdim) of a sum/mean/amax node (dims normalised, all when empty), or
     None when it is not one the kernels do."""
     t, a = node.target, node.args
-    if t is aten.sum.default:
+    if t is aten.sum.default or t is aten.mean.default:
         if node.kwargs.get("dtype") is not None:
             return None
-        return "sum", tuple(range(val(a[0]).dim())), False
+        return t.name.split("::")[-1], tuple(range(val(a[0]).dim())), False
     kinds = {aten.sum.dim_IntList: "sum", aten.mean.dim: "mean", aten.amax.default: "amax"}
     if t not in kinds or node.kwargs.get("dtype") is not None or len(a) > 3:
         return None
@@ -444,7 +444,8 @@ LOWERINGS = {
         f"np.where({a[1]} <= {a[2]}, 0, {a[0]})"),
     aten.where.self: lambda a, kw, node: f"np.where({a[0]}, {a[1]}, {a[2]})",
     aten.sum.dim_IntList: _reduce("sum"), aten.amax.default: _reduce("amax"),
-    aten.mean.dim: _reduce("mean"), aten.sum.default: _reduce("sum"),
+    aten.mean.dim: _reduce("mean"), aten.mean.default: _reduce("mean"),
+    aten.sum.default: _reduce("sum"),
     aten.mm.default: lambda a, kw, node: f"np.matmul({a[0]}, {a[1]})",
     aten.bmm.default: lambda a, kw, node: f"np.matmul({a[0]}, {a[1]})",
     aten.addmm.default: _addmm,

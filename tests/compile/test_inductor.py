@@ -385,7 +385,7 @@ SAMPLED_OPS = ["add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "neg.defa
                "exp.default", "log.default", "sqrt.default", "tanh.default", "abs.default",
                "relu.default", "sigmoid.default", "sign.default", "where.self", "le.Tensor",
                "gt.Scalar", "pow.Tensor_Scalar", "threshold_backward.default",
-               "sum.dim_IntList", "sum.default", "mean.dim", "amax.default"]
+               "sum.dim_IntList", "sum.default", "mean.dim", "mean.default", "amax.default"]
 _REPRESENTATIVE = ("float32", "float64", "0d", "empty", "broadcast", "transposed", "strided",
                    "expanded", "error", "keepdim", "int64", "bool")
 
