@@ -36,8 +36,6 @@ def inductor(gm, example_inputs):
     return compile_fx(gm, example_inputs)
 
 
-inductor.supports_dynamic = False   # its lowering bakes sizes in: every new size recompiles
-
 BACKENDS = {"eager": eager, "aot_eager": aot_eager,
             "aot_eager_decomp_partition": aot_eager_decomp_partition, "inductor": inductor}
 

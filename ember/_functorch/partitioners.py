@@ -58,6 +58,9 @@ def min_cut_rematerialization_partition(joint_gm, n_primals, n_tangents, n_grads
         for u in n.users:
             if u in needed and u.op != "output":
                 flow.add_edge(f"{n.name}_out", f"{u.name}_in", capacity=math.inf)
+    for g in parts.grads:        # a gradient that reads no cotangent (zeros of an input's
+        if hasattr(g, "op") and g not in parts.on_tangents:      # sizes): the backward's too
+            flow.add_edge(f"{g.name}_out", "sink", capacity=math.inf)
     if "sink" not in flow or "source" not in flow:
         return default_partition(joint_gm, n_primals, n_tangents, n_grads)
     _, (reachable, _) = nx.minimum_cut(flow, "source", "sink")
@@ -81,6 +84,8 @@ def _recomputable(node) -> bool:
     """Cheap, deterministic ops whose result the backward may recompute."""
     if node.op != "call_function":
         return False
+    if _is_sym(node):        # a size read from a tensor is saved as an int; arithmetic on
+        return not _is_size_read(node)    # sizes is recomputed from those
     if node.target is operator.getitem:
         return False                      # (its tuple is not a value that can be saved)
     tags = set(getattr(node.target, "tags", ()))
@@ -94,6 +99,8 @@ def _recomputable(node) -> bool:
 def _bytes(node) -> float:
     """What saving the node's value costs; a node without one tensor value cannot be saved."""
     v = node.meta.get("val")
+    if _is_sym(node):       # (the backward's sizes are then symbols it can bind)
+        return 1 if _is_size_read(node) else math.inf
     if not isinstance(v, Tensor):
         return math.inf
     from ..fx.experimental.symbolic_shapes import hint_int
@@ -101,6 +108,17 @@ def _bytes(node) -> float:
     for s in v.shape:
         n *= hint_int(s)
     return max(n, 1) * v.dtype.itemsize
+
+
+def _is_sym(node) -> bool:
+    """Whether a node computes a symbolic size (sym_size, arithmetic on sizes)."""
+    from ..core.sym import is_symint
+    return is_symint(node.meta.get("val"))
+
+
+def _is_size_read(node) -> bool:
+    from ..fx.experimental.symbolic_shapes import sym_size
+    return node.target is sym_size
 
 
 class _Parts:

@@ -15,7 +15,8 @@ generated Python module each, over NumPy arrays.
   config.debug_dir).
 
 A compiled step pays neither the dispatcher nor the autograd engine per op, and a fused
-chain makes one pass over memory.
+chain makes one pass over memory. Graphs with symbolic sizes (dynamic shapes) read them
+from their inputs when they run: a new batch size or sequence length reuses the graph.
 
     >>> f = ember.compile(lambda x: (x @ x.t()).relu().sum(0), backend="inductor")
     >>> f(ember.eye(2))

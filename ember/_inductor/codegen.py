@@ -30,12 +30,21 @@ from .lowering import (
     LOWERINGS,
     OUT_LOWERINGS,
     POINTWISE,
+    SIZE_OPS,
     VIEWS,
     empty_code,
+    hint_shape,
+    hint_strides,
     int_operands,
+    is_size,
     lowerable,
     np_name,
     reduction,
+    shape_code,
+    shape_of,
+    size_code,
+    size_sources,
+    strides_of,
     val,
 )
 from .memory import Pool, buffer_ends
@@ -52,7 +61,7 @@ def lower(gm, example_inputs=None):
     """The graph as one generated module (see the module docstring); returns a callable
     taking and returning ember tensors, with `.source`, `.lowered` (nodes lowered),
     `.fallbacks` (the ops run through the dispatcher), `.externs` (the ops run by calling
-    their CPU kernel) and `.kernels` (how many fused kernels)."""
+    their CPU kernel), `.kernels` (how many fused kernels) and `.kernel_fns` (theirs)."""
     gen = _Codegen(gm)
     src = gen.module()
     gid = next(_graph_ids)
@@ -65,6 +74,7 @@ def lower(gm, example_inputs=None):
     run = runtime.runner(scope["call"], gm)
     run.source, run.lowered, run.fallbacks = src, gen.lowered, gen.fallbacks
     run.kernels, run.externs = gen.n_kernels, sorted(gen.externs)
+    run.kernel_fns = [scope[f"_k{i}"] for i in range(gen.n_kernels)]    # numba dispatchers
     return run
 
 
@@ -92,7 +102,7 @@ def _aliases(node):
         n = todo.pop()
         out.append(n)
         todo += [u for u in n.users if u.op == "call_function" and u.target is not aten_copy_
-                 and (u.target in VIEWS or u.target is operator.getitem or
+                 and not is_size(u) and (u.target in VIEWS or u.target is operator.getitem or
                       not _numpy_lowered(u))]
     return out
 
@@ -105,13 +115,13 @@ def _numpy_lowered(node) -> bool:
 
 def _layout(node):
     v = val(node)
-    return tuple(v.shape), tuple(v.stride()), v.dtype
+    return shape_of(v), strides_of(v), v.dtype
 
 
 def _dense_c(v):
     """Whether a value's strides are C order's (dims of size 1 aside)."""
     expect = 1
-    for n, s in zip(reversed(v.shape), reversed(v.stride())):
+    for n, s in zip(reversed(hint_shape(v)), reversed(hint_strides(v))):
         if n != 1 and s != expect:
             return False
         expect *= n
@@ -129,6 +139,7 @@ class _Codegen:
         self.steps = schedule(gm.graph)
         self.names, self.consts, self.lines, self.kernel_defs = {}, [], [], []
         self.externs = set()
+        self.bound = set()                # the size symbols read from the inputs
         self.lowered = self.n_kernels = 0
         self.fallbacks = []
         self.position = {}
@@ -160,7 +171,7 @@ class _Codegen:
             k = kernel_of.get(src)
             if dst.op != "placeholder" or k is None or src in outputs or \
                     sum(x.args[0] is dst for x in copies) != 1 or \
-                    _layout(src) != _layout(dst) or tuple(val(src).shape) != k.shape:
+                    _layout(src) != _layout(dst) or shape_of(val(src)) != k.shape:
                 continue
             at = self.position[src]
             if all(self.position[u] < at or (u in k.members and a is dst)
@@ -183,7 +194,7 @@ class _Codegen:
             for m in s.members:
                 self.roots.setdefault(m, set())
             return
-        if s.op != "call_function":
+        if s.op != "call_function" or is_size(s):
             self.roots[s] = set()
         elif self._out_rule(s) is not None:
             self.roots[s] = {s}
@@ -218,7 +229,7 @@ class _Codegen:
         self.pool.add(node, key)
         if dead is not None:
             return f"{name} = {self.names[dead]}  # reuses {self.names[dead]}'s buffer"
-        return f"{name} = {empty_code(shape, strides, dtype)}"
+        return f"{name} = {empty_code(val(node), contiguous)}"
 
     def module(self) -> str:
         params = []
@@ -227,6 +238,7 @@ class _Codegen:
                 self.kernel(s, i)
             elif s.op == "placeholder":
                 params.append(self.names[s])
+                self.bind_sizes(s)
             elif s.op == "get_attr":
                 self.lines.append(f"{self.names[s]} = "
                                   f"{self.code(getattr(self.gm, s.target)._np)}")
@@ -238,9 +250,21 @@ class _Codegen:
         head = "".join(self.kernel_defs)
         return f"{head}{chr(10) * 2 * bool(head)}def call({', '.join(params)}):\n{body}"
 
+    def bind_sizes(self, node):
+        """Lines reading the size symbols an input brings (`s0 = v0.shape[0]`; a size input:
+        `s0 = v3`) the first time one appears."""
+        for sym, d in size_sources(node):
+            if sym not in self.bound:
+                self.bound.add(sym)
+                read = "" if d is None else f".shape[{d}]"
+                self.lines.append(f"{sym} = {self.names[node]}{read}")
+
     def node(self, node, step):
         name = self.names[node]
         args = [self.code(a) for a in node.args]
+        if node.target in SIZE_OPS:
+            self.lines.append(f"{name} = {SIZE_OPS[node.target].format(*args)}")
+            return
         if node.target is aten_copy_ and node.args[1] in self.in_place:
             self.lines.append(f"{name} = {args[0]}  # (the kernel wrote it)")
             return
@@ -262,7 +286,7 @@ class _Codegen:
                     self.lines.append(f"{name} = {expr}")
                 elif node.target in POINTWISE and not _dense_c(val(node)):
                     # NumPy's result would be C-ordered: eager's layout follows the inputs'
-                    self.lines.append(f"{name} = _copy_into({empty_code(*_layout(node))}, "
+                    self.lines.append(f"{name} = _copy_into({empty_code(val(node))}, "
                                       f"{expr})")
                 elif node.target in EXACT_RESULT:
                     self.lines.append(f"{name} = {expr}")
@@ -305,13 +329,14 @@ class _Codegen:
                 self.lines.append(f"{self.names[n]} = {dst}  # written in place")
             else:
                 self.lines.append(self.alloc(n, step))
-        args = [str(s) for s in k.shape] + [self.names[x] for x in k.inputs]
+        args = [size_code(s) for s in k.shape] + [self.names[x] for x in k.inputs]
         args += [self.names[n] for n in k.outputs]
         if k.red is not None:
             self.lines.append(self.alloc(k.red, step, contiguous=True))
             outer = k.shape[:len(k.shape) - len(reduction(k.red)[1])]
             red, outer = self.names[k.red], outer or (1,)
-            args.append(red if outer == tuple(val(k.red).shape) else f"{red}.reshape({outer!r})")
+            args.append(red if outer == shape_of(val(k.red)) else
+                        f"{red}.reshape({shape_code(outer)})")
         ops = ", ".join(str(m.target).split(".")[1] for m in k.members + [k.red] * (
             k.red is not None))
         self.lines.append(f"_k{kid}({', '.join(args)})  # {ops}")

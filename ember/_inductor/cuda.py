@@ -6,8 +6,8 @@ trailing dims, becomes one CUDA C kernel over kernels/cuda/common.cuh, compiled 
 active driver (NVRTC through CuPy on a GPU, the emulator without one) once per source, and
 launched over a grid-stride loop. Every other node runs its aten op on the CUDA tensors.
 
-    extern "C" __global__ void fused(i64 n, const i64* meta, const float* in0,
-                                     const float* in1, float* out0) {
+    extern "C" __global__ void fused(i64 n, i64 reduced, const i64* meta,
+                                     const float* in0, const float* in1, float* out0) {
       ember::Offsets<3> o(meta);
       EMBER_LOOP(i, n) {
         i64 off[3]; o.get(i, off);
@@ -18,8 +18,10 @@ launched over a grid-stride loop. Every other node runs its aten op on the CUDA 
     }
 
 A thread computes one element (or, with a reduction, one output element: it loops over the
-reduced elements, accumulating in double or int64 and rounding once). Values compute in
+`reduced` elements, accumulating in double or int64 and rounding once). Values compute in
 their own C type (float stays float), constants are cast to it, as ember's kernels do.
+Sizes are arguments, computed per call from the inputs' shapes: one kernel serves every
+size of a graph with symbolic sizes (dynamic shapes).
 """
 from __future__ import annotations
 
@@ -33,7 +35,17 @@ from ember.kernels.cuda import _launch
 from ..core import dtype as D
 from ..core.tensor import Tensor
 from .lowering import _call1 as _call
-from .lowering import _infix, aten, reduction, scalar_expr, static_shape, val
+from .lowering import (
+    _infix,
+    aten,
+    backed,
+    reduction,
+    scalar_expr,
+    shape_of,
+    size_fn,
+    size_sources,
+    val,
+)
 
 C_TYPES = {D.float32: "float", D.float64: "double", D.int64: "i64", D.int32: "int",
            D.bool_: "bool"}
@@ -110,7 +122,7 @@ def literal(x, dt) -> str:
 
 def _cuda(v) -> bool:
     return isinstance(v, Tensor) and v.device.type == "cuda" and v.dtype in C_TYPES \
-        and static_shape(v)
+        and backed(v)
 
 
 def pointwise(node) -> bool:
@@ -142,9 +154,8 @@ def fusible_reduction(node):
 def render(k) -> str:
     """The CUDA source of a FusedKernel (deterministic: names come from positions)."""
     kind = reduction(k.red)[0] if k.red is not None else None
-    dims = reduction(k.red)[1] if k.red is not None else ()
     n_ops = len(k.inputs) + len(k.outputs)
-    params = ["i64 n", "const i64* meta"]
+    params = ["i64 n", "i64 reduced", "const i64* meta"]
     params += [f"const {C_TYPES[val(x).dtype]}* in{j}" for j, x in enumerate(k.inputs)]
     params += [f"{C_TYPES[val(m).dtype]}* out{j}" for j, m in enumerate(k.outputs)]
     lines = ['#include "common.cuh"', "using namespace ember;", "",
@@ -166,7 +177,6 @@ def render(k) -> str:
     src = val(k.red.args[0]).dtype
     acc = C_TYPES[src] if kind == "amax" else ("double" if src in _FLOATS else "i64")
     out_t = C_TYPES[val(k.red).dtype]
-    reduced = math.prod(k.shape[len(k.shape) - len(dims):])
     v = names[k.red.args[0]]
     if kind == "amax":
         step = f"if ({v} > acc || {v} != {v}) acc = {v};" if src in _FLOATS else \
@@ -175,11 +185,11 @@ def render(k) -> str:
             "false" if src is D.bool_ else f"static_cast<{acc}>({-(2 ** (8 * src.itemsize - 1))}LL)")
     else:
         step, init = f"acc += static_cast<{acc}>({v});", f"static_cast<{acc}>(0)"
-    result = f"acc / static_cast<{acc}>({reduced})" if kind == "mean" else "acc"
+    result = f"acc / static_cast<{acc}>(reduced)" if kind == "mean" else "acc"
     lines[3] = lines[3][:-3] + f", {out_t}* red) {{"
     lines += ["  EMBER_LOOP(row, n) {", f"    {acc} acc = {init};",
-              f"    for (i64 r = 0; r < {reduced}LL; ++r) {{",
-              f"      i64 e = row * {reduced}LL + r;", *(f"      {b}" for b in body),
+              "    for (i64 r = 0; r < reduced; ++r) {",
+              "      i64 e = row * reduced + r;", *(f"      {b}" for b in body),
               f"      {step}", "    }", f"    red[row] = static_cast<{out_t}>({result});", "  }",
               "}"]
     return "\n".join(lines) + "\n"
@@ -191,33 +201,38 @@ def _member(node, names) -> str:
 
 
 class CudaKernel:
-    """A FusedKernel compiled for the active CUDA driver: `run(inputs) -> outputs` (the
-    members read outside, as contiguous tensors, then the reduction's result)."""
+    """A FusedKernel compiled for the active CUDA driver: `run(inputs, sizes) -> outputs`
+    (the members read outside, as contiguous tensors, then the reduction's result; `sizes`:
+    the size symbols' values, which the shapes are computed from)."""
 
     def __init__(self, k):
         from ..cuda import _runtime
         self.source = render(k)
         self.fn = _runtime.require_driver().source_kernel(self.source, "fused")
-        self.shape = tuple(k.shape)
+        self.shape = size_fn(k.shape)
         self.out_dtypes = [val(m).dtype for m in k.outputs]
-        self.red = (tuple(val(k.red).shape), val(k.red).dtype) if k.red is not None else None
-        self.rows = math.prod(val(k.red).shape) if k.red is not None else None
+        self.red = (size_fn(shape_of(val(k.red))), val(k.red).dtype) if k.red is not None \
+            else None
+        self.n_reduced = len(reduction(k.red)[1]) if k.red is not None else 0
 
-    def run(self, inputs):
+    def run(self, inputs, sizes):
         dev = inputs[0].device
-        outs = [ember.empty(self.shape, dtype=dt, device=dev) for dt in self.out_dtypes]
-        strides = [_launch.broadcast_strides(t, self.shape) for t in inputs]
+        shape = self.shape(**sizes)
+        outs = [ember.empty(shape, dtype=dt, device=dev) for dt in self.out_dtypes]
+        strides = [_launch.broadcast_strides(t, shape) for t in inputs]
         strides += [o.stride() for o in outs]
-        meta = _launch_meta(dev, self.shape, strides)
+        meta = _launch_meta(dev, shape, strides)
         args = [meta, *(t.data_ptr() for t in inputs), *(o.data_ptr() for o in outs)]
+        reduced = math.prod(shape[len(shape) - self.n_reduced:])
         if self.red is not None:
-            red = ember.empty(self.red[0], dtype=self.red[1], device=dev)
+            red = ember.empty(self.red[0](**sizes), dtype=self.red[1], device=dev)
             outs.append(red)
             args.append(red.data_ptr())
-        n = self.rows if self.red is not None else math.prod(self.shape)
+        n = red.numel() if self.red is not None else math.prod(shape)
         if n:
             grid = (max(1, min(-(-n // _launch.BLOCK), _launch.MAX_GRID)),)
-            self.fn(grid, (_launch.BLOCK,), (np.int64(n), *args), fibers=False)
+            self.fn(grid, (_launch.BLOCK,), (np.int64(n), np.int64(reduced), *args),
+                    fibers=False)
         elif self.red is not None:
             outs[-1].fill_(0)
         return outs
@@ -252,14 +267,14 @@ class CudaGraph:
 
     def __call__(self, *args):
         from ..fx.node import map_aggregate
-        env = {}
+        env, sizes = {}, {}
         placeholders = iter(args)
 
         def load(a):
             return map_aggregate(a, lambda x: env[x] if hasattr(x, "op") else x)
         for step, kernel in self.steps:
             if kernel is not None:
-                outs = kernel.run([env[x] for x in step.inputs])
+                outs = kernel.run([env[x] for x in step.inputs], sizes)
                 for m, o in zip(step.outputs + ([step.red] if step.red is not None else []),
                                 outs):
                     env[m] = o
@@ -267,6 +282,8 @@ class CudaGraph:
             node = step
             if node.op == "placeholder":
                 env[node] = next(placeholders)
+                for sym, d in size_sources(node):     # (dynamic shapes: the symbols' values)
+                    sizes.setdefault(str(sym), env[node] if d is None else env[node].shape[d])
             elif node.op == "get_attr":
                 env[node] = getattr(self.gm, node.target)
             elif node.op == "output":

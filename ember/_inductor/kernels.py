@@ -6,7 +6,8 @@ dim of size 1, nothing for a missing leading dim), computes each member in its d
 value and constant cast: numba would compute float32 * 2.5 in float64), stores the members
 read outside, and accumulates a trailing-dims reduction (sums in float64 or int64, rounded
 once). `error_model="numpy"` gives inf/nan where Python would raise, `fastmath=False` keeps
-IEEE results.
+IEEE results. Sizes are arguments: a graph with symbolic sizes calls the same compiled
+kernel (one numba signature: same dtypes, ndims and layouts) for every size.
 
     @njit(cache=True, error_model='numpy', fastmath=False, parallel=False)
     def kernel(n0, in0, in1, in2, out0):
@@ -29,10 +30,14 @@ from .lowering import (
     EXACT,
     POINTWISE,
     D,
+    hint_shape,
+    hint_strides,
+    is_size,
     literal,
     np_name,
     reduction,
     scalar_expr,
+    shape_of,
     val,
 )
 
@@ -66,7 +71,8 @@ def render(k) -> str:
     names = {}
     for j, x in enumerate(k.inputs):
         names[x] = f"x{j}"
-        emit(f"x{j} = in{j}[{_index(val(x).shape, k.shape)}]")
+        where = "" if is_size(x) else f"[{_index(shape_of(val(x)), k.shape)}]"   # (a size: a number)
+        emit(f"x{j} = in{j}{where}")
     for j, m in enumerate(k.members):
         names[m] = f"t{j}"
         emit(f"t{j} = {_member(m, names)}")
@@ -121,17 +127,20 @@ def compile_for(fn, k) -> None:
     from numpy.lib.stride_tricks import as_strided
 
     def like(v, shape=None):
-        shape = tuple(v.shape) if shape is None else shape
-        strides = v.stride() if len(shape) == v.dim() else [
+        if is_size(v):
+            return numba.types.int64
+        v = val(v)
+        shape = hint_shape(v) if shape is None else shape
+        strides = hint_strides(v) if len(shape) == v.dim() else [
             math.prod(shape[d + 1:]) for d in range(len(shape))]
         item = v.dtype.np.itemsize
         base = np.empty(1, v.dtype.np)          # only its flags are read (typeof)
         return numba.typeof(as_strided(base, shape, [s * item for s in strides]))
-    types = [numba.types.int64] * len(k.shape) + [like(val(x)) for x in k.inputs]
-    types += [like(val(n)) for n in k.outputs]
+    types = [numba.types.int64] * len(k.shape) + [like(x) for x in k.inputs]
+    types += [like(n) for n in k.outputs]
     if k.red is not None:
-        outer = k.shape[:len(k.shape) - len(reduction(k.red)[1])] or (1,)
-        types.append(like(val(k.red), outer))
+        outer = k.hint[:len(k.shape) - len(reduction(k.red)[1])] or (1,)
+        types.append(like(k.red, outer))
     fn.compile(tuple(types))
 
 

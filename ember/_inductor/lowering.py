@@ -17,10 +17,15 @@ CPU tensor of a dtype the lowering computes as ember's kernel does (`lowerable`)
 from __future__ import annotations
 
 import math
+import operator
+
+import sympy
 
 from ..core import dtype as D
+from ..core.sym import is_symint
 from ..core.tensor import Tensor, contiguous_format, preserve_format
 from ..dispatch.dispatcher import ops
+from ..fx.experimental.symbolic_shapes import sym_size
 
 aten = ops.aten
 EXACT = {D.float32, D.float64}           # dtypes the lowerings compute as ember's kernels
@@ -37,8 +42,68 @@ def _ok(v, dtypes):
     return isinstance(v, Tensor) and v.device.type == "cpu" and v.dtype in dtypes
 
 
-def static_shape(v) -> bool:
-    return all(isinstance(s, int) for s in v.shape)
+# --- sizes: ints, or SymInts of the ShapeEnv's symbols (dynamic shapes) ----------------------------
+# Generated code reads each symbol from an input's shape when it runs (`s0 = v0.shape[0]`)
+# and computes every size from them; decisions (layouts, broadcasting) use the sizes the
+# graph was traced with (hints), and compare sizes by expression, so lowering records no
+# guard.
+def size(s):
+    """A size as an int or its sympy expression (hashable, compared by structure)."""
+    return s.node.expr if is_symint(s) else s
+
+
+def shape_of(v) -> tuple:
+    return tuple(size(s) for s in v.shape)
+
+
+def strides_of(v) -> tuple:
+    return tuple(size(s) for s in v.stride())
+
+
+def hint(s) -> int:
+    """The value a size had when the graph was traced."""
+    return s.node.hint if is_symint(s) else int(s)
+
+
+def hint_shape(v) -> tuple:
+    return tuple(hint(s) for s in v.shape)
+
+
+def hint_strides(v) -> tuple:
+    return tuple(hint(s) for s in v.stride())
+
+
+def backed(v) -> bool:
+    """Whether a tensor value's sizes and strides are ints or hinted SymInts (not the
+    data-dependent sizes of nonzero & co., which have no value to plan with)."""
+    return all(not is_symint(s) or s.node.hint is not None for s in (*v.shape, *v.stride()))
+
+
+def size_code(e) -> str:
+    """A size as Python code over the symbols (`s0*s1`, `(s0 // 2)`)."""
+    if is_symint(e):
+        e = e.node.expr
+    return repr(e) if isinstance(e, int) else sympy.pycode(e)
+
+
+def size_sources(node):
+    """[(symbol, where)] for the size symbols an input node brings, `where` the dim of its
+    shape that holds it (None: the input is that size itself)."""
+    v = val(node)
+    found = [(v, None)] if is_symint(v) else list(
+        zip(v.shape, range(v.dim()))) if isinstance(v, Tensor) else []
+    return [(s.node.expr, d) for s, d in found if is_symint(s) and s.node.expr.is_Symbol]
+
+
+def size_fn(shape):
+    """A function of the symbols' values (keywords: `s0=5`) giving these sizes as ints."""
+    names = sorted({str(x) for e in shape if not isinstance(e, int) for x in e.free_symbols})
+    return eval(f"lambda {''.join(f'{n}, ' for n in names)}**_: {shape_code(shape)}")
+
+
+def shape_code(shape) -> str:
+    """A tuple of sizes as code: `(s0, 3)`, `(s0,)`."""
+    return f"({', '.join(size_code(s) for s in shape)}{',' * (len(shape) == 1)})"
 
 
 # --- pointwise ops as scalar expressions: (operands, node, lit) -> code or None ------------------
@@ -138,12 +203,13 @@ def compute_dtype(node):
     """The dtype a pointwise node computes in: its inputs' (promoted) for a comparison,
     else its result's."""
     if node.target in COMPARISONS:
-        dts = [val(a).dtype for a in node.args if hasattr(a, "op")]
+        dts = [val(a).dtype for a in node.args if hasattr(a, "op") and not is_size(a)]
         dt = max(dts, key=lambda d: (d.is_floating_point, d is not D.bool_, d.itemsize))
         for a in node.args:         # a number of a higher kind: torch's default dtype of it
             if isinstance(a, float) and not dt.is_floating_point:
                 dt = D.get_default_dtype()
-            elif isinstance(a, int) and not isinstance(a, bool) and dt is D.bool_:
+            elif (isinstance(a, int) and not isinstance(a, bool) or is_size(a)) and \
+                    dt is D.bool_:
                 dt = D.int64
         return dt
     return val(node).dtype
@@ -163,7 +229,8 @@ def scalar_expr(node, names, rules, cast, literal) -> str:
     ops = []
     for i, a in enumerate(node.args):
         if hasattr(a, "op"):
-            ops.append(names[a] if val(a).dtype is dt or i in keep else cast(dt, names[a]))
+            same = not is_size(a) and val(a).dtype is dt
+            ops.append(names[a] if same or i in keep else cast(dt, names[a]))
         else:
             ops.append(literal(a, dt))
     return cast(val(node).dtype, rules[node.target](ops, node, lambda x: literal(x, dt)))
@@ -174,10 +241,10 @@ def reduction(node):
     """(kind, dims, keepdim) of a sum/mean/amax node (dims normalised, all when empty), or
     None when it is not one the kernels do."""
     t, a = node.target, node.args
-    if t is aten.sum.default:
+    if t is aten.sum.default or t is aten.mean.default:
         if node.kwargs.get("dtype") is not None:
             return None
-        return "sum", tuple(range(val(a[0]).dim())), False
+        return t.name.split("::")[-1], tuple(range(val(a[0]).dim())), False
     kinds = {aten.sum.dim_IntList: "sum", aten.mean.dim: "mean", aten.amax.default: "amax"}
     if t not in kinds or node.kwargs.get("dtype") is not None or len(a) > 3:
         return None
@@ -211,10 +278,8 @@ def _reduce(name):
             return None
         axis = repr(r[1]) if r[1] else "None"
         if name == "mean":     # as np.mean computes it, without its warning for no elements
-            shape = val(node.args[0]).shape
-            if not static_shape(val(node.args[0])):
-                return None
-            count = math.prod(shape[d] for d in r[1])
+            shape = shape_of(val(node.args[0]))
+            count = size_code(math.prod(shape[d] for d in r[1]))
             return f"np.divide(np.add.reduce({a[0]}, axis={axis}, keepdims={r[2]}), {count})"
         # the ufuncs' reduce: np.sum and np.amax's results without their Python wrapper
         return f"np.{_REDUCE_UFUNC[name]}.reduce({a[0]}, axis={axis}, keepdims={r[2]})"
@@ -241,36 +306,61 @@ def _clone(a, kw, node):
 
 def _slice(a, kw, node):
     dim, start, end, step = (list(node.args[1:]) + [0, None, None, 1][len(node.args) - 1:])[:4]
-    if kw or any(not isinstance(v, (int, type(None))) for v in (dim, start, end, step)):
+    if kw or not isinstance(dim, int) or not isinstance(step, int) or any(
+            not isinstance(v, (int, type(None))) and not is_size(v) for v in (start, end)):
         return None
     dim %= max(val(node).dim(), 1)
-    return f"{a[0]}[{':, ' * dim}{'' if start is None else start}:" \
-           f"{'' if end is None else end}:{step}]"
+    bound = [("" if v is None else a[i]) for i, v in ((2, start), (3, end))]
+    return f"{a[0]}[{':, ' * dim}{bound[0]}:{bound[1]}:{step}]"
+
+
+def _select(a, kw, node):
+    """Basic indexing: a view, as eager's (np.take would copy; `...` keeps a 0-d result an
+    array)."""
+    dim = node.args[1]
+    if kw or not isinstance(dim, int):
+        return None
+    return f"{a[0]}[{':, ' * (dim % val(node.args[0]).dim())}{a[2]}, ...]"
+
+
+def _result_shape(node) -> str:
+    return shape_code(shape_of(val(node)))
+
+
+def _reshape(a, kw, node):
+    """Adding or dropping dims of size 1 is always a view: reshape makes it fastest."""
+    return f"{a[0]}.reshape({_result_shape(node)})"
+
+
+def is_size(a) -> bool:
+    """Whether a node argument is a symbolic size computed in the graph."""
+    return hasattr(a, "op") and is_symint(val(a))
 
 
 def _np_dtype(node):
     return np_name(val(node).dtype)
 
 
-def empty_code(shape, strides, dtype) -> str:
-    """Code allocating an uninitialised array of this layout: `np.empty(shape)` for C order,
-    a transposed `np.empty` for a permuted dense layout (channels-last, a transpose's),
-    C order for anything else."""
-    shape, strides = tuple(shape), tuple(strides)
-    dims = [d for d in range(len(shape)) if shape[d] != 1]
-    order = sorted(range(len(shape)), key=lambda d: (-strides[d], d))
-    expect, size = {}, 1
+def empty_code(v, contiguous=False) -> str:
+    """Code allocating an uninitialised array of a value's layout: `np.empty(shape)` for C
+    order (or `contiguous`), a transposed `np.empty` for a permuted dense layout
+    (channels-last, a transpose's), C order for anything else."""
+    shape, dtype = shape_of(v), np_name(v.dtype)
+    n, strides = hint_shape(v), hint_strides(v)
+    dims = [d for d in range(len(n)) if n[d] != 1]
+    order = sorted(range(len(n)), key=lambda d: (-strides[d], d))
+    expect, numel = {}, 1
     for d in reversed(order):
-        expect[d], size = size, size * shape[d]
-    if [d for d in order if d in dims] == dims or any(strides[d] != expect[d] for d in dims):
-        return f"np.empty({shape!r}, {np_name(dtype)})"
-    inv = tuple(order.index(d) for d in range(len(shape)))
-    return f"np.empty({tuple(shape[d] for d in order)!r}, {np_name(dtype)}).transpose({inv!r})"
+        expect[d], numel = numel, numel * n[d]
+    if contiguous or [d for d in order if d in dims] == dims or any(
+            strides[d] != expect[d] for d in dims):
+        return f"np.empty({shape_code(shape)}, {dtype})"
+    inv = tuple(order.index(d) for d in range(len(n)))
+    return f"np.empty({shape_code([shape[d] for d in order])}, {dtype}).transpose({inv!r})"
 
 
 def _empty_like(node):
-    v = val(node)
-    return empty_code(v.shape, v.stride(), v.dtype)
+    return empty_code(val(node))
 
 
 def _full_like(a, kw, node):
@@ -286,7 +376,7 @@ def _same_but(node, dim_arg=1, index_arg=2):
     if not isinstance(dim, int) or x.dim() == 0 or x.dim() != idx.dim():
         return False
     dim %= x.dim()
-    return all(a == b for d, (a, b) in enumerate(zip(x.shape, idx.shape)) if d != dim)
+    return all(a == b for d, (a, b) in enumerate(zip(shape_of(x), shape_of(idx))) if d != dim)
 
 
 def _gather(a, kw, node):
@@ -298,10 +388,10 @@ def _gather(a, kw, node):
 def _scatter_value(a, kw, node):
     v = val(node)
     if kw or not _same_but(node) or not isinstance(node.args[3], (int, float)) or \
-            tuple(v.stride()) != _c_strides(v.shape):
+            hint_strides(v) != _c_strides(hint_shape(v)):
         return None
-    return f"_scatter(_copy_into(np.empty({tuple(v.shape)!r}, {_np_dtype(node)}), {a[0]}), " \
-           f"{node.args[1] % v.dim()}, {a[2]}, {a[3]})"
+    return f"_scatter(_copy_into({empty_code(v)}, {a[0]}), {node.args[1] % v.dim()}, " \
+           f"{a[2]}, {a[3]})"
 
 
 def _c_strides(shape):
@@ -310,8 +400,8 @@ def _c_strides(shape):
 
 def _log_softmax(a, kw, node):
     x, (dim, half) = val(node.args[0]), node.args[1:3]
-    if kw or half or x.dim() == 0 or dim % x.dim() != x.dim() - 1 or x.numel() == 0 or \
-            x.dtype not in EXACT or not static_shape(x):
+    if kw or half or x.dim() == 0 or dim % x.dim() != x.dim() - 1 or 0 in hint_shape(x) or \
+            x.dtype not in EXACT:
         return None
     return f"_log_softmax({a[0]}, {x.dim() - 1})"
 
@@ -323,12 +413,17 @@ def _scatter_into(dim, index):
             return None
         d = node.args[dim] if len(node.args) > dim else 0
         d %= max(val(node).dim(), 1)
-        return f"_put(_copy_into({_empty_like(node)}, {a[0]}), {index(node, d)}, {a[1]})"
+        where = index(node, d)
+        if where is None:
+            return None
+        return f"_put(_copy_into({_empty_like(node)}, {a[0]}), {where}, {a[1]})"
     return lower
 
 
 def _slice_index(node, d):
     start, end, step = (list(node.args[3:]) + [None, None, 1][len(node.args) - 3:])[:3]
+    if any(hasattr(v, "op") for v in (start, end, step)):
+        return None
     return f"{(slice(None),) * d + (slice(start, end, step),)!r}"
 
 
@@ -349,18 +444,16 @@ LOWERINGS = {
         f"np.where({a[1]} <= {a[2]}, 0, {a[0]})"),
     aten.where.self: lambda a, kw, node: f"np.where({a[0]}, {a[1]}, {a[2]})",
     aten.sum.dim_IntList: _reduce("sum"), aten.amax.default: _reduce("amax"),
-    aten.mean.dim: _reduce("mean"), aten.sum.default: _reduce("sum"),
+    aten.mean.dim: _reduce("mean"), aten.mean.default: _reduce("mean"),
+    aten.sum.default: _reduce("sum"),
     aten.mm.default: lambda a, kw, node: f"np.matmul({a[0]}, {a[1]})",
     aten.bmm.default: lambda a, kw, node: f"np.matmul({a[0]}, {a[1]})",
     aten.addmm.default: _addmm,
     aten.permute.default: lambda a, kw, node: f"{a[0]}.transpose({a[1]})",
     aten.view.default: lambda a, kw, node: f"{a[0]}.reshape({a[1]})",
     aten.expand.default: lambda a, kw, node: (
-        f"np.broadcast_to({a[0]}, {tuple(val(node).shape)!r})" if not kw else None),
-    # adding or dropping dims of size 1 is always a view: reshape makes it fastest
-    aten.unsqueeze.default: lambda a, kw, node: f"{a[0]}.reshape({tuple(val(node).shape)!r})",
-    aten.squeeze.dim: lambda a, kw, node: f"{a[0]}.reshape({tuple(val(node).shape)!r})",
-    aten.squeeze.dims: lambda a, kw, node: f"{a[0]}.reshape({tuple(val(node).shape)!r})",
+        f"np.broadcast_to({a[0]}, {_result_shape(node)})" if not kw else None),
+    aten.unsqueeze.default: _reshape, aten.squeeze.dim: _reshape, aten.squeeze.dims: _reshape,
     aten.detach.default: lambda a, kw, node: a[0],
     aten.alias.default: lambda a, kw, node: a[0],
     aten.clone.default: _clone,
@@ -368,14 +461,15 @@ LOWERINGS = {
     aten.full.default: lambda a, kw, node: f"np.full({a[0]}, {a[1]}, dtype={_np_dtype(node)})",
     aten.full_like.default: _full_like,
     aten.slice.Tensor: _slice,
-    aten.select.int: lambda a, kw, node: f"np.take({a[0]}, {a[2]}, axis={a[1]})",
+    aten.select.int: _select,
     aten._to_copy.default: lambda a, kw, node: (
         None if set(kw) - {"dtype"} else f"{a[0]}.astype({_np_dtype(node)})"),
     aten.gather.default: _gather, aten.scatter.value: _scatter_value,
     aten._log_softmax.default: _log_softmax,
     aten.slice_scatter.default: _scatter_into(2, _slice_index),
     aten.select_scatter.default: _scatter_into(
-        2, lambda node, d: f"{(slice(None),) * d + (node.args[3],)!r}"),
+        2, lambda node, d: None if hasattr(node.args[3], "op") else
+        f"{(slice(None),) * d + (node.args[3],)!r}"),
     aten.copy.default: lambda a, kw, node: f"_copy_into({_empty_like(node)}, {a[1]})",
     aten.copy_.default: lambda a, kw, node: f"_copy_into({a[0]}, {a[1]})",
 }
@@ -398,7 +492,7 @@ def _out_ufunc(name):
         if kw.get("alpha", 1) != 1 or kw:
             return None
         ins = [val(x) for x in node.args if hasattr(x, "op")]
-        if any(v.dtype is not ins[0].dtype for v in ins):
+        if any(not isinstance(v, Tensor) or v.dtype is not ins[0].dtype for v in ins):
             return None
         return f"np.{name}({', '.join(a)}, out={out})"
     return lower
@@ -422,6 +516,11 @@ for _op, _ufn in ((aten.add.Tensor, "add"), (aten.sub.Tensor, "subtract"),
                   (aten.tanh.default, "tanh")):
     OUT_LOWERINGS[_op] = _out_ufunc(_ufn)
 
+# --- sizes computed in the graph (dynamic shapes): Python on ints -------------------------------
+SIZE_OPS = {sym_size: "{}.shape[{}]", operator.add: "{} + {}", operator.sub: "{} - {}",
+            operator.mul: "{} * {}", operator.floordiv: "{} // {}", operator.mod: "{} % {}",
+            operator.pow: "{} ** {}", max: "max({}, {})", min: "min({}, {})"}
+
 # --- ops run by their CPU kernel, called directly ------------------------------------------------
 EXTERNS = {aten._log_softmax.default, aten._log_softmax_backward_data.default,
            aten.convolution.default, aten.convolution_backward.default,
@@ -436,18 +535,17 @@ def lowerable(node) -> bool:
     t = node.target
     if t not in LOWERINGS and t not in EXTERNS:
         return False
-    ins = [val(a) for a in node.args if hasattr(a, "op")]
-    if not all(_ok(v, ANY) and static_shape(v) for v in ins) or any(
+    ins = [val(a) for a in node.args if hasattr(a, "op") and not is_size(a)]
+    if not all(_ok(v, ANY) and backed(v) for v in ins) or any(
             isinstance(a, complex) for a in node.args):
-        return False     # (symbolic sizes: the code has sizes in it; a complex number: the
-        #                   kernel raises as in eager)
+        return False     # (a complex number: the kernel raises as in eager)
     if t in EXTERNS:
         return True
     if t is aten.pow.Tensor_Scalar and not ins[0].dtype.is_floating_point and not (
             isinstance(node.args[1], int) and node.args[1] >= 0):
         return False                   # (integers to negative powers: eager's error)
     out = val(node)
-    if not _ok(out, ANY) or not static_shape(out):
+    if not _ok(out, ANY) or not backed(out):
         return False
     if t in MIXED or t in VIEWS or t in (aten.copy.default, aten.full_like.default,
                                          aten.clone.default):
@@ -469,7 +567,8 @@ def int_operands(node):
     out = val(node)
     if node.target not in POINTWISE or node.target in MIXED or out.dtype not in EXACT:
         return []
-    return [i for i, a in enumerate(node.args) if hasattr(a, "op") and val(a).dtype not in EXACT]
+    return [i for i, a in enumerate(node.args) if hasattr(a, "op") and not is_size(a)
+            and val(a).dtype not in EXACT]
 
 
 def literal(x, dtype) -> str:

@@ -71,7 +71,11 @@ def to_tensor(x):
 
 
 def from_tensor(x):
+    """A tensor's values as an array (a conjugate or negative view resolved: an array has
+    no such bit)."""
     if isinstance(x, Tensor):
+        if x.is_conj() or x.is_neg():
+            x = x.resolve_conj().resolve_neg()
         return x._np
     if isinstance(x, (list, tuple)):
         return type(x)(from_tensor(v) for v in x)

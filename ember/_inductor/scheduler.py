@@ -16,15 +16,30 @@ import math
 from dataclasses import dataclass, field
 
 from . import config
-from .lowering import ANY, POINTWISE, D, compute_dtype, lowerable, reduction, static_shape, val
+from .lowering import (
+    ANY,
+    POINTWISE,
+    D,
+    backed,
+    compute_dtype,
+    hint_shape,
+    is_size,
+    lowerable,
+    reduction,
+    shape_of,
+    val,
+)
 
 
 @dataclass(eq=False)
 class FusedKernel:
-    """A group of pointwise nodes over one iteration `shape`, optionally finished by a
-    reduction over its trailing dims; `inputs` are the values it reads from outside,
-    `outputs` the members something outside reads (written to arrays)."""
+    """A group of pointwise nodes over one iteration `shape` (ints and sympy expressions of
+    the size symbols; `hint`: its sizes when traced), optionally finished by a reduction
+    over its trailing dims; `inputs` are the values it reads from outside (arrays, or
+    symbolic sizes as numbers), `outputs` the members something outside reads (written to
+    arrays)."""
     shape: tuple
+    hint: tuple
     members: list = field(default_factory=list)
     red: object = None
     inputs: list = field(default_factory=list)
@@ -40,7 +55,7 @@ class FusedKernel:
 
     @property
     def numel(self):
-        return math.prod(self.shape)
+        return math.prod(self.hint)
 
 
 def _dry(x):
@@ -48,7 +63,7 @@ def _dry(x):
 
 
 def _tensor_args_ok(node):
-    return all(static_shape(val(a)) for a in node.all_input_nodes)
+    return all(is_size(a) or backed(val(a)) for a in node.all_input_nodes)
 
 
 def pointwise(node) -> bool:
@@ -56,7 +71,7 @@ def pointwise(node) -> bool:
     if node.op != "call_function" or node.target not in POINTWISE or not lowerable(node):
         return False
     v = val(node)
-    if v.dim() == 0 or not static_shape(v) or not _tensor_args_ok(node):
+    if v.dim() == 0 or not backed(v) or not _tensor_args_ok(node):
         return False
     if not compute_dtype(node).is_floating_point and any(
             isinstance(a, float) for a in node.args):
@@ -72,7 +87,7 @@ def fusible_reduction(node):
     if r is None:
         return None
     x = val(node.args[0])
-    if x.dim() == 0 or not static_shape(x) or x.dtype not in ANY:
+    if x.dim() == 0 or not backed(x) or x.dtype not in ANY:
         return None
     if r[0] == "mean" and x.dtype not in (D.float32, D.float64):
         return None
@@ -106,7 +121,7 @@ def schedule(graph, pointwise=pointwise, fusible_reduction=fusible_reduction) ->
                 close(open_[0])
             steps.append(node)
         elif config.fusion and pointwise(node):
-            shape = tuple(val(node).shape)
+            shape = shape_of(val(node))
             same = [owner[a] for a in node.all_input_nodes if a in owner and owner[a] in open_
                     and owner[a].shape == shape and owner[a].red is None]
             group = same[0] if same else None
@@ -119,7 +134,7 @@ def schedule(graph, pointwise=pointwise, fusible_reduction=fusible_reduction) ->
                 if a in owner and owner[a] is not group:
                     close(owner[a])
             if group is None:
-                group = FusedKernel(shape)
+                group = FusedKernel(shape, hint_shape(val(node)))
                 open_.append(group)
             group.members.append(node)
             owner[node] = group

@@ -169,7 +169,7 @@ def test_each_module_mutation_recompiles(backend, mutation):
             handle.remove()
 
 
-@pytest.mark.parametrize("backend", ["eager", "aot_eager"])
+@pytest.mark.parametrize("backend", ["eager", "aot_eager", "inductor"])
 def test_automatic_dynamic_shapes(backend):
     def fn(x, w):
         return ((x @ w).relu() * 2).sum(1)

@@ -7,6 +7,7 @@ EMBER_INDUCTOR_LONG=1 runs every float sample of the OpInfo modules (slow: numba
 from __future__ import annotations
 
 import copy
+import math
 import os
 import subprocess
 import sys
@@ -384,7 +385,7 @@ SAMPLED_OPS = ["add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "neg.defa
                "exp.default", "log.default", "sqrt.default", "tanh.default", "abs.default",
                "relu.default", "sigmoid.default", "sign.default", "where.self", "le.Tensor",
                "gt.Scalar", "pow.Tensor_Scalar", "threshold_backward.default",
-               "sum.dim_IntList", "sum.default", "mean.dim", "amax.default"]
+               "sum.dim_IntList", "sum.default", "mean.dim", "mean.default", "amax.default"]
 _REPRESENTATIVE = ("float32", "float64", "0d", "empty", "broadcast", "transposed", "strided",
                    "expanded", "error", "keepdim", "int64", "bool")
 
@@ -443,3 +444,17 @@ def test_fused_add_with_alpha_is_eager_bit_for_bit(dtype):
         return (a.add(b, alpha=0.1) * c).sub(b, alpha=1 / 3)
     got = ember.compile(f, backend="inductor")(a, b, c)
     np.testing.assert_array_equal(got.numpy(), f(a, b, c).numpy())
+
+
+@pytest.mark.parametrize("shape", [(5,), (3, 4)], ids=["1d", "2d"])
+def test_select_lowers_to_a_view_and_keeps_0d_results_tensors(shape):
+    """select is basic indexing (np.take copied: a column had C strides, not eager's), and a
+    0-d result stays a tensor (indexing a 1-d array gives a NumPy scalar)."""
+    def fn(lib, x):
+        return lib.ops.aten.select.int(x * 2, -1, 3)
+    data = np.arange(math.prod(shape), dtype=np.float32).reshape(shape)
+    got = ember.compile(lambda x: fn(ember, x), backend="inductor")(ember.tensor(data))
+    want = fn(torch, torch.tensor(data))
+    assert isinstance(got, ember.Tensor)
+    assert got.shape == want.shape and got.stride() == want.stride()
+    np.testing.assert_array_equal(_np(got), want.numpy())

@@ -107,3 +107,27 @@ def test_generated_sources_compile_with_nvrtc(graphs, tmp_path):
         path = tmp_path / f"fused{i}.cu"
         path.write_text(src)
         assert _nvrtc.compile_cuda(path, "sm_80")
+
+
+def test_symbolic_sizes_reuse_one_graph_and_its_kernels(graphs):
+    """dynamic=True: the fused kernels take the sizes as arguments, computed from the inputs
+    per call, so new batch sizes run the same graph and kernels, forward and backward."""
+    from ember._dynamo import counters
+
+    def fn(x, b):
+        return ((x * b + 1).relu() - b).sum(1) + (x - 1).tanh().mean(1)
+    compiled = ember.compile(fn, backend="inductor", dynamic=True)
+    b = _x(5)
+    for n in (3, 6, 2):
+        x = _x(n, 5)
+        xe, be = (t.detach().requires_grad_() for t in (x, b))
+        xc, bc = (t.detach().requires_grad_() for t in (x, b))
+        want, got = fn(xe, be), compiled(xc, bc)
+        _same(got, want)
+        want.sum().backward()
+        got.sum().backward()
+        _same(xc.grad, xe.grad)
+        _same(bc.grad, be.grad)
+    assert counters["frames"]["total"] == 1
+    assert any(g.kernels for g in graphs), [len(g.kernels) for g in graphs]
+    assert all("reduced" in k.source for g in graphs for k in g.kernels)

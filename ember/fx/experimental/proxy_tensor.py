@@ -79,7 +79,7 @@ class _ProxyMode(TorchDispatchMode):
         as constants."""
         def one(x):
             if is_symint(x):
-                return self._sym_node(x.node.expr)
+                return self._sym_node(x.node.expr, x.node.shape_env)
             if not isinstance(x, Tensor):
                 return x
             hit = self.nodes.get(id(x))
@@ -95,9 +95,10 @@ class _ProxyMode(TorchDispatchMode):
             return node
         return map_aggregate(a, one)
 
-    def _sym_node(self, expr):
+    def _sym_node(self, expr, env):
         """A node computing a symbolic size: `sym_size.int(x, dim)` for a symbol, Python
-        arithmetic on those for an expression (torch's graphs)."""
+        arithmetic on those for an expression (torch's graphs); its meta["val"] is the
+        SymInt."""
         hit = self.sym_nodes.get(expr)
         if hit is not None:
             return hit
@@ -109,7 +110,8 @@ class _ProxyMode(TorchDispatchMode):
             node = self.graph.call_function(symbolic_shapes.sym_size, self.sym_sources[expr])
         else:
             fn, args = _sym_call(expr)
-            node = self.graph.call_function(fn, tuple(self._sym_node(a) for a in args))
+            node = self.graph.call_function(fn, tuple(self._sym_node(a, env) for a in args))
+        node.meta["val"] = env.symint_of(expr)
         self.sym_nodes[expr] = node
         return node
 

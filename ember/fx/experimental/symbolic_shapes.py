@@ -53,6 +53,11 @@ class FloorDiv(sympy.Function):
             return q
         return None
 
+    def _pythoncode(self, printer):
+        """Python's `//` (sympy.pycode: the guards' and the generated code's form)."""
+        a, b = (printer.parenthesize(x, 50) for x in self.args)
+        return f"({a} // {b})"
+
     def _eval_is_nonnegative(self):
         a, b = self.args
         if a.is_nonnegative and b.is_positive:
@@ -176,6 +181,10 @@ class _SymBase:
     def __neg__(self):
         return self._arith(-1, "mul")
 
+    def conjugate(self):
+        """Itself, as a real number's (backward formulas conjugate their Scalars)."""
+        return self
+
     def __pos__(self):
         return self
 
@@ -284,6 +293,11 @@ class ShapeEnv:
     def create_symint(self, val: int, source=None):
         """A SymInt of a new (or duck-shared) symbol with hint `val`; 0 and 1 as ints."""
         return _wrap(self, self.create_symbol(val, source), int, val)
+
+    def symint_of(self, expr):
+        """A SymInt of an expression over this env's symbols (hinted when they all are)."""
+        hint = expr.xreplace({k: sympy.Integer(v) for k, v in self.var_to_val.items()})
+        return _wrap(self, expr, int, int(hint) if hint.is_number else None)
 
     def create_unbacked_symint(self) -> SymInt:
         """A data-dependent size (nonzero's length): an integer >= 0 without a hint."""
