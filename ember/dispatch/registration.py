@@ -120,11 +120,14 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
 
     def kernel(keyset, *args):
         if check_overlap:
-            for i in mutated:
-                t = args[i]
-                check_no_internal_overlap(t)
-                if t._storage is not None:
-                    check_no_partial_overlap(t, args)
+            try:
+                for i in mutated:
+                    t = args[i]
+                    check_no_internal_overlap(t)
+                    if t._storage is not None:
+                        check_no_partial_overlap(t, args)
+            except RuntimeError as overlap:
+                _raise_after_meta_checks(op, args, overlap)
         ks = keyset & below   # (op.redispatch, inline)
         k = cache.get(ks)
         if k is None:
@@ -178,6 +181,26 @@ def _dense_span(t):
         expected *= n
     size = t._dtype.itemsize
     return t._offset * size, (t._offset + expected) * size
+
+
+def _raise_after_meta_checks(op, args, error):
+    """torch checks overlap inside the kernel, after the op's own argument checks: run
+    the Meta kernel on meta twins of the arguments first, so that its IndexError or
+    TypeError (a dim out of range, say) is the one raised; else `error` (TensorIterator's
+    shape and dtype RuntimeErrors come after its overlap check)."""
+    from ..core.alloc import empty_meta
+    from ..core.tensor import Tensor
+
+    def twin(a):
+        if isinstance(a, Tensor):
+            return empty_meta(a._shape, a._dtype, a.stride())
+        return type(a)(twin(x) for x in a) if isinstance(a, (list, tuple)) else a
+    if op.has_kernel_for("Meta"):
+        try:
+            op.call_at("Meta", *(twin(a) for a in args))
+        except RuntimeError:
+            pass
+    raise error
 
 
 def check_no_internal_overlap(t) -> None:

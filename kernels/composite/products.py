@@ -9,7 +9,9 @@ isreal (autograd comes from the ops they call).
 import math
 
 import ember
+from ember.core.outputs import check_cast
 from ember.core.shapes import wrap_dim
+from ember.kernels.meta.linalg import check_addmm_dtypes
 
 
 def kron(self, other):
@@ -137,15 +139,30 @@ def _add_scaled(self, product, beta, alpha, shape_error):
 
 
 def addmv(self, mat, vec, beta=1, alpha=1):
-    err = (f"size mismatch, got input ({'x'.join(map(str, self.shape))}), mat "
-           f"({'x'.join(map(str, mat.shape))}), vec ({'x'.join(map(str, vec.shape))})")
-    if mat.dim() != 2 or vec.dim() != 1 or mat.shape[1] != vec.shape[0]:
-        raise RuntimeError(err)
-    return _add_scaled(self, ember.mv(mat, vec), beta, alpha, err)
+    """beta * self + alpha * (mat @ vec), torch's checks in its order (self of one
+    element broadcasts)."""
+    if mat.dim() != 2 or vec.dim() != 1 or self.dim() > 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.dim()}, {mat.dim()}, "
+                           f"{vec.dim()}")
+    if mat.shape[1] != vec.shape[0] or (mat.shape[0] != self.numel() and self.numel() != 1):
+        raise RuntimeError(f"size mismatch, got input ({self.size(0)}), mat "
+                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    # (self now broadcasts to the product: _add_scaled's shape error cannot happen)
+    if not self.dtype == mat.dtype == vec.dtype:
+        raise RuntimeError("addmv input tensors must have the same dtype, but got "
+                           f"{self.dtype.scalar_name}, {mat.dtype.scalar_name}, and "
+                           f"{vec.dtype.scalar_name}")
+    return _add_scaled(self, ember.mv(mat, vec), beta, alpha, None)
+
+
+def _into(self, result):
+    """An in-place composite's end: torch's out= cast check, then the copy."""
+    check_cast(result.dtype, self.dtype)
+    return self.copy_(result)
 
 
 def addmv_(self, mat, vec, beta=1, alpha=1):
-    return self.copy_(addmv(self, mat, vec, beta, alpha))
+    return _into(self, addmv(self, mat, vec, beta, alpha))
 
 
 def addr(self, vec1, vec2, beta=1, alpha=1):
@@ -159,7 +176,7 @@ def addr(self, vec1, vec2, beta=1, alpha=1):
 
 
 def addr_(self, vec1, vec2, beta=1, alpha=1):
-    return self.copy_(addr(self, vec1, vec2, beta, alpha))
+    return _into(self, addr(self, vec1, vec2, beta, alpha))
 
 
 def addbmm(self, batch1, batch2, beta=1, alpha=1):
@@ -173,6 +190,7 @@ def addbmm(self, batch1, batch2, beta=1, alpha=1):
            f"[{batch1.shape[1]}, {batch2.shape[2]}].  Tensor sizes: {list(self.shape)}")
     if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
         ember.bmm(batch1, batch2)  # (bmm's errors)
+    check_addmm_dtypes(self, batch1, batch2)
     b, n, k = batch1.shape
     # sum_b batch1[b] @ batch2[b] as one matmul: one accumulation, one rounding (torch's)
     product = ember.mm(batch1.permute(1, 0, 2).reshape(n, b * k), batch2.reshape(b * k, -1))
@@ -180,7 +198,7 @@ def addbmm(self, batch1, batch2, beta=1, alpha=1):
 
 
 def addbmm_(self, batch1, batch2, beta=1, alpha=1):
-    return self.copy_(addbmm(self, batch1, batch2, beta, alpha))
+    return _into(self, addbmm(self, batch1, batch2, beta, alpha))
 
 
 def type_as(self, other):

@@ -51,9 +51,10 @@ def sum_dim(self, dim, keepdim, dtype):
     a = self._np
     dt = self._dtype
     if dtype is None and (dt is D.float32 or dt is D.float64) and a.flags.c_contiguous \
-            and a.ndim:
+            and a.ndim and a.size:
         # the common case (a bias gradient each training step): one NumPy call, whose
-        # result for a C-contiguous input is a fresh C-contiguous array
+        # result for a C-contiguous input is a fresh C-contiguous array (NumPy calls any
+        # empty array C-contiguous, whatever its strides: not those)
         axis = _meta.reduce_dims(self._shape, dim)
         return from_array(np.add.reduce(a, axis=axis, keepdims=keepdim), dt)
     axis, shape = _meta.reduce_layout(self, dim, keepdim)

@@ -49,14 +49,19 @@ def check_bmm(self, mat2) -> tuple:
     return b, n, p
 
 
-def check_addmm(self, mat1, mat2) -> tuple:
-    """The (n, p) result shape of addmm; `self` must expand to it."""
+def check_addmm_dtypes(self, mat1, mat2) -> None:
+    """addmm's (and addbmm's) one dtype for all three operands, in torch's order."""
     if self._dtype is not mat2._dtype:
         raise RuntimeError("self and mat2 must have the same dtype, but got "
                            f"{self._dtype.scalar_name} and {mat2._dtype.scalar_name}")
     if mat1._dtype is not mat2._dtype:
         raise RuntimeError("mat1 and mat2 must have the same dtype, but got "
                            f"{mat1._dtype.scalar_name} and {mat2._dtype.scalar_name}")
+
+
+def check_addmm(self, mat1, mat2) -> tuple:
+    """The (n, p) result shape of addmm; `self` must expand to it."""
+    check_addmm_dtypes(self, mat1, mat2)
     if mat1.dim() != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
     if mat2.dim() != 2:

@@ -504,3 +504,51 @@ def test_nansum_zeroes_nan_before_the_cast(dtype):
     _same(lambda m: m.nansum(x(m).t(), 1, dtype=getattr(m, dtype)))
     _same(lambda m: m.nansum(m.zeros(0, 2), 0, dtype=getattr(m, dtype)))
     _same(lambda m: m.nansum(x(m).to(m.complex64)))
+
+
+def test_empty_sum_strides():
+    """NumPy calls any empty array C-contiguous: the sum's fast path must not trust it."""
+    from helpers import ember_of, torch_of
+    a = np.zeros((1, 2, 0, 2), np.float32)
+    e, t = ember_of(a).permute(3, 2, 1, 0), torch_of(a).permute(3, 2, 1, 0)
+    assert_same(e.sum([1]), t.sum([1]))
+    assert_same(e.sum([1], keepdim=True), t.sum([1], keepdim=True))
+
+
+def _shifted_add(t):
+    return t[1:].add_(t[:-1])
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.tensor([False]).expand(2).scatter_add_(1, m.zeros(0, dtype=m.int64),
+                                                       m.tensor([False, True])),
+    lambda m: m.tensor([1.0]).expand(2).index_add_(5, m.zeros(1, dtype=m.int64), m.tensor([1.0])),
+    lambda m: m.tensor([1.0]).expand(2).scatter_(1, m.zeros(1, dtype=m.int64), 1.0),
+    lambda m: m.tensor([1.0]).expand(2).scatter_add_(0, m.zeros(1, dtype=m.int64),
+                                                     m.tensor([1.0, 2])),
+    lambda m: m.ones(3).expand(2, 3).add_(m.ones(2)),
+    lambda m: _shifted_add(m.arange(4.0)),
+])
+def test_overlap_checked_after_the_ops_own_checks(call):
+    """torch's kernels check overlap after their arguments (a bad dim is an IndexError)
+    but before TensorIterator's shapes."""
+    _same(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.addmv(m.zeros(()), m.ones(2, 3), m.ones(2)),
+    lambda m: m.addmv(m.zeros(1), m.ones(2, 3), m.ones(3)),
+    lambda m: m.addmv(m.zeros(2, 2), m.ones(2, 2), m.ones(2)),
+    lambda m: m.addmv(m.zeros(2), m.ones(2), m.ones(2)),
+    lambda m: m.addmv(m.zeros(2, dtype=m.int32), m.ones(2, 2), m.ones(2)),
+    lambda m: m.addmv(m.zeros(2), m.ones(2, 2), m.ones(2, dtype=m.float64)),
+    lambda m: m.zeros(2, dtype=m.int32).addmv_(m.ones(2, 2), m.ones(2)),
+    lambda m: m.addbmm(m.zeros(2, 2, dtype=m.int32), m.ones(1, 2, 2), m.ones(1, 2, 2)),
+    lambda m: m.addbmm(m.zeros(2, 2), m.ones(1, 2, 2, dtype=m.float64), m.ones(1, 2, 2)),
+    lambda m: m.zeros(2, 2, dtype=m.int32).addr_(m.ones(2), m.ones(2)),
+    lambda m: m.zeros(2, 2).addr_(m.ones(2, dtype=m.float64), m.ones(2, dtype=m.float64)),
+    lambda m: m.zeros(0, 0, dtype=m.bool).addr_(m.zeros(0, dtype=m.bool),
+                                                m.zeros(0, dtype=m.uint8)),
+])
+def test_addmv_addbmm_addr_checks(call):
+    _same(call)
