@@ -31,13 +31,17 @@ def _lgamma(a):
 
 def _logit(eps, dt):
     """log(a / (1 - a)), a clamped to [eps, 1 - eps] (eps >= 0) with the bounds rounded to
-    the result dtype `dt` like torch's (1 - 1e-5 is 1 in float16: logit is then inf)."""
+    the result dtype `dt` like torch's (1 - 1e-5 is 1 in float16: logit is then inf).
+    float16/bfloat16 round each step to `dt`, as torch's kernel computes in those types."""
+    def rounded(x):
+        return x.astype(dt.np).astype(x.dtype) if dt in (D.float16, D.bfloat16) else x
+
     def f(a):
         if eps is not None and eps >= 0:
             lo = np.dtype(dt.np).type(eps)
             hi = np.dtype(dt.np).type(1 - lo)
             a = np.where(a < lo, lo, np.where(a > hi, hi, a)).astype(a.dtype)  # lo > hi too
-        return np.log(a / (1 - a))
+        return np.log(rounded(a / rounded(1 - a)))
     return f
 
 

@@ -552,3 +552,13 @@ def test_overlap_checked_after_the_ops_own_checks(call):
 ])
 def test_addmv_addbmm_addr_checks(call):
     _same(call)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("eps", [None, 1e-3, 0.2])
+def test_logit_half_types_round_each_step(dtype, eps):
+    """torch's kernel computes 1 - x and x / (1 - x) in the half type itself."""
+    a = np.random.default_rng(1).uniform(-0.1, 1.1, 4000).astype(np.float32)
+    e = ember.logit(ember.tensor(a).to(getattr(ember, dtype)), eps)
+    t = torch.logit(torch.from_numpy(a).to(getattr(torch, dtype)), eps)
+    np.testing.assert_array_equal(e.float().numpy(), t.float().numpy())
