@@ -9,6 +9,7 @@ accumulate in float32 and cast back.
     >>> ember.tensor([[1, 2], [3, 4]]).sum(0)
     tensor([4, 6])
 """
+import math
 import warnings
 
 import numpy as np
@@ -291,7 +292,9 @@ def linalg_vector_norm(self, ord, dim, keepdim, dtype):
     o = float(ord)
     kw = {"axis": axis, "keepdims": keepdim}
     with np.errstate(all="ignore"):
-        if o == _INF:
+        if o != 0 and a.size == math.prod(shape):  # one element per result: |x| (torch's)
+            r = a
+        elif o == _INF:
             r = np.maximum.reduce(a, **kw)
         elif o == -_INF:
             r = np.minimum.reduce(a, **kw)
@@ -301,8 +304,9 @@ def linalg_vector_norm(self, ord, dim, keepdim, dtype):
             r = np.add.reduce(a, **kw)
         elif o == 2:
             r = np.sqrt(np.add.reduce(a * a, **kw))
-        else:
-            r = np.power(np.add.reduce(np.power(a, o), **kw), 1.0 / o)
+        else:  # (ord and 1 / ord in the accumulation dtype: 1e39 is inf in float32)
+            p = a.dtype.type(o)
+            r = np.power(np.add.reduce(np.power(a, p), **kw), a.dtype.type(1) / p)
     return from_array(_c(np.asarray(r).reshape(shape), dt.np), dt)
 
 

@@ -562,3 +562,22 @@ def test_logit_half_types_round_each_step(dtype, eps):
     e = ember.logit(ember.tensor(a).to(getattr(ember, dtype)), eps)
     t = torch.logit(torch.from_numpy(a).to(getattr(torch, dtype)), eps)
     np.testing.assert_array_equal(e.float().numpy(), t.float().numpy())
+
+
+@pytest.mark.parametrize("ord", [255.0, -255.0, 0.5, 0, float("inf")])
+def test_norm_over_one_element_is_abs(ord):
+    """Reducing one element is |x| in torch, with no power that could overflow."""
+    x = lambda m: m.tensor([[-11.385], [11.385]])
+    _same(lambda m: m.linalg.vector_norm(x(m), ord, dim=1))
+    _same(lambda m: m.linalg.vector_norm(x(m), ord, dim=1, keepdim=True))
+    _same(lambda m: m.linalg.vector_norm(x(m), ord, dim=0))
+    _same(lambda m: m.linalg.vector_norm(m.tensor(-3 + 4j), ord))
+    _same(lambda m: m.dist(m.tensor(-2.385, dtype=m.float16), m.tensor([9], dtype=m.uint8), ord))
+
+
+def test_norm_ord_in_the_accumulation_dtype():
+    """ord = 1e39 is inf in float32: torch's generic norm then gives sum(|x|^inf)^0 = 1."""
+    _same(lambda m: m.dist(m.tensor([0.1182, 4.504]), m.tensor([4.082]), 1e39))
+    _same(lambda m: m.dist(m.tensor([float("nan")], dtype=m.float16),
+                           m.tensor([1.0, -float("inf")], dtype=m.float16), 1e39))
+    _same(lambda m: m.linalg.vector_norm(m.tensor([0.5, 0.25], dtype=m.float64), 1e39))
