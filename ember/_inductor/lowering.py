@@ -440,6 +440,8 @@ LOWERINGS = {
     aten.sign.default: lambda a, kw, node: f"np.sign(np.nan_to_num({a[0]}, nan=0))",
     aten.sgn.default: lambda a, kw, node: f"np.sign(np.nan_to_num({a[0]}, nan=0))",
     aten.pow.Tensor_Scalar: lambda a, kw, node: f"np.power({a[0]}, {a[1]})",
+    # a number to a tensor's power (Adam's bias corrections, beta ** step), as eager
+    aten.pow.Scalar: lambda a, kw, node: f"_power({a[0]}, {a[1]})",
     aten.threshold_backward.default: lambda a, kw, node: (
         f"np.where({a[1]} <= {a[2]}, 0, {a[0]})"),
     aten.where.self: lambda a, kw, node: f"np.where({a[0]}, {a[1]}, {a[2]})",

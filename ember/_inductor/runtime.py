@@ -8,6 +8,7 @@ import numpy as np
 from ..core.tensor import Tensor, from_array
 from ..dispatch import keys as K
 from ..dispatch.dispatcher import ops
+from ..kernels.cpu.binary import _power
 from ..kernels.cpu.unary import _sigmoid
 from . import kernels
 
@@ -148,4 +149,4 @@ def wrap(outs, args, arrays):
 # the names generated modules use
 HELPERS = {"_extern": extern, "_filled": _filled, "_copy_into": _copy_into, "_put": _put,
            "_gather": _gather, "_scatter": _scatter, "_log_softmax": _log_softmax, "_as": _as,
-           "_call": _call, "_sigmoid": _sigmoid}
+           "_call": _call, "_sigmoid": _sigmoid, "_power": _power}

@@ -78,6 +78,7 @@ LOWERED_CASES = [
     ("log_softmax", lambda a, b: nn.functional.log_softmax(a * b, 1)),
     ("nll", lambda a, b: nn.functional.cross_entropy(a * b, (b[:, 0].detach() * 2).long())),
     ("bmm", lambda a, b: ember.bmm(a.reshape(1, 3, 4), b.t().reshape(1, 4, 3)).sigmoid()),
+    ("pow_scalar", lambda a, b: 0.9 ** a + 2.0 ** b.sum()),       # (Adam's beta ** step)
     ("fallback", lambda a, b: ember.cumsum(a, 0) + a.float()),     # cumsum is not lowered
 ]
 
