@@ -17,6 +17,7 @@ from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.cpu import _special as special
+from ember.kernels.cpu._compiled import compiled
 from ember.kernels.cpu._pointwise import _arr, _check_devices, _clamp_into
 from ember.kernels.cpu.unary import _unary, _unary_inplace
 from ember.kernels.meta import activation as M
@@ -73,6 +74,8 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
 def _gelu_np(approximate):
     def fn(a):
+        if approximate == "none" and a.dtype == np.float32:
+            return compiled("_gelu_loop").gelu(a)
         if approximate == "tanh":
             inner = _K_BETA_TANH * (a + _K_KAPPA * a * a * a)
             return 0.5 * a * (1 + np.tanh(inner))
@@ -83,6 +86,8 @@ def _gelu_np(approximate):
 
 def _gelu_backward_np(approximate):
     def fn(g, a):
+        if approximate == "none" and g.dtype == a.dtype == np.float32:
+            return compiled("_gelu_loop").gelu_backward(g, a)
         if approximate == "tanh":
             x_sq = a * a
             inner = _K_BETA_TANH * (a + _K_KAPPA * x_sq * a)

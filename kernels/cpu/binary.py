@@ -26,6 +26,7 @@ from ember.core.tensor import Tensor, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.meta import binary as M
 
+from ._compiled import compiled
 from ._pointwise import (
     _HALF,
     _arr,
@@ -146,19 +147,8 @@ def fma(x, y, z):
     x, y, z = (np.asarray(v, dt) for v in (x, y, z))
     if not y.ndim and x.shape == z.shape and \
             (dt == np.float32 or dt == np.float64):
-        return _fma_loop().fma_scalar(np.ascontiguousarray(x), y, np.ascontiguousarray(z))
+        return compiled("_fma_loop").fma_scalar(np.ascontiguousarray(x), y, np.ascontiguousarray(z))
     return np.asarray(quiet_call(_fma32 if dt == np.float32 else _fma64, x, y, z), dt)
-
-
-_FMA_LOOP = []
-
-
-def _fma_loop():
-    """kernels/cpu/_fma_loop.py, imported on first use (it imports numba), then held."""
-    if not _FMA_LOOP:
-        from . import _fma_loop as module
-        _FMA_LOOP.append(module)
-    return _FMA_LOOP[0]
 
 
 def scaled_op(ufunc, layout, a, b, alpha):
@@ -196,7 +186,7 @@ def update_arrays(ufunc, a, b, alpha, dt):
         return
     y = (1 if ufunc is np.add else -1) * P.alpha_value(dt, alpha)
     if a.flags.c_contiguous and b.flags.c_contiguous:
-        _fma_loop().fma_inplace(b, y, a)
+        compiled("_fma_loop").fma_inplace(b, y, a)
     else:
         a[...] = fma(b, y, a)
 
