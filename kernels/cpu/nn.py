@@ -307,12 +307,16 @@ def _param(p, acc, shape):
 def _norm_grads(go, x, mean, rstd, w, rdims, bdims):
     """(dx, dweight, dbias) of y = (x - mean) * rstd * w + b with mean and rstd the
     statistics over `rdims` (training-mode batch norm, layer norm)."""
-    xhat = (x - mean) * rstd
+    xhat = np.subtract(x, mean)
+    xhat *= rstd
     g = go if w is None else go * w
     a = g.mean(axis=rdims, keepdims=True)
-    c = (g * xhat).mean(axis=rdims, keepdims=True)
-    dx = rstd * (g - a - xhat * c)
-    return dx, (go * xhat).sum(axis=bdims), go.sum(axis=bdims)
+    tmp = np.multiply(g, xhat)
+    c = tmp.mean(axis=rdims, keepdims=True)
+    dx = np.subtract(g, a)                   # rstd * (g - a - xhat * c), in place
+    dx -= np.multiply(xhat, c, out=tmp)
+    dx *= rstd
+    return dx, np.multiply(go, xhat, out=tmp).sum(axis=bdims), go.sum(axis=bdims)
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
@@ -333,13 +337,14 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
             mean = np.zeros(stats, acc)
             var = np.full(stats, np.nan, acc)
         rstd = 1 / np.sqrt(var + eps)
-    out = (x - mean) * rstd
+    out = np.subtract(x, mean)               # ((x - mean) * rstd) * weight + bias, in place
+    out *= rstd
     if weight is not None:
-        out = out * _param(weight, acc, nshape)
+        out *= _param(weight, acc, nshape)
     if bias is not None:
-        out = out + _param(bias, acc, nshape)
+        out += _param(bias, acc, nshape)
     dt = input._dtype
-    return (from_array(np.array(out, dtype=dt.np, order="C"), dt),
+    return (from_array(np.ascontiguousarray(out, dtype=dt.np), dt),
             from_array(np.array(mean.reshape(stats), dtype=sdt.np), sdt),
             from_array(np.array(rstd.reshape(stats), dtype=sdt.np), sdt))
 
