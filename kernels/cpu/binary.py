@@ -140,15 +140,16 @@ def fma(x, y, z):
     """x * y + z for float arrays, rounded once like the fused multiply-adds of torch's
     kernels: numbers are first converted to the dtype (torch's operands), float32 and
     float64 match torch bit for bit; float16/bfloat16 are computed as float32 (their
-    opmath type). Operands of one shape with a scalar `y` (an optimizer's weight decay and
-    update) go through one compiled loop (_fma_loop: the same bits in one pass, 4-7x
-    faster from 4 elements on)."""
+    opmath type). float32/float64 go through compiled loops (_fma_loop: the bits of the
+    NumPy emulation _fma32/_fma64 in one pass, 4-7x faster)."""
     dt = np.result_type(x, y, z)
     x, y, z = (np.asarray(v, dt) for v in (x, y, z))
-    if not y.ndim and x.shape == z.shape and \
-            (dt == np.float32 or dt == np.float64):
-        return compiled("_fma_loop").fma_scalar(np.ascontiguousarray(x), y, np.ascontiguousarray(z))
-    return np.asarray(quiet_call(_fma32 if dt == np.float32 else _fma64, x, y, z), dt)
+    if dt == np.float32 or dt == np.float64:
+        loops = compiled("_fma_loop")
+        if not y.ndim and x.shape == z.shape and x.flags.c_contiguous and z.flags.c_contiguous:
+            return loops.fma_scalar(x, y, z)
+        return np.asarray(loops.fma_ufunc(x, y, z))
+    return np.asarray(quiet_call(_fma64, x, y, z), dt)
 
 
 def scaled_op(ufunc, layout, a, b, alpha):
@@ -185,10 +186,11 @@ def update_arrays(ufunc, a, b, alpha, dt):
         ufunc(a, b, out=a)
         return
     y = (1 if ufunc is np.add else -1) * P.alpha_value(dt, alpha)
+    loops = compiled("_fma_loop")
     if a.flags.c_contiguous and b.flags.c_contiguous:
-        compiled("_fma_loop").fma_inplace(b, y, a)
+        loops.fma_inplace(b, y, a)
     else:
-        a[...] = fma(b, y, a)
+        loops.fma_ufunc(b, dt.np.type(y), a, out=a)
 
 
 def _scaled_(ufunc, inplace, functional):
