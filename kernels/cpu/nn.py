@@ -14,6 +14,7 @@ from ember.core.tensor import from_array
 from ember.kernels.common._errors import not_implemented_for
 
 from ..meta import nn as _meta
+from ._compiled import compiled
 from .linalg import _acc, _as, _finish, _matmul_into, _scaled_product
 
 
@@ -83,8 +84,22 @@ def softmax_forward(self, dim, half_to_float):
     if a.size == 0:
         return _result(a.copy(), self)
     e = np.exp(a - _row_max(a, d))
-    e /= np.add.reduce(e, axis=d, keepdims=True)
+    rows = _short_rows(e, d)
+    if rows is not None:
+        compiled("_rows_loop").softmax_scale(rows)
+    else:
+        e /= np.add.reduce(e, axis=d, keepdims=True)
     return _result(e, self)
+
+
+def _short_rows(a, d):
+    """a as C-contiguous float32/float64 (rows, n) for the compiled row loops (_rows_loop:
+    the same sums, one pass) when d is its last dim and n <= 128; else None."""
+    n = a.shape[-1]
+    if d == a.ndim - 1 and 0 < n <= 128 and a.flags.c_contiguous and \
+            (a.dtype == np.float32 or a.dtype == np.float64):
+        return a.reshape(-1, n)
+    return None
 
 
 def _row_max(a, d):
@@ -117,6 +132,11 @@ def softmax_backward_data(grad_output, output, dim, input_dtype):
     d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
     _check_float("softmax_backward", grad_output, d)
     g, y = _float_view(grad_output), _float_view(output)
+    rows_g, rows_y = _short_rows(g, d), _short_rows(y, d)
+    if rows_g is not None and rows_y is not None and g.dtype == y.dtype:
+        out = np.empty_like(g)
+        compiled("_rows_loop").softmax_backward(rows_g, rows_y, out.reshape(rows_g.shape))
+        return _result(out, grad_output)
     gy = g * y
     y = y * np.add.reduce(gy, axis=d, keepdims=True)
     return _result(np.subtract(gy, y, out=y), grad_output)
