@@ -4,7 +4,7 @@ replace.
 `row_sum` is NumPy's float sum of a row of at most 128 elements (its pairwise sum: eight
 accumulators, combined pairwise, then the rest), so that softmax's loops below sum as
 `np.add.reduce(..., axis=-1)` did: `softmax_scale` after NumPy's exp (its SIMD exp is 5x
-faster than a scalar libm call here), `softmax_backward`. They take
+faster than a scalar libm call here), `softmax_backward`, `layer_norm`. They take
 C-contiguous (rows, n) arrays; nn.py arranges them. `add_rows` is `np.add.at(out, idx, rows)` for (n, d) rows: rows added to their index's
 row first to last, as add.at does, in one pass (an embedding's backward: 512 x 128 rows
 in ~15 us instead of ~150).
@@ -16,7 +16,7 @@ in ~15 us instead of ~150).
 from __future__ import annotations
 
 import numba
-import numpy as np  # noqa: F401  (the doctest's)
+import numpy as np
 
 
 @numba.njit(cache=True, nogil=True)
@@ -77,3 +77,28 @@ def softmax_backward(g, y, out):
         s = _row_sum(o)
         for j in range(o.size):
             o[j] -= yk[j] * s
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def layer_norm(x, w, b, eps, out, mean, rstd):
+    """Per row: mean, rstd = 1 / sqrt(var + eps) and ((x - mean) * rstd) * w + b (w, b:
+    arrays of the row's length, or 0-d ones for none), as nn.py's NumPy steps."""
+    n = x.shape[1]
+    nf = x.dtype.type(n)
+    sq = np.empty(n, x.dtype)
+    for k in range(x.shape[0]):
+        o = out[k]
+        m = _row_sum(x[k]) / nf
+        for j in range(n):
+            o[j] = x[k, j] - m
+        for j in range(n):
+            sq[j] = o[j] * o[j]
+        r = x.dtype.type(1) / np.sqrt(_row_sum(sq) / nf + eps)
+        for j in range(n):
+            v = o[j] * r
+            if w.ndim:
+                v = v * w[j]
+            if b.ndim:
+                v = v + b[j]
+            o[j] = v
+        mean[k], rstd[k] = m, r

@@ -349,6 +349,23 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     x = input._np.astype(acc, copy=False)
     rdims = tuple(range(axis, input.dim()))
     nshape = tuple(input._shape[axis:])
+    rows = _short_rows(x.reshape(x.shape[:axis] + (-1,)), x.ndim - 1) if x.size else None
+    if rows is not None:    # the steps below in one compiled pass per row (the same bits)
+        out, mean, rstd = np.empty_like(rows), np.empty(len(rows), acc), np.empty(len(rows), acc)
+        none = np.zeros((), acc)
+        params = [none if p is None else _param(p, acc, -1) for p in (weight, bias)]
+        compiled("_rows_loop").layer_norm(rows, *params, np.dtype(acc).type(eps), out, mean, rstd)
+        out = out.reshape(x.shape)
+        mean, rstd = mean.reshape(stats), rstd.reshape(stats)
+    else:
+        out, mean, rstd = _layer_norm_np(x, weight, bias, eps, acc, rdims, nshape, stats)
+    dt = input._dtype
+    return (from_array(np.ascontiguousarray(out, dtype=dt.np), dt),
+            from_array(np.array(mean.reshape(stats), dtype=sdt.np, order="C"), sdt),
+            from_array(np.array(rstd.reshape(stats), dtype=sdt.np, order="C"), sdt))
+
+
+def _layer_norm_np(x, weight, bias, eps, acc, rdims, nshape, stats):
     with np.errstate(invalid="ignore", divide="ignore"):
         if x.size:
             mean = x.mean(axis=rdims, keepdims=True)
@@ -363,10 +380,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         out *= _param(weight, acc, nshape)
     if bias is not None:
         out += _param(bias, acc, nshape)
-    dt = input._dtype
-    return (from_array(np.ascontiguousarray(out, dtype=dt.np), dt),
-            from_array(np.array(mean.reshape(stats), dtype=sdt.np), sdt),
-            from_array(np.array(rstd.reshape(stats), dtype=sdt.np), sdt))
+    return out, mean, rstd
 
 
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,

@@ -386,3 +386,42 @@ def test_softmax_rows_like_numpy_and_torch(n, dtype):
                     for m, a in ((ember, ea), (torch, ta)))
     assert ga.stride() == gt.stride()
     np.testing.assert_allclose(ga.numpy(), gt.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("normalized, affine, layout", [
+    ((128,), True, "contiguous"), ((128,), False, "contiguous"), ((4, 16), True, "contiguous"),
+    ((7,), True, "transposed"), ((200,), True, "contiguous"), ((1,), False, "contiguous")])
+def test_layer_norm_rows_like_numpy_and_torch(normalized, affine, layout, dtype):
+    """native_layer_norm (rows of up to 128 through the compiled loop, longer ones through
+    NumPy): the bits of the NumPy steps, torch's values, dtypes, shapes and strides of
+    (out, mean, rstd); a transposed input; the gradients through autograd."""
+    rng = np.random.default_rng(len(normalized) * 1000 + normalized[-1])
+    shape = (6, 5) + normalized
+    x = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
+    w, b = (rng.standard_normal(normalized).astype(dtype) for _ in range(2))
+    ex, tx = ember.from_numpy(x), torch.from_numpy(x)
+    if layout == "transposed":
+        ex, tx, x = ex.transpose(0, 1), tx.transpose(0, 1), x.transpose(1, 0, 2)
+    params = [(ember.from_numpy(w), ember.from_numpy(b)), (torch.from_numpy(w), torch.from_numpy(b))]
+    if not affine:
+        params = [(None, None), (None, None)]
+    e = ember.native_layer_norm(ex, list(normalized), *params[0], 1e-5)
+    t = torch.native_layer_norm(tx, list(normalized), *params[1], 1e-5)
+    dims = tuple(range(2, x.ndim))
+    mean = x.mean(axis=dims, keepdims=True)
+    rstd = 1 / np.sqrt(((x - mean) ** 2).mean(axis=dims, keepdims=True) + 1e-5)
+    ref = (x - mean) * rstd * (w if affine else 1) + (b if affine else 0)
+    np.testing.assert_array_equal(e[0].numpy(), ref)
+    np.testing.assert_array_equal(e[1].numpy(), mean)
+    np.testing.assert_array_equal(e[2].numpy(), rstd)
+    for got, want in zip(e, t):
+        assert (got.dtype.name, got.shape, got.stride()) == \
+            (str(want.dtype)[6:], tuple(want.shape), want.stride())
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    ea, ta = (m.from_numpy(x.copy()).requires_grad_() for m in (ember, torch))
+    g = rng.standard_normal(x.shape).astype(dtype)
+    (ga,), (gt,) = (m.autograd.grad(m.nn.functional.layer_norm(a, normalized), a, m.from_numpy(g))
+                    for m, a in ((ember, ea), (torch, ta)))
+    assert ga.stride() == gt.stride()
+    np.testing.assert_allclose(ga.numpy(), gt.numpy(), rtol=1e-4, atol=1e-4)
