@@ -102,3 +102,25 @@ def layer_norm(x, w, b, eps, out, mean, rstd):
                 v = v + b[j]
             o[j] = v
         mean[k], rstd[k] = m, r
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def layer_norm_backward(go, x, mean, rstd, w, dx, dw, db):
+    """nn.py's _norm_grads per row: dx = rstd * (g - mean(g) - xhat * mean(g * xhat)) with
+    xhat = (x - mean) * rstd, g = go * w (w 0-d: none); dw += go * xhat and db += go over
+    the rows, in row order (dw, db zeroed by the caller)."""
+    n = x.shape[1]
+    nf = x.dtype.type(n)
+    xhat, g, tmp = np.empty(n, x.dtype), np.empty(n, x.dtype), np.empty(n, x.dtype)
+    for k in range(x.shape[0]):
+        gok, xk, d = go[k], x[k], dx[k]
+        for j in range(n):
+            xhat[j] = (xk[j] - mean[k]) * rstd[k]
+            g[j] = gok[j] * w[j] if w.ndim else gok[j]
+            tmp[j] = g[j] * xhat[j]
+        a = _row_sum(g) / nf
+        c = _row_sum(tmp) / nf
+        for j in range(n):
+            d[j] = ((g[j] - a) - xhat[j] * c) * rstd[k]
+            dw[j] += gok[j] * xhat[j]
+            db[j] += gok[j]

@@ -349,7 +349,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     x = input._np.astype(acc, copy=False)
     rdims = tuple(range(axis, input.dim()))
     nshape = tuple(input._shape[axis:])
-    rows = _short_rows(x.reshape(x.shape[:axis] + (-1,)), x.ndim - 1) if x.size else None
+    rows = _short_rows(x.reshape(x.shape[:axis] + (-1,)), axis) if x.size else None
     if rows is not None:    # the steps below in one compiled pass per row (the same bits)
         out, mean, rstd = np.empty_like(rows), np.empty(len(rows), acc), np.empty(len(rows), acc)
         none = np.zeros((), acc)
@@ -393,11 +393,22 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     acc = _acc_of(input)
     nshape = tuple(input._shape[axis:])
     rdims = tuple(range(axis, input.dim()))
-    dx, dw, db = _norm_grads(
-        grad_out._np.astype(acc, copy=False), input._np.astype(acc, copy=False),
-        mean._np.astype(acc, copy=False).reshape(stats),
-        rstd._np.astype(acc, copy=False).reshape(stats), _param(weight, acc, nshape), rdims,
-        tuple(range(axis)))
+    go, x = grad_out._np.astype(acc, copy=False), input._np.astype(acc, copy=False)
+    mean, rstd = (t._np.astype(acc, copy=False).reshape(stats) for t in (mean, rstd))
+    w = _param(weight, acc, nshape)
+    lead = x.shape[:axis] + (-1,)
+    rows_g, rows_x = (_short_rows(a.reshape(lead), axis) if x.size else None for a in (go, x))
+    if rows_g is not None and rows_x is not None and rows_x.shape[1] > 1:
+        # _norm_grads in one compiled pass per row (the same bits; for rows of one element
+        # NumPy's sums over the rows are pairwise, not row by row)
+        dx, dw, db = np.empty_like(rows_x), np.zeros(rows_x.shape[1], acc), \
+            np.zeros(rows_x.shape[1], acc)
+        compiled("_rows_loop").layer_norm_backward(
+            rows_g, rows_x, mean.reshape(-1), rstd.reshape(-1),
+            np.zeros((), acc) if w is None else w.reshape(-1), dx, dw, db)
+        dx, dw, db = dx.reshape(x.shape), dw.reshape(nshape), db.reshape(nshape)
+    else:
+        dx, dw, db = _norm_grads(go, x, mean, rstd, w, rdims, tuple(range(axis)))
     dt = input._dtype
     return (from_array(np.array(dx, dtype=dt.np, order="C"), dt) if output_mask[0] else None,
             from_array(np.array(dw, dtype=weight._dtype.np), weight._dtype)

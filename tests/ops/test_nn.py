@@ -393,9 +393,9 @@ def test_softmax_rows_like_numpy_and_torch(n, dtype):
     ((128,), True, "contiguous"), ((128,), False, "contiguous"), ((4, 16), True, "contiguous"),
     ((7,), True, "transposed"), ((200,), True, "contiguous"), ((1,), False, "contiguous")])
 def test_layer_norm_rows_like_numpy_and_torch(normalized, affine, layout, dtype):
-    """native_layer_norm (rows of up to 128 through the compiled loop, longer ones through
-    NumPy): the bits of the NumPy steps, torch's values, dtypes, shapes and strides of
-    (out, mean, rstd); a transposed input; the gradients through autograd."""
+    """native_layer_norm and its backward (rows of 2 to 128 through the compiled loops,
+    others through NumPy): the bits of the NumPy steps, torch's values, dtypes, shapes and
+    strides; a transposed input; the gradients through autograd."""
     rng = np.random.default_rng(len(normalized) * 1000 + normalized[-1])
     shape = (6, 5) + normalized
     x = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
@@ -419,8 +419,20 @@ def test_layer_norm_rows_like_numpy_and_torch(normalized, affine, layout, dtype)
         assert (got.dtype.name, got.shape, got.stride()) == \
             (str(want.dtype)[6:], tuple(want.shape), want.stride())
         np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
-    ea, ta = (m.from_numpy(x.copy()).requires_grad_() for m in (ember, torch))
     g = rng.standard_normal(x.shape).astype(dtype)
+    from ember.kernels.cpu.nn import _norm_grads  # the NumPy steps
+    mask = [True, affine, affine]
+    eb = ember.ops.aten.native_layer_norm_backward(ember.from_numpy(g), ex, list(normalized), e[1], e[2],
+                                          *params[0], mask)
+    tb = torch.ops.aten.native_layer_norm_backward(torch.from_numpy(g), tx, list(normalized), t[1], t[2],
+                                          *params[1], mask)
+    refs = _norm_grads(g, x, mean, rstd, w if affine else None, dims, (0, 1))
+    for got, want, ref in zip(eb, tb, refs):
+        if want is not None:
+            np.testing.assert_array_equal(got.numpy(), ref)
+            assert (got.shape, got.stride()) == (tuple(want.shape), want.stride())
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+    ea, ta = (m.from_numpy(x.copy()).requires_grad_() for m in (ember, torch))
     (ga,), (gt,) = (m.autograd.grad(m.nn.functional.layer_norm(a, normalized), a, m.from_numpy(g))
                     for m, a in ((ember, ea), (torch, ta)))
     assert ga.stride() == gt.stride()
