@@ -1,4 +1,4 @@
-"""The numba-compiled loops of the CPU kernels (_fma_loop, _gelu_loop, ...), each module
+"""The numba-compiled loops of the CPU kernels (_fma_loop, _activation_loop, ...), each module
 imported on its first use (importing numba costs ~0.3 s, not paid by `import ember`),
 then held.
 

@@ -159,7 +159,7 @@ def test_clamp_bound_inplace_with_a_number_matches_torch(op, dtype, bound):
     assert results[0] == results[1]
 
 
-# --- gelu's float32 loop (kernels/cpu/_gelu_loop.py) ----------------------------------------
+# --- gelu's float32 loop (kernels/cpu/_activation_loop.py) ----------------------------------------
 def _gelu_samples(n=50000, seed=3):
     """Random values over gelu's whole range, special values and a float32 gradient."""
     rng = np.random.default_rng(seed)
@@ -175,7 +175,7 @@ def test_gelu_float32_loop_follows_the_erf_formula():
     exactly."""
     from scipy.special import erf
 
-    from ember.kernels.cpu import _gelu_loop
+    from ember.kernels.cpu import _activation_loop
     x, g = _gelu_samples()
     f = np.float32
     with np.errstate(all="ignore"):
@@ -183,8 +183,8 @@ def test_gelu_float32_loop_follows_the_erf_formula():
         ref = x * f(0.5) * (1 + e)
         pdf = np.exp(x * x * f(-0.5)) * f(1 / np.sqrt(2 * np.pi)) * x
         ref_backward = g * (pdf + (e + 1) * f(0.5))
-    for got, want, bound in [(_gelu_loop.gelu(x), ref, 4e-7 * np.abs(x)),
-                             (_gelu_loop.gelu_backward(g, x), ref_backward,
+    for got, want, bound in [(_activation_loop.gelu(x), ref, 4e-7 * np.abs(x)),
+                             (_activation_loop.gelu_backward(g, x), ref_backward,
                               3e-7 * (np.abs(g) + np.abs(ref_backward)))]:
         assert got.dtype == np.float32 and got.shape == x.shape
         finite = np.isfinite(want)
@@ -215,3 +215,24 @@ def test_gelu_float32_matches_torch(layout):
                     torch.autograd.grad(tnn.gelu(tx), tx, tg))
     assert eh.stride() == th.stride()
     np.testing.assert_allclose(to_np(eh), th.numpy(), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("threshold", [0, 0.5, -1.25])
+def test_threshold_backward_compiled_loop_like_torch(dtype, threshold):
+    """relu's backward (threshold_backward, the compiled loop for one float dtype and a
+    C-contiguous self): np.where's bits (+0.0 where dropped, NaN gradients dropped too),
+    torch's values, dtype, shape and strides, also for a transposed gradient."""
+    rng = np.random.default_rng(1)
+    g, x = (rng.standard_normal((64, 48)).astype(dtype) for _ in range(2))
+    g[0, :4], x[1, :3], x[2, :2], g[3, :2] = np.nan, np.nan, threshold, -0.0
+    with np.errstate(invalid="ignore"):
+        want = np.where(x <= dtype(threshold), dtype(0), g)
+    ex, tx = ember.from_numpy(x), torch.from_numpy(x)
+    for eg, tg in [(ember.from_numpy(g), torch.from_numpy(g)),
+                   (ember.from_numpy(g.T.copy()).t(), torch.from_numpy(g.T.copy()).t())]:
+        e = ember.ops.aten.threshold_backward(eg, ex, threshold)
+        t = torch.ops.aten.threshold_backward(tg, tx, threshold)
+        np.testing.assert_array_equal(e.numpy().view(f"i{g.itemsize}"), want.view(f"i{g.itemsize}"))
+        np.testing.assert_array_equal(e.numpy(), t.numpy())
+        assert (e.dtype.name, e.shape, e.stride()) == (str(t.dtype)[6:], tuple(t.shape), t.stride())
