@@ -1737,7 +1737,7 @@ class AmaxBackward0(_Node):
 # schema/derivatives.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 class MmBackward0(_Node):
     """Backward of mm, from schema/derivatives.yaml."""
-    __slots__ = ('_s_mat2', '_s_self')
+    __slots__ = ('_s_mat2', '_s_mat2_shape', '_s_mat2_stride', '_s_self', '_s_self_shape', '_s_self_stride')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
     _release_after_backward = True
@@ -1750,10 +1750,14 @@ class MmBackward0(_Node):
         _r_mat2 = None
         if _n[0]:
             mat2 = _unpack(_node._s_mat2, _node)
-            _r_self = grad.mm(mat2.t().conj())
+            self_shape = _node._s_self_shape
+            self_stride = _node._s_self_stride
+            _r_self = _H.mm_mat1_backward(grad, mat2, self_shape, self_stride, 1)
         if _n[1]:
+            mat2_shape = _node._s_mat2_shape
+            mat2_stride = _node._s_mat2_stride
             self = _unpack(_node._s_self, _node)
-            _r_mat2 = self.t().conj().mm(grad)
+            _r_mat2 = _H.mm_mat2_backward(grad, self, mat2_shape, mat2_stride, 1)
         return (_r_self, _r_mat2)
 
     def _apply_array(_node, _grads):
@@ -1764,10 +1768,14 @@ class MmBackward0(_Node):
             _r_mat2 = None
             if _n[0]:
                 mat2 = _A.arr(_unpack(_node._s_mat2, _node))
-                _r_self = _A.out(_A.mm(grad, _A.conj(_A.t(mat2))), _grads, mat2)
+                self_shape = _node._s_self_shape
+                self_stride = _node._s_self_stride
+                _r_self = _A.out(_A.mm_mat1_backward(grad, mat2, self_shape, self_stride, 1), _grads, mat2)
             if _n[1]:
+                mat2_shape = _node._s_mat2_shape
+                mat2_stride = _node._s_mat2_stride
                 self = _A.arr(_unpack(_node._s_self, _node))
-                _r_mat2 = _A.out(_A.mm(_A.conj(_A.t(self)), grad), _grads, self)
+                _r_mat2 = _A.out(_A.mm_mat2_backward(grad, self, mat2_shape, mat2_stride, 1), _grads, self)
             return (_r_self, _r_mat2)
         except _A.Fallback:
             return _node.apply(_grads)
@@ -1777,8 +1785,24 @@ class MmBackward0(_Node):
         return _unpack(self._s_mat2, self)
 
     @property
+    def _saved_mat2_shape(self):
+        return self._s_mat2_shape
+
+    @property
+    def _saved_mat2_stride(self):
+        return self._s_mat2_stride
+
+    @property
     def _saved_self(self):
         return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_self_stride(self):
+        return self._s_self_stride
 
 
 # schema/derivatives.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
@@ -1831,7 +1855,7 @@ class BmmBackward0(_Node):
 # schema/derivatives.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 class AddmmBackward0(_Node):
     """Backward of addmm, from schema/derivatives.yaml."""
-    __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat2', '_s_self_dtype', '_s_self_shape')
+    __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat1_shape', '_s_mat1_stride', '_s_mat2', '_s_mat2_shape', '_s_mat2_stride', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mat1', '_s_mat2')
     _saved_list_slots = ()
     _release_after_backward = True
@@ -1850,12 +1874,16 @@ class AddmmBackward0(_Node):
             _r_self = _H.reduce_to(_H.maybe_multiply(grad, beta), self_shape, self_dtype)
         if _n[1]:
             alpha = _node._s_alpha
+            mat1_shape = _node._s_mat1_shape
+            mat1_stride = _node._s_mat1_stride
             mat2 = _unpack(_node._s_mat2, _node)
-            _r_mat1 = _H.maybe_multiply(grad.mm(mat2.t().conj()), alpha)
+            _r_mat1 = _H.mm_mat1_backward(grad, mat2, mat1_shape, mat1_stride, alpha)
         if _n[2]:
             alpha = _node._s_alpha
             mat1 = _unpack(_node._s_mat1, _node)
-            _r_mat2 = _H.maybe_multiply(mat1.t().conj().mm(grad), alpha)
+            mat2_shape = _node._s_mat2_shape
+            mat2_stride = _node._s_mat2_stride
+            _r_mat2 = _H.mm_mat2_backward(grad, mat1, mat2_shape, mat2_stride, alpha)
         return (_r_self, _r_mat1, _r_mat2)
 
     def _apply_array(_node, _grads):
@@ -1872,12 +1900,16 @@ class AddmmBackward0(_Node):
                 _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(grad, beta), self_shape, self_dtype), _grads)
             if _n[1]:
                 alpha = _node._s_alpha
+                mat1_shape = _node._s_mat1_shape
+                mat1_stride = _node._s_mat1_stride
                 mat2 = _A.arr(_unpack(_node._s_mat2, _node))
-                _r_mat1 = _A.out(_A.maybe_multiply(_A.mm(grad, _A.conj(_A.t(mat2))), alpha), _grads, mat2)
+                _r_mat1 = _A.out(_A.mm_mat1_backward(grad, mat2, mat1_shape, mat1_stride, alpha), _grads, mat2)
             if _n[2]:
                 alpha = _node._s_alpha
                 mat1 = _A.arr(_unpack(_node._s_mat1, _node))
-                _r_mat2 = _A.out(_A.maybe_multiply(_A.mm(_A.conj(_A.t(mat1)), grad), alpha), _grads, mat1)
+                mat2_shape = _node._s_mat2_shape
+                mat2_stride = _node._s_mat2_stride
+                _r_mat2 = _A.out(_A.mm_mat2_backward(grad, mat1, mat2_shape, mat2_stride, alpha), _grads, mat1)
             return (_r_self, _r_mat1, _r_mat2)
         except _A.Fallback:
             return _node.apply(_grads)
@@ -1895,8 +1927,24 @@ class AddmmBackward0(_Node):
         return _unpack(self._s_mat1, self)
 
     @property
+    def _saved_mat1_shape(self):
+        return self._s_mat1_shape
+
+    @property
+    def _saved_mat1_stride(self):
+        return self._s_mat1_stride
+
+    @property
     def _saved_mat2(self):
         return _unpack(self._s_mat2, self)
+
+    @property
+    def _saved_mat2_shape(self):
+        return self._s_mat2_shape
+
+    @property
+    def _saved_mat2_stride(self):
+        return self._s_mat2_stride
 
     @property
     def _saved_self_dtype(self):
@@ -17503,7 +17551,12 @@ def _ag_mm(ks, self, mat2):
     if _e_self is not None:
         _node._s_mat2 = _save(mat2)
     if _e_mat2 is not None:
+        _node._s_mat2_shape = mat2._shape
+        _node._s_mat2_stride = mat2.stride()
         _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+        _node._s_self_stride = self.stride()
     _set_history_one(_out, _node)
     return _out
 
@@ -17552,7 +17605,12 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     if _e_mat2 is not None:
         _node._s_mat1 = _save(mat1)
     if _e_mat1 is not None:
+        _node._s_mat1_shape = mat1._shape
+        _node._s_mat1_stride = mat1.stride()
         _node._s_mat2 = _save(mat2)
+    if _e_mat2 is not None:
+        _node._s_mat2_shape = mat2._shape
+        _node._s_mat2_stride = mat2.stride()
     if _e_self is not None:
         _node._s_self_dtype = self._dtype
         _node._s_self_shape = self._shape

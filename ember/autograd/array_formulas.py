@@ -251,3 +251,15 @@ def scale(grad, s):
 
 def maybe_multiply(grad, alpha):
     return grad if alpha == 1 else scale(grad, alpha)
+
+
+def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
+    if _H.column_major(sizes, strides):
+        return maybe_multiply(t(mm(conj(mat2), t(grad))), alpha)
+    return maybe_multiply(mm(grad, conj(t(mat2))), alpha)
+
+
+def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
+    if _H.column_major(sizes, strides):
+        return maybe_multiply(t(mm(t(grad), conj(mat1))), alpha)
+    return maybe_multiply(mm(conj(t(mat1)), grad), alpha)

@@ -17,6 +17,7 @@ from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.cpu import _special as special
+from ember.kernels.cpu._compiled import compiled
 from ember.kernels.cpu._pointwise import _arr, _check_devices, _clamp_into
 from ember.kernels.cpu.unary import _unary, _unary_inplace
 from ember.kernels.meta import activation as M
@@ -73,6 +74,8 @@ _INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
 
 def _gelu_np(approximate):
     def fn(a):
+        if approximate == "none" and a.dtype == np.float32:
+            return compiled("_activation_loop").gelu(a)
         if approximate == "tanh":
             inner = _K_BETA_TANH * (a + _K_KAPPA * a * a * a)
             return 0.5 * a * (1 + np.tanh(inner))
@@ -83,6 +86,8 @@ def _gelu_np(approximate):
 
 def _gelu_backward_np(approximate):
     def fn(g, a):
+        if approximate == "none" and g.dtype == a.dtype == np.float32:
+            return compiled("_activation_loop").gelu_backward(g, a)
         if approximate == "tanh":
             x_sq = a * a
             inner = _K_BETA_TANH * (a + _K_KAPPA * x_sq * a)
@@ -328,9 +333,10 @@ def threshold_backward(grad_output, self, threshold):
     g, x = grad_output._np, self._np
     # (a C-contiguous self gives a C-contiguous result whatever the gradient's strides:
     # torch's TensorIterator lays the output out like self, its first operand)
-    if grad_output._dtype is self._dtype and self._dtype.category == D.FLOAT and \
+    if grad_output._dtype is self._dtype and self._dtype in (D.float32, D.float64) and \
             g is not None and x is not None and g.shape == x.shape and x.flags.c_contiguous:
-        return from_array(_zero_where_at_most(g, x, threshold), self._dtype)
+        return from_array(compiled("_activation_loop").zero_where_at_most(g, x, threshold),
+                          self._dtype)
     layout = M.threshold_backward_layout(grad_output, self)
     dt = layout._dtype
     g, x = _arr(grad_output, dt), _arr(self, dt)
@@ -341,21 +347,6 @@ def threshold_backward(grad_output, self, threshold):
     out = empty_cpu(layout._shape, dt, layout._stride)
     np.copyto(out._np, r)
     return out
-
-
-_INT_OF_ITEMSIZE = {2: np.int16, 4: np.int32, 8: np.int64}
-
-
-def _zero_where_at_most(g, x, threshold):
-    """`np.where(x <= threshold, 0, g)` for float arrays of one shape and dtype, in a third
-    of the time on a random mask (relu's backward, every training step): g's bits ANDed
-    with a mask of all ones (kept) or zeros (dropped), which also zeroes NaN gradients
-    (g * mask would keep them, torch does not)."""
-    it = _INT_OF_ITEMSIZE[g.itemsize]
-    mask = np.less_equal(x, threshold, out=np.empty(g.shape, it))   # 1: gradient dropped
-    np.subtract(mask, 1, out=mask)                       # 0 there, -1 (all bits set) elsewhere
-    np.bitwise_and(mask, g.view(it), out=mask)
-    return mask.view(g.dtype)
 
 
 def _np_contiguous(a) -> tuple:

@@ -26,6 +26,7 @@ from ember.core.tensor import Tensor, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.meta import binary as M
 
+from ._compiled import compiled
 from ._pointwise import (
     _HALF,
     _arr,
@@ -139,26 +140,16 @@ def fma(x, y, z):
     """x * y + z for float arrays, rounded once like the fused multiply-adds of torch's
     kernels: numbers are first converted to the dtype (torch's operands), float32 and
     float64 match torch bit for bit; float16/bfloat16 are computed as float32 (their
-    opmath type). Operands of one shape with a scalar `y` (an optimizer's weight decay and
-    update) go through one compiled loop (_fma_loop: the same bits in one pass, 4-7x
-    faster from 4 elements on)."""
+    opmath type). float32/float64 go through compiled loops (_fma_loop: the bits of the
+    NumPy emulation _fma32/_fma64 in one pass, 4-7x faster)."""
     dt = np.result_type(x, y, z)
     x, y, z = (np.asarray(v, dt) for v in (x, y, z))
-    if not y.ndim and x.shape == z.shape and \
-            (dt == np.float32 or dt == np.float64):
-        return _fma_loop().fma_scalar(np.ascontiguousarray(x), y, np.ascontiguousarray(z))
-    return np.asarray(quiet_call(_fma32 if dt == np.float32 else _fma64, x, y, z), dt)
-
-
-_FMA_LOOP = []
-
-
-def _fma_loop():
-    """kernels/cpu/_fma_loop.py, imported on first use (it imports numba), then held."""
-    if not _FMA_LOOP:
-        from . import _fma_loop as module
-        _FMA_LOOP.append(module)
-    return _FMA_LOOP[0]
+    if dt == np.float32 or dt == np.float64:
+        loops = compiled("_fma_loop")
+        if not y.ndim and x.shape == z.shape and x.flags.c_contiguous and z.flags.c_contiguous:
+            return loops.fma_scalar(x, y, z)
+        return np.asarray(loops.fma_ufunc(x, y, z))
+    return np.asarray(quiet_call(_fma64, x, y, z), dt)
 
 
 def scaled_op(ufunc, layout, a, b, alpha):
@@ -194,10 +185,11 @@ def update_arrays(ufunc, a, b, alpha, dt):
         ufunc(a, b, out=a)
         return
     y = P.alpha_value(dt, alpha, negate=ufunc is np.subtract)
+    loops = compiled("_fma_loop")
     if a.flags.c_contiguous and b.flags.c_contiguous:
-        _fma_loop().fma_inplace(b, y, a)
+        loops.fma_inplace(b, y, a)
     else:
-        a[...] = fma(b, y, a)
+        loops.fma_ufunc(b, dt.np.type(y), a, out=a)
 
 
 def _scaled_(ufunc, inplace, functional):

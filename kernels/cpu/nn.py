@@ -14,6 +14,7 @@ from ember.core.tensor import from_array
 from ember.kernels.common._errors import not_implemented_for
 
 from ..meta import nn as _meta
+from ._compiled import compiled
 from .linalg import _acc, _as, _finish, _matmul_into, _scaled_product
 
 
@@ -83,8 +84,22 @@ def softmax_forward(self, dim, half_to_float):
     if a.size == 0:
         return _result(a.copy(), self)
     e = np.exp(a - _row_max(a, d))
-    e /= np.add.reduce(e, axis=d, keepdims=True)
+    rows = _short_rows(e, d)
+    if rows is not None:
+        compiled("_rows_loop").softmax_scale(rows)
+    else:
+        e /= np.add.reduce(e, axis=d, keepdims=True)
     return _result(e, self)
+
+
+def _short_rows(a, d):
+    """a as C-contiguous float32/float64 (rows, n) for the compiled row loops (_rows_loop:
+    the same sums, one pass) when d is its last dim and n <= 128; else None."""
+    n = a.shape[-1]
+    if d == a.ndim - 1 and 0 < n <= 128 and a.flags.c_contiguous and \
+            (a.dtype == np.float32 or a.dtype == np.float64):
+        return a.reshape(-1, n)
+    return None
 
 
 def _row_max(a, d):
@@ -117,6 +132,11 @@ def softmax_backward_data(grad_output, output, dim, input_dtype):
     d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
     _check_float("softmax_backward", grad_output, d)
     g, y = _float_view(grad_output), _float_view(output)
+    rows_g, rows_y = _short_rows(g, d), _short_rows(y, d)
+    if rows_g is not None and rows_y is not None and g.dtype == y.dtype:
+        out = np.empty_like(g)
+        compiled("_rows_loop").softmax_backward(rows_g, rows_y, out.reshape(rows_g.shape))
+        return _result(out, grad_output)
     gy = g * y
     y = y * np.add.reduce(gy, axis=d, keepdims=True)
     return _result(np.subtract(gy, y, out=y), grad_output)
@@ -307,12 +327,16 @@ def _param(p, acc, shape):
 def _norm_grads(go, x, mean, rstd, w, rdims, bdims):
     """(dx, dweight, dbias) of y = (x - mean) * rstd * w + b with mean and rstd the
     statistics over `rdims` (training-mode batch norm, layer norm)."""
-    xhat = (x - mean) * rstd
+    xhat = np.subtract(x, mean)
+    xhat *= rstd
     g = go if w is None else go * w
     a = g.mean(axis=rdims, keepdims=True)
-    c = (g * xhat).mean(axis=rdims, keepdims=True)
-    dx = rstd * (g - a - xhat * c)
-    return dx, (go * xhat).sum(axis=bdims), go.sum(axis=bdims)
+    tmp = np.multiply(g, xhat)
+    c = tmp.mean(axis=rdims, keepdims=True)
+    dx = np.subtract(g, a)                   # rstd * (g - a - xhat * c), in place
+    dx -= np.multiply(xhat, c, out=tmp)
+    dx *= rstd
+    return dx, np.multiply(go, xhat, out=tmp).sum(axis=bdims), go.sum(axis=bdims)
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
@@ -325,6 +349,23 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     x = input._np.astype(acc, copy=False)
     rdims = tuple(range(axis, input.dim()))
     nshape = tuple(input._shape[axis:])
+    rows = _short_rows(x.reshape(x.shape[:axis] + (-1,)), axis) if x.size else None
+    if rows is not None:    # the steps below in one compiled pass per row (the same bits)
+        out, mean, rstd = np.empty_like(rows), np.empty(len(rows), acc), np.empty(len(rows), acc)
+        none = np.zeros((), acc)
+        params = [none if p is None else _param(p, acc, -1) for p in (weight, bias)]
+        compiled("_rows_loop").layer_norm(rows, *params, np.dtype(acc).type(eps), out, mean, rstd)
+        out = out.reshape(x.shape)
+        mean, rstd = mean.reshape(stats), rstd.reshape(stats)
+    else:
+        out, mean, rstd = _layer_norm_np(x, weight, bias, eps, acc, rdims, nshape, stats)
+    dt = input._dtype
+    return (from_array(np.ascontiguousarray(out, dtype=dt.np), dt),
+            from_array(np.array(mean.reshape(stats), dtype=sdt.np, order="C"), sdt),
+            from_array(np.array(rstd.reshape(stats), dtype=sdt.np, order="C"), sdt))
+
+
+def _layer_norm_np(x, weight, bias, eps, acc, rdims, nshape, stats):
     with np.errstate(invalid="ignore", divide="ignore"):
         if x.size:
             mean = x.mean(axis=rdims, keepdims=True)
@@ -333,15 +374,13 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
             mean = np.zeros(stats, acc)
             var = np.full(stats, np.nan, acc)
         rstd = 1 / np.sqrt(var + eps)
-    out = (x - mean) * rstd
+    out = np.subtract(x, mean)               # ((x - mean) * rstd) * weight + bias, in place
+    out *= rstd
     if weight is not None:
-        out = out * _param(weight, acc, nshape)
+        out *= _param(weight, acc, nshape)
     if bias is not None:
-        out = out + _param(bias, acc, nshape)
-    dt = input._dtype
-    return (from_array(np.array(out, dtype=dt.np, order="C"), dt),
-            from_array(np.array(mean.reshape(stats), dtype=sdt.np), sdt),
-            from_array(np.array(rstd.reshape(stats), dtype=sdt.np), sdt))
+        out += _param(bias, acc, nshape)
+    return out, mean, rstd
 
 
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
@@ -354,11 +393,22 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     acc = _acc_of(input)
     nshape = tuple(input._shape[axis:])
     rdims = tuple(range(axis, input.dim()))
-    dx, dw, db = _norm_grads(
-        grad_out._np.astype(acc, copy=False), input._np.astype(acc, copy=False),
-        mean._np.astype(acc, copy=False).reshape(stats),
-        rstd._np.astype(acc, copy=False).reshape(stats), _param(weight, acc, nshape), rdims,
-        tuple(range(axis)))
+    go, x = grad_out._np.astype(acc, copy=False), input._np.astype(acc, copy=False)
+    mean, rstd = (t._np.astype(acc, copy=False).reshape(stats) for t in (mean, rstd))
+    w = _param(weight, acc, nshape)
+    lead = x.shape[:axis] + (-1,)
+    rows_g, rows_x = (_short_rows(a.reshape(lead), axis) if x.size else None for a in (go, x))
+    if rows_g is not None and rows_x is not None and rows_x.shape[1] > 1:
+        # _norm_grads in one compiled pass per row (the same bits; for rows of one element
+        # NumPy's sums over the rows are pairwise, not row by row)
+        dx, dw, db = np.empty_like(rows_x), np.zeros(rows_x.shape[1], acc), \
+            np.zeros(rows_x.shape[1], acc)
+        compiled("_rows_loop").layer_norm_backward(
+            rows_g, rows_x, mean.reshape(-1), rstd.reshape(-1),
+            np.zeros((), acc) if w is None else w.reshape(-1), dx, dw, db)
+        dx, dw, db = dx.reshape(x.shape), dw.reshape(nshape), db.reshape(nshape)
+    else:
+        dx, dw, db = _norm_grads(go, x, mean, rstd, w, rdims, tuple(range(axis)))
     dt = input._dtype
     return (from_array(np.array(dx, dtype=dt.np, order="C"), dt) if output_mask[0] else None,
             from_array(np.array(dw, dtype=weight._dtype.np), weight._dtype)

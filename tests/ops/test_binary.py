@@ -275,9 +275,51 @@ def test_fma_compiled_loop_equals_the_numpy_emulation(dtype, alpha):
     others (broadcast operands, an array y) the NumPy emulation: the same bits on random
     and special values, so an op's result never depends on its path."""
     from ember.kernels.cpu import binary
-    from ember.kernels.cpu._fma_loop import fma_scalar
+    from ember.kernels.cpu._fma_loop import fma_scalar, fma_ufunc
     a, b = _alpha_operands(dtype, 20000, seed=7)
     y = np.asarray(alpha, dtype)
+    emulate = binary._fma32 if dtype == "float32" else binary._fma64
     with np.errstate(all="ignore"):
-        emulated = (binary._fma32 if dtype == "float32" else binary._fma64)(a, y, b)
+        emulated = emulate(a, y, b)
     same_bits(fma_scalar(a, y, b), np.asarray(emulated, dtype))
+    # the ufunc: broadcast operands, an array y, strided and transposed views, out=
+    x2, z2 = a.reshape(100, 200), b.reshape(100, 200)
+    for x, yy, z in [(x2, y, z2), (x2, z2[0] * y, z2), (x2[:, :1], y, z2), (x2.T, z2.T, x2.T),
+                     (x2[::3, 1::2], y, z2[::3, ::2]), (x2, x2[:1, ::-1], z2.T.copy().T)]:
+        with np.errstate(all="ignore"):
+            want = np.asarray(emulate(x, yy, z), dtype)
+        got = fma_ufunc(x, yy, z)
+        assert got.shape == want.shape
+        same_bits(got, want)
+        out = np.array(np.broadcast_to(z, want.shape))
+        fma_ufunc(x, yy, out, out=out)
+        same_bits(out, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_alpha_ops_broadcast_and_strided_like_torch(dtype):
+    """add/sub with alpha, addcmul and add_ on broadcast, transposed and strided operands
+    (the compiled fma ufunc): torch's bits, dtype, shape and strides, and the gradients."""
+    a, b = (x.reshape(100, 200) for x in _alpha_operands(dtype, 20000, seed=11))
+    ea, eb, ta, tb = (f(x) for f in (ember.from_numpy, torch.from_numpy) for x in (a, b))
+    pairs = [(lambda m, x, y: m.add(x, y[:1], alpha=0.3)),
+             (lambda m, x, y: m.sub(x.t(), y.t()[:, 3:4], alpha=-7)),
+             (lambda m, x, y: m.add(x[::3, 1::2], y[::3, ::2], alpha=1 / 3)),
+             (lambda m, x, y: m.addcmul(x.t(), y.t(), y[:1].t(), value=0.7)),
+             (lambda m, x, y: m.addcmul(x[:, :1], y, x[1], value=-2.5)),
+             (lambda m, x, y: x.clone().t().add_(y.t()[:, 5:6], alpha=0.1))]
+    with np.errstate(all="ignore"):
+        for f in pairs:
+            e, t = f(ember, ea, eb), f(torch, ta, tb)
+            assert (e.dtype.name, tuple(e.shape), e.stride()) == (dtype, tuple(t.shape), t.stride())
+            same_bits(e.numpy(), t.numpy())
+    rng = np.random.default_rng(0)
+    x, y, w = (rng.standard_normal(s).astype(dtype) for s in [(4, 5), (5, 4), (1, 5)])
+    grads = []
+    for m in (ember, torch):
+        ops = [m.from_numpy(v.copy()).requires_grad_() for v in (x, y, w)]
+        out = m.addcmul(ops[0], ops[1].t(), ops[2], value=0.5) + m.sub(ops[0], ops[2], alpha=3)
+        grads.append(m.autograd.grad(out, ops, m.ones_like(out)))
+    for e, t in zip(*grads):
+        assert e.stride() == t.stride()
+        np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6)

@@ -349,3 +349,91 @@ def test_layer_norm_backward_runs_the_kernel_like_torch(normalized, affine):
                 assert e.stride() == t.stride()
             np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-9,
                                        atol=1e-10)
+
+
+# --- softmax's compiled row loops (kernels/cpu/_rows_loop.py) -------------------------------
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [1, 5, 8, 13, 64, 128, 200])
+def test_softmax_rows_like_numpy_and_torch(n, dtype):
+    """_softmax and _softmax_backward_data along the last dim (rows of up to 128 through the
+    compiled loops, longer ones through NumPy): the bits of the NumPy formula (its pairwise
+    row sums), torch's values, dtype, shape and strides; NaN/inf rows; a transposed input."""
+    rng = np.random.default_rng(n)
+    x = (rng.standard_normal((3, 40, n)) * 4).astype(dtype)
+    x[0, 0, 0], x[0, 1, -1], x[0, 2], x[0, 3, 0] = np.nan, np.nan, -np.inf, np.inf
+    g = rng.standard_normal(x.shape).astype(dtype)
+    with np.errstate(all="ignore"):
+        ref = np.exp(x - x.max(-1, keepdims=True))
+        ref /= np.add.reduce(ref, axis=-1, keepdims=True)
+        gy = g * ref
+        ref_backward = gy - ref * np.add.reduce(gy, axis=-1, keepdims=True)
+    ex, tx, eg, tg = ember.from_numpy(x), torch.from_numpy(x), ember.from_numpy(g), torch.from_numpy(g)
+    with np.errstate(all="ignore"):     # (inf - inf in the inf rows)
+        e, t = ember._softmax(ex, -1, False), torch._softmax(tx, -1, False)
+        eb = ember.ops.aten._softmax_backward_data(eg, e, -1, e.dtype)
+    tb = torch.ops.aten._softmax_backward_data(tg, t, -1, t.dtype)
+    for got, want, tref in [(e, ref, t), (eb, ref_backward, tb)]:
+        np.testing.assert_array_equal(got.numpy(), want)
+        assert (got.dtype.name, got.shape, got.stride()) == (str(tref.dtype)[6:], tuple(tref.shape),
+                                                        tref.stride())
+        np.testing.assert_allclose(got.numpy(), tref.numpy(), rtol=1e-5, atol=1e-6)
+    xt = ember.from_numpy(x).transpose(0, 1)      # not C-contiguous: NumPy's path
+    np.testing.assert_allclose(ember._softmax(xt, -1, False).numpy(),
+                               torch._softmax(torch.from_numpy(x).transpose(0, 1), -1, False).numpy(),
+                               rtol=1e-5, atol=1e-6)
+    ea, ta = (m.from_numpy(x[1:]).requires_grad_() for m in (ember, torch))
+    (ga,), (gt,) = (m.autograd.grad(m.softmax(a, -1), a, m.from_numpy(g[1:]))
+                    for m, a in ((ember, ea), (torch, ta)))
+    assert ga.stride() == gt.stride()
+    np.testing.assert_allclose(ga.numpy(), gt.numpy(), rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("normalized, affine, layout", [
+    ((128,), True, "contiguous"), ((128,), False, "contiguous"), ((4, 16), True, "contiguous"),
+    ((7,), True, "transposed"), ((200,), True, "contiguous"), ((1,), False, "contiguous")])
+def test_layer_norm_rows_like_numpy_and_torch(normalized, affine, layout, dtype):
+    """native_layer_norm and its backward (rows of 2 to 128 through the compiled loops,
+    others through NumPy): the bits of the NumPy steps, torch's values, dtypes, shapes and
+    strides; a transposed input; the gradients through autograd."""
+    rng = np.random.default_rng(len(normalized) * 1000 + normalized[-1])
+    shape = (6, 5) + normalized
+    x = (rng.standard_normal(shape) * 3 + 1).astype(dtype)
+    w, b = (rng.standard_normal(normalized).astype(dtype) for _ in range(2))
+    ex, tx = ember.from_numpy(x), torch.from_numpy(x)
+    if layout == "transposed":
+        ex, tx, x = ex.transpose(0, 1), tx.transpose(0, 1), x.transpose(1, 0, 2)
+    params = [(ember.from_numpy(w), ember.from_numpy(b)), (torch.from_numpy(w), torch.from_numpy(b))]
+    if not affine:
+        params = [(None, None), (None, None)]
+    e = ember.native_layer_norm(ex, list(normalized), *params[0], 1e-5)
+    t = torch.native_layer_norm(tx, list(normalized), *params[1], 1e-5)
+    dims = tuple(range(2, x.ndim))
+    mean = x.mean(axis=dims, keepdims=True)
+    rstd = 1 / np.sqrt(((x - mean) ** 2).mean(axis=dims, keepdims=True) + 1e-5)
+    ref = (x - mean) * rstd * (w if affine else 1) + (b if affine else 0)
+    np.testing.assert_array_equal(e[0].numpy(), ref)
+    np.testing.assert_array_equal(e[1].numpy(), mean)
+    np.testing.assert_array_equal(e[2].numpy(), rstd)
+    for got, want in zip(e, t):
+        assert (got.dtype.name, got.shape, got.stride()) == \
+            (str(want.dtype)[6:], tuple(want.shape), want.stride())
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    g = rng.standard_normal(x.shape).astype(dtype)
+    from ember.kernels.cpu.nn import _norm_grads  # the NumPy steps
+    mask = [True, affine, affine]
+    eb = ember.ops.aten.native_layer_norm_backward(ember.from_numpy(g), ex, list(normalized), e[1], e[2],
+                                          *params[0], mask)
+    tb = torch.ops.aten.native_layer_norm_backward(torch.from_numpy(g), tx, list(normalized), t[1], t[2],
+                                          *params[1], mask)
+    refs = _norm_grads(g, x, mean, rstd, w if affine else None, dims, (0, 1))
+    for got, want, ref in zip(eb, tb, refs):
+        if want is not None:
+            np.testing.assert_array_equal(got.numpy(), ref)
+            assert (got.shape, got.stride()) == (tuple(want.shape), want.stride())
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-4, atol=1e-4)
+    ea, ta = (m.from_numpy(x.copy()).requires_grad_() for m in (ember, torch))
+    (ga,), (gt,) = (m.autograd.grad(m.nn.functional.layer_norm(a, normalized), a, m.from_numpy(g))
+                    for m, a in ((ember, ea), (torch, ta)))
+    assert ga.stride() == gt.stride()
+    np.testing.assert_allclose(ga.numpy(), gt.numpy(), rtol=1e-4, atol=1e-4)

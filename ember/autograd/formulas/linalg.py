@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ember
 
-from .common import sum_to_size
+from .common import maybe_multiply, sum_to_size
 
 
 def _z(g, like):
@@ -23,6 +23,27 @@ def _is_vector_rhs(A_shape, B_shape):
     """torch's linalg_solve_is_vector_rhs: B is a (batch of) vector(s)."""
     return len(B_shape) == 1 or (len(B_shape) == len(A_shape) - 1
                                  and tuple(B_shape) == tuple(A_shape[:-1]))
+
+
+def column_major(sizes, strides) -> bool:
+    """A matrix stored transposed (torch's test in mm_mat1/mm_mat2_backward)."""
+    return strides[0] == 1 and strides[1] == sizes[0]
+
+
+def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
+    """mat1's gradient of mat1 @ mat2 (mm, addmm): grad @ mat2^H, computed transposed when
+    mat1 is column-major, so the gradient takes mat1's layout (torch's FunctionsManual)."""
+    if column_major(sizes, strides):
+        return maybe_multiply(mat2.conj().mm(grad.t()).t(), alpha)
+    return maybe_multiply(grad.mm(mat2.t().conj()), alpha)
+
+
+def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
+    """mat2's gradient: mat1^H @ grad, transposed for a column-major mat2 (a Linear's
+    weight.t(): the weight's gradient comes out contiguous, as torch's)."""
+    if column_major(sizes, strides):
+        return maybe_multiply(grad.t().mm(mat1.conj()).t(), alpha)
+    return maybe_multiply(mat1.t().conj().mm(grad), alpha)
 
 
 def linalg_solve_backward(grad, A, B_shape, X, left):
