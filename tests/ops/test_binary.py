@@ -323,3 +323,28 @@ def test_alpha_ops_broadcast_and_strided_like_torch(dtype):
     for e, t in zip(*grads):
         assert e.stride() == t.stride()
         np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+@pytest.mark.parametrize("n", [4099, 7])
+@pytest.mark.parametrize("weight", [0.1, 0.3, 0.7, 0.999, -0.2, "tensor", "broadcast"])
+def test_lerp_and_addcmul_are_torchs_fused_multiply_add(dtype, n, weight):
+    """torch's kernels compute lerp as fma(w or w - 1, end - self, self or end) and
+    addcmul as fma(value * t1, t2, self): the same bits, functional and in place."""
+    rng = np.random.default_rng(n)
+    a, b, x, y, w = (rng.standard_normal(n).astype(np.float32) for _ in range(5))
+    edt, tdt = getattr(ember, dtype), getattr(torch, dtype)
+    E = lambda v: ember.tensor(v).to(edt)
+    T = lambda v: torch.tensor(v).to(tdt)
+    if weight == "tensor":
+        we, wt = E(w), T(w)
+    elif weight == "broadcast":
+        a, we, wt = a[:1], E(np.float32(0.6)), T(np.float32(0.6))
+    else:
+        we = wt = weight
+    for got, want in ((ember.lerp(E(a), E(b), we), torch.lerp(T(a), T(b), wt)),
+                      (E(a).expand(n).clone().lerp_(E(b), we),
+                       T(a).expand(n).clone().lerp_(T(b), wt)),
+                      (E(b).addcmul_(E(x), E(y), value=0.3), T(b).addcmul_(T(x), T(y), value=0.3)),
+                      (E(b).addcmul(E(x), E(y), value=0.3), T(b).addcmul(T(x), T(y), value=0.3))):
+        np.testing.assert_array_equal(got.float().numpy(), want.float().numpy())
