@@ -30,6 +30,7 @@ def _scan_into(op, out, x, dim):
 def _cum(op):
     def kernel(self, dim, dtype):
         m = getattr(MR, op)(self, dim, dtype)
+        MR.check_cum_loop(op, self, m._dtype, "{}_cuda")
         x = L.to_device_dtype(self, m._dtype, self._device)
         return _scan_into(op, L.empty_like_meta(m, self._device), x, dim)
     kernel.__name__ = kernel.__qualname__ = op
@@ -40,6 +41,7 @@ def _cum(op):
 def _cum_(op, meta):
     def kernel(self, dim, dtype):
         meta(self, dim, dtype)
+        MR.check_cum_loop(op, self, self._dtype, "{}_cuda")
         return _scan_into(op, self, self, dim)   # each thread reads an element before writing it
     kernel.__name__ = kernel.__qualname__ = op + "_"
     return kernel

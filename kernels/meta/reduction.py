@@ -299,12 +299,12 @@ def cum_layout(op, self, dim, dtype):
     return wrap_dims((dim,), len(self._shape))[0], sum_dtype(self._dtype, dtype)
 
 
-def check_cum_loop(op, self, dt) -> None:
-    """torch's CPU cumsum/cumprod loops have no bool version; a 0-d or empty input never
-    reaches them (it is copied or zeroed), and neither does Meta."""
+def check_cum_loop(op, self, dt, kernel="{}_out_cpu") -> None:
+    """torch's CPU and CUDA cumsum/cumprod loops have no bool version; a 0-d or empty input
+    never reaches them (it is copied or zeroed), and neither does Meta."""
     if dt is D.bool_ and self._shape and 0 not in self._shape:
         from ember.kernels.common._errors import not_implemented_for
-        raise not_implemented_for(f"{op}_out_cpu", D.bool_)
+        raise not_implemented_for(kernel.format(op), D.bool_)
 
 
 def cumsum(self, dim, dtype):
