@@ -12278,9 +12278,9 @@ def _ag_clone(ks, self, memory_format):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CloneBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CloneBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -12317,9 +12317,9 @@ def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memo
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ToCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ToCopyBackward0, (_e_self,), (True,))
     _node._s_self_device = self.device
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
@@ -12333,7 +12333,7 @@ def _ag_fill__Scalar(ks, self, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FillBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_fill__Scalar.get(_ks)
     if _k is None:
@@ -12372,7 +12372,7 @@ def _ag_zero_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ZeroBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ZeroBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_zero_.get(_ks)
     if _k is None:
@@ -12418,9 +12418,9 @@ def _ag_add_Scalar(ks, self, other, alpha):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AddBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AddBackward1, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -12459,7 +12459,7 @@ def _ag_add__Scalar(ks, self, other, alpha):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AddBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AddBackward1, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_add__Scalar.get(_ks)
@@ -12506,9 +12506,9 @@ def _ag_sub_Scalar(ks, self, other, alpha):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SubBackward1, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -12547,7 +12547,7 @@ def _ag_sub__Scalar(ks, self, other, alpha):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SubBackward1, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_sub__Scalar.get(_ks)
@@ -12596,9 +12596,9 @@ def _ag_mul_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MulBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MulBackward1, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
@@ -12640,7 +12640,7 @@ def _ag_mul__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(MulBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(MulBackward1, (_e_self,), (True,))
             _node._s_other = other
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
@@ -12714,9 +12714,9 @@ def _ag_div_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DivBackward2, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
@@ -12811,9 +12811,9 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PowBackward1, (_e_self,), (True,))
     _node._s_exponent = exponent
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -12830,9 +12830,9 @@ def _ag_pow_Scalar(ks, self, exponent):
     if not _tls.grad_enabled:
         return _out
     _e_exponent = _edge(exponent)
-    if not (_e_exponent is not None):
+    if _e_exponent is None:
         return _out
-    _node = _new_node(PowBackward2, (_e_exponent or _NO_EDGE,), (_e_exponent is not None,))
+    _node = _new_node(PowBackward2, (_e_exponent,), (True,))
     _node._s_exponent = _save(exponent)
     _node._s_self = self
     result = _out
@@ -12902,9 +12902,9 @@ def _ag_clamp(ks, self, min, max):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampBackward1, (_e_self,), (True,))
     _node._s_max = max
     _node._s_min = min
     _node._s_self = _save(self)
@@ -12942,7 +12942,7 @@ def _ag_clamp_(ks, self, min, max):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampBackward1, (_e_self,), (True,))
             _node._s_max = max
             _node._s_min = min
             _node._s_self = _save(self.clone())
@@ -12966,9 +12966,9 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaskedFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaskedFillBackward0, (_e_self,), (True,))
     _node._s_mask = _save(mask)
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
@@ -13008,7 +13008,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(MaskedFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(MaskedFillBackward0, (_e_self,), (True,))
             _node._s_mask = _save(mask)
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
@@ -13084,9 +13084,9 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RsubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RsubBackward1, (_e_self,), (True,))
     _node._s_alpha = alpha
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
@@ -13121,9 +13121,9 @@ def _ag_floor_divide_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FloorDivideBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -13154,7 +13154,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FloorDivideBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_floor_divide__Scalar.get(_ks)
     if _k is None:
@@ -13201,9 +13201,9 @@ def _ag_remainder_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RemainderBackward1, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -13219,9 +13219,9 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_other = _edge(other)
-    if not (_e_other is not None):
+    if _e_other is None:
         return _out
-    _node = _new_node(RemainderBackward2, (_e_other or _NO_EDGE,), (_e_other is not None,))
+    _node = _new_node(RemainderBackward2, (_e_other,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -13260,7 +13260,7 @@ def _ag_remainder__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RemainderBackward1, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_remainder__Scalar.get(_ks)
@@ -13308,9 +13308,9 @@ def _ag_fmod_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FmodBackward1, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -13350,7 +13350,7 @@ def _ag_fmod__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FmodBackward1, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_fmod__Scalar.get(_ks)
@@ -13751,7 +13751,7 @@ def _ag_eq__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(EqBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(EqBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13796,7 +13796,7 @@ def _ag_ne__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(NeBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13841,7 +13841,7 @@ def _ag_lt__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LtBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13886,7 +13886,7 @@ def _ag_le__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LeBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13931,7 +13931,7 @@ def _ag_gt__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GtBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13976,7 +13976,7 @@ def _ag_ge__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GeBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13999,9 +13999,9 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DivBackward3, (_e_self,), (True,))
     _node._s_other = other
     _node._s_rounding_mode = rounding_mode
     _node._s_self_dtype = self._dtype
@@ -14017,7 +14017,7 @@ def _ag_div__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(DivBackward2, (_e_self,), (True,))
             _node._s_other = other
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
@@ -14038,7 +14038,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(DivBackward3, (_e_self,), (True,))
             _node._s_other = other
             _node._s_rounding_mode = rounding_mode
             _node._s_self_dtype = self._dtype
@@ -14060,7 +14060,7 @@ def _ag_pow__Scalar(ks, self, exponent):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(PowBackward1, (_e_self,), (True,))
             _node._s_exponent = exponent
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -14083,9 +14083,9 @@ def _ag_neg(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NegBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -14097,7 +14097,7 @@ def _ag_neg_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(NegBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_neg_.get(_ks)
     if _k is None:
@@ -14118,9 +14118,9 @@ def _ag_exp(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ExpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ExpBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14134,7 +14134,7 @@ def _ag_exp_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ExpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ExpBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_exp_.get(_ks)
     if _k is None:
@@ -14157,9 +14157,9 @@ def _ag_log(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14172,7 +14172,7 @@ def _ag_log_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LogBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LogBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log_.get(_ks)
@@ -14194,9 +14194,9 @@ def _ag_relu(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ReluBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14210,7 +14210,7 @@ def _ag_relu_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ReluBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_relu_.get(_ks)
     if _k is None:
@@ -14260,9 +14260,9 @@ def _ag_sigmoid(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SigmoidBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SigmoidBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14276,7 +14276,7 @@ def _ag_sigmoid_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SigmoidBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SigmoidBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_sigmoid_.get(_ks)
     if _k is None:
@@ -14299,9 +14299,9 @@ def _ag_tanh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TanhBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14315,7 +14315,7 @@ def _ag_tanh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TanhBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_tanh_.get(_ks)
     if _k is None:
@@ -14338,9 +14338,9 @@ def _ag_exp2(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Exp2Backward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14354,7 +14354,7 @@ def _ag_exp2_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Exp2Backward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_exp2_.get(_ks)
     if _k is None:
@@ -14377,9 +14377,9 @@ def _ag_expm1(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Expm1Backward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14393,7 +14393,7 @@ def _ag_expm1_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Expm1Backward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_expm1_.get(_ks)
     if _k is None:
@@ -14416,9 +14416,9 @@ def _ag_log2(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Log2Backward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14431,7 +14431,7 @@ def _ag_log2_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Log2Backward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log2_.get(_ks)
@@ -14453,9 +14453,9 @@ def _ag_log10(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Log10Backward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14468,7 +14468,7 @@ def _ag_log10_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Log10Backward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log10_.get(_ks)
@@ -14490,9 +14490,9 @@ def _ag_log1p(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Log1PBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14505,7 +14505,7 @@ def _ag_log1p_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Log1PBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log1p_.get(_ks)
@@ -14527,9 +14527,9 @@ def _ag_sqrt(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqrtBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14543,7 +14543,7 @@ def _ag_sqrt_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SqrtBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_sqrt_.get(_ks)
     if _k is None:
@@ -14566,9 +14566,9 @@ def _ag_rsqrt(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RsqrtBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14582,7 +14582,7 @@ def _ag_rsqrt_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RsqrtBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_rsqrt_.get(_ks)
     if _k is None:
@@ -14605,9 +14605,9 @@ def _ag_reciprocal(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ReciprocalBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14621,7 +14621,7 @@ def _ag_reciprocal_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ReciprocalBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_reciprocal_.get(_ks)
     if _k is None:
@@ -14644,9 +14644,9 @@ def _ag_sin(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SinBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14659,7 +14659,7 @@ def _ag_sin_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SinBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_sin_.get(_ks)
@@ -14681,9 +14681,9 @@ def _ag_cos(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CosBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14696,7 +14696,7 @@ def _ag_cos_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CosBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_cos_.get(_ks)
@@ -14718,9 +14718,9 @@ def _ag_tan(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TanBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14734,7 +14734,7 @@ def _ag_tan_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TanBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_tan_.get(_ks)
     if _k is None:
@@ -14757,9 +14757,9 @@ def _ag_asin(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AsinBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14772,7 +14772,7 @@ def _ag_asin_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AsinBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_asin_.get(_ks)
@@ -14794,9 +14794,9 @@ def _ag_acos(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AcosBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14809,7 +14809,7 @@ def _ag_acos_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AcosBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_acos_.get(_ks)
@@ -14831,9 +14831,9 @@ def _ag_atan(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AtanBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14846,7 +14846,7 @@ def _ag_atan_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AtanBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_atan_.get(_ks)
@@ -14868,9 +14868,9 @@ def _ag_sinh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SinhBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14883,7 +14883,7 @@ def _ag_sinh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SinhBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_sinh_.get(_ks)
@@ -14905,9 +14905,9 @@ def _ag_cosh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CoshBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14920,7 +14920,7 @@ def _ag_cosh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CoshBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_cosh_.get(_ks)
@@ -14942,9 +14942,9 @@ def _ag_erf(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ErfBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14957,7 +14957,7 @@ def _ag_erf_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ErfBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_erf_.get(_ks)
@@ -14979,9 +14979,9 @@ def _ag_abs(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AbsBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14994,7 +14994,7 @@ def _ag_abs_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AbsBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_abs_.get(_ks)
@@ -15016,9 +15016,9 @@ def _ag_floor(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FloorBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15030,7 +15030,7 @@ def _ag_floor_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FloorBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_floor_.get(_ks)
     if _k is None:
@@ -15051,9 +15051,9 @@ def _ag_ceil(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CeilBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15065,7 +15065,7 @@ def _ag_ceil_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CeilBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_ceil_.get(_ks)
     if _k is None:
@@ -15086,9 +15086,9 @@ def _ag_round(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RoundBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15103,9 +15103,9 @@ def _ag_round_decimals(ks, self, decimals):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RoundBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15117,7 +15117,7 @@ def _ag_round_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RoundBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_round_.get(_ks)
     if _k is None:
@@ -15135,7 +15135,7 @@ def _ag_round__decimals(ks, self, decimals):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RoundBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_round__decimals.get(_ks)
     if _k is None:
@@ -15156,9 +15156,9 @@ def _ag_trunc(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TruncBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15170,7 +15170,7 @@ def _ag_trunc_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TruncBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_trunc_.get(_ks)
     if _k is None:
@@ -15191,9 +15191,9 @@ def _ag_frac(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FracBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15205,7 +15205,7 @@ def _ag_frac_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FracBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_frac_.get(_ks)
     if _k is None:
@@ -15226,9 +15226,9 @@ def _ag_sign(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SignBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15240,7 +15240,7 @@ def _ag_sign_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SignBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_sign_.get(_ks)
     if _k is None:
@@ -15261,9 +15261,9 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NanToNumBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15276,7 +15276,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(NanToNumBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_nan_to_num_.get(_ks)
@@ -15298,9 +15298,9 @@ def _ag_digamma(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DigammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DigammaBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15313,7 +15313,7 @@ def _ag_digamma_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(DigammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(DigammaBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_digamma_.get(_ks)
@@ -15335,9 +15335,9 @@ def _ag_lgamma(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LgammaBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15350,7 +15350,7 @@ def _ag_lgamma_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LgammaBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_lgamma_.get(_ks)
@@ -15372,9 +15372,9 @@ def _ag_erfinv(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ErfinvBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ErfinvBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15387,7 +15387,7 @@ def _ag_erfinv_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ErfinvBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ErfinvBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_erfinv_.get(_ks)
@@ -15409,9 +15409,9 @@ def _ag_erfc(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ErfcBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ErfcBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15424,7 +15424,7 @@ def _ag_erfc_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ErfcBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ErfcBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_erfc_.get(_ks)
@@ -15446,9 +15446,9 @@ def _ag_i0(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(I0Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(I0Backward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15461,7 +15461,7 @@ def _ag_i0_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(I0Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(I0Backward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_i0_.get(_ks)
@@ -15483,9 +15483,9 @@ def _ag_sinc(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SincBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SincBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15498,7 +15498,7 @@ def _ag_sinc_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SincBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SincBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_sinc_.get(_ks)
@@ -15520,9 +15520,9 @@ def _ag_deg2rad(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Deg2RadBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Deg2RadBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15534,7 +15534,7 @@ def _ag_deg2rad_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Deg2RadBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Deg2RadBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_deg2rad_.get(_ks)
     if _k is None:
@@ -15555,9 +15555,9 @@ def _ag_rad2deg(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Rad2DegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Rad2DegBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15569,7 +15569,7 @@ def _ag_rad2deg_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Rad2DegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Rad2DegBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_rad2deg_.get(_ks)
     if _k is None:
@@ -15590,9 +15590,9 @@ def _ag_logit(ks, self, eps):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogitBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogitBackward0, (_e_self,), (True,))
     _node._s_eps = eps
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -15606,7 +15606,7 @@ def _ag_logit_(ks, self, eps):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LogitBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LogitBackward0, (_e_self,), (True,))
             _node._s_eps = eps
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -15629,9 +15629,9 @@ def _ag_polygamma(ks, n, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PolygammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PolygammaBackward0, (_e_self,), (True,))
     _node._s_n = n
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -15645,7 +15645,7 @@ def _ag_polygamma_(ks, self, n):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(PolygammaBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(PolygammaBackward1, (_e_self,), (True,))
             _node._s_n = n
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -15668,9 +15668,9 @@ def _ag_mvlgamma(ks, self, p):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MvlgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MvlgammaBackward0, (_e_self,), (True,))
     _node._s_p = p
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -15684,7 +15684,7 @@ def _ag_mvlgamma_(ks, self, p):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(MvlgammaBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(MvlgammaBackward1, (_e_self,), (True,))
             _node._s_p = p
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -15707,9 +15707,9 @@ def _ag_special_i0e(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialI0EBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialI0EBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15727,9 +15727,9 @@ def _ag_special_i1(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialI1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialI1Backward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15747,9 +15747,9 @@ def _ag_special_i1e(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialI1EBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialI1EBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15767,9 +15767,9 @@ def _ag_special_ndtr(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialNdtrBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialNdtrBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15785,9 +15785,9 @@ def _ag_special_ndtri(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialNdtriBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialNdtriBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -15804,9 +15804,9 @@ def _ag_special_log_ndtr(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialLogNdtrBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialLogNdtrBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15824,9 +15824,9 @@ def _ag_special_erfcx(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialErfcxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialErfcxBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15844,9 +15844,9 @@ def _ag_special_entr(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialEntrBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialEntrBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15862,9 +15862,9 @@ def _ag_frexp_Tensor(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FrexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FrexpBackward0, (_e_self,), (True,))
     mantissa = _out[0]
     exponent = _out[1]
     _node._s_exponent = _save_output(exponent, 1)
@@ -15882,9 +15882,9 @@ def _ag_acosh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AcoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AcoshBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15897,7 +15897,7 @@ def _ag_acosh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AcoshBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AcoshBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_acosh_.get(_ks)
     if _k is None:
@@ -15918,9 +15918,9 @@ def _ag_asinh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AsinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AsinhBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15933,7 +15933,7 @@ def _ag_asinh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AsinhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AsinhBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_asinh_.get(_ks)
     if _k is None:
@@ -15954,9 +15954,9 @@ def _ag_atanh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AtanhBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15969,7 +15969,7 @@ def _ag_atanh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AtanhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AtanhBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_atanh_.get(_ks)
     if _k is None:
@@ -16449,9 +16449,9 @@ def _ag_sum(ks, self, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SumBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -16468,9 +16468,9 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SumBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SumBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_dtype = self._dtype
@@ -16489,9 +16489,9 @@ def _ag_mean(ks, self, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MeanBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -16508,9 +16508,9 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MeanBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MeanBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_dtype = self._dtype
@@ -16529,9 +16529,9 @@ def _ag_amax(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AmaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -16551,9 +16551,9 @@ def _ag_prod(ks, self, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ProdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ProdBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -16571,9 +16571,9 @@ def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ProdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ProdBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -16593,9 +16593,9 @@ def _ag_amin(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AminBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -16615,9 +16615,9 @@ def _ag_max(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxBackward1, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -16635,9 +16635,9 @@ def _ag_max_dim(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -16686,9 +16686,9 @@ def _ag_min(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MinBackward1, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -16706,9 +16706,9 @@ def _ag_min_dim(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MinBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -16757,9 +16757,9 @@ def _ag_var_correction(ks, self, dim, correction, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(VarBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(VarBackward0, (_e_self,), (True,))
     _node._s_correction = correction
     _node._s_dim = dim
     _node._s_keepdim = keepdim
@@ -16778,9 +16778,9 @@ def _ag_std_correction(ks, self, dim, correction, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(StdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(StdBackward0, (_e_self,), (True,))
     _node._s_correction = correction
     _node._s_dim = dim
     _node._s_keepdim = keepdim
@@ -16801,9 +16801,9 @@ def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(VarMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(VarMeanBackward0, (_e_self,), (True,))
     _node._s_correction = correction
     _node._s_dim = dim
     _node._s_keepdim = keepdim
@@ -16822,9 +16822,9 @@ def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(StdMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(StdMeanBackward0, (_e_self,), (True,))
     _node._s_correction = correction
     _node._s_dim = dim
     _node._s_keepdim = keepdim
@@ -16846,9 +16846,9 @@ def _ag_logsumexp(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogsumexpBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -16868,9 +16868,9 @@ def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgVectorNormBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgVectorNormBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_ord = ord
@@ -16891,9 +16891,9 @@ def _ag_cumsum(ks, self, dim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CumsumBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
@@ -16907,7 +16907,7 @@ def _ag_cumsum_(ks, self, dim, dtype):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CumsumBackward0, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
@@ -16930,9 +16930,9 @@ def _ag_cumprod(ks, self, dim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CumprodBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
     result = _out
@@ -16948,7 +16948,7 @@ def _ag_cumprod_(ks, self, dim, dtype):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CumprodBackward0, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -16994,9 +16994,9 @@ def _ag_fill_Scalar(ks, self, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FillBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FillBackward2, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17031,9 +17031,9 @@ def _ag_zero(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ZeroBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ZeroBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17048,9 +17048,9 @@ def _ag_uniform(ks, self, from_, to, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UniformBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UniformBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17065,9 +17065,9 @@ def _ag_exponential(ks, self, lambd, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ExponentialBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ExponentialBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17082,9 +17082,9 @@ def _ag_geometric(ks, self, p, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(GeometricBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(GeometricBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17099,9 +17099,9 @@ def _ag_log_normal(ks, self, mean, std, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogNormalBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogNormalBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17116,9 +17116,9 @@ def _ag_cauchy(ks, self, median, sigma, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CauchyBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CauchyBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17133,9 +17133,9 @@ def _ag_random_from(ks, self, from_, to, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandomBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandomBackward3, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17150,9 +17150,9 @@ def _ag_random_to(ks, self, to, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandomBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandomBackward4, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17167,9 +17167,9 @@ def _ag_random(ks, self, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandomBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandomBackward5, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17184,9 +17184,9 @@ def _ag_normal_functional(ks, self, mean, std, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NormalFunctionalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NormalFunctionalBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17201,9 +17201,9 @@ def _ag_nansum(ks, self, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NansumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NansumBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -17221,9 +17221,9 @@ def _ag_median(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MedianBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MedianBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -17241,9 +17241,9 @@ def _ag_median_dim(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MedianBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MedianBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -17264,9 +17264,9 @@ def _ag_nanmedian(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NanmedianBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NanmedianBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -17284,9 +17284,9 @@ def _ag_nanmedian_dim(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NanmedianBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NanmedianBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -17307,9 +17307,9 @@ def _ag_kthvalue(ks, self, k, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(KthvalueBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(KthvalueBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -17330,9 +17330,9 @@ def _ag_mode(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ModeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ModeBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -17353,9 +17353,9 @@ def _ag_cummax(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CummaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CummaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
     values = _out[0]
@@ -17375,9 +17375,9 @@ def _ag_cummin(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CumminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CumminBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
     values = _out[0]
@@ -17397,9 +17397,9 @@ def _ag_logcumsumexp(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogcumsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogcumsumexpBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
     result = _out
@@ -17418,9 +17418,9 @@ def _ag_aminmax(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AminmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AminmaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -17479,9 +17479,9 @@ def _ag_bincount(ks, self, weights, minlength):
     if not _tls.grad_enabled:
         return _out
     _e_weights = None if weights is None else _edge(weights)
-    if not (_e_weights is not None):
+    if _e_weights is None:
         return _out
-    _node = _new_node(BincountBackward0, (_e_weights or _NO_EDGE,), (_e_weights is not None,))
+    _node = _new_node(BincountBackward0, (_e_weights,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17596,9 +17596,9 @@ def _ag_linalg_inv_ex(ks, A, check_errors):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgInvExBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgInvExBackward0, (_e_A,), (True,))
     inverse = _out[0]
     info = _out[1]
     _node._s_inverse = _save_output(inverse, 0)
@@ -17616,9 +17616,9 @@ def _ag_linalg_det(ks, A):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgDetBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgDetBackward0, (_e_A,), (True,))
     _node._s_A = _save(A)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -17636,9 +17636,9 @@ def _ag_linalg_slogdet(ks, A):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgSlogdetBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgSlogdetBackward0, (_e_A,), (True,))
     _node._s_A = _save(A)
     sign = _out[0]
     logabsdet = _out[1]
@@ -17657,9 +17657,9 @@ def _ag_linalg_cholesky_ex(ks, self, upper, check_errors):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgCholeskyExBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgCholeskyExBackward0, (_e_self,), (True,))
     _node._s_upper = upper
     L = _out[0]
     info = _out[1]
@@ -17678,9 +17678,9 @@ def _ag_linalg_qr(ks, A, mode):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgQrBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgQrBackward0, (_e_A,), (True,))
     _node._s_mode = mode
     Q = _out[0]
     R = _out[1]
@@ -17700,9 +17700,9 @@ def _ag_linalg_svd(ks, A, full_matrices, driver):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgSvdBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgSvdBackward0, (_e_A,), (True,))
     _node._s_full_matrices = full_matrices
     U = _out[0]
     S = _out[1]
@@ -17724,9 +17724,9 @@ def _ag_linalg_eigh(ks, self, UPLO):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgEighBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgEighBackward0, (_e_self,), (True,))
     eigenvalues = _out[0]
     eigenvectors = _out[1]
     _node._s_eigenvalues = _save_output(eigenvalues, 0)
@@ -17745,9 +17745,9 @@ def _ag_linalg_eig(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgEigBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgEigBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     eigenvalues = _out[0]
     eigenvectors = _out[1]
@@ -17767,9 +17767,9 @@ def _ag__linalg_eigvals(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgEigvalsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgEigvalsBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17811,9 +17811,9 @@ def _ag_linalg_lu(ks, A, pivot):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgLuBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgLuBackward0, (_e_A,), (True,))
     P = _out[0]
     L = _out[1]
     U = _out[2]
@@ -17834,9 +17834,9 @@ def _ag_linalg_lu_factor_ex(ks, A, pivot, check_errors):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgLuFactorExBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgLuFactorExBackward0, (_e_A,), (True,))
     LU = _out[0]
     pivots = _out[1]
     info = _out[2]
@@ -17856,9 +17856,9 @@ def _ag_lu_unpack(ks, LU_data, LU_pivots, unpack_data, unpack_pivots):
     if not _tls.grad_enabled:
         return _out
     _e_LU_data = _edge(LU_data)
-    if not (_e_LU_data is not None):
+    if _e_LU_data is None:
         return _out
-    _node = _new_node(LuUnpackBackward0, (_e_LU_data or _NO_EDGE,), (_e_LU_data is not None,))
+    _node = _new_node(LuUnpackBackward0, (_e_LU_data,), (True,))
     _node._s_LU_data_shape = LU_data._shape
     _set_history_many(_out, _node, (False, True, True))
     return _out
@@ -17901,9 +17901,9 @@ def _ag_linalg_ldl_factor_ex(ks, self, hermitian, check_errors):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgLdlFactorExBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgLdlFactorExBackward0, (_e_self,), (True,))
     _set_history_many(_out, _node, (True, False, False))
     return _out
 
@@ -17984,9 +17984,9 @@ def _ag_linalg_matrix_exp(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgMatrixExpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgMatrixExpBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -18002,9 +18002,9 @@ def _ag_view(ks, self, size):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18020,9 +18020,9 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AsStridedBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AsStridedBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _node._s_self_storage_offset = self.storage_offset()
     _node._s_self_stride = self.stride()
@@ -18043,9 +18043,9 @@ def _ag_permute(ks, self, dims):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PermuteBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PermuteBackward0, (_e_self,), (True,))
     _node._s_dims = dims
     _set_history_one(_out, _node)
     return _out
@@ -18061,9 +18061,9 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TransposeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TransposeBackward0, (_e_self,), (True,))
     _node._s_dim0 = dim0
     _node._s_dim1 = dim1
     _set_history_one(_out, _node)
@@ -18080,9 +18080,9 @@ def _ag_t(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18097,9 +18097,9 @@ def _ag_unsqueeze(ks, self, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnsqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnsqueezeBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_one(_out, _node)
     return _out
@@ -18115,9 +18115,9 @@ def _ag_squeeze(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18133,9 +18133,9 @@ def _ag_squeeze_dim(ks, self, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeBackward1, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18151,9 +18151,9 @@ def _ag_squeeze_dims(ks, self, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeBackward2, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18169,9 +18169,9 @@ def _ag_expand(ks, self, size, implicit):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ExpandBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ExpandBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18187,9 +18187,9 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SliceBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SliceBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_end = end
     _node._s_self_shape = self._shape
@@ -18209,9 +18209,9 @@ def _ag_select_int(ks, self, dim, index):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SelectBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = index
     _node._s_self_shape = self._shape
@@ -18229,9 +18229,9 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DiagonalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DiagonalBackward0, (_e_self,), (True,))
     _node._s_dim1 = dim1
     _node._s_dim2 = dim2
     _node._s_offset = offset
@@ -18250,9 +18250,9 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SplitBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SplitBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, True)
     return _out
@@ -18268,9 +18268,9 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SplitWithSizesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SplitWithSizesBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, True)
     return _out
@@ -18286,9 +18286,9 @@ def _ag_unbind_int(ks, self, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnbindBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnbindBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, True)
     return _out
@@ -18304,9 +18304,9 @@ def _ag_alias(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AliasBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AliasBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18318,7 +18318,7 @@ def _ag_t_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_t_.get(_ks)
     if _k is None:
@@ -18336,7 +18336,7 @@ def _ag_transpose_(ks, self, dim0, dim1):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TransposeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TransposeBackward0, (_e_self,), (True,))
             _node._s_dim0 = dim0
             _node._s_dim1 = dim1
     _ks = ks & _BELOW
@@ -18356,7 +18356,7 @@ def _ag_unsqueeze_(ks, self, dim):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(UnsqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(UnsqueezeBackward0, (_e_self,), (True,))
             _node._s_dim = dim
     _ks = ks & _BELOW
     _k = _c_unsqueeze_.get(_ks)
@@ -18375,7 +18375,7 @@ def _ag_squeeze_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SqueezeBackward0, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze_.get(_ks)
@@ -18394,7 +18394,7 @@ def _ag_squeeze__dim(ks, self, dim):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SqueezeBackward1, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze__dim.get(_ks)
@@ -18413,7 +18413,7 @@ def _ag_squeeze__dims(ks, self, dim):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SqueezeBackward2, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze__dims.get(_ks)
@@ -18432,7 +18432,7 @@ def _ag_as_strided_(ks, self, size, stride, storage_offset):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AsStridedBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AsStridedBackward0, (_e_self,), (True,))
             _node._s_self_shape = self._shape
             _node._s_self_storage_offset = self.storage_offset()
             _node._s_self_stride = self.stride()
@@ -18494,7 +18494,7 @@ def _ag_set_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SetBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SetBackward2, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_set_.get(_ks)
     if _k is None:
@@ -18515,9 +18515,9 @@ def _ag_lift_fresh(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LiftFreshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LiftFreshBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18532,9 +18532,9 @@ def _ag_lift_fresh_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LiftFreshCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LiftFreshCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18571,9 +18571,9 @@ def _ag_index_Tensor(ks, self, indices):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(IndexBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(IndexBackward0, (_e_self,), (True,))
     _node._s_indices = _save_list(indices)
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -18641,9 +18641,9 @@ def _ag_repeat(ks, self, repeats):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RepeatBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RepeatBackward0, (_e_self,), (True,))
     _node._s_repeats = repeats
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -18660,9 +18660,9 @@ def _ag_flip(ks, self, dims):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FlipBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FlipBackward0, (_e_self,), (True,))
     _node._s_dims = dims
     _set_history_one(_out, _node)
     return _out
@@ -18678,9 +18678,9 @@ def _ag_roll(ks, self, shifts, dims):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RollBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RollBackward0, (_e_self,), (True,))
     _node._s_dims = dims
     _node._s_shifts = shifts
     _set_history_one(_out, _node)
@@ -18697,9 +18697,9 @@ def _ag_tril(ks, self, diagonal):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TrilBackward0, (_e_self,), (True,))
     _node._s_diagonal = diagonal
     _set_history_one(_out, _node)
     return _out
@@ -18712,7 +18712,7 @@ def _ag_tril_(ks, self, diagonal):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TrilBackward0, (_e_self,), (True,))
             _node._s_diagonal = diagonal
     _ks = ks & _BELOW
     _k = _c_tril_.get(_ks)
@@ -18734,9 +18734,9 @@ def _ag_triu(ks, self, diagonal):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TriuBackward0, (_e_self,), (True,))
     _node._s_diagonal = diagonal
     _set_history_one(_out, _node)
     return _out
@@ -18749,7 +18749,7 @@ def _ag_triu_(ks, self, diagonal):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TriuBackward0, (_e_self,), (True,))
             _node._s_diagonal = diagonal
     _ks = ks & _BELOW
     _k = _c_triu_.get(_ks)
@@ -18771,9 +18771,9 @@ def _ag_index_select(ks, self, dim, index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(IndexSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(IndexSelectBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = _save(index)
     _node._s_self_shape = self._shape
@@ -18791,9 +18791,9 @@ def _ag_gather(ks, self, dim, index, sparse_grad):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(GatherBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(GatherBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = _save(index)
     _node._s_self_shape = self._shape
@@ -18832,9 +18832,9 @@ def _ag_scatter_value(ks, self, dim, index, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ScatterBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = _save(index)
     _set_history_one(_out, _node)
@@ -18869,9 +18869,9 @@ def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ScatterBackward3, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18905,7 +18905,7 @@ def _ag_scatter__value(ks, self, dim, index, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ScatterBackward1, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_index = _save(index)
     _ks = ks & _BELOW
@@ -18944,7 +18944,7 @@ def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ScatterBackward3, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_scatter__value_reduce.get(_ks)
     if _k is None:
@@ -19065,9 +19065,9 @@ def _ag_masked_select(ks, self, mask):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaskedSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaskedSelectBackward0, (_e_self,), (True,))
     _node._s_mask = _save(mask)
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -19084,9 +19084,9 @@ def _ag_topk(ks, self, k, dim, largest, sorted):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TopkBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TopkBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_shape = self._shape
     values = _out[0]
@@ -19106,9 +19106,9 @@ def _ag_sort(ks, self, dim, descending):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SortBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SortBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_shape = self._shape
     values = _out[0]
@@ -19128,9 +19128,9 @@ def _ag_sort_stable(ks, self, stable, dim, descending):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SortBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SortBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_shape = self._shape
     values = _out[0]
@@ -19150,9 +19150,9 @@ def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Unique2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Unique2Backward0, (_e_self,), (True,))
     _set_history_many(_out, _node, (True, False, False))
     return _out
 
@@ -19167,9 +19167,9 @@ def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UniqueDimBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UniqueDimBackward0, (_e_self,), (True,))
     _set_history_many(_out, _node, (True, False, False))
     return _out
 
@@ -19385,9 +19385,9 @@ def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(IndexFillBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = _save(index)
     _set_history_one(_out, _node)
@@ -19424,7 +19424,7 @@ def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(IndexFillBackward0, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_index = _save(index)
     _ks = ks & _BELOW
@@ -19519,9 +19519,9 @@ def _ag_take(ks, self, index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TakeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TakeBackward0, (_e_self,), (True,))
     _node._s_index = _save(index)
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -19591,9 +19591,9 @@ def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UniqueConsecutiveBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UniqueConsecutiveBackward0, (_e_self,), (True,))
     _set_history_many(_out, _node, (True, False, False))
     return _out
 
@@ -19608,9 +19608,9 @@ def _ag_unfold(ks, self, dimension, size, step):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnfoldBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnfoldBackward0, (_e_self,), (True,))
     _node._s_dimension = dimension
     _node._s_self_shape = self._shape
     _node._s_size = size
@@ -19629,9 +19629,9 @@ def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_f
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19646,9 +19646,9 @@ def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19663,9 +19663,9 @@ def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward2, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19680,9 +19680,9 @@ def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device,
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward3, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19697,9 +19697,9 @@ def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, 
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward4, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19714,9 +19714,9 @@ def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, 
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward5, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19728,7 +19728,7 @@ def _ag_uniform_(ks, self, from_, to, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(UniformBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(UniformBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_uniform_.get(_ks)
     if _k is None:
@@ -19746,7 +19746,7 @@ def _ag_normal_(ks, self, mean, std, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NormalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(NormalBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_normal_.get(_ks)
     if _k is None:
@@ -19764,7 +19764,7 @@ def _ag_exponential_(ks, self, lambd, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ExponentialBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ExponentialBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_exponential_.get(_ks)
     if _k is None:
@@ -19782,7 +19782,7 @@ def _ag_random__from(ks, self, from_, to, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RandomBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RandomBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_random__from.get(_ks)
     if _k is None:
@@ -19800,7 +19800,7 @@ def _ag_random__to(ks, self, to, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RandomBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RandomBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_random__to.get(_ks)
     if _k is None:
@@ -19818,7 +19818,7 @@ def _ag_random_(ks, self, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RandomBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RandomBackward2, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_random_.get(_ks)
     if _k is None:
@@ -19839,9 +19839,9 @@ def _ag_bernoulli(ks, self, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(BernoulliBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(BernoulliBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19856,9 +19856,9 @@ def _ag_bernoulli_p(ks, self, p, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(BernoulliBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(BernoulliBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19911,7 +19911,7 @@ def _ag_bernoulli__float(ks, self, p, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(BernoulliBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(BernoulliBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_bernoulli__float.get(_ks)
     if _k is None:
@@ -19932,9 +19932,9 @@ def _ag_native_dropout(ks, input, p, train):
     if not _tls.grad_enabled:
         return _out
     _e_input = _edge(input)
-    if not (_e_input is not None):
+    if _e_input is None:
         return _out
-    _node = _new_node(NativeDropoutBackward0, (_e_input or _NO_EDGE,), (_e_input is not None,))
+    _node = _new_node(NativeDropoutBackward0, (_e_input,), (True,))
     _node._s_p = p
     _node._s_train = train
     result0 = _out[0]
@@ -19975,9 +19975,9 @@ def _ag_normal_Tensor_float(ks, mean, std, generator):
     if not _tls.grad_enabled:
         return _out
     _e_mean = _edge(mean)
-    if not (_e_mean is not None):
+    if _e_mean is None:
         return _out
-    _node = _new_node(NormalBackward1, (_e_mean or _NO_EDGE,), (_e_mean is not None,))
+    _node = _new_node(NormalBackward1, (_e_mean,), (True,))
     _node._s_mean_dtype = mean._dtype
     _node._s_mean_shape = mean._shape
     _set_history_one(_out, _node)
@@ -19994,9 +19994,9 @@ def _ag_normal_float_Tensor(ks, mean, std, generator):
     if not _tls.grad_enabled:
         return _out
     _e_std = _edge(std)
-    if not (_e_std is not None):
+    if _e_std is None:
         return _out
-    _node = _new_node(NormalBackward2, (_e_std or _NO_EDGE,), (_e_std is not None,))
+    _node = _new_node(NormalBackward2, (_e_std,), (True,))
     _node._s_std_dtype = std._dtype
     _node._s_std_shape = std._shape
     _set_history_one(_out, _node)
@@ -20034,7 +20034,7 @@ def _ag_log_normal_(ks, self, mean, std, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LogNormalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LogNormalBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_log_normal_.get(_ks)
     if _k is None:
@@ -20052,7 +20052,7 @@ def _ag_cauchy_(ks, self, median, sigma, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CauchyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CauchyBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_cauchy_.get(_ks)
     if _k is None:
@@ -20070,7 +20070,7 @@ def _ag_geometric_(ks, self, p, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GeometricBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GeometricBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_geometric_.get(_ks)
     if _k is None:
@@ -20091,9 +20091,9 @@ def _ag_poisson(ks, self, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PoissonBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PoissonBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -20109,9 +20109,9 @@ def _ag_view_as_real(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewAsRealBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewAsRealBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -20126,9 +20126,9 @@ def _ag_view_as_complex(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewAsComplexBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewAsComplexBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -20143,9 +20143,9 @@ def _ag__conj(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ConjBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ConjBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -20160,9 +20160,9 @@ def _ag__conj_physical(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ConjPhysicalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ConjPhysicalBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -20177,9 +20177,9 @@ def _ag_angle(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AngleBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AngleBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -20195,9 +20195,9 @@ def _ag_sgn(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SgnBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SgnBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -20254,9 +20254,9 @@ def _ag__fft_r2c(ks, self, dim, normalization, onesided):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FftR2CBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FftR2CBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_normalization = normalization
     _node._s_onesided = onesided
@@ -20275,9 +20275,9 @@ def _ag__fft_c2r(ks, self, dim, normalization, last_dim_size):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FftC2RBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FftC2RBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_normalization = normalization
     _set_history_one(_out, _node)
@@ -20294,9 +20294,9 @@ def _ag__fft_c2c(ks, self, dim, normalization, forward):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FftC2CBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FftC2CBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_forward = forward
     _node._s_normalization = normalization
@@ -20372,9 +20372,9 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaxPool2DWithIndicesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxPool2DWithIndicesBackward0, (_e_self,), (True,))
     _node._s_ceil_mode = ceil_mode
     _node._s_dilation = dilation
     _node._s_kernel_size = kernel_size
@@ -20420,9 +20420,9 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AvgPool2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AvgPool2DBackward0, (_e_self,), (True,))
     _node._s_ceil_mode = ceil_mode
     _node._s_count_include_pad = count_include_pad
     _node._s_divisor_override = divisor_override
@@ -20472,9 +20472,9 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AdaptiveAvgPool2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AdaptiveAvgPool2DBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -20512,9 +20512,9 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ConstantPadNdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ConstantPadNdBackward0, (_e_self,), (True,))
     _node._s_pad = pad
     _set_history_one(_out, _node)
     return _out
@@ -20530,9 +20530,9 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     if not _tls.grad_enabled:
         return _out
     _e_weight = _edge(weight)
-    if not (_e_weight is not None):
+    if _e_weight is None:
         return _out
-    _node = _new_node(EmbeddingBackward0, (_e_weight or _NO_EDGE,), (_e_weight is not None,))
+    _node = _new_node(EmbeddingBackward0, (_e_weight,), (True,))
     _node._s_indices = _save(indices)
     _node._s_padding_idx = padding_idx
     _node._s_scale_grad_by_freq = scale_grad_by_freq
@@ -20551,9 +20551,9 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     if not _tls.grad_enabled:
         return _out
     _e_grad_output = _edge(grad_output)
-    if not (_e_grad_output is not None):
+    if _e_grad_output is None:
         return _out
-    _node = _new_node(EmbeddingDenseBackwardBackward0, (_e_grad_output or _NO_EDGE,), (_e_grad_output is not None,))
+    _node = _new_node(EmbeddingDenseBackwardBackward0, (_e_grad_output,), (True,))
     _node._s_indices = _save(indices)
     _node._s_padding_idx = padding_idx
     _node._s_scale_grad_by_freq = scale_grad_by_freq
@@ -20674,9 +20674,9 @@ def _ag__softmax(ks, self, dim, half_to_float):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SoftmaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_dtype = self._dtype
     result = _out
@@ -20695,9 +20695,9 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogSoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogSoftmaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_dtype = self._dtype
     result = _out
@@ -20766,9 +20766,9 @@ def _ag_gelu(ks, self, approximate):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(GeluBackward0, (_e_self,), (True,))
     _node._s_approximate = approximate
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -20782,7 +20782,7 @@ def _ag_gelu_(ks, self, approximate):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GeluBackward0, (_e_self,), (True,))
             _node._s_approximate = approximate
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -20835,9 +20835,9 @@ def _ag_silu(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SiluBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -20850,7 +20850,7 @@ def _ag_silu_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SiluBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_silu_.get(_ks)
@@ -20900,9 +20900,9 @@ def _ag_softplus(ks, self, beta, threshold):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SoftplusBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SoftplusBackward0, (_e_self,), (True,))
     _node._s_beta = beta
     _node._s_self = _save(self)
     _node._s_threshold = threshold
@@ -20952,9 +20952,9 @@ def _ag_leaky_relu(ks, self, negative_slope):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LeakyReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LeakyReluBackward0, (_e_self,), (True,))
     _node._s_negative_slope = negative_slope
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -20968,7 +20968,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LeakyReluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LeakyReluBackward1, (_e_self,), (True,))
             _node._s_negative_slope = negative_slope
     _ks = ks & _BELOW
     _k = _c_leaky_relu_.get(_ks)
@@ -21018,9 +21018,9 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(EluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(EluBackward0, (_e_self,), (True,))
     _node._s_alpha = alpha
     _node._s_input_scale = input_scale
     _node._s_scale = scale
@@ -21036,7 +21036,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(EluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(EluBackward1, (_e_self,), (True,))
             _node._s_alpha = alpha
             _node._s_input_scale = input_scale
             _node._s_scale = scale
@@ -21095,9 +21095,9 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(HardtanhBackward0, (_e_self,), (True,))
     _node._s_max_val = max_val
     _node._s_min_val = min_val
     _node._s_self = _save(self)
@@ -21112,7 +21112,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(HardtanhBackward0, (_e_self,), (True,))
             _node._s_max_val = max_val
             _node._s_min_val = min_val
             _node._s_self = _save(self.clone())
@@ -21163,9 +21163,9 @@ def _ag_threshold(ks, self, threshold, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ThresholdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ThresholdBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _node._s_threshold = threshold
     _set_history_one(_out, _node)
@@ -21179,7 +21179,7 @@ def _ag_threshold_(ks, self, threshold, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ThresholdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ThresholdBackward1, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
             _node._s_threshold = threshold
     _ks = ks & _BELOW
@@ -21258,9 +21258,9 @@ def _ag_clamp_min(ks, self, min):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampMinBackward0, (_e_self,), (True,))
     _node._s_min = min
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -21302,7 +21302,7 @@ def _ag_clamp_min_(ks, self, min):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampMinBackward0, (_e_self,), (True,))
             _node._s_min = min
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -21354,9 +21354,9 @@ def _ag_clamp_max(ks, self, max):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampMaxBackward0, (_e_self,), (True,))
     _node._s_max = max
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -21398,7 +21398,7 @@ def _ag_clamp_max_(ks, self, max):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampMaxBackward0, (_e_self,), (True,))
             _node._s_max = max
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -21476,9 +21476,9 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NllLossBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NllLossBackward0, (_e_self,), (True,))
     _node._s_ignore_index = ignore_index
     _node._s_reduction = reduction
     _node._s_self = _save(self)
@@ -21714,9 +21714,9 @@ def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NllLoss2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NllLoss2DBackward0, (_e_self,), (True,))
     _node._s_ignore_index = ignore_index
     _node._s_reduction = reduction
     _node._s_self = _save(self)
@@ -21767,9 +21767,9 @@ def _ag_view_copy(ks, self, size):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -21785,9 +21785,9 @@ def _ag_as_strided_copy(ks, self, size, stride, storage_offset):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AsStridedCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AsStridedCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _node._s_self_storage_offset = self.storage_offset()
     _node._s_self_stride = self.stride()
@@ -21808,9 +21808,9 @@ def _ag_permute_copy(ks, self, dims):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PermuteCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PermuteCopyBackward0, (_e_self,), (True,))
     _node._s_dims = dims
     _set_history_one(_out, _node)
     return _out
@@ -21826,9 +21826,9 @@ def _ag_transpose_copy_int(ks, self, dim0, dim1):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TransposeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TransposeCopyBackward0, (_e_self,), (True,))
     _node._s_dim0 = dim0
     _node._s_dim1 = dim1
     _set_history_one(_out, _node)
@@ -21845,9 +21845,9 @@ def _ag_t_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -21862,9 +21862,9 @@ def _ag_unsqueeze_copy(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnsqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnsqueezeCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_one(_out, _node)
     return _out
@@ -21880,9 +21880,9 @@ def _ag_squeeze_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -21898,9 +21898,9 @@ def _ag_squeeze_copy_dim(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -21916,9 +21916,9 @@ def _ag_squeeze_copy_dims(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -21934,9 +21934,9 @@ def _ag_expand_copy(ks, self, size, implicit):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ExpandCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ExpandCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -21952,9 +21952,9 @@ def _ag_slice_copy_Tensor(ks, self, dim, start, end, step):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SliceCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SliceCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_end = end
     _node._s_self_shape = self._shape
@@ -21974,9 +21974,9 @@ def _ag_select_copy_int(ks, self, dim, index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SelectCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SelectCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = index
     _node._s_self_shape = self._shape
@@ -21994,9 +21994,9 @@ def _ag_diagonal_copy(ks, self, offset, dim1, dim2):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DiagonalCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DiagonalCopyBackward0, (_e_self,), (True,))
     _node._s_dim1 = dim1
     _node._s_dim2 = dim2
     _node._s_offset = offset
@@ -22015,9 +22015,9 @@ def _ag_split_copy_Tensor(ks, self, split_size, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SplitCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SplitCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -22033,9 +22033,9 @@ def _ag_split_with_sizes_copy(ks, self, split_sizes, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SplitWithSizesCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SplitWithSizesCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -22051,9 +22051,9 @@ def _ag_unbind_copy_int(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnbindCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnbindCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -22069,9 +22069,9 @@ def _ag_alias_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AliasCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AliasCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -22086,9 +22086,9 @@ def _ag_unfold_copy(ks, self, dimension, size, step):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnfoldCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnfoldCopyBackward0, (_e_self,), (True,))
     _node._s_dimension = dimension
     _node._s_self_shape = self._shape
     _node._s_size = size
@@ -22107,9 +22107,9 @@ def _ag_view_as_real_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewAsRealCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewAsRealCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -22124,9 +22124,9 @@ def _ag_view_as_complex_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -22141,9 +22141,9 @@ def _ag__conj_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ConjCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ConjCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 

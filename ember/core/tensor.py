@@ -568,7 +568,7 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None, contig: bool = False)
     return t
 
 
-_CPU_BIT, _COMPLEX_BIT = K.CPU_BIT, K.COMPLEX_BIT
+_CPU_BIT, _COMPLEX_BIT, _NOT_COMPLEX = K.CPU_BIT, K.COMPLEX_BIT, ~K.COMPLEX_BIT
 
 
 def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
@@ -601,7 +601,7 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
     t._storage = storage
     if ks is None:
         ks = (_INFERENCE_KS_OF_DEVICE_TYPE if _tls.inference else _KS_OF_DEVICE_TYPE)[dev.type]
-    t._ks = dtype_keyset(ks, dt)
+    t._ks = ks | _COMPLEX_BIT if dt.is_complex else ks & _NOT_COMPLEX  # (dtype_keyset)
     t._base = base
     t._ag = None
     return t
@@ -650,11 +650,13 @@ def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, ar
     tensor([9., 1., 2., 3., 4., 5.])
     """
     dt = dt or base._dtype
-    st = base.untyped_storage()
+    st = base._storage
+    if st is None:
+        st = base.untyped_storage()
     if arr is None and st._bytes is None:     # storage bytes not made yet: skip making them
         arr = _array_within(base._np, base._offset, shape, stride, offset, dt)
     v = make_tensor(st, shape, stride, offset, dt, base if base._base is None else base._base, arr,
-                    base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT))
+                    base._ks & _NO_HISTORY)
     if _tls.inference and base._ks & K.ADINPLACE_BIT:
         # a view of a normal tensor made in inference mode stays normal (torch's rule)
         autograd_hooks.mark_inference_view(v, base)
