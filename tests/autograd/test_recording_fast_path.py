@@ -184,3 +184,48 @@ def test_torch_function_flag_off_once_subclasses_are_gone():
     assert ember.overrides.tf_state[0] == before
     a, ta = pair(np.arange(3, dtype=np.float32))
     check(a + 1, ta + 1)
+
+
+# --- in-place ops: the overlap checks and the version counter ----------------------------
+def test_inplace_on_marked_and_expanded_tensors():
+    def ok(M):
+        a = M.tensor([1.0, 2.0, 3.0])
+        t = a + a                       # (ember: marked C-contiguous)
+        v = t._version
+        t.sub_(a, alpha=0.5)
+        t.mul_(2)
+        return t, t._version - v
+    (e, ev), (t, tv) = ok(ember), ok(torch)
+    check(e, t)
+    assert ev == tv == 2
+    raises_like(lambda: ember.ones(1, 4).expand(3, 4).add_(1),
+                lambda: torch.ones(1, 4).expand(3, 4).add_(1),
+                "more than one element of the written-to tensor refers to a single memory")
+
+
+def test_partial_overlap_with_number_arguments():
+    def run(M):
+        t = M.arange(6.0)
+        t[1:].add_(t[:-1], alpha=2)
+    raises_like(lambda: run(ember), lambda: run(torch),
+                "some elements of the input tensor and the written-to tensor")
+
+
+# --- overload matchers --------------------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    lambda M, x: x.sum(), lambda M, x: x.sum(0), lambda M, x: x.sum((0, 1), keepdim=True),
+    lambda M, x: x.sum(dim=None), lambda M, x: x.sum(1, dtype=M.float64),
+    lambda M, x: M.sum(x, -1), lambda M, x: x.sum("a"), lambda M, x: x.sum(0, 1, 2, 3),
+])
+def test_overloaded_sum_matches_torch(call):
+    x_np = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ex, tx = pair(x_np)
+    try:
+        t = call(torch, tx)
+    except TypeError as exc:
+        with pytest.raises(TypeError) as ei:
+            call(ember, ex)
+        assert str(ei.value).splitlines()[0].split(" - ")[0] == \
+            str(exc).splitlines()[0].split(" - ")[0]
+        return
+    check(call(ember, ex), t)
