@@ -229,3 +229,21 @@ def test_overloaded_sum_matches_torch(call):
             str(exc).splitlines()[0].split(" - ")[0]
         return
     check(call(ember, ex), t)
+
+
+def test_out_resize_drops_the_old_arrays_mark():
+    """out= resizing gives `out` a new array: the mark of the old one neither applies nor
+    keeps the old array alive; results and strides are torch's."""
+    def run(M):
+        o = M.ones(2) + 0.0
+        x = M.arange(6.0).reshape(2, 3)
+        with pytest.warns(UserWarning, match="was resized"):
+            M.add(x, x, out=o)
+        return o * 2.0
+    e, t = run(ember), run(torch)
+    check(e, t)
+    o = ember.ones(2) + 0.0
+    old = weakref.ref(o._np)
+    with pytest.warns(UserWarning, match="was resized"):
+        ember.add(ember.ones(3), 1.0, out=o)
+    assert old() is None and o._contig in (None, o._np)
