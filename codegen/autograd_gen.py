@@ -157,9 +157,13 @@ def _edge_lines(d: Derivative, fn: NativeFunction) -> list[str]:
 
 
 def _node_line(d: Derivative) -> list[str]:
+    """The node, made once some input needs a gradient (with one input: that one)."""
     edges, needs = [], []
     for name, is_list in d.inputs:
-        if is_list:
+        if len(d.inputs) == 1 and not is_list:     # its edge is known to exist here
+            edges.append(f"_e_{name}")
+            needs.append("True")
+        elif is_list:
             edges.append(f"*[_x or _NO_EDGE for _x in _e_{name}]")
             needs.append(f"*[_x is not None for _x in _e_{name}]")
         else:
@@ -274,7 +278,9 @@ def forward_kernel(d: Derivative, fn: NativeFunction) -> str:
         else:
             body.append(f"{IND}return _out")
         body += _edge_lines(d, fn)
-        body += [f"if not ({any_needed}):", f"{IND}return _out"]
+        single = len(d.inputs) == 1 and not d.inputs[0][1]
+        body += [f"if _e_{d.inputs[0][0]} is None:" if single else f"if not ({any_needed}):",
+                 f"{IND}return _out"]
         body += _node_line(d)
         body += _save_lines(d, False, False)
         body += _output_bindings(d)

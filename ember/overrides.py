@@ -1,7 +1,7 @@
 """`__torch_function__` support: Tensor subclasses and TorchFunctionMode.
 
-Generated bindings test one flag, `tf_state[0]`, which is True once any Tensor
-subclass exists or a mode is active; only then do they look for overrides.
+Generated bindings test one flag, `tf_state[0]`, which is True while a Tensor subclass
+that opts in exists or a mode is active; only then do they look for overrides.
 
     >>> class Logged(ember.Tensor):
     ...     @classmethod
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import weakref
 
 from .core.tensor import Tensor
 from .dispatch.tls import state as _tls
@@ -64,9 +65,17 @@ def _opts_in(cls) -> bool:
 
 
 def _on_subclass(cls):
+    """Counts a subclass that opts in while the class lives (its finalizer uncounts it),
+    so the flag goes off again once such classes are gone."""
     if _opts_in(cls):
         _subclass_count[0] += 1
         _refresh()
+        weakref.finalize(cls, _subclass_gone)
+
+
+def _subclass_gone():
+    _subclass_count[0] -= 1
+    _refresh()
 
 
 def _init_subclass(cls, **kwargs):

@@ -12326,9 +12326,9 @@ def _ag_clone(ks, self, memory_format):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CloneBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CloneBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -12365,9 +12365,9 @@ def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memo
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ToCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ToCopyBackward0, (_e_self,), (True,))
     _node._s_self_device = self.device
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
@@ -12381,7 +12381,7 @@ def _ag_fill__Scalar(ks, self, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FillBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_fill__Scalar.get(_ks)
     if _k is None:
@@ -12420,7 +12420,7 @@ def _ag_zero_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ZeroBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ZeroBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_zero_.get(_ks)
     if _k is None:
@@ -12466,9 +12466,9 @@ def _ag_add_Scalar(ks, self, other, alpha):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AddBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AddBackward1, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -12507,7 +12507,7 @@ def _ag_add__Scalar(ks, self, other, alpha):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AddBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AddBackward1, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_add__Scalar.get(_ks)
@@ -12554,9 +12554,9 @@ def _ag_sub_Scalar(ks, self, other, alpha):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SubBackward1, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -12595,7 +12595,7 @@ def _ag_sub__Scalar(ks, self, other, alpha):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SubBackward1, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_sub__Scalar.get(_ks)
@@ -12644,9 +12644,9 @@ def _ag_mul_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MulBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MulBackward1, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
@@ -12688,7 +12688,7 @@ def _ag_mul__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(MulBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(MulBackward1, (_e_self,), (True,))
             _node._s_other = other
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
@@ -12762,9 +12762,9 @@ def _ag_div_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DivBackward2, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
@@ -12859,9 +12859,9 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PowBackward1, (_e_self,), (True,))
     _node._s_exponent = exponent
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -12878,9 +12878,9 @@ def _ag_pow_Scalar(ks, self, exponent):
     if not _tls.grad_enabled:
         return _out
     _e_exponent = _edge(exponent)
-    if not (_e_exponent is not None):
+    if _e_exponent is None:
         return _out
-    _node = _new_node(PowBackward2, (_e_exponent or _NO_EDGE,), (_e_exponent is not None,))
+    _node = _new_node(PowBackward2, (_e_exponent,), (True,))
     _node._s_exponent = _save(exponent)
     _node._s_self = self
     result = _out
@@ -12950,9 +12950,9 @@ def _ag_clamp(ks, self, min, max):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampBackward1, (_e_self,), (True,))
     _node._s_max = max
     _node._s_min = min
     _node._s_self = _save(self)
@@ -12990,7 +12990,7 @@ def _ag_clamp_(ks, self, min, max):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampBackward1, (_e_self,), (True,))
             _node._s_max = max
             _node._s_min = min
             _node._s_self = _save(self.clone())
@@ -13014,9 +13014,9 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaskedFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaskedFillBackward0, (_e_self,), (True,))
     _node._s_mask = _save(mask)
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
@@ -13056,7 +13056,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(MaskedFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(MaskedFillBackward0, (_e_self,), (True,))
             _node._s_mask = _save(mask)
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
@@ -13132,9 +13132,9 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RsubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RsubBackward1, (_e_self,), (True,))
     _node._s_alpha = alpha
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
@@ -13169,9 +13169,9 @@ def _ag_floor_divide_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FloorDivideBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -13202,7 +13202,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FloorDivideBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_floor_divide__Scalar.get(_ks)
     if _k is None:
@@ -13249,9 +13249,9 @@ def _ag_remainder_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RemainderBackward1, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -13267,9 +13267,9 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_other = _edge(other)
-    if not (_e_other is not None):
+    if _e_other is None:
         return _out
-    _node = _new_node(RemainderBackward2, (_e_other or _NO_EDGE,), (_e_other is not None,))
+    _node = _new_node(RemainderBackward2, (_e_other,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -13308,7 +13308,7 @@ def _ag_remainder__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RemainderBackward1, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_remainder__Scalar.get(_ks)
@@ -13356,9 +13356,9 @@ def _ag_fmod_Scalar(ks, self, other):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FmodBackward1, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -13398,7 +13398,7 @@ def _ag_fmod__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FmodBackward1, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_fmod__Scalar.get(_ks)
@@ -13799,7 +13799,7 @@ def _ag_eq__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(EqBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(EqBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13844,7 +13844,7 @@ def _ag_ne__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(NeBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13889,7 +13889,7 @@ def _ag_lt__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LtBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13934,7 +13934,7 @@ def _ag_le__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LeBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -13979,7 +13979,7 @@ def _ag_gt__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GtBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -14024,7 +14024,7 @@ def _ag_ge__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GeBackward3, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -14047,9 +14047,9 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DivBackward3, (_e_self,), (True,))
     _node._s_other = other
     _node._s_rounding_mode = rounding_mode
     _node._s_self_dtype = self._dtype
@@ -14065,7 +14065,7 @@ def _ag_div__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(DivBackward2, (_e_self,), (True,))
             _node._s_other = other
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
@@ -14086,7 +14086,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(DivBackward3, (_e_self,), (True,))
             _node._s_other = other
             _node._s_rounding_mode = rounding_mode
             _node._s_self_dtype = self._dtype
@@ -14108,7 +14108,7 @@ def _ag_pow__Scalar(ks, self, exponent):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(PowBackward1, (_e_self,), (True,))
             _node._s_exponent = exponent
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -14131,9 +14131,9 @@ def _ag_neg(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NegBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -14145,7 +14145,7 @@ def _ag_neg_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(NegBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_neg_.get(_ks)
     if _k is None:
@@ -14166,9 +14166,9 @@ def _ag_exp(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ExpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ExpBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14182,7 +14182,7 @@ def _ag_exp_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ExpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ExpBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_exp_.get(_ks)
     if _k is None:
@@ -14205,9 +14205,9 @@ def _ag_log(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14220,7 +14220,7 @@ def _ag_log_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LogBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LogBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log_.get(_ks)
@@ -14242,9 +14242,9 @@ def _ag_relu(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ReluBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14258,7 +14258,7 @@ def _ag_relu_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ReluBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_relu_.get(_ks)
     if _k is None:
@@ -14308,9 +14308,9 @@ def _ag_sigmoid(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SigmoidBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SigmoidBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14324,7 +14324,7 @@ def _ag_sigmoid_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SigmoidBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SigmoidBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_sigmoid_.get(_ks)
     if _k is None:
@@ -14347,9 +14347,9 @@ def _ag_tanh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TanhBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14363,7 +14363,7 @@ def _ag_tanh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TanhBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_tanh_.get(_ks)
     if _k is None:
@@ -14386,9 +14386,9 @@ def _ag_exp2(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Exp2Backward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14402,7 +14402,7 @@ def _ag_exp2_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Exp2Backward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_exp2_.get(_ks)
     if _k is None:
@@ -14425,9 +14425,9 @@ def _ag_expm1(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Expm1Backward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14441,7 +14441,7 @@ def _ag_expm1_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Expm1Backward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_expm1_.get(_ks)
     if _k is None:
@@ -14464,9 +14464,9 @@ def _ag_log2(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Log2Backward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14479,7 +14479,7 @@ def _ag_log2_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Log2Backward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log2_.get(_ks)
@@ -14501,9 +14501,9 @@ def _ag_log10(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Log10Backward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14516,7 +14516,7 @@ def _ag_log10_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Log10Backward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log10_.get(_ks)
@@ -14538,9 +14538,9 @@ def _ag_log1p(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Log1PBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14553,7 +14553,7 @@ def _ag_log1p_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Log1PBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log1p_.get(_ks)
@@ -14575,9 +14575,9 @@ def _ag_sqrt(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqrtBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14591,7 +14591,7 @@ def _ag_sqrt_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SqrtBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_sqrt_.get(_ks)
     if _k is None:
@@ -14614,9 +14614,9 @@ def _ag_rsqrt(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RsqrtBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14630,7 +14630,7 @@ def _ag_rsqrt_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RsqrtBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_rsqrt_.get(_ks)
     if _k is None:
@@ -14653,9 +14653,9 @@ def _ag_reciprocal(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ReciprocalBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14669,7 +14669,7 @@ def _ag_reciprocal_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ReciprocalBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_reciprocal_.get(_ks)
     if _k is None:
@@ -14692,9 +14692,9 @@ def _ag_sin(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SinBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14707,7 +14707,7 @@ def _ag_sin_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SinBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_sin_.get(_ks)
@@ -14729,9 +14729,9 @@ def _ag_cos(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CosBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14744,7 +14744,7 @@ def _ag_cos_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CosBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_cos_.get(_ks)
@@ -14766,9 +14766,9 @@ def _ag_tan(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TanBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -14782,7 +14782,7 @@ def _ag_tan_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TanBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_tan_.get(_ks)
     if _k is None:
@@ -14805,9 +14805,9 @@ def _ag_asin(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AsinBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14820,7 +14820,7 @@ def _ag_asin_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AsinBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_asin_.get(_ks)
@@ -14842,9 +14842,9 @@ def _ag_acos(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AcosBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14857,7 +14857,7 @@ def _ag_acos_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AcosBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_acos_.get(_ks)
@@ -14879,9 +14879,9 @@ def _ag_atan(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AtanBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14894,7 +14894,7 @@ def _ag_atan_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AtanBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_atan_.get(_ks)
@@ -14916,9 +14916,9 @@ def _ag_sinh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SinhBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14931,7 +14931,7 @@ def _ag_sinh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SinhBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_sinh_.get(_ks)
@@ -14953,9 +14953,9 @@ def _ag_cosh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CoshBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -14968,7 +14968,7 @@ def _ag_cosh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CoshBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_cosh_.get(_ks)
@@ -14990,9 +14990,9 @@ def _ag_erf(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ErfBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15005,7 +15005,7 @@ def _ag_erf_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ErfBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_erf_.get(_ks)
@@ -15027,9 +15027,9 @@ def _ag_abs(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AbsBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15042,7 +15042,7 @@ def _ag_abs_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AbsBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_abs_.get(_ks)
@@ -15064,9 +15064,9 @@ def _ag_floor(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FloorBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15078,7 +15078,7 @@ def _ag_floor_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FloorBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_floor_.get(_ks)
     if _k is None:
@@ -15099,9 +15099,9 @@ def _ag_ceil(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CeilBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15113,7 +15113,7 @@ def _ag_ceil_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CeilBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_ceil_.get(_ks)
     if _k is None:
@@ -15134,9 +15134,9 @@ def _ag_round(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RoundBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15151,9 +15151,9 @@ def _ag_round_decimals(ks, self, decimals):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RoundBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15165,7 +15165,7 @@ def _ag_round_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RoundBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_round_.get(_ks)
     if _k is None:
@@ -15183,7 +15183,7 @@ def _ag_round__decimals(ks, self, decimals):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RoundBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_round__decimals.get(_ks)
     if _k is None:
@@ -15204,9 +15204,9 @@ def _ag_trunc(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TruncBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15218,7 +15218,7 @@ def _ag_trunc_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TruncBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_trunc_.get(_ks)
     if _k is None:
@@ -15239,9 +15239,9 @@ def _ag_frac(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FracBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15253,7 +15253,7 @@ def _ag_frac_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(FracBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_frac_.get(_ks)
     if _k is None:
@@ -15274,9 +15274,9 @@ def _ag_sign(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SignBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15288,7 +15288,7 @@ def _ag_sign_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SignBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_sign_.get(_ks)
     if _k is None:
@@ -15309,9 +15309,9 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NanToNumBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15324,7 +15324,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(NanToNumBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_nan_to_num_.get(_ks)
@@ -15346,9 +15346,9 @@ def _ag_digamma(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DigammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DigammaBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15361,7 +15361,7 @@ def _ag_digamma_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(DigammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(DigammaBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_digamma_.get(_ks)
@@ -15383,9 +15383,9 @@ def _ag_lgamma(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LgammaBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15398,7 +15398,7 @@ def _ag_lgamma_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LgammaBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_lgamma_.get(_ks)
@@ -15420,9 +15420,9 @@ def _ag_erfinv(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ErfinvBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ErfinvBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15435,7 +15435,7 @@ def _ag_erfinv_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ErfinvBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ErfinvBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_erfinv_.get(_ks)
@@ -15457,9 +15457,9 @@ def _ag_erfc(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ErfcBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ErfcBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15472,7 +15472,7 @@ def _ag_erfc_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ErfcBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ErfcBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_erfc_.get(_ks)
@@ -15494,9 +15494,9 @@ def _ag_i0(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(I0Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(I0Backward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15509,7 +15509,7 @@ def _ag_i0_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(I0Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(I0Backward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_i0_.get(_ks)
@@ -15531,9 +15531,9 @@ def _ag_sinc(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SincBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SincBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15546,7 +15546,7 @@ def _ag_sinc_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SincBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SincBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_sinc_.get(_ks)
@@ -15568,9 +15568,9 @@ def _ag_deg2rad(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Deg2RadBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Deg2RadBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15582,7 +15582,7 @@ def _ag_deg2rad_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Deg2RadBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Deg2RadBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_deg2rad_.get(_ks)
     if _k is None:
@@ -15603,9 +15603,9 @@ def _ag_rad2deg(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Rad2DegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Rad2DegBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -15617,7 +15617,7 @@ def _ag_rad2deg_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Rad2DegBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Rad2DegBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_rad2deg_.get(_ks)
     if _k is None:
@@ -15638,9 +15638,9 @@ def _ag_logit(ks, self, eps):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogitBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogitBackward0, (_e_self,), (True,))
     _node._s_eps = eps
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -15654,7 +15654,7 @@ def _ag_logit_(ks, self, eps):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LogitBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LogitBackward0, (_e_self,), (True,))
             _node._s_eps = eps
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -15677,9 +15677,9 @@ def _ag_polygamma(ks, n, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PolygammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PolygammaBackward0, (_e_self,), (True,))
     _node._s_n = n
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -15693,7 +15693,7 @@ def _ag_polygamma_(ks, self, n):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(PolygammaBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(PolygammaBackward1, (_e_self,), (True,))
             _node._s_n = n
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -15716,9 +15716,9 @@ def _ag_mvlgamma(ks, self, p):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MvlgammaBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MvlgammaBackward0, (_e_self,), (True,))
     _node._s_p = p
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -15732,7 +15732,7 @@ def _ag_mvlgamma_(ks, self, p):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(MvlgammaBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(MvlgammaBackward1, (_e_self,), (True,))
             _node._s_p = p
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -15755,9 +15755,9 @@ def _ag_special_i0e(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialI0EBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialI0EBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15775,9 +15775,9 @@ def _ag_special_i1(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialI1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialI1Backward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15795,9 +15795,9 @@ def _ag_special_i1e(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialI1EBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialI1EBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15815,9 +15815,9 @@ def _ag_special_ndtr(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialNdtrBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialNdtrBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15833,9 +15833,9 @@ def _ag_special_ndtri(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialNdtriBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialNdtriBackward0, (_e_self,), (True,))
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -15852,9 +15852,9 @@ def _ag_special_log_ndtr(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialLogNdtrBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialLogNdtrBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15872,9 +15872,9 @@ def _ag_special_erfcx(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialErfcxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialErfcxBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -15892,9 +15892,9 @@ def _ag_special_entr(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SpecialEntrBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SpecialEntrBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15910,9 +15910,9 @@ def _ag_frexp_Tensor(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FrexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FrexpBackward0, (_e_self,), (True,))
     mantissa = _out[0]
     exponent = _out[1]
     _node._s_exponent = _save_output(exponent, 1)
@@ -15930,9 +15930,9 @@ def _ag_acosh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AcoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AcoshBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15945,7 +15945,7 @@ def _ag_acosh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AcoshBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AcoshBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_acosh_.get(_ks)
     if _k is None:
@@ -15966,9 +15966,9 @@ def _ag_asinh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AsinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AsinhBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -15981,7 +15981,7 @@ def _ag_asinh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AsinhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AsinhBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_asinh_.get(_ks)
     if _k is None:
@@ -16002,9 +16002,9 @@ def _ag_atanh(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AtanhBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -16017,7 +16017,7 @@ def _ag_atanh_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AtanhBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AtanhBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_atanh_.get(_ks)
     if _k is None:
@@ -16497,9 +16497,9 @@ def _ag_sum(ks, self, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SumBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -16516,9 +16516,9 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SumBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SumBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_dtype = self._dtype
@@ -16537,9 +16537,9 @@ def _ag_mean(ks, self, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MeanBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -16556,9 +16556,9 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MeanBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MeanBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_dtype = self._dtype
@@ -16577,9 +16577,9 @@ def _ag_amax(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AmaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -16599,9 +16599,9 @@ def _ag_prod(ks, self, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ProdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ProdBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -16619,9 +16619,9 @@ def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ProdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ProdBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -16641,9 +16641,9 @@ def _ag_amin(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AminBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -16663,9 +16663,9 @@ def _ag_max(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxBackward1, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -16683,9 +16683,9 @@ def _ag_max_dim(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -16734,9 +16734,9 @@ def _ag_min(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MinBackward1, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -16754,9 +16754,9 @@ def _ag_min_dim(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MinBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -16805,9 +16805,9 @@ def _ag_var_correction(ks, self, dim, correction, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(VarBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(VarBackward0, (_e_self,), (True,))
     _node._s_correction = correction
     _node._s_dim = dim
     _node._s_keepdim = keepdim
@@ -16826,9 +16826,9 @@ def _ag_std_correction(ks, self, dim, correction, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(StdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(StdBackward0, (_e_self,), (True,))
     _node._s_correction = correction
     _node._s_dim = dim
     _node._s_keepdim = keepdim
@@ -16849,9 +16849,9 @@ def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(VarMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(VarMeanBackward0, (_e_self,), (True,))
     _node._s_correction = correction
     _node._s_dim = dim
     _node._s_keepdim = keepdim
@@ -16870,9 +16870,9 @@ def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(StdMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(StdMeanBackward0, (_e_self,), (True,))
     _node._s_correction = correction
     _node._s_dim = dim
     _node._s_keepdim = keepdim
@@ -16894,9 +16894,9 @@ def _ag_logsumexp(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogsumexpBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -16916,9 +16916,9 @@ def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgVectorNormBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgVectorNormBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_ord = ord
@@ -16939,9 +16939,9 @@ def _ag_cumsum(ks, self, dim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CumsumBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
@@ -16955,7 +16955,7 @@ def _ag_cumsum_(ks, self, dim, dtype):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CumsumBackward0, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
@@ -16978,9 +16978,9 @@ def _ag_cumprod(ks, self, dim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CumprodBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
     result = _out
@@ -16996,7 +16996,7 @@ def _ag_cumprod_(ks, self, dim, dtype):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CumprodBackward0, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -17042,9 +17042,9 @@ def _ag_fill_Scalar(ks, self, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FillBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FillBackward2, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17079,9 +17079,9 @@ def _ag_zero(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ZeroBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ZeroBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17096,9 +17096,9 @@ def _ag_uniform(ks, self, from_, to, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UniformBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UniformBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17113,9 +17113,9 @@ def _ag_exponential(ks, self, lambd, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ExponentialBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ExponentialBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17130,9 +17130,9 @@ def _ag_geometric(ks, self, p, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(GeometricBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(GeometricBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17147,9 +17147,9 @@ def _ag_log_normal(ks, self, mean, std, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogNormalBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogNormalBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17164,9 +17164,9 @@ def _ag_cauchy(ks, self, median, sigma, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CauchyBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CauchyBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17181,9 +17181,9 @@ def _ag_random_from(ks, self, from_, to, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandomBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandomBackward3, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17198,9 +17198,9 @@ def _ag_random_to(ks, self, to, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandomBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandomBackward4, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17215,9 +17215,9 @@ def _ag_random(ks, self, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandomBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandomBackward5, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17232,9 +17232,9 @@ def _ag_normal_functional(ks, self, mean, std, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NormalFunctionalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NormalFunctionalBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17249,9 +17249,9 @@ def _ag_nansum(ks, self, dim, keepdim, dtype):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NansumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NansumBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -17269,9 +17269,9 @@ def _ag_median(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MedianBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MedianBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -17289,9 +17289,9 @@ def _ag_median_dim(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MedianBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MedianBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -17312,9 +17312,9 @@ def _ag_nanmedian(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NanmedianBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NanmedianBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -17332,9 +17332,9 @@ def _ag_nanmedian_dim(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NanmedianBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NanmedianBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -17355,9 +17355,9 @@ def _ag_kthvalue(ks, self, k, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(KthvalueBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(KthvalueBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -17378,9 +17378,9 @@ def _ag_mode(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ModeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ModeBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self_shape = self._shape
@@ -17401,9 +17401,9 @@ def _ag_cummax(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CummaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CummaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
     values = _out[0]
@@ -17423,9 +17423,9 @@ def _ag_cummin(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(CumminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(CumminBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
     values = _out[0]
@@ -17445,9 +17445,9 @@ def _ag_logcumsumexp(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogcumsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogcumsumexpBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
     result = _out
@@ -17466,9 +17466,9 @@ def _ag_aminmax(ks, self, dim, keepdim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AminmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AminmaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_keepdim = keepdim
     _node._s_self = _save(self)
@@ -17527,9 +17527,9 @@ def _ag_bincount(ks, self, weights, minlength):
     if not _tls.grad_enabled:
         return _out
     _e_weights = None if weights is None else _edge(weights)
-    if not (_e_weights is not None):
+    if _e_weights is None:
         return _out
-    _node = _new_node(BincountBackward0, (_e_weights or _NO_EDGE,), (_e_weights is not None,))
+    _node = _new_node(BincountBackward0, (_e_weights,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17654,9 +17654,9 @@ def _ag_linalg_inv_ex(ks, A, check_errors):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgInvExBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgInvExBackward0, (_e_A,), (True,))
     inverse = _out[0]
     info = _out[1]
     _node._s_inverse = _save_output(inverse, 0)
@@ -17674,9 +17674,9 @@ def _ag_linalg_det(ks, A):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgDetBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgDetBackward0, (_e_A,), (True,))
     _node._s_A = _save(A)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -17694,9 +17694,9 @@ def _ag_linalg_slogdet(ks, A):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgSlogdetBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgSlogdetBackward0, (_e_A,), (True,))
     _node._s_A = _save(A)
     sign = _out[0]
     logabsdet = _out[1]
@@ -17715,9 +17715,9 @@ def _ag_linalg_cholesky_ex(ks, self, upper, check_errors):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgCholeskyExBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgCholeskyExBackward0, (_e_self,), (True,))
     _node._s_upper = upper
     L = _out[0]
     info = _out[1]
@@ -17736,9 +17736,9 @@ def _ag_linalg_qr(ks, A, mode):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgQrBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgQrBackward0, (_e_A,), (True,))
     _node._s_mode = mode
     Q = _out[0]
     R = _out[1]
@@ -17758,9 +17758,9 @@ def _ag_linalg_svd(ks, A, full_matrices, driver):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgSvdBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgSvdBackward0, (_e_A,), (True,))
     _node._s_full_matrices = full_matrices
     U = _out[0]
     S = _out[1]
@@ -17782,9 +17782,9 @@ def _ag_linalg_eigh(ks, self, UPLO):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgEighBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgEighBackward0, (_e_self,), (True,))
     eigenvalues = _out[0]
     eigenvectors = _out[1]
     _node._s_eigenvalues = _save_output(eigenvalues, 0)
@@ -17803,9 +17803,9 @@ def _ag_linalg_eig(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgEigBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgEigBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     eigenvalues = _out[0]
     eigenvectors = _out[1]
@@ -17825,9 +17825,9 @@ def _ag__linalg_eigvals(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgEigvalsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgEigvalsBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -17869,9 +17869,9 @@ def _ag_linalg_lu(ks, A, pivot):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgLuBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgLuBackward0, (_e_A,), (True,))
     P = _out[0]
     L = _out[1]
     U = _out[2]
@@ -17892,9 +17892,9 @@ def _ag_linalg_lu_factor_ex(ks, A, pivot, check_errors):
     if not _tls.grad_enabled:
         return _out
     _e_A = _edge(A)
-    if not (_e_A is not None):
+    if _e_A is None:
         return _out
-    _node = _new_node(LinalgLuFactorExBackward0, (_e_A or _NO_EDGE,), (_e_A is not None,))
+    _node = _new_node(LinalgLuFactorExBackward0, (_e_A,), (True,))
     LU = _out[0]
     pivots = _out[1]
     info = _out[2]
@@ -17914,9 +17914,9 @@ def _ag_lu_unpack(ks, LU_data, LU_pivots, unpack_data, unpack_pivots):
     if not _tls.grad_enabled:
         return _out
     _e_LU_data = _edge(LU_data)
-    if not (_e_LU_data is not None):
+    if _e_LU_data is None:
         return _out
-    _node = _new_node(LuUnpackBackward0, (_e_LU_data or _NO_EDGE,), (_e_LU_data is not None,))
+    _node = _new_node(LuUnpackBackward0, (_e_LU_data,), (True,))
     _node._s_LU_data_shape = LU_data._shape
     _set_history_many(_out, _node, (False, True, True))
     return _out
@@ -17959,9 +17959,9 @@ def _ag_linalg_ldl_factor_ex(ks, self, hermitian, check_errors):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgLdlFactorExBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgLdlFactorExBackward0, (_e_self,), (True,))
     _set_history_many(_out, _node, (True, False, False))
     return _out
 
@@ -18042,9 +18042,9 @@ def _ag_linalg_matrix_exp(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LinalgMatrixExpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LinalgMatrixExpBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -18060,9 +18060,9 @@ def _ag_view(ks, self, size):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18078,9 +18078,9 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AsStridedBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AsStridedBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _node._s_self_storage_offset = self.storage_offset()
     _node._s_self_stride = self.stride()
@@ -18101,9 +18101,9 @@ def _ag_permute(ks, self, dims):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PermuteBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PermuteBackward0, (_e_self,), (True,))
     _node._s_dims = dims
     _set_history_one(_out, _node)
     return _out
@@ -18119,9 +18119,9 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TransposeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TransposeBackward0, (_e_self,), (True,))
     _node._s_dim0 = dim0
     _node._s_dim1 = dim1
     _set_history_one(_out, _node)
@@ -18138,9 +18138,9 @@ def _ag_t(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18155,9 +18155,9 @@ def _ag_unsqueeze(ks, self, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnsqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnsqueezeBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_one(_out, _node)
     return _out
@@ -18173,9 +18173,9 @@ def _ag_squeeze(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18191,9 +18191,9 @@ def _ag_squeeze_dim(ks, self, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeBackward1, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18209,9 +18209,9 @@ def _ag_squeeze_dims(ks, self, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeBackward2, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18227,9 +18227,9 @@ def _ag_expand(ks, self, size, implicit):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ExpandBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ExpandBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -18245,9 +18245,9 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SliceBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SliceBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_end = end
     _node._s_self_shape = self._shape
@@ -18267,9 +18267,9 @@ def _ag_select_int(ks, self, dim, index):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SelectBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = index
     _node._s_self_shape = self._shape
@@ -18287,9 +18287,9 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DiagonalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DiagonalBackward0, (_e_self,), (True,))
     _node._s_dim1 = dim1
     _node._s_dim2 = dim2
     _node._s_offset = offset
@@ -18308,9 +18308,9 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SplitBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SplitBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, True)
     return _out
@@ -18326,9 +18326,9 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SplitWithSizesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SplitWithSizesBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, True)
     return _out
@@ -18344,9 +18344,9 @@ def _ag_unbind_int(ks, self, dim):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnbindBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnbindBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, True)
     return _out
@@ -18362,9 +18362,9 @@ def _ag_alias(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AliasBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AliasBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18376,7 +18376,7 @@ def _ag_t_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_t_.get(_ks)
     if _k is None:
@@ -18394,7 +18394,7 @@ def _ag_transpose_(ks, self, dim0, dim1):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TransposeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TransposeBackward0, (_e_self,), (True,))
             _node._s_dim0 = dim0
             _node._s_dim1 = dim1
     _ks = ks & _BELOW
@@ -18414,7 +18414,7 @@ def _ag_unsqueeze_(ks, self, dim):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(UnsqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(UnsqueezeBackward0, (_e_self,), (True,))
             _node._s_dim = dim
     _ks = ks & _BELOW
     _k = _c_unsqueeze_.get(_ks)
@@ -18433,7 +18433,7 @@ def _ag_squeeze_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SqueezeBackward0, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze_.get(_ks)
@@ -18452,7 +18452,7 @@ def _ag_squeeze__dim(ks, self, dim):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SqueezeBackward1, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze__dim.get(_ks)
@@ -18471,7 +18471,7 @@ def _ag_squeeze__dims(ks, self, dim):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SqueezeBackward2, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze__dims.get(_ks)
@@ -18490,7 +18490,7 @@ def _ag_as_strided_(ks, self, size, stride, storage_offset):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AsStridedBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(AsStridedBackward0, (_e_self,), (True,))
             _node._s_self_shape = self._shape
             _node._s_self_storage_offset = self.storage_offset()
             _node._s_self_stride = self.stride()
@@ -18552,7 +18552,7 @@ def _ag_set_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SetBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SetBackward2, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_set_.get(_ks)
     if _k is None:
@@ -18573,9 +18573,9 @@ def _ag_lift_fresh(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LiftFreshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LiftFreshBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18590,9 +18590,9 @@ def _ag_lift_fresh_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LiftFreshCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LiftFreshCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18629,9 +18629,9 @@ def _ag_index_Tensor(ks, self, indices):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(IndexBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(IndexBackward0, (_e_self,), (True,))
     _node._s_indices = _save_list(indices)
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -18699,9 +18699,9 @@ def _ag_repeat(ks, self, repeats):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RepeatBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RepeatBackward0, (_e_self,), (True,))
     _node._s_repeats = repeats
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -18718,9 +18718,9 @@ def _ag_flip(ks, self, dims):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FlipBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FlipBackward0, (_e_self,), (True,))
     _node._s_dims = dims
     _set_history_one(_out, _node)
     return _out
@@ -18736,9 +18736,9 @@ def _ag_roll(ks, self, shifts, dims):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RollBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RollBackward0, (_e_self,), (True,))
     _node._s_dims = dims
     _node._s_shifts = shifts
     _set_history_one(_out, _node)
@@ -18755,9 +18755,9 @@ def _ag_tril(ks, self, diagonal):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TrilBackward0, (_e_self,), (True,))
     _node._s_diagonal = diagonal
     _set_history_one(_out, _node)
     return _out
@@ -18770,7 +18770,7 @@ def _ag_tril_(ks, self, diagonal):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TrilBackward0, (_e_self,), (True,))
             _node._s_diagonal = diagonal
     _ks = ks & _BELOW
     _k = _c_tril_.get(_ks)
@@ -18792,9 +18792,9 @@ def _ag_triu(ks, self, diagonal):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TriuBackward0, (_e_self,), (True,))
     _node._s_diagonal = diagonal
     _set_history_one(_out, _node)
     return _out
@@ -18807,7 +18807,7 @@ def _ag_triu_(ks, self, diagonal):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(TriuBackward0, (_e_self,), (True,))
             _node._s_diagonal = diagonal
     _ks = ks & _BELOW
     _k = _c_triu_.get(_ks)
@@ -18829,9 +18829,9 @@ def _ag_index_select(ks, self, dim, index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(IndexSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(IndexSelectBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = _save(index)
     _node._s_self_shape = self._shape
@@ -18849,9 +18849,9 @@ def _ag_gather(ks, self, dim, index, sparse_grad):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(GatherBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(GatherBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = _save(index)
     _node._s_self_shape = self._shape
@@ -18890,9 +18890,9 @@ def _ag_scatter_value(ks, self, dim, index, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ScatterBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = _save(index)
     _set_history_one(_out, _node)
@@ -18927,9 +18927,9 @@ def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ScatterBackward3, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18963,7 +18963,7 @@ def _ag_scatter__value(ks, self, dim, index, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ScatterBackward1, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_index = _save(index)
     _ks = ks & _BELOW
@@ -19002,7 +19002,7 @@ def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ScatterBackward3, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_scatter__value_reduce.get(_ks)
     if _k is None:
@@ -19123,9 +19123,9 @@ def _ag_masked_select(ks, self, mask):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaskedSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaskedSelectBackward0, (_e_self,), (True,))
     _node._s_mask = _save(mask)
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -19142,9 +19142,9 @@ def _ag_topk(ks, self, k, dim, largest, sorted):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TopkBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TopkBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_shape = self._shape
     values = _out[0]
@@ -19164,9 +19164,9 @@ def _ag_sort(ks, self, dim, descending):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SortBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SortBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_shape = self._shape
     values = _out[0]
@@ -19186,9 +19186,9 @@ def _ag_sort_stable(ks, self, stable, dim, descending):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SortBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SortBackward1, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_shape = self._shape
     values = _out[0]
@@ -19208,9 +19208,9 @@ def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(Unique2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Unique2Backward0, (_e_self,), (True,))
     _set_history_many(_out, _node, (True, False, False))
     return _out
 
@@ -19225,9 +19225,9 @@ def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UniqueDimBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UniqueDimBackward0, (_e_self,), (True,))
     _set_history_many(_out, _node, (True, False, False))
     return _out
 
@@ -19443,9 +19443,9 @@ def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(IndexFillBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = _save(index)
     _set_history_one(_out, _node)
@@ -19482,7 +19482,7 @@ def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(IndexFillBackward0, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_index = _save(index)
     _ks = ks & _BELOW
@@ -19577,9 +19577,9 @@ def _ag_take(ks, self, index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TakeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TakeBackward0, (_e_self,), (True,))
     _node._s_index = _save(index)
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
@@ -19649,9 +19649,9 @@ def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UniqueConsecutiveBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UniqueConsecutiveBackward0, (_e_self,), (True,))
     _set_history_many(_out, _node, (True, False, False))
     return _out
 
@@ -19666,9 +19666,9 @@ def _ag_unfold(ks, self, dimension, size, step):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnfoldBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnfoldBackward0, (_e_self,), (True,))
     _node._s_dimension = dimension
     _node._s_self_shape = self._shape
     _node._s_size = size
@@ -19687,9 +19687,9 @@ def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_f
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19704,9 +19704,9 @@ def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19721,9 +19721,9 @@ def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward2, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19738,9 +19738,9 @@ def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device,
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward3, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19755,9 +19755,9 @@ def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, 
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward4, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19772,9 +19772,9 @@ def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, 
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(RandintLikeBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(RandintLikeBackward5, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19786,7 +19786,7 @@ def _ag_uniform_(ks, self, from_, to, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(UniformBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(UniformBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_uniform_.get(_ks)
     if _k is None:
@@ -19804,7 +19804,7 @@ def _ag_normal_(ks, self, mean, std, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NormalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(NormalBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_normal_.get(_ks)
     if _k is None:
@@ -19822,7 +19822,7 @@ def _ag_exponential_(ks, self, lambd, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ExponentialBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ExponentialBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_exponential_.get(_ks)
     if _k is None:
@@ -19840,7 +19840,7 @@ def _ag_random__from(ks, self, from_, to, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RandomBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RandomBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_random__from.get(_ks)
     if _k is None:
@@ -19858,7 +19858,7 @@ def _ag_random__to(ks, self, to, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RandomBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RandomBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_random__to.get(_ks)
     if _k is None:
@@ -19876,7 +19876,7 @@ def _ag_random_(ks, self, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RandomBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(RandomBackward2, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_random_.get(_ks)
     if _k is None:
@@ -19897,9 +19897,9 @@ def _ag_bernoulli(ks, self, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(BernoulliBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(BernoulliBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19914,9 +19914,9 @@ def _ag_bernoulli_p(ks, self, p, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(BernoulliBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(BernoulliBackward1, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -19969,7 +19969,7 @@ def _ag_bernoulli__float(ks, self, p, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(BernoulliBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(BernoulliBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_bernoulli__float.get(_ks)
     if _k is None:
@@ -19990,9 +19990,9 @@ def _ag_native_dropout(ks, input, p, train):
     if not _tls.grad_enabled:
         return _out
     _e_input = _edge(input)
-    if not (_e_input is not None):
+    if _e_input is None:
         return _out
-    _node = _new_node(NativeDropoutBackward0, (_e_input or _NO_EDGE,), (_e_input is not None,))
+    _node = _new_node(NativeDropoutBackward0, (_e_input,), (True,))
     _node._s_p = p
     _node._s_train = train
     result0 = _out[0]
@@ -20033,9 +20033,9 @@ def _ag_normal_Tensor_float(ks, mean, std, generator):
     if not _tls.grad_enabled:
         return _out
     _e_mean = _edge(mean)
-    if not (_e_mean is not None):
+    if _e_mean is None:
         return _out
-    _node = _new_node(NormalBackward1, (_e_mean or _NO_EDGE,), (_e_mean is not None,))
+    _node = _new_node(NormalBackward1, (_e_mean,), (True,))
     _node._s_mean_dtype = mean._dtype
     _node._s_mean_shape = mean._shape
     _set_history_one(_out, _node)
@@ -20052,9 +20052,9 @@ def _ag_normal_float_Tensor(ks, mean, std, generator):
     if not _tls.grad_enabled:
         return _out
     _e_std = _edge(std)
-    if not (_e_std is not None):
+    if _e_std is None:
         return _out
-    _node = _new_node(NormalBackward2, (_e_std or _NO_EDGE,), (_e_std is not None,))
+    _node = _new_node(NormalBackward2, (_e_std,), (True,))
     _node._s_std_dtype = std._dtype
     _node._s_std_shape = std._shape
     _set_history_one(_out, _node)
@@ -20092,7 +20092,7 @@ def _ag_log_normal_(ks, self, mean, std, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LogNormalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LogNormalBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_log_normal_.get(_ks)
     if _k is None:
@@ -20110,7 +20110,7 @@ def _ag_cauchy_(ks, self, median, sigma, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(CauchyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(CauchyBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_cauchy_.get(_ks)
     if _k is None:
@@ -20128,7 +20128,7 @@ def _ag_geometric_(ks, self, p, generator):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GeometricBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GeometricBackward0, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_geometric_.get(_ks)
     if _k is None:
@@ -20149,9 +20149,9 @@ def _ag_poisson(ks, self, generator):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PoissonBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PoissonBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -20167,9 +20167,9 @@ def _ag_view_as_real(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewAsRealBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewAsRealBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -20184,9 +20184,9 @@ def _ag_view_as_complex(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewAsComplexBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewAsComplexBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -20201,9 +20201,9 @@ def _ag__conj(ks, self):
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ConjBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ConjBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -20218,9 +20218,9 @@ def _ag__conj_physical(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ConjPhysicalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ConjPhysicalBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -20235,9 +20235,9 @@ def _ag_angle(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AngleBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AngleBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -20253,9 +20253,9 @@ def _ag_sgn(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SgnBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SgnBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
@@ -20312,9 +20312,9 @@ def _ag__fft_r2c(ks, self, dim, normalization, onesided):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FftR2CBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FftR2CBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_normalization = normalization
     _node._s_onesided = onesided
@@ -20333,9 +20333,9 @@ def _ag__fft_c2r(ks, self, dim, normalization, last_dim_size):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FftC2RBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FftC2RBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_normalization = normalization
     _set_history_one(_out, _node)
@@ -20352,9 +20352,9 @@ def _ag__fft_c2c(ks, self, dim, normalization, forward):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(FftC2CBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(FftC2CBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_forward = forward
     _node._s_normalization = normalization
@@ -20430,9 +20430,9 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(MaxPool2DWithIndicesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxPool2DWithIndicesBackward0, (_e_self,), (True,))
     _node._s_ceil_mode = ceil_mode
     _node._s_dilation = dilation
     _node._s_kernel_size = kernel_size
@@ -20478,9 +20478,9 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AvgPool2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AvgPool2DBackward0, (_e_self,), (True,))
     _node._s_ceil_mode = ceil_mode
     _node._s_count_include_pad = count_include_pad
     _node._s_divisor_override = divisor_override
@@ -20530,9 +20530,9 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AdaptiveAvgPool2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AdaptiveAvgPool2DBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -20570,9 +20570,9 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ConstantPadNdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ConstantPadNdBackward0, (_e_self,), (True,))
     _node._s_pad = pad
     _set_history_one(_out, _node)
     return _out
@@ -20588,9 +20588,9 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     if not _tls.grad_enabled:
         return _out
     _e_weight = _edge(weight)
-    if not (_e_weight is not None):
+    if _e_weight is None:
         return _out
-    _node = _new_node(EmbeddingBackward0, (_e_weight or _NO_EDGE,), (_e_weight is not None,))
+    _node = _new_node(EmbeddingBackward0, (_e_weight,), (True,))
     _node._s_indices = _save(indices)
     _node._s_padding_idx = padding_idx
     _node._s_scale_grad_by_freq = scale_grad_by_freq
@@ -20609,9 +20609,9 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     if not _tls.grad_enabled:
         return _out
     _e_grad_output = _edge(grad_output)
-    if not (_e_grad_output is not None):
+    if _e_grad_output is None:
         return _out
-    _node = _new_node(EmbeddingDenseBackwardBackward0, (_e_grad_output or _NO_EDGE,), (_e_grad_output is not None,))
+    _node = _new_node(EmbeddingDenseBackwardBackward0, (_e_grad_output,), (True,))
     _node._s_indices = _save(indices)
     _node._s_padding_idx = padding_idx
     _node._s_scale_grad_by_freq = scale_grad_by_freq
@@ -20732,9 +20732,9 @@ def _ag__softmax(ks, self, dim, half_to_float):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SoftmaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_dtype = self._dtype
     result = _out
@@ -20753,9 +20753,9 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LogSoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LogSoftmaxBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self_dtype = self._dtype
     result = _out
@@ -20824,9 +20824,9 @@ def _ag_gelu(ks, self, approximate):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(GeluBackward0, (_e_self,), (True,))
     _node._s_approximate = approximate
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -20840,7 +20840,7 @@ def _ag_gelu_(ks, self, approximate):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(GeluBackward0, (_e_self,), (True,))
             _node._s_approximate = approximate
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -20893,9 +20893,9 @@ def _ag_silu(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SiluBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -20908,7 +20908,7 @@ def _ag_silu_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(SiluBackward0, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_silu_.get(_ks)
@@ -20958,9 +20958,9 @@ def _ag_softplus(ks, self, beta, threshold):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SoftplusBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SoftplusBackward0, (_e_self,), (True,))
     _node._s_beta = beta
     _node._s_self = _save(self)
     _node._s_threshold = threshold
@@ -21010,9 +21010,9 @@ def _ag_leaky_relu(ks, self, negative_slope):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(LeakyReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(LeakyReluBackward0, (_e_self,), (True,))
     _node._s_negative_slope = negative_slope
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -21026,7 +21026,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LeakyReluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(LeakyReluBackward1, (_e_self,), (True,))
             _node._s_negative_slope = negative_slope
     _ks = ks & _BELOW
     _k = _c_leaky_relu_.get(_ks)
@@ -21076,9 +21076,9 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(EluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(EluBackward0, (_e_self,), (True,))
     _node._s_alpha = alpha
     _node._s_input_scale = input_scale
     _node._s_scale = scale
@@ -21094,7 +21094,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(EluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(EluBackward1, (_e_self,), (True,))
             _node._s_alpha = alpha
             _node._s_input_scale = input_scale
             _node._s_scale = scale
@@ -21153,9 +21153,9 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(HardtanhBackward0, (_e_self,), (True,))
     _node._s_max_val = max_val
     _node._s_min_val = min_val
     _node._s_self = _save(self)
@@ -21170,7 +21170,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(HardtanhBackward0, (_e_self,), (True,))
             _node._s_max_val = max_val
             _node._s_min_val = min_val
             _node._s_self = _save(self.clone())
@@ -21221,9 +21221,9 @@ def _ag_threshold(ks, self, threshold, value):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ThresholdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ThresholdBackward0, (_e_self,), (True,))
     _node._s_self = _save(self)
     _node._s_threshold = threshold
     _set_history_one(_out, _node)
@@ -21237,7 +21237,7 @@ def _ag_threshold_(ks, self, threshold, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ThresholdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ThresholdBackward1, (_e_self,), (True,))
             _node._s_self = _save(self.clone())
             _node._s_threshold = threshold
     _ks = ks & _BELOW
@@ -21316,9 +21316,9 @@ def _ag_clamp_min(ks, self, min):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampMinBackward0, (_e_self,), (True,))
     _node._s_min = min
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -21360,7 +21360,7 @@ def _ag_clamp_min_(ks, self, min):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampMinBackward0, (_e_self,), (True,))
             _node._s_min = min
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -21412,9 +21412,9 @@ def _ag_clamp_max(ks, self, max):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampMaxBackward0, (_e_self,), (True,))
     _node._s_max = max
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -21456,7 +21456,7 @@ def _ag_clamp_max_(ks, self, max):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampMaxBackward0, (_e_self,), (True,))
             _node._s_max = max
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -21534,9 +21534,9 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NllLossBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NllLossBackward0, (_e_self,), (True,))
     _node._s_ignore_index = ignore_index
     _node._s_reduction = reduction
     _node._s_self = _save(self)
@@ -21772,9 +21772,9 @@ def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(NllLoss2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NllLoss2DBackward0, (_e_self,), (True,))
     _node._s_ignore_index = ignore_index
     _node._s_reduction = reduction
     _node._s_self = _save(self)
@@ -21825,9 +21825,9 @@ def _ag_view_copy(ks, self, size):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -21843,9 +21843,9 @@ def _ag_as_strided_copy(ks, self, size, stride, storage_offset):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AsStridedCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AsStridedCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _node._s_self_storage_offset = self.storage_offset()
     _node._s_self_stride = self.stride()
@@ -21866,9 +21866,9 @@ def _ag_permute_copy(ks, self, dims):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(PermuteCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(PermuteCopyBackward0, (_e_self,), (True,))
     _node._s_dims = dims
     _set_history_one(_out, _node)
     return _out
@@ -21884,9 +21884,9 @@ def _ag_transpose_copy_int(ks, self, dim0, dim1):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TransposeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TransposeCopyBackward0, (_e_self,), (True,))
     _node._s_dim0 = dim0
     _node._s_dim1 = dim1
     _set_history_one(_out, _node)
@@ -21903,9 +21903,9 @@ def _ag_t_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(TCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(TCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -21920,9 +21920,9 @@ def _ag_unsqueeze_copy(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnsqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnsqueezeCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_one(_out, _node)
     return _out
@@ -21938,9 +21938,9 @@ def _ag_squeeze_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -21956,9 +21956,9 @@ def _ag_squeeze_copy_dim(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -21974,9 +21974,9 @@ def _ag_squeeze_copy_dims(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -21992,9 +21992,9 @@ def _ag_expand_copy(ks, self, size, implicit):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ExpandCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ExpandCopyBackward0, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -22010,9 +22010,9 @@ def _ag_slice_copy_Tensor(ks, self, dim, start, end, step):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SliceCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SliceCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_end = end
     _node._s_self_shape = self._shape
@@ -22032,9 +22032,9 @@ def _ag_select_copy_int(ks, self, dim, index):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SelectCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SelectCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = index
     _node._s_self_shape = self._shape
@@ -22052,9 +22052,9 @@ def _ag_diagonal_copy(ks, self, offset, dim1, dim2):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(DiagonalCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(DiagonalCopyBackward0, (_e_self,), (True,))
     _node._s_dim1 = dim1
     _node._s_dim2 = dim2
     _node._s_offset = offset
@@ -22073,9 +22073,9 @@ def _ag_split_copy_Tensor(ks, self, split_size, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SplitCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SplitCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -22091,9 +22091,9 @@ def _ag_split_with_sizes_copy(ks, self, split_sizes, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(SplitWithSizesCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(SplitWithSizesCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -22109,9 +22109,9 @@ def _ag_unbind_copy_int(ks, self, dim):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnbindCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnbindCopyBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -22127,9 +22127,9 @@ def _ag_alias_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(AliasCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AliasCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -22144,9 +22144,9 @@ def _ag_unfold_copy(ks, self, dimension, size, step):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(UnfoldCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(UnfoldCopyBackward0, (_e_self,), (True,))
     _node._s_dimension = dimension
     _node._s_self_shape = self._shape
     _node._s_size = size
@@ -22165,9 +22165,9 @@ def _ag_view_as_real_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewAsRealCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewAsRealCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -22182,9 +22182,9 @@ def _ag_view_as_complex_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -22199,9 +22199,9 @@ def _ag__conj_copy(ks, self):
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
-    if not (_e_self is not None):
+    if _e_self is None:
         return _out
-    _node = _new_node(ConjCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ConjCopyBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 

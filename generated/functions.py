@@ -2841,7 +2841,7 @@ def alias_copy(input):
 
 # schema/native_functions.yaml: all(Tensor self) -> Tensor
 def _m0_all(input, *, out=None):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input, out)
     return None
 
@@ -2854,7 +2854,7 @@ def _c0_all(input, out):
 
 # schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 def _m1_all(input, dim, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
     return None
 
@@ -2867,7 +2867,7 @@ def _c1_all(input, dim, keepdim, out):
 
 # schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[]'](dim)) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
     return None
 
@@ -3020,7 +3020,7 @@ def angle(input, *, out=None):
 
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
 def _m0_any(input, *, out=None):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input, out)
     return None
 
@@ -3033,7 +3033,7 @@ def _c0_any(input, out):
 
 # schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 def _m1_any(input, dim, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
     return None
 
@@ -3046,7 +3046,7 @@ def _c1_any(input, dim, keepdim, out):
 
 # schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[]'](dim)) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
     return None
 
@@ -3091,7 +3091,7 @@ def any(*args, **kwargs):
 
 # schema/native_functions.yaml: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['Scalar'](end) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (end, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -3103,7 +3103,7 @@ def _c0_arange(end, dtype, layout, device, pin_memory, out, requires_grad):
 
 # schema/native_functions.yaml: arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_arange(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    if _F['Scalar'](start) and _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['Scalar'](start) and _F['Scalar'](end) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (start, end, dtype, layout, device, pin_memory, requires_grad)
     return None
 
@@ -3115,7 +3115,7 @@ def _c1_arange(start, end, dtype, layout, device, pin_memory, requires_grad):
 
 # schema/native_functions.yaml: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['Scalar'](start) and _F['Scalar'](end) and _F['Scalar'](step) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['Scalar'](start) and _F['Scalar'](end) and _F['Scalar'](step) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (start, end, step, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -3434,7 +3434,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
 
 # schema/native_functions.yaml: argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
 def _m0_argsort(input, dim=-1, descending=False):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
+    if isinstance(input, _Tensor) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending)
     return None
 
@@ -3445,7 +3445,7 @@ def _c0_argsort(input, dim, descending):
 
 # schema/native_functions.yaml: argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 def _m1_argsort(input, *, stable, dim=-1, descending=False, out=None):
-    if _F['Tensor'](input) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
+    if isinstance(input, _Tensor) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
     return None
 
@@ -3739,7 +3739,7 @@ def atanh_(input):
 
 # schema/native_functions.yaml: atleast_1d(Tensor self) -> Tensor
 def _m0_atleast_1d(input):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input,)
     return None
 
@@ -3790,7 +3790,7 @@ def atleast_1d(*args, **kwargs):
 
 # schema/native_functions.yaml: atleast_2d(Tensor self) -> Tensor
 def _m0_atleast_2d(input):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input,)
     return None
 
@@ -3841,7 +3841,7 @@ def atleast_2d(*args, **kwargs):
 
 # schema/native_functions.yaml: atleast_3d(Tensor self) -> Tensor
 def _m0_atleast_3d(input):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input,)
     return None
 
@@ -3947,7 +3947,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
 
 # schema/native_functions.yaml: bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -3959,7 +3959,7 @@ def _c0_bartlett_window(window_length, dtype, layout, device, pin_memory, out, r
 
 # schema/native_functions.yaml: bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and _F['bool'](periodic) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -4017,7 +4017,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 
 # schema/native_functions.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
 def _m0_bernoulli(input, *, generator=None, out=None):
-    if _F['Tensor'](input) and _F['Generator?'](generator):
+    if isinstance(input, _Tensor) and (generator is None or _F['Generator'](generator)):
         return (input, generator, out)
     return None
 
@@ -4030,7 +4030,7 @@ def _c0_bernoulli(input, generator, out):
 
 # schema/native_functions.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
 def _m1_bernoulli(input, p, *, generator=None, out=None):
-    if _F['Tensor'](input) and _F['float'](p) and _F['Generator?'](generator):
+    if isinstance(input, _Tensor) and _F['float'](p) and (generator is None or _F['Generator'](generator)):
         return (input, p, generator, out)
     return None
 
@@ -4043,7 +4043,7 @@ def _c1_bernoulli(input, p, generator, out):
 
 # schema/native_functions.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
 def _m2_bernoulli(input, p, *, generator=None, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](p) and _F['Generator?'](generator):
+    if isinstance(input, _Tensor) and isinstance(p, _Tensor) and (generator is None or _F['Generator'](generator)):
         return (input, p, generator, out)
     return None
 
@@ -4162,7 +4162,7 @@ def bincount(input, weights=None, minlength=0):
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_and(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4175,7 +4175,7 @@ def _c0_bitwise_and(input, other, out):
 
 # schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_and(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -4188,7 +4188,7 @@ def _c1_bitwise_and(input, other, out):
 
 # schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_bitwise_and(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4233,7 +4233,7 @@ def bitwise_and(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_left_shift(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4246,7 +4246,7 @@ def _c0_bitwise_left_shift(input, other, out):
 
 # schema/native_functions.yaml: bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_left_shift(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -4259,7 +4259,7 @@ def _c1_bitwise_left_shift(input, other, out):
 
 # schema/native_functions.yaml: bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_bitwise_left_shift(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4323,7 +4323,7 @@ def bitwise_not(input, *, out=None):
 
 # schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_or(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4336,7 +4336,7 @@ def _c0_bitwise_or(input, other, out):
 
 # schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_or(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -4349,7 +4349,7 @@ def _c1_bitwise_or(input, other, out):
 
 # schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_bitwise_or(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4394,7 +4394,7 @@ def bitwise_or(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_right_shift(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4407,7 +4407,7 @@ def _c0_bitwise_right_shift(input, other, out):
 
 # schema/native_functions.yaml: bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_right_shift(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -4420,7 +4420,7 @@ def _c1_bitwise_right_shift(input, other, out):
 
 # schema/native_functions.yaml: bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_bitwise_right_shift(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4465,7 +4465,7 @@ def bitwise_right_shift(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_xor(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4478,7 +4478,7 @@ def _c0_bitwise_xor(input, other, out):
 
 # schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_xor(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -4491,7 +4491,7 @@ def _c1_bitwise_xor(input, other, out):
 
 # schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_bitwise_xor(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -4536,7 +4536,7 @@ def bitwise_xor(*args, **kwargs):
 
 # schema/native_functions.yaml: blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -4548,7 +4548,7 @@ def _c0_blackman_window(window_length, dtype, layout, device, pin_memory, out, r
 
 # schema/native_functions.yaml: blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and _F['bool'](periodic) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -4625,7 +4625,7 @@ def broadcast_to(input, size):
 
 # schema/native_functions.yaml: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 def _m0_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
+    if isinstance(input, _Tensor) and isinstance(boundaries, _Tensor) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
     return None
 
@@ -4638,7 +4638,7 @@ def _c0_bucketize(input, boundaries, out_int32, right, out):
 
 # schema/native_functions.yaml: bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 def _m1_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
+    if _F['Scalar'](input) and isinstance(boundaries, _Tensor) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
     return None
 
@@ -4826,7 +4826,7 @@ def chunk(input, chunks, dim=0):
 
 # schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 def _m0_clamp(input, min=None, max=None, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+    if isinstance(input, _Tensor) and (min is None or isinstance(min, _Tensor)) and (max is None or isinstance(max, _Tensor)):
         return (input, min, max, out)
     return None
 
@@ -4839,7 +4839,7 @@ def _c0_clamp(input, min, max, out):
 
 # schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 def _m1_clamp(input, min=None, max=None, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+    if isinstance(input, _Tensor) and (min is None or _F['Scalar'](min)) and (max is None or _F['Scalar'](max)):
         return (input, min, max, out)
     return None
 
@@ -4881,7 +4881,7 @@ def clamp(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 def _m0_clamp_(input, min=None, max=None):
-    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+    if isinstance(input, _Tensor) and (min is None or isinstance(min, _Tensor)) and (max is None or isinstance(max, _Tensor)):
         return (input, min, max)
     return None
 
@@ -4892,7 +4892,7 @@ def _c0_clamp_(input, min, max):
 
 # schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 def _m1_clamp_(input, min=None, max=None):
-    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+    if isinstance(input, _Tensor) and (min is None or _F['Scalar'](min)) and (max is None or _F['Scalar'](max)):
         return (input, min, max)
     return None
 
@@ -4932,7 +4932,7 @@ def clamp_(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 def _m0_clamp_max(input, max, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](max):
+    if isinstance(input, _Tensor) and isinstance(max, _Tensor):
         return (input, max, out)
     return None
 
@@ -4945,7 +4945,7 @@ def _c0_clamp_max(input, max, out):
 
 # schema/native_functions.yaml: clamp_max(Tensor self, Scalar max) -> Tensor
 def _m1_clamp_max(input, max, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](max):
+    if isinstance(input, _Tensor) and _F['Scalar'](max):
         return (input, max, out)
     return None
 
@@ -4987,7 +4987,7 @@ def clamp_max(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
 def _m0_clamp_max_(input, max):
-    if _F['Tensor'](input) and _F['Tensor'](max):
+    if isinstance(input, _Tensor) and isinstance(max, _Tensor):
         return (input, max)
     return None
 
@@ -4998,7 +4998,7 @@ def _c0_clamp_max_(input, max):
 
 # schema/native_functions.yaml: clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
 def _m1_clamp_max_(input, max):
-    if _F['Tensor'](input) and _F['Scalar'](max):
+    if isinstance(input, _Tensor) and _F['Scalar'](max):
         return (input, max)
     return None
 
@@ -5038,7 +5038,7 @@ def clamp_max_(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 def _m0_clamp_min(input, min, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](min):
+    if isinstance(input, _Tensor) and isinstance(min, _Tensor):
         return (input, min, out)
     return None
 
@@ -5051,7 +5051,7 @@ def _c0_clamp_min(input, min, out):
 
 # schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
 def _m1_clamp_min(input, min, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](min):
+    if isinstance(input, _Tensor) and _F['Scalar'](min):
         return (input, min, out)
     return None
 
@@ -5093,7 +5093,7 @@ def clamp_min(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
 def _m0_clamp_min_(input, min):
-    if _F['Tensor'](input) and _F['Tensor'](min):
+    if isinstance(input, _Tensor) and isinstance(min, _Tensor):
         return (input, min)
     return None
 
@@ -5104,7 +5104,7 @@ def _c0_clamp_min_(input, min):
 
 # schema/native_functions.yaml: clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
 def _m1_clamp_min_(input, min):
-    if _F['Tensor'](input) and _F['Scalar'](min):
+    if isinstance(input, _Tensor) and _F['Scalar'](min):
         return (input, min)
     return None
 
@@ -5144,7 +5144,7 @@ def clamp_min_(*args, **kwargs):
 
 # schema/native_functions.yaml: clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 def _m0_clip(input, min=None, max=None, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+    if isinstance(input, _Tensor) and (min is None or isinstance(min, _Tensor)) and (max is None or isinstance(max, _Tensor)):
         return (input, min, max, out)
     return None
 
@@ -5157,7 +5157,7 @@ def _c0_clip(input, min, max, out):
 
 # schema/native_functions.yaml: clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 def _m1_clip(input, min=None, max=None, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+    if isinstance(input, _Tensor) and (min is None or _F['Scalar'](min)) and (max is None or _F['Scalar'](max)):
         return (input, min, max, out)
     return None
 
@@ -5199,7 +5199,7 @@ def clip(*args, **kwargs):
 
 # schema/native_functions.yaml: clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 def _m0_clip_(input, min=None, max=None):
-    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+    if isinstance(input, _Tensor) and (min is None or isinstance(min, _Tensor)) and (max is None or isinstance(max, _Tensor)):
         return (input, min, max)
     return None
 
@@ -5210,7 +5210,7 @@ def _c0_clip_(input, min, max):
 
 # schema/native_functions.yaml: clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 def _m1_clip_(input, min=None, max=None):
-    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+    if isinstance(input, _Tensor) and (min is None or _F['Scalar'](min)) and (max is None or _F['Scalar'](max)):
         return (input, min, max)
     return None
 
@@ -5417,7 +5417,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
 
 # schema/native_functions.yaml: conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
-    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+    if isinstance(input, _Tensor) and isinstance(weight, _Tensor) and (bias is None or isinstance(bias, _Tensor)) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
     return None
 
@@ -5428,7 +5428,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
 
 # schema/native_functions.yaml: conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
-    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+    if isinstance(input, _Tensor) and isinstance(weight, _Tensor) and (bias is None or isinstance(bias, _Tensor)) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
     return None
 
@@ -5468,7 +5468,7 @@ def conv1d(*args, **kwargs):
 
 # schema/native_functions.yaml: conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
-    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+    if isinstance(input, _Tensor) and isinstance(weight, _Tensor) and (bias is None or isinstance(bias, _Tensor)) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
     return None
 
@@ -5479,7 +5479,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
 
 # schema/native_functions.yaml: conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
-    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+    if isinstance(input, _Tensor) and isinstance(weight, _Tensor) and (bias is None or isinstance(bias, _Tensor)) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
     return None
 
@@ -5519,7 +5519,7 @@ def conv2d(*args, **kwargs):
 
 # schema/native_functions.yaml: conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor
 def _m0_conv3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
-    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[3]'](stride) and _F['SymInt[3]'](padding) and _F['SymInt[3]'](dilation) and _F['SymInt'](groups):
+    if isinstance(input, _Tensor) and isinstance(weight, _Tensor) and (bias is None or isinstance(bias, _Tensor)) and _F['SymInt[3]'](stride) and _F['SymInt[3]'](padding) and _F['SymInt[3]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
     return None
 
@@ -5530,7 +5530,7 @@ def _c0_conv3d(input, weight, bias, stride, padding, dilation, groups):
 
 # schema/native_functions.yaml: conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor
 def _m1_conv3d(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
-    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[3]'](stride) and _F['str'](padding) and _F['SymInt[3]'](dilation) and _F['SymInt'](groups):
+    if isinstance(input, _Tensor) and isinstance(weight, _Tensor) and (bias is None or isinstance(bias, _Tensor)) and _F['SymInt[3]'](stride) and _F['str'](padding) and _F['SymInt[3]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
     return None
 
@@ -5784,7 +5784,7 @@ def cosh_(input):
 
 # schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
 def _m0_count_nonzero(input, dim, *, out=None):
-    if _F['Tensor'](input) and _F['int[]'](dim):
+    if isinstance(input, _Tensor) and _F['int[]'](dim):
         return (input, dim, out)
     return None
 
@@ -5797,7 +5797,7 @@ def _c0_count_nonzero(input, dim, out):
 
 # schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
 def _m1_count_nonzero(input, dim=None, *, out=None):
-    if _F['Tensor'](input) and _F['int?'](dim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int'](dim)):
         return (input, dim, out)
     return None
 
@@ -5964,7 +5964,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
 
 # schema/native_functions.yaml: cumulative_trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 def _m0_cumulative_trapezoid(y, x, *, dim=-1):
-    if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
+    if isinstance(y, _Tensor) and isinstance(x, _Tensor) and _F['int'](dim):
         return (y, x, dim)
     return None
 
@@ -5975,7 +5975,7 @@ def _c0_cumulative_trapezoid(y, x, dim):
 
 # schema/native_functions.yaml: cumulative_trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
 def _m1_cumulative_trapezoid(y, *, dx=1, dim=-1):
-    if _F['Tensor'](y) and _F['Scalar'](dx) and _F['int'](dim):
+    if isinstance(y, _Tensor) and _F['Scalar'](dx) and _F['int'](dim):
         return (y, dx, dim)
     return None
 
@@ -6280,7 +6280,7 @@ def dist(input, other, p=2):
 
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_div(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](other):
+    if isinstance(input, _Tensor) and _F['Tensor|number'](other):
         return (input, other, out)
     return None
 
@@ -6293,7 +6293,7 @@ def _c0_div(input, other, out):
 
 # schema/native_functions.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 def _m1_div(input, other, *, rounding_mode, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
+    if isinstance(input, _Tensor) and _F['Tensor|number'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (input, other, rounding_mode, out)
     return None
 
@@ -6306,7 +6306,7 @@ def _c1_div(input, other, rounding_mode, out):
 
 # schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 def _m2_div(input, other, *, rounding_mode, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+    if isinstance(input, _Tensor) and _F['Scalar'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (input, other, rounding_mode, out)
     return None
 
@@ -6353,7 +6353,7 @@ def div(*args, **kwargs):
 
 # schema/native_functions.yaml: divide.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_divide(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](other):
+    if isinstance(input, _Tensor) and _F['Tensor|number'](other):
         return (input, other, out)
     return None
 
@@ -6366,7 +6366,7 @@ def _c0_divide(input, other, out):
 
 # schema/native_functions.yaml: divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 def _m1_divide(input, other, *, rounding_mode, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
+    if isinstance(input, _Tensor) and _F['Tensor|number'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (input, other, rounding_mode, out)
     return None
 
@@ -6379,7 +6379,7 @@ def _c1_divide(input, other, rounding_mode, out):
 
 # schema/native_functions.yaml: divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 def _m2_divide(input, other, *, rounding_mode):
-    if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+    if isinstance(input, _Tensor) and _F['Scalar'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (input, other, rounding_mode)
     return None
 
@@ -6477,7 +6477,7 @@ def dropout_(input, p, train):
 
 # schema/native_functions.yaml: dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_dsplit(input, sections):
-    if _F['Tensor'](input) and _F['int'](sections):
+    if isinstance(input, _Tensor) and _F['int'](sections):
         return (input, sections)
     return None
 
@@ -6488,7 +6488,7 @@ def _c0_dsplit(input, sections):
 
 # schema/native_functions.yaml: dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_dsplit(input, indices):
-    if _F['Tensor'](input) and _F['int[]'](indices):
+    if isinstance(input, _Tensor) and _F['int[]'](indices):
         return (input, indices)
     return None
 
@@ -6713,7 +6713,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_eq(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -6726,7 +6726,7 @@ def _c0_eq(input, other, out):
 
 # schema/native_functions.yaml: eq.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_eq(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -7001,7 +7001,7 @@ def expm1_(input):
 
 # schema/native_functions.yaml: eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt'](n) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -7013,7 +7013,7 @@ def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
 
 # schema/native_functions.yaml: eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['SymInt'](n) and _F['SymInt'](m) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt'](n) and _F['SymInt'](m) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (n, m, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -7534,7 +7534,7 @@ def fft_rfftn(input, s=None, dim=None, norm=None, *, out=None):
 
 # schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
 def _m0_fill(input, value, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](value):
+    if isinstance(input, _Tensor) and isinstance(value, _Tensor):
         return (input, value, out)
     return None
 
@@ -7547,7 +7547,7 @@ def _c0_fill(input, value, out):
 
 # schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
 def _m1_fill(input, value, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](value):
+    if isinstance(input, _Tensor) and _F['Scalar'](value):
         return (input, value, out)
     return None
 
@@ -7589,7 +7589,7 @@ def fill(*args, **kwargs):
 
 # schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
 def _m0_fill_(input, value):
-    if _F['Tensor'](input) and _F['Tensor'](value):
+    if isinstance(input, _Tensor) and isinstance(value, _Tensor):
         return (input, value)
     return None
 
@@ -7600,7 +7600,7 @@ def _c0_fill_(input, value):
 
 # schema/native_functions.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 def _m1_fill_(input, value):
-    if _F['Tensor'](input) and _F['Scalar'](value):
+    if isinstance(input, _Tensor) and _F['Scalar'](value):
         return (input, value)
     return None
 
@@ -7746,7 +7746,7 @@ def flipud(input):
 
 # schema/native_functions.yaml: float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_float_power(input, exponent):
-    if _F['Tensor'](input) and _F['Tensor'](exponent):
+    if isinstance(input, _Tensor) and isinstance(exponent, _Tensor):
         return (input, exponent)
     return None
 
@@ -7757,7 +7757,7 @@ def _c0_float_power(input, exponent):
 
 # schema/native_functions.yaml: float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 def _m1_float_power(input, exponent):
-    if _F['Tensor'](input) and _F['Scalar'](exponent):
+    if isinstance(input, _Tensor) and _F['Scalar'](exponent):
         return (input, exponent)
     return None
 
@@ -7768,7 +7768,7 @@ def _c1_float_power(input, exponent):
 
 # schema/native_functions.yaml: float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
 def _m2_float_power(input, exponent):
-    if _F['Scalar'](input) and _F['Tensor'](exponent):
+    if _F['Scalar'](input) and isinstance(exponent, _Tensor):
         return (input, exponent)
     return None
 
@@ -7847,7 +7847,7 @@ def floor_(input):
 
 # schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
 def _m0_floor_divide(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](other):
+    if isinstance(input, _Tensor) and _F['Tensor|number'](other):
         return (input, other, out)
     return None
 
@@ -7860,7 +7860,7 @@ def _c0_floor_divide(input, other, out):
 
 # schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_floor_divide(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -7946,7 +7946,7 @@ def fmin(input, other, *, out=None):
 
 # schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_fmod(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -7959,7 +7959,7 @@ def _c0_fmod(input, other, out):
 
 # schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_fmod(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -8149,7 +8149,7 @@ def gcd_(input, other):
 
 # schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_ge(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -8162,7 +8162,7 @@ def _c0_ge(input, other, out):
 
 # schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_ge(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -8280,7 +8280,7 @@ def ger(input, vec2, *, out=None):
 
 # schema/native_functions.yaml: greater.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_greater(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -8293,7 +8293,7 @@ def _c0_greater(input, other, out):
 
 # schema/native_functions.yaml: greater.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_greater(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -8335,7 +8335,7 @@ def greater(*args, **kwargs):
 
 # schema/native_functions.yaml: greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_greater_equal(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -8348,7 +8348,7 @@ def _c0_greater_equal(input, other, out):
 
 # schema/native_functions.yaml: greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_greater_equal(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -8390,7 +8390,7 @@ def greater_equal(*args, **kwargs):
 
 # schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_gt(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -8403,7 +8403,7 @@ def _c0_gt(input, other, out):
 
 # schema/native_functions.yaml: gt.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_gt(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -8445,7 +8445,7 @@ def gt(*args, **kwargs):
 
 # schema/native_functions.yaml: hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -8457,7 +8457,7 @@ def _c0_hamming_window(window_length, dtype, layout, device, pin_memory, out, re
 
 # schema/native_functions.yaml: hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and _F['bool'](periodic) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -8469,7 +8469,7 @@ def _c1_hamming_window(window_length, periodic, dtype, layout, device, pin_memor
 
 # schema/native_functions.yaml: hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -8481,7 +8481,7 @@ def _c2_hamming_window(window_length, periodic, alpha, dtype, layout, device, pi
 
 # schema/native_functions.yaml: hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['float'](beta) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -8528,7 +8528,7 @@ def hamming_window(*args, **kwargs):
 
 # schema/native_functions.yaml: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -8540,7 +8540,7 @@ def _c0_hann_window(window_length, dtype, layout, device, pin_memory, out, requi
 
 # schema/native_functions.yaml: hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and _F['bool'](periodic) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -8676,7 +8676,7 @@ def histc(input, bins=100, min=0, max=0, *, out=None):
 
 # schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
 def _m0_histogram(input, bins, *, weight=None, density=False):
-    if _F['Tensor'](input) and _F['Tensor'](bins) and _F['Tensor?'](weight) and _F['bool'](density):
+    if isinstance(input, _Tensor) and isinstance(bins, _Tensor) and (weight is None or isinstance(weight, _Tensor)) and _F['bool'](density):
         return (input, bins, weight, density)
     return None
 
@@ -8687,7 +8687,7 @@ def _c0_histogram(input, bins, weight, density):
 
 # schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
 def _m1_histogram(input, bins=100, *, range=None, weight=None, density=False):
-    if _F['Tensor'](input) and _F['int'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+    if isinstance(input, _Tensor) and _F['int'](bins) and (range is None or _F['float[]'](range)) and (weight is None or isinstance(weight, _Tensor)) and _F['bool'](density):
         return (input, bins, range, weight, density)
     return None
 
@@ -8727,7 +8727,7 @@ def histogram(*args, **kwargs):
 
 # schema/native_functions.yaml: histogramdd.int_bins(Tensor self, int bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
 def _m0_histogramdd(input, bins, range=None, weight=None, density=False):
-    if _F['Tensor'](input) and _F['int'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+    if isinstance(input, _Tensor) and _F['int'](bins) and (range is None or _F['float[]'](range)) and (weight is None or isinstance(weight, _Tensor)) and _F['bool'](density):
         return (input, bins, range, weight, density)
     return None
 
@@ -8738,7 +8738,7 @@ def _c0_histogramdd(input, bins, range, weight, density):
 
 # schema/native_functions.yaml: histogramdd(Tensor self, int[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
 def _m1_histogramdd(input, bins, range=None, weight=None, density=False):
-    if _F['Tensor'](input) and _F['int[]'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+    if isinstance(input, _Tensor) and _F['int[]'](bins) and (range is None or _F['float[]'](range)) and (weight is None or isinstance(weight, _Tensor)) and _F['bool'](density):
         return (input, bins, range, weight, density)
     return None
 
@@ -8749,7 +8749,7 @@ def _c1_histogramdd(input, bins, range, weight, density):
 
 # schema/native_functions.yaml: histogramdd.TensorList_bins(Tensor self, Tensor[] bins, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor[] bin_edges)
 def _m2_histogramdd(input, bins, range=None, weight=None, density=False):
-    if _F['Tensor'](input) and _F['Tensor[]'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+    if isinstance(input, _Tensor) and _F['Tensor[]'](bins) and (range is None or _F['float[]'](range)) and (weight is None or isinstance(weight, _Tensor)) and _F['bool'](density):
         return (input, bins, range, weight, density)
     return None
 
@@ -8792,7 +8792,7 @@ def histogramdd(*args, **kwargs):
 
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(input, sections):
-    if _F['Tensor'](input) and _F['int'](sections):
+    if isinstance(input, _Tensor) and _F['int'](sections):
         return (input, sections)
     return None
 
@@ -8803,7 +8803,7 @@ def _c0_hsplit(input, sections):
 
 # schema/native_functions.yaml: hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_hsplit(input, indices):
-    if _F['Tensor'](input) and _F['int[]'](indices):
+    if isinstance(input, _Tensor) and _F['int[]'](indices):
         return (input, indices)
     return None
 
@@ -9035,7 +9035,7 @@ def index_copy(input, dim, index, source, *, out=None):
 
 # schema/native_functions.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
 def _m0_index_fill(input, dim, index, value, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+    if isinstance(input, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and isinstance(value, _Tensor):
         return (input, dim, index, value, out)
     return None
 
@@ -9048,7 +9048,7 @@ def _c0_index_fill(input, dim, index, value, out):
 
 # schema/native_functions.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 def _m1_index_fill(input, dim, index, value, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+    if isinstance(input, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and _F['Scalar'](value):
         return (input, dim, index, value, out)
     return None
 
@@ -9198,7 +9198,7 @@ def isfinite(input):
 
 # schema/native_functions.yaml: isin.Tensor_Tensor(Tensor elements, Tensor test_elements, *, bool assume_unique=False, bool invert=False) -> Tensor
 def _m0_isin(elements, test_elements, *, assume_unique=False, invert=False, out=None):
-    if _F['Tensor'](elements) and _F['Tensor'](test_elements) and _F['bool'](assume_unique) and _F['bool'](invert):
+    if isinstance(elements, _Tensor) and isinstance(test_elements, _Tensor) and _F['bool'](assume_unique) and _F['bool'](invert):
         return (elements, test_elements, assume_unique, invert, out)
     return None
 
@@ -9211,7 +9211,7 @@ def _c0_isin(elements, test_elements, assume_unique, invert, out):
 
 # schema/native_functions.yaml: isin.Tensor_Scalar(Tensor elements, Scalar test_element, *, bool assume_unique=False, bool invert=False) -> Tensor
 def _m1_isin(elements, test_element, *, assume_unique=False, invert=False):
-    if _F['Tensor'](elements) and _F['Scalar'](test_element) and _F['bool'](assume_unique) and _F['bool'](invert):
+    if isinstance(elements, _Tensor) and _F['Scalar'](test_element) and _F['bool'](assume_unique) and _F['bool'](invert):
         return (elements, test_element, assume_unique, invert)
     return None
 
@@ -9361,7 +9361,7 @@ def istft(input, n_fft, hop_length=None, win_length=None, window=None, center=Tr
 
 # schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -9373,7 +9373,7 @@ def _c0_kaiser_window(window_length, dtype, layout, device, pin_memory, out, req
 
 # schema/native_functions.yaml: kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and _F['bool'](periodic) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -9385,7 +9385,7 @@ def _c1_kaiser_window(window_length, periodic, dtype, layout, device, pin_memory
 
 # schema/native_functions.yaml: kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](beta) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -9575,7 +9575,7 @@ def ldexp_(input, other):
 
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_le(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -9588,7 +9588,7 @@ def _c0_le(input, other, out):
 
 # schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_le(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -9685,7 +9685,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
 
 # schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 def _m0_lerp(input, end, weight, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](end) and _F['Tensor'](weight):
+    if isinstance(input, _Tensor) and isinstance(end, _Tensor) and isinstance(weight, _Tensor):
         return (input, end, weight, out)
     return None
 
@@ -9698,7 +9698,7 @@ def _c0_lerp(input, end, weight, out):
 
 # schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 def _m1_lerp(input, end, weight, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](end) and _F['Scalar'](weight):
+    if isinstance(input, _Tensor) and isinstance(end, _Tensor) and _F['Scalar'](weight):
         return (input, end, weight, out)
     return None
 
@@ -9740,7 +9740,7 @@ def lerp(*args, **kwargs):
 
 # schema/native_functions.yaml: less.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_less(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -9753,7 +9753,7 @@ def _c0_less(input, other, out):
 
 # schema/native_functions.yaml: less.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_less(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -9795,7 +9795,7 @@ def less(*args, **kwargs):
 
 # schema/native_functions.yaml: less_equal.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_less_equal(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -9808,7 +9808,7 @@ def _c0_less_equal(input, other, out):
 
 # schema/native_functions.yaml: less_equal.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_less_equal(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -9958,7 +9958,7 @@ def linalg_cholesky_ex(input, *, upper=False, check_errors=False, out=None):
 
 # schema/native_functions.yaml: linalg_cond.p_str(Tensor self, str p) -> Tensor
 def _m0_linalg_cond(input, p, *, out=None):
-    if _F['Tensor'](input) and _F['str'](p):
+    if isinstance(input, _Tensor) and _F['str'](p):
         return (input, p, out)
     return None
 
@@ -9971,7 +9971,7 @@ def _c0_linalg_cond(input, p, out):
 
 # schema/native_functions.yaml: linalg_cond(Tensor self, Scalar? p=None) -> Tensor
 def _m1_linalg_cond(input, p=None, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar?'](p):
+    if isinstance(input, _Tensor) and (p is None or _F['Scalar'](p)):
         return (input, p, out)
     return None
 
@@ -10391,7 +10391,7 @@ def linalg_matrix_exp(input, *, out=None):
 
 # schema/native_functions.yaml: linalg_matrix_norm.str_ord(Tensor self, str ord="fro", int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m0_linalg_matrix_norm(input, ord='fro', dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    if _F['Tensor'](input) and _F['str'](ord) and _F['int[]'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and _F['str'](ord) and _F['int[]'](dim) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, ord, dim, keepdim, dtype, out)
     return None
 
@@ -10404,7 +10404,7 @@ def _c0_linalg_matrix_norm(input, ord, dim, keepdim, dtype, out):
 
 # schema/native_functions.yaml: linalg_matrix_norm(Tensor self, Scalar ord, int[] dim=[-2, -1], bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_linalg_matrix_norm(input, ord, dim=(-2, -1), keepdim=False, *, dtype=None, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](ord) and _F['int[]'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and _F['Scalar'](ord) and _F['int[]'](dim) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, ord, dim, keepdim, dtype, out)
     return None
 
@@ -10465,7 +10465,7 @@ def linalg_matrix_power(input, n, *, out=None):
 
 # schema/native_functions.yaml: linalg_matrix_rank.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 def _m0_linalg_matrix_rank(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    if _F['Tensor'](input) and _F['float?'](atol) and _F['float?'](rtol) and _F['bool'](hermitian):
+    if isinstance(input, _Tensor) and (atol is None or _F['float'](atol)) and (rtol is None or _F['float'](rtol)) and _F['bool'](hermitian):
         return (input, atol, rtol, hermitian, out)
     return None
 
@@ -10478,7 +10478,7 @@ def _c0_linalg_matrix_rank(input, atol, rtol, hermitian, out):
 
 # schema/native_functions.yaml: linalg_matrix_rank(Tensor self, float tol, bool hermitian=False) -> Tensor
 def _m1_linalg_matrix_rank(input, tol, hermitian=False, *, out=None):
-    if _F['Tensor'](input) and _F['float'](tol) and _F['bool'](hermitian):
+    if isinstance(input, _Tensor) and _F['float'](tol) and _F['bool'](hermitian):
         return (input, tol, hermitian, out)
     return None
 
@@ -10539,7 +10539,7 @@ def linalg_multi_dot(tensors, *, out=None):
 
 # schema/native_functions.yaml: linalg_norm.ord_str(Tensor self, str ord, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m0_linalg_norm(input, ord, dim=None, keepdim=False, *, dtype=None, out=None):
-    if _F['Tensor'](input) and _F['str'](ord) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and _F['str'](ord) and (dim is None or _F['int[1]'](dim)) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, ord, dim, keepdim, dtype, out)
     return None
 
@@ -10552,7 +10552,7 @@ def _c0_linalg_norm(input, ord, dim, keepdim, dtype, out):
 
 # schema/native_functions.yaml: linalg_norm(Tensor self, Scalar? ord=None, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_linalg_norm(input, ord=None, dim=None, keepdim=False, *, dtype=None, out=None):
-    if _F['Tensor'](input) and _F['Scalar?'](ord) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and (ord is None or _F['Scalar'](ord)) and (dim is None or _F['int[1]'](dim)) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, ord, dim, keepdim, dtype, out)
     return None
 
@@ -10594,7 +10594,7 @@ def linalg_norm(*args, **kwargs):
 
 # schema/native_functions.yaml: linalg_pinv.atol_rtol_float(Tensor self, *, float? atol=None, float? rtol=None, bool hermitian=False) -> Tensor
 def _m0_linalg_pinv(input, *, atol=None, rtol=None, hermitian=False, out=None):
-    if _F['Tensor'](input) and _F['float?'](atol) and _F['float?'](rtol) and _F['bool'](hermitian):
+    if isinstance(input, _Tensor) and (atol is None or _F['float'](atol)) and (rtol is None or _F['float'](rtol)) and _F['bool'](hermitian):
         return (input, atol, rtol, hermitian, out)
     return None
 
@@ -10607,7 +10607,7 @@ def _c0_linalg_pinv(input, atol, rtol, hermitian, out):
 
 # schema/native_functions.yaml: linalg_pinv(Tensor self, float rcond, bool hermitian=False) -> Tensor
 def _m1_linalg_pinv(input, rcond, hermitian=False, *, out=None):
-    if _F['Tensor'](input) and _F['float'](rcond) and _F['bool'](hermitian):
+    if isinstance(input, _Tensor) and _F['float'](rcond) and _F['bool'](hermitian):
         return (input, rcond, hermitian, out)
     return None
 
@@ -11308,7 +11308,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
 # schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_lt(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -11321,7 +11321,7 @@ def _c0_lt(input, other, out):
 
 # schema/native_functions.yaml: lt.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_lt(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -11401,7 +11401,7 @@ def lu_unpack(LU_data, LU_pivots, unpack_data=True, unpack_pivots=True, *, out=N
 
 # schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 def _m0_masked_fill(input, mask, value, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](mask) and _F['Tensor'](value):
+    if isinstance(input, _Tensor) and isinstance(mask, _Tensor) and isinstance(value, _Tensor):
         return (input, mask, value, out)
     return None
 
@@ -11414,7 +11414,7 @@ def _c0_masked_fill(input, mask, value, out):
 
 # schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 def _m1_masked_fill(input, mask, value, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](mask) and _F['Scalar'](value):
+    if isinstance(input, _Tensor) and isinstance(mask, _Tensor) and _F['Scalar'](value):
         return (input, mask, value, out)
     return None
 
@@ -11549,7 +11549,7 @@ def matrix_power(input, n, *, out=None):
 
 # schema/native_functions.yaml: max(Tensor self) -> Tensor
 def _m0_max(input, *, out=None):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input, out)
     return None
 
@@ -11562,7 +11562,7 @@ def _c0_max(input, out):
 
 # schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
 def _m1_max(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -11575,7 +11575,7 @@ def _c1_max(input, other, out):
 
 # schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m2_max(input, dim, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
     return None
 
@@ -11692,7 +11692,7 @@ def maximum(input, other, *, out=None):
 
 # schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_mean(input, *, dtype=None):
-    if _F['Tensor'](input) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, dtype)
     return None
 
@@ -11703,7 +11703,7 @@ def _c0_mean(input, dtype):
 
 # schema/native_functions.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, dim, keepdim, dtype, out)
     return None
 
@@ -11745,7 +11745,7 @@ def mean(*args, **kwargs):
 
 # schema/native_functions.yaml: median(Tensor self) -> Tensor
 def _m0_median(input):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input,)
     return None
 
@@ -11756,7 +11756,7 @@ def _c0_median(input):
 
 # schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m1_median(input, dim, keepdim=False):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim)
     return None
 
@@ -11796,7 +11796,7 @@ def median(*args, **kwargs):
 
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
 def _m0_min(input, *, out=None):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input, out)
     return None
 
@@ -11809,7 +11809,7 @@ def _c0_min(input, out):
 
 # schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
 def _m1_min(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -11822,7 +11822,7 @@ def _c1_min(input, other, out):
 
 # schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m2_min(input, dim, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
     return None
 
@@ -11924,7 +11924,7 @@ def mode(input, dim=-1, keepdim=False):
 
 # schema/native_functions.yaml: moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 def _m0_moveaxis(input, source, destination):
-    if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
+    if isinstance(input, _Tensor) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
     return None
 
@@ -11935,7 +11935,7 @@ def _c0_moveaxis(input, source, destination):
 
 # schema/native_functions.yaml: moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 def _m1_moveaxis(input, source, destination):
-    if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
+    if isinstance(input, _Tensor) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
     return None
 
@@ -11975,7 +11975,7 @@ def moveaxis(*args, **kwargs):
 
 # schema/native_functions.yaml: movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 def _m0_movedim(input, source, destination):
-    if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
+    if isinstance(input, _Tensor) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
     return None
 
@@ -11986,7 +11986,7 @@ def _c0_movedim(input, source, destination):
 
 # schema/native_functions.yaml: movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 def _m1_movedim(input, source, destination):
-    if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
+    if isinstance(input, _Tensor) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
     return None
 
@@ -12216,7 +12216,7 @@ def nanmean(input, dim=None, keepdim=False, *, dtype=None):
 
 # schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
 def _m0_nanmedian(input):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input,)
     return None
 
@@ -12227,7 +12227,7 @@ def _c0_nanmedian(input):
 
 # schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m1_nanmedian(input, dim, keepdim=False):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim)
     return None
 
@@ -12267,7 +12267,7 @@ def nanmedian(*args, **kwargs):
 
 # schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
 def _m0_nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
-    if _F['Tensor'](input) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+    if isinstance(input, _Tensor) and isinstance(q, _Tensor) and (dim is None or _F['int'](dim)) and _F['bool'](keepdim) and _F['str'](interpolation):
         return (input, q, dim, keepdim, interpolation)
     return None
 
@@ -12278,7 +12278,7 @@ def _c0_nanquantile(input, q, dim, keepdim, interpolation):
 
 # schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
 def _m1_nanquantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
-    if _F['Tensor'](input) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+    if isinstance(input, _Tensor) and _F['float'](q) and (dim is None or _F['int'](dim)) and _F['bool'](keepdim) and _F['str'](interpolation):
         return (input, q, dim, keepdim, interpolation)
     return None
 
@@ -12487,7 +12487,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
 
 # schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_ne(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -12500,7 +12500,7 @@ def _c0_ne(input, other, out):
 
 # schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_ne(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -12785,7 +12785,7 @@ def nonzero_static(input, *, size, fill_value=-1, out=None):
 
 # schema/native_functions.yaml: normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
 def _m0_normal(mean, std=1.0, *, generator=None, out=None):
-    if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
+    if isinstance(mean, _Tensor) and _F['float'](std) and (generator is None or _F['Generator'](generator)):
         return (mean, std, generator, out)
     return None
 
@@ -12798,7 +12798,7 @@ def _c0_normal(mean, std, generator, out):
 
 # schema/native_functions.yaml: normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
 def _m1_normal(mean, std, *, generator=None, out=None):
-    if _F['float'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
+    if _F['float'](mean) and isinstance(std, _Tensor) and (generator is None or _F['Generator'](generator)):
         return (mean, std, generator, out)
     return None
 
@@ -12811,7 +12811,7 @@ def _c1_normal(mean, std, generator, out):
 
 # schema/native_functions.yaml: normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
 def _m2_normal(mean, std, *, generator=None, out=None):
-    if _F['Tensor'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
+    if isinstance(mean, _Tensor) and isinstance(std, _Tensor) and (generator is None or _F['Generator'](generator)):
         return (mean, std, generator, out)
     return None
 
@@ -12824,7 +12824,7 @@ def _c2_normal(mean, std, generator, out):
 
 # schema/native_functions.yaml: normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -12871,7 +12871,7 @@ def normal(*args, **kwargs):
 
 # schema/native_functions.yaml: not_equal.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_not_equal(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -12884,7 +12884,7 @@ def _c0_not_equal(input, other, out):
 
 # schema/native_functions.yaml: not_equal.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_not_equal(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -13162,7 +13162,7 @@ def positive(input):
 
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_pow(input, exponent, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](exponent):
+    if isinstance(input, _Tensor) and isinstance(exponent, _Tensor):
         return (input, exponent, out)
     return None
 
@@ -13175,7 +13175,7 @@ def _c0_pow(input, exponent, out):
 
 # schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 def _m1_pow(input, exponent, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](exponent):
+    if isinstance(input, _Tensor) and _F['Scalar'](exponent):
         return (input, exponent, out)
     return None
 
@@ -13188,7 +13188,7 @@ def _c1_pow(input, exponent, out):
 
 # schema/native_functions.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
 def _m2_pow(input, exponent, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](exponent):
+    if _F['Scalar'](input) and isinstance(exponent, _Tensor):
         return (input, exponent, out)
     return None
 
@@ -13233,7 +13233,7 @@ def pow(*args, **kwargs):
 
 # schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_prod(input, *, dtype=None, out=None):
-    if _F['Tensor'](input) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, dtype, out)
     return None
 
@@ -13246,7 +13246,7 @@ def _c0_prod(input, dtype, out):
 
 # schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and _F['int'](dim) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, dim, keepdim, dtype, out)
     return None
 
@@ -13326,7 +13326,7 @@ def qr(input, some=True, *, out=None):
 
 # schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
 def _m0_quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
-    if _F['Tensor'](input) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+    if isinstance(input, _Tensor) and isinstance(q, _Tensor) and (dim is None or _F['int'](dim)) and _F['bool'](keepdim) and _F['str'](interpolation):
         return (input, q, dim, keepdim, interpolation)
     return None
 
@@ -13337,7 +13337,7 @@ def _c0_quantile(input, q, dim, keepdim, interpolation):
 
 # schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
 def _m1_quantile(input, q, dim=None, keepdim=False, *, interpolation='linear'):
-    if _F['Tensor'](input) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+    if isinstance(input, _Tensor) and _F['float'](q) and (dim is None or _F['int'](dim)) and _F['bool'](keepdim) and _F['str'](interpolation):
         return (input, q, dim, keepdim, interpolation)
     return None
 
@@ -13414,7 +13414,7 @@ def rad2deg_(input):
 # schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_rand(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
-    if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt[]'](size) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13427,7 +13427,7 @@ def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
 # schema/native_functions.yaml: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
-    if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt[]'](size) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13468,7 +13468,7 @@ def rand(*args, **kwargs):
 
 # schema/native_functions.yaml: rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m0_rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13480,7 +13480,7 @@ def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requi
 
 # schema/native_functions.yaml: rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13521,7 +13521,7 @@ def rand_like(*args, **kwargs):
 
 # schema/native_functions.yaml: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt'](high) and _F['SymInt[]'](size) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (high, size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13533,7 +13533,7 @@ def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_gra
 
 # schema/native_functions.yaml: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt'](high) and _F['SymInt[]'](size) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13545,7 +13545,7 @@ def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, r
 
 # schema/native_functions.yaml: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (low, high, size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13557,7 +13557,7 @@ def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, require
 
 # schema/native_functions.yaml: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13604,7 +13604,7 @@ def randint(*args, **kwargs):
 
 # schema/native_functions.yaml: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['Tensor'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and isinstance(high, _Tensor) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13616,7 +13616,7 @@ def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
 
 # schema/native_functions.yaml: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m1_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['Tensor'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and isinstance(high, _Tensor) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13628,7 +13628,7 @@ def _c1_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
 
 # schema/native_functions.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m2_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and _F['SymInt'](high) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13640,7 +13640,7 @@ def _c2_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
 
 # schema/native_functions.yaml: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m3_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and _F['SymInt'](low) and _F['SymInt'](high) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13652,7 +13652,7 @@ def _c3_randint_like(input, low, high, dtype, layout, device, pin_memory, memory
 
 # schema/native_functions.yaml: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and _F['SymInt'](high) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13664,7 +13664,7 @@ def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
 
 # schema/native_functions.yaml: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and _F['SymInt'](low) and _F['SymInt'](high) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13718,7 +13718,7 @@ def randint_like(*args, **kwargs):
 # schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_randn(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
-    if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt[]'](size) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13731,7 +13731,7 @@ def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
 # schema/native_functions.yaml: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
-    if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt[]'](size) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13772,7 +13772,7 @@ def randn(*args, **kwargs):
 
 # schema/native_functions.yaml: randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m0_randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13784,7 +13784,7 @@ def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requ
 
 # schema/native_functions.yaml: randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+    if isinstance(input, _Tensor) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)) and (memory_format is None or _F['MemoryFormat'](memory_format)):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
@@ -13825,7 +13825,7 @@ def randn_like(*args, **kwargs):
 
 # schema/native_functions.yaml: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt'](n) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13837,7 +13837,7 @@ def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
 
 # schema/native_functions.yaml: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if _F['SymInt'](n) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+    if _F['SymInt'](n) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (n, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
@@ -13984,7 +13984,7 @@ def relu_(input):
 
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_remainder(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -13997,7 +13997,7 @@ def _c0_remainder(input, other, out):
 
 # schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_remainder(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -14010,7 +14010,7 @@ def _c1_remainder(input, other, out):
 
 # schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_remainder(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -14074,7 +14074,7 @@ def renorm(input, p, dim, maxnorm, *, out=None):
 
 # schema/native_functions.yaml: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
 def _m0_repeat_interleave(repeats, *, output_size=None, out=None):
-    if _F['Tensor'](repeats) and _F['SymInt?'](output_size):
+    if isinstance(repeats, _Tensor) and (output_size is None or _F['SymInt'](output_size)):
         return (repeats, output_size, out)
     return None
 
@@ -14087,7 +14087,7 @@ def _c0_repeat_interleave(repeats, output_size, out):
 
 # schema/native_functions.yaml: repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 def _m1_repeat_interleave(input, repeats, dim=None, *, output_size=None):
-    if _F['Tensor'](input) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+    if isinstance(input, _Tensor) and isinstance(repeats, _Tensor) and (dim is None or _F['int'](dim)) and (output_size is None or _F['SymInt'](output_size)):
         return (input, repeats, dim, output_size)
     return None
 
@@ -14098,7 +14098,7 @@ def _c1_repeat_interleave(input, repeats, dim, output_size):
 
 # schema/native_functions.yaml: repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 def _m2_repeat_interleave(input, repeats, dim=None, *, output_size=None):
-    if _F['Tensor'](input) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+    if isinstance(input, _Tensor) and _F['SymInt'](repeats) and (dim is None or _F['int'](dim)) and (output_size is None or _F['SymInt'](output_size)):
         return (input, repeats, dim, output_size)
     return None
 
@@ -14230,7 +14230,7 @@ def rot90(input, k=1, dims=(0, 1), *, out=None):
 
 # schema/native_functions.yaml: round(Tensor self) -> Tensor
 def _m0_round(input, *, out=None):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input, out)
     return None
 
@@ -14243,7 +14243,7 @@ def _c0_round(input, out):
 
 # schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
 def _m1_round(input, *, decimals, out=None):
-    if _F['Tensor'](input) and _F['int'](decimals):
+    if isinstance(input, _Tensor) and _F['int'](decimals):
         return (input, decimals, out)
     return None
 
@@ -14285,7 +14285,7 @@ def round(*args, **kwargs):
 
 # schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
 def _m0_round_(input):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input,)
     return None
 
@@ -14296,7 +14296,7 @@ def _c0_round_(input):
 
 # schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
 def _m1_round_(input, *, decimals):
-    if _F['Tensor'](input) and _F['int'](decimals):
+    if isinstance(input, _Tensor) and _F['int'](decimals):
         return (input, decimals)
     return None
 
@@ -14391,7 +14391,7 @@ def rsqrt_(input):
 
 # schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def _m0_rsub(input, other, *, alpha=1, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other) and _F['Scalar'](alpha):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor) and _F['Scalar'](alpha):
         return (input, other, alpha, out)
     return None
 
@@ -14404,7 +14404,7 @@ def _c0_rsub(input, other, alpha, out):
 
 # schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 def _m1_rsub(input, other, alpha=1, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other) and _F['Scalar'](alpha):
+    if isinstance(input, _Tensor) and _F['Scalar'](other) and _F['Scalar'](alpha):
         return (input, other, alpha, out)
     return None
 
@@ -14481,7 +14481,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
 
 # schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 def _m0_scatter(input, dim, index, src, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+    if isinstance(input, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and isinstance(src, _Tensor):
         return (input, dim, index, src, out)
     return None
 
@@ -14494,7 +14494,7 @@ def _c0_scatter(input, dim, index, src, out):
 
 # schema/native_functions.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
 def _m1_scatter(input, dim, index, src, *, reduce, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+    if isinstance(input, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and isinstance(src, _Tensor) and _F['str'](reduce):
         return (input, dim, index, src, reduce, out)
     return None
 
@@ -14507,7 +14507,7 @@ def _c1_scatter(input, dim, index, src, reduce, out):
 
 # schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 def _m2_scatter(input, dim, index, value, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+    if isinstance(input, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and _F['Scalar'](value):
         return (input, dim, index, value, out)
     return None
 
@@ -14520,7 +14520,7 @@ def _c2_scatter(input, dim, index, value, out):
 
 # schema/native_functions.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 def _m3_scatter(input, dim, index, value, *, reduce, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+    if isinstance(input, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and _F['Scalar'](value) and _F['str'](reduce):
         return (input, dim, index, value, reduce, out)
     return None
 
@@ -14606,7 +14606,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
 
 # schema/native_functions.yaml: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
 def _m0_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
-    if _F['Tensor'](sorted_sequence) and _F['Tensor'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
+    if isinstance(sorted_sequence, _Tensor) and isinstance(input, _Tensor) and _F['bool'](out_int32) and _F['bool'](right) and (side is None or _F['str'](side)) and (sorter is None or isinstance(sorter, _Tensor)):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
     return None
 
@@ -14619,7 +14619,7 @@ def _c0_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out
 
 # schema/native_functions.yaml: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
 def _m1_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
-    if _F['Tensor'](sorted_sequence) and _F['Scalar'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
+    if isinstance(sorted_sequence, _Tensor) and _F['Scalar'](input) and _F['bool'](out_int32) and _F['bool'](right) and (side is None or _F['str'](side)) and (sorter is None or isinstance(sorter, _Tensor)):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
     return None
 
@@ -15122,7 +15122,7 @@ def softplus_backward(grad_output, input, beta, threshold, *, out=None):
 
 # schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 def _m0_sort(input, dim=-1, descending=False, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
+    if isinstance(input, _Tensor) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending, out)
     return None
 
@@ -15135,7 +15135,7 @@ def _c0_sort(input, dim, descending, out):
 
 # schema/native_functions.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
-    if _F['Tensor'](input) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
+    if isinstance(input, _Tensor) and (stable is None or _F['bool'](stable)) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
     return None
 
@@ -15272,7 +15272,7 @@ def special_bessel_y1(input, *, out=None):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
 def _m0_special_chebyshev_polynomial_t(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15285,7 +15285,7 @@ def _c0_special_chebyshev_polynomial_t(x, n, out):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_chebyshev_polynomial_t(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15298,7 +15298,7 @@ def _c1_special_chebyshev_polynomial_t(x, n, out):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_chebyshev_polynomial_t(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -15343,7 +15343,7 @@ def special_chebyshev_polynomial_t(*args, **kwargs):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
 def _m0_special_chebyshev_polynomial_u(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15356,7 +15356,7 @@ def _c0_special_chebyshev_polynomial_u(x, n, out):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_chebyshev_polynomial_u(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15369,7 +15369,7 @@ def _c1_special_chebyshev_polynomial_u(x, n, out):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_chebyshev_polynomial_u(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -15414,7 +15414,7 @@ def special_chebyshev_polynomial_u(*args, **kwargs):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
 def _m0_special_chebyshev_polynomial_v(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15427,7 +15427,7 @@ def _c0_special_chebyshev_polynomial_v(x, n, out):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_chebyshev_polynomial_v(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15440,7 +15440,7 @@ def _c1_special_chebyshev_polynomial_v(x, n, out):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_chebyshev_polynomial_v(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -15485,7 +15485,7 @@ def special_chebyshev_polynomial_v(*args, **kwargs):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
 def _m0_special_chebyshev_polynomial_w(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15498,7 +15498,7 @@ def _c0_special_chebyshev_polynomial_w(x, n, out):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_chebyshev_polynomial_w(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15511,7 +15511,7 @@ def _c1_special_chebyshev_polynomial_w(x, n, out):
 
 # schema/native_functions.yaml: special_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_chebyshev_polynomial_w(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -15594,7 +15594,7 @@ def special_erfcx(input, *, out=None):
 
 # schema/native_functions.yaml: special_hermite_polynomial_h(Tensor x, Tensor n) -> Tensor
 def _m0_special_hermite_polynomial_h(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15607,7 +15607,7 @@ def _c0_special_hermite_polynomial_h(x, n, out):
 
 # schema/native_functions.yaml: special_hermite_polynomial_h.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_hermite_polynomial_h(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15620,7 +15620,7 @@ def _c1_special_hermite_polynomial_h(x, n, out):
 
 # schema/native_functions.yaml: special_hermite_polynomial_h.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_hermite_polynomial_h(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -15665,7 +15665,7 @@ def special_hermite_polynomial_h(*args, **kwargs):
 
 # schema/native_functions.yaml: special_hermite_polynomial_he(Tensor x, Tensor n) -> Tensor
 def _m0_special_hermite_polynomial_he(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15678,7 +15678,7 @@ def _c0_special_hermite_polynomial_he(x, n, out):
 
 # schema/native_functions.yaml: special_hermite_polynomial_he.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_hermite_polynomial_he(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15691,7 +15691,7 @@ def _c1_special_hermite_polynomial_he(x, n, out):
 
 # schema/native_functions.yaml: special_hermite_polynomial_he.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_hermite_polynomial_he(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -15793,7 +15793,7 @@ def special_i1e(input, *, out=None):
 
 # schema/native_functions.yaml: special_laguerre_polynomial_l(Tensor x, Tensor n) -> Tensor
 def _m0_special_laguerre_polynomial_l(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15806,7 +15806,7 @@ def _c0_special_laguerre_polynomial_l(x, n, out):
 
 # schema/native_functions.yaml: special_laguerre_polynomial_l.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_laguerre_polynomial_l(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15819,7 +15819,7 @@ def _c1_special_laguerre_polynomial_l(x, n, out):
 
 # schema/native_functions.yaml: special_laguerre_polynomial_l.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_laguerre_polynomial_l(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -15864,7 +15864,7 @@ def special_laguerre_polynomial_l(*args, **kwargs):
 
 # schema/native_functions.yaml: special_legendre_polynomial_p(Tensor x, Tensor n) -> Tensor
 def _m0_special_legendre_polynomial_p(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15877,7 +15877,7 @@ def _c0_special_legendre_polynomial_p(x, n, out):
 
 # schema/native_functions.yaml: special_legendre_polynomial_p.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_legendre_polynomial_p(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -15890,7 +15890,7 @@ def _c1_special_legendre_polynomial_p(x, n, out):
 
 # schema/native_functions.yaml: special_legendre_polynomial_p.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_legendre_polynomial_p(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -16106,7 +16106,7 @@ def special_scaled_modified_bessel_k1(input, *, out=None):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t(Tensor x, Tensor n) -> Tensor
 def _m0_special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -16119,7 +16119,7 @@ def _c0_special_shifted_chebyshev_polynomial_t(x, n, out):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -16132,7 +16132,7 @@ def _c1_special_shifted_chebyshev_polynomial_t(x, n, out):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_t.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_shifted_chebyshev_polynomial_t(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -16177,7 +16177,7 @@ def special_shifted_chebyshev_polynomial_t(*args, **kwargs):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u(Tensor x, Tensor n) -> Tensor
 def _m0_special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -16190,7 +16190,7 @@ def _c0_special_shifted_chebyshev_polynomial_u(x, n, out):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -16203,7 +16203,7 @@ def _c1_special_shifted_chebyshev_polynomial_u(x, n, out):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_u.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_shifted_chebyshev_polynomial_u(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -16248,7 +16248,7 @@ def special_shifted_chebyshev_polynomial_u(*args, **kwargs):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v(Tensor x, Tensor n) -> Tensor
 def _m0_special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -16261,7 +16261,7 @@ def _c0_special_shifted_chebyshev_polynomial_v(x, n, out):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -16274,7 +16274,7 @@ def _c1_special_shifted_chebyshev_polynomial_v(x, n, out):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_v.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_shifted_chebyshev_polynomial_v(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -16319,7 +16319,7 @@ def special_shifted_chebyshev_polynomial_v(*args, **kwargs):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w(Tensor x, Tensor n) -> Tensor
 def _m0_special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Tensor'](n):
+    if isinstance(x, _Tensor) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -16332,7 +16332,7 @@ def _c0_special_shifted_chebyshev_polynomial_w(x, n, out):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.x_scalar(Scalar x, Tensor n) -> Tensor
 def _m1_special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
-    if _F['Scalar'](x) and _F['Tensor'](n):
+    if _F['Scalar'](x) and isinstance(n, _Tensor):
         return (x, n, out)
     return None
 
@@ -16345,7 +16345,7 @@ def _c1_special_shifted_chebyshev_polynomial_w(x, n, out):
 
 # schema/native_functions.yaml: special_shifted_chebyshev_polynomial_w.n_scalar(Tensor x, Scalar n) -> Tensor
 def _m2_special_shifted_chebyshev_polynomial_w(x, n, *, out=None):
-    if _F['Tensor'](x) and _F['Scalar'](n):
+    if isinstance(x, _Tensor) and _F['Scalar'](n):
         return (x, n, out)
     return None
 
@@ -16409,7 +16409,7 @@ def special_spherical_bessel_j0(input, *, out=None):
 
 # schema/native_functions.yaml: special_xlog1py(Tensor self, Tensor other) -> Tensor
 def _m0_special_xlog1py(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -16422,7 +16422,7 @@ def _c0_special_xlog1py(input, other, out):
 
 # schema/native_functions.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
 def _m1_special_xlog1py(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -16435,7 +16435,7 @@ def _c1_special_xlog1py(input, other, out):
 
 # schema/native_functions.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
 def _m2_special_xlog1py(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -16480,7 +16480,7 @@ def special_xlog1py(*args, **kwargs):
 
 # schema/native_functions.yaml: special_xlogy(Tensor self, Tensor other) -> Tensor
 def _m0_special_xlogy(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -16493,7 +16493,7 @@ def _c0_special_xlogy(input, other, out):
 
 # schema/native_functions.yaml: special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor
 def _m1_special_xlogy(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -16506,7 +16506,7 @@ def _c1_special_xlogy(input, other, out):
 
 # schema/native_functions.yaml: special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor
 def _m2_special_xlogy(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -16551,7 +16551,7 @@ def special_xlogy(*args, **kwargs):
 
 # schema/native_functions.yaml: special_zeta(Tensor self, Tensor other) -> Tensor
 def _m0_special_zeta(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -16564,7 +16564,7 @@ def _c0_special_zeta(input, other, out):
 
 # schema/native_functions.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
 def _m1_special_zeta(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -16577,7 +16577,7 @@ def _c1_special_zeta(input, other, out):
 
 # schema/native_functions.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
 def _m2_special_zeta(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -16622,7 +16622,7 @@ def special_zeta(*args, **kwargs):
 
 # schema/native_functions.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 def _m0_split(input, split_size, dim=0):
-    if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
+    if isinstance(input, _Tensor) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
     return None
 
@@ -16633,7 +16633,7 @@ def _c0_split(input, split_size, dim):
 
 # schema/native_functions.yaml: split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
 def _m1_split(input, split_size, dim=0):
-    if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
+    if isinstance(input, _Tensor) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
     return None
 
@@ -16796,7 +16796,7 @@ def square_(input):
 
 # schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 def _m0_squeeze(input):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input,)
     return None
 
@@ -16807,7 +16807,7 @@ def _c0_squeeze(input):
 
 # schema/native_functions.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 def _m1_squeeze(input, dim):
-    if _F['Tensor'](input) and _F['int'](dim):
+    if isinstance(input, _Tensor) and _F['int'](dim):
         return (input, dim)
     return None
 
@@ -16818,7 +16818,7 @@ def _c1_squeeze(input, dim):
 
 # schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 def _m2_squeeze(input, dim):
-    if _F['Tensor'](input) and _F['int[]'](dim):
+    if isinstance(input, _Tensor) and _F['int[]'](dim):
         return (input, dim)
     return None
 
@@ -16861,7 +16861,7 @@ def squeeze(*args, **kwargs):
 
 # schema/native_functions.yaml: squeeze_copy(Tensor self) -> Tensor (autogen of squeeze)
 def _m0_squeeze_copy(input):
-    if _F['Tensor'](input):
+    if isinstance(input, _Tensor):
         return (input,)
     return None
 
@@ -16872,7 +16872,7 @@ def _c0_squeeze_copy(input):
 
 # schema/native_functions.yaml: squeeze_copy.dim(Tensor self, int dim) -> Tensor (autogen of squeeze.dim)
 def _m1_squeeze_copy(input, dim):
-    if _F['Tensor'](input) and _F['int'](dim):
+    if isinstance(input, _Tensor) and _F['int'](dim):
         return (input, dim)
     return None
 
@@ -16883,7 +16883,7 @@ def _c1_squeeze_copy(input, dim):
 
 # schema/native_functions.yaml: squeeze_copy.dims(Tensor self, int[] dim) -> Tensor (autogen of squeeze.dims)
 def _m2_squeeze_copy(input, dim):
-    if _F['Tensor'](input) and _F['int[]'](dim):
+    if isinstance(input, _Tensor) and _F['int[]'](dim):
         return (input, dim)
     return None
 
@@ -16943,7 +16943,7 @@ def stack(tensors, dim=0):
 
 # schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
 def _m0_std(input, unbiased=True):
-    if _F['Tensor'](input) and _F['bool'](unbiased):
+    if isinstance(input, _Tensor) and _F['bool'](unbiased):
         return (input, unbiased)
     return None
 
@@ -16954,7 +16954,7 @@ def _c0_std(input, unbiased):
 
 # schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
     return None
 
@@ -16967,7 +16967,7 @@ def _c1_std(input, dim, unbiased, keepdim, out):
 
 # schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and (correction is None or _F['Scalar'](correction)) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
     return None
 
@@ -17012,7 +17012,7 @@ def std(*args, **kwargs):
 
 # schema/native_functions.yaml: std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
 def _m0_std_mean(input, unbiased=True):
-    if _F['Tensor'](input) and _F['bool'](unbiased):
+    if isinstance(input, _Tensor) and _F['bool'](unbiased):
         return (input, unbiased)
     return None
 
@@ -17023,7 +17023,7 @@ def _c0_std_mean(input, unbiased):
 
 # schema/native_functions.yaml: std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
 def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
     return None
 
@@ -17034,7 +17034,7 @@ def _c1_std_mean(input, dim, unbiased, keepdim):
 
 # schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and (correction is None or _F['Scalar'](correction)) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
     return None
 
@@ -17138,7 +17138,7 @@ def subtract(input, other, *, alpha=1, out=None):
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_sum(input, *, dtype=None):
-    if _F['Tensor'](input) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, dtype)
     return None
 
@@ -17149,7 +17149,7 @@ def _c0_sum(input, dtype):
 
 # schema/native_functions.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (input, dim, keepdim, dtype, out)
     return None
 
@@ -17409,7 +17409,7 @@ def tanh_backward(grad_output, output, *, out=None):
 
 # schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
 def _m0_tensor_split(input, tensor_indices_or_sections, dim=0):
-    if _F['Tensor'](input) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
+    if isinstance(input, _Tensor) and isinstance(tensor_indices_or_sections, _Tensor) and _F['int'](dim):
         return (input, tensor_indices_or_sections, dim)
     return None
 
@@ -17420,7 +17420,7 @@ def _c0_tensor_split(input, tensor_indices_or_sections, dim):
 
 # schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
 def _m1_tensor_split(input, sections, dim=0):
-    if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
+    if isinstance(input, _Tensor) and _F['SymInt'](sections) and _F['int'](dim):
         return (input, sections, dim)
     return None
 
@@ -17431,7 +17431,7 @@ def _c1_tensor_split(input, sections, dim):
 
 # schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
 def _m2_tensor_split(input, indices, dim=0):
-    if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
+    if isinstance(input, _Tensor) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (input, indices, dim)
     return None
 
@@ -17620,7 +17620,7 @@ def transpose_copy(input, dim0, dim1):
 
 # schema/native_functions.yaml: trapezoid.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 def _m0_trapezoid(y, x, *, dim=-1):
-    if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
+    if isinstance(y, _Tensor) and isinstance(x, _Tensor) and _F['int'](dim):
         return (y, x, dim)
     return None
 
@@ -17631,7 +17631,7 @@ def _c0_trapezoid(y, x, dim):
 
 # schema/native_functions.yaml: trapezoid.dx(Tensor y, *, Scalar dx=1, int dim=-1) -> Tensor
 def _m1_trapezoid(y, *, dx=1, dim=-1):
-    if _F['Tensor'](y) and _F['Scalar'](dx) and _F['int'](dim):
+    if isinstance(y, _Tensor) and _F['Scalar'](dx) and _F['int'](dim):
         return (y, dx, dim)
     return None
 
@@ -17671,7 +17671,7 @@ def trapezoid(*args, **kwargs):
 
 # schema/native_functions.yaml: trapz.x(Tensor y, Tensor x, *, int dim=-1) -> Tensor
 def _m0_trapz(y, x, *, dim=-1):
-    if _F['Tensor'](y) and _F['Tensor'](x) and _F['int'](dim):
+    if isinstance(y, _Tensor) and isinstance(x, _Tensor) and _F['int'](dim):
         return (y, x, dim)
     return None
 
@@ -17682,7 +17682,7 @@ def _c0_trapz(y, x, dim):
 
 # schema/native_functions.yaml: trapz.dx(Tensor y, *, float dx=1, int dim=-1) -> Tensor
 def _m1_trapz(y, *, dx=1.0, dim=-1):
-    if _F['Tensor'](y) and _F['float'](dx) and _F['int'](dim):
+    if isinstance(y, _Tensor) and _F['float'](dx) and _F['int'](dim):
         return (y, dx, dim)
     return None
 
@@ -18061,7 +18061,7 @@ def vander(x, N=None, increasing=False):
 
 # schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
 def _m0_var(input, unbiased=True):
-    if _F['Tensor'](input) and _F['bool'](unbiased):
+    if isinstance(input, _Tensor) and _F['bool'](unbiased):
         return (input, unbiased)
     return None
 
@@ -18072,7 +18072,7 @@ def _c0_var(input, unbiased):
 
 # schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
     return None
 
@@ -18085,7 +18085,7 @@ def _c1_var(input, dim, unbiased, keepdim, out):
 
 # schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and (correction is None or _F['Scalar'](correction)) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
     return None
 
@@ -18130,7 +18130,7 @@ def var(*args, **kwargs):
 
 # schema/native_functions.yaml: var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
 def _m0_var_mean(input, unbiased=True):
-    if _F['Tensor'](input) and _F['bool'](unbiased):
+    if isinstance(input, _Tensor) and _F['bool'](unbiased):
         return (input, unbiased)
     return None
 
@@ -18141,7 +18141,7 @@ def _c0_var_mean(input, unbiased):
 
 # schema/native_functions.yaml: var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
 def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
     return None
 
@@ -18152,7 +18152,7 @@ def _c1_var_mean(input, dim, unbiased, keepdim):
 
 # schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
-    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+    if isinstance(input, _Tensor) and (dim is None or _F['int[1]'](dim)) and (correction is None or _F['Scalar'](correction)) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
     return None
 
@@ -18284,7 +18284,7 @@ def view_as_real_copy(input):
 
 # schema/native_functions.yaml: view_copy(Tensor self, SymInt[] size) -> Tensor (autogen of view)
 def _m0_view_copy(input, size):
-    if _F['Tensor'](input) and _F['SymInt[]'](size):
+    if isinstance(input, _Tensor) and _F['SymInt[]'](size):
         return (input, size)
     return None
 
@@ -18295,7 +18295,7 @@ def _c0_view_copy(input, size):
 
 # schema/native_functions.yaml: view_copy.dtype(Tensor self, ScalarType dtype) -> Tensor (autogen of view.dtype)
 def _m1_view_copy(input, dtype):
-    if _F['Tensor'](input) and _F['ScalarType'](dtype):
+    if isinstance(input, _Tensor) and _F['ScalarType'](dtype):
         return (input, dtype)
     return None
 
@@ -18335,7 +18335,7 @@ def view_copy(*args, **kwargs):
 
 # schema/native_functions.yaml: vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_vsplit(input, sections):
-    if _F['Tensor'](input) and _F['int'](sections):
+    if isinstance(input, _Tensor) and _F['int'](sections):
         return (input, sections)
     return None
 
@@ -18346,7 +18346,7 @@ def _c0_vsplit(input, sections):
 
 # schema/native_functions.yaml: vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_vsplit(input, indices):
-    if _F['Tensor'](input) and _F['int[]'](indices):
+    if isinstance(input, _Tensor) and _F['int[]'](indices):
         return (input, indices)
     return None
 
@@ -18405,7 +18405,7 @@ def vstack(tensors, *, out=None):
 
 # schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 def _m0_where(condition, input, other, *, out=None):
-    if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(condition, _Tensor) and isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (condition, input, other, out)
     return None
 
@@ -18418,7 +18418,7 @@ def _c0_where(condition, input, other, out):
 
 # schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
 def _m1_where(condition, input, other):
-    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
+    if isinstance(condition, _Tensor) and _F['Scalar'](input) and isinstance(other, _Tensor):
         return (condition, input, other)
     return None
 
@@ -18429,7 +18429,7 @@ def _c1_where(condition, input, other):
 
 # schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
 def _m2_where(condition, input, other):
-    if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(condition, _Tensor) and isinstance(input, _Tensor) and _F['Scalar'](other):
         return (condition, input, other)
     return None
 
@@ -18440,7 +18440,7 @@ def _c2_where(condition, input, other):
 
 # schema/native_functions.yaml: where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
 def _m3_where(condition, input, other):
-    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
+    if isinstance(condition, _Tensor) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)
     return None
 
@@ -18486,7 +18486,7 @@ def where(*args, **kwargs):
 
 # schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_xlogy(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -18499,7 +18499,7 @@ def _c0_xlogy(input, other, out):
 
 # schema/native_functions.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
 def _m1_xlogy(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor'](other):
+    if _F['Scalar'](input) and isinstance(other, _Tensor):
         return (input, other, out)
     return None
 
@@ -18512,7 +18512,7 @@ def _c1_xlogy(input, other, out):
 
 # schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
 def _m2_xlogy(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
@@ -18557,7 +18557,7 @@ def xlogy(*args, **kwargs):
 
 # schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_xlogy_(input, other):
-    if _F['Tensor'](input) and _F['Tensor'](other):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
         return (input, other)
     return None
 
@@ -18568,7 +18568,7 @@ def _c0_xlogy_(input, other):
 
 # schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_xlogy_(input, other):
-    if _F['Tensor'](input) and _F['Scalar'](other):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
         return (input, other)
     return None
 

@@ -2047,7 +2047,7 @@ def alias(self):
 
 # schema/native_functions.yaml: all(Tensor self) -> Tensor
 def _m0_all(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -2058,7 +2058,7 @@ def _c0_all(self):
 
 # schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 def _m1_all(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
     return None
 
@@ -2069,7 +2069,7 @@ def _c1_all(self, dim, keepdim):
 
 # schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 def _m2_all(self, dim=None, keepdim=False):
-    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and (dim is None or _F['int[]'](dim)) and _F['bool'](keepdim):
         return (self, dim, keepdim)
     return None
 
@@ -2180,7 +2180,7 @@ def angle(self):
 
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
 def _m0_any(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -2191,7 +2191,7 @@ def _c0_any(self):
 
 # schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 def _m1_any(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
     return None
 
@@ -2202,7 +2202,7 @@ def _c1_any(self, dim, keepdim):
 
 # schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 def _m2_any(self, dim=None, keepdim=False):
-    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and (dim is None or _F['int[]'](dim)) and _F['bool'](keepdim):
         return (self, dim, keepdim)
     return None
 
@@ -2521,7 +2521,7 @@ def argmin(self, dim=None, keepdim=False):
 
 # schema/native_functions.yaml: argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
 def _m0_argsort(self, dim=-1, descending=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
+    if isinstance(self, _Tensor) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
     return None
 
@@ -2532,7 +2532,7 @@ def _c0_argsort(self, dim, descending):
 
 # schema/native_functions.yaml: argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 def _m1_argsort(self, *, stable, dim=-1, descending=False):
-    if _F['Tensor'](self) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
+    if isinstance(self, _Tensor) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
     return None
 
@@ -2848,7 +2848,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
 
 # schema/native_functions.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
 def _m0_bernoulli(self, *, generator=None):
-    if _F['Tensor'](self) and _F['Generator?'](generator):
+    if isinstance(self, _Tensor) and (generator is None or _F['Generator'](generator)):
         return (self, generator)
     return None
 
@@ -2859,7 +2859,7 @@ def _c0_bernoulli(self, generator):
 
 # schema/native_functions.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
 def _m1_bernoulli(self, p, *, generator=None):
-    if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
+    if isinstance(self, _Tensor) and _F['float'](p) and (generator is None or _F['Generator'](generator)):
         return (self, p, generator)
     return None
 
@@ -2899,7 +2899,7 @@ def bernoulli(*args, **kwargs):
 
 # schema/native_functions.yaml: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
 def _m0_bernoulli_(self, p, *, generator=None):
-    if _F['Tensor'](self) and _F['Tensor'](p) and _F['Generator?'](generator):
+    if isinstance(self, _Tensor) and isinstance(p, _Tensor) and (generator is None or _F['Generator'](generator)):
         return (self, p, generator)
     return None
 
@@ -2910,7 +2910,7 @@ def _c0_bernoulli_(self, p, generator):
 
 # schema/native_functions.yaml: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
 def _m1_bernoulli_(self, p=0.5, *, generator=None):
-    if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
+    if isinstance(self, _Tensor) and _F['float'](p) and (generator is None or _F['Generator'](generator)):
         return (self, p, generator)
     return None
 
@@ -2967,7 +2967,7 @@ def bincount(self, weights=None, minlength=0):
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_and(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -2978,7 +2978,7 @@ def _c0_bitwise_and(self, other):
 
 # schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_and(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3018,7 +3018,7 @@ def bitwise_and(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_bitwise_and_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -3029,7 +3029,7 @@ def _c0_bitwise_and_(self, other):
 
 # schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_bitwise_and_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3069,7 +3069,7 @@ def bitwise_and_(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_left_shift(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -3080,7 +3080,7 @@ def _c0_bitwise_left_shift(self, other):
 
 # schema/native_functions.yaml: bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_left_shift(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3120,7 +3120,7 @@ def bitwise_left_shift(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_bitwise_left_shift_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -3131,7 +3131,7 @@ def _c0_bitwise_left_shift_(self, other):
 
 # schema/native_functions.yaml: bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_bitwise_left_shift_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3205,7 +3205,7 @@ def bitwise_not_(self):
 
 # schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_or(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -3216,7 +3216,7 @@ def _c0_bitwise_or(self, other):
 
 # schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_or(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3256,7 +3256,7 @@ def bitwise_or(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_bitwise_or_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -3267,7 +3267,7 @@ def _c0_bitwise_or_(self, other):
 
 # schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_bitwise_or_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3307,7 +3307,7 @@ def bitwise_or_(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_right_shift(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -3318,7 +3318,7 @@ def _c0_bitwise_right_shift(self, other):
 
 # schema/native_functions.yaml: bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_right_shift(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3358,7 +3358,7 @@ def bitwise_right_shift(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_bitwise_right_shift_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -3369,7 +3369,7 @@ def _c0_bitwise_right_shift_(self, other):
 
 # schema/native_functions.yaml: bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_bitwise_right_shift_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3409,7 +3409,7 @@ def bitwise_right_shift_(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_xor(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -3420,7 +3420,7 @@ def _c0_bitwise_xor(self, other):
 
 # schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_xor(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3460,7 +3460,7 @@ def bitwise_xor(*args, **kwargs):
 
 # schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_bitwise_xor_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -3471,7 +3471,7 @@ def _c0_bitwise_xor_(self, other):
 
 # schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_bitwise_xor_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -3665,7 +3665,7 @@ def chunk(self, chunks, dim=0):
 
 # schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 def _m0_clamp(self, min=None, max=None):
-    if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
+    if isinstance(self, _Tensor) and (min is None or isinstance(min, _Tensor)) and (max is None or isinstance(max, _Tensor)):
         return (self, min, max)
     return None
 
@@ -3676,7 +3676,7 @@ def _c0_clamp(self, min, max):
 
 # schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 def _m1_clamp(self, min=None, max=None):
-    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+    if isinstance(self, _Tensor) and (min is None or _F['Scalar'](min)) and (max is None or _F['Scalar'](max)):
         return (self, min, max)
     return None
 
@@ -3716,7 +3716,7 @@ def clamp(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 def _m0_clamp_(self, min=None, max=None):
-    if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
+    if isinstance(self, _Tensor) and (min is None or isinstance(min, _Tensor)) and (max is None or isinstance(max, _Tensor)):
         return (self, min, max)
     return None
 
@@ -3727,7 +3727,7 @@ def _c0_clamp_(self, min, max):
 
 # schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 def _m1_clamp_(self, min=None, max=None):
-    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+    if isinstance(self, _Tensor) and (min is None or _F['Scalar'](min)) and (max is None or _F['Scalar'](max)):
         return (self, min, max)
     return None
 
@@ -3767,7 +3767,7 @@ def clamp_(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 def _m0_clamp_max(self, max):
-    if _F['Tensor'](self) and _F['Tensor'](max):
+    if isinstance(self, _Tensor) and isinstance(max, _Tensor):
         return (self, max)
     return None
 
@@ -3778,7 +3778,7 @@ def _c0_clamp_max(self, max):
 
 # schema/native_functions.yaml: clamp_max(Tensor self, Scalar max) -> Tensor
 def _m1_clamp_max(self, max):
-    if _F['Tensor'](self) and _F['Scalar'](max):
+    if isinstance(self, _Tensor) and _F['Scalar'](max):
         return (self, max)
     return None
 
@@ -3818,7 +3818,7 @@ def clamp_max(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
 def _m0_clamp_max_(self, max):
-    if _F['Tensor'](self) and _F['Tensor'](max):
+    if isinstance(self, _Tensor) and isinstance(max, _Tensor):
         return (self, max)
     return None
 
@@ -3829,7 +3829,7 @@ def _c0_clamp_max_(self, max):
 
 # schema/native_functions.yaml: clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
 def _m1_clamp_max_(self, max):
-    if _F['Tensor'](self) and _F['Scalar'](max):
+    if isinstance(self, _Tensor) and _F['Scalar'](max):
         return (self, max)
     return None
 
@@ -3869,7 +3869,7 @@ def clamp_max_(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 def _m0_clamp_min(self, min):
-    if _F['Tensor'](self) and _F['Tensor'](min):
+    if isinstance(self, _Tensor) and isinstance(min, _Tensor):
         return (self, min)
     return None
 
@@ -3880,7 +3880,7 @@ def _c0_clamp_min(self, min):
 
 # schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
 def _m1_clamp_min(self, min):
-    if _F['Tensor'](self) and _F['Scalar'](min):
+    if isinstance(self, _Tensor) and _F['Scalar'](min):
         return (self, min)
     return None
 
@@ -3920,7 +3920,7 @@ def clamp_min(*args, **kwargs):
 
 # schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
 def _m0_clamp_min_(self, min):
-    if _F['Tensor'](self) and _F['Tensor'](min):
+    if isinstance(self, _Tensor) and isinstance(min, _Tensor):
         return (self, min)
     return None
 
@@ -3931,7 +3931,7 @@ def _c0_clamp_min_(self, min):
 
 # schema/native_functions.yaml: clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
 def _m1_clamp_min_(self, min):
-    if _F['Tensor'](self) and _F['Scalar'](min):
+    if isinstance(self, _Tensor) and _F['Scalar'](min):
         return (self, min)
     return None
 
@@ -3971,7 +3971,7 @@ def clamp_min_(*args, **kwargs):
 
 # schema/native_functions.yaml: clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 def _m0_clip(self, min=None, max=None):
-    if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
+    if isinstance(self, _Tensor) and (min is None or isinstance(min, _Tensor)) and (max is None or isinstance(max, _Tensor)):
         return (self, min, max)
     return None
 
@@ -3982,7 +3982,7 @@ def _c0_clip(self, min, max):
 
 # schema/native_functions.yaml: clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 def _m1_clip(self, min=None, max=None):
-    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+    if isinstance(self, _Tensor) and (min is None or _F['Scalar'](min)) and (max is None or _F['Scalar'](max)):
         return (self, min, max)
     return None
 
@@ -4022,7 +4022,7 @@ def clip(*args, **kwargs):
 
 # schema/native_functions.yaml: clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 def _m0_clip_(self, min=None, max=None):
-    if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
+    if isinstance(self, _Tensor) and (min is None or isinstance(min, _Tensor)) and (max is None or isinstance(max, _Tensor)):
         return (self, min, max)
     return None
 
@@ -4033,7 +4033,7 @@ def _c0_clip_(self, min, max):
 
 # schema/native_functions.yaml: clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 def _m1_clip_(self, min=None, max=None):
-    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+    if isinstance(self, _Tensor) and (min is None or _F['Scalar'](min)) and (max is None or _F['Scalar'](max)):
         return (self, min, max)
     return None
 
@@ -4282,7 +4282,7 @@ def cosh_(self):
 # schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
 def _m0_count_nonzero(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
-    if _F['Tensor'](self) and _F['int[]'](dim):
+    if isinstance(self, _Tensor) and _F['int[]'](dim):
         return (self, dim)
     return None
 
@@ -4293,7 +4293,7 @@ def _c0_count_nonzero(self, dim):
 
 # schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
 def _m1_count_nonzero(self, dim=None):
-    if _F['Tensor'](self) and _F['int?'](dim):
+    if isinstance(self, _Tensor) and (dim is None or _F['int'](dim)):
         return (self, dim)
     return None
 
@@ -4690,7 +4690,7 @@ def dist(self, other, p=2):
 
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_div(self, other):
-    if _F['Tensor'](self) and _F['Tensor|number'](other):
+    if isinstance(self, _Tensor) and _F['Tensor|number'](other):
         return (self, other)
     return None
 
@@ -4701,7 +4701,7 @@ def _c0_div(self, other):
 
 # schema/native_functions.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 def _m1_div(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
+    if isinstance(self, _Tensor) and _F['Tensor|number'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (self, other, rounding_mode)
     return None
 
@@ -4712,7 +4712,7 @@ def _c1_div(self, other, rounding_mode):
 
 # schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 def _m2_div(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+    if isinstance(self, _Tensor) and _F['Scalar'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (self, other, rounding_mode)
     return None
 
@@ -4755,7 +4755,7 @@ def div(*args, **kwargs):
 
 # schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_div_(self, other):
-    if _F['Tensor'](self) and _F['Tensor|number'](other):
+    if isinstance(self, _Tensor) and _F['Tensor|number'](other):
         return (self, other)
     return None
 
@@ -4766,7 +4766,7 @@ def _c0_div_(self, other):
 
 # schema/native_functions.yaml: div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
 def _m1_div_(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
+    if isinstance(self, _Tensor) and _F['Tensor|number'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (self, other, rounding_mode)
     return None
 
@@ -4777,7 +4777,7 @@ def _c1_div_(self, other, rounding_mode):
 
 # schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
 def _m2_div_(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+    if isinstance(self, _Tensor) and _F['Scalar'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (self, other, rounding_mode)
     return None
 
@@ -4820,7 +4820,7 @@ def div_(*args, **kwargs):
 
 # schema/native_functions.yaml: divide.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_divide(self, other):
-    if _F['Tensor'](self) and _F['Tensor|number'](other):
+    if isinstance(self, _Tensor) and _F['Tensor|number'](other):
         return (self, other)
     return None
 
@@ -4831,7 +4831,7 @@ def _c0_divide(self, other):
 
 # schema/native_functions.yaml: divide.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 def _m1_divide(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
+    if isinstance(self, _Tensor) and _F['Tensor|number'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (self, other, rounding_mode)
     return None
 
@@ -4842,7 +4842,7 @@ def _c1_divide(self, other, rounding_mode):
 
 # schema/native_functions.yaml: divide.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 def _m2_divide(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+    if isinstance(self, _Tensor) and _F['Scalar'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (self, other, rounding_mode)
     return None
 
@@ -4885,7 +4885,7 @@ def divide(*args, **kwargs):
 
 # schema/native_functions.yaml: divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_divide_(self, other):
-    if _F['Tensor'](self) and _F['Tensor|number'](other):
+    if isinstance(self, _Tensor) and _F['Tensor|number'](other):
         return (self, other)
     return None
 
@@ -4896,7 +4896,7 @@ def _c0_divide_(self, other):
 
 # schema/native_functions.yaml: divide_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
 def _m1_divide_(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
+    if isinstance(self, _Tensor) and _F['Tensor|number'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (self, other, rounding_mode)
     return None
 
@@ -4907,7 +4907,7 @@ def _c1_divide_(self, other, rounding_mode):
 
 # schema/native_functions.yaml: divide_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
 def _m2_divide_(self, other, *, rounding_mode):
-    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+    if isinstance(self, _Tensor) and _F['Scalar'](other) and (rounding_mode is None or _F['str'](rounding_mode)):
         return (self, other, rounding_mode)
     return None
 
@@ -4967,7 +4967,7 @@ def dot(self, tensor):
 
 # schema/native_functions.yaml: dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_dsplit(self, sections):
-    if _F['Tensor'](self) and _F['int'](sections):
+    if isinstance(self, _Tensor) and _F['int'](sections):
         return (self, sections)
     return None
 
@@ -4979,7 +4979,7 @@ def _c0_dsplit(self, sections):
 # schema/native_functions.yaml: dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_dsplit(self, *_indices, indices=None):
     indices = _ivar(_indices, indices, 'indices')
-    if _F['Tensor'](self) and _F['int[]'](indices):
+    if isinstance(self, _Tensor) and _F['int[]'](indices):
         return (self, indices)
     return None
 
@@ -5019,7 +5019,7 @@ def dsplit(*args, **kwargs):
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_eq(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -5030,7 +5030,7 @@ def _c0_eq(self, other):
 
 # schema/native_functions.yaml: eq.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_eq(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -5070,7 +5070,7 @@ def eq(*args, **kwargs):
 
 # schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_eq_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -5081,7 +5081,7 @@ def _c0_eq_(self, other):
 
 # schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_eq_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -5377,7 +5377,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
 # schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
 def _m0_fill_(self, value):
-    if _F['Tensor'](self) and _F['Tensor'](value):
+    if isinstance(self, _Tensor) and isinstance(value, _Tensor):
         return (self, value)
     return None
 
@@ -5388,7 +5388,7 @@ def _c0_fill_(self, value):
 
 # schema/native_functions.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 def _m1_fill_(self, value):
-    if _F['Tensor'](self) and _F['Scalar'](value):
+    if isinstance(self, _Tensor) and _F['Scalar'](value):
         return (self, value)
     return None
 
@@ -5548,7 +5548,7 @@ def flipud(self):
 
 # schema/native_functions.yaml: float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_float_power(self, exponent):
-    if _F['Tensor'](self) and _F['Tensor'](exponent):
+    if isinstance(self, _Tensor) and isinstance(exponent, _Tensor):
         return (self, exponent)
     return None
 
@@ -5559,7 +5559,7 @@ def _c0_float_power(self, exponent):
 
 # schema/native_functions.yaml: float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 def _m1_float_power(self, exponent):
-    if _F['Tensor'](self) and _F['Scalar'](exponent):
+    if isinstance(self, _Tensor) and _F['Scalar'](exponent):
         return (self, exponent)
     return None
 
@@ -5599,7 +5599,7 @@ def float_power(*args, **kwargs):
 
 # schema/native_functions.yaml: float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 def _m0_float_power_(self, exponent):
-    if _F['Tensor'](self) and _F['Tensor'](exponent):
+    if isinstance(self, _Tensor) and isinstance(exponent, _Tensor):
         return (self, exponent)
     return None
 
@@ -5610,7 +5610,7 @@ def _c0_float_power_(self, exponent):
 
 # schema/native_functions.yaml: float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 def _m1_float_power_(self, exponent):
-    if _F['Tensor'](self) and _F['Scalar'](exponent):
+    if isinstance(self, _Tensor) and _F['Scalar'](exponent):
         return (self, exponent)
     return None
 
@@ -5684,7 +5684,7 @@ def floor_(self):
 
 # schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
 def _m0_floor_divide(self, other):
-    if _F['Tensor'](self) and _F['Tensor|number'](other):
+    if isinstance(self, _Tensor) and _F['Tensor|number'](other):
         return (self, other)
     return None
 
@@ -5695,7 +5695,7 @@ def _c0_floor_divide(self, other):
 
 # schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_floor_divide(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -5790,7 +5790,7 @@ def fmin(self, other):
 
 # schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_fmod(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -5801,7 +5801,7 @@ def _c0_fmod(self, other):
 
 # schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_fmod(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -5841,7 +5841,7 @@ def fmod(*args, **kwargs):
 
 # schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_fmod_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -5852,7 +5852,7 @@ def _c0_fmod_(self, other):
 
 # schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_fmod_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -5998,7 +5998,7 @@ def gcd_(self, other):
 
 # schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_ge(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -6009,7 +6009,7 @@ def _c0_ge(self, other):
 
 # schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_ge(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -6049,7 +6049,7 @@ def ge(*args, **kwargs):
 
 # schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_ge_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -6060,7 +6060,7 @@ def _c0_ge_(self, other):
 
 # schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_ge_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -6134,7 +6134,7 @@ def ger(self, vec2):
 
 # schema/native_functions.yaml: greater.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_greater(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -6145,7 +6145,7 @@ def _c0_greater(self, other):
 
 # schema/native_functions.yaml: greater.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_greater(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -6185,7 +6185,7 @@ def greater(*args, **kwargs):
 
 # schema/native_functions.yaml: greater_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_greater_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -6196,7 +6196,7 @@ def _c0_greater_(self, other):
 
 # schema/native_functions.yaml: greater_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_greater_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -6236,7 +6236,7 @@ def greater_(*args, **kwargs):
 
 # schema/native_functions.yaml: greater_equal.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_greater_equal(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -6247,7 +6247,7 @@ def _c0_greater_equal(self, other):
 
 # schema/native_functions.yaml: greater_equal.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_greater_equal(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -6287,7 +6287,7 @@ def greater_equal(*args, **kwargs):
 
 # schema/native_functions.yaml: greater_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_greater_equal_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -6298,7 +6298,7 @@ def _c0_greater_equal_(self, other):
 
 # schema/native_functions.yaml: greater_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_greater_equal_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -6338,7 +6338,7 @@ def greater_equal_(*args, **kwargs):
 
 # schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_gt(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -6349,7 +6349,7 @@ def _c0_gt(self, other):
 
 # schema/native_functions.yaml: gt.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_gt(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -6389,7 +6389,7 @@ def gt(*args, **kwargs):
 
 # schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_gt_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -6400,7 +6400,7 @@ def _c0_gt_(self, other):
 
 # schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_gt_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -6495,7 +6495,7 @@ def histc(self, bins=100, min=0, max=0):
 
 # schema/native_functions.yaml: histogram.bins_tensor(Tensor self, Tensor bins, *, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
 def _m0_histogram(self, bins, *, weight=None, density=False):
-    if _F['Tensor'](self) and _F['Tensor'](bins) and _F['Tensor?'](weight) and _F['bool'](density):
+    if isinstance(self, _Tensor) and isinstance(bins, _Tensor) and (weight is None or isinstance(weight, _Tensor)) and _F['bool'](density):
         return (self, bins, weight, density)
     return None
 
@@ -6506,7 +6506,7 @@ def _c0_histogram(self, bins, weight, density):
 
 # schema/native_functions.yaml: histogram.bin_ct(Tensor self, int bins=100, *, float[]? range=None, Tensor? weight=None, bool density=False) -> (Tensor hist, Tensor bin_edges)
 def _m1_histogram(self, bins=100, *, range=None, weight=None, density=False):
-    if _F['Tensor'](self) and _F['int'](bins) and _F['float[]?'](range) and _F['Tensor?'](weight) and _F['bool'](density):
+    if isinstance(self, _Tensor) and _F['int'](bins) and (range is None or _F['float[]'](range)) and (weight is None or isinstance(weight, _Tensor)) and _F['bool'](density):
         return (self, bins, range, weight, density)
     return None
 
@@ -6546,7 +6546,7 @@ def histogram(*args, **kwargs):
 
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(self, sections):
-    if _F['Tensor'](self) and _F['int'](sections):
+    if isinstance(self, _Tensor) and _F['int'](sections):
         return (self, sections)
     return None
 
@@ -6558,7 +6558,7 @@ def _c0_hsplit(self, sections):
 # schema/native_functions.yaml: hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_hsplit(self, *_indices, indices=None):
     indices = _ivar(_indices, indices, 'indices')
-    if _F['Tensor'](self) and _F['int[]'](indices):
+    if isinstance(self, _Tensor) and _F['int[]'](indices):
         return (self, indices)
     return None
 
@@ -6831,7 +6831,7 @@ def index_copy_(self, dim, index, source):
 
 # schema/native_functions.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
 def _m0_index_fill(self, dim, index, value):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and isinstance(value, _Tensor):
         return (self, dim, index, value)
     return None
 
@@ -6842,7 +6842,7 @@ def _c0_index_fill(self, dim, index, value):
 
 # schema/native_functions.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 def _m1_index_fill(self, dim, index, value):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and _F['Scalar'](value):
         return (self, dim, index, value)
     return None
 
@@ -6882,7 +6882,7 @@ def index_fill(*args, **kwargs):
 
 # schema/native_functions.yaml: index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
 def _m0_index_fill_(self, dim, index, value):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and isinstance(value, _Tensor):
         return (self, dim, index, value)
     return None
 
@@ -6893,7 +6893,7 @@ def _c0_index_fill_(self, dim, index, value):
 
 # schema/native_functions.yaml: index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 def _m1_index_fill_(self, dim, index, value):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and _F['Scalar'](value):
         return (self, dim, index, value)
     return None
 
@@ -7245,7 +7245,7 @@ def ldexp_(self, other):
 
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_le(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -7256,7 +7256,7 @@ def _c0_le(self, other):
 
 # schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_le(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -7296,7 +7296,7 @@ def le(*args, **kwargs):
 
 # schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_le_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -7307,7 +7307,7 @@ def _c0_le_(self, other):
 
 # schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_le_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -7347,7 +7347,7 @@ def le_(*args, **kwargs):
 
 # schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 def _m0_lerp(self, end, weight):
-    if _F['Tensor'](self) and _F['Tensor'](end) and _F['Tensor'](weight):
+    if isinstance(self, _Tensor) and isinstance(end, _Tensor) and isinstance(weight, _Tensor):
         return (self, end, weight)
     return None
 
@@ -7358,7 +7358,7 @@ def _c0_lerp(self, end, weight):
 
 # schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 def _m1_lerp(self, end, weight):
-    if _F['Tensor'](self) and _F['Tensor'](end) and _F['Scalar'](weight):
+    if isinstance(self, _Tensor) and isinstance(end, _Tensor) and _F['Scalar'](weight):
         return (self, end, weight)
     return None
 
@@ -7398,7 +7398,7 @@ def lerp(*args, **kwargs):
 
 # schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
 def _m0_lerp_(self, end, weight):
-    if _F['Tensor'](self) and _F['Tensor'](end) and _F['Tensor'](weight):
+    if isinstance(self, _Tensor) and isinstance(end, _Tensor) and isinstance(weight, _Tensor):
         return (self, end, weight)
     return None
 
@@ -7409,7 +7409,7 @@ def _c0_lerp_(self, end, weight):
 
 # schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
 def _m1_lerp_(self, end, weight):
-    if _F['Tensor'](self) and _F['Tensor'](end) and _F['Scalar'](weight):
+    if isinstance(self, _Tensor) and isinstance(end, _Tensor) and _F['Scalar'](weight):
         return (self, end, weight)
     return None
 
@@ -7449,7 +7449,7 @@ def lerp_(*args, **kwargs):
 
 # schema/native_functions.yaml: less.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_less(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -7460,7 +7460,7 @@ def _c0_less(self, other):
 
 # schema/native_functions.yaml: less.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_less(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -7500,7 +7500,7 @@ def less(*args, **kwargs):
 
 # schema/native_functions.yaml: less_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_less_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -7511,7 +7511,7 @@ def _c0_less_(self, other):
 
 # schema/native_functions.yaml: less_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_less_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -7551,7 +7551,7 @@ def less_(*args, **kwargs):
 
 # schema/native_functions.yaml: less_equal.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_less_equal(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -7562,7 +7562,7 @@ def _c0_less_equal(self, other):
 
 # schema/native_functions.yaml: less_equal.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_less_equal(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -7602,7 +7602,7 @@ def less_equal(*args, **kwargs):
 
 # schema/native_functions.yaml: less_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_less_equal_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -7613,7 +7613,7 @@ def _c0_less_equal_(self, other):
 
 # schema/native_functions.yaml: less_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_less_equal_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -8128,7 +8128,7 @@ def logsumexp(self, dim, keepdim=False):
 
 # schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_lt(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -8139,7 +8139,7 @@ def _c0_lt(self, other):
 
 # schema/native_functions.yaml: lt.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_lt(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -8179,7 +8179,7 @@ def lt(*args, **kwargs):
 
 # schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_lt_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -8190,7 +8190,7 @@ def _c0_lt_(self, other):
 
 # schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_lt_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -8247,7 +8247,7 @@ def lu_solve(self, LU_data, LU_pivots):
 
 # schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 def _m0_masked_fill(self, mask, value):
-    if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Tensor'](value):
+    if isinstance(self, _Tensor) and isinstance(mask, _Tensor) and isinstance(value, _Tensor):
         return (self, mask, value)
     return None
 
@@ -8258,7 +8258,7 @@ def _c0_masked_fill(self, mask, value):
 
 # schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 def _m1_masked_fill(self, mask, value):
-    if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Scalar'](value):
+    if isinstance(self, _Tensor) and isinstance(mask, _Tensor) and _F['Scalar'](value):
         return (self, mask, value)
     return None
 
@@ -8298,7 +8298,7 @@ def masked_fill(*args, **kwargs):
 
 # schema/native_functions.yaml: masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
 def _m0_masked_fill_(self, mask, value):
-    if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Tensor'](value):
+    if isinstance(self, _Tensor) and isinstance(mask, _Tensor) and isinstance(value, _Tensor):
         return (self, mask, value)
     return None
 
@@ -8309,7 +8309,7 @@ def _c0_masked_fill_(self, mask, value):
 
 # schema/native_functions.yaml: masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
 def _m1_masked_fill_(self, mask, value):
-    if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Scalar'](value):
+    if isinstance(self, _Tensor) and isinstance(mask, _Tensor) and _F['Scalar'](value):
         return (self, mask, value)
     return None
 
@@ -8451,7 +8451,7 @@ def matrix_power(self, n):
 
 # schema/native_functions.yaml: max(Tensor self) -> Tensor
 def _m0_max(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -8462,7 +8462,7 @@ def _c0_max(self):
 
 # schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
 def _m1_max(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -8473,7 +8473,7 @@ def _c1_max(self, other):
 
 # schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m2_max(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
     return None
 
@@ -8535,7 +8535,7 @@ def maximum(self, other):
 
 # schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_mean(self, *, dtype=None):
-    if _F['Tensor'](self) and _F['ScalarType?'](dtype):
+    if isinstance(self, _Tensor) and (dtype is None or _F['ScalarType'](dtype)):
         return (self, dtype)
     return None
 
@@ -8546,7 +8546,7 @@ def _c0_mean(self, dtype):
 
 # schema/native_functions.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
-    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(self, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (self, dim, keepdim, dtype)
     return None
 
@@ -8586,7 +8586,7 @@ def mean(*args, **kwargs):
 
 # schema/native_functions.yaml: median(Tensor self) -> Tensor
 def _m0_median(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -8597,7 +8597,7 @@ def _c0_median(self):
 
 # schema/native_functions.yaml: median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m1_median(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
     return None
 
@@ -8637,7 +8637,7 @@ def median(*args, **kwargs):
 
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
 def _m0_min(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -8648,7 +8648,7 @@ def _c0_min(self):
 
 # schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
 def _m1_min(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -8659,7 +8659,7 @@ def _c1_min(self, other):
 
 # schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m2_min(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
     return None
 
@@ -8755,7 +8755,7 @@ def mode(self, dim=-1, keepdim=False):
 
 # schema/native_functions.yaml: moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 def _m0_moveaxis(self, source, destination):
-    if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
+    if isinstance(self, _Tensor) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
     return None
 
@@ -8766,7 +8766,7 @@ def _c0_moveaxis(self, source, destination):
 
 # schema/native_functions.yaml: moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 def _m1_moveaxis(self, source, destination):
-    if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
+    if isinstance(self, _Tensor) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
     return None
 
@@ -8806,7 +8806,7 @@ def moveaxis(*args, **kwargs):
 
 # schema/native_functions.yaml: movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 def _m0_movedim(self, source, destination):
-    if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
+    if isinstance(self, _Tensor) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
     return None
 
@@ -8817,7 +8817,7 @@ def _c0_movedim(self, source, destination):
 
 # schema/native_functions.yaml: movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 def _m1_movedim(self, source, destination):
-    if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
+    if isinstance(self, _Tensor) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
     return None
 
@@ -9061,7 +9061,7 @@ def nanmean(self, dim=None, keepdim=False, *, dtype=None):
 
 # schema/native_functions.yaml: nanmedian(Tensor self) -> Tensor
 def _m0_nanmedian(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -9072,7 +9072,7 @@ def _c0_nanmedian(self):
 
 # schema/native_functions.yaml: nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m1_nanmedian(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
     return None
 
@@ -9112,7 +9112,7 @@ def nanmedian(*args, **kwargs):
 
 # schema/native_functions.yaml: nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
 def _m0_nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
-    if _F['Tensor'](self) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+    if isinstance(self, _Tensor) and isinstance(q, _Tensor) and (dim is None or _F['int'](dim)) and _F['bool'](keepdim) and _F['str'](interpolation):
         return (self, q, dim, keepdim, interpolation)
     return None
 
@@ -9123,7 +9123,7 @@ def _c0_nanquantile(self, q, dim, keepdim, interpolation):
 
 # schema/native_functions.yaml: nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
 def _m1_nanquantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
-    if _F['Tensor'](self) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+    if isinstance(self, _Tensor) and _F['float'](q) and (dim is None or _F['int'](dim)) and _F['bool'](keepdim) and _F['str'](interpolation):
         return (self, q, dim, keepdim, interpolation)
     return None
 
@@ -9214,7 +9214,7 @@ def narrow_copy(self, dim, start, length):
 
 # schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_ne(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -9225,7 +9225,7 @@ def _c0_ne(self, other):
 
 # schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_ne(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -9265,7 +9265,7 @@ def ne(*args, **kwargs):
 
 # schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_ne_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -9276,7 +9276,7 @@ def _c0_ne_(self, other):
 
 # schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_ne_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -9549,7 +9549,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 # schema/native_functions.yaml: not_equal.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_not_equal(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -9560,7 +9560,7 @@ def _c0_not_equal(self, other):
 
 # schema/native_functions.yaml: not_equal.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_not_equal(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -9600,7 +9600,7 @@ def not_equal(*args, **kwargs):
 
 # schema/native_functions.yaml: not_equal_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_not_equal_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -9611,7 +9611,7 @@ def _c0_not_equal_(self, other):
 
 # schema/native_functions.yaml: not_equal_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_not_equal_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -9773,7 +9773,7 @@ def positive(self):
 
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_pow(self, exponent):
-    if _F['Tensor'](self) and _F['Tensor'](exponent):
+    if isinstance(self, _Tensor) and isinstance(exponent, _Tensor):
         return (self, exponent)
     return None
 
@@ -9784,7 +9784,7 @@ def _c0_pow(self, exponent):
 
 # schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 def _m1_pow(self, exponent):
-    if _F['Tensor'](self) and _F['Scalar'](exponent):
+    if isinstance(self, _Tensor) and _F['Scalar'](exponent):
         return (self, exponent)
     return None
 
@@ -9824,7 +9824,7 @@ def pow(*args, **kwargs):
 
 # schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 def _m0_pow_(self, exponent):
-    if _F['Tensor'](self) and _F['Tensor'](exponent):
+    if isinstance(self, _Tensor) and isinstance(exponent, _Tensor):
         return (self, exponent)
     return None
 
@@ -9835,7 +9835,7 @@ def _c0_pow_(self, exponent):
 
 # schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 def _m1_pow_(self, exponent):
-    if _F['Tensor'](self) and _F['Scalar'](exponent):
+    if isinstance(self, _Tensor) and _F['Scalar'](exponent):
         return (self, exponent)
     return None
 
@@ -9875,7 +9875,7 @@ def pow_(*args, **kwargs):
 
 # schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_prod(self, *, dtype=None):
-    if _F['Tensor'](self) and _F['ScalarType?'](dtype):
+    if isinstance(self, _Tensor) and (dtype is None or _F['ScalarType'](dtype)):
         return (self, dtype)
     return None
 
@@ -9886,7 +9886,7 @@ def _c0_prod(self, dtype):
 
 # schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_prod(self, dim, keepdim=False, *, dtype=None):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(self, _Tensor) and _F['int'](dim) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (self, dim, keepdim, dtype)
     return None
 
@@ -9977,7 +9977,7 @@ def qr(self, some=True):
 
 # schema/native_functions.yaml: quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
 def _m0_quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
-    if _F['Tensor'](self) and _F['Tensor'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+    if isinstance(self, _Tensor) and isinstance(q, _Tensor) and (dim is None or _F['int'](dim)) and _F['bool'](keepdim) and _F['str'](interpolation):
         return (self, q, dim, keepdim, interpolation)
     return None
 
@@ -9988,7 +9988,7 @@ def _c0_quantile(self, q, dim, keepdim, interpolation):
 
 # schema/native_functions.yaml: quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
 def _m1_quantile(self, q, dim=None, keepdim=False, *, interpolation='linear'):
-    if _F['Tensor'](self) and _F['float'](q) and _F['int?'](dim) and _F['bool'](keepdim) and _F['str'](interpolation):
+    if isinstance(self, _Tensor) and _F['float'](q) and (dim is None or _F['int'](dim)) and _F['bool'](keepdim) and _F['str'](interpolation):
         return (self, q, dim, keepdim, interpolation)
     return None
 
@@ -10062,7 +10062,7 @@ def rad2deg_(self):
 
 # schema/native_functions.yaml: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
 def _m0_random_(self, from_, to, *, generator=None):
-    if _F['Tensor'](self) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
+    if isinstance(self, _Tensor) and _F['int'](from_) and (to is None or _F['int'](to)) and (generator is None or _F['Generator'](generator)):
         return (self, from_, to, generator)
     return None
 
@@ -10073,7 +10073,7 @@ def _c0_random_(self, from_, to, generator):
 
 # schema/native_functions.yaml: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
 def _m1_random_(self, to, *, generator=None):
-    if _F['Tensor'](self) and _F['int'](to) and _F['Generator?'](generator):
+    if isinstance(self, _Tensor) and _F['int'](to) and (generator is None or _F['Generator'](generator)):
         return (self, to, generator)
     return None
 
@@ -10084,7 +10084,7 @@ def _c1_random_(self, to, generator):
 
 # schema/native_functions.yaml: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
 def _m2_random_(self, *, generator=None):
-    if _F['Tensor'](self) and _F['Generator?'](generator):
+    if isinstance(self, _Tensor) and (generator is None or _F['Generator'](generator)):
         return (self, generator)
     return None
 
@@ -10212,7 +10212,7 @@ def relu_(self):
 
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_remainder(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -10223,7 +10223,7 @@ def _c0_remainder(self, other):
 
 # schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_remainder(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -10263,7 +10263,7 @@ def remainder(*args, **kwargs):
 
 # schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_remainder_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -10274,7 +10274,7 @@ def _c0_remainder_(self, other):
 
 # schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_remainder_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -10366,7 +10366,7 @@ def repeat(self, *_repeats, repeats=None):
 
 # schema/native_functions.yaml: repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 def _m0_repeat_interleave(self, repeats, dim=None, *, output_size=None):
-    if _F['Tensor'](self) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+    if isinstance(self, _Tensor) and isinstance(repeats, _Tensor) and (dim is None or _F['int'](dim)) and (output_size is None or _F['SymInt'](output_size)):
         return (self, repeats, dim, output_size)
     return None
 
@@ -10377,7 +10377,7 @@ def _c0_repeat_interleave(self, repeats, dim, output_size):
 
 # schema/native_functions.yaml: repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 def _m1_repeat_interleave(self, repeats, dim=None, *, output_size=None):
-    if _F['Tensor'](self) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+    if isinstance(self, _Tensor) and _F['SymInt'](repeats) and (dim is None or _F['int'](dim)) and (output_size is None or _F['SymInt'](output_size)):
         return (self, repeats, dim, output_size)
     return None
 
@@ -10538,7 +10538,7 @@ def rot90(self, k=1, dims=(0, 1)):
 
 # schema/native_functions.yaml: round(Tensor self) -> Tensor
 def _m0_round(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -10549,7 +10549,7 @@ def _c0_round(self):
 
 # schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
 def _m1_round(self, *, decimals):
-    if _F['Tensor'](self) and _F['int'](decimals):
+    if isinstance(self, _Tensor) and _F['int'](decimals):
         return (self, decimals)
     return None
 
@@ -10589,7 +10589,7 @@ def round(*args, **kwargs):
 
 # schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
 def _m0_round_(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -10600,7 +10600,7 @@ def _c0_round_(self):
 
 # schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
 def _m1_round_(self, *, decimals):
-    if _F['Tensor'](self) and _F['int'](decimals):
+    if isinstance(self, _Tensor) and _F['int'](decimals):
         return (self, decimals)
     return None
 
@@ -10674,7 +10674,7 @@ def rsqrt_(self):
 
 # schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 def _m0_scatter(self, dim, index, src):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and isinstance(src, _Tensor):
         return (self, dim, index, src)
     return None
 
@@ -10685,7 +10685,7 @@ def _c0_scatter(self, dim, index, src):
 
 # schema/native_functions.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
 def _m1_scatter(self, dim, index, src, *, reduce):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and isinstance(src, _Tensor) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
     return None
 
@@ -10696,7 +10696,7 @@ def _c1_scatter(self, dim, index, src, reduce):
 
 # schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 def _m2_scatter(self, dim, index, value):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and _F['Scalar'](value):
         return (self, dim, index, value)
     return None
 
@@ -10707,7 +10707,7 @@ def _c2_scatter(self, dim, index, value):
 
 # schema/native_functions.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 def _m3_scatter(self, dim, index, value, *, reduce):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
     return None
 
@@ -10753,7 +10753,7 @@ def scatter(*args, **kwargs):
 
 # schema/native_functions.yaml: scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 def _m0_scatter_(self, dim, index, src):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and isinstance(src, _Tensor):
         return (self, dim, index, src)
     return None
 
@@ -10764,7 +10764,7 @@ def _c0_scatter_(self, dim, index, src):
 
 # schema/native_functions.yaml: scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
 def _m1_scatter_(self, dim, index, src, *, reduce):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and isinstance(src, _Tensor) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
     return None
 
@@ -10775,7 +10775,7 @@ def _c1_scatter_(self, dim, index, src, reduce):
 
 # schema/native_functions.yaml: scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 def _m2_scatter_(self, dim, index, value):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and _F['Scalar'](value):
         return (self, dim, index, value)
     return None
 
@@ -10786,7 +10786,7 @@ def _c2_scatter_(self, dim, index, value):
 
 # schema/native_functions.yaml: scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
 def _m3_scatter_(self, dim, index, value, *, reduce):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+    if isinstance(self, _Tensor) and _F['int'](dim) and isinstance(index, _Tensor) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
     return None
 
@@ -10934,7 +10934,7 @@ def select_scatter(self, src, dim, index):
 
 # schema/native_functions.yaml: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
 def _m0_set_(self, source):
-    if _F['Tensor'](self) and _F['Tensor'](source):
+    if isinstance(self, _Tensor) and isinstance(source, _Tensor):
         return (self, source)
     return None
 
@@ -10945,7 +10945,7 @@ def _c0_set_(self, source):
 
 # schema/native_functions.yaml: set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)
 def _m1_set_(self, source, storage_offset, size, stride=()):
-    if _F['Tensor'](self) and _F['Tensor'](source) and _F['SymInt'](storage_offset) and _F['SymInt[]'](size) and _F['SymInt[]?'](stride):
+    if isinstance(self, _Tensor) and isinstance(source, _Tensor) and _F['SymInt'](storage_offset) and _F['SymInt[]'](size) and (stride is None or _F['SymInt[]'](stride)):
         return (self, source, storage_offset, size, stride)
     return None
 
@@ -10956,7 +10956,7 @@ def _c1_set_(self, source, storage_offset, size, stride):
 
 # schema/native_functions.yaml: set_(Tensor(a!) self) -> Tensor(a!)
 def _m2_set_(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -11288,7 +11288,7 @@ def softmax(self, dim, dtype=None):
 
 # schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 def _m0_sort(self, dim=-1, descending=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
+    if isinstance(self, _Tensor) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
     return None
 
@@ -11299,7 +11299,7 @@ def _c0_sort(self, dim, descending):
 
 # schema/native_functions.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 def _m1_sort(self, *, stable, dim=-1, descending=False):
-    if _F['Tensor'](self) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
+    if isinstance(self, _Tensor) and (stable is None or _F['bool'](stable)) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
     return None
 
@@ -11339,7 +11339,7 @@ def sort(*args, **kwargs):
 
 # schema/native_functions.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 def _m0_split(self, split_size, dim=0):
-    if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
+    if isinstance(self, _Tensor) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
     return None
 
@@ -11350,7 +11350,7 @@ def _c0_split(self, split_size, dim):
 
 # schema/native_functions.yaml: split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
 def _m1_split(self, split_size, dim=0):
-    if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
+    if isinstance(self, _Tensor) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
     return None
 
@@ -11475,7 +11475,7 @@ def square_(self):
 
 # schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 def _m0_squeeze(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -11486,7 +11486,7 @@ def _c0_squeeze(self):
 
 # schema/native_functions.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 def _m1_squeeze(self, dim):
-    if _F['Tensor'](self) and _F['int'](dim):
+    if isinstance(self, _Tensor) and _F['int'](dim):
         return (self, dim)
     return None
 
@@ -11498,7 +11498,7 @@ def _c1_squeeze(self, dim):
 # schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 def _m2_squeeze(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
-    if _F['Tensor'](self) and _F['int[]'](dim):
+    if isinstance(self, _Tensor) and _F['int[]'](dim):
         return (self, dim)
     return None
 
@@ -11541,7 +11541,7 @@ def squeeze(*args, **kwargs):
 
 # schema/native_functions.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!)
 def _m0_squeeze_(self):
-    if _F['Tensor'](self):
+    if isinstance(self, _Tensor):
         return (self,)
     return None
 
@@ -11552,7 +11552,7 @@ def _c0_squeeze_(self):
 
 # schema/native_functions.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
 def _m1_squeeze_(self, dim):
-    if _F['Tensor'](self) and _F['int'](dim):
+    if isinstance(self, _Tensor) and _F['int'](dim):
         return (self, dim)
     return None
 
@@ -11564,7 +11564,7 @@ def _c1_squeeze_(self, dim):
 # schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
 def _m2_squeeze_(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
-    if _F['Tensor'](self) and _F['int[]'](dim):
+    if isinstance(self, _Tensor) and _F['int[]'](dim):
         return (self, dim)
     return None
 
@@ -11607,7 +11607,7 @@ def squeeze_(*args, **kwargs):
 
 # schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
 def _m0_std(self, unbiased=True):
-    if _F['Tensor'](self) and _F['bool'](unbiased):
+    if isinstance(self, _Tensor) and _F['bool'](unbiased):
         return (self, unbiased)
     return None
 
@@ -11618,7 +11618,7 @@ def _c0_std(self, unbiased):
 
 # schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 def _m1_std(self, dim, unbiased=True, keepdim=False):
-    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
     return None
 
@@ -11629,7 +11629,7 @@ def _c1_std(self, dim, unbiased, keepdim):
 
 # schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 def _m2_std(self, dim=None, *, correction=None, keepdim=False):
-    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and (dim is None or _F['int[1]'](dim)) and (correction is None or _F['Scalar'](correction)) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
     return None
 
@@ -11757,7 +11757,7 @@ def subtract_(self, other, *, alpha=1):
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_sum(self, *, dtype=None):
-    if _F['Tensor'](self) and _F['ScalarType?'](dtype):
+    if isinstance(self, _Tensor) and (dtype is None or _F['ScalarType'](dtype)):
         return (self, dtype)
     return None
 
@@ -11768,7 +11768,7 @@ def _c0_sum(self, dtype):
 
 # schema/native_functions.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
-    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+    if isinstance(self, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](keepdim) and (dtype is None or _F['ScalarType'](dtype)):
         return (self, dim, keepdim, dtype)
     return None
 
@@ -12047,7 +12047,7 @@ def tanh_(self):
 
 # schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
 def _m0_tensor_split(self, tensor_indices_or_sections, dim=0):
-    if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
+    if isinstance(self, _Tensor) and isinstance(tensor_indices_or_sections, _Tensor) and _F['int'](dim):
         return (self, tensor_indices_or_sections, dim)
     return None
 
@@ -12058,7 +12058,7 @@ def _c0_tensor_split(self, tensor_indices_or_sections, dim):
 
 # schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
 def _m1_tensor_split(self, sections, dim=0):
-    if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
+    if isinstance(self, _Tensor) and _F['SymInt'](sections) and _F['int'](dim):
         return (self, sections, dim)
     return None
 
@@ -12069,7 +12069,7 @@ def _c1_tensor_split(self, sections, dim):
 
 # schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
 def _m2_tensor_split(self, indices, dim=0):
-    if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
+    if isinstance(self, _Tensor) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (self, indices, dim)
     return None
 
@@ -12521,7 +12521,7 @@ def unsqueeze_(self, dim):
 
 # schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
 def _m0_var(self, unbiased=True):
-    if _F['Tensor'](self) and _F['bool'](unbiased):
+    if isinstance(self, _Tensor) and _F['bool'](unbiased):
         return (self, unbiased)
     return None
 
@@ -12532,7 +12532,7 @@ def _c0_var(self, unbiased):
 
 # schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 def _m1_var(self, dim, unbiased=True, keepdim=False):
-    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and (dim is None or _F['int[1]'](dim)) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
     return None
 
@@ -12543,7 +12543,7 @@ def _c1_var(self, dim, unbiased, keepdim):
 
 # schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 def _m2_var(self, dim=None, *, correction=None, keepdim=False):
-    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+    if isinstance(self, _Tensor) and (dim is None or _F['int[1]'](dim)) and (correction is None or _F['Scalar'](correction)) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
     return None
 
@@ -12604,7 +12604,7 @@ def vdot(self, other):
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def _m0_view(self, *_size, size=None):
     size = _ivar(_size, size, 'size')
-    if _F['Tensor'](self) and _F['SymInt[]'](size):
+    if isinstance(self, _Tensor) and _F['SymInt[]'](size):
         return (self, size)
     return None
 
@@ -12615,7 +12615,7 @@ def _c0_view(self, size):
 
 # schema/native_functions.yaml: view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
 def _m1_view(self, dtype):
-    if _F['Tensor'](self) and _F['ScalarType'](dtype):
+    if isinstance(self, _Tensor) and _F['ScalarType'](dtype):
         return (self, dtype)
     return None
 
@@ -12672,7 +12672,7 @@ def view_as(self, other):
 
 # schema/native_functions.yaml: vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_vsplit(self, sections):
-    if _F['Tensor'](self) and _F['int'](sections):
+    if isinstance(self, _Tensor) and _F['int'](sections):
         return (self, sections)
     return None
 
@@ -12684,7 +12684,7 @@ def _c0_vsplit(self, sections):
 # schema/native_functions.yaml: vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_vsplit(self, *_indices, indices=None):
     indices = _ivar(_indices, indices, 'indices')
-    if _F['Tensor'](self) and _F['int[]'](indices):
+    if isinstance(self, _Tensor) and _F['int[]'](indices):
         return (self, indices)
     return None
 
@@ -12724,7 +12724,7 @@ def vsplit(*args, **kwargs):
 
 # schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 def _m0_where(self, condition, other):
-    if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(condition, _Tensor) and isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (condition, self, other)
     return None
 
@@ -12735,7 +12735,7 @@ def _c0_where(condition, self, other):
 
 # schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
 def _m1_where(self, condition, other):
-    if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(condition, _Tensor) and isinstance(self, _Tensor) and _F['Scalar'](other):
         return (condition, self, other)
     return None
 
@@ -12775,7 +12775,7 @@ def where(*args, **kwargs):
 
 # schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_xlogy(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -12786,7 +12786,7 @@ def _c0_xlogy(self, other):
 
 # schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
 def _m1_xlogy(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 
@@ -12826,7 +12826,7 @@ def xlogy(*args, **kwargs):
 
 # schema/native_functions.yaml: xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_xlogy_(self, other):
-    if _F['Tensor'](self) and _F['Tensor'](other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
         return (self, other)
     return None
 
@@ -12837,7 +12837,7 @@ def _c0_xlogy_(self, other):
 
 # schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_xlogy_(self, other):
-    if _F['Tensor'](self) and _F['Scalar'](other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
         return (self, other)
     return None
 

@@ -102,7 +102,7 @@ def _copy_like(g, variable):
     v, a = variable._np, g._np
     if v is not None and a is not None and v.flags.c_contiguous and not g._ks & AUTOGRAD_BIT \
             and not _tls.dispatch_modes:
-        return from_array(a.copy(order="C"), g._dtype)     # the usual case: a plain copy
+        return from_array(a.copy(order="C"), g._dtype, True)  # the usual case: a plain copy
     if variable.is_contiguous() or not is_non_overlapping_and_dense(variable._shape,
                                                                     variable.stride()):
         return g.clone(memory_format=ember.contiguous_format)

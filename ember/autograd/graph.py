@@ -27,8 +27,6 @@ from . import meta as M
 from .accumulate import accumulate_grad
 from .meta import AutogradMeta, autograd_meta
 
-_new_meta = object.__new__
-
 AUTOGRAD_BIT = K.AUTOGRAD_BIT
 ADINPLACE_BIT = K.ADINPLACE_BIT
 NO_EDGE = (None, 0)
@@ -294,9 +292,10 @@ def save_output(t, nr: int = 0) -> SavedTensor:
     if _hooks_entered and _tls.saved_hooks:
         return _save_hooked(t, nr)
     s = SavedTensor()
-    # an alias without grad_fn; dispatched (aten.detach) when a mode records the program
-    s.data = t.detach() if _tls.dispatch_modes else shallow_copy(t)
-    s.version = s.data._storage._version
+    # an alias without grad_fn (no reference cycle through it); dispatched (aten.detach)
+    # when a mode records the program
+    d = s.data = t.detach() if _tls.dispatch_modes else shallow_copy(t)
+    s.version = d._storage._version
     s.output_nr = nr
     return s
 
@@ -342,8 +341,9 @@ def gradient_edge(t):
     if av is not None and av != t._storage._version:
         return (regenerate_view_grad_fn(t), 0)
     fn = ag.grad_fn
-    if fn is None:
-        return (grad_accumulator(t), 0)
+    if fn is None:      # a leaf: its accumulator (grad_accumulator, inlined)
+        fn = ag.grad_acc
+        return (grad_accumulator(t) if fn is None else fn, 0)
     return (fn, ag.output_nr)
 
 
@@ -417,10 +417,11 @@ def set_history(t, node, nr: int = 0, differentiable: bool = True):
 
 def set_history_one(t, node):
     """set_history for the single output of `node` (the hot path, inlined)."""
-    if t._dtype.differentiable:
+    dt = t._dtype
+    if dt.differentiable:
         ag = t._ag
         if ag is None:
-            ag = t._ag = _new_meta(AutogradMeta)
+            ag = t._ag = AutogradMeta()
             ag.grad_fn = node
         else:
             ag.grad_fn = node
@@ -428,7 +429,7 @@ def set_history_one(t, node):
         t._ks |= AUTOGRAD_BIT
         if t._base is not None:
             ag.attr_version = t.untyped_storage()._version
-    node._out_meta = ((t._shape, t._dtype, t._device),)
+    node._out_meta = ((t._shape, dt, t._device),)
 
 
 def set_history_many(ts, node, differentiable=None, multi_view=False):

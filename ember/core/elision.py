@@ -71,11 +71,12 @@ def reusable(t, other, swapped=False) -> bool:
     if t.__class__ is not Tensor:
         return False
     a = t._np
+    # refs to `a`: t._np (and t._contig when it marks `a`), this local, the argument
     if a is None or a.nbytes < MIN_BYTES or t._ks != CPU_KS \
             or t._dtype.category != D.FLOAT or t._base is not None or t._ag is not None \
             or t._storage is not None or a.base is not None or not a.flags.c_contiguous \
-            or not a.flags.writeable or _getrefcount(a) != 3 or getweakrefcount(t) \
-            or _tls.masks != _NO_KEYS:      # refs to `a`: t._np, this local, the argument
+            or not a.flags.writeable or _getrefcount(a) != 3 + (t._contig is a) \
+            or getweakrefcount(t) or _tls.masks != _NO_KEYS:
         return False
     if other.__class__ is Tensor:
         if other._dtype is not t._dtype or other._ks & (K.AUTOGRAD_BIT | K.PYTHON_BIT) or \

@@ -51,5 +51,6 @@ def resize_(t, shape, strides=None):
     strides = contiguous_strides(tuple(shape)) if strides is None else strides
     fresh = empty_strided_on(t.device, shape, strides, t.dtype)
     t._np, t._shape, t._stride, t._offset = fresh._np, fresh._shape, fresh._stride, 0
+    t._contig = None        # (the old array's mark: no longer holds, nor keeps it alive)
     t._storage = fresh.untyped_storage()
     return t

@@ -92,6 +92,7 @@ class Tensor:
         "__weakref__",
         "_ag",
         "_base",
+        "_contig",  # `_np` when a kernel made it C-contiguous (see from_array), else None
         "_device",
         "_dtype",
         "_ks",
@@ -398,7 +399,7 @@ class Tensor:
         """A data-less `cls` instance with the given metadata (for __torch_dispatch__ wrappers)."""
         dev = _device_cls(device) if device is not None else CPU
         t = _new(cls)
-        t._np = None
+        t._np = t._contig = None
         t._shape = tuple(size)
         t._stride = tuple(strides) if strides is not None else contiguous_strides(t._shape)
         t._offset = storage_offset
@@ -488,33 +489,42 @@ def _has_python_dispatch(cls) -> bool:
 
 def _copy_layout(dst: Tensor, src: Tensor) -> None:
     """dst takes src's storage, layout, dtype and device."""
+    st = src._storage
+    if st is None:
+        st = src.untyped_storage()
+    dst._storage = st
     dst._np = src._np
+    dst._contig = src._contig
     dst._shape = src._shape
     dst._stride = src._stride
     dst._offset = src._offset
     dst._dtype = src._dtype
     dst._device = src._device
-    dst._storage = src.untyped_storage()
 
 
 def shallow_copy(t: Tensor, cls=Tensor) -> Tensor:
     """A new tensor object over the same storage and metadata (no autograd history).
     A functional tensor (ember._subclasses.functional_tensor) stays one: its state is in
     the slots of its class."""
-    if t._ks & _FUNCTIONALIZE_BIT and cls is Tensor:
+    ks = t._ks & _NO_HISTORY
+    if cls is not Tensor:
+        u = _new(cls)
+        if _has_python_dispatch(cls):
+            ks |= K.PYTHON_BIT
+    elif ks & _FUNCTIONALIZE_BIT:
         u = _new(t.__class__)
         for name in t.__class__.__slots__:
             setattr(u, name, getattr(t, name))
     else:
-        u = _new(cls)
+        u = _new(Tensor)
     _copy_layout(u, t)
-    u._ks = (t._ks & ~(K.PYTHON_BIT | K.AUTOGRAD_BIT)) | (
-        K.PYTHON_BIT if cls is not Tensor and _has_python_dispatch(cls) else 0)
+    u._ks = ks
     u._base = None
     u._ag = None
     return u
 
 
+_NO_HISTORY = ~(K.PYTHON_BIT | K.AUTOGRAD_BIT)
 _FUNCTIONALIZE_BIT = K.bit(K.Functionalize)
 
 
@@ -530,8 +540,10 @@ def _set_data(t: Tensor, other: Tensor):
 
 
 # --- constructors used by kernels (hot path: no validation) ---------------------------
-def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
-    """Wraps a fresh NumPy array a CPU kernel produced (the tensor owns it).
+def from_array(arr: np.ndarray, dt: D.dtype | None = None, contig: bool = False) -> Tensor:
+    """Wraps a fresh NumPy array a CPU kernel produced (the tensor owns it). `contig`: the
+    kernel knows `arr` is C-contiguous (its pointwise fast path then skips NumPy's flags
+    check for this tensor; the mark holds only while `_np` is that array).
 
     >>> from_array(np.zeros(3, np.float32)).dtype
     ember.float32
@@ -542,6 +554,7 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
         dt = _NP_TO_DTYPE[arr.dtype]
     t = _new(Tensor)
     t._np = arr
+    t._contig = arr if contig else None
     t._shape = arr.shape
     t._stride = None
     t._offset = 0
@@ -555,7 +568,7 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None) -> Tensor:
     return t
 
 
-_CPU_BIT, _COMPLEX_BIT = K.CPU_BIT, K.COMPLEX_BIT
+_CPU_BIT, _COMPLEX_BIT, _NOT_COMPLEX = K.CPU_BIT, K.COMPLEX_BIT, ~K.COMPLEX_BIT
 
 
 def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
@@ -564,6 +577,7 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
     `arr`, when a kernel already has it, is the NumPy array of exactly this layout;
     `ks`, the keyset (default: a new tensor's on that device, inference-mode aware)."""
     t = _new(Tensor)
+    t._contig = None
     dev = storage.device
     if arr is not None:
         t._np = arr
@@ -587,7 +601,7 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
     t._storage = storage
     if ks is None:
         ks = (_INFERENCE_KS_OF_DEVICE_TYPE if _tls.inference else _KS_OF_DEVICE_TYPE)[dev.type]
-    t._ks = dtype_keyset(ks, dt)
+    t._ks = ks | _COMPLEX_BIT if dt.is_complex else ks & _NOT_COMPLEX  # (dtype_keyset)
     t._base = base
     t._ag = None
     return t
@@ -636,11 +650,13 @@ def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, ar
     tensor([9., 1., 2., 3., 4., 5.])
     """
     dt = dt or base._dtype
-    st = base.untyped_storage()
+    st = base._storage
+    if st is None:
+        st = base.untyped_storage()
     if arr is None and st._bytes is None:     # storage bytes not made yet: skip making them
         arr = _array_within(base._np, base._offset, shape, stride, offset, dt)
     v = make_tensor(st, shape, stride, offset, dt, base if base._base is None else base._base, arr,
-                    base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT))
+                    base._ks & _NO_HISTORY)
     if _tls.inference and base._ks & K.ADINPLACE_BIT:
         # a view of a normal tensor made in inference mode stays normal (torch's rule)
         autograd_hooks.mark_inference_view(v, base)

@@ -3,6 +3,7 @@ BackendSelect for factories, and the ADInplaceOrView kernels of mutating ops.
 """
 from __future__ import annotations
 
+from ..core.tensor import Tensor
 from . import keys as K
 
 
@@ -91,7 +92,6 @@ def autogen_inplace(functional_op, broadcast=False):
     """
     from ..core.outputs import check_cast, check_output_shape
     from ..core.shapes import broadcast_shapes
-    from ..core.tensor import Tensor
     from .dispatcher import ops
 
     copy_ = ops.aten.copy_.default
@@ -109,6 +109,9 @@ def autogen_inplace(functional_op, broadcast=False):
     return kernel
 
 
+_ADINPLACE_BIT = K.ADINPLACE_BIT
+
+
 def inplace_or_view(op, mutated: tuple[int, ...]):
     """ADInplaceOrView kernel of a mutating op: redispatch, then bump the version
     counter of every mutated tensor (inference tensors have none)."""
@@ -123,8 +126,10 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
             try:
                 for i in mutated:
                     t = args[i]
-                    check_no_internal_overlap(t)
-                    if t._storage is not None:
+                    c = t._contig
+                    if c is None or c is not t._np:   # (a C-contiguous array cannot overlap)
+                        check_no_internal_overlap(t)
+                    if t._storage is not None:      # (no storage object: no other tensor shares it)
                         check_no_partial_overlap(t, args)
             except RuntimeError as overlap:
                 _raise_after_meta_checks(op, args, overlap)
@@ -135,8 +140,11 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
         result = k(*args)
         for i in mutated:
             t = args[i]
-            if t._ks & K.ADINPLACE_BIT:
-                t.untyped_storage()._version += 1
+            if t._ks & _ADINPLACE_BIT:
+                st = t._storage
+                if st is None:
+                    st = t.untyped_storage()
+                st._version += 1
         return result
     kernel.__qualname__ = f"ADInplaceOrView[{op._cpp_name}]"
     return kernel
@@ -150,8 +158,8 @@ def check_no_partial_overlap(out, args) -> None:
     for a in args:
         if a is out:
             continue
-        if getattr(a, "_storage", None) is st:
-            if _partially_overlap(out, a):
+        if isinstance(a, Tensor):
+            if a._storage is st and _partially_overlap(out, a):
                 raise RuntimeError("unsupported operation: some elements of the input tensor "
                                    "and the written-to tensor refer to a single memory "
                                    "location. Please clone() the tensor before performing "

@@ -461,6 +461,7 @@ def _take_layout(self, view):
     """self becomes `view` (sizes, strides, offset) over the storage they share."""
     self._shape, self._stride, self._offset, self._np = (view._shape, view._stride, view._offset,
                                                          view._np)
+    self._contig = view._contig
     return self
 
 

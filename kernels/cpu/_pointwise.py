@@ -23,6 +23,7 @@ _quiet = np.errstate  # ops that may divide by zero / overflow run under _quiet(
 _HALF = P.HALF
 _F32_MAX = float(np.finfo(np.float32).max)
 _DOUBLE = (D.float64, D.complex128)
+_ONE = 1  # (`alpha is not _ONE`: the common alpha=1 skips the comparison)
 
 try:  # NumPy 2 keeps its floating-point error state in a context variable: set it directly
     from numpy._core._ufunc_config import _extobj_contextvar as _ERRSTATE
@@ -95,6 +96,12 @@ def _check_devices(*xs):
         raise RuntimeError(f"expected CPU tensors, got {first._device}")
 
 
+def _mark_contig(t) -> bool:
+    """Marks `t._np` as C-contiguous (after a flags check found it so); see from_array."""
+    t._contig = t._np
+    return True
+
+
 def _scalar_fast(self, other) -> bool:
     """Whether `ufunc(self._np, other)` already has torch's result for a Python number:
     NumPy 2 treats Python numbers as weak like torch, except that it refuses ints out of
@@ -146,36 +153,39 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
         min_category = D.FLOAT
 
     def kernel(self, other, alpha=1):
-        if scaled is not None and (alpha != 1 or alpha is True):
+        if scaled is not None and alpha is not _ONE and (alpha != 1 or alpha is True):
             return scaled(self, other, alpha)
         a = self._np
         dt = self._dtype
+        # (`t._contig is a`: the array is known C-contiguous; no flags check needed)
         if other.__class__ is Tensor or isinstance(other, Tensor):  # (nn.Parameter too)
             b = other._np
-            if a is None or b is None:
+            if a is None or b is None or not (
+                    (self._contig is a or a.flags.c_contiguous and _mark_contig(self)) and
+                    (other._contig is b or b.flags.c_contiguous and _mark_contig(other))):
                 x = None
-            elif other._dtype is dt and a.flags.c_contiguous and b.flags.c_contiguous:
+            elif other._dtype is dt:
                 x, y = a, b
-            elif self._shape and other._shape and a.flags.c_contiguous and \
-                    b.flags.c_contiguous and dt.category >= min_category and \
+            elif self._shape and other._shape and dt.category >= min_category and \
                     other._dtype.category >= min_category:  # both in the promoted dtype
                 dt = promoted(dt, other._dtype)
                 x, y = (None, None) if dt in _HALF else (_arr(self, dt), _arr(other, dt))
-            elif not other._shape and self._shape and a.flags.c_contiguous and \
+            elif not other._shape and self._shape and \
                     other._dtype.category <= dt.category and _scalar_fast(self, b.item()):
                 x, y = a, b.item()
-            elif not self._shape and other._shape and b.flags.c_contiguous and \
+            elif not self._shape and other._shape and \
                     dt.category <= other._dtype.category and _scalar_fast(other, a.item()):
                 dt, x, y = other._dtype, a.item(), b
             else:
                 x = None
-        elif a.flags.c_contiguous and _scalar_fast(self, other):
+        elif (self._contig is a or a.flags.c_contiguous and _mark_contig(self)) and \
+                _scalar_fast(self, other):
             x, y = a, other
         else:
             x = None
         if x is not None and dt.category >= min_category:
-            try:
-                return from_array(quiet_call(ufunc, x, y) if quiet else ufunc(x, y), dt)
+            try:  # C-contiguous operands (or numbers): a C-contiguous result
+                return from_array(quiet_call(ufunc, x, y) if quiet else ufunc(x, y), dt, True)
             except ValueError:  # shapes do not broadcast: torch's error from the layout
                 layout(self, other)
                 raise
@@ -289,7 +299,7 @@ def _run(fn, layout, operands, cdt=None):
     if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
             r.dtype == dt.np and r.shape == tuple(layout._shape) and \
             tuple(layout._stride) == contiguous_strides(r.shape):
-        return from_array(r, dt)  # NumPy's result already has the layout: no copy
+        return from_array(r, dt, True)  # NumPy's result already has the layout: no copy
     out = empty_cpu(layout._shape, dt, layout._stride)
     quiet_call(np.copyto, out._np, r, casting="unsafe")
     return out
@@ -308,4 +318,4 @@ def _fast_same_shape(fn, self, other, quiet=True):
             a is None or b is None or self._shape != other._shape or \
             not (a.flags.c_contiguous and b.flags.c_contiguous):
         return None
-    return from_array(quiet_call(fn, a, b) if quiet else fn(a, b), dt)
+    return from_array(quiet_call(fn, a, b) if quiet else fn(a, b), dt, True)
