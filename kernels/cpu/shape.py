@@ -316,6 +316,7 @@ def nonzero_out(self, out):
                           stacklevel=3)
         out._np, out._shape, out._stride, out._offset = res._np, res._shape, res._stride, 0
         out._storage = res.untyped_storage()
+        out._contig = None   # (the old array's mark: no longer holds, nor keeps it alive)
         return out
     out._np[...] = res._np
     return out
