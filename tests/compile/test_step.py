@@ -226,6 +226,17 @@ def test_compiled_adam_step_equals_eager_and_torch(backend, name, options):
     assert list(ember._dynamo.counters["graph_break"]) == [f"Unsupported: {reason}"]
 
 
+def _train_step(net, opt, lib):
+    """zero_grad, forward, loss.backward() and opt.step() as one function."""
+    def step(x, y):
+        opt.zero_grad()
+        loss = lib.nn.functional.cross_entropy(net(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
 def test_compiled_whole_training_step_with_adamw(backend):
     """A whole training step with AdamW (amsgrad) compiles into one graph and trains like
@@ -234,18 +245,10 @@ def test_compiled_whole_training_step_with_adamw(backend):
         net = _mlp(lib)
         return net, lib.optim.AdamW(net.parameters(), lr=0.01, amsgrad=True)
 
-    def train_step(net, opt, lib):
-        def step(x, y):
-            opt.zero_grad()
-            loss = lib.nn.functional.cross_entropy(net(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-        return step
     (ne, oe), (nc, oc), (nt, ot) = make(ember), make(ember), make(torch)
     _copy_params(nt, ne)
-    eager, tstep = train_step(ne, oe, ember), train_step(nt, ot, torch)
-    compiled = ember.compile(train_step(nc, oc, ember), backend=backend)
+    eager, tstep = _train_step(ne, oe, ember), _train_step(nt, ot, torch)
+    compiled = ember.compile(_train_step(nc, oc, ember), backend=backend)
     for x, y in _data(4):
         le = eager(ember.tensor(x), ember.tensor(y))
         lc = compiled(ember.tensor(x), ember.tensor(y))
@@ -279,18 +282,10 @@ def test_compiled_whole_training_step_equals_eager_and_torch(backend):
         net = _mlp(lib)
         return net, lib.optim.SGD(net.parameters(), lr=0.1, momentum=0.9)
 
-    def train_step(net, opt, lib):
-        def step(x, y):
-            opt.zero_grad()
-            loss = lib.nn.functional.cross_entropy(net(x), y)
-            loss.backward()
-            opt.step()
-            return loss
-        return step
     (ne, oe), (nc, oc), (nt, ot) = make(ember), make(ember), make(torch)
     _copy_params(nt, ne)
-    eager, tstep = train_step(ne, oe, ember), train_step(nt, ot, torch)
-    compiled = ember.compile(train_step(nc, oc, ember), backend=backend)
+    eager, tstep = _train_step(ne, oe, ember), _train_step(nt, ot, torch)
+    compiled = ember.compile(_train_step(nc, oc, ember), backend=backend)
     for x, y in _data(5):
         le = eager(ember.tensor(x), ember.tensor(y))
         lc = compiled(ember.tensor(x), ember.tensor(y))
