@@ -42,6 +42,8 @@ def out_layout(*operands):
     strides = contiguous_strides(shape)
     if all(t._shape == shape and t.stride() == strides for t in ts):  # the common case
         return shape, strides
+    if len(ts) == len(operands) and all(t._shape == shape and t.is_contiguous() for t in ts):
+        return shape, strides  # TensorIterator's fast setup (numbers are operands there too)
     shape = broadcast_shapes(*(t._shape for t in ts))
     return shape, elementwise_strides(shape, [(t._shape, t.stride()) for t in ts])
 

@@ -97,7 +97,12 @@ def _check_devices(*xs):
 
 
 def _mark_contig(t) -> bool:
-    """Marks `t._np` as C-contiguous (after a flags check found it so); see from_array."""
+    """Marks `t._np` as C-contiguous (after a flags check found it so); see from_array.
+    Only when t's strides are exactly the contiguous ones: NumPy's flag ignores size-1
+    dims (and empty arrays), whose strides still order torch's result dims when the
+    operands broadcast (`(2,1,1)` strided `(1,2,2)` times a `(1,2,1)`: strides (1, 2, 4))."""
+    if t.stride() != contiguous_strides(t._shape):
+        return False
     t._contig = t._np
     return True
 

@@ -581,3 +581,22 @@ def test_norm_ord_in_the_accumulation_dtype():
     _same(lambda m: m.dist(m.tensor([float("nan")], dtype=m.float16),
                            m.tensor([1.0, -float("inf")], dtype=m.float16), 1e39))
     _same(lambda m: m.linalg.vector_norm(m.tensor([0.5, 0.25], dtype=m.float64), 1e39))
+
+
+def _doubled(x):
+    return x + x
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.tensor([[[False, True]]]).permute(2, 1, 0) * m.tensor([[[9], [7]]], dtype=m.uint8),
+    lambda m: m.ops.aten.native_dropout_backward(m.tensor([[[0.5, 1.0]]]).permute(2, 1, 0),
+                                                 m.tensor([[[True], [False]]]), 2.0),
+    lambda m: m.zeros(2, 1, 1).as_strided((2, 1, 1), (1, 2, 2)) * 2,
+    lambda m: _doubled(m.zeros(2, 1, 1).as_strided((2, 1, 1), (1, 2, 2))),
+    lambda m: m.zeros(2, 1, 3).as_strided((2, 1, 3), (3, 7, 1)) * 2,
+    lambda m: m.zeros(2, 1, 3).as_strided((2, 1, 3), (3, 7, 1)).exp(),
+])
+def test_size_one_dims_strides_order_the_result(call):
+    """NumPy's C-contiguity ignores size-1 dims; torch's TensorIterator orders the result's
+    dims by their strides (unless every operand has one shape and is contiguous)."""
+    _same(call)
