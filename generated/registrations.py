@@ -313,7 +313,7 @@ _o.mul__Tensor.register('Meta', _meta_binary.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.mul__Scalar.register('CPU', _cpu_binary.mul_)
+_o.mul__Scalar.register('CPU', _cpu_binary.mul_scalar_)
 _o.mul__Scalar.register('CUDA', _cuda_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_binary.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
@@ -2134,7 +2134,7 @@ _o.multiply__Tensor.register('CompositeImplicitAutograd', _composite_aliases.mul
 _o.multiply__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.multiply__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.multiply__Scalar.register('CompositeImplicitAutograd', _composite_aliases.multiply_)
+_o.multiply__Scalar.register('CompositeImplicitAutograd', _composite_aliases.multiply_scalar_)
 _o.multiply__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.multiply__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: true_divide.Tensor(Tensor self, Tensor other) -> Tensor

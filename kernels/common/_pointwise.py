@@ -65,6 +65,20 @@ def opmath_dtype(dt: D.dtype) -> D.dtype:
     return D.float32 if dt in HALF else dt
 
 
+def opmath_scalars(dt: D.dtype, *values) -> list:
+    """A float kernel's Scalar arguments (softplus's beta, elu's alpha, ...) converted to the
+    dtype it computes `dt` in, with torch's check ("value cannot be converted to type float
+    without overflow"), which holds for empty inputs too."""
+    odt = opmath_dtype(dt)
+    return [scalar_arg(v, odt) for v in values]
+
+
+def fill_value(value, dt: D.dtype):
+    """masked_fill's value for a `dt` tensor: a 0-d tensor is read with .item(), then both
+    take torch's checked conversion (uint8 refuses 300 and NaN, even on an empty tensor)."""
+    return checked_scalar(value.item() if isinstance(value, Tensor) else value, dt)
+
+
 def check_alpha(dt: D.dtype, alpha) -> None:
     """torch's alpha_check, which meta kernels run too: a bool alpha only for bool
     results, a float alpha only for floating ones."""

@@ -41,6 +41,7 @@ fix_ = _alias("trunc_")
 clip = _alias("clamp")
 clip_ = _alias("clamp_")
 multiply = _alias("mul")
+
 multiply_ = _alias("mul_")
 true_divide = _alias("div")
 true_divide_ = _alias("div_")
@@ -114,3 +115,8 @@ def float_power_(self, exponent):
         raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.scalar_name} but "
                            f"the operation's result requires dtype {dt.scalar_name}")
     return self.pow_(exponent.to(dt) if isinstance(exponent, ember.Tensor) else exponent)
+
+
+def multiply_scalar_(self, other):
+    """Alias of `aten.mul_.Scalar` (which rounds the number to a half self's dtype first)."""
+    return ember.ops.aten.mul_.Scalar(self, other)

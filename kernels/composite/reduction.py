@@ -5,6 +5,7 @@ linalg_vector_norm (autograd comes from the ops they call).
     >>> ember.var(ember.tensor([1., 2., 3.]), False)
     tensor(0.6667)
 """
+import functools
 import math
 
 import ember
@@ -285,10 +286,18 @@ def cumulative_trapezoid_dx(y, dx=1, dim=-1):
 
 def cov(self, correction=1, fweights=None, aweights=None):
     """The covariance of the rows (variables) over the columns (observations), with torch's
-    frequency and observation weights."""
+    frequency and observation weights and torch's corner cases (one observation, degrees of
+    freedom <= 0). Unlike torch, the input is never zeroed in place.
+
+        >>> ember.cov(ember.tensor([[0., 1., 2.], [2., 1., 0.]]))
+        tensor([[ 1., -1.],
+                [-1.,  1.]])
+    """
     if self.dim() > 2:
         raise RuntimeError("cov(): expected input to have two or fewer dimensions but got an "
                            f"input with {self.dim()} dimensions")
+    if self._dtype is D.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = self.view(1, -1) if self.dim() < 2 else self
     n = x.shape[1]
     w = None
@@ -306,27 +315,38 @@ def cov(self, correction=1, fweights=None, aweights=None):
         if t.numel() != n:
             raise RuntimeError(f"cov(): expected {name} to have the same numel as there are "
                                f"observations in the input but got {t.numel()} != {n}")
-        if n and t._device.type == "cpu" and bool(t.min() < 0):   # (values: as quantile's q)
+        # min() >= 0, as torch: a NaN weight is refused too (values: as quantile's q)
+        if n and t._device.type == "cpu" and not bool(t.min() >= 0):
             raise RuntimeError(f"cov(): {name} cannot be negative")
         w = t if w is None else w * t
-    w_sum = n if w is None else w.sum()
+    long_scalar = functools.partial(ember.scalar_tensor, dtype=D.int64, device=x.device)
+    w_sum = long_scalar(n) if w is None else w.sum()
     if w is not None and w._device.type == "cpu" and not bool(w_sum != 0):
         raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (x if w is None else x * w).sum(1) / w_sum
-    if w is not None and aweights is not None and correction != 0:
-        norm = w_sum - correction * (w * aweights).sum() / w_sum
-    else:
+    if w is None:
+        norm = long_scalar(n - correction)
+    elif correction == 0:
+        norm = w_sum
+    elif aweights is None:
         norm = w_sum - correction
-    x = x - avg.unsqueeze(1)
-    c = ember.mm(x, (x if w is None else x * w).t().conj())
-    if isinstance(norm, ember.Tensor):
-        norm = norm.clamp_min(0)
-    elif norm <= 0:
+    elif fweights is None and n == 1 and correction == 1:
+        norm = long_scalar(0)           # torch's corner case (rounding against NumPy's)
+    else:
+        norm = w_sum - correction * (w * aweights).sum() / w_sum
+    if norm._device.type == "cpu" and bool(norm <= 0):
         import warnings
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less "
                       "than the number of observations.", stacklevel=2)
-        norm = 0
-    return ember.div(c, norm).squeeze()
+        norm = ember.zeros_like(norm)
+    if n == 1 and (fweights is None) != (aweights is None):
+        # one observation, one kind of weights: the weighted average is the input itself, so
+        # torch takes x - avg as zeros (integral inputs become float, as the subtraction would)
+        x = ember.zeros_like(x, dtype=D.float32 if x._dtype.category < D.FLOAT else None)
+    else:
+        x = x - avg.unsqueeze(1)
+    c = ember.mm(x, (x if w is None else x * w).t().conj())
+    return ember.true_divide(c, norm).squeeze()
 
 
 def corrcoef(self):

@@ -145,18 +145,23 @@ def silu_backward(grad_output, self):
 
 # --- softplus -------------------------------------------------------------------------------
 def softplus(self, beta=1, threshold=20):
+    layout = M.float_unary_layout(self, "softplus_cpu")
+    beta, threshold = P.opmath_scalars(layout._dtype, beta, threshold)
+
     def fn(a):
         xb = a * beta
         return np.where(xb > threshold, a, np.log1p(np.exp(xb)) / beta)
-    return _run(M.float_unary_layout(self, "softplus_cpu"), fn, self)
+    return _run(layout, fn, self)
 
 
 def softplus_backward(grad_output, self, beta, threshold):
+    layout = M.float_backward_layout(grad_output, self, "softplus_backward_cpu")
+    beta, threshold = P.opmath_scalars(layout._dtype, beta, threshold)
+
     def fn(g, a):
         xb = a * beta
         z = np.exp(xb)
         return np.where(xb > threshold, g, g * z / (z + 1))
-    layout = M.float_backward_layout(grad_output, self, "softplus_backward_cpu")
     return _run(layout, fn, grad_output, self)
 
 
@@ -185,9 +190,13 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
 
 # --- elu ------------------------------------------------------------------------------------
 def elu(self, alpha=1, scale=1, input_scale=1):
+    layout = M.float_unary_layout(self, "elu_cpu")
+    alpha, scale, input_scale = P.opmath_scalars(layout._dtype, alpha, scale, input_scale)
+
     def fn(a):
-        return np.where(a <= 0, np.expm1(a * input_scale) * (alpha * scale), a * scale)
-    return _run(M.float_unary_layout(self, "elu_cpu"), fn, self)
+        # (x = 0 takes x * scale: torch's elu(0) is 0 even for a NaN alpha or input_scale)
+        return np.where(a < 0, np.expm1(a * input_scale) * (alpha * scale), a * scale)
+    return _run(layout, fn, self)
 
 
 def elu_(self, alpha=1, scale=1, input_scale=1):
@@ -196,6 +205,8 @@ def elu_(self, alpha=1, scale=1, input_scale=1):
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
     M.check_inplace_negative_slope(is_result, alpha, "elu")
+    layout = M.float_backward_layout(grad_output, self_or_result, "elu_backward_cpu")
+    alpha, scale, input_scale = P.opmath_scalars(layout._dtype, alpha, scale, input_scale)
     negcoef = alpha * scale
 
     def fn(g, x):
@@ -204,7 +215,6 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
         else:
             neg = g * input_scale * negcoef * np.exp(x * input_scale)
         return np.where(x <= 0, neg, g * scale)
-    layout = M.float_backward_layout(grad_output, self_or_result, "elu_backward_cpu")
     return _run(layout, fn, grad_output, self_or_result)
 
 

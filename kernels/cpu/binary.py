@@ -61,6 +61,18 @@ _sub_ = _inplace(np.subtract, M.mul_, sub)
 mul_ = _inplace(np.multiply, M.mul_, mul)
 
 
+def mul_scalar_(self, other):
+    """aten.mul_.Scalar. torch's CPU kernel passes the number as mul_out's first operand,
+    which its float32 path for a trailing number does not cover, so the number is first
+    rounded to a float16/bfloat16 self's dtype: `x.mul_(70000)` (mul_.Tensor) computes
+    0.4363 * 70000 in float32 (30544), `aten.mul_.Scalar` multiplies by inf in float16."""
+    if self._dtype in P.HALF and (type(other) is float or
+                                  type(other) is int and -2**63 <= other < 2**63):
+        with _quiet(over="ignore"):   # (an int beyond int64 keeps mul_'s error)
+            other = float(self._dtype.np.type(float(other)))
+    return mul_(self, other)
+
+
 def _no_alpha(alpha) -> bool:
     return alpha == 1 and alpha is not True
 
@@ -388,8 +400,8 @@ def masked_fill(self, mask, value):
 def masked_fill_(self, mask, value):
     M.masked_fill_(self, mask, value)
     _check_devices(self, mask)
-    v = value.item() if isinstance(value, Tensor) else P.scalar_arg(value, self._dtype)
-    with _quiet(all="ignore"):  # a 0-dim tensor's value is cast like torch's (wraps, inf)
+    v = P.fill_value(value, self._dtype)
+    with _quiet(all="ignore"):
         np.copyto(self._np, np.asarray(v).astype(self._dtype.np), where=mask._np,
                   casting="unsafe")
     return self

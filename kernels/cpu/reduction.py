@@ -578,9 +578,9 @@ def histc(self, bins=100, min=0, max=0):
 
 def bincount(self, weights=None, minlength=0):
     """Counts (or summed weights) of each value 0..max(self), at least `minlength` long."""
-    _meta.check_bincount(self, weights)
-    if minlength < 0:
-        raise RuntimeError("minlength should be >= 0")
+    _meta.check_bincount(self, weights, minlength)
+    if _meta.bincount_empty(self):
+        return from_array(np.zeros(minlength, np.int64), D.int64)
     a = self._np.astype(np.int64)
     if a.size and a.min() < 0:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")

@@ -18,6 +18,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array  # noqa: F401  (doctest)
 from ember.kernels.common import _pointwise as P
+from ember.kernels.cpu._compiled import compiled
 from ember.kernels.cpu._pointwise import _arr, _quiet, _run
 from ember.kernels.cpu.unary import _bool, _falses, _of_floats
 from ember.kernels.meta import special as M
@@ -25,8 +26,9 @@ from ember.kernels.meta import special as M
 
 # --- NumPy functions with torch's values where scipy's differ ---------------------------------
 def _lgamma(a):
-    """log|gamma|, +inf at -inf like torch (scipy gives -inf)."""
-    return np.where(a == -np.inf, np.inf, sp.gammaln(a))
+    """log|gamma| in float64 through glibc's lgamma (kernels/cpu/_special_loop.py)."""
+    with _quiet(all="ignore"):     # (the poles raise the divide-by-zero flag)
+        return compiled("_special_loop").lgamma(np.asarray(a, np.float64))
 
 
 def _logit(eps, dt):
@@ -275,6 +277,8 @@ def heaviside(self, values):
 def logit(self, eps=None):
     """In the result's opmath dtype, as torch."""
     lay = M.float_layout("logit", self)
+    if eps is not None:     # torch converts eps to the result dtype, checked
+        P.scalar_arg(eps, lay._dtype)
     return _run(_logit(eps, lay._dtype), lay, (self,))
 
 

@@ -28,7 +28,7 @@ EMBER_ACT_OP(gelu, x * A(0.5) * (A(1) + m_erf(x * K_SQRT1_2)))
 EMBER_ACT_OP(gelu_tanh, A(0.5) * x * (A(1) + m_tanh(K_BETA * (x + K_KAPPA * x * x * x))))
 EMBER_ACT_OP(softplus, x * p0 > p1 ? x : m_log1p(m_exp(x * p0)) / p0)      // beta, threshold
 EMBER_ACT_OP(leaky_relu, x > A(0) ? x : x * p0)                              // slope
-EMBER_ACT_OP(elu, x <= A(0) ? m_expm1(x * p2) * (p0 * p1) : x * p1)          // alpha, scale, input_scale
+EMBER_ACT_OP(elu, x < A(0) ? m_expm1(x * p2) * (p0 * p1) : x * p1)           // alpha, scale, input_scale (0: x * scale, as torch)
 EMBER_ACT_OP(hardtanh, minimum(maximum(x, p0), p1))                          // min, max
 
 EMBER_ACT_BACKWARD_OP(gelu, g * (A(0.5) * (A(1) + m_erf(x * K_SQRT1_2)) +

@@ -232,12 +232,12 @@ def clamp_(self, min=None, max=None):
 def masked_fill(self, mask, value):
     lay = MB.masked_fill_layout(self, mask, value)
     out = L.empty(L.cuda_device(self, mask), lay._shape, lay._stride, lay._dtype)
-    return _where_into(out, mask, value, self)
+    return _where_into(out, mask, P.fill_value(value, lay._dtype), self)
 
 
 def masked_fill_(self, mask, value):
     MB.masked_fill_(self, mask, value)
-    return _where_into(self, mask, value, self)
+    return _where_into(self, mask, P.fill_value(value, self._dtype), self)
 
 
 # --- lerp, addcmul, addcdiv (ternary.cu) ------------------------------------------------------
@@ -445,11 +445,12 @@ def silu_backward(grad_output, self):
 
 def softplus(self, beta=1, threshold=20):
     out = L.empty_like_meta(MA.softplus(self, beta, threshold), self._device)
-    return _act("softplus", out, self, beta, threshold)
+    return _act("softplus", out, self, *P.opmath_scalars(out._dtype, beta, threshold))
 
 
 def softplus_backward(grad_output, self, beta, threshold):
     m = MA.softplus_backward(grad_output, self, beta, threshold)
+    beta, threshold = P.opmath_scalars(m._dtype, beta, threshold)
     return _act_backward("softplus", m, grad_output, self, beta, threshold)
 
 
@@ -474,16 +475,17 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
 
 def elu(self, alpha=1, scale=1, input_scale=1):
     out = L.empty_like_meta(MA.elu(self, alpha, scale, input_scale), self._device)
-    return _act("elu", out, self, alpha, scale, input_scale)
+    return _act("elu", out, self, *P.opmath_scalars(out._dtype, alpha, scale, input_scale))
 
 
 def elu_(self, alpha=1, scale=1, input_scale=1):
     MA.elu_(self, alpha, scale, input_scale)
-    return _act("elu", self, self, alpha, scale, input_scale)
+    return _act("elu", self, self, *P.opmath_scalars(self._dtype, alpha, scale, input_scale))
 
 
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
     m = MA.elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    alpha, scale, input_scale = P.opmath_scalars(m._dtype, alpha, scale, input_scale)
     return _act_backward("elu_result" if is_result else "elu", m, grad_output, self_or_result,
                          alpha * scale, scale, input_scale)
 

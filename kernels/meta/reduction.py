@@ -482,14 +482,24 @@ def histc(self, bins=100, min=0, max=0):
     return empty_meta((bins,), self._dtype)
 
 
-def check_bincount(self, weights):
+def check_bincount(self, weights, minlength=0):
+    """torch's checks in torch's order; a 1-d empty input skips the last ones (its result is
+    zeros(minlength) of int64, whatever the weights: bincount_empty)."""
     if self._dtype.is_floating_point or self._dtype is D.bool_:
         from ember.kernels.common._errors import not_implemented_for
         raise not_implemented_for("bincount_cpu", self._dtype)
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if bincount_empty(self):
+        return
     if len(self._shape) != 1:
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
     if weights is not None and tuple(weights._shape) != tuple(self._shape):
         raise RuntimeError("weights should be 1-d and have the same length as input")
+
+
+def bincount_empty(self) -> bool:
+    return len(self._shape) == 1 and self._shape[0] == 0
 
 
 def bincount_dtype(weights):
@@ -500,7 +510,7 @@ def bincount_dtype(weights):
 
 
 def bincount(self, weights=None, minlength=0):
-    check_bincount(self, weights)
+    check_bincount(self, weights, minlength)
     raise NotImplementedError("bincount: the output size depends on the input's values "
                               "(no Meta kernel)")
 
