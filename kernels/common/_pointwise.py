@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 
 from ember.core import dtype as D
-from ember.core.factory_args import checked_scalar
+from ember.core.factory_args import checked_scalar, like_strides
 from ember.core.outputs import check_cast, check_output_shape
-from ember.core.shapes import broadcast_shapes, elementwise_strides
-from ember.core.tensor import Tensor, contiguous_strides
+from ember.core.shapes import broadcast_shapes, elementwise_strides, is_non_overlapping_and_dense
+from ember.core.tensor import Tensor, _is_contiguous, channels_last_strides, contiguous_strides
 from ember.kernels.common._errors import not_implemented_for
 
 HALF = (D.float16, D.bfloat16)  # computed in float32 (torch's opmath) by the CPU kernels
@@ -35,17 +35,64 @@ def tensors_of(*xs):
     return [x for x in xs if isinstance(x, Tensor)]
 
 
-def out_layout(*operands):
-    """(shape, strides) of a pointwise result over tensors and numbers."""
+def out_layout(*operands, cast_to=None):
+    """(shape, strides) of a pointwise result over tensors and numbers.
+
+    `cast_to`: the dtype torch's TensorIterator casts the inputs to on the CPU (its common
+    dtype), or one dtype (or None) per operand. On the CPU torch makes each input of another
+    dtype a `.to(common)` copy before it lays out the result, and that copy is dense: an
+    expanded or sliced input no longer steers the result's dim order. CUDA and Meta cast
+    inside the kernel, so their layout reads the inputs as they are.
+
+    >>> a = ember.zeros(3, 1, dtype=ember.int64).expand(3, 4)
+    >>> b = ember.zeros(4, 3).t()
+    >>> (a + b).stride(), (a.float() + b).stride()
+    ((4, 1), (1, 3))
+    """
     ts = tensors_of(*operands)
     shape = ts[0]._shape
     strides = contiguous_strides(shape)
     if all(t._shape == shape and t.stride() == strides for t in ts):  # the common case
         return shape, strides
-    if len(ts) == len(operands) and all(t._shape == shape and t.is_contiguous() for t in ts):
-        return shape, strides  # TensorIterator's fast setup (numbers are operands there too)
+    if cast_to is None or ts[0]._device.type != "cpu":
+        layouts = [(t._shape, t.stride()) for t in ts]
+    else:
+        targets = cast_to if isinstance(cast_to, tuple) else (cast_to,) * len(operands)
+        layouts = [_cast_copy_layout(x, dt) for x, dt in zip(operands, targets)
+                   if isinstance(x, Tensor)]
+    if len(ts) == len(operands) and all(t._shape == shape for t in ts):
+        fast = _fast_setup_strides(shape, [st for _, st in layouts], ts[0]._device.type)
+        if fast is not None:
+            return shape, fast
     shape = broadcast_shapes(*(t._shape for t in ts))
-    return shape, elementwise_strides(shape, [(t._shape, t.stride()) for t in ts])
+    return shape, elementwise_strides(shape, layouts)
+
+
+def _fast_setup_strides(shape, strides_list, device_type):
+    """The result strides of TensorIterator's fast setup, which it takes when every operand
+    has one shape (a number is an operand of another shape): contiguous when all are,
+    channels_last when all are, the operands' own strides when all are dense with equal
+    strides; None otherwise. torch's Meta results (its Python meta functions) take only the
+    contiguous rule."""
+    if 0 in shape or all(_is_contiguous(shape, st, range(len(shape) - 1, -1, -1))
+                         for st in strides_list):
+        return contiguous_strides(shape)
+    if device_type == "meta":
+        return None
+    if len(shape) == 4 and all(_is_contiguous(shape, st, (1, 3, 2, 0)) for st in strides_list):
+        return channels_last_strides(shape)
+    first = strides_list[0]
+    if is_non_overlapping_and_dense(shape, first) and all(st == first for st in strides_list):
+        return first
+    return None
+
+
+def _cast_copy_layout(t, dt):
+    """(shape, strides) of `t.to(dt)` (preserve_format): t's own when it needs no cast."""
+    stride = t.stride()
+    if dt is None or t._dtype is dt:
+        return t._shape, stride
+    return t._shape, like_strides(t._shape, stride, None)
 
 
 def float_result(dt: D.dtype) -> D.dtype:

@@ -15,6 +15,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
+from ember.core.factory_args import like_strides
 from ember.core.tensor import from_array
 from ember.kernels.cpu import _special as special
 from ember.kernels.cpu._pointwise import _HALF, _quiet, quiet_call
@@ -236,8 +237,9 @@ def _replace_nonfinite(o, dt, nan, posinf, neginf):
 
 
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
-    lay = MU.layout(self)
-    out = empty_cpu(lay._shape, lay._dtype, lay._stride)
+    """Into `empty_like(self)`, as torch's CPU kernel (a dense self keeps its strides, even
+    odd ones of size-1 dims)."""
+    out = empty_cpu(self._shape, self._dtype, like_strides(self._shape, self.stride(), None))
     np.copyto(out._np, self._np)
     if self._dtype.category == D.FLOAT:
         _replace_nonfinite(out._np, self._dtype, nan, posinf, neginf)

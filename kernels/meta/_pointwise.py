@@ -22,9 +22,10 @@ class Layout:
         self._shape, self._stride, self._dtype = shape, stride, dtype
 
 
-def _layout(dt, *operands) -> Layout:
+def _layout(dt, *operands, cast_to=None) -> Layout:
+    """A result of dtype `dt` over `operands`; `cast_to` as in `P.out_layout`."""
     P.check_same_device(*P.tensors_of(*operands))
-    shape, stride = P.out_layout(*operands)
+    shape, stride = P.out_layout(*operands, cast_to=cast_to)
     return Layout(shape, stride, dt)
 
 

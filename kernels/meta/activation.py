@@ -49,7 +49,8 @@ def float_backward_layout(grad_output, other, kernel: str, self_first=False,
     follows grad_output first, or the input first where torch's TensorIterator lists it
     first (leaky_relu_backward)."""
     dt = _float_dtype(kernel, grad_output, other, complex_ok=complex_ok)
-    return _layout(dt, other, grad_output) if self_first else _layout(dt, grad_output, other)
+    first, second = (other, grad_output) if self_first else (grad_output, other)
+    return _layout(dt, first, second, cast_to=dt)
 
 
 def hardtanh_layout(self) -> Layout:
@@ -84,7 +85,8 @@ def clamp_bound_dtype(self, bound, name: str) -> D.dtype:
 
 
 def clamp_bound_layout(self, bound, name: str) -> Layout:
-    return _layout(clamp_bound_dtype(self, bound, name), self, *P.tensors_of(bound))
+    dt = clamp_bound_dtype(self, bound, name)
+    return _layout(dt, self, *P.tensors_of(bound), cast_to=dt)
 
 
 def clamp_tensor_dtype(self, lo, hi) -> D.dtype:
@@ -95,7 +97,8 @@ def clamp_tensor_dtype(self, lo, hi) -> D.dtype:
 
 
 def clamp_tensor_layout(self, lo, hi) -> Layout:
-    return _layout(clamp_tensor_dtype(self, lo, hi), self, *P.tensors_of(lo, hi))
+    dt = clamp_tensor_dtype(self, lo, hi)
+    return _layout(dt, self, *P.tensors_of(lo, hi), cast_to=dt)
 
 
 # --- Meta kernels --------------------------------------------------------------------------
@@ -226,7 +229,7 @@ def threshold_backward_layout(grad_output, self) -> Layout:
     dt = D.result_type(grad_output, self)
     if dt is D.bool_:
         raise P.not_implemented_for("threshold_cpu", dt)
-    return _layout(dt, self, grad_output)   # torch's TensorIterator lists self first
+    return _layout(dt, self, grad_output, cast_to=dt)  # torch's TensorIterator lists self first
 
 
 def threshold_backward(grad_output, self, threshold):

@@ -40,7 +40,7 @@ def _dt(x):
 # --- layouts (shared with the CPU kernels) ---------------------------------------------------
 def mul_layout(self, other) -> Layout:
     """add, sub and mul (alpha already folded in): promoted dtype, broadcast shape."""
-    return _layout(D.result_type(self, other), self, other)
+    return promote_layout(self, other)
 
 
 def sub_layout(self, other) -> Layout:
@@ -50,7 +50,8 @@ def sub_layout(self, other) -> Layout:
 
 
 def div_layout(self, other) -> Layout:
-    return _layout(P.float_result(D.result_type(self, other)), self, other)
+    dt = P.float_result(D.result_type(self, other))
+    return _layout(dt, self, other, cast_to=dt)
 
 
 def div_mode_layout(self, other, rounding_mode) -> Layout:
@@ -59,7 +60,8 @@ def div_mode_layout(self, other, rounding_mode) -> Layout:
 
 
 def pow_layout(self, exponent) -> Layout:
-    return _layout(P.pow_dtype(self, exponent), self, exponent)
+    dt = P.pow_dtype(self, exponent)
+    return _layout(dt, self, exponent, cast_to=dt)
 
 
 def pow_scalar_layout(self, exponent) -> Layout:
@@ -70,17 +72,18 @@ def pow_scalar_layout(self, exponent) -> Layout:
 
 
 def compare_layout(self, other) -> Layout:
-    D.result_type(self, other)
-    return _layout(D.bool_, self, other)
+    return _layout(D.bool_, self, other, cast_to=D.result_type(self, other))
 
 
 def where_layout(condition, self, other) -> Layout:
     P.check_where_condition(condition)
-    return _layout(P.where_dtype(self, other), condition, self, other)
+    dt = P.where_dtype(self, other)
+    return _layout(dt, condition, self, other, cast_to=(D.bool_, dt, dt))
 
 
 def clamp_layout(self, min=None, max=None) -> Layout:
-    return _layout(P.clamp_dtype(self, min, max), self, *P.tensors_of(min, max))
+    dt = P.clamp_dtype(self, min, max)
+    return _layout(dt, self, *P.tensors_of(min, max), cast_to=dt)
 
 
 def masked_fill_layout(self, mask, value) -> Layout:
@@ -232,7 +235,8 @@ def addcdiv_dtype(self, tensor1, tensor2) -> D.dtype:
 # --- layouts ---------------------------------------------------------------------------------
 def rsub_layout(self, other, alpha=1) -> Layout:
     """torch computes rsub as sub(other, self): `other` leads the layout."""
-    return _layout(rsub_dtype(self, other, alpha), other, self)
+    dt = rsub_dtype(self, other, alpha)
+    return _layout(dt, other, self, cast_to=dt)
 
 
 def floor_divide_layout(self, other) -> Layout:
@@ -240,33 +244,35 @@ def floor_divide_layout(self, other) -> Layout:
 
 
 def remainder_layout(self, other) -> Layout:
-    lay = _layout(D.result_type(self, other), self, other)
+    lay = promote_layout(self, other)
     no_bool_dtype("remainder_cpu", self, other)
     return lay
 
 
 def fmod_layout(self, other) -> Layout:
-    lay = _layout(D.result_type(self, other), self, other)
+    lay = promote_layout(self, other)
     no_bool_dtype("fmod_cpu", self, other)
     return lay
 
 
 def promote_layout(self, other) -> Layout:
-    """maximum / minimum: promoted dtype, broadcast shape."""
-    return _layout(D.result_type(self, other), self, other)
+    """maximum / minimum and most binary ops: the promoted dtype, which the inputs are cast
+    to, and the broadcast shape."""
+    dt = D.result_type(self, other)
+    return _layout(dt, self, other, cast_to=dt)
 
 
 def atan2_layout(self, other) -> Layout:
-    return _layout(P.float_result(D.result_type(self, other)), self, other)
+    return div_layout(self, other)
 
 
 def logical_layout(self, other) -> Layout:
-    return _layout(D.bool_, self, other)
+    return _layout(D.bool_, self, other, cast_to=D.result_type(self, other))
 
 
 def bitwise_layout(kernel, bool_ok=True):
     def layout(self, other) -> Layout:
-        lay = _layout(D.result_type(self, other), self, other)  # shapes are checked first
+        lay = promote_layout(self, other)  # shapes are checked first
         bitwise_dtype(kernel, self, other, bool_ok)
         return lay
     return layout
@@ -282,16 +288,19 @@ rshift_layout = bitwise_layout("rshift_cpu", bool_ok=False)
 def lerp_layout(self, end, weight) -> Layout:
     if hasattr(weight, "_dtype"):
         dt = check_lerp(self, end, weight, "lerp_kernel_tensor")
-        return _layout(dt, self, end, weight)
-    return _layout(check_lerp(self, end, weight, "lerp_kernel_scalar"), self, end)
+        return _layout(dt, self, end, weight, cast_to=dt)
+    dt = check_lerp(self, end, weight, "lerp_kernel_scalar")
+    return _layout(dt, self, end, cast_to=dt)
 
 
 def addcmul_layout(self, tensor1, tensor2, value=1) -> Layout:
-    return _layout(addcmul_dtype(self, tensor1, tensor2), self, tensor1, tensor2)
+    dt = addcmul_dtype(self, tensor1, tensor2)
+    return _layout(dt, self, tensor1, tensor2, cast_to=dt)
 
 
 def addcdiv_layout(self, tensor1, tensor2, value=1) -> Layout:
-    return _layout(addcdiv_dtype(self, tensor1, tensor2), self, tensor1, tensor2)
+    dt = addcdiv_dtype(self, tensor1, tensor2)
+    return _layout(dt, self, tensor1, tensor2, cast_to=dt)
 
 
 # --- functional Meta kernels --------------------------------------------------------------

@@ -19,7 +19,8 @@ def angle_layout(self) -> Layout:
     if self._dtype.is_complex:
         P.check_same_device(self)
         return Layout(self._shape, contiguous_strides(self._shape), self._dtype.to_real())
-    return _layout(P.float_result(self._dtype), self)
+    dt = P.float_result(self._dtype)
+    return _layout(dt, self, cast_to=dt)
 
 
 def abs_layout(self) -> Layout:

@@ -38,7 +38,8 @@ def cpu_name(op) -> str:
 
 def float_layout(op, *operands) -> Layout:
     """A float op: the promoted dtype, bool/integral promoted to the default float dtype."""
-    lay = _layout(P.float_result(D.result_type(*operands)), *operands)
+    dt = P.float_result(D.result_type(*operands))
+    lay = _layout(dt, *operands, cast_to=dt)
     if op in NO_HALF and lay._dtype in P.HALF:
         raise not_implemented_for(cpu_name(op), lay._dtype)
     return lay
@@ -46,7 +47,8 @@ def float_layout(op, *operands) -> Layout:
 
 def promote_layout(op, *operands, allowed=None) -> Layout:
     """A dtype-keeping op: the promoted dtype, which must be in `allowed` (a category test)."""
-    lay = _layout(D.result_type(*operands), *operands)
+    dt = D.result_type(*operands)
+    lay = _layout(dt, *operands, cast_to=dt)
     if allowed is not None and not allowed(lay._dtype):
         raise not_implemented_for(cpu_name(op), lay._dtype)
     return lay
@@ -67,7 +69,8 @@ PROMOTE = {"hypot": _is_float, "nextafter": _is_float, "logaddexp": _is_float,
 
 
 def heaviside_layout(self, values) -> Layout:
-    lay = _layout(D.result_type(self, values), self, values)
+    dt = D.result_type(self, values)
+    lay = _layout(dt, self, values, cast_to=dt)
     if getattr(values, "_dtype", self._dtype) is not self._dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     return lay

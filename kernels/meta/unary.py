@@ -104,8 +104,10 @@ def neg_layout(self) -> Layout:
 
 
 def float_layout(self) -> Layout:
-    """exp, log, sigmoid, tanh: integral inputs give the default float dtype."""
-    return _layout(P.float_result(self._dtype), self)
+    """exp, log, sigmoid, tanh: integral inputs give the default float dtype (cast to it
+    first on the CPU, as torch's TensorIterator does)."""
+    dt = P.float_result(self._dtype)
+    return _layout(dt, self, cast_to=dt)
 
 
 def unary_same(self):

@@ -1,0 +1,83 @@
+"""Result strides of the pointwise ops against torch's TensorIterator, over random layouts
+(permuted, sliced, expanded, odd strides on size-1 dims) and mixed dtypes.
+
+On the CPU torch casts an input of another dtype to the common dtype (a dense `.to()` copy)
+before it lays out the result, and takes its fast setup (contiguous, channels_last, or the
+operands' own dense strides) when every operand has one shape. (torch's Meta results come
+partly from its Python meta functions, with other rules for size-1 dims; not compared here.)
+"""
+import random
+
+import pytest
+from helpers import raises_like
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+DTYPES = ["int64", "int32", "uint8", "bool", "float16", "float32", "float64"]
+OPS = {"add": 2, "mul": 2, "sub": 2, "div": 2, "eq": 2, "lt": 2, "maximum": 2, "atan2": 2,
+       "remainder": 2, "logical_and": 2, "copysign": 2, "hypot": 2, "addcdiv": 3,
+       "addcmul": 3, "where": 3, "clamp": 3, "lerp": 3,
+       "neg": 1, "sin": 1, "exp": 1, "sigmoid": 1, "abs": 1, "sqrt": 1, "angle": 1,
+       "nan_to_num": 1, "isnan": 1, "bitwise_not": 1}
+
+
+def _random_layout(rng, full_shape):
+    """A (shape, strides) of `full_shape` with some dims 1, a random dim order, gaps and
+    stride-0 (expanded) dims."""
+    shape = tuple(n if rng.random() < 0.7 else 1 for n in full_shape)
+    order = list(range(len(shape)))
+    rng.shuffle(order)
+    strides, acc = [0] * len(shape), 1
+    for d in reversed(order):
+        step = rng.choice([1, 1, 2])
+        strides[d] = acc * step if shape[d] > 1 else rng.choice([0, 5, acc])
+        acc *= shape[d] * step
+    strides = [0 if rng.random() < 0.15 else s for s in strides]
+    return shape, tuple(strides)
+
+
+def _cases(n=250, seed=2026):
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        op = rng.choice(sorted(OPS))
+        full = [rng.choice([1, 2, 3]) for _ in range(rng.choice([2, 3, 4]))]
+        args = []
+        for k in range(OPS[op]):
+            dt = "bool" if op == "where" and k == 0 else rng.choice(DTYPES)
+            args.append((*_random_layout(rng, full), dt))
+        out.append(pytest.param(op, args, id=f"{i}-{op}"))
+    return out
+
+
+def _make(lib, shape, stride, dtype):
+    return lib.arange(1, 400).to(getattr(lib, dtype)).as_strided(shape, stride)
+
+
+@pytest.mark.parametrize("op, args", _cases())
+def test_pointwise_result_layout_matches_torch(op, args):
+    run = lambda m: getattr(m, op)(*[_make(m, *a) for a in args])
+    try:
+        expected = run(torch)
+    except (RuntimeError, TypeError):
+        raises_like(lambda: run(ember), lambda: run(torch))
+        return
+    got = run(ember)
+    assert tuple(got.shape) == tuple(expected.shape)
+    assert str(got.dtype).split(".")[-1] == str(expected.dtype).split(".")[-1]
+    assert got.stride() == expected.stride(), (args, got.stride(), expected.stride())
+
+
+@pytest.mark.parametrize("call", [
+    # an expanded int input is cast (densely) before the layout: the float one no longer leads
+    lambda m: m.zeros(3, 1, dtype=m.int64).expand(3, 4) + m.zeros(4, 3).t(),
+    lambda m: m.zeros(3, 1).expand(3, 4) + m.zeros(4, 3).t(),
+    lambda m: m.zeros(4, 6, dtype=m.int32)[:, ::2].t().sin(),
+    # one shape, dense with equal strides: the operands' own strides, odd size-1 ones too
+    lambda m: m.zeros(2, 1, 3).as_strided((2, 1, 3), (1, 7, 2)).neg(),
+    lambda m: m.zeros(2, 1).as_strided((2, 1), (1, 5)).nan_to_num(),
+])
+def test_cast_inputs_and_fast_setup(call):
+    assert call(ember).stride() == call(torch).stride()
