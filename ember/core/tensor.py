@@ -258,8 +258,11 @@ class Tensor:
         raise ValueError(f"unknown memory format {memory_format!r}")
 
     def suggest_memory_format(self):
-        return channels_last if (len(self._shape) == 4 and not self.is_contiguous()
-                                 and self.is_contiguous(channels_last)) else contiguous_format
+        """channels_last when the strides read as NHWC by torch's rule (size-1 and ambiguous
+        dims default to contiguous), else contiguous_format."""
+        if len(self._shape) == 4 and _strides_like_channels_last(self._shape, self.stride()):
+            return channels_last
+        return contiguous_format
 
     def is_set_to(self, other) -> bool:
         return (self.untyped_storage() is other.untyped_storage() and self._offset == other._offset
@@ -443,6 +446,26 @@ def _is_contiguous(shape, stride, order) -> bool:
         if n != 1 and stride[d] != expected:
             return False
         expected *= n
+    return True
+
+
+def _strides_like_channels_last(shape, stride) -> bool:
+    """torch's is_channels_last_strides_2d: the dims in NHWC order (C, W, H, N) have
+    non-decreasing strides; a zero C stride, an empty dim, or an N stride equal to C's
+    (the ambiguous N111 cases) read as contiguous.
+
+    >>> _strides_like_channels_last((2, 3, 4, 5), (60, 1, 15, 3))
+    True
+    >>> _strides_like_channels_last((1, 2, 2, 1), (1, 1, 2, 4))
+    False
+    """
+    if stride[1] == 0:
+        return False
+    least = 0
+    for d in (1, 3, 2, 0):
+        if shape[d] == 0 or stride[d] < least or (d == 0 and least == stride[1]):
+            return False
+        least = stride[d] * shape[d] if shape[d] > 1 else stride[d]
     return True
 
 

@@ -113,8 +113,6 @@ MUL_LAYOUT = ("multiply (an alias of mul): mul's result strides differ from torc
 OVERLAP_ORDER = ("in-place on an expanded (stride-0) self with another bad argument: torch "
                  "raises that argument's error (a dim out of range, a numel mismatch) before its "
                  "overlap check, ember the overlap error first")
-CAT_LAYOUT = ("cat/column_stack/dstack of one permuted tensor with size-1 dims: torch's "
-              "suggest_memory_format reads it as contiguous, ember as channels_last")
 EMPTY_CHECKS = ("checks torch makes on empty or 0-d input that ember's shortcut skips (bool "
                 "clamp/ldexp, addr's bool alpha, a Scalar overflowing the dtype) or makes when "
                 "torch does not (an overflowing alpha on an empty tensor)")
@@ -142,7 +140,6 @@ KNOWN: dict[str, str] = {
                      "arctan2.default", "div.Tensor", "div.Tensor_mode", "lt.Tensor",
                      "copysign.Tensor"], MINMAX),
     **dict.fromkeys(["addbmm_.default", "put_.default", "renorm_.default"], OVERLAP_ORDER),
-    **dict.fromkeys(["cat.default", "column_stack.default", "dstack.default"], CAT_LAYOUT),
     **dict.fromkeys(["clamp.Tensor", "clamp_.Tensor", "ldexp.Tensor", "ldexp_.default",
                      "addr.default", "histc.default", "index_fill_.int_Scalar",
                      "subtract.Scalar", "subtract_.Scalar", "threshold_backward.default"],

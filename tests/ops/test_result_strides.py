@@ -81,3 +81,17 @@ def test_pointwise_result_layout_matches_torch(op, args):
 ])
 def test_cast_inputs_and_fast_setup(call):
     assert call(ember).stride() == call(torch).stride()
+
+
+@pytest.mark.parametrize("shape, stride", [
+    ((1, 2, 2, 1), (1, 1, 2, 4)),     # a permuted 1CH1: contiguous for torch
+    ((2, 3, 4, 5), (60, 1, 15, 3)),   # NHWC
+    ((2, 1, 1, 1), (1, 1, 1, 1)),     # N111: ambiguous, contiguous
+    ((1, 3, 1, 4), (12, 1, 12, 3)),   # 1C1W in NHWC order
+    ((2, 3, 1, 1), (3, 1, 3, 3)),
+])
+def test_cat_takes_torchs_suggested_memory_format(shape, stride):
+    """cat lays its result out in the inputs' suggested memory format, torch's stride rule
+    (not `is_contiguous(channels_last)`, which ignores size-1 dims)."""
+    run = lambda m: m.cat([m.arange(200.).as_strided(shape, stride)])
+    assert run(ember).stride() == run(torch).stride()
