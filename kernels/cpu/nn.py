@@ -121,6 +121,9 @@ def log_softmax_forward(self, dim, half_to_float):
     a = _float_view(self)
     if a.size == 0:
         return _result(a.copy(), self)
+    rows = _short_rows(a, d)
+    if rows is not None:        # (the same steps, compiled: 2-3x faster on short rows)
+        return _result(compiled("_rows_loop").log_softmax(rows), self)
     shifted = a - _row_max(a, d)
     lse = np.add.reduce(np.exp(shifted), axis=d, keepdims=True)
     shifted -= np.log(lse, out=lse)
@@ -147,6 +150,9 @@ def log_softmax_backward_data(grad_output, output, dim, input_dtype):
     d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
     _check_float("log_softmax_backward", grad_output, d)
     g, y = _float_view(grad_output), _float_view(output)
+    rows_g, rows_y = _short_rows(g, d), _short_rows(y, d)
+    if rows_g is not None and rows_y is not None and g.dtype == y.dtype:
+        return _result(compiled("_rows_loop").log_softmax_backward(rows_g, rows_y), grad_output)
     e = np.exp(y)
     e *= np.add.reduce(g, axis=d, keepdims=True)
     return _result(np.subtract(g, e, out=e), grad_output)
@@ -215,6 +221,70 @@ def _nll_float(kernel, self):
         raise not_implemented_for(kernel, self._dtype)
 
 
+_NO_WEIGHT = np.zeros(())    # the compiled loops' "no weight" (a 0-d array)
+_NO_TOTAL = {np.dtype(t): np.zeros(0, t) for t in (np.float32, np.float64)}  # no division
+
+
+def _nll_fused_arrays(self, target, weight, *others):
+    """(x as (n, C), the targets, the weight or _NO_WEIGHT) for the compiled gather and
+    scatter (_loss_loop): C-contiguous float32/float64 values, every tensor of others
+    and the weight of self's dtype, int64 targets, at least one row; else None (the
+    NumPy path)."""
+    x, t = self._np, target._np
+    dt = self._dtype
+    if (dt is not D.float32 and dt is not D.float64) or x is None or t is None or \
+            not x.flags.c_contiguous or t.dtype != np.int64 or t.size == 0:
+        return None
+    for o in others:
+        if o._dtype is not dt or o._np is None:
+            return None
+    w = _NO_WEIGHT
+    if weight is not None:
+        w = weight._np
+        if weight._dtype is not dt or w is None or w.ndim != 1:
+            return None
+    return x.reshape(-1, x.shape[-1]), t.reshape(-1), w
+
+
+def _nll_out_of_bounds(t, row):
+    return IndexError(f"Target {t[row]} is out of bounds.")
+
+
+def _nll_forward_fused(self, x, t, w, reduction, ignore_index):
+    """nll_loss_forward through _loss_loop.gather: the NumPy path's values in one pass."""
+    dt = self._dtype
+    loop = compiled("_loss_loop")
+    losses, weights = np.empty(t.size, x.dtype), np.empty(t.size, x.dtype)
+    bad = loop.gather(x, t, w, ignore_index, losses, weights)
+    if bad >= 0:
+        raise _nll_out_of_bounds(t, bad)
+    if reduction == 0 and self.dim() == 2:
+        return from_array(losses, dt), from_array(np.zeros((), dt.np), dt)
+    if t.size <= 128:       # (numba returns Python floats: back to the dtype, exactly)
+        f = x.dtype.type
+        out, total = f(loop.sum_short(losses)), f(loop.sum_short(weights))
+    else:
+        out, total = np.add.reduce(losses), np.add.reduce(weights)
+    if reduction == 1:
+        out = _divide(out, total)
+    return (from_array(np.array(out, dtype=dt.np), dt),
+            from_array(np.array(total, dtype=dt.np), dt))
+
+
+def _nll_backward_fused(self, x, t, w, grad_output, reduction, ignore_index, total_weight):
+    """nll_loss_backward through _loss_loop.scatter: the NumPy path's values in one pass."""
+    dt = self._dtype
+    out = np.zeros(x.shape, x.dtype)
+    per_row = reduction == 0 and self.dim() == 2
+    total = total_weight._np.reshape(-1) if reduction == 1 and not per_row else \
+        _NO_TOTAL[x.dtype]
+    bad = compiled("_loss_loop").scatter(grad_output._np.reshape(-1), per_row, total, t, w,
+                                          ignore_index, out)
+    if bad >= 0:
+        raise _nll_out_of_bounds(t, bad)
+    return from_array(out.reshape(self._shape), dt)
+
+
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
     """-weight[t] * self[i, t] per row; summed (reduction 2) or divided by the total
     weight (reduction 1, NaN when every target is ignored); (output, total_weight)."""
@@ -222,6 +292,9 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     _nll_float("nll_loss_out_frame", self)
     _meta.check_nll_dtypes(self, target, weight)
     dt = self._dtype
+    fused = _nll_fused_arrays(self, target, weight)
+    if fused is not None:
+        return _nll_forward_fused(self, *fused, reduction, ignore_index)
     x = _compute(self).reshape(-1, self._shape[-1])
     t, keep = _nll_targets(self, target, ignore_index)
     w = _nll_weights(self, t, keep, weight)
@@ -245,6 +318,10 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     _nll_float("nll_loss_backward_out_frame", self)
     _meta.check_nll_dtypes(self, target, weight, grad_output, total_weight)
     dt = self._dtype
+    fused = _nll_fused_arrays(self, target, weight, grad_output, total_weight)
+    if fused is not None:
+        return _nll_backward_fused(self, *fused, grad_output, reduction, ignore_index,
+                                   total_weight)
     t, keep = _nll_targets(self, target, ignore_index)
     w = _nll_weights(self, t, keep, weight)
     g = _compute(grad_output).reshape(-1)
