@@ -8,7 +8,7 @@ a weight of the input's dtype or a 0-d placeholder for none; nn.py arranges them
 
     >>> x = np.log(np.full((2, 4), 0.25)); losses = np.empty(2); w = np.empty(2)
     >>> gather(x, np.array([1, 3]), np.zeros(()), -100, losses, w)
-    -1
+    (-1, 2.772588722239781, 2.0)
     >>> losses, w
     (array([1.38629436, 1.38629436]), array([1., 1.]))
 """
@@ -24,9 +24,11 @@ _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 @_jit
 def gather(x, target, weight, ignore_index, losses, weights):
     """losses[i] = -x[i, t] * weight[t] and weights[i] = weight[t] (1 without a weight;
-    both 0 where t == ignore_index). Returns the first row whose target is out of bounds
-    (nothing written past it), else -1."""
+    both 0 where t == ignore_index). Returns (the first row whose target is out of bounds,
+    nothing written past it, else -1; the sums of losses and weights when there are at
+    most 128 rows, else 0)."""
     n_classes = x.shape[1]
+    zero = x.dtype.type(0)
     for i in range(target.size):
         t = target[i]
         if t == ignore_index:
@@ -34,7 +36,7 @@ def gather(x, target, weight, ignore_index, losses, weights):
             weights[i] = 0
             continue
         if t < 0 or t >= n_classes:
-            return i
+            return i, zero, zero
         v = -x[i, t]
         if weight.ndim:
             w = weight[t]
@@ -43,13 +45,9 @@ def gather(x, target, weight, ignore_index, losses, weights):
         else:
             losses[i] = v
             weights[i] = 1
-    return -1
-
-
-@_jit
-def sum_short(a):
-    """np.add.reduce of a 1-d float array of at most 128 elements."""
-    return _row_sum(a)
+    if target.size > 128:
+        return -1, zero, zero
+    return -1, _row_sum(losses), _row_sum(weights)
 
 
 @_jit

@@ -253,16 +253,15 @@ def _nll_out_of_bounds(t, row):
 def _nll_forward_fused(self, x, t, w, reduction, ignore_index):
     """nll_loss_forward through _loss_loop.gather: the NumPy path's values in one pass."""
     dt = self._dtype
-    loop = compiled("_loss_loop")
     losses, weights = np.empty(t.size, x.dtype), np.empty(t.size, x.dtype)
-    bad = loop.gather(x, t, w, ignore_index, losses, weights)
+    bad, out, total = compiled("_loss_loop").gather(x, t, w, ignore_index, losses, weights)
     if bad >= 0:
         raise _nll_out_of_bounds(t, bad)
-    if reduction == 0 and self.dim() == 2:
+    if reduction == 0 and len(self._shape) == 2:
         return from_array(losses, dt), from_array(np.zeros((), dt.np), dt)
     if t.size <= 128:       # (numba returns Python floats: back to the dtype, exactly)
         f = x.dtype.type
-        out, total = f(loop.sum_short(losses)), f(loop.sum_short(weights))
+        out, total = f(out), f(total)
     else:
         out, total = np.add.reduce(losses), np.add.reduce(weights)
     if reduction == 1:
@@ -275,7 +274,7 @@ def _nll_backward_fused(self, x, t, w, grad_output, reduction, ignore_index, tot
     """nll_loss_backward through _loss_loop.scatter: the NumPy path's values in one pass."""
     dt = self._dtype
     out = np.zeros(x.shape, x.dtype)
-    per_row = reduction == 0 and self.dim() == 2
+    per_row = reduction == 0 and len(self._shape) == 2
     total = total_weight._np.reshape(-1) if reduction == 1 and not per_row else \
         _NO_TOTAL[x.dtype]
     bad = compiled("_loss_loop").scatter(grad_output._np.reshape(-1), per_row, total, t, w,
