@@ -13,6 +13,7 @@ from helpers import check, to_np
 
 import ember
 from ember.kernels.cpu import binary as cpu_binary
+from ember.kernels.cpu import linalg as cpu_linalg
 from ember.kernels.cpu import nn as cpu_nn
 
 torch = pytest.importorskip("torch")
@@ -234,3 +235,50 @@ def test_inplace_alpha_keeps_torchs_errors():
             p.sub_(ember.ones(3), alpha=1e39)
     with pytest.raises(RuntimeError, match="Boolean alpha only supported"):
         p.add_(ember.ones(3), alpha=True)
+
+
+# --- addmm with a bias -----------------------------------------------------------------------
+def _addmm_operands(dt, n, k, p, bias_shape, layout, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal((n, k)).astype(dt)
+    w = rng.standard_normal((p, k)).astype(dt)
+    b = {"transposed": w.T, "contiguous": np.ascontiguousarray(w.T),
+         "strided": np.ascontiguousarray(np.repeat(w.T, 2, axis=1))[:, ::2]}[layout]
+    bias = rng.standard_normal(bias_shape(n, p)).astype(dt)
+    return bias, a, b
+
+
+BIAS_SHAPES = {"row": lambda n, p: (p,), "1xp": lambda n, p: (1, p), "nx1": lambda n, p: (n, 1),
+               "full": lambda n, p: (n, p), "0-d": lambda n, p: ()}
+
+
+@pytest.mark.parametrize("dt", FLOATS)
+@pytest.mark.parametrize("n,k,p", [(64, 64, 128), (64, 128, 10), (2, 3, 2), (1, 8, 4),
+                                   (5, 8, 1), (9, 256, 7), (9, 300, 7), (3, 0, 4)])
+@pytest.mark.parametrize("bias", list(BIAS_SHAPES))
+@pytest.mark.parametrize("layout", ["transposed", "contiguous", "strided"])
+def test_addmm_bias_gemm_gives_the_numpy_paths_bits(dt, n, k, p, bias, layout, monkeypatch):
+    args = [ember.from_numpy(v) for v in _addmm_operands(dt, n, k, p, BIAS_SHAPES[bias], layout)]
+    fast = ember.addmm(*args)
+    monkeypatch.setattr(cpu_linalg, "_bias_gemm", lambda *a: None)
+    slow = ember.addmm(*args)
+    assert bits(fast) == bits(slow)
+
+
+def test_addmm_bias_gemm_is_taken_and_matches_torch():
+    for dt in FLOATS:
+        ops = _addmm_operands(dt, 64, 64, 128, BIAS_SHAPES["row"], "transposed")
+        e = [ember.from_numpy(v) for v in ops]
+        shape = (64, 128)
+        out = cpu_linalg._bias_gemm(*e, shape, e[0].dtype)
+        assert out is not None and out.flags.c_contiguous and out.shape == shape
+        check(ember.addmm(*e), taten.addmm(*[torch.from_numpy(v) for v in ops]),
+              {"float32": (1e-5, 1e-5), "float64": (1e-12, 1e-12)})
+
+
+def test_addmm_of_a_matrix_and_its_transpose_keeps_numpys_path():
+    a = ember.from_numpy(np.random.default_rng(0).standard_normal((6, 4)))
+    zeros = ember.zeros(6, dtype=a.dtype)
+    assert cpu_linalg._bias_gemm(zeros, a, a.t(), (6, 6), a.dtype) is None
+    assert bits(ember.addmm(zeros, a, a.t())) == \
+        bits(ember.from_numpy(np.matmul(a.numpy(), a.numpy().T) + 0.0))
