@@ -6,11 +6,12 @@ rows; nn.py sums longer batches with NumPy). Ignored rows are skipped as torch s
 their loss and weight are 0. C-contiguous float32/float64 (n, C) inputs, int64 targets,
 a weight of the input's dtype or a 0-d placeholder for none; nn.py arranges them.
 
-    >>> x = np.log(np.full((2, 4), 0.25)); losses = np.empty(2); w = np.empty(2)
-    >>> gather(x, np.array([1, 3]), np.zeros(()), -100, losses, w)
-    (-1, 2.772588722239781, 2.0)
-    >>> losses, w
-    (array([1.38629436, 1.38629436]), array([1., 1.]))
+    >>> x = np.log(np.full((2, 4), 0.25)); losses, w = np.empty(2), np.empty(2)
+    >>> out, total = np.empty(()), np.empty(())
+    >>> gather(x, np.array([1, 3]), np.zeros(()), -100, True, losses, w, out, total)
+    -1
+    >>> losses, w, out, total
+    (array([1.38629436, 1.38629436]), array([1., 1.]), array(1.38629436), array(2.))
 """
 from __future__ import annotations
 
@@ -22,13 +23,13 @@ _jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
 
 @_jit
-def gather(x, target, weight, ignore_index, losses, weights):
+def gather(x, target, weight, ignore_index, mean, losses, weights, out, total):
     """losses[i] = -x[i, t] * weight[t] and weights[i] = weight[t] (1 without a weight;
-    both 0 where t == ignore_index). Returns (the first row whose target is out of bounds,
-    nothing written past it, else -1; the sums of losses and weights when there are at
-    most 128 rows, else 0)."""
+    both 0 where t == ignore_index); with at most 128 rows also the reduction into the 0-d
+    arrays out and total: total = sum(weights), out = sum(losses), divided by total when
+    `mean` (NaN or inf for a zero total, as NumPy's division). Returns the first row whose
+    target is out of bounds (nothing written past it), else -1."""
     n_classes = x.shape[1]
-    zero = x.dtype.type(0)
     for i in range(target.size):
         t = target[i]
         if t == ignore_index:
@@ -36,7 +37,7 @@ def gather(x, target, weight, ignore_index, losses, weights):
             weights[i] = 0
             continue
         if t < 0 or t >= n_classes:
-            return i, zero, zero
+            return i
         v = -x[i, t]
         if weight.ndim:
             w = weight[t]
@@ -45,9 +46,11 @@ def gather(x, target, weight, ignore_index, losses, weights):
         else:
             losses[i] = v
             weights[i] = 1
-    if target.size > 128:
-        return -1, zero, zero
-    return -1, _row_sum(losses), _row_sum(weights)
+    if target.size <= 128:
+        s, tw = _row_sum(losses), _row_sum(weights)
+        out[()] = s / tw if mean else s
+        total[()] = tw
+    return -1
 
 
 @_jit

@@ -254,20 +254,19 @@ def _nll_forward_fused(self, x, t, w, reduction, ignore_index):
     """nll_loss_forward through _loss_loop.gather: the NumPy path's values in one pass."""
     dt = self._dtype
     losses, weights = np.empty(t.size, x.dtype), np.empty(t.size, x.dtype)
-    bad, out, total = compiled("_loss_loop").gather(x, t, w, ignore_index, losses, weights)
+    out, total = np.empty((), x.dtype), np.empty((), x.dtype)
+    bad = compiled("_loss_loop").gather(x, t, w, ignore_index, reduction == 1, losses, weights,
+                                        out, total)
     if bad >= 0:
         raise _nll_out_of_bounds(t, bad)
     if reduction == 0 and len(self._shape) == 2:
-        return from_array(losses, dt), from_array(np.zeros((), dt.np), dt)
-    if t.size <= 128:       # (numba returns Python floats: back to the dtype, exactly)
-        f = x.dtype.type
-        out, total = f(out), f(total)
-    else:
-        out, total = np.add.reduce(losses), np.add.reduce(weights)
-    if reduction == 1:
-        out = _divide(out, total)
-    return (from_array(np.array(out, dtype=dt.np), dt),
-            from_array(np.array(total, dtype=dt.np), dt))
+        total[()] = 0
+        return from_array(losses, dt), from_array(total, dt)
+    if t.size > 128:        # (the loop sums up to 128 rows; NumPy's pairwise sum the rest)
+        total[()] = np.add.reduce(weights)
+        s = np.add.reduce(losses)
+        out[()] = _divide(s, total[()]) if reduction == 1 else s
+    return from_array(out, dt), from_array(total, dt)
 
 
 def _nll_backward_fused(self, x, t, w, grad_output, reduction, ignore_index, total_weight):

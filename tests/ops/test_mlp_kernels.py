@@ -167,10 +167,13 @@ def test_nll_loss_matches_torch(dt, n, reduction, weighted, ignore):
         assert np.signbit(to_np(e)).tolist() == np.signbit(tt.numpy()).tolist()
 
 
-def test_nll_loss_all_ignored_mean_is_nan_as_torch():
-    x, t, _ = _nll_inputs(np.float32, 4, False, -100)
+@pytest.mark.parametrize("n", [4, 200])
+@pytest.mark.parametrize("reduction", [1, 2])
+def test_nll_loss_all_ignored_as_torch(n, reduction):
+    """The mean over no rows is NaN (0 / 0), the sum 0."""
+    x, t, _ = _nll_inputs(np.float32, n, False, -100)
     t[:] = 3
-    for e, tt in zip(_nll(ember, x, t, None, 1, 3), _nll(torch, x, t, None, 1, 3)):
+    for e, tt in zip(_nll(ember, x, t, None, reduction, 3), _nll(torch, x, t, None, reduction, 3)):
         check(e, tt)
 
 
