@@ -97,23 +97,26 @@ def gelu_backward(g: np.ndarray, x: np.ndarray) -> np.ndarray:
 
 @_jit
 def _zero_where_at_most(g, x, threshold, out):
-    for i in range(g.size):
-        out[i] = 0 if x[i] <= threshold else g[i]
+    # (the reshapes here, not in Python: C-contiguous arrays of any ndim, no call cost)
+    gf, xf, of = g.reshape(-1), x.reshape(-1), out.reshape(-1)
+    for i in range(gf.size):
+        of[i] = 0 if xf[i] <= threshold else gf[i]
 
 
 def zero_where_at_most(g: np.ndarray, x: np.ndarray, threshold) -> np.ndarray:
     """`np.where(x <= threshold, 0, g)` for C-contiguous float arrays of one shape and
     dtype (threshold converted to it): +0.0 where dropped, NaN gradients included."""
     out = np.empty(g.shape, g.dtype)
-    _zero_where_at_most(g.reshape(-1), x.reshape(-1), g.dtype.type(threshold), out.reshape(-1))
+    _zero_where_at_most(g if g.flags.c_contiguous else g.copy(), x, g.dtype.type(threshold), out)
     return out
 
 
 @_jit
 def _relu(x, out):
-    for i in range(x.size):
-        v = x[i]
-        out[i] = 0 if v < 0 else v  # noqa: FURB136 (max would not keep -0.0 and NaN)
+    xf, of = x.reshape(-1), out.reshape(-1)
+    for i in range(xf.size):
+        v = xf[i]
+        of[i] = 0 if v < 0 else v  # noqa: FURB136 (max would not keep -0.0 and NaN)
 
 
 def relu(x: np.ndarray) -> np.ndarray:
@@ -124,5 +127,5 @@ def relu(x: np.ndarray) -> np.ndarray:
     array([ 0., -0., nan,  2.])
     """
     out = np.empty(x.shape, x.dtype)
-    _relu(x.reshape(-1), out.reshape(-1))
+    _relu(x, out)
     return out
