@@ -116,7 +116,9 @@ def _gemm_into(out, a, b):
     if fb is None or fa is None:
         return False
     gemm = (_blas.sgemm if out.dtype == np.float32 else _blas.dgemm)
-    gemm(1.0, fb[0], fa[0], 1.0, out.T, trans_a=fb[1], trans_b=fa[1], overwrite_c=1)
+    # (alpha, a, b, beta, c, trans_a, trans_b, overwrite_c): positional, f2py's keywords
+    # cost 0.4 us
+    gemm(1.0, fb[0], fa[0], 1.0, out.T, fb[1], fa[1], 1)
     return True
 
 
