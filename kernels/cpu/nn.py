@@ -228,8 +228,8 @@ _NO_TOTAL = {np.dtype(t): np.zeros(0, t) for t in (np.float32, np.float64)}  # n
 def _nll_fused_arrays(self, target, weight, *others):
     """(x as (n, C), the targets, the weight or _NO_WEIGHT) for the compiled gather and
     scatter (_loss_loop): C-contiguous float32/float64 values, every tensor of others
-    and the weight of self's dtype, int64 targets, at least one row; else None (the
-    NumPy path)."""
+    and the weight of self's dtype, int64 targets, at least one row (so torch's dtype
+    checks pass); else None (the NumPy path)."""
     x, t = self._np, target._np
     dt = self._dtype
     if (dt is not D.float32 and dt is not D.float64) or x is None or t is None or \
@@ -287,12 +287,12 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     """-weight[t] * self[i, t] per row; summed (reduction 2) or divided by the total
     weight (reduction 1, NaN when every target is ignored); (output, total_weight)."""
     _meta.check_nll(self, target, weight)
+    fused = _nll_fused_arrays(self, target, weight)
+    if fused is not None:       # (its dtypes pass the two checks below)
+        return _nll_forward_fused(self, *fused, reduction, ignore_index)
     _nll_float("nll_loss_out_frame", self)
     _meta.check_nll_dtypes(self, target, weight)
     dt = self._dtype
-    fused = _nll_fused_arrays(self, target, weight)
-    if fused is not None:
-        return _nll_forward_fused(self, *fused, reduction, ignore_index)
     x = _compute(self).reshape(-1, self._shape[-1])
     t, keep = _nll_targets(self, target, ignore_index)
     w = _nll_weights(self, t, keep, weight)
@@ -313,13 +313,13 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     """Zeros with -weight[t] * grad (/ total_weight for the mean) at each row's target."""
     _meta.check_nll_backward(grad_output, self, target, weight, reduction, total_weight)
+    fused = _nll_fused_arrays(self, target, weight, grad_output, total_weight)
+    if fused is not None:       # (its dtypes pass the two checks below)
+        return _nll_backward_fused(self, *fused, grad_output, reduction, ignore_index,
+                                   total_weight)
     _nll_float("nll_loss_backward_out_frame", self)
     _meta.check_nll_dtypes(self, target, weight, grad_output, total_weight)
     dt = self._dtype
-    fused = _nll_fused_arrays(self, target, weight, grad_output, total_weight)
-    if fused is not None:
-        return _nll_backward_fused(self, *fused, grad_output, reduction, ignore_index,
-                                   total_weight)
     t, keep = _nll_targets(self, target, ignore_index)
     w = _nll_weights(self, t, keep, weight)
     g = _compute(grad_output).reshape(-1)
