@@ -9399,7 +9399,7 @@ class NllLossBackward0(_Node):
             target = _unpack(_node._s_target, _node)
             total_weight = _unpack(_node._s_total_weight, _node)
             weight = _unpack(_node._s_weight, _node)
-            _r_self = _F.nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+            _r_self = _F.nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight)
         return (_r_self,)
 
     @property
@@ -9831,7 +9831,7 @@ class NllLoss2DBackward0(_Node):
             target = _unpack(_node._s_target, _node)
             total_weight = _unpack(_node._s_total_weight, _node)
             weight = _unpack(_node._s_weight, _node)
-            _r_self = _F.nll_loss2d_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+            _r_self = _F.nll_loss2d_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight)
         return (_r_self,)
 
     @property

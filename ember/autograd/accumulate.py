@@ -16,9 +16,10 @@ import ember
 
 from ..core.refcounts import EXACT as _EXACT_REFCOUNTS
 from ..core.shapes import is_non_overlapping_and_dense
-from ..core.tensor import from_array
-from ..dispatch.keys import AUTOGRAD_BIT
+from ..core.tensor import Tensor, from_array
+from ..dispatch.keys import AUTOGRAD_BIT, CONJ_BIT
 from ..dispatch.tls import state as _tls
+from ..kernels.common.views import detach as _detach
 
 
 def _hook_name(hook):
@@ -83,8 +84,13 @@ def accumulate_grad(variable, g, run_hooks=True, held=1):
         # A count proves this only where counts are exact (refcounts.EXACT, as for
         # elision); elsewhere the gradient is copied.
         if _EXACT_REFCOUNTS and not _tls.grad_enabled and sys.getrefcount(g) == 2 + held \
-                and g._base is None and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable):
-            ag.grad = g
+                and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable):
+            if g._base is None:
+                ag.grad = g
+            elif _stealable_view(g):
+                ag.grad = _detach(g)
+            else:
+                ag.grad = _copy_like(g, variable)
         else:
             ag.grad = _copy_like(g, variable)
     elif _tls.grad_enabled:
@@ -94,6 +100,17 @@ def accumulate_grad(variable, g, run_hooks=True, held=1):
     if ag.post_acc_hooks:
         for hook in list(ag.post_acc_hooks):
             hook(variable)
+
+
+def _stealable_view(g) -> bool:
+    """Whether a view gradient may become .grad as it is (detached, as torch's
+    `new_grad.detach()`): its base is held by nothing but the view (the base's only
+    references: g._base and getrefcount's argument), so the memory .grad keeps is seen by
+    no one else; a plain tensor (no subclass, no conjugate bit) outside dispatch modes.
+    A Linear weight's gradient is such a view: the transpose of the product
+    AddmmBackward made."""
+    return g.__class__ is Tensor and not g._ks & CONJ_BIT and not _tls.dispatch_modes \
+        and sys.getrefcount(g._base) == 2
 
 
 def _copy_like(g, variable):

@@ -245,6 +245,7 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                     inner.__exit__()
                 if not keep_graph and node._release_after_backward:
                     node.release_variables()
+                buf = None      # (its gradients' last reference here: a leaf may take them)
             n_out = len(outputs)
             for i, (fn, nr) in enumerate(node.next_functions):
                 if fn is None or (needed is not None and fn not in needed):

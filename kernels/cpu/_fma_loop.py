@@ -58,5 +58,7 @@ def fma_scalar(x: np.ndarray, y, z: np.ndarray) -> np.ndarray:
 
 
 def fma_inplace(x: np.ndarray, y, z: np.ndarray) -> None:
-    """z = x * y + z in place, as fma_scalar (an optimizer's update)."""
-    _loop_inplace(x, x.dtype.type(y), z)
+    """z = x * y + z in place, as fma_scalar (an optimizer's update; a y that is already a
+    NumPy scalar of x's dtype is not converted again)."""
+    t = x.dtype.type
+    _loop_inplace(x, y if y.__class__ is t else t(y), z)

@@ -15,6 +15,8 @@ in ~15 us instead of ~150).
 """
 from __future__ import annotations
 
+import math
+
 import numba
 import numpy as np
 
@@ -124,3 +126,68 @@ def layer_norm_backward(go, x, mean, rstd, w, dx, dw, db):
             d[j] = ((g[j] - a) - xhat[j] * c) * rstd[k]
             dw[j] += gok[j] * xhat[j]
             db[j] += gok[j]
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _shift_by_max(x, out):
+    """out = x - max(x) per row, the max taken as nn.py's _row_max takes it (the value at
+    argmax: the first NaN, else the first largest)."""
+    for k in range(x.shape[0]):
+        row, o = x[k], out[k]
+        m = row[0]
+        if not math.isnan(m):
+            for j in range(1, row.size):
+                v = row[j]
+                if math.isnan(v):
+                    m = v
+                    break
+                if v > m:  # noqa: PLR1730 (the first of equal values, as argmax)
+                    m = v
+        for j in range(row.size):
+            o[j] = row[j] - m
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _sums(e, out):
+    """out[k] = sum of row k (np.add.reduce along the last axis)."""
+    for k in range(e.shape[0]):
+        out[k] = _row_sum(e[k])
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _subtract_per_row(out, lse):
+    for k in range(out.shape[0]):
+        o, s = out[k], lse[k]
+        for j in range(o.size):
+            o[j] -= s
+
+
+def log_softmax(x):
+    """x - max - log(sum(exp(x - max))) per row of a C-contiguous (rows, n) float array
+    (n <= 128): nn.py's NumPy steps in three compiled passes around NumPy's exp and log
+    (their SIMD versions, whose bits a scalar libm call would not give)."""
+    out = np.empty_like(x)
+    _shift_by_max(x, out)
+    e = np.exp(out)
+    lse = np.empty(x.shape[0], x.dtype)
+    _sums(e, lse)
+    np.log(lse, out=lse)
+    _subtract_per_row(out, lse)
+    return out
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _log_softmax_backward(g, e, out):
+    for k in range(g.shape[0]):
+        gk, ek, o = g[k], e[k], out[k]
+        s = _row_sum(gk)
+        for j in range(o.size):
+            o[j] = gk[j] - ek[j] * s
+
+
+def log_softmax_backward(g, y):
+    """g - exp(y) * sum(g) per row of C-contiguous (rows, n) float arrays of one dtype
+    (n <= 128), NumPy's exp and one compiled pass."""
+    out = np.exp(y)
+    _log_softmax_backward(g, out, out)
+    return out

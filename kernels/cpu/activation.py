@@ -319,6 +319,10 @@ def clamp_tensor(self, min=None, max=None):
 
 # --- relu and its backward -------------------------------------------------------------
 def _relu(a):
+    """max(a, 0) keeping -0.0 and NaN, as torch's clamp_min(a, 0) (np.maximum gives 0.0
+    for -0.0)."""
+    if a.dtype.kind == "f":
+        return np.where(a < 0, a.dtype.type(0), a)
     return np.maximum(a, 0, dtype=a.dtype)
 
 
@@ -330,7 +334,23 @@ def _check_not_bool(name, meta):
     return checked
 
 
-relu = _unary(_relu, _check_not_bool("relu", MU.same_layout), half_in_float=False)
+_relu_unary = _unary(_relu, _check_not_bool("relu", MU.same_layout), half_in_float=False)
+
+
+def relu(self):
+    """max(self, 0); C-contiguous float32/float64 tensors take one compiled pass
+    (_activation_loop.relu), the rest the NumPy kernel. -0.0 and NaN stay, as in torch.
+
+    >>> relu(from_array(np.array([-1., -0., 2.])))
+    tensor([0., -0., 2.], dtype=ember.float64)
+    """
+    a = self._np
+    dt = self._dtype
+    if (dt is D.float32 or dt is D.float64) and a is not None and a.flags.c_contiguous:
+        return from_array(compiled("_activation_loop").relu(a), dt)
+    return _relu_unary(self)
+
+
 relu_ = _unary_inplace(relu, _check_not_bool("relu", MU.unary_inplace))
 
 

@@ -190,18 +190,36 @@ def _update_fast(ufunc, self, other, alpha) -> bool:
     return True
 
 
+_ALPHAS: dict = {}   # (dtype, alpha's class, alpha, negated) -> the factor update_arrays uses
+
+
+def _alpha_factor(dt, alpha, negate):
+    """P.alpha_value(dt, alpha, negate) as a NumPy scalar of dt, remembered: an optimizer
+    passes the same -lr every step. Zeros are not remembered (0.0 == -0.0 as keys), nor
+    NaN (never equal to itself)."""
+    key = (dt, alpha.__class__, alpha, negate)
+    y = _ALPHAS.get(key)
+    if y is None:
+        y = dt.np.type(P.alpha_value(dt, alpha, negate=negate))
+        if alpha:
+            if len(_ALPHAS) > 256:
+                _ALPHAS.clear()
+            _ALPHAS[key] = y
+    return y
+
+
 def update_arrays(ufunc, a, b, alpha, dt):
     """a = ufunc(a, alpha * b) in place, alpha rounded to `dt` like torch's (the arrays of
     add_/sub_'s fast path; the optimizers' multi-tensor updates call it too)."""
     if alpha == 1:
         ufunc(a, b, out=a)
         return
-    y = P.alpha_value(dt, alpha, negate=ufunc is np.subtract)
+    y = _alpha_factor(dt, alpha, ufunc is np.subtract)
     loops = compiled("_fma_loop")
     if a.flags.c_contiguous and b.flags.c_contiguous:
         loops.fma_inplace(b, y, a)
     else:
-        loops.fma_ufunc(b, dt.np.type(y), a, out=a)
+        loops.fma_ufunc(b, y, a, out=a)
 
 
 def _scaled_(ufunc, inplace, functional):

@@ -8,6 +8,7 @@ torch's CPU kernels. Below them, torch.linalg's LAPACK ops.
 """
 import numpy as np
 import scipy.linalg as _sl
+from scipy.linalg import blas as _blas
 from scipy.linalg import lapack as _lapack
 
 from ember.core import dtype as D
@@ -81,7 +82,85 @@ def addmm(self, mat1, mat2, beta, alpha):
     """
     shape = _meta.check_addmm(self, mat1, mat2)
     dt = mat2._dtype
+    if beta.__class__ is int and alpha.__class__ is int and beta == 1 and alpha == 1:
+        out = _bias_gemm(self, mat1, mat2, shape, dt)    # (a Linear's forward)
+        if out is not None:
+            return from_array(out, dt)
     return _finish(_scaled_product(self, mat1, mat2, beta, alpha, shape, dt, "addmm_impl_cpu_"), dt)
+
+
+# BLAS's gemm over the bias: C = A @ B + C in one call, as torch's addmm (copy the bias into
+# the result, then gemm with beta=1), instead of np.matmul and a second pass adding the
+# bias. With k <= 256 the product is summed in one block and added to C once, so the bits
+# are those of matmul-then-add; a probe on first use checks this for scipy's BLAS next to
+# NumPy's (two builds of OpenBLAS in the wheels) and turns the path off when they differ.
+_GEMM_MAX_K = 256
+_gemm_ok = None     # the probe's verdict
+
+
+def _f_operand(a):
+    """(an F-contiguous array to hand to gemm, whether gemm must transpose it) for a 2-D
+    array a, or None when a is neither C- nor F-contiguous."""
+    if a.flags.f_contiguous:
+        return a, 0
+    if a.flags.c_contiguous:
+        return a.T, 1
+    return None
+
+
+def _gemm_into(out, a, b):
+    """out = a @ b + out for a C-contiguous float32/float64 out, through gemm on the
+    transposes (out.T is F-contiguous: out.T = b.T @ a.T); False when a or b has a layout
+    gemm cannot take without a copy."""
+    fb, fa = _f_operand(b.T), _f_operand(a.T)
+    if fb is None or fa is None:
+        return False
+    gemm = (_blas.sgemm if out.dtype == np.float32 else _blas.dgemm)
+    # (alpha, a, b, beta, c, trans_a, trans_b, overwrite_c): positional, f2py's keywords
+    # cost 0.4 us
+    gemm(1.0, fb[0], fa[0], 1.0, out.T, fb[1], fa[1], 1)
+    return True
+
+
+def _gemm_matches_matmul() -> bool:
+    """Whether gemm over a bias gives np.matmul + bias's bits on a few Linear-like
+    shapes and layouts (both float dtypes), the result written in place."""
+    rng = np.random.default_rng(20)
+    for dt in (np.float32, np.float64):
+        for n, k, p in ((64, 64, 128), (64, 128, 10), (7, 33, 5), (2, 256, 3)):
+            a = rng.standard_normal((n, k)).astype(dt)
+            w = rng.standard_normal((p, k)).astype(dt)
+            bias = rng.standard_normal(p).astype(dt)
+            for b in (w.T, np.ascontiguousarray(w.T)):
+                out = np.empty((n, p), dt)
+                out[...] = bias
+                if not _gemm_into(out, a, b):
+                    return False
+                ref = np.matmul(a, b)
+                ref += bias
+                if out.tobytes() != ref.tobytes():
+                    return False
+    return True
+
+
+def _bias_gemm(self, mat1, mat2, shape, dt):
+    """self + mat1 @ mat2 as a fresh C-contiguous array through _gemm_into, or None when
+    the case is not one it serves: float32/float64 of one dtype, k <= 256, at least two
+    rows and columns (np.matmul takes gemv for a vector), operands not sharing memory
+    (np.matmul takes syrk for `a @ a.T`), no copy needed."""
+    global _gemm_ok
+    a, b, s = mat1._np, mat2._np, self._np
+    if (dt is not D.float32 and dt is not D.float64) or a is None or b is None or s is None \
+            or mat1._dtype is not dt or self._dtype is not dt or not 0 < a.shape[1] <= _GEMM_MAX_K \
+            or shape[0] < 2 or shape[1] < 2 or np.may_share_memory(a, b):
+        return None
+    if _gemm_ok is None:
+        _gemm_ok = _gemm_matches_matmul()
+    if not _gemm_ok:
+        return None
+    out = np.empty(shape, dt.np)
+    out[...] = s
+    return out if _gemm_into(out, a, b) else None
 
 
 def _scaled_product(self, a, b, beta, alpha, shape, dt, name):

@@ -121,6 +121,9 @@ def log_softmax_forward(self, dim, half_to_float):
     a = _float_view(self)
     if a.size == 0:
         return _result(a.copy(), self)
+    rows = _short_rows(a, d)
+    if rows is not None:        # (the same steps, compiled: 2-3x faster on short rows)
+        return _result(compiled("_rows_loop").log_softmax(rows), self)
     shifted = a - _row_max(a, d)
     lse = np.add.reduce(np.exp(shifted), axis=d, keepdims=True)
     shifted -= np.log(lse, out=lse)
@@ -147,6 +150,9 @@ def log_softmax_backward_data(grad_output, output, dim, input_dtype):
     d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
     _check_float("log_softmax_backward", grad_output, d)
     g, y = _float_view(grad_output), _float_view(output)
+    rows_g, rows_y = _short_rows(g, d), _short_rows(y, d)
+    if rows_g is not None and rows_y is not None and g.dtype == y.dtype:
+        return _result(compiled("_rows_loop").log_softmax_backward(rows_g, rows_y), grad_output)
     e = np.exp(y)
     e *= np.add.reduce(g, axis=d, keepdims=True)
     return _result(np.subtract(g, e, out=e), grad_output)
@@ -215,10 +221,75 @@ def _nll_float(kernel, self):
         raise not_implemented_for(kernel, self._dtype)
 
 
+_NO_WEIGHT = np.zeros(())    # the compiled loops' "no weight" (a 0-d array)
+_NO_TOTAL = {np.dtype(t): np.zeros(0, t) for t in (np.float32, np.float64)}  # no division
+
+
+def _nll_fused_arrays(self, target, weight, *others):
+    """(x as (n, C), the targets, the weight or _NO_WEIGHT) for the compiled gather and
+    scatter (_loss_loop): C-contiguous float32/float64 values, every tensor of others
+    and the weight of self's dtype, int64 targets, at least one row (so torch's dtype
+    checks pass); else None (the NumPy path)."""
+    x, t = self._np, target._np
+    dt = self._dtype
+    if (dt is not D.float32 and dt is not D.float64) or x is None or t is None or \
+            not x.flags.c_contiguous or t.dtype != np.int64 or t.size == 0:
+        return None
+    for o in others:
+        if o._dtype is not dt or o._np is None:
+            return None
+    w = _NO_WEIGHT
+    if weight is not None:
+        w = weight._np
+        if weight._dtype is not dt or w is None or w.ndim != 1:
+            return None
+    return x.reshape(-1, x.shape[-1]), t.reshape(-1), w
+
+
+def _nll_out_of_bounds(t, row):
+    return IndexError(f"Target {t[row]} is out of bounds.")
+
+
+def _nll_forward_fused(self, x, t, w, reduction, ignore_index):
+    """nll_loss_forward through _loss_loop.gather: the NumPy path's values in one pass."""
+    dt = self._dtype
+    losses, weights = np.empty(t.size, x.dtype), np.empty(t.size, x.dtype)
+    out, total = np.empty((), x.dtype), np.empty((), x.dtype)
+    bad = compiled("_loss_loop").gather(x, t, w, ignore_index, reduction == 1, losses, weights,
+                                        out, total)
+    if bad >= 0:
+        raise _nll_out_of_bounds(t, bad)
+    if reduction == 0 and len(self._shape) == 2:
+        total[()] = 0
+        return from_array(losses, dt), from_array(total, dt)
+    if t.size > 128:        # (the loop sums up to 128 rows; NumPy's pairwise sum the rest)
+        total[()] = np.add.reduce(weights)
+        s = np.add.reduce(losses)
+        out[()] = _divide(s, total[()]) if reduction == 1 else s
+    return from_array(out, dt), from_array(total, dt)
+
+
+def _nll_backward_fused(self, x, t, w, grad_output, reduction, ignore_index, total_weight):
+    """nll_loss_backward through _loss_loop.scatter: the NumPy path's values in one pass."""
+    dt = self._dtype
+    out = np.zeros(x.shape, x.dtype)
+    per_row = reduction == 0 and len(self._shape) == 2
+    total = total_weight._np.reshape(-1) if reduction == 1 and not per_row else \
+        _NO_TOTAL[x.dtype]
+    bad = compiled("_loss_loop").scatter(grad_output._np.reshape(-1), per_row, total, t, w,
+                                          ignore_index, out)
+    if bad >= 0:
+        raise _nll_out_of_bounds(t, bad)
+    return from_array(out.reshape(self._shape), dt)
+
+
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
     """-weight[t] * self[i, t] per row; summed (reduction 2) or divided by the total
     weight (reduction 1, NaN when every target is ignored); (output, total_weight)."""
     _meta.check_nll(self, target, weight)
+    fused = _nll_fused_arrays(self, target, weight)
+    if fused is not None:       # (its dtypes pass the two checks below)
+        return _nll_forward_fused(self, *fused, reduction, ignore_index)
     _nll_float("nll_loss_out_frame", self)
     _meta.check_nll_dtypes(self, target, weight)
     dt = self._dtype
@@ -242,6 +313,10 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
 def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     """Zeros with -weight[t] * grad (/ total_weight for the mean) at each row's target."""
     _meta.check_nll_backward(grad_output, self, target, weight, reduction, total_weight)
+    fused = _nll_fused_arrays(self, target, weight, grad_output, total_weight)
+    if fused is not None:       # (its dtypes pass the two checks below)
+        return _nll_backward_fused(self, *fused, grad_output, reduction, ignore_index,
+                                   total_weight)
     _nll_float("nll_loss_backward_out_frame", self)
     _meta.check_nll_dtypes(self, target, weight, grad_output, total_weight)
     dt = self._dtype
