@@ -73,24 +73,27 @@ def setup(lib, backend=None, compile_step=False, whole=False, adam=False):
 
 def fused_abc(table, timer, n=10_000_000):
     """a*b+c on n float32: NumPy eager, ember eager, ember compiled (serial and parallel
-    kernel)."""
+    kernel) and torch eager, in interleaved rounds (load noise hits all alike)."""
     from ember._inductor import config
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(n).astype(np.float32) for _ in range(3)]
     a, b, c = arrays
-    t_numpy = measure(lambda: a * b + c, number=5, repeat=7, timer=timer)
     ta, tb, tc = (ember.tensor(x) for x in arrays)
+    steps = {"numpy": lambda: a * b + c, "ember eager": lambda: ta * tb + tc}
     default = config.parallel_threshold
-    table.add("a*b+c 10M f32 ember eager",
-              measure(lambda: ta * tb + tc, number=5, repeat=7, timer=timer), t_numpy, None)
     for label, threshold in (("serial", n + 1), ("parallel", 0)):
-        config.parallel_threshold = threshold
-        ember._dynamo.reset()
+        config.parallel_threshold = threshold         # (read when the kernel is generated)
         f = ember.compile(lambda a, b, c: a * b + c)
-        table.add(f"a*b+c 10M f32 compiled {label}",
-                  measure(lambda f=f: f(ta, tb, tc), number=5, repeat=7, timer=timer),
-                  t_numpy, None)
+        f(ta, tb, tc)
+        steps[f"compiled {label}"] = lambda f=f: f(ta, tb, tc)
     config.parallel_threshold = default
+    if torch is not None:
+        pa, pb, pc = (torch.from_numpy(x) for x in arrays)
+        steps["torch"] = lambda: pa * pb + pc
+    res = interleaved(steps, timer, rounds=15, number=5)
+    for label in steps:
+        if label not in ("numpy", "torch"):
+            table.add(f"a*b+c 10M f32 {label}", res[label], res["numpy"], res.get("torch"))
 
 
 def guard_overhead(table, timer):
@@ -162,16 +165,36 @@ def compile_times(table):
             table.add(f"MLP step compile {label} cache", (t, t, t), None, None, unit="ms")
 
 
+PARTS = ("abc", "mlp", "guards", "compile")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", default="benchmarks/last_run_compile.json")
     ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
+    ap.add_argument("--parts", default=",".join(PARTS),
+                    help=f"comma-separated subset of {', '.join(PARTS)} (default: all)")
     args = ap.parse_args(argv)
+    parts = set(args.parts.split(","))
+    if parts - set(PARTS):
+        ap.error(f"unknown parts: {', '.join(sorted(parts - set(PARTS)))}")
     timer = TIMERS[args.timer]
     warm_allocator()
     table = Table(34)
-    fused_abc(table, timer)
+    if "abc" in parts:
+        fused_abc(table, timer)
+    if "mlp" in parts:
+        mlp_steps(table, timer)
+    if "guards" in parts:
+        guard_overhead(table, timer)
+    if "compile" in parts:
+        compile_times(table)
+    table.write_json(args.json, timer=args.timer)
 
+
+def mlp_steps(table, timer):
+    """The digits MLP training step, eager and compiled, SGD momentum and Adam, next to
+    torch's eager step in interleaved rounds."""
     for optimizer in ("SGD", "Adam"):
         adam = optimizer == "Adam"
         steps = {label: setup(ember, adam=adam, **kw) for label, kw in (
@@ -187,9 +210,6 @@ def main(argv=None):
             if label != "torch":
                 table.add(f"MLP train step {optimizer} {label}", res[label], None,
                           res.get("torch"))
-    guard_overhead(table, timer)
-    compile_times(table)
-    table.write_json(args.json, timer=args.timer)
 
 
 if __name__ == "__main__":

@@ -118,6 +118,14 @@ def _layout(node):
     return shape_of(v), strides_of(v), v.dtype
 
 
+def _recyclable(v) -> bool:
+    """Whether a buffer may be large enough for config.recycle_bytes (symbolic sizes:
+    decided when it runs)."""
+    if any(not isinstance(s, int) for s in shape_of(v)):
+        return True
+    return math.prod(shape_of(v)) * v.dtype.itemsize >= config.recycle_bytes
+
+
 def _dense_c(v):
     """Whether a value's strides are C order's (dims of size 1 aside)."""
     expect = 1
@@ -140,7 +148,7 @@ class _Codegen:
         self.names, self.consts, self.lines, self.kernel_defs = {}, [], [], []
         self.externs = set()
         self.bound = set()                # the size symbols read from the inputs
-        self.lowered = self.n_kernels = 0
+        self.lowered = self.n_kernels = self.n_sites = 0
         self.fallbacks = []
         self.position = {}
         for i, s in enumerate(self.steps):
@@ -229,7 +237,12 @@ class _Codegen:
         self.pool.add(node, key)
         if dead is not None:
             return f"{name} = {self.names[dead]}  # reuses {self.names[dead]}'s buffer"
-        return f"{name} = {empty_code(val(node), contiguous)}"
+        site = None
+        if _recyclable(val(node)):         # (kept across calls: runtime._reuse)
+            site = f"_r{self.n_sites}"
+            self.n_sites += 1
+            self.kernel_defs.append(f"{site} = [None]  # {name}'s buffer, recycled\n")
+        return f"{name} = {empty_code(val(node), contiguous, site)}"
 
     def module(self) -> str:
         params = []

@@ -341,11 +341,13 @@ def _np_dtype(node):
     return np_name(val(node).dtype)
 
 
-def empty_code(v, contiguous=False) -> str:
+def empty_code(v, contiguous=False, site=None) -> str:
     """Code allocating an uninitialised array of a value's layout: `np.empty(shape)` for C
     order (or `contiguous`), a transposed `np.empty` for a permuted dense layout
-    (channels-last, a transpose's), C order for anything else."""
+    (channels-last, a transpose's), C order for anything else. `site`: the name of an
+    allocation site's slot, whose buffer is recycled (`_reuse(site, shape)`, runtime.py)."""
     shape, dtype = shape_of(v), np_name(v.dtype)
+    empty = "np.empty(" if site is None else f"_reuse({site}, "
     n, strides = hint_shape(v), hint_strides(v)
     dims = [d for d in range(len(n)) if n[d] != 1]
     order = sorted(range(len(n)), key=lambda d: (-strides[d], d))
@@ -354,9 +356,9 @@ def empty_code(v, contiguous=False) -> str:
         expect[d], numel = numel, numel * n[d]
     if contiguous or [d for d in order if d in dims] == dims or any(
             strides[d] != expect[d] for d in dims):
-        return f"np.empty({shape_code(shape)}, {dtype})"
+        return f"{empty}{shape_code(shape)}, {dtype})"
     inv = tuple(order.index(d) for d in range(len(n)))
-    return f"np.empty({shape_code([shape[d] for d in order])}, {dtype}).transpose({inv!r})"
+    return f"{empty}{shape_code([shape[d] for d in order])}, {dtype}).transpose({inv!r})"
 
 
 def _empty_like(node):
