@@ -342,6 +342,11 @@ def _refuse_constant_mutation(gm) -> None:
     buffers) are the graph's constants, read when it runs; one it writes into, or one that
     requires grad, has no functional form here: a graph break."""
     roots = {}
+
+    def root(v):      # (an argument: a node, a list of them (Tensor[]) or a constant)
+        if isinstance(v, (list, tuple)):
+            return next((r for r in map(root, v) if r is not None), None)
+        return roots.get(v) if hasattr(v, "op") else None
     for n in gm.graph.nodes:
         if n.op == "get_attr":
             roots[n] = n
@@ -349,16 +354,16 @@ def _refuse_constant_mutation(gm) -> None:
                     is_grad_enabled():     # (its gradient would be lost)
                 raise Unsupported(f"the graph reads the tensor constant {n.target} (a "
                                   "closed-over or global tensor) that requires grad")
-        elif n.op == "call_function" and n.args and roots.get(n.args[0]) is not None \
+        elif n.op == "call_function" and n.args and root(n.args[0]) is not None \
                 and "view" in getattr(n.target, "tags", ()):
-            roots[n] = roots[n.args[0]]
+            roots[n] = root(n.args[0])
         schema = getattr(n.target, "schema", None)
         if n.op != "call_function" or schema is None:
             continue
         for a, v in zip(schema.arguments.flat(), [*n.args, *n.kwargs.values()]):
-            if a.is_write and roots.get(v) is not None:
+            if a.is_write and root(v) is not None:
                 raise Unsupported(f"{n.target} writes into the tensor constant "
-                                  f"{roots[v].target} (a closed-over or global tensor)")
+                                  f"{root(v).target} (a closed-over or global tensor)")
 
 
 def _symbolic_ok(t, dims) -> bool:

@@ -158,6 +158,8 @@ def scalar_value(value):
         return complex(value)
     if hasattr(value, "_dtype") and value.dim() == 0:
         return value.item()
+    if sym.is_sym_scalar(value):          # (a SymInt/SymFloat of a dynamic-shape trace)
+        return value
     raise TypeError(f"expected a number, got {type(value).__name__}")
 
 
@@ -228,6 +230,8 @@ def arange_params(start, end, step, dtype):
     (4, ember.float32)
     """
     start, end, step = scalar_value(start), scalar_value(end), scalar_value(step)
+    if sym.SYM_SCALAR_TYPES and any(map(sym.is_sym_scalar, (start, end, step))):
+        return _symbolic_arange_params(start, end, step, dtype)
     if dtype is None:
         integral = all(isinstance(x, int) for x in (start, end, step))
         dtype = D.int64 if integral else D._default[0]
@@ -252,6 +256,30 @@ def arange_params(start, end, step, dtype):
     if n < 0:
         raise RuntimeError("invalid size, possible overflow?")
     return n, dtype, istart, istep
+
+
+def _symbolic_arange_params(start, end, step, dtype):
+    """arange_params when a bound is a SymInt (`arange(x.shape[0])` traced with dynamic
+    shapes): integer bounds and step give a symbolic length (the sign checks become
+    guards); a symbolic float bound is specialised to its value.
+
+    >>> from ember.fx.experimental.symbolic_shapes import ShapeEnv
+    >>> s0 = ShapeEnv().create_symint(5)
+    >>> arange_params(1, s0, 2, None)[:2]
+    (FloorDiv(s0, 2), ember.int64)
+    """
+    if not all(isinstance(x, int) or sym.is_symint(x) for x in (start, end, step)):
+        return arange_params(*(float(x) if sym.is_sym_scalar(x) else x
+                               for x in (start, end, step)), dtype)
+    if dtype is None:
+        dtype = D.int64
+    step = int(step)                      # (a symbolic step: specialised)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = (end - start + step - (1 if step > 0 else -1)) // step     # ceil((end - start) / step)
+    return n, dtype, start, step
 
 
 def _num(x: float) -> str:

@@ -15,10 +15,17 @@ import builtins
 import operator
 
 from ember.core.alloc import storage_nbytes
+from ember.core.sym import is_symint
 from ember.core.tensor import contiguous_strides, make_view
 from ember.kernels.common import _view_rules as R
 
 _index = operator.index
+
+
+def _bound(x):
+    """A start/end/index argument as an int; a SymInt stays symbolic (a dynamic-shape trace:
+    `x[: x.shape[0] - 1]`), its range checks below become guards."""
+    return x if is_symint(x) else _index(x)
 
 
 def _drop(seq, d):
@@ -281,8 +288,8 @@ def slice(self, dim, start, end, step):
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     n = self._shape[d]
-    start = 0 if start is None else _index(start)
-    end = n if end is None else _index(end)
+    start = 0 if start is None else _bound(start)
+    end = n if end is None else _bound(end)
     if start < 0:
         start += n
     if end < 0:
@@ -307,7 +314,7 @@ def select(self, dim, index):
     if ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = R.wrap(dim, ndim)
-    index = _index(index)
+    index = _bound(index)
     n = self._shape[d]
     if index < -n or index >= n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "

@@ -25,7 +25,7 @@ import operator
 
 import sympy
 
-from ember.core.sym import register_symint_type
+from ember.core.sym import register_sym_scalar_type, register_symint_type
 
 __all__ = ["GuardOnDataDependentSymNode", "ShapeEnv", "SymBool", "SymFloat", "SymInt",
            "SymNode", "guard_int", "has_free_symbols", "hint_int", "is_concrete_int",
@@ -486,6 +486,8 @@ def sym_min(a, b):
 
 
 register_symint_type(SymInt)
+register_sym_scalar_type(SymInt)
+register_sym_scalar_type(SymFloat)
 
 
 def _sym_size(self, dim):
