@@ -128,7 +128,8 @@ def compile_for(fn, k) -> None:
 
     def like(v, shape=None):
         if is_size(v):
-            return numba.types.int64
+            return numba.types.float64 if isinstance(val(v).node.hint, float) else \
+                numba.types.int64
         v = val(v)
         shape = hint_shape(v) if shape is None else shape
         strides = hint_strides(v) if len(shape) == v.dim() else [

@@ -22,7 +22,7 @@ import operator
 import sympy
 
 from ..core import dtype as D
-from ..core.sym import is_symint
+from ..core.sym import is_sym_scalar, is_symint
 from ..core.tensor import Tensor, contiguous_format, preserve_format
 from ..dispatch.dispatcher import ops
 from ..fx.experimental.symbolic_shapes import sym_size
@@ -333,8 +333,9 @@ def _reshape(a, kw, node):
 
 
 def is_size(a) -> bool:
-    """Whether a node argument is a symbolic size computed in the graph."""
-    return hasattr(a, "op") and is_symint(val(a))
+    """Whether a node argument is a symbolic size computed in the graph (or a SymFloat of
+    sizes: `x.shape[-1] ** 0.5`)."""
+    return hasattr(a, "op") and is_sym_scalar(val(a))
 
 
 def _np_dtype(node):
@@ -523,7 +524,8 @@ for _op, _ufn in ((aten.add.Tensor, "add"), (aten.sub.Tensor, "subtract"),
 # --- sizes computed in the graph (dynamic shapes): Python on ints -------------------------------
 SIZE_OPS = {sym_size: "{}.shape[{}]", operator.add: "{} + {}", operator.sub: "{} - {}",
             operator.mul: "{} * {}", operator.floordiv: "{} // {}", operator.mod: "{} % {}",
-            operator.pow: "{} ** {}", max: "max({}, {})", min: "min({}, {})"}
+            operator.pow: "{} ** {}", operator.truediv: "{} / {}", max: "max({}, {})",
+            min: "min({}, {})"}
 
 # --- ops run by their CPU kernel, called directly ------------------------------------------------
 EXTERNS = {aten._log_softmax.default, aten._log_softmax_backward_data.default,

@@ -308,7 +308,7 @@ class FakeTensorMode(TorchDispatchMode):
         if func is _LIFT_FRESH or (func is _LIFT_FRESH_COPY and not self.is_our_fake(args[0])):
             t = args[0]      # (make_fx records ember.tensor(...) as lift_fresh_copy)
             return t if self.is_our_fake(t) else self.fake_tensor_converter.from_real_tensor(
-                self, t, make_constant=t.numel() <= 1)
+                self, t, make_constant=t.numel() <= 1, static_shapes=True)
         if any(not self.is_our_fake(t) for t in _tensors(args, kwargs)):
             converted = self._convert_inputs(func, args, kwargs)
             if converted is NotImplemented:
@@ -350,7 +350,10 @@ class FakeTensorMode(TorchDispatchMode):
                     "Please convert all Tensors to FakeTensors first or instantiate "
                     "FakeTensorMode with 'allow_non_fake_inputs'. Found in "
                     f"{_render_call(func, args, kwargs)}")
-        convert = lambda t: self.from_tensor(t) if isinstance(t, Tensor) else t
+        # (a real tensor met inside the mode is a constant: static sizes, as torch's, never
+        # a size symbol no input binds)
+        convert = lambda t: self.from_tensor(t, static_shapes=True) if isinstance(
+            t, Tensor) else t
         return _map_tensors(convert, tuple(args)), _map_tensors(convert, kwargs)
 
     def _check_data_dependent(self, func, args, kwargs):

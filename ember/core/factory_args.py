@@ -39,7 +39,7 @@ def check_size(size, name="empty") -> tuple:
                         f"with error \"type must be tuple of ints,but got "
                         f"{type(bad).__name__}\"") from None
     for i, n in enumerate(shape):
-        if n > _INT64_MAX:  # torch's C++ int64_t cannot hold it
+        if n.__class__ is int and n > _INT64_MAX:  # torch's C++ int64_t cannot hold it
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
                             f"{i + 1} with error \"Overflow when unpacking long long\"")
         if n < 0:
@@ -62,7 +62,7 @@ def is_index(x) -> bool:
 def check_strided(size, stride):
     """empty_strided's checks: as many strides as sizes, none negative."""
     shape = check_size(size, "empty_strided")
-    stride = tuple(int(s) for s in stride)
+    stride = tuple(s if sym.is_symint(s) else int(s) for s in stride)   # (SymInts kept)
     if len(stride) != len(shape):
         raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
                            f"of strides ({len(stride)})")

@@ -15,17 +15,15 @@ import builtins
 import operator
 
 from ember.core.alloc import storage_nbytes
-from ember.core.sym import is_symint
+from ember.core.sym import index_or_symint
 from ember.core.tensor import contiguous_strides, make_view
 from ember.kernels.common import _view_rules as R
 
 _index = operator.index
 
-
-def _bound(x):
-    """A start/end/index argument as an int; a SymInt stays symbolic (a dynamic-shape trace:
-    `x[: x.shape[0] - 1]`), its range checks below become guards."""
-    return x if is_symint(x) else _index(x)
+# a start/end/index argument as an int; a SymInt stays symbolic (a dynamic-shape trace:
+# `x[: x.shape[0] - 1]`), its range checks become guards
+_bound = index_or_symint
 
 
 def _drop(seq, d):
@@ -228,7 +226,9 @@ def expand(self, size, implicit):
     """
     sizes = R.int_list(size)
     shape = self._shape
-    if not shape and (not sizes or min(sizes) >= 0):     # a 0-d tensor (a sum's gradient)
+    # a 0-d tensor (a sum's gradient); (each size compared alone: min() of symbolic sizes
+    # would guard on their order)
+    if not shape and all(n >= 0 for n in sizes):
         return make_view(self, tuple(sizes), (0,) * len(sizes), self._offset)
     stride = self.stride()
     ndim, tensor_dim = len(sizes), len(shape)
