@@ -94,16 +94,18 @@ def _keep(src, gid):
     return path
 
 
-def _aliases(node):
+def _aliases(node, fused=frozenset()):
     """`node` and the values that may be views of it (views, and ops run by a kernel that
-    may give back an input)."""
+    may give back an input; not the members of fused kernels, `fused`: they compute fresh
+    values)."""
     out, todo = [], [node]
     while todo:
         n = todo.pop()
         out.append(n)
         todo += [u for u in n.users if u.op == "call_function" and u.target is not aten_copy_
-                 and not is_size(u) and (u.target in VIEWS or u.target is operator.getitem or
-                      not _numpy_lowered(u))]
+                 and not is_size(u) and u not in fused and (
+                     u.target in VIEWS or u.target is operator.getitem or
+                     not _numpy_lowered(u))]
     return out
 
 
@@ -172,6 +174,7 @@ class _Codegen:
         is no graph output, and nothing but that kernel reading the input (or a view of
         it) from the kernel on. The copy_ then is the input itself."""
         kernel_of = {n: s for s in self.steps if isinstance(s, FusedKernel) for n in s.outputs}
+        fused = {m for s in self.steps if isinstance(s, FusedKernel) for m in s.members}
         copies = [n for n in self.gm.graph.nodes if n.target is aten_copy_]
         out = {}
         for c in copies:
@@ -183,7 +186,7 @@ class _Codegen:
                 continue
             at = self.position[src]
             if all(self.position[u] < at or (u in k.members and a is dst)
-                   for a in _aliases(dst) for u in a.users if u is not c):
+                   for a in _aliases(dst, fused) for u in a.users if u is not c):
                 out[src] = dst
         return out
 
@@ -324,9 +327,11 @@ class _Codegen:
         self.fallbacks.append(str(node.target))
 
     def kernel(self, k, step):
-        src = kernels.render(k)
+        aliased = {j: k.inputs.index(self.in_place[n]) for j, n in enumerate(k.outputs)
+                   if n in self.in_place and self.in_place[n] in k.inputs}
+        src = kernels.render(k, aliased)
         try:
-            kernels.compile_for(kernels.load(src), k)
+            kernels.compile_for(kernels.load(src), k, aliased)
         except Exception as e:  # noqa: BLE001  (numba cannot type it: the ops one by one)
             log_kernels.warning("kernel not compiled (%s): its ops run one by one", e)
             for n in k.members + [k.red] * (k.red is not None):
@@ -343,7 +348,7 @@ class _Codegen:
             else:
                 self.lines.append(self.alloc(n, step))
         args = [size_code(s) for s in k.shape] + [self.names[x] for x in k.inputs]
-        args += [self.names[n] for n in k.outputs]
+        args += [self.names[n] for j, n in enumerate(k.outputs) if j not in aliased]
         if k.red is not None:
             self.lines.append(self.alloc(k.red, step, contiguous=True))
             outer = k.shape[:len(k.shape) - len(reduction(k.red)[1])]
