@@ -10,10 +10,12 @@
   (zero_grad, forward, backward, step) compiled as one function into one graph, ember
   next to torch's eager step, timed in interleaved rounds;
 - the guard check a compiled call pays (a tiny function, the MLP module);
+- Adam/AdamW's step over 2M parameters, eager and compiled, next to torch's;
 - the compile time of that step (its first call), in a fresh process with an empty kernel
-  cache (cold) and again with the cache filled (warm: numba loads the kernels from disk).
+  cache (cold) and again with the cache filled (warm: numba loads the kernels from disk);
+- a summary of issue 17's four numbers (also in the JSON, `issue17`).
 
-    .venv/bin/python benchmarks/compile.py [--json out.json] [--timer cpu]
+    .venv/bin/python benchmarks/compile.py [--json out.json] [--timer cpu] [--parts abc,mlp]
 
 `--timer cpu` times the process's CPU time instead of the wall clock (steadier on a
 machine other processes load).
@@ -165,7 +167,57 @@ def compile_times(table):
             table.add(f"MLP step compile {label} cache", (t, t, t), None, None, unit="ms")
 
 
-PARTS = ("abc", "mlp", "guards", "compile")
+def optimizer_steps(table, timer, shapes=((1024, 1024), (1024,), (1024, 1024))):
+    """Adam/AdamW's step over 2M float32 parameters: ember eager, `ember.compile(opt.step)`
+    (one fused kernel per parameter, updating it and its moments in place) and torch's
+    eager step, in interleaved rounds."""
+    def make(lib, kind, compiled=False):
+        rng = np.random.default_rng(0)
+        params = [lib.nn.Parameter(lib.tensor(rng.standard_normal(s).astype(np.float32)))
+                  for s in shapes]
+        for p in params:
+            p.grad = lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32))
+        opt = getattr(lib.optim, kind)(params, lr=1e-3)
+        return lib.compile(opt.step, backend="inductor") if compiled else opt.step
+    for kind in ("Adam", "AdamW"):
+        steps = {"eager": make(ember, kind), "compiled": make(ember, kind, True)}
+        if torch is not None:
+            steps["torch"] = make(torch, kind)
+        res = interleaved(steps, timer, rounds=9, number=5)
+        for label in ("eager", "compiled"):
+            table.add(f"{kind} step 2M params {label}", res[label], None, res.get("torch"))
+
+
+def summary(table):
+    """The issue's four numbers (targets in brackets) from the rows measured."""
+    rows = {r["case"]: r for r in table.rows}
+
+    def ratio(case, key):
+        r = rows.get(case)
+        return None if r is None else r[key]
+
+    def us(case):
+        r = rows.get(case)
+        return None if r is None else r["ember_us"][0]
+    out = {
+        "mlp_step_compiled_over_torch (<= 0.5)": {
+            label: ratio(f"MLP train step SGD {label}", "ember_over_torch")
+            for label in ("compiled backend=inductor", "inductor + opt.step",
+                          "inductor whole step")},
+        "abc_compiled_over_numpy (<= 0.7)": ratio("a*b+c 10M f32 compiled serial",
+                                                 "ember_over_numpy"),
+        "guard_check_tiny_fn_us (<= 3)": us("guard check, tiny fn"),
+        "mlp_step_compile_ms": {label: None if us(f"MLP step compile {label} cache") is None
+                                else us(f"MLP step compile {label} cache") / 1000
+                                for label in ("cold", "warm")},
+    }
+    print("issue 17:")
+    for k, v in out.items():
+        print(f"  {k}: {v}")
+    return out
+
+
+PARTS = ("abc", "mlp", "adam", "guards", "compile")
 
 
 def main(argv=None):
@@ -185,11 +237,13 @@ def main(argv=None):
         fused_abc(table, timer)
     if "mlp" in parts:
         mlp_steps(table, timer)
+    if "adam" in parts:
+        optimizer_steps(table, timer)
     if "guards" in parts:
         guard_overhead(table, timer)
     if "compile" in parts:
         compile_times(table)
-    table.write_json(args.json, timer=args.timer)
+    table.write_json(args.json, timer=args.timer, issue17=summary(table))
 
 
 def mlp_steps(table, timer):
