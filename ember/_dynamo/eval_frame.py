@@ -116,6 +116,8 @@ class CompiledFunction:
             if entry is None:
                 return self.fn(*args, **kwargs)
             leaves = entry.guards.check(args, kwargs)
+            if leaves is None:        # (guards that fail on the arguments they came from)
+                entry.run, entry.reason = None, "the guards fail on the captured arguments"
         if entry.run is None:
             return self.fn(*args, **kwargs)
         if entry.no_grad:
@@ -367,9 +369,12 @@ def _refuse_constant_mutation(gm) -> None:
 
 
 def _symbolic_ok(t, dims) -> bool:
-    """Sizes can be symbols only on a contiguous tensor (other layouts stay static)."""
+    """Sizes can be symbols only on a contiguous tensor that fills its storage (other
+    layouts, and views into a larger storage, whose fake base would get a size symbol of
+    its own, stay static)."""
     return t.dim() == len(t.shape) and max(dims) < t.dim() and t.is_contiguous() \
-        and not t.is_conj()
+        and not t.is_conj() and t.storage_offset() == 0 and \
+        t.untyped_storage().nbytes() == t.numel() * t.element_size()
 
 
 def _fake_inputs(leaves, state, dynamic):

@@ -29,6 +29,7 @@ import ember
 from ember.core.device import CPU, META
 from ember.core.device import device as Device
 from ember.core.storage import Storage
+from ember.core.sym import is_sym_scalar
 from ember.core.tensor import Tensor, _copy_layout, contiguous_strides, make_tensor
 from ember.dispatch import keys as K
 from ember.dispatch.dispatcher import OpOverload, ops
@@ -441,12 +442,17 @@ def _key_of(x):
         if x.fake_mode.shape_env is not None and not all(
                 type(n) is int for n in (*x._shape, *x._stride)):
             raise _Bypass          # symbolic sizes: the metadata is not a plain key
+        nbytes = x.untyped_storage().nbytes()
+        if type(nbytes) is not int:     # (static sizes over a symbolic storage)
+            raise _Bypass
         return (x._shape, x.stride(), x._offset, x._dtype, x.fake_device,
-                x._ks & K.ADINPLACE_BIT, x.untyped_storage().nbytes())
+                x._ks & K.ADINPLACE_BIT, nbytes)
     if isinstance(x, (list, tuple)):
         return (type(x), tuple(_key_of(y) for y in x))
     if x is None or isinstance(x, (bool, int, float, str, ember.dtype, Device)):
         return (type(x), x)
+    if is_sym_scalar(x):           # (a SymInt/SymFloat argument: no plain key either)
+        raise _Bypass
     if type(x).__name__ in ("_MemoryFormat", "Generator") and not hasattr(x, "get_state"):
         return (type(x), id(x))
     raise _Bypass

@@ -38,6 +38,7 @@ PROGRAMS = {
         x.shape, (1, x.shape[0]), dtype=ember.float64).fill_(2.0) * x, True),
     "take": (lambda x: x.take(ember.tensor([0, 2, 5])), True),
     "sym_float": (lambda x: (x * x.shape[-1] ** -0.5).softmax(-1), True),
+    "sym_div": (lambda x: x * (x.shape[0] / x.shape[1]) - x.shape[1] // 2, True),
     "cat_stack": (lambda x: ember.stack([ember.cat([x, x * 2]), ember.cat([x.exp(), x])]),
                   True),
 }
@@ -111,3 +112,17 @@ def test_symbolic_arange_length():
         n = arange_params(start, s, step, None)[0]
         assert n.node.hint == len(range(start, 7, step))
     assert arange_params(0, s, 1, ember.float32)[1] is ember.float32
+
+
+def test_integer_tensor_times_a_sym_float_and_views_of_a_larger_storage():
+    """An int tensor times a SymFloat promotes to float as in eager; an input that is a view
+    into a larger storage keeps static sizes (its fake base's size would be a symbol no
+    guard can read) and still equals eager."""
+    def fn(x):
+        return x * x.shape[-1] ** 0.5
+    compiled = ember.compile(fn, backend="aot_eager", dynamic=True, fullgraph=True)
+    for n in (4, 9):
+        for x in (ember.tensor(np.arange(2 * n).reshape(2, n)), ember.arange(3 * n)[n:]):
+            got, want = compiled(x), fn(x)
+            assert got.dtype == want.dtype == ember.float32
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
