@@ -10,10 +10,12 @@
   (zero_grad, forward, backward, step) compiled as one function into one graph, ember
   next to torch's eager step, timed in interleaved rounds;
 - the guard check a compiled call pays (a tiny function, the MLP module);
+- Adam/AdamW's step over 2M parameters, eager and compiled, next to torch's;
 - the compile time of that step (its first call), in a fresh process with an empty kernel
-  cache (cold) and again with the cache filled (warm: numba loads the kernels from disk).
+  cache (cold) and again with the cache filled (warm: numba loads the kernels from disk);
+- a summary of issue 17's four numbers (also in the JSON, `issue17`).
 
-    .venv/bin/python benchmarks/compile.py [--json out.json] [--timer cpu]
+    .venv/bin/python benchmarks/compile.py [--json out.json] [--timer cpu] [--parts abc,mlp]
 
 `--timer cpu` times the process's CPU time instead of the wall clock (steadier on a
 machine other processes load).
@@ -73,24 +75,27 @@ def setup(lib, backend=None, compile_step=False, whole=False, adam=False):
 
 def fused_abc(table, timer, n=10_000_000):
     """a*b+c on n float32: NumPy eager, ember eager, ember compiled (serial and parallel
-    kernel)."""
+    kernel) and torch eager, in interleaved rounds (load noise hits all alike)."""
     from ember._inductor import config
     rng = np.random.default_rng(0)
     arrays = [rng.standard_normal(n).astype(np.float32) for _ in range(3)]
     a, b, c = arrays
-    t_numpy = measure(lambda: a * b + c, number=5, repeat=7, timer=timer)
     ta, tb, tc = (ember.tensor(x) for x in arrays)
+    steps = {"numpy": lambda: a * b + c, "ember eager": lambda: ta * tb + tc}
     default = config.parallel_threshold
-    table.add("a*b+c 10M f32 ember eager",
-              measure(lambda: ta * tb + tc, number=5, repeat=7, timer=timer), t_numpy, None)
     for label, threshold in (("serial", n + 1), ("parallel", 0)):
-        config.parallel_threshold = threshold
-        ember._dynamo.reset()
+        config.parallel_threshold = threshold         # (read when the kernel is generated)
         f = ember.compile(lambda a, b, c: a * b + c)
-        table.add(f"a*b+c 10M f32 compiled {label}",
-                  measure(lambda f=f: f(ta, tb, tc), number=5, repeat=7, timer=timer),
-                  t_numpy, None)
+        f(ta, tb, tc)
+        steps[f"compiled {label}"] = lambda f=f: f(ta, tb, tc)
     config.parallel_threshold = default
+    if torch is not None:
+        pa, pb, pc = (torch.from_numpy(x) for x in arrays)
+        steps["torch"] = lambda: pa * pb + pc
+    res = interleaved(steps, timer, rounds=15, number=5)
+    for label in steps:
+        if label not in ("numpy", "torch"):
+            table.add(f"a*b+c 10M f32 {label}", res[label], res["numpy"], res.get("torch"))
 
 
 def guard_overhead(table, timer):
@@ -162,16 +167,88 @@ def compile_times(table):
             table.add(f"MLP step compile {label} cache", (t, t, t), None, None, unit="ms")
 
 
+def optimizer_steps(table, timer, shapes=((1024, 1024), (1024,), (1024, 1024))):
+    """Adam/AdamW's step over 2M float32 parameters: ember eager, `ember.compile(opt.step)`
+    (one fused kernel per parameter, updating it and its moments in place) and torch's
+    eager step, in interleaved rounds."""
+    def make(lib, kind, compiled=False):
+        rng = np.random.default_rng(0)
+        params = [lib.nn.Parameter(lib.tensor(rng.standard_normal(s).astype(np.float32)))
+                  for s in shapes]
+        for p in params:
+            p.grad = lib.tensor(rng.standard_normal(tuple(p.shape)).astype(np.float32))
+        opt = getattr(lib.optim, kind)(params, lr=1e-3)
+        return lib.compile(opt.step, backend="inductor") if compiled else opt.step
+    for kind in ("Adam", "AdamW"):
+        steps = {"eager": make(ember, kind), "compiled": make(ember, kind, True)}
+        if torch is not None:
+            steps["torch"] = make(torch, kind)
+        res = interleaved(steps, timer, rounds=9, number=5)
+        for label in ("eager", "compiled"):
+            table.add(f"{kind} step 2M params {label}", res[label], None, res.get("torch"))
+
+
+def summary(table):
+    """The issue's four numbers (targets in brackets) from the rows measured."""
+    rows = {r["case"]: r for r in table.rows}
+
+    def ratio(case, key):
+        r = rows.get(case)
+        return None if r is None else r[key]
+
+    def us(case):
+        r = rows.get(case)
+        return None if r is None else r["ember_us"][0]
+    out = {
+        "mlp_step_compiled_over_torch (<= 0.5)": {
+            label: ratio(f"MLP train step SGD {label}", "ember_over_torch")
+            for label in ("compiled backend=inductor", "inductor + opt.step",
+                          "inductor whole step")},
+        "abc_compiled_over_numpy (<= 0.7)": ratio("a*b+c 10M f32 compiled serial",
+                                                 "ember_over_numpy"),
+        "guard_check_tiny_fn_us (<= 3)": us("guard check, tiny fn"),
+        "mlp_step_compile_ms": {label: None if us(f"MLP step compile {label} cache") is None
+                                else us(f"MLP step compile {label} cache") / 1000
+                                for label in ("cold", "warm")},
+    }
+    print("issue 17:")
+    for k, v in out.items():
+        print(f"  {k}: {v}")
+    return out
+
+
+PARTS = ("abc", "mlp", "adam", "guards", "compile")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", default="benchmarks/last_run_compile.json")
     ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
+    ap.add_argument("--parts", default=",".join(PARTS),
+                    help=f"comma-separated subset of {', '.join(PARTS)} (default: all)")
     args = ap.parse_args(argv)
+    parts = set(args.parts.split(","))
+    if parts - set(PARTS):
+        ap.error(f"unknown parts: {', '.join(sorted(parts - set(PARTS)))}")
     timer = TIMERS[args.timer]
     warm_allocator()
     table = Table(34)
-    fused_abc(table, timer)
+    if "abc" in parts:
+        fused_abc(table, timer)
+    if "mlp" in parts:
+        mlp_steps(table, timer)
+    if "adam" in parts:
+        optimizer_steps(table, timer)
+    if "guards" in parts:
+        guard_overhead(table, timer)
+    if "compile" in parts:
+        compile_times(table)
+    table.write_json(args.json, timer=args.timer, issue17=summary(table))
 
+
+def mlp_steps(table, timer):
+    """The digits MLP training step, eager and compiled, SGD momentum and Adam, next to
+    torch's eager step in interleaved rounds."""
     for optimizer in ("SGD", "Adam"):
         adam = optimizer == "Adam"
         steps = {label: setup(ember, adam=adam, **kw) for label, kw in (
@@ -187,9 +264,6 @@ def main(argv=None):
             if label != "torch":
                 table.add(f"MLP train step {optimizer} {label}", res[label], None,
                           res.get("torch"))
-    guard_overhead(table, timer)
-    compile_times(table)
-    table.write_json(args.json, timer=args.timer)
 
 
 if __name__ == "__main__":

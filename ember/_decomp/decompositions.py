@@ -8,6 +8,8 @@ from __future__ import annotations
 import functools
 import math
 
+import numpy as np
+
 import ember
 from ember.dispatch.dispatcher import ops
 
@@ -172,8 +174,19 @@ def _lerp(self, end, weight, small):
 @register_decomposition(aten.lerp.Scalar)
 @_opmath
 def lerp_scalar(self, end, weight):
-    small = aten.full_like.default(self, abs(weight) < 0.5, dtype=ember.bool)
-    return _lerp(self, end, weight, small)
+    """A number weight picks torch's branch now: self + w * (end - self) as add's alpha
+    (one fused multiply-add, torch's `fma(w, diff, self)`), or end + (w - 1) * (end - self);
+    no mask the size of self and no second branch (an optimizer's moment update)."""
+    dt = ember.promote_types(self.dtype, end.dtype)
+    if dt not in (ember.float32, ember.float64) or isinstance(weight, complex):
+        small = aten.full_like.default(self, abs(weight) < 0.5, dtype=ember.bool)
+        return _lerp(self, end, weight, small)
+    diff = aten.sub.Tensor(end, self)
+    if abs(weight) < 0.5:
+        return aten.add.Tensor(self, diff, alpha=weight)
+    if dt is ember.float32:         # (w - 1 in the dtype, as torch's kernel)
+        return aten.add.Tensor(end, diff, alpha=float(np.float32(weight) - np.float32(1)))
+    return aten.add.Tensor(end, diff, alpha=weight - 1)
 
 
 @register_decomposition(aten.lerp.Tensor)

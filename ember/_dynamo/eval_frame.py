@@ -116,6 +116,8 @@ class CompiledFunction:
             if entry is None:
                 return self.fn(*args, **kwargs)
             leaves = entry.guards.check(args, kwargs)
+            if leaves is None:        # (guards that fail on the arguments they came from)
+                entry.run, entry.reason = None, "the guards fail on the captured arguments"
         if entry.run is None:
             return self.fn(*args, **kwargs)
         if entry.no_grad:
@@ -342,6 +344,11 @@ def _refuse_constant_mutation(gm) -> None:
     buffers) are the graph's constants, read when it runs; one it writes into, or one that
     requires grad, has no functional form here: a graph break."""
     roots = {}
+
+    def root(v):      # (an argument: a node, a list of them (Tensor[]) or a constant)
+        if isinstance(v, (list, tuple)):
+            return next((r for r in map(root, v) if r is not None), None)
+        return roots.get(v) if hasattr(v, "op") else None
     for n in gm.graph.nodes:
         if n.op == "get_attr":
             roots[n] = n
@@ -349,22 +356,25 @@ def _refuse_constant_mutation(gm) -> None:
                     is_grad_enabled():     # (its gradient would be lost)
                 raise Unsupported(f"the graph reads the tensor constant {n.target} (a "
                                   "closed-over or global tensor) that requires grad")
-        elif n.op == "call_function" and n.args and roots.get(n.args[0]) is not None \
+        elif n.op == "call_function" and n.args and root(n.args[0]) is not None \
                 and "view" in getattr(n.target, "tags", ()):
-            roots[n] = roots[n.args[0]]
+            roots[n] = root(n.args[0])
         schema = getattr(n.target, "schema", None)
         if n.op != "call_function" or schema is None:
             continue
         for a, v in zip(schema.arguments.flat(), [*n.args, *n.kwargs.values()]):
-            if a.is_write and roots.get(v) is not None:
+            if a.is_write and root(v) is not None:
                 raise Unsupported(f"{n.target} writes into the tensor constant "
-                                  f"{roots[v].target} (a closed-over or global tensor)")
+                                  f"{root(v).target} (a closed-over or global tensor)")
 
 
 def _symbolic_ok(t, dims) -> bool:
-    """Sizes can be symbols only on a contiguous tensor (other layouts stay static)."""
+    """Sizes can be symbols only on a contiguous tensor that fills its storage (other
+    layouts, and views into a larger storage, whose fake base would get a size symbol of
+    its own, stay static)."""
     return t.dim() == len(t.shape) and max(dims) < t.dim() and t.is_contiguous() \
-        and not t.is_conj()
+        and not t.is_conj() and t.storage_offset() == 0 and \
+        t.untyped_storage().nbytes() == t.numel() * t.element_size()
 
 
 def _fake_inputs(leaves, state, dynamic):

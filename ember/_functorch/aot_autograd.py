@@ -44,14 +44,16 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     bw_compiler = bw_compiler or fw_compiler
     needs = [isinstance(t, Tensor) and t.requires_grad for t in example_inputs]
     mode, outs = _fake_outputs(gm, example_inputs)
-    aliases = _output_aliases(outs, example_inputs, mode)
+    replays = _view_replays(gm)
+    replayed = {r[0] for r in replays}
+    aliases = [a for a in _output_aliases(outs, example_inputs, mode) if a[0] not in replayed]
     if not (any(needs) and is_grad_enabled()) or not any(
             isinstance(o, Tensor) and o.requires_grad for o in outs):   # (an optimizer step)
         with no_grad():
             fw = make_fx(gm, decompositions, tracing_mode="fake",
                          _allow_non_fake_inputs=True)(*example_inputs)
         run = (inference_compiler or fw_compiler)(fw, example_inputs)
-        return _regenerating(lambda *args: tuple(run(*args)), aliases)
+        return _regenerating(lambda *args: tuple(run(*args)), aliases, replays)
     diff_outs, tangents = _differentiable_outputs(outs, example_inputs, mode)
     n_in = len(example_inputs)
     grad_inputs = [i for i, need in enumerate(needs) if need]
@@ -72,7 +74,7 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     fw = fw_compiler(fw_gm, example_inputs)
     bw = bw_compiler(bw_gm, None)
     return _regenerating(_function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs),
-                         aliases)
+                         aliases, replays)
 
 
 def _fake_outputs(gm, example_inputs):
@@ -118,14 +120,93 @@ def _output_aliases(outs, example_inputs, mode):
     return out
 
 
-def _regenerating(run, aliases):
-    if not aliases:
+def _view_replays(gm):
+    """[(output index, (\"input\" or \"output\", its index), view nodes)] for the outputs
+    of `gm` that are a chain of view ops of an input or of another output, in graph order.
+    Compiled graphs return fresh tensors; the runtime replays these views on the real
+    inputs and outputs instead, so the caller gets eager's views (`._base`, shared storage
+    and version counter, the view's grad_fn: `ViewBackward0`), as torch's AOT autograd
+    does. The views' other arguments are constants or sizes (SymInts) computed from the
+    inputs.
+
+        t = aten.t(x); u = aten.unsqueeze(t, 0); return [u, t * 2]
+        -> [(0, ("input", 0), [t, u])]
+    """
+    nodes = list(gm.graph.nodes)
+    placeholders = [n for n in nodes if n.op == "placeholder"]
+    outputs = list(next(n for n in nodes if n.op == "output").args[0])
+    position = {}
+    for k, o in enumerate(outputs):
+        if hasattr(o, "op"):
+            position.setdefault(o, k)
+    replays = []
+    for j, o in enumerate(outputs):
+        chain, n = [], o
+        while hasattr(n, "op") and n.op == "call_function" and "view" in getattr(
+                n.target, "tags", ()) and n.args and hasattr(n.args[0], "op") and (
+                n is o or position.get(n) is None):
+            chain.append(n)
+            n = n.args[0]
+        if not chain or not all(_size_only(a) for c in chain for a in (*c.args[1:],
+                                                                      *c.kwargs.values())):
+            continue
+        if n.op == "placeholder":
+            root = ("input", placeholders.index(n))
+        elif position.get(n, j) != j:
+            root = ("output", position[n])
+        else:
+            continue       # (a view of an intermediate value: stays a fresh tensor)
+        replays.append((j, root, chain[::-1]))
+    order = {n: i for i, n in enumerate(nodes)}
+    replays.sort(key=lambda r: order[outputs[r[0]]])
+    return [(j, root, chain, placeholders) for j, root, chain in replays]
+
+
+def _size_only(a) -> bool:
+    """Whether a view's argument is a constant or a size computed from the inputs
+    (`sym_size(x, 0) - 1`)."""
+    from ..core.sym import is_sym_scalar
+    if isinstance(a, (list, tuple)):
+        return all(map(_size_only, a))
+    if not hasattr(a, "op"):
+        return True
+    if a.op == "placeholder":      # (an input: a size, or the tensor sym_size reads)
+        return True
+    return a.op == "call_function" and is_sym_scalar(a.meta.get("val")) and all(
+        map(_size_only, a.args))
+
+
+def _size_value(a, env):
+    """A view argument's value on the real inputs (`env`: placeholder -> its argument)."""
+    if isinstance(a, (list, tuple)):
+        return type(a)(_size_value(x, env) for x in a)
+    if not hasattr(a, "op"):
+        return a
+    if a not in env:
+        env[a] = a.target(*(_size_value(x, env) for x in a.args))
+    return env[a]
+
+
+def _replay(view_nodes, base, env):
+    for c in view_nodes:
+        base = c.target(base, *(_size_value(a, env) for a in c.args[1:]),
+                        **{k: _size_value(v, env) for k, v in c.kwargs.items()})
+    return base
+
+
+def _regenerating(run, aliases, replays=()):
+    """`run` with its outputs that alias inputs or other outputs made views again: replayed
+    view ops (_view_replays), or as_strided of the input (`aliases`, _output_aliases)."""
+    if not aliases and not replays:
         return run
 
     def regenerate(*args):
         outs = list(run(*args))
         for j, i, size, stride, offset in aliases:
             outs[j] = args[i].as_strided(size, stride, offset)
+        for j, (kind, i), view_nodes, placeholders in replays:
+            base = args[i] if kind == "input" else outs[i]
+            outs[j] = _replay(view_nodes, base, dict(zip(placeholders, args)))
         return tuple(outs)
     return regenerate
 

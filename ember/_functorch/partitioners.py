@@ -111,9 +111,10 @@ def _bytes(node) -> float:
 
 
 def _is_sym(node) -> bool:
-    """Whether a node computes a symbolic size (sym_size, arithmetic on sizes)."""
-    from ..core.sym import is_symint
-    return is_symint(node.meta.get("val"))
+    """Whether a node computes a symbolic size (sym_size, arithmetic on sizes, a SymFloat
+    of them: `x.shape[-1] ** 0.5`)."""
+    from ..core.sym import is_sym_scalar
+    return is_sym_scalar(node.meta.get("val"))
 
 
 def _is_size_read(node) -> bool:

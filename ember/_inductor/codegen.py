@@ -94,16 +94,18 @@ def _keep(src, gid):
     return path
 
 
-def _aliases(node):
+def _aliases(node, fused=frozenset()):
     """`node` and the values that may be views of it (views, and ops run by a kernel that
-    may give back an input)."""
+    may give back an input; not the members of fused kernels, `fused`: they compute fresh
+    values)."""
     out, todo = [], [node]
     while todo:
         n = todo.pop()
         out.append(n)
         todo += [u for u in n.users if u.op == "call_function" and u.target is not aten_copy_
-                 and not is_size(u) and (u.target in VIEWS or u.target is operator.getitem or
-                      not _numpy_lowered(u))]
+                 and not is_size(u) and u not in fused and (
+                     u.target in VIEWS or u.target is operator.getitem or
+                     not _numpy_lowered(u))]
     return out
 
 
@@ -116,6 +118,14 @@ def _numpy_lowered(node) -> bool:
 def _layout(node):
     v = val(node)
     return shape_of(v), strides_of(v), v.dtype
+
+
+def _recyclable(v) -> bool:
+    """Whether a buffer may be large enough for config.recycle_bytes (symbolic sizes:
+    decided when it runs)."""
+    if any(not isinstance(s, int) for s in shape_of(v)):
+        return True
+    return math.prod(shape_of(v)) * v.dtype.itemsize >= config.recycle_bytes
 
 
 def _dense_c(v):
@@ -140,7 +150,7 @@ class _Codegen:
         self.names, self.consts, self.lines, self.kernel_defs = {}, [], [], []
         self.externs = set()
         self.bound = set()                # the size symbols read from the inputs
-        self.lowered = self.n_kernels = 0
+        self.lowered = self.n_kernels = self.n_sites = 0
         self.fallbacks = []
         self.position = {}
         for i, s in enumerate(self.steps):
@@ -164,6 +174,7 @@ class _Codegen:
         is no graph output, and nothing but that kernel reading the input (or a view of
         it) from the kernel on. The copy_ then is the input itself."""
         kernel_of = {n: s for s in self.steps if isinstance(s, FusedKernel) for n in s.outputs}
+        fused = {m for s in self.steps if isinstance(s, FusedKernel) for m in s.members}
         copies = [n for n in self.gm.graph.nodes if n.target is aten_copy_]
         out = {}
         for c in copies:
@@ -175,7 +186,7 @@ class _Codegen:
                 continue
             at = self.position[src]
             if all(self.position[u] < at or (u in k.members and a is dst)
-                   for a in _aliases(dst) for u in a.users if u is not c):
+                   for a in _aliases(dst, fused) for u in a.users if u is not c):
                 out[src] = dst
         return out
 
@@ -229,7 +240,12 @@ class _Codegen:
         self.pool.add(node, key)
         if dead is not None:
             return f"{name} = {self.names[dead]}  # reuses {self.names[dead]}'s buffer"
-        return f"{name} = {empty_code(val(node), contiguous)}"
+        site = None
+        if _recyclable(val(node)):         # (kept across calls: runtime._reuse)
+            site = f"_r{self.n_sites}"
+            self.n_sites += 1
+            self.kernel_defs.append(f"{site} = [None]  # {name}'s buffer, recycled\n")
+        return f"{name} = {empty_code(val(node), contiguous, site)}"
 
     def module(self) -> str:
         params = []
@@ -311,9 +327,11 @@ class _Codegen:
         self.fallbacks.append(str(node.target))
 
     def kernel(self, k, step):
-        src = kernels.render(k)
+        aliased = {j: k.inputs.index(self.in_place[n]) for j, n in enumerate(k.outputs)
+                   if n in self.in_place and self.in_place[n] in k.inputs}
+        src = kernels.render(k, aliased)
         try:
-            kernels.compile_for(kernels.load(src), k)
+            kernels.compile_for(kernels.load(src), k, aliased)
         except Exception as e:  # noqa: BLE001  (numba cannot type it: the ops one by one)
             log_kernels.warning("kernel not compiled (%s): its ops run one by one", e)
             for n in k.members + [k.red] * (k.red is not None):
@@ -330,7 +348,7 @@ class _Codegen:
             else:
                 self.lines.append(self.alloc(n, step))
         args = [size_code(s) for s in k.shape] + [self.names[x] for x in k.inputs]
-        args += [self.names[n] for n in k.outputs]
+        args += [self.names[n] for j, n in enumerate(k.outputs) if j not in aliased]
         if k.red is not None:
             self.lines.append(self.alloc(k.red, step, contiguous=True))
             outer = k.shape[:len(k.shape) - len(reduction(k.red)[1])]

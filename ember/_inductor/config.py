@@ -6,6 +6,9 @@
   `parallel=True` (below it, starting threads costs more than it saves). On two cores or
   fewer it never pays (benchmarks/compile.py: `a*b+c` on 10M float32 took 1.4-1.7x the
   serial loop's time on 2 shared cores), so there it is off.
+- `recycle_bytes`: a buffer the generated code allocates with at least this many bytes is
+  kept by its allocation site and handed out again by the next call once nobody holds it
+  (runtime._reuse: no page faults of fresh memory); sys.maxsize turns it off.
 - `cache_dir`: where kernel sources are written, so numba's on-disk cache (`cache=True`)
   serves a second process (TORCHINDUCTOR_CACHE_DIR's place: EMBER_INDUCTOR_CACHE_DIR).
 - `debug` / `debug_dir`: keep each graph's generated module in `debug_dir` (torch's
@@ -33,6 +36,7 @@ def _logs():
 
 fusion = True
 parallel_threshold = 1 << 20 if (os.cpu_count() or 1) > 2 else sys.maxsize
+recycle_bytes = 1 << 20
 cache_dir = os.environ.get("EMBER_INDUCTOR_CACHE_DIR") or os.path.join(
     tempfile.gettempdir(), f"emberinductor_{_user()}")
 debug = os.environ.get("EMBER_COMPILE_DEBUG", "") not in ("", "0")

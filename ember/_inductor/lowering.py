@@ -22,7 +22,7 @@ import operator
 import sympy
 
 from ..core import dtype as D
-from ..core.sym import is_symint
+from ..core.sym import is_sym_scalar, is_symint
 from ..core.tensor import Tensor, contiguous_format, preserve_format
 from ..dispatch.dispatcher import ops
 from ..fx.experimental.symbolic_shapes import sym_size
@@ -333,19 +333,22 @@ def _reshape(a, kw, node):
 
 
 def is_size(a) -> bool:
-    """Whether a node argument is a symbolic size computed in the graph."""
-    return hasattr(a, "op") and is_symint(val(a))
+    """Whether a node argument is a symbolic size computed in the graph (or a SymFloat of
+    sizes: `x.shape[-1] ** 0.5`)."""
+    return hasattr(a, "op") and is_sym_scalar(val(a))
 
 
 def _np_dtype(node):
     return np_name(val(node).dtype)
 
 
-def empty_code(v, contiguous=False) -> str:
+def empty_code(v, contiguous=False, site=None) -> str:
     """Code allocating an uninitialised array of a value's layout: `np.empty(shape)` for C
     order (or `contiguous`), a transposed `np.empty` for a permuted dense layout
-    (channels-last, a transpose's), C order for anything else."""
+    (channels-last, a transpose's), C order for anything else. `site`: the name of an
+    allocation site's slot, whose buffer is recycled (`_reuse(site, shape)`, runtime.py)."""
     shape, dtype = shape_of(v), np_name(v.dtype)
+    empty = "np.empty(" if site is None else f"_reuse({site}, "
     n, strides = hint_shape(v), hint_strides(v)
     dims = [d for d in range(len(n)) if n[d] != 1]
     order = sorted(range(len(n)), key=lambda d: (-strides[d], d))
@@ -354,9 +357,9 @@ def empty_code(v, contiguous=False) -> str:
         expect[d], numel = numel, numel * n[d]
     if contiguous or [d for d in order if d in dims] == dims or any(
             strides[d] != expect[d] for d in dims):
-        return f"np.empty({shape_code(shape)}, {dtype})"
+        return f"{empty}{shape_code(shape)}, {dtype})"
     inv = tuple(order.index(d) for d in range(len(n)))
-    return f"np.empty({shape_code([shape[d] for d in order])}, {dtype}).transpose({inv!r})"
+    return f"{empty}{shape_code([shape[d] for d in order])}, {dtype}).transpose({inv!r})"
 
 
 def _empty_like(node):
@@ -521,7 +524,8 @@ for _op, _ufn in ((aten.add.Tensor, "add"), (aten.sub.Tensor, "subtract"),
 # --- sizes computed in the graph (dynamic shapes): Python on ints -------------------------------
 SIZE_OPS = {sym_size: "{}.shape[{}]", operator.add: "{} + {}", operator.sub: "{} - {}",
             operator.mul: "{} * {}", operator.floordiv: "{} // {}", operator.mod: "{} % {}",
-            operator.pow: "{} ** {}", max: "max({}, {})", min: "min({}, {})"}
+            operator.pow: "{} ** {}", operator.truediv: "{} / {}", max: "max({}, {})",
+            min: "min({}, {})"}
 
 # --- ops run by their CPU kernel, called directly ------------------------------------------------
 EXTERNS = {aten._log_softmax.default, aten._log_softmax_backward_data.default,

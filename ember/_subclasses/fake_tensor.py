@@ -29,6 +29,7 @@ import ember
 from ember.core.device import CPU, META
 from ember.core.device import device as Device
 from ember.core.storage import Storage
+from ember.core.sym import is_sym_scalar
 from ember.core.tensor import Tensor, _copy_layout, contiguous_strides, make_tensor
 from ember.dispatch import keys as K
 from ember.dispatch.dispatcher import OpOverload, ops
@@ -308,7 +309,7 @@ class FakeTensorMode(TorchDispatchMode):
         if func is _LIFT_FRESH or (func is _LIFT_FRESH_COPY and not self.is_our_fake(args[0])):
             t = args[0]      # (make_fx records ember.tensor(...) as lift_fresh_copy)
             return t if self.is_our_fake(t) else self.fake_tensor_converter.from_real_tensor(
-                self, t, make_constant=t.numel() <= 1)
+                self, t, make_constant=t.numel() <= 1, static_shapes=True)
         if any(not self.is_our_fake(t) for t in _tensors(args, kwargs)):
             converted = self._convert_inputs(func, args, kwargs)
             if converted is NotImplemented:
@@ -350,7 +351,10 @@ class FakeTensorMode(TorchDispatchMode):
                     "Please convert all Tensors to FakeTensors first or instantiate "
                     "FakeTensorMode with 'allow_non_fake_inputs'. Found in "
                     f"{_render_call(func, args, kwargs)}")
-        convert = lambda t: self.from_tensor(t) if isinstance(t, Tensor) else t
+        # (a real tensor met inside the mode is a constant: static sizes, as torch's, never
+        # a size symbol no input binds)
+        convert = lambda t: self.from_tensor(t, static_shapes=True) if isinstance(
+            t, Tensor) else t
         return _map_tensors(convert, tuple(args)), _map_tensors(convert, kwargs)
 
     def _check_data_dependent(self, func, args, kwargs):
@@ -438,12 +442,17 @@ def _key_of(x):
         if x.fake_mode.shape_env is not None and not all(
                 type(n) is int for n in (*x._shape, *x._stride)):
             raise _Bypass          # symbolic sizes: the metadata is not a plain key
+        nbytes = x.untyped_storage().nbytes()
+        if type(nbytes) is not int:     # (static sizes over a symbolic storage)
+            raise _Bypass
         return (x._shape, x.stride(), x._offset, x._dtype, x.fake_device,
-                x._ks & K.ADINPLACE_BIT, x.untyped_storage().nbytes())
+                x._ks & K.ADINPLACE_BIT, nbytes)
     if isinstance(x, (list, tuple)):
         return (type(x), tuple(_key_of(y) for y in x))
     if x is None or isinstance(x, (bool, int, float, str, ember.dtype, Device)):
         return (type(x), x)
+    if is_sym_scalar(x):           # (a SymInt/SymFloat argument: no plain key either)
+        raise _Bypass
     if type(x).__name__ in ("_MemoryFormat", "Generator") and not hasattr(x, "get_state"):
         return (type(x), id(x))
     raise _Bypass

@@ -39,7 +39,7 @@ def check_size(size, name="empty") -> tuple:
                         f"with error \"type must be tuple of ints,but got "
                         f"{type(bad).__name__}\"") from None
     for i, n in enumerate(shape):
-        if n > _INT64_MAX:  # torch's C++ int64_t cannot hold it
+        if n.__class__ is int and n > _INT64_MAX:  # torch's C++ int64_t cannot hold it
             raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
                             f"{i + 1} with error \"Overflow when unpacking long long\"")
         if n < 0:
@@ -62,7 +62,7 @@ def is_index(x) -> bool:
 def check_strided(size, stride):
     """empty_strided's checks: as many strides as sizes, none negative."""
     shape = check_size(size, "empty_strided")
-    stride = tuple(int(s) for s in stride)
+    stride = tuple(s if sym.is_symint(s) else int(s) for s in stride)   # (SymInts kept)
     if len(stride) != len(shape):
         raise RuntimeError(f"dimensionality of sizes ({len(shape)}) must match dimensionality "
                            f"of strides ({len(stride)})")
@@ -158,6 +158,8 @@ def scalar_value(value):
         return complex(value)
     if hasattr(value, "_dtype") and value.dim() == 0:
         return value.item()
+    if sym.is_sym_scalar(value):          # (a SymInt/SymFloat of a dynamic-shape trace)
+        return value
     raise TypeError(f"expected a number, got {type(value).__name__}")
 
 
@@ -228,6 +230,8 @@ def arange_params(start, end, step, dtype):
     (4, ember.float32)
     """
     start, end, step = scalar_value(start), scalar_value(end), scalar_value(step)
+    if sym.SYM_SCALAR_TYPES and any(map(sym.is_sym_scalar, (start, end, step))):
+        return _symbolic_arange_params(start, end, step, dtype)
     if dtype is None:
         integral = all(isinstance(x, int) for x in (start, end, step))
         dtype = D.int64 if integral else D._default[0]
@@ -252,6 +256,30 @@ def arange_params(start, end, step, dtype):
     if n < 0:
         raise RuntimeError("invalid size, possible overflow?")
     return n, dtype, istart, istep
+
+
+def _symbolic_arange_params(start, end, step, dtype):
+    """arange_params when a bound is a SymInt (`arange(x.shape[0])` traced with dynamic
+    shapes): integer bounds and step give a symbolic length (the sign checks become
+    guards); a symbolic float bound is specialised to its value.
+
+    >>> from ember.fx.experimental.symbolic_shapes import ShapeEnv
+    >>> s0 = ShapeEnv().create_symint(5)
+    >>> arange_params(1, s0, 2, None)[:2]
+    (FloorDiv(s0, 2), ember.int64)
+    """
+    if not all(isinstance(x, int) or sym.is_symint(x) for x in (start, end, step)):
+        return arange_params(*(float(x) if sym.is_sym_scalar(x) else x
+                               for x in (start, end, step)), dtype)
+    if dtype is None:
+        dtype = D.int64
+    step = int(step)                      # (a symbolic step: specialised)
+    if step == 0:
+        raise RuntimeError("step must be nonzero")
+    if not ((step > 0 and end >= start) or (step < 0 and end <= start)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    n = (end - start + step - (1 if step > 0 else -1)) // step     # ceil((end - start) / step)
+    return n, dtype, start, step
 
 
 def _num(x: float) -> str:

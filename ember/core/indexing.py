@@ -16,7 +16,6 @@ so Meta tensors and autograd work as for any op.
 """
 from __future__ import annotations
 
-import operator
 import warnings
 
 import numpy as np
@@ -38,6 +37,7 @@ from .._generated.ops import (
 )
 from ..overrides import NO_OVERRIDE, handle_torch_function, tf_state
 from . import dtype as D
+from . import sym
 from .alloc import empty_strided_on
 from .tensor import Tensor, from_array
 
@@ -165,7 +165,7 @@ def _slice(t, dim, s):
 
 def _slice_int(x):
     try:
-        return operator.index(x)
+        return sym.index_or_symint(x)      # (a SymInt bound stays symbolic)
     except TypeError:
         raise TypeError("slice indices must be integers or None or have an __index__ "
                         "method") from None
@@ -222,7 +222,7 @@ def _apply(t, items):
             idx = _sequence_index(it, result)
         else:
             try:
-                k = operator.index(it)
+                k = sym.index_or_symint(it)
             except TypeError:
                 raise IndexError(_BAD_INDEX.format(type(it).__name__)) from None
             result = _select(result, dim, k, i)

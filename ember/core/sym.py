@@ -10,11 +10,22 @@ from __future__ import annotations
 import operator
 
 SYM_INT_TYPES: tuple = ()
+SYM_SCALAR_TYPES: tuple = ()      # SymInt and SymFloat: symbolic Scalars (`x.shape[-1] ** 0.5`)
 
 
 def register_symint_type(cls) -> None:
     global SYM_INT_TYPES
     SYM_INT_TYPES = (*SYM_INT_TYPES, cls)
+
+
+def register_sym_scalar_type(cls) -> None:
+    global SYM_SCALAR_TYPES
+    SYM_SCALAR_TYPES = (*SYM_SCALAR_TYPES, cls)
+
+
+def is_sym_scalar(x) -> bool:
+    """Whether `x` is a symbolic int or float (a Scalar argument kept symbolic)."""
+    return isinstance(x, SYM_SCALAR_TYPES)
 
 
 def is_symint(x) -> bool:

@@ -13,7 +13,7 @@ import numpy as np
 from ..core.device import device as _device
 from ..core.dtype import dtype as _dtype
 from ..core.dtype import wrapped_number_dtype
-from ..core.sym import is_symint
+from ..core.sym import is_sym_scalar, is_symint
 from ..core.tensor import Tensor, from_array
 from . import keys as K
 from .dispatcher import ops as _all_namespaces
@@ -28,7 +28,7 @@ def ks_number(x) -> int:
         return x._ks
     if isinstance(x, (complex, np.complexfloating)):
         return K.COMPLEX_BIT
-    if isinstance(x, (bool, int, float, np.number, np.bool_)) or is_symint(x):
+    if isinstance(x, (bool, int, float, np.number, np.bool_)) or is_sym_scalar(x):
         return 0
     raise AttributeError("not a tensor")
 
@@ -76,7 +76,7 @@ def _is_int(x):
 
 
 def _is_number(x):
-    return isinstance(x, (numbers.Number, np.number, np.bool_)) or is_symint(x) or (
+    return isinstance(x, (numbers.Number, np.number, np.bool_)) or is_sym_scalar(x) or (
         isinstance(x, Tensor) and x.dim() == 0)
 
 

@@ -15,10 +15,15 @@ import builtins
 import operator
 
 from ember.core.alloc import storage_nbytes
+from ember.core.sym import index_or_symint
 from ember.core.tensor import contiguous_strides, make_view
 from ember.kernels.common import _view_rules as R
 
 _index = operator.index
+
+# a start/end/index argument as an int; a SymInt stays symbolic (a dynamic-shape trace:
+# `x[: x.shape[0] - 1]`), its range checks become guards
+_bound = index_or_symint
 
 
 def _drop(seq, d):
@@ -221,7 +226,9 @@ def expand(self, size, implicit):
     """
     sizes = R.int_list(size)
     shape = self._shape
-    if not shape and (not sizes or min(sizes) >= 0):     # a 0-d tensor (a sum's gradient)
+    # a 0-d tensor (a sum's gradient); (each size compared alone: min() of symbolic sizes
+    # would guard on their order)
+    if not shape and all(n >= 0 for n in sizes):
         return make_view(self, tuple(sizes), (0,) * len(sizes), self._offset)
     stride = self.stride()
     ndim, tensor_dim = len(sizes), len(shape)
@@ -281,8 +288,8 @@ def slice(self, dim, start, end, step):
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     n = self._shape[d]
-    start = 0 if start is None else _index(start)
-    end = n if end is None else _index(end)
+    start = 0 if start is None else _bound(start)
+    end = n if end is None else _bound(end)
     if start < 0:
         start += n
     if end < 0:
@@ -307,7 +314,7 @@ def select(self, dim, index):
     if ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
     d = R.wrap(dim, ndim)
-    index = _index(index)
+    index = _bound(index)
     n = self._shape[d]
     if index < -n or index >= n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "

@@ -13,6 +13,7 @@ import operator
 import warnings
 
 import ember
+from ember.core.sym import index_or_symint
 from ember.kernels.common import _view_rules as R
 
 _index = operator.index
@@ -65,7 +66,7 @@ def narrow(self, dim, start, length):
     """
     if self.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
-    start, length = _index(start), _index(length)
+    start, length = index_or_symint(start), index_or_symint(length)    # (SymInts kept)
     if length < 0:
         raise RuntimeError("narrow(): length must be non-negative.")
     n = self.size(dim)

@@ -142,7 +142,10 @@ def index_plan(self, indices, count_nonzero=None, with_strides=True) -> IndexPla
     plan.entries, plan.numpy_index = entries, tuple(np_index)
     key = (self._shape, self.stride(), with_strides,
            tuple(e if e is None else (e[0], e[1], e[3]) for e in entries))
-    layout = _LAYOUTS.get(key)
+    try:
+        layout = _LAYOUTS.get(key)
+    except TypeError:         # (symbolic sizes, a dynamic-shape trace: SymInts do not hash)
+        layout = _layout(self, entries, with_strides)
     if layout is None:
         layout = _layout(self, entries, with_strides)
         if len(_LAYOUTS) >= 4096:

@@ -26,6 +26,7 @@ from ember.core.factory_args import (
     like_strides,
     scalar_value,
 )
+from ember.core.sym import is_symint
 from ember.kernels.common._errors import not_implemented_for
 
 # torch's TypeMeta names, used in its "is out of bounds for <type>" messages
@@ -69,7 +70,7 @@ def linspace_params(start, end, steps, dtype, name="linspace") -> tuple:
     dtype is the float one."""
     scalar_value(start)
     scalar_value(end)
-    steps = int(steps)
+    steps = _size_arg(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
     dt = factory_dtype(dtype)
@@ -84,11 +85,17 @@ def linspace(start, end, steps, dtype, layout, device, pin_memory):
     return empty_meta((steps,), dt)
 
 
+def _size_arg(n):
+    """A size argument as an int, a SymInt kept (a dynamic-shape trace: `eye(x.shape[0])`;
+    its sign check below is a guard)."""
+    return n if is_symint(n) else int(n)
+
+
 def eye_params(n, m, dtype) -> tuple:
-    n = int(n)
+    n = _size_arg(n)
     if n < 0:
         raise RuntimeError(f"n must be greater or equal to 0, got {n}")
-    m = n if m is None else int(m)
+    m = n if m is None else _size_arg(m)
     if m < 0:
         raise RuntimeError(f"m must be greater or equal to 0, got {m}")
     return n, m, factory_dtype(dtype)

@@ -24,7 +24,7 @@ from typing import Any
 import ember
 from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from ember._subclasses.meta_utils import no_dispatch_modes
-from ember.core.sym import is_symint
+from ember.core.sym import is_sym_scalar, is_symint
 from ember.core.tensor import Tensor
 from ember.utils._python_dispatch import TorchDispatchMode
 
@@ -78,7 +78,7 @@ class _ProxyMode(TorchDispatchMode):
         """A value as a node argument: tracked tensors become their node, others lifted
         as constants."""
         def one(x):
-            if is_symint(x):
+            if is_sym_scalar(x):
                 return self._sym_node(x.node.expr, x.node.shape_env)
             if not isinstance(x, Tensor):
                 return x
@@ -98,12 +98,14 @@ class _ProxyMode(TorchDispatchMode):
     def _sym_node(self, expr, env):
         """A node computing a symbolic size: `sym_size.int(x, dim)` for a symbol, Python
         arithmetic on those for an expression (torch's graphs); its meta["val"] is the
-        SymInt."""
+        SymInt (a SymFloat for a float expression: `x.shape[-1] ** 0.5`)."""
         hit = self.sym_nodes.get(expr)
         if hit is not None:
             return hit
         if expr.is_Integer:
             return int(expr)
+        if expr.is_Number:
+            return float(expr)
         if expr.is_Symbol:
             if expr not in self.sym_sources:
                 raise RuntimeError(f"make_fx: the size symbol {expr} comes from no traced tensor")
@@ -111,7 +113,7 @@ class _ProxyMode(TorchDispatchMode):
         else:
             fn, args = _sym_call(expr)
             node = self.graph.call_function(fn, tuple(self._sym_node(a, env) for a in args))
-        node.meta["val"] = env.symint_of(expr)
+        node.meta["val"] = env.symint_of(expr, _pytype(expr))
         self.sym_nodes[expr] = node
         return node
 
@@ -145,18 +147,33 @@ class _ProxyMode(TorchDispatchMode):
         return out
 
 
+def _pytype(expr):
+    """float for an expression with a float or fraction in it (`s0 ** 0.5`, `s0 / s1`),
+    else int."""
+    import sympy
+    return float if any(isinstance(a, sympy.Float) or (a.is_Rational and not a.is_Integer)
+                        or (isinstance(a, sympy.Pow) and a.exp.is_negative)
+                        for a in sympy.preorder_traversal(expr)) else int
+
+
 def _sym_call(expr):
     """(Python function, operands) that compute a sympy size expression."""
     import sympy
     if isinstance(expr, sympy.Add):
         return _fold(operator.add, expr.args)
     if isinstance(expr, sympy.Mul):
+        inverse = [a for a in expr.args if isinstance(a, sympy.Pow) and a.exp == -1]
+        if inverse:                 # a / b (sympy's a * b**-1)
+            rest = [a for a in expr.args if a is not inverse[0]]
+            return operator.truediv, (sympy.Mul(*rest), inverse[0].base)
         return _fold(operator.mul, expr.args)
     if isinstance(expr, symbolic_shapes.FloorDiv):
         return operator.floordiv, expr.args
     if isinstance(expr, sympy.Mod):
         return operator.mod, expr.args
-    if isinstance(expr, sympy.Pow) and expr.exp.is_Integer and expr.exp > 0:
+    if isinstance(expr, sympy.Pow):
+        if expr.exp == -1:
+            return operator.truediv, (sympy.Integer(1), expr.base)
         return operator.pow, expr.args
     if isinstance(expr, sympy.Max):
         return _fold(max, expr.args)

@@ -25,7 +25,7 @@ import operator
 
 import sympy
 
-from ember.core.sym import register_symint_type
+from ember.core.sym import register_sym_scalar_type, register_symint_type
 
 __all__ = ["GuardOnDataDependentSymNode", "ShapeEnv", "SymBool", "SymFloat", "SymInt",
            "SymNode", "guard_int", "has_free_symbols", "hint_int", "is_concrete_int",
@@ -294,10 +294,11 @@ class ShapeEnv:
         """A SymInt of a new (or duck-shared) symbol with hint `val`; 0 and 1 as ints."""
         return _wrap(self, self.create_symbol(val, source), int, val)
 
-    def symint_of(self, expr):
-        """A SymInt of an expression over this env's symbols (hinted when they all are)."""
+    def symint_of(self, expr, pytype=int):
+        """A SymInt (`pytype` float: a SymFloat) of an expression over this env's symbols
+        (hinted when they all are)."""
         hint = expr.xreplace({k: sympy.Integer(v) for k, v in self.var_to_val.items()})
-        return _wrap(self, expr, int, int(hint) if hint.is_number else None)
+        return _wrap(self, expr, pytype, pytype(hint) if hint.is_number else None)
 
     def create_unbacked_symint(self) -> SymInt:
         """A data-dependent size (nonzero's length): an integer >= 0 without a hint."""
@@ -486,6 +487,8 @@ def sym_min(a, b):
 
 
 register_symint_type(SymInt)
+register_sym_scalar_type(SymInt)
+register_sym_scalar_type(SymFloat)
 
 
 def _sym_size(self, dim):
