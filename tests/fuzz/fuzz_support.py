@@ -75,8 +75,6 @@ SKIP = {
 HALF = ("half-precision opmath: float16 computed in float16, not float32 (x * 70000 -> "
         "0 * inf = nan; norm p=255 overflows)")
 TOPK = "topk 0-d/bool: wrong values and garbage indices on 0-d input; bool not rejected"
-MINMAX = ("max/min binary and stacking: result strides differ from torch's for permuted/expanded "
-          "inputs (TensorIterator's layout)")
 GATHER = ("gather/scatter checks: 0-d self with dim 0 accepted, checks made in another order "
           "than torch (the longer run finds them)")
 INDEX_EMPTY = ("index ops on an empty or 0-d self: IndexError where torch raises RuntimeError, "
@@ -108,8 +106,6 @@ TORCH_VIEW = ("isin.Tensor_Tensor: torch's small-input kernel flattens test_elem
               ".view(-1), so a non-viewable (permuted) test_elements raises 'view size is not "
               "compatible' in torch (a torch bug: the result does not depend on the layout); "
               "ember answers; kron views its inputs the same way")
-MUL_LAYOUT = ("multiply (an alias of mul): mul's result strides differ from torch's for some "
-              "permuted bool inputs (TensorIterator's layout); mul's own fuzzing rarely draws them")
 OVERLAP_ORDER = ("in-place on an expanded (stride-0) self with another bad argument: torch "
                  "raises that argument's error (a dim out of range, a numel mismatch) before its "
                  "overlap check, ember the overlap error first")
@@ -136,9 +132,6 @@ KNOWN: dict[str, str] = {
     **dict.fromkeys(["norm.ScalarOpt_dim", "norm.Scalar", "linalg_vector_norm.default",
                      "renorm.default"], HALF),
     "topk.default": TOPK,
-    **dict.fromkeys(["max.other", "maximum.default", "vstack.default", "addcmul.default",
-                     "arctan2.default", "div.Tensor", "div.Tensor_mode", "lt.Tensor",
-                     "copysign.Tensor"], MINMAX),
     **dict.fromkeys(["addbmm_.default", "put_.default", "renorm_.default"], OVERLAP_ORDER),
     **dict.fromkeys(["clamp.Tensor", "clamp_.Tensor", "ldexp.Tensor", "ldexp_.default",
                      "addr.default", "histc.default", "index_fill_.int_Scalar",
@@ -181,7 +174,6 @@ KNOWN: dict[str, str] = {
         ("laguerre", "l"), ("legendre", "p")) for v in vs
         for overload in ("default", "x_scalar", "n_scalar")], RECURRENCE),
     **dict.fromkeys(["isin.Tensor_Tensor", "kron.default"], TORCH_VIEW),
-    "multiply.Tensor": MUL_LAYOUT,
     **dict.fromkeys(["inner.default", "tensordot.default"], DOT_BOOL),
 }
 
