@@ -462,6 +462,7 @@ _c_hardswish_ = _o.hardswish_._cache
 _c_hardswish_backward = _o.hardswish_backward._cache
 _c_hardsigmoid = _o.hardsigmoid._cache
 _c_hardsigmoid_ = _o.hardsigmoid_._cache
+_c_hardsigmoid_backward = _o.hardsigmoid_backward._cache
 _c_mish = _o.mish._cache
 _c_mish_ = _o.mish_._cache
 _c_mish_backward = _o.mish_backward._cache
@@ -9182,6 +9183,52 @@ class HardsigmoidBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+class HardsigmoidBackwardBackward0(_Node):
+    """Backward of hardsigmoid_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.hardsigmoid_backward(grad, self), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
 # schema/derivatives.yaml: mish(Tensor self) -> Tensor
 class MishBackward0(_Node):
     """Backward of mish, from schema/derivatives.yaml."""
@@ -9639,7 +9686,7 @@ class PreluKernelBackward0(_Node):
         if _n[0] or _n[1]:
             self = _unpack(_node._s_self, _node)
             weight = _unpack(_node._s_weight, _node)
-            _r_self, _r_weight = _F._prelu_kernel_backward(grad, self, weight)
+            _r_self, _r_weight = _H.prelu_kernel_backward_reduced(grad, self, weight)
         return (_r_self, _r_weight)
 
     @property
@@ -22421,6 +22468,31 @@ def _ag_hardsigmoid_(ks, self):
     return _out
 
 
+# schema/native_functions.yaml: hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor (derivative: schema/derivatives.yaml: hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor)
+def _ag_hardsigmoid_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c_hardsigmoid_backward.get(_ks)
+    if _k is None:
+        _k = _o.hardsigmoid_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(HardsigmoidBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: mish(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: mish(Tensor self) -> Tensor)
 def _ag_mish(ks, self):
     _ks = ks & _BELOW
@@ -22642,6 +22714,8 @@ def _ag_log_sigmoid_forward(ks, self):
 
 # schema/native_functions.yaml: log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor (derivative: schema/derivatives.yaml: log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor)
 def _ag_log_sigmoid_backward(ks, grad_output, self, buffer):
+    if _tls.grad_enabled and buffer.requires_grad:
+        raise RuntimeError("The function 'log_sigmoid_backward' is not differentiable with respect to argument 'buffer'. This input cannot have requires_grad True.")
     _ks = ks & _BELOW
     _k = _c_log_sigmoid_backward.get(_ks)
     if _k is None:
@@ -22766,6 +22840,8 @@ def _ag__prelu_kernel_backward(ks, grad_output, self, weight):
 
 # schema/native_functions.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor)
 def _ag_rrelu_with_noise(ks, self, noise, lower, upper, training, generator):
+    if _tls.grad_enabled and noise.requires_grad:
+        raise RuntimeError("The function 'rrelu_with_noise' is not differentiable with respect to argument 'noise'. This input cannot have requires_grad True.")
     _ks = ks & _BELOW
     _k = _c_rrelu_with_noise.get(_ks)
     if _k is None:
@@ -22788,6 +22864,8 @@ def _ag_rrelu_with_noise(ks, self, noise, lower, upper, training, generator):
 
 # schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!))
 def _ag_rrelu_with_noise_(ks, self, noise, lower, upper, training, generator):
+    if _tls.grad_enabled and noise.requires_grad:
+        raise RuntimeError("The function 'rrelu_with_noise_' is not differentiable with respect to argument 'noise'. This input cannot have requires_grad True.")
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
@@ -22812,6 +22890,8 @@ def _ag_rrelu_with_noise_(ks, self, noise, lower, upper, training, generator):
 
 # schema/native_functions.yaml: rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor (derivative: schema/derivatives.yaml: rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor)
 def _ag_rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, training, self_is_result):
+    if _tls.grad_enabled and noise.requires_grad:
+        raise RuntimeError("The function 'rrelu_with_noise_backward' is not differentiable with respect to argument 'noise'. This input cannot have requires_grad True.")
     _ks = ks & _BELOW
     _k = _c_rrelu_with_noise_backward.get(_ks)
     if _k is None:
@@ -24796,7 +24876,7 @@ _o.hardswish_backward_out.register("Autograd", _autograd_out(_o.hardswish_backwa
 _o.hardsigmoid.register("Autograd", _ag_hardsigmoid, with_keyset=True)
 _o.hardsigmoid_out.register("Autograd", _autograd_out(_o.hardsigmoid_out), with_keyset=True)
 _o.hardsigmoid_.register("Autograd", _ag_hardsigmoid_, with_keyset=True)
-_o.hardsigmoid_backward.register("Autograd", _autograd_not_implemented(_o.hardsigmoid_backward), with_keyset=True)
+_o.hardsigmoid_backward.register("Autograd", _ag_hardsigmoid_backward, with_keyset=True)
 _o.hardsigmoid_backward_grad_input.register("Autograd", _autograd_out(_o.hardsigmoid_backward_grad_input), with_keyset=True)
 _o.mish.register("Autograd", _ag_mish, with_keyset=True)
 _o.mish_out.register("Autograd", _autograd_out(_o.mish_out), with_keyset=True)

@@ -28,8 +28,8 @@ def celu_(self, alpha=1.0):
 
 def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training,
                               self_is_result):
-    """grad * noise (the drawn slopes) in training with a real range, else leaky_relu's
-    backward with the mean slope."""
-    if training and float(upper) - float(lower) > 1e-6:
+    """grad * noise (the drawn slopes) in training, else leaky_relu's backward with the mean
+    slope."""
+    if training:
         return noise * grad_output
     return ember.leaky_relu_backward(grad_output, self, (lower + upper) / 2, self_is_result)

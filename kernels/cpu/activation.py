@@ -400,7 +400,7 @@ def hardsigmoid_(self):
 
 def hardsigmoid_backward(grad_output, self):
     layout = M.float_backward_layout(grad_output, self, "hardsigmoid_backward")
-    one_sixth = P.opmath_scalars(layout._dtype, 1 / 6)[0]
+    one_sixth = float(np.float32(1 / 6))     # (torch's constant is a float's 1.0f / 6.0f)
 
     def fn(g, a):
         return np.where((a > -3) & (a < 3), g * one_sixth, np.zeros((), g.dtype))
@@ -427,8 +427,12 @@ def mish_(self):
 
 
 def mish_backward(grad_output, self):
-    layout = M.float_backward_layout(grad_output, self, "mish_backward_cpu")
-    return _run(layout, _mish_backward_np, grad_output, self)
+    layout = M.mish_backward_layout(grad_output, self)
+    common = D.result_type(grad_output, self)     # (computed in it, then cast to self's)
+    cnp = _compute_np(common)
+    with np.errstate(all="ignore"):
+        r = _mish_backward_np(_operand(grad_output, common, cnp), _operand(self, common, cnp))
+    return _run(layout, lambda _: r, self)
 
 
 # --- hardshrink / softshrink ----------------------------------------------------------------
@@ -506,7 +510,7 @@ def glu_backward(grad_output, self, dim):
 # --- log_sigmoid ----------------------------------------------------------------------------
 def log_sigmoid_forward(self):
     """(log(sigmoid(x)), buffer exp(-|x|)) as torch's CPU kernel: min(x, 0) - log1p(buffer)."""
-    layout = M.float_unary_layout(self, "log_sigmoid_cpu")
+    layout = M.log_sigmoid_forward_layout(self)
     buffer = _run(layout, lambda a: np.exp(-np.abs(a)), self)
     output = _run(layout, lambda a, z: np.minimum(a, 0) - np.log1p(z), self, buffer)
     return output, buffer
@@ -530,28 +534,14 @@ def prelu_kernel(self, weight):
 
 
 def prelu_kernel_backward(grad_output, self, weight):
-    """(grad where self > 0 else weight * grad, self * grad where self <= 0 summed to
-    weight's shape)."""
-    M.prelu_layout(self, weight)
-    grad_self = _run(M._layout(self._dtype, self, weight, grad_output),
-                     lambda x, w, g: np.where(x > 0, g, w * g), self, weight, grad_output)
-    dt = self._dtype
-    cnp = _compute_np(dt)
-    with np.errstate(all="ignore"):
-        x, g = _operand(self, dt, cnp), _operand(grad_output, dt, cnp)
-        per_element = np.where(x > 0, np.zeros((), cnp), x * g)
-        grad_weight = _sum_to_shape(per_element, tuple(weight._shape))
-    out = empty_cpu(weight._shape, dt, contiguous_strides(tuple(weight._shape)))
-    np.copyto(out._np, grad_weight, casting="unsafe")
-    return grad_self, out
-
-
-def _sum_to_shape(a, shape):
-    """`a` summed over the dims a broadcast of `shape` added or expanded."""
-    lead = a.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape)
-                                      if n == 1 and a.shape[lead + i] != 1)
-    return a.sum(axis=axes, keepdims=True).reshape(shape) if axes else a.reshape(shape)
+    """(grad where self > 0 else weight * grad, self * grad where self <= 0 else 0), both
+    of the broadcast shape (autograd sums the second to weight's)."""
+    layout = M.prelu_kernel_backward_layout(grad_output, self, weight)
+    grad_self = _run(layout, lambda x, w, g: np.where(x > 0, g, w * g), self, weight,
+                     grad_output)
+    grad_weight = _run(layout, lambda x, g: np.where(x > 0, np.zeros((), g.dtype), x * g),
+                       self, grad_output)
+    return grad_self, grad_weight
 
 
 # --- rrelu_with_noise -----------------------------------------------------------------------

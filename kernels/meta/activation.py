@@ -9,8 +9,8 @@ same `*_layout` functions, so both backends agree and raise the same errors.
 from __future__ import annotations
 
 from ember.core import dtype as D
-from ember.core.alloc import empty_meta
 from ember.core.factory_args import checked_scalar
+from ember.core.outputs import check_cast
 from ember.core.shapes import broadcast_shapes, elementwise_strides, wrap_dim
 from ember.core.tensor import contiguous_strides
 from ember.core.typeinfo import finfo
@@ -273,8 +273,16 @@ def mish_(self):
     return self
 
 
+def mish_backward_layout(grad_output, self) -> Layout:
+    """mish_backward writes into a tensor of self's dtype (torch's borrowing_binary_op):
+    computed in the promoted dtype, which must cast to self's."""
+    common = _float_dtype("mish_backward_cpu", grad_output, self)
+    check_cast(common, self._dtype)
+    return _layout(self._dtype, grad_output, self)
+
+
 def mish_backward(grad_output, self):
-    return _meta(float_backward_layout(grad_output, self, "mish_backward_cpu"))
+    return _meta(mish_backward_layout(grad_output, self))
 
 
 def hardshrink(self, lambd=0.5):
@@ -334,10 +342,22 @@ def glu(self, dim=-1):
     return _meta(glu_layout(self, dim))
 
 
+def check_same_dtype(expected: D.dtype, *tensors) -> None:
+    """torch's TensorIterator without type promotion: "Found dtype X but expected Y"."""
+    for t in tensors:
+        if t._dtype is not expected:
+            raise RuntimeError(f"Found dtype {t._dtype.scalar_name} but expected "
+                               f"{expected.scalar_name}")
+
+
 def glu_backward_layout(grad_output, self, dim: int) -> Layout:
-    """glu_backward: self's shape, its dtype (grad_output must hold self's halves' shape)."""
-    dt = _float_dtype("glu_backward_cpu", self)
+    """glu_backward: self's shape and dtype, contiguous; grad_output must have self's
+    (floating) dtype and its halves' shape."""
     dim = glu_dim(self, dim)
+    dt = self._dtype
+    if dt.category != D.FLOAT:      # (torch's sigmoid into a self-typed gradient)
+        check_cast(D.get_default_dtype(), dt)
+    check_same_dtype(dt, grad_output)
     half = list(self._shape)
     half[dim] //= 2
     if tuple(grad_output._shape) != tuple(half):
@@ -352,15 +372,27 @@ def glu_backward(grad_output, self, dim):
 
 
 # --- log_sigmoid -------------------------------------------------------------------------------
+def log_sigmoid_forward_layout(self) -> Layout:
+    """The output and the buffer: contiguous tensors of self's (floating) dtype."""
+    dt = _float_dtype("log_sigmoid_cpu", self)
+    return Layout(self._shape, contiguous_strides(self._shape), dt)
+
+
 def log_sigmoid_forward(self):
-    """(output, buffer): both laid out like self (the CPU kernel's buffer is exp(-|x|))."""
-    layout = float_unary_layout(self, "log_sigmoid_cpu")
+    layout = log_sigmoid_forward_layout(self)
     return _meta(layout), _meta(layout)
 
 
 def log_sigmoid_backward_layout(grad_output, self, buffer) -> Layout:
-    dt = _float_dtype("log_sigmoid_backward_cpu", grad_output, self, buffer)
-    return _layout(dt, self, buffer, grad_output)
+    """self's dtype (grad_output and buffer must share it); laid out like grad_output when
+    it has the broadcast shape (torch writes into empty_like(grad_output))."""
+    dt = self._dtype
+    check_same_dtype(dt, grad_output, buffer)
+    _float_dtype("log_sigmoid_backward_cpu", self)
+    layout = _layout(dt, self, buffer, grad_output)
+    if tuple(layout._shape) == tuple(grad_output._shape):
+        return _layout(dt, grad_output)
+    return layout
 
 
 def log_sigmoid_backward(grad_output, self, buffer):
@@ -368,12 +400,12 @@ def log_sigmoid_backward(grad_output, self, buffer):
 
 
 # --- prelu's kernel ----------------------------------------------------------------------------
-def prelu_layout(self, weight) -> Layout:
+def prelu_layout(self, weight, kernel="prelu_cpu") -> Layout:
     """_prelu_kernel: self and weight broadcast, in self's (floating) dtype; weight's must
     match (torch's TensorIterator refuses to promote it)."""
     dt = self._dtype
     if dt.category != D.FLOAT:
-        raise not_implemented_for("prelu_cpu", dt)
+        raise not_implemented_for(kernel, dt)
     if weight._dtype is not dt:
         raise RuntimeError(f"Found dtype {weight._dtype.scalar_name} but expected "
                            f"{dt.scalar_name}")
@@ -384,10 +416,16 @@ def prelu_kernel(self, weight):
     return _meta(prelu_layout(self, weight))
 
 
+def prelu_kernel_backward_layout(grad_output, self, weight) -> Layout:
+    """Both gradients (self's and weight's, before autograd sums the latter to weight's
+    shape) have the broadcast layout of self, weight and grad_output."""
+    layout = prelu_layout(self, weight, "prelu_backward_cpu")
+    return _layout(layout._dtype, self, weight, grad_output)
+
+
 def prelu_kernel_backward(grad_output, self, weight):
-    layout = prelu_layout(self, weight)
-    return _meta(_layout(layout._dtype, self, weight, grad_output)), \
-        empty_meta(weight._shape, weight._dtype, weight.stride())
+    layout = prelu_kernel_backward_layout(grad_output, self, weight)
+    return _meta(layout), _meta(layout)
 
 
 # --- rrelu_with_noise ------------------------------------------------------------------------

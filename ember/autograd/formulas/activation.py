@@ -112,6 +112,13 @@ def celu_input_scale(alpha) -> float:
     return 1.0 / float(np.float32(alpha))
 
 
+def prelu_kernel_backward_reduced(grad, self, weight):
+    """_prelu_kernel_backward, its weight gradient summed to weight's shape (torch's engine
+    does that sum)."""
+    grad_self, grad_weight = ember._prelu_kernel_backward(grad, self, weight)
+    return grad_self, reduce_to(grad_weight, weight.shape, weight.dtype)
+
+
 def prelu_double_backward(gg_self, gg_weight, grad_output, self, weight):
     """The (grad_output, self, weight) gradients of _prelu_kernel_backward's two outputs
     given their incoming gradients (either may be None), as torch's formula."""
