@@ -243,10 +243,11 @@ def _history_line(d: Derivative) -> str:
 
 
 def calls_other_ops(fn: NativeFunction) -> bool:
-    """A CompositeExplicitAutograd kernel written over other ember ops (kernels/common),
-    not an autogen'd one (those redispatch below their key)."""
+    """A CompositeExplicitAutograd kernel written over other ember ops (kernels/common):
+    not an autogen'd one (those redispatch below their key), not a view (views are made
+    directly, and they are the hot path)."""
     return [k for k, _ in fn.dispatch] == ["CompositeExplicitAutograd"] and \
-        not fn.dispatch[0][1].startswith("@")
+        not fn.dispatch[0][1].startswith("@") and not fn.schema.is_view()
 
 
 def _call_below(fn: NativeFunction) -> list[str]:

@@ -18965,12 +18965,7 @@ def _ag_view(ks, self, size):
     _k = _c_view.get(_ks)
     if _k is None:
         _k = _o.view._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, size)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, size)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -18988,12 +18983,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     _k = _c_as_strided.get(_ks)
     if _k is None:
         _k = _o.as_strided._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, size, stride, storage_offset)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, size, stride, storage_offset)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19016,12 +19006,7 @@ def _ag_permute(ks, self, dims):
     _k = _c_permute.get(_ks)
     if _k is None:
         _k = _o.permute._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, dims)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, dims)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19039,12 +19024,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     _k = _c_transpose_int.get(_ks)
     if _k is None:
         _k = _o.transpose_int._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, dim0, dim1)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, dim0, dim1)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19063,12 +19043,7 @@ def _ag_t(ks, self):
     _k = _c_t.get(_ks)
     if _k is None:
         _k = _o.t._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self)
-    finally:
-        _tls.masks = _m
+    _out = _k(self)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19085,12 +19060,7 @@ def _ag_unsqueeze(ks, self, dim):
     _k = _c_unsqueeze.get(_ks)
     if _k is None:
         _k = _o.unsqueeze._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, dim)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, dim)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19108,12 +19078,7 @@ def _ag_squeeze(ks, self):
     _k = _c_squeeze.get(_ks)
     if _k is None:
         _k = _o.squeeze._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self)
-    finally:
-        _tls.masks = _m
+    _out = _k(self)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19131,12 +19096,7 @@ def _ag_squeeze_dim(ks, self, dim):
     _k = _c_squeeze_dim.get(_ks)
     if _k is None:
         _k = _o.squeeze_dim._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, dim)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, dim)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19154,12 +19114,7 @@ def _ag_squeeze_dims(ks, self, dim):
     _k = _c_squeeze_dims.get(_ks)
     if _k is None:
         _k = _o.squeeze_dims._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, dim)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, dim)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19177,12 +19132,7 @@ def _ag_expand(ks, self, size, implicit):
     _k = _c_expand.get(_ks)
     if _k is None:
         _k = _o.expand._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, size, implicit)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, size, implicit)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19200,12 +19150,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _k = _c_slice_Tensor.get(_ks)
     if _k is None:
         _k = _o.slice_Tensor._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, dim, start, end, step)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, dim, start, end, step)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19227,12 +19172,7 @@ def _ag_select_int(ks, self, dim, index):
     _k = _c_select_int.get(_ks)
     if _k is None:
         _k = _o.select_int._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, dim, index)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, dim, index)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19252,12 +19192,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     _k = _c_diagonal.get(_ks)
     if _k is None:
         _k = _o.diagonal._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, offset, dim1, dim2)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, offset, dim1, dim2)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19278,12 +19213,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     _k = _c_split_Tensor.get(_ks)
     if _k is None:
         _k = _o.split_Tensor._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, split_size, dim)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, split_size, dim)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19301,12 +19231,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _k = _c_split_with_sizes.get(_ks)
     if _k is None:
         _k = _o.split_with_sizes._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, split_sizes, dim)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, split_sizes, dim)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19324,12 +19249,7 @@ def _ag_unbind_int(ks, self, dim):
     _k = _c_unbind_int.get(_ks)
     if _k is None:
         _k = _o.unbind_int._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, dim)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, dim)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19347,12 +19267,7 @@ def _ag_alias(ks, self):
     _k = _c_alias.get(_ks)
     if _k is None:
         _k = _o.alias._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self)
-    finally:
-        _tls.masks = _m
+    _out = _k(self)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -19613,12 +19528,7 @@ def _ag_lift_fresh(ks, self):
     _k = _c_lift_fresh.get(_ks)
     if _k is None:
         _k = _o.lift_fresh._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self)
-    finally:
-        _tls.masks = _m
+    _out = _k(self)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -20761,12 +20671,7 @@ def _ag_unfold(ks, self, dimension, size, step):
     _k = _c_unfold.get(_ks)
     if _k is None:
         _k = _o.unfold._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self, dimension, size, step)
-    finally:
-        _tls.masks = _m
+    _out = _k(self, dimension, size, step)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -21303,12 +21208,7 @@ def _ag_view_as_real(ks, self):
     _k = _c_view_as_real.get(_ks)
     if _k is None:
         _k = _o.view_as_real._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self)
-    finally:
-        _tls.masks = _m
+    _out = _k(self)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -21325,12 +21225,7 @@ def _ag_view_as_complex(ks, self):
     _k = _c_view_as_complex.get(_ks)
     if _k is None:
         _k = _o.view_as_complex._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self)
-    finally:
-        _tls.masks = _m
+    _out = _k(self)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)
@@ -21347,12 +21242,7 @@ def _ag__conj(ks, self):
     _k = _c__conj.get(_ks)
     if _k is None:
         _k = _o._conj._fill(_ks)
-    _m = _tls.masks
-    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
-    try:
-        _out = _k(self)
-    finally:
-        _tls.masks = _m
+    _out = _k(self)
     if not _tls.grad_enabled:
         return _mark_no_grad_view(_out, self)
     _e_self = _edge(self)

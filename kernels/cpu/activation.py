@@ -432,6 +432,7 @@ def mish_backward(grad_output, self):
     cnp = _compute_np(common)
     with np.errstate(all="ignore"):
         r = _mish_backward_np(_operand(grad_output, common, cnp), _operand(self, common, cnp))
+        r = r.astype(common.np, copy=False)      # (rounded to it, then cast to self's dtype)
     return _run(layout, lambda _: r, self)
 
 
