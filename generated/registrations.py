@@ -5919,6 +5919,7 @@ _o.softshrink_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_
 
 # schema/native_functions.yaml: glu(Tensor self, int dim=-1) -> Tensor
 _o.glu.register('CPU', _cpu_activation.glu)
+_o.glu.register('CUDA', _common_activation.glu_on_device)
 _o.glu.register('Meta', _meta_activation.glu)
 
 # schema/native_functions.yaml: glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!) (autogen of glu)
@@ -5927,6 +5928,7 @@ _o.glu_out.register("ADInplaceOrView", _inplace_or_view(_o.glu_out, (2,)), with_
 
 # schema/native_functions.yaml: glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor
 _o.glu_backward.register('CPU', _cpu_activation.glu_backward)
+_o.glu_backward.register('CUDA', _common_activation.glu_backward_on_device)
 _o.glu_backward.register('Meta', _meta_activation.glu_backward)
 
 # schema/native_functions.yaml: glu_backward.grad_input(Tensor grad_output, Tensor self, int dim, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of glu_backward)
@@ -5942,6 +5944,7 @@ _o.log_sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.log_sigmoid_o
 
 # schema/native_functions.yaml: log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
 _o.log_sigmoid_forward.register('CPU', _cpu_activation.log_sigmoid_forward)
+_o.log_sigmoid_forward.register('CUDA', _common_activation.log_sigmoid_forward_on_device)
 _o.log_sigmoid_forward.register('Meta', _meta_activation.log_sigmoid_forward)
 
 # schema/native_functions.yaml: log_sigmoid_forward.output(Tensor self, *, Tensor(a!) output, Tensor(b!) buffer) -> (Tensor(a!), Tensor(b!)) (autogen of log_sigmoid_forward)
@@ -5950,6 +5953,7 @@ _o.log_sigmoid_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.lo
 
 # schema/native_functions.yaml: log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
 _o.log_sigmoid_backward.register('CPU', _cpu_activation.log_sigmoid_backward)
+_o.log_sigmoid_backward.register('CUDA', _common_activation.log_sigmoid_backward_on_device)
 _o.log_sigmoid_backward.register('Meta', _meta_activation.log_sigmoid_backward)
 
 # schema/native_functions.yaml: log_sigmoid_backward.grad_input(Tensor grad_output, Tensor self, Tensor buffer, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of log_sigmoid_backward)
@@ -5986,10 +5990,12 @@ _o.prelu.register('CompositeImplicitAutograd', _composite_activation.prelu)
 
 # schema/native_functions.yaml: _prelu_kernel(Tensor self, Tensor weight) -> Tensor
 _o._prelu_kernel.register('CPU', _cpu_activation.prelu_kernel)
+_o._prelu_kernel.register('CUDA', _common_activation.prelu_kernel_on_device)
 _o._prelu_kernel.register('Meta', _meta_activation.prelu_kernel)
 
 # schema/native_functions.yaml: _prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
 _o._prelu_kernel_backward.register('CPU', _cpu_activation.prelu_kernel_backward)
+_o._prelu_kernel_backward.register('CUDA', _common_activation.prelu_kernel_backward_on_device)
 _o._prelu_kernel_backward.register('Meta', _meta_activation.prelu_kernel_backward)
 
 # schema/native_functions.yaml: rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
@@ -6001,11 +6007,13 @@ _o.rrelu_.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_, (0,)), with_ke
 
 # schema/native_functions.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
 _o.rrelu_with_noise.register('CPU', _cpu_activation.rrelu_with_noise)
+_o.rrelu_with_noise.register('CUDA', _common_activation.rrelu_with_noise_on_device)
 _o.rrelu_with_noise.register('Meta', _meta_activation.rrelu_with_noise)
 _o.rrelu_with_noise.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_with_noise, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
 _o.rrelu_with_noise_.register('CPU', _cpu_activation.rrelu_with_noise_)
+_o.rrelu_with_noise_.register('CUDA', _common_activation.rrelu_with_noise__on_device)
 _o.rrelu_with_noise_.register('Meta', _meta_activation.rrelu_with_noise_)
 _o.rrelu_with_noise_.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_with_noise_, (0, 1)), with_keyset=True)
 

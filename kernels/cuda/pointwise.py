@@ -7,6 +7,8 @@ and launches elementwise.cu's `<family>_<op>_<dtype>`.
     >>> (ember.ones(2, device="cuda") + 1).cpu()                 # doctest: +SKIP
     tensor([2., 2.])
 """
+import numpy as np
+
 from ember.core import dtype as D
 from ember.core.tensor import contiguous_strides
 from ember.kernels.common import _pointwise as P
@@ -535,7 +537,8 @@ def hardsigmoid_(self):
 
 def hardsigmoid_backward(grad_output, self):
     m = MA.hardsigmoid_backward(grad_output, self)
-    return _act_backward("hardsigmoid", m, grad_output, self, 1 / 6)
+    # (torch's constant is a float's 1.0f / 6.0f, also for double)
+    return _act_backward("hardsigmoid", m, grad_output, self, float(np.float32(1 / 6)))
 
 
 def mish(self):
