@@ -365,7 +365,7 @@ def _np_contiguous(a) -> tuple:
 
 # --- hardswish / hardsigmoid ----------------------------------------------------------------
 def _relu6_of_shifted(a):
-    """min(max(x + 3, 0), 6): the shared part of hardswish and hardsigmoid."""
+    """min(max(x + 3, 0), 6): the shared part of hardswish and hardsigmoid (NaN stays NaN)."""
     return np.minimum(np.maximum(a + 3, 0), 6)
 
 
@@ -470,7 +470,9 @@ def softshrink(self, lambd=0.5):
     lambd = P.opmath_scalars(layout._dtype, lambd)[0]
 
     def fn(a):
-        return np.where(a > lambd, a - lambd, np.where(a < -lambd, a + lambd, a * 0))
+        # x - clamp(x, -lambd, lambd): x - lambd above, x + lambd below, 0 between, NaN for
+        # NaN (one clip and one subtraction instead of torch's branches)
+        return np.subtract(a, np.clip(a, -lambd, lambd), dtype=a.dtype)
     return _run(layout, fn, self)
 
 
