@@ -169,11 +169,9 @@ def hardswish(input, inplace=False):
     return ember.hardswish_(input) if inplace else ember.hardswish(input)
 
 
-def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0."""
-    if _tf[0] and (result := _override("hardshrink", locals())) is not _NO:
-        return result
-    return ember.hardshrink(input, lambd)
+#: ``hardshrink(input, lambd=0.5) -> Tensor``: x where |x| > lambd, else 0 (torch's
+#: F.hardshrink is torch.hardshrink).
+hardshrink = _generated.hardshrink
 
 
 def softshrink(input, lambd=0.5):
@@ -213,11 +211,9 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return ember.softmax(-input, dim, dtype)
 
 
-def prelu(input, weight):
-    """x where x > 0, weight * x elsewhere; weight has 1 or (channel dim) C entries."""
-    if _tf[0] and (result := _override("prelu", locals())) is not _NO:
-        return result
-    return ember.prelu(input, weight)
+#: ``prelu(input, weight) -> Tensor``: x where x > 0, weight * x elsewhere; weight has 1
+#: or (channel dim) C entries (torch's F.prelu is torch.prelu).
+prelu = _generated.prelu
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
