@@ -242,13 +242,30 @@ def _history_line(d: Derivative) -> str:
     return f"_set_history_many(_out, _node, {d.output_differentiability!r})"
 
 
+def calls_other_ops(fn: NativeFunction) -> bool:
+    """A CompositeExplicitAutograd kernel written over other ember ops (kernels/common):
+    not an autogen'd one (those redispatch below their key), not a view (views are made
+    directly, and they are the hot path)."""
+    return [k for k, _ in fn.dispatch] == ["CompositeExplicitAutograd"] and \
+        not fn.dispatch[0][1].startswith("@") and not fn.schema.is_view()
+
+
 def _call_below(fn: NativeFunction) -> list[str]:
     args = ", ".join(py_name(a.name) for a in fn.schema.arguments.flat())
-    return ["_ks = ks & _BELOW",
-            f"_k = _c_{fn.ident}.get(_ks)",
-            "if _k is None:",
-            f"{IND}_k = _o.{fn.ident}._fill(_ks)",
-            f"_out = _k({args})"]
+    lines = ["_ks = ks & _BELOW",
+             f"_k = _c_{fn.ident}.get(_ks)",
+             "if _k is None:",
+             f"{IND}_k = _o.{fn.ident}._fill(_ks)"]
+    if not calls_other_ops(fn):
+        return lines + [f"_out = _k({args})"]
+    # the ops such a kernel calls must not record backward nodes of their own: run it
+    # with Autograd and ADInplaceOrView excluded (torch's AutoDispatchBelowADInplaceOrView)
+    return lines + ["_m = _tls.masks",
+                    "_tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)",
+                    "try:",
+                    f"{IND}_out = _k({args})",
+                    "finally:",
+                    f"{IND}_tls.masks = _m"]
 
 
 def _forbidden_lines(d: Derivative, fn: NativeFunction) -> list[str]:

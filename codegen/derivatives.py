@@ -229,10 +229,11 @@ def _lookup(e: Entry, by_name) -> NativeFunction:
         if str(given) != str(fn.schema):
             raise CodegenError(e.at("name"), f"derivative signature '{given}' differs from the "
                                f"declared '{fn.schema}' (expected the same schema)")
-    if fn.schema.kind() not in ("functional", "inplace"):
+    # ("mutable": a functional op that also writes a buffer argument, rrelu_with_noise's noise)
+    if fn.schema.kind() not in ("functional", "inplace", "mutable"):
         raise CodegenError(e.at("name"), f"derivative for '{fn.qualified}', which is "
-                           f"{fn.schema.kind()} (expected a functional or in-place overload; "
-                           "out= variants are not differentiable)")
+                           f"{fn.schema.kind()} (expected a functional, in-place or mutable "
+                           "overload; out= variants are not differentiable)")
     return fn
 
 

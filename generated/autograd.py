@@ -23,11 +23,14 @@ from ember.autograd.graph import unpack as _unpack
 from ember.autograd.kernels import autograd_not_implemented as _autograd_not_implemented
 from ember.autograd.kernels import autograd_out as _autograd_out
 from ember.autograd.kernels import not_implemented as _not_implemented
+from ember.dispatch.keys import ADINPLACE_BIT as _ADINPLACE_BIT
+from ember.dispatch.keys import AUTOGRAD_BIT as _AUTOGRAD_BIT
 from ember.dispatch.keys import Autograd as _AUTOGRAD
 from ember.dispatch.keys import below as _below
 from ember.dispatch.tls import state as _tls
 
 _BELOW = _below(_AUTOGRAD)
+_BELOW_AD_INPLACE = ~(_AUTOGRAD_BIT | _ADINPLACE_BIT)
 _c_clone = _o.clone._cache
 _c_copy_ = _o.copy_._cache
 _c__to_copy = _o._to_copy._cache
@@ -454,6 +457,30 @@ _c_elu_backward = _o.elu_backward._cache
 _c_hardtanh = _o.hardtanh._cache
 _c_hardtanh_ = _o.hardtanh_._cache
 _c_hardtanh_backward = _o.hardtanh_backward._cache
+_c_hardswish = _o.hardswish._cache
+_c_hardswish_ = _o.hardswish_._cache
+_c_hardswish_backward = _o.hardswish_backward._cache
+_c_hardsigmoid = _o.hardsigmoid._cache
+_c_hardsigmoid_ = _o.hardsigmoid_._cache
+_c_hardsigmoid_backward = _o.hardsigmoid_backward._cache
+_c_mish = _o.mish._cache
+_c_mish_ = _o.mish_._cache
+_c_mish_backward = _o.mish_backward._cache
+_c_hardshrink = _o.hardshrink._cache
+_c_hardshrink_backward = _o.hardshrink_backward._cache
+_c_softshrink = _o.softshrink._cache
+_c_softshrink_backward = _o.softshrink_backward._cache
+_c_glu = _o.glu._cache
+_c_glu_backward = _o.glu_backward._cache
+_c_log_sigmoid_forward = _o.log_sigmoid_forward._cache
+_c_log_sigmoid_backward = _o.log_sigmoid_backward._cache
+_c_celu = _o.celu._cache
+_c_celu_ = _o.celu_._cache
+_c__prelu_kernel = _o._prelu_kernel._cache
+_c__prelu_kernel_backward = _o._prelu_kernel_backward._cache
+_c_rrelu_with_noise = _o.rrelu_with_noise._cache
+_c_rrelu_with_noise_ = _o.rrelu_with_noise_._cache
+_c_rrelu_with_noise_backward = _o.rrelu_with_noise_backward._cache
 _c_threshold = _o.threshold._cache
 _c_threshold_ = _o.threshold_._cache
 _c_sigmoid_backward = _o.sigmoid_backward._cache
@@ -9058,6 +9085,805 @@ class HardtanhBackwardBackward0(_Node):
         return self._s_self_shape
 
 
+# schema/derivatives.yaml: hardswish(Tensor self) -> Tensor
+class HardswishBackward0(_Node):
+    """Backward of hardswish, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.hardswish_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+class HardswishBackwardBackward0(_Node):
+    """Backward of hardswish_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.hardswish_backward(grad, self), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.hardswish_double_backward(grad, grad_output, self), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: hardsigmoid(Tensor self) -> Tensor
+class HardsigmoidBackward0(_Node):
+    """Backward of hardsigmoid, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.hardsigmoid_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+class HardsigmoidBackwardBackward0(_Node):
+    """Backward of hardsigmoid_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.hardsigmoid_backward(grad, self), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: mish(Tensor self) -> Tensor
+class MishBackward0(_Node):
+    """Backward of mish, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.mish_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: mish_backward(Tensor grad_output, Tensor self) -> Tensor
+class MishBackwardBackward0(_Node):
+    """Backward of mish_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.mish_backward(grad, self), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.mish_double_backward(grad, grad_output, self), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+class HardshrinkBackward0(_Node):
+    """Backward of hardshrink, from schema/derivatives.yaml."""
+    __slots__ = ('_s_lambd', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            lambd = _node._s_lambd
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.hardshrink_backward(grad, self, lambd)
+        return (_r_self,)
+
+    @property
+    def _saved_lambd(self):
+        return self._s_lambd
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+class HardshrinkBackwardBackward0(_Node):
+    """Backward of hardshrink_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_grad_out_dtype', '_s_grad_out_shape', '_s_lambd', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_out', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_out = None
+        _r_self = None
+        if _n[0]:
+            grad_out_dtype = _node._s_grad_out_dtype
+            grad_out_shape = _node._s_grad_out_shape
+            lambd = _node._s_lambd
+            self = _unpack(_node._s_self, _node)
+            _r_grad_out = _H.reduce_to(_F.hardshrink_backward(grad, self, lambd), grad_out_shape, grad_out_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_out, _r_self)
+
+    @property
+    def _saved_grad_out_dtype(self):
+        return self._s_grad_out_dtype
+
+    @property
+    def _saved_grad_out_shape(self):
+        return self._s_grad_out_shape
+
+    @property
+    def _saved_lambd(self):
+        return self._s_lambd
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+class SoftshrinkBackward0(_Node):
+    """Backward of softshrink, from schema/derivatives.yaml."""
+    __slots__ = ('_s_lambd', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            lambd = _node._s_lambd
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.softshrink_backward(grad, self, lambd)
+        return (_r_self,)
+
+    @property
+    def _saved_lambd(self):
+        return self._s_lambd
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+class SoftshrinkBackwardBackward0(_Node):
+    """Backward of softshrink_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_lambd', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            lambd = _node._s_lambd
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.softshrink_backward(grad, self, lambd), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_lambd(self):
+        return self._s_lambd
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: glu(Tensor self, int dim=-1) -> Tensor
+class GluBackward0(_Node):
+    """Backward of glu, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.glu_backward(grad, self, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor
+class GluBackwardBackward0(_Node):
+    """Backward of glu_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_grad_output', '_s_self')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.glu_double_backward_grad_output(grad, self, dim)
+        if _n[1]:
+            dim = _node._s_dim
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.glu_double_backward(grad, grad_output, self, dim)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+class LogSigmoidBackward0(_Node):
+    """Backward of log_sigmoid_forward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_buffer', '_s_self')
+    _saved_slots = ('_s_buffer', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_output = grads[0]
+        _r_self = None
+        if _n[0]:
+            buffer = _unpack(_node._s_buffer, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.log_sigmoid_backward(grad_output, self, buffer)
+        return (_r_self,)
+
+    @property
+    def _saved_buffer(self):
+        return _unpack(self._s_buffer, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+class LogSigmoidBackwardBackward0(_Node):
+    """Backward of log_sigmoid_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_buffer', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_buffer', '_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            buffer = _unpack(_node._s_buffer, _node)
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.log_sigmoid_backward(grad, self, buffer), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.log_sigmoid_double_backward(grad * grad_output, self), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_buffer(self):
+        return _unpack(self._s_buffer, self)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: celu(Tensor self, Scalar alpha=1.0) -> Tensor
+class CeluBackward0(_Node):
+    """Backward of celu, from schema/derivatives.yaml."""
+    __slots__ = ('_s_alpha', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.elu_backward(grad, alpha, 1, _H.celu_input_scale(alpha), False, self)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+class CeluBackward1(_Node):
+    """Backward of celu_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_alpha', '_s_result')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            result = _unpack(_node._s_result, _node)
+            _r_self = _F.elu_backward(grad, alpha, 1, _H.celu_input_scale(alpha), True, result)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml: _prelu_kernel(Tensor self, Tensor weight) -> Tensor
+class PreluKernelBackward0(_Node):
+    """Backward of _prelu_kernel, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self', '_s_weight')
+    _saved_slots = ('_s_self', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_weight = None
+        if _n[0] or _n[1]:
+            self = _unpack(_node._s_self, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self, _r_weight = _H.prelu_kernel_backward_reduced(grad, self, weight)
+        return (_r_self, _r_weight)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml: _prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+class PreluKernelBackwardBackward0(_Node):
+    """Backward of _prelu_kernel_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_grad_output', '_s_self', '_s_weight')
+    _saved_slots = ('_s_grad_output', '_s_self', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_output = None
+        _r_self = None
+        _r_weight = None
+        if _n[0] or _n[1] or _n[2]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output, _r_self, _r_weight = _H.prelu_double_backward(grads[0], grads[1], grad_output, self, weight)
+        return (_r_grad_output, _r_self, _r_weight)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+class RreluWithNoiseBackward0(_Node):
+    """Backward of rrelu_with_noise, from schema/derivatives.yaml."""
+    __slots__ = ('_s_lower', '_s_noise', '_s_self', '_s_training', '_s_upper')
+    _saved_slots = ('_s_noise', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            lower = _node._s_lower
+            noise = _unpack(_node._s_noise, _node)
+            self = _unpack(_node._s_self, _node)
+            training = _node._s_training
+            upper = _node._s_upper
+            _r_self = _F.rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False)
+        return (_r_self,)
+
+    @property
+    def _saved_lower(self):
+        return self._s_lower
+
+    @property
+    def _saved_noise(self):
+        return _unpack(self._s_noise, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_training(self):
+        return self._s_training
+
+    @property
+    def _saved_upper(self):
+        return self._s_upper
+
+
+# schema/derivatives.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+class RreluWithNoiseBackward1(_Node):
+    """Backward of rrelu_with_noise_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_lower', '_s_noise', '_s_result', '_s_training', '_s_upper')
+    _saved_slots = ('_s_noise', '_s_result')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            lower = _node._s_lower
+            noise = _unpack(_node._s_noise, _node)
+            result = _unpack(_node._s_result, _node)
+            training = _node._s_training
+            upper = _node._s_upper
+            _r_self = _F.rrelu_with_noise_backward(grad, result, noise, lower, upper, training, True)
+        return (_r_self,)
+
+    @property
+    def _saved_lower(self):
+        return self._s_lower
+
+    @property
+    def _saved_noise(self):
+        return _unpack(self._s_noise, self)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_training(self):
+        return self._s_training
+
+    @property
+    def _saved_upper(self):
+        return self._s_upper
+
+
+# schema/derivatives.yaml: rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor
+class RreluWithNoiseBackwardBackward0(_Node):
+    """Backward of rrelu_with_noise_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_lower', '_s_noise', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_training', '_s_upper')
+    _saved_slots = ('_s_noise', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            lower = _node._s_lower
+            noise = _unpack(_node._s_noise, _node)
+            self = _unpack(_node._s_self, _node)
+            training = _node._s_training
+            upper = _node._s_upper
+            _r_grad_output = _H.reduce_to(_F.rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_lower(self):
+        return self._s_lower
+
+    @property
+    def _saved_noise(self):
+        return _unpack(self._s_noise, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_training(self):
+        return self._s_training
+
+    @property
+    def _saved_upper(self):
+        return self._s_upper
+
+
 # schema/derivatives.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 class ThresholdBackward0(_Node):
     """Backward of threshold, from schema/derivatives.yaml."""
@@ -11508,23 +12334,41 @@ class GeometricBackward0(_Node):
 # schema/derivatives.yaml: poisson(Tensor self, Generator? generator=None) -> Tensor
 class PoissonBackward0(_Node):
     """Backward of poisson, from schema/derivatives.yaml."""
-    __slots__ = ('_s_self',)
-    _saved_slots = ('_s_self',)
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
     _saved_list_slots = ()
-    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
         _n = _node._needs
+        grad = grads[0]
         _r_self = None
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = _F.zeros_like(self)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
 
 
 # schema/derivatives.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
@@ -17017,7 +17861,12 @@ def _ag_copy(ks, self, src, non_blocking):
     _k = _c_copy.get(_ks)
     if _k is None:
         _k = _o.copy._fill(_ks)
-    _out = _k(self, src, non_blocking)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, src, non_blocking)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17038,7 +17887,12 @@ def _ag_fill_Scalar(ks, self, value):
     _k = _c_fill_Scalar.get(_ks)
     if _k is None:
         _k = _o.fill_Scalar._fill(_ks)
-    _out = _k(self, value)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, value)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17055,7 +17909,12 @@ def _ag_fill_Tensor(ks, self, value):
     _k = _c_fill_Tensor.get(_ks)
     if _k is None:
         _k = _o.fill_Tensor._fill(_ks)
-    _out = _k(self, value)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, value)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17075,7 +17934,12 @@ def _ag_zero(ks, self):
     _k = _c_zero.get(_ks)
     if _k is None:
         _k = _o.zero._fill(_ks)
-    _out = _k(self)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17092,7 +17956,12 @@ def _ag_uniform(ks, self, from_, to, generator):
     _k = _c_uniform.get(_ks)
     if _k is None:
         _k = _o.uniform._fill(_ks)
-    _out = _k(self, from_, to, generator)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, from_, to, generator)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17109,7 +17978,12 @@ def _ag_exponential(ks, self, lambd, generator):
     _k = _c_exponential.get(_ks)
     if _k is None:
         _k = _o.exponential._fill(_ks)
-    _out = _k(self, lambd, generator)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, lambd, generator)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17126,7 +18000,12 @@ def _ag_geometric(ks, self, p, generator):
     _k = _c_geometric.get(_ks)
     if _k is None:
         _k = _o.geometric._fill(_ks)
-    _out = _k(self, p, generator)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, p, generator)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17143,7 +18022,12 @@ def _ag_log_normal(ks, self, mean, std, generator):
     _k = _c_log_normal.get(_ks)
     if _k is None:
         _k = _o.log_normal._fill(_ks)
-    _out = _k(self, mean, std, generator)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, mean, std, generator)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17160,7 +18044,12 @@ def _ag_cauchy(ks, self, median, sigma, generator):
     _k = _c_cauchy.get(_ks)
     if _k is None:
         _k = _o.cauchy._fill(_ks)
-    _out = _k(self, median, sigma, generator)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, median, sigma, generator)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17177,7 +18066,12 @@ def _ag_random_from(ks, self, from_, to, generator):
     _k = _c_random_from.get(_ks)
     if _k is None:
         _k = _o.random_from._fill(_ks)
-    _out = _k(self, from_, to, generator)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, from_, to, generator)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17194,7 +18088,12 @@ def _ag_random_to(ks, self, to, generator):
     _k = _c_random_to.get(_ks)
     if _k is None:
         _k = _o.random_to._fill(_ks)
-    _out = _k(self, to, generator)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, to, generator)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17211,7 +18110,12 @@ def _ag_random(ks, self, generator):
     _k = _c_random.get(_ks)
     if _k is None:
         _k = _o.random._fill(_ks)
-    _out = _k(self, generator)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, generator)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -17228,7 +18132,12 @@ def _ag_normal_functional(ks, self, mean, std, generator):
     _k = _c_normal_functional.get(_ks)
     if _k is None:
         _k = _o.normal_functional._fill(_ks)
-    _out = _k(self, mean, std, generator)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, mean, std, generator)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -18381,7 +19290,12 @@ def _ag_t_(ks, self):
     _k = _c_t_.get(_ks)
     if _k is None:
         _k = _o.t_._fill(_ks)
-    _out = _k(self)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18401,7 +19315,12 @@ def _ag_transpose_(ks, self, dim0, dim1):
     _k = _c_transpose_.get(_ks)
     if _k is None:
         _k = _o.transpose_._fill(_ks)
-    _out = _k(self, dim0, dim1)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, dim0, dim1)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18420,7 +19339,12 @@ def _ag_unsqueeze_(ks, self, dim):
     _k = _c_unsqueeze_.get(_ks)
     if _k is None:
         _k = _o.unsqueeze_._fill(_ks)
-    _out = _k(self, dim)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, dim)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18439,7 +19363,12 @@ def _ag_squeeze_(ks, self):
     _k = _c_squeeze_.get(_ks)
     if _k is None:
         _k = _o.squeeze_._fill(_ks)
-    _out = _k(self)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18458,7 +19387,12 @@ def _ag_squeeze__dim(ks, self, dim):
     _k = _c_squeeze__dim.get(_ks)
     if _k is None:
         _k = _o.squeeze__dim._fill(_ks)
-    _out = _k(self, dim)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, dim)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18477,7 +19411,12 @@ def _ag_squeeze__dims(ks, self, dim):
     _k = _c_squeeze__dims.get(_ks)
     if _k is None:
         _k = _o.squeeze__dims._fill(_ks)
-    _out = _k(self, dim)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, dim)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18501,7 +19440,12 @@ def _ag_as_strided_(ks, self, size, stride, storage_offset):
     _k = _c_as_strided_.get(_ks)
     if _k is None:
         _k = _o.as_strided_._fill(_ks)
-    _out = _k(self, size, stride, storage_offset)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, size, stride, storage_offset)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18520,7 +19464,12 @@ def _ag_set__source_Tensor(ks, self, source):
     _k = _c_set__source_Tensor.get(_ks)
     if _k is None:
         _k = _o.set__source_Tensor._fill(_ks)
-    _out = _k(self, source)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, source)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18539,7 +19488,12 @@ def _ag_set__source_Tensor_storage_offset(ks, self, source, storage_offset, size
     _k = _c_set__source_Tensor_storage_offset.get(_ks)
     if _k is None:
         _k = _o.set__source_Tensor_storage_offset._fill(_ks)
-    _out = _k(self, source, storage_offset, size, stride)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, source, storage_offset, size, stride)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18557,7 +19511,12 @@ def _ag_set_(ks, self):
     _k = _c_set_.get(_ks)
     if _k is None:
         _k = _o.set_._fill(_ks)
-    _out = _k(self)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self)
+    finally:
+        _tls.masks = _m
     if _node is not None:
         _set_history_one(self, _node)
     return _out
@@ -18586,7 +19545,12 @@ def _ag_lift_fresh_copy(ks, self):
     _k = _c_lift_fresh_copy.get(_ks)
     if _k is None:
         _k = _o.lift_fresh_copy._fill(_ks)
-    _out = _k(self)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -18670,7 +19634,12 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     _k = _c_index_put.get(_ks)
     if _k is None:
         _k = _o.index_put._fill(_ks)
-    _out = _k(self, indices, values, accumulate)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, indices, values, accumulate)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19238,7 +20207,12 @@ def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     _k = _c_slice_scatter.get(_ks)
     if _k is None:
         _k = _o.slice_scatter._fill(_ks)
-    _out = _k(self, src, dim, start, end, step)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, src, dim, start, end, step)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19266,7 +20240,12 @@ def _ag_select_scatter(ks, self, src, dim, index):
     _k = _c_select_scatter.get(_ks)
     if _k is None:
         _k = _o.select_scatter._fill(_ks)
-    _out = _k(self, src, dim, index)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, src, dim, index)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19291,7 +20270,12 @@ def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     _k = _c_diagonal_scatter.get(_ks)
     if _k is None:
         _k = _o.diagonal_scatter._fill(_ks)
-    _out = _k(self, src, offset, dim1, dim2)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, src, offset, dim1, dim2)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19317,7 +20301,12 @@ def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     _k = _c_as_strided_scatter.get(_ks)
     if _k is None:
         _k = _o.as_strided_scatter._fill(_ks)
-    _out = _k(self, src, size, stride, storage_offset)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, src, size, stride, storage_offset)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19439,7 +20428,12 @@ def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     _k = _c_index_fill_int_Scalar.get(_ks)
     if _k is None:
         _k = _o.index_fill_int_Scalar._fill(_ks)
-    _out = _k(self, dim, index, value)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, dim, index, value)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19458,7 +20452,12 @@ def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
     _k = _c_index_fill_int_Tensor.get(_ks)
     if _k is None:
         _k = _o.index_fill_int_Tensor._fill(_ks)
-    _out = _k(self, dim, index, value)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, dim, index, value)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19525,7 +20524,12 @@ def _ag_masked_scatter(ks, self, mask, source):
     _k = _c_masked_scatter.get(_ks)
     if _k is None:
         _k = _o.masked_scatter._fill(_ks)
-    _out = _k(self, mask, source)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, mask, source)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19592,7 +20596,12 @@ def _ag_put(ks, self, index, source, accumulate):
     _k = _c_put.get(_ks)
     if _k is None:
         _k = _o.put._fill(_ks)
-    _out = _k(self, index, source, accumulate)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, index, source, accumulate)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19683,7 +20692,12 @@ def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_f
     _k = _c_randint_like.get(_ks)
     if _k is None:
         _k = _o.randint_like._fill(_ks)
-    _out = _k(self, high, dtype, layout, device, pin_memory, memory_format)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, high, dtype, layout, device, pin_memory, memory_format)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19700,7 +20714,12 @@ def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, m
     _k = _c_randint_like_Tensor.get(_ks)
     if _k is None:
         _k = _o.randint_like_Tensor._fill(_ks)
-    _out = _k(self, high, dtype, layout, device, pin_memory, memory_format)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, high, dtype, layout, device, pin_memory, memory_format)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19717,7 +20736,12 @@ def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_m
     _k = _c_randint_like_low_dtype.get(_ks)
     if _k is None:
         _k = _o.randint_like_low_dtype._fill(_ks)
-    _out = _k(self, low, high, dtype, layout, device, pin_memory, memory_format)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, low, high, dtype, layout, device, pin_memory, memory_format)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19734,7 +20758,12 @@ def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device,
     _k = _c_randint_like_generator.get(_ks)
     if _k is None:
         _k = _o.randint_like_generator._fill(_ks)
-    _out = _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19751,7 +20780,12 @@ def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, 
     _k = _c_randint_like_Tensor_generator.get(_ks)
     if _k is None:
         _k = _o.randint_like_Tensor_generator._fill(_ks)
-    _out = _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -19768,7 +20802,12 @@ def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, 
     _k = _c_randint_like_low_generator_dtype.get(_ks)
     if _k is None:
         _k = _o.randint_like_low_generator_dtype._fill(_ks)
-    _out = _k(self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_self = _edge(self)
@@ -20008,7 +21047,12 @@ def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     _k = _c_native_dropout_backward.get(_ks)
     if _k is None:
         _k = _o.native_dropout_backward._fill(_ks)
-    _out = _k(grad_output, mask, scale)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(grad_output, mask, scale)
+    finally:
+        _tls.masks = _m
     if not _tls.grad_enabled:
         return _out
     _e_grad_output = _edge(grad_output)
@@ -20152,7 +21196,8 @@ def _ag_poisson(ks, self, generator):
     if _e_self is None:
         return _out
     _node = _new_node(PoissonBackward0, (_e_self,), (True,))
-    _node._s_self = _save(self)
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
 
@@ -21207,6 +22252,565 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     if _e_self is not None:
         _node._s_self_dtype = self._dtype
         _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hardswish(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: hardswish(Tensor self) -> Tensor)
+def _ag_hardswish(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_hardswish.get(_ks)
+    if _k is None:
+        _k = _o.hardswish._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(HardswishBackward0, (_e_self,), (True,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hardswish_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: hardswish(Tensor self) -> Tensor)
+def _ag_hardswish_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(HardswishBackward0, (_e_self,), (True,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_hardswish_.get(_ks)
+    if _k is None:
+        _k = _o.hardswish_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hardswish_backward(Tensor grad_output, Tensor self) -> Tensor (derivative: schema/derivatives.yaml: hardswish_backward(Tensor grad_output, Tensor self) -> Tensor)
+def _ag_hardswish_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c_hardswish_backward.get(_ks)
+    if _k is None:
+        _k = _o.hardswish_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(HardswishBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hardsigmoid(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: hardsigmoid(Tensor self) -> Tensor)
+def _ag_hardsigmoid(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_hardsigmoid.get(_ks)
+    if _k is None:
+        _k = _o.hardsigmoid._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(HardsigmoidBackward0, (_e_self,), (True,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hardsigmoid_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: hardsigmoid(Tensor self) -> Tensor)
+def _ag_hardsigmoid_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(HardsigmoidBackward0, (_e_self,), (True,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_hardsigmoid_.get(_ks)
+    if _k is None:
+        _k = _o.hardsigmoid_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor (derivative: schema/derivatives.yaml: hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor)
+def _ag_hardsigmoid_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c_hardsigmoid_backward.get(_ks)
+    if _k is None:
+        _k = _o.hardsigmoid_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(HardsigmoidBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: mish(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: mish(Tensor self) -> Tensor)
+def _ag_mish(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_mish.get(_ks)
+    if _k is None:
+        _k = _o.mish._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(MishBackward0, (_e_self,), (True,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: mish_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: mish(Tensor self) -> Tensor)
+def _ag_mish_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(MishBackward0, (_e_self,), (True,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_mish_.get(_ks)
+    if _k is None:
+        _k = _o.mish_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: mish_backward(Tensor grad_output, Tensor self) -> Tensor (derivative: schema/derivatives.yaml: mish_backward(Tensor grad_output, Tensor self) -> Tensor)
+def _ag_mish_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c_mish_backward.get(_ks)
+    if _k is None:
+        _k = _o.mish_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(MishBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor (derivative: schema/derivatives.yaml: hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor)
+def _ag_hardshrink(ks, self, lambd):
+    _ks = ks & _BELOW
+    _k = _c_hardshrink.get(_ks)
+    if _k is None:
+        _k = _o.hardshrink._fill(_ks)
+    _out = _k(self, lambd)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(HardshrinkBackward0, (_e_self,), (True,))
+    _node._s_lambd = lambd
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor (derivative: schema/derivatives.yaml: hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor)
+def _ag_hardshrink_backward(ks, grad_out, self, lambd):
+    _ks = ks & _BELOW
+    _k = _c_hardshrink_backward.get(_ks)
+    if _k is None:
+        _k = _o.hardshrink_backward._fill(_ks)
+    _out = _k(grad_out, self, lambd)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_self = _edge(self)
+    if not (_e_grad_out is not None or _e_self is not None):
+        return _out
+    _node = _new_node(HardshrinkBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_out is not None, _e_self is not None))
+    if _e_grad_out is not None:
+        _node._s_grad_out_dtype = grad_out._dtype
+        _node._s_grad_out_shape = grad_out._shape
+        _node._s_lambd = lambd
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: softshrink(Tensor self, Scalar lambd=0.5) -> Tensor (derivative: schema/derivatives.yaml: softshrink(Tensor self, Scalar lambd=0.5) -> Tensor)
+def _ag_softshrink(ks, self, lambd):
+    _ks = ks & _BELOW
+    _k = _c_softshrink.get(_ks)
+    if _k is None:
+        _k = _o.softshrink._fill(_ks)
+    _out = _k(self, lambd)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(SoftshrinkBackward0, (_e_self,), (True,))
+    _node._s_lambd = lambd
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor (derivative: schema/derivatives.yaml: softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor)
+def _ag_softshrink_backward(ks, grad_output, self, lambd):
+    _ks = ks & _BELOW
+    _k = _c_softshrink_backward.get(_ks)
+    if _k is None:
+        _k = _o.softshrink_backward._fill(_ks)
+    _out = _k(grad_output, self, lambd)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(SoftshrinkBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_lambd = lambd
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: glu(Tensor self, int dim=-1) -> Tensor (derivative: schema/derivatives.yaml: glu(Tensor self, int dim=-1) -> Tensor)
+def _ag_glu(ks, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_glu.get(_ks)
+    if _k is None:
+        _k = _o.glu._fill(_ks)
+    _out = _k(self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(GluBackward0, (_e_self,), (True,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor (derivative: schema/derivatives.yaml: glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor)
+def _ag_glu_backward(ks, grad_output, self, dim):
+    _ks = ks & _BELOW
+    _k = _c_glu_backward.get(_ks)
+    if _k is None:
+        _k = _o.glu_backward._fill(_ks)
+    _out = _k(grad_output, self, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(GluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_dim = dim
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer) (derivative: schema/derivatives.yaml: log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer))
+def _ag_log_sigmoid_forward(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log_sigmoid_forward.get(_ks)
+    if _k is None:
+        _k = _o.log_sigmoid_forward._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(LogSigmoidBackward0, (_e_self,), (True,))
+    _node._s_self = _save(self)
+    output = _out[0]
+    buffer = _out[1]
+    _node._s_buffer = _save_output(buffer, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor (derivative: schema/derivatives.yaml: log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor)
+def _ag_log_sigmoid_backward(ks, grad_output, self, buffer):
+    if _tls.grad_enabled and buffer.requires_grad:
+        raise RuntimeError("The function 'log_sigmoid_backward' is not differentiable with respect to argument 'buffer'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_log_sigmoid_backward.get(_ks)
+    if _k is None:
+        _k = _o.log_sigmoid_backward._fill(_ks)
+    _out = _k(grad_output, self, buffer)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(LogSigmoidBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_buffer = _save(buffer)
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: celu(Tensor self, Scalar alpha=1.0) -> Tensor (derivative: schema/derivatives.yaml: celu(Tensor self, Scalar alpha=1.0) -> Tensor)
+def _ag_celu(ks, self, alpha):
+    _ks = ks & _BELOW
+    _k = _c_celu.get(_ks)
+    if _k is None:
+        _k = _o.celu._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, alpha)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(CeluBackward0, (_e_self,), (True,))
+    _node._s_alpha = alpha
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!) (derivative: schema/derivatives.yaml: celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!))
+def _ag_celu_(ks, self, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CeluBackward1, (_e_self,), (True,))
+            _node._s_alpha = alpha
+    _ks = ks & _BELOW
+    _k = _c_celu_.get(_ks)
+    if _k is None:
+        _k = _o.celu_._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, alpha)
+    finally:
+        _tls.masks = _m
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: _prelu_kernel(Tensor self, Tensor weight) -> Tensor (derivative: schema/derivatives.yaml: _prelu_kernel(Tensor self, Tensor weight) -> Tensor)
+def _ag__prelu_kernel(ks, self, weight):
+    _ks = ks & _BELOW
+    _k = _c__prelu_kernel.get(_ks)
+    if _k is None:
+        _k = _o._prelu_kernel._fill(_ks)
+    _out = _k(self, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_weight = _edge(weight)
+    if not (_e_self is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(PreluKernelBackward0, (_e_self or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_weight is not None))
+    if _e_self is not None or _e_weight is not None:
+        _node._s_self = _save(self)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: _prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: _prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor))
+def _ag__prelu_kernel_backward(ks, grad_output, self, weight):
+    _ks = ks & _BELOW
+    _k = _c__prelu_kernel_backward.get(_ks)
+    if _k is None:
+        _k = _o._prelu_kernel_backward._fill(_ks)
+    _out = _k(grad_output, self, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    _e_weight = _edge(weight)
+    if not (_e_grad_output is not None or _e_self is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(PreluKernelBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE, _e_weight or _NO_EDGE), (_e_grad_output is not None, _e_self is not None, _e_weight is not None))
+    if _e_grad_output is not None or _e_self is not None or _e_weight is not None:
+        _node._s_grad_output = _save(grad_output)
+        _node._s_self = _save(self)
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor)
+def _ag_rrelu_with_noise(ks, self, noise, lower, upper, training, generator):
+    if _tls.grad_enabled and noise.requires_grad:
+        raise RuntimeError("The function 'rrelu_with_noise' is not differentiable with respect to argument 'noise'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_rrelu_with_noise.get(_ks)
+    if _k is None:
+        _k = _o.rrelu_with_noise._fill(_ks)
+    _out = _k(self, noise, lower, upper, training, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(RreluWithNoiseBackward0, (_e_self,), (True,))
+    _node._s_lower = lower
+    _node._s_noise = _save(noise)
+    _node._s_self = _save(self)
+    _node._s_training = training
+    _node._s_upper = upper
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!))
+def _ag_rrelu_with_noise_(ks, self, noise, lower, upper, training, generator):
+    if _tls.grad_enabled and noise.requires_grad:
+        raise RuntimeError("The function 'rrelu_with_noise_' is not differentiable with respect to argument 'noise'. This input cannot have requires_grad True.")
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RreluWithNoiseBackward1, (_e_self,), (True,))
+            _node._s_lower = lower
+            _node._s_noise = _save(noise)
+            _node._s_training = training
+            _node._s_upper = upper
+    _ks = ks & _BELOW
+    _k = _c_rrelu_with_noise_.get(_ks)
+    if _k is None:
+        _k = _o.rrelu_with_noise_._fill(_ks)
+    _out = _k(self, noise, lower, upper, training, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor (derivative: schema/derivatives.yaml: rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor)
+def _ag_rrelu_with_noise_backward(ks, grad_output, self, noise, lower, upper, training, self_is_result):
+    if _tls.grad_enabled and noise.requires_grad:
+        raise RuntimeError("The function 'rrelu_with_noise_backward' is not differentiable with respect to argument 'noise'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_rrelu_with_noise_backward.get(_ks)
+    if _k is None:
+        _k = _o.rrelu_with_noise_backward._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(grad_output, self, noise, lower, upper, training, self_is_result)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(RreluWithNoiseBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_lower = lower
+        _node._s_noise = _save(noise)
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_grad_output is not None:
+        _node._s_training = training
+        _node._s_upper = upper
     _set_history_one(_out, _node)
     return _out
 
@@ -23154,6 +24758,45 @@ _o.hardtanh_out.register("Autograd", _autograd_out(_o.hardtanh_out), with_keyset
 _o.hardtanh_.register("Autograd", _ag_hardtanh_, with_keyset=True)
 _o.hardtanh_backward.register("Autograd", _ag_hardtanh_backward, with_keyset=True)
 _o.hardtanh_backward_grad_input.register("Autograd", _autograd_out(_o.hardtanh_backward_grad_input), with_keyset=True)
+_o.hardswish.register("Autograd", _ag_hardswish, with_keyset=True)
+_o.hardswish_out.register("Autograd", _autograd_out(_o.hardswish_out), with_keyset=True)
+_o.hardswish_.register("Autograd", _ag_hardswish_, with_keyset=True)
+_o.hardswish_backward.register("Autograd", _ag_hardswish_backward, with_keyset=True)
+_o.hardswish_backward_out.register("Autograd", _autograd_out(_o.hardswish_backward_out), with_keyset=True)
+_o.hardsigmoid.register("Autograd", _ag_hardsigmoid, with_keyset=True)
+_o.hardsigmoid_out.register("Autograd", _autograd_out(_o.hardsigmoid_out), with_keyset=True)
+_o.hardsigmoid_.register("Autograd", _ag_hardsigmoid_, with_keyset=True)
+_o.hardsigmoid_backward.register("Autograd", _ag_hardsigmoid_backward, with_keyset=True)
+_o.hardsigmoid_backward_grad_input.register("Autograd", _autograd_out(_o.hardsigmoid_backward_grad_input), with_keyset=True)
+_o.mish.register("Autograd", _ag_mish, with_keyset=True)
+_o.mish_out.register("Autograd", _autograd_out(_o.mish_out), with_keyset=True)
+_o.mish_.register("Autograd", _ag_mish_, with_keyset=True)
+_o.mish_backward.register("Autograd", _ag_mish_backward, with_keyset=True)
+_o.hardshrink.register("Autograd", _ag_hardshrink, with_keyset=True)
+_o.hardshrink_out.register("Autograd", _autograd_out(_o.hardshrink_out), with_keyset=True)
+_o.hardshrink_backward.register("Autograd", _ag_hardshrink_backward, with_keyset=True)
+_o.hardshrink_backward_grad_input.register("Autograd", _autograd_out(_o.hardshrink_backward_grad_input), with_keyset=True)
+_o.softshrink.register("Autograd", _ag_softshrink, with_keyset=True)
+_o.softshrink_out.register("Autograd", _autograd_out(_o.softshrink_out), with_keyset=True)
+_o.softshrink_backward.register("Autograd", _ag_softshrink_backward, with_keyset=True)
+_o.softshrink_backward_grad_input.register("Autograd", _autograd_out(_o.softshrink_backward_grad_input), with_keyset=True)
+_o.glu.register("Autograd", _ag_glu, with_keyset=True)
+_o.glu_out.register("Autograd", _autograd_out(_o.glu_out), with_keyset=True)
+_o.glu_backward.register("Autograd", _ag_glu_backward, with_keyset=True)
+_o.glu_backward_grad_input.register("Autograd", _autograd_out(_o.glu_backward_grad_input), with_keyset=True)
+_o.log_sigmoid_forward.register("Autograd", _ag_log_sigmoid_forward, with_keyset=True)
+_o.log_sigmoid_forward_output.register("Autograd", _autograd_out(_o.log_sigmoid_forward_output), with_keyset=True)
+_o.log_sigmoid_backward.register("Autograd", _ag_log_sigmoid_backward, with_keyset=True)
+_o.log_sigmoid_backward_grad_input.register("Autograd", _autograd_out(_o.log_sigmoid_backward_grad_input), with_keyset=True)
+_o.celu.register("Autograd", _ag_celu, with_keyset=True)
+_o.celu_out.register("Autograd", _autograd_out(_o.celu_out), with_keyset=True)
+_o.celu_.register("Autograd", _ag_celu_, with_keyset=True)
+_o._prelu_kernel.register("Autograd", _ag__prelu_kernel, with_keyset=True)
+_o._prelu_kernel_backward.register("Autograd", _ag__prelu_kernel_backward, with_keyset=True)
+_o.rrelu_with_noise.register("Autograd", _ag_rrelu_with_noise, with_keyset=True)
+_o.rrelu_with_noise_.register("Autograd", _ag_rrelu_with_noise_, with_keyset=True)
+_o.rrelu_with_noise_backward.register("Autograd", _ag_rrelu_with_noise_backward, with_keyset=True)
+_o.rrelu_with_noise_backward_out.register("Autograd", _autograd_out(_o.rrelu_with_noise_backward_out), with_keyset=True)
 _o.threshold.register("Autograd", _ag_threshold, with_keyset=True)
 _o.threshold_out.register("Autograd", _autograd_out(_o.threshold_out), with_keyset=True)
 _o.threshold_.register("Autograd", _ag_threshold_, with_keyset=True)

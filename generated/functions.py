@@ -35,6 +35,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__log_softmax_backward_data,
     _entry__log_softmax_backward_data_out,
     _entry__log_softmax_out,
+    _entry__prelu_kernel,
+    _entry__prelu_kernel_backward,
     _entry__softmax,
     _entry__softmax_backward_data,
     _entry__softmax_backward_data_out,
@@ -257,6 +259,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
+    _entry_celu,
+    _entry_celu_,
+    _entry_celu_out,
     _entry_chain_matmul,
     _entry_chain_matmul_out,
     _entry_cholesky,
@@ -564,6 +569,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_geometric_out,
     _entry_ger,
     _entry_ger_out,
+    _entry_glu,
+    _entry_glu_backward,
+    _entry_glu_backward_grad_input,
+    _entry_glu_out,
     _entry_greater_Scalar,
     _entry_greater_Scalar_out,
     _entry_greater_Tensor,
@@ -594,6 +603,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hann_window_out,
     _entry_hann_window_periodic,
     _entry_hann_window_periodic_out,
+    _entry_hardshrink,
+    _entry_hardshrink_backward,
+    _entry_hardshrink_backward_grad_input,
+    _entry_hardshrink_out,
+    _entry_hardsigmoid,
+    _entry_hardsigmoid_,
+    _entry_hardsigmoid_backward,
+    _entry_hardsigmoid_backward_grad_input,
+    _entry_hardsigmoid_out,
+    _entry_hardswish,
+    _entry_hardswish_,
+    _entry_hardswish_backward,
+    _entry_hardswish_backward_out,
+    _entry_hardswish_out,
     _entry_hardtanh,
     _entry_hardtanh_,
     _entry_hardtanh_backward,
@@ -821,6 +844,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_normal_,
     _entry_log_normal_out,
     _entry_log_out,
+    _entry_log_sigmoid,
+    _entry_log_sigmoid_backward,
+    _entry_log_sigmoid_backward_grad_input,
+    _entry_log_sigmoid_forward,
+    _entry_log_sigmoid_forward_output,
+    _entry_log_sigmoid_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
     _entry_logaddexp,
@@ -901,6 +930,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_min_unary_out,
     _entry_minimum,
     _entry_minimum_out,
+    _entry_mish,
+    _entry_mish_,
+    _entry_mish_backward,
+    _entry_mish_out,
     _entry_mm,
     _entry_mm_out,
     _entry_mode,
@@ -1045,6 +1078,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Scalar,
     _entry_pow__Tensor,
+    _entry_prelu,
     _entry_prod,
     _entry_prod_dim_int,
     _entry_prod_int_out,
@@ -1114,6 +1148,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reciprocal_,
     _entry_reciprocal_out,
     _entry_relu,
+    _entry_relu6,
+    _entry_relu6_,
     _entry_relu_,
     _entry_relu_out,
     _entry_remainder_Scalar,
@@ -1150,6 +1186,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_round_out,
     _entry_row_stack,
     _entry_row_stack_out,
+    _entry_rrelu,
+    _entry_rrelu_,
+    _entry_rrelu_with_noise,
+    _entry_rrelu_with_noise_,
+    _entry_rrelu_with_noise_backward,
+    _entry_rrelu_with_noise_backward_out,
     _entry_rsqrt,
     _entry_rsqrt_,
     _entry_rsqrt_out,
@@ -1186,6 +1228,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_int,
     _entry_select_scatter,
     _entry_select_scatter_out,
+    _entry_selu,
+    _entry_selu_,
     _entry_set_,
     _entry_set__source_Tensor,
     _entry_set__source_Tensor_storage_offset,
@@ -1228,6 +1272,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_softplus_backward,
     _entry_softplus_backward_grad_input,
     _entry_softplus_out,
+    _entry_softshrink,
+    _entry_softshrink_backward,
+    _entry_softshrink_backward_grad_input,
+    _entry_softshrink_out,
     _entry_sort,
     _entry_sort_stable,
     _entry_sort_values,
@@ -1554,6 +1602,8 @@ __all__ = [
     '_linalg_eigvals',
     '_log_softmax',
     '_log_softmax_backward_data',
+    '_prelu_kernel',
+    '_prelu_kernel_backward',
     '_softmax',
     '_softmax_backward_data',
     '_to_copy',
@@ -1644,6 +1694,8 @@ __all__ = [
     'cdist',
     'ceil',
     'ceil_',
+    'celu',
+    'celu_',
     'cholesky',
     'cholesky_inverse',
     'cholesky_solve',
@@ -1767,11 +1819,21 @@ __all__ = [
     'gelu_',
     'gelu_backward',
     'ger',
+    'glu',
+    'glu_backward',
     'greater',
     'greater_equal',
     'gt',
     'hamming_window',
     'hann_window',
+    'hardshrink',
+    'hardshrink_backward',
+    'hardsigmoid',
+    'hardsigmoid_',
+    'hardsigmoid_backward',
+    'hardswish',
+    'hardswish_',
+    'hardswish_backward',
     'hardtanh',
     'hardtanh_',
     'hardtanh_backward',
@@ -1875,6 +1937,9 @@ __all__ = [
     'log2',
     'log2_',
     'log_',
+    'log_sigmoid',
+    'log_sigmoid_backward',
+    'log_sigmoid_forward',
     'log_softmax',
     'logaddexp',
     'logaddexp2',
@@ -1906,6 +1971,9 @@ __all__ = [
     'median',
     'min',
     'minimum',
+    'mish',
+    'mish_',
+    'mish_backward',
     'mm',
     'mode',
     'moveaxis',
@@ -1961,6 +2029,7 @@ __all__ = [
     'polygamma',
     'positive',
     'pow',
+    'prelu',
     'prod',
     'put',
     'qr',
@@ -1979,6 +2048,8 @@ __all__ = [
     'reciprocal',
     'reciprocal_',
     'relu',
+    'relu6',
+    'relu6_',
     'relu_',
     'remainder',
     'renorm',
@@ -1991,6 +2062,11 @@ __all__ = [
     'round',
     'round_',
     'row_stack',
+    'rrelu',
+    'rrelu_',
+    'rrelu_with_noise',
+    'rrelu_with_noise_',
+    'rrelu_with_noise_backward',
     'rsqrt',
     'rsqrt_',
     'rsub',
@@ -2003,6 +2079,8 @@ __all__ = [
     'select',
     'select_copy',
     'select_scatter',
+    'selu',
+    'selu_',
     'sgn',
     'sigmoid',
     'sigmoid_',
@@ -2025,6 +2103,8 @@ __all__ = [
     'softmax',
     'softplus',
     'softplus_backward',
+    'softshrink',
+    'softshrink_backward',
     'sort',
     'special_airy_ai',
     'special_bessel_j0',
@@ -2172,6 +2252,7 @@ _rt_linalg_solve_ex = _return_type('linalg_solve_ex', ('result', 'info'))
 _rt_linalg_solve_ex_out = _return_type('linalg_solve_ex_out', ('result', 'info'))
 _rt_linalg_svd = _return_type('linalg_svd', ('U', 'S', 'Vh'))
 _rt_linalg_svd_out = _return_type('linalg_svd_out', ('U', 'S', 'Vh'))
+_rt_log_sigmoid_forward = _return_type('log_sigmoid_forward', ('output', 'buffer'))
 _rt_lu_unpack = _return_type('lu_unpack', ('P', 'L', 'U'))
 _rt_lu_unpack_out = _return_type('lu_unpack_out', ('P', 'L', 'U'))
 _rt_max = _return_type('max', ('values', 'indices'))
@@ -2387,6 +2468,40 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
 
     except TypeError:
         _r = _hra(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _prelu_kernel(Tensor self, Tensor weight) -> Tensor
+def _prelu_kernel(input, weight):
+    """_prelu_kernel(Tensor self, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(_prelu_kernel, (input, weight), (input, weight), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__prelu_kernel(input, weight)
+
+    except TypeError:
+        _r = _hra(_prelu_kernel, (input, weight), (input, weight), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+def _prelu_kernel_backward(grad_output, input, weight):
+    """_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)"""
+    if _tf[0]:
+        _r = _htf(_prelu_kernel_backward, (grad_output, input, weight), (grad_output, input, weight), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__prelu_kernel_backward(grad_output, input, weight)
+
+    except TypeError:
+        _r = _hra(_prelu_kernel_backward, (grad_output, input, weight), (grad_output, input, weight), {})
         if _r is _NO:
             raise
         return _r
@@ -4745,6 +4860,42 @@ def ceil_(input):
 
     except TypeError:
         _r = _hra(ceil_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: celu(Tensor self, Scalar alpha=1.0) -> Tensor
+def celu(input, alpha=1.0, *, out=None):
+    """celu(Tensor self, Scalar alpha=1.0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(celu, (input,), (input, alpha), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_celu(input, alpha)
+        return _entry_celu_out(input, alpha, out)
+
+    except TypeError:
+        _r = _hra(celu, (input,), (input, alpha), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+def celu_(input, alpha=1.0):
+    """celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(celu_, (input,), (input, alpha), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_celu_(input, alpha)
+
+    except TypeError:
+        _r = _hra(celu_, (input,), (input, alpha), {})
         if _r is _NO:
             raise
         return _r
@@ -8278,6 +8429,44 @@ def ger(input, vec2, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: glu(Tensor self, int dim=-1) -> Tensor
+def glu(input, dim=-1, *, out=None):
+    """glu(Tensor self, int dim=-1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(glu, (input,), (input, dim), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_glu(input, dim)
+        return _entry_glu_out(input, dim, out)
+
+    except TypeError:
+        _r = _hra(glu, (input,), (input, dim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor
+def glu_backward(grad_output, input, dim, *, out=None):
+    """glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(glu_backward, (grad_output, input), (grad_output, input, dim), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_glu_backward(grad_output, input, dim)
+        return _entry_glu_backward_grad_input(grad_output, input, dim, out)
+
+    except TypeError:
+        _r = _hra(glu_backward, (grad_output, input), (grad_output, input, dim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: greater.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_greater(input, other, *, out=None):
     if isinstance(input, _Tensor) and isinstance(other, _Tensor):
@@ -8574,6 +8763,154 @@ def hann_window(*args, **kwargs):
         return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
     except TypeError:
         _r = _hra_any(hann_window, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+def hardshrink(input, lambd=0.5, *, out=None):
+    """hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hardshrink, (input,), (input, lambd), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_hardshrink(input, lambd)
+        return _entry_hardshrink_out(input, lambd, out)
+
+    except TypeError:
+        _r = _hra(hardshrink, (input,), (input, lambd), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+def hardshrink_backward(grad_out, input, lambd, *, out=None):
+    """hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hardshrink_backward, (grad_out, input), (grad_out, input, lambd), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_hardshrink_backward(grad_out, input, lambd)
+        return _entry_hardshrink_backward_grad_input(grad_out, input, lambd, out)
+
+    except TypeError:
+        _r = _hra(hardshrink_backward, (grad_out, input), (grad_out, input, lambd), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hardsigmoid(Tensor self) -> Tensor
+def hardsigmoid(input, *, out=None):
+    """hardsigmoid(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hardsigmoid, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_hardsigmoid(input)
+        return _entry_hardsigmoid_out(input, out)
+
+    except TypeError:
+        _r = _hra(hardsigmoid, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hardsigmoid_(Tensor(a!) self) -> Tensor(a!)
+def hardsigmoid_(input):
+    """hardsigmoid_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(hardsigmoid_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_hardsigmoid_(input)
+
+    except TypeError:
+        _r = _hra(hardsigmoid_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+def hardsigmoid_backward(grad_output, input, *, out=None):
+    """hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hardsigmoid_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_hardsigmoid_backward(grad_output, input)
+        return _entry_hardsigmoid_backward_grad_input(grad_output, input, out)
+
+    except TypeError:
+        _r = _hra(hardsigmoid_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hardswish(Tensor self) -> Tensor
+def hardswish(input, *, out=None):
+    """hardswish(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hardswish, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_hardswish(input)
+        return _entry_hardswish_out(input, out)
+
+    except TypeError:
+        _r = _hra(hardswish, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hardswish_(Tensor(a!) self) -> Tensor(a!)
+def hardswish_(input):
+    """hardswish_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(hardswish_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_hardswish_(input)
+
+    except TypeError:
+        _r = _hra(hardswish_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+def hardswish_backward(grad_output, input, *, out=None):
+    """hardswish_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hardswish_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_hardswish_backward(grad_output, input)
+        return _entry_hardswish_backward_out(grad_output, input, out)
+
+    except TypeError:
+        _r = _hra(hardswish_backward, (grad_output, input), (grad_output, input), {'out': out})
         if _r is _NO:
             raise
         return _r
@@ -11054,6 +11391,63 @@ def log_(input):
         return _r
 
 
+# schema/native_functions.yaml: log_sigmoid(Tensor self) -> Tensor
+def log_sigmoid(input, *, out=None):
+    """log_sigmoid(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(log_sigmoid, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_log_sigmoid(input)
+        return _entry_log_sigmoid_out(input, out)
+
+    except TypeError:
+        _r = _hra(log_sigmoid, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+def log_sigmoid_backward(grad_output, input, buffer, *, out=None):
+    """log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(log_sigmoid_backward, (grad_output, input, buffer), (grad_output, input, buffer), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_log_sigmoid_backward(grad_output, input, buffer)
+        return _entry_log_sigmoid_backward_grad_input(grad_output, input, buffer, out)
+
+    except TypeError:
+        _r = _hra(log_sigmoid_backward, (grad_output, input, buffer), (grad_output, input, buffer), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+def log_sigmoid_forward(input, *, out=None):
+    """log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)"""
+    if _tf[0]:
+        _r = _htf(log_sigmoid_forward, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _rt_log_sigmoid_forward._make(_entry_log_sigmoid_forward(input))
+        return _entry_log_sigmoid_forward_output(input, *out)
+
+    except TypeError:
+        _r = _hra(log_sigmoid_forward, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
@@ -11881,6 +12275,59 @@ def minimum(input, other, *, out=None):
 
     except TypeError:
         _r = _hra(minimum, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: mish(Tensor self) -> Tensor
+def mish(input, *, out=None):
+    """mish(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(mish, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_mish(input)
+        return _entry_mish_out(input, out)
+
+    except TypeError:
+        _r = _hra(mish, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: mish_(Tensor(a!) self) -> Tensor(a!)
+def mish_(input):
+    """mish_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(mish_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_mish_(input)
+
+    except TypeError:
+        _r = _hra(mish_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: mish_backward(Tensor grad_output, Tensor self) -> Tensor
+def mish_backward(grad_output, input):
+    """mish_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(mish_backward, (grad_output, input), (grad_output, input), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_mish_backward(grad_output, input)
+
+    except TypeError:
+        _r = _hra(mish_backward, (grad_output, input), (grad_output, input), {})
         if _r is _NO:
             raise
         return _r
@@ -13231,6 +13678,23 @@ def pow(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: prelu(Tensor self, Tensor weight) -> Tensor
+def prelu(input, weight):
+    """prelu(Tensor self, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(prelu, (input, weight), (input, weight), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_prelu(input, weight)
+
+    except TypeError:
+        _r = _hra(prelu, (input, weight), (input, weight), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_prod(input, *, dtype=None, out=None):
     if isinstance(input, _Tensor) and (dtype is None or _F['ScalarType'](dtype)):
@@ -13965,6 +14429,40 @@ def relu(input, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: relu6(Tensor self) -> Tensor
+def relu6(input):
+    """relu6(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(relu6, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_relu6(input)
+
+    except TypeError:
+        _r = _hra(relu6, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: relu6_(Tensor(a!) self) -> Tensor(a!)
+def relu6_(input):
+    """relu6_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(relu6_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_relu6_(input)
+
+    except TypeError:
+        _r = _hra(relu6_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
@@ -14353,6 +14851,93 @@ def row_stack(tensors, *, out=None):
         return _r
 
 
+# schema/native_functions.yaml: rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+def rrelu(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(rrelu, (input,), (input, lower, upper, training, generator), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rrelu(input, lower, upper, training, generator)
+
+    except TypeError:
+        _r = _hra(rrelu, (input,), (input, lower, upper, training, generator), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(rrelu_, (input,), (input, lower, upper, training, generator), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rrelu_(input, lower, upper, training, generator)
+
+    except TypeError:
+        _r = _hra(rrelu_, (input,), (input, lower, upper, training, generator), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+def rrelu_with_noise(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(rrelu_with_noise, (input, noise), (input, noise, lower, upper, training, generator), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rrelu_with_noise(input, noise, lower, upper, training, generator)
+
+    except TypeError:
+        _r = _hra(rrelu_with_noise, (input, noise), (input, noise, lower, upper, training, generator), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+def rrelu_with_noise_(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    """rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(rrelu_with_noise_, (input, noise), (input, noise, lower, upper, training, generator), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_rrelu_with_noise_(input, noise, lower, upper, training, generator)
+
+    except TypeError:
+        _r = _hra(rrelu_with_noise_, (input, noise), (input, noise, lower, upper, training, generator), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor
+def rrelu_with_noise_backward(grad_output, input, noise, lower, upper, training, self_is_result, *, out=None):
+    """rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(rrelu_with_noise_backward, (grad_output, input, noise), (grad_output, input, noise, lower, upper, training, self_is_result), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_rrelu_with_noise_backward(grad_output, input, noise, lower, upper, training, self_is_result)
+        return _entry_rrelu_with_noise_backward_out(grad_output, input, noise, lower, upper, training, self_is_result, out)
+
+    except TypeError:
+        _r = _hra(rrelu_with_noise_backward, (grad_output, input, noise), (grad_output, input, noise, lower, upper, training, self_is_result), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
@@ -14707,6 +15292,40 @@ def select_scatter(input, src, dim, index, *, out=None):
 
     except TypeError:
         _r = _hra(select_scatter, (input, src), (input, src, dim, index), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: selu(Tensor self) -> Tensor
+def selu(input):
+    """selu(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(selu, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_selu(input)
+
+    except TypeError:
+        _r = _hra(selu, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: selu_(Tensor(a!) self) -> Tensor(a!)
+def selu_(input):
+    """selu_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(selu_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_selu_(input)
+
+    except TypeError:
+        _r = _hra(selu_, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r
@@ -15115,6 +15734,44 @@ def softplus_backward(grad_output, input, beta, threshold, *, out=None):
 
     except TypeError:
         _r = _hra(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+def softshrink(input, lambd=0.5, *, out=None):
+    """softshrink(Tensor self, Scalar lambd=0.5) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(softshrink, (input,), (input, lambd), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_softshrink(input, lambd)
+        return _entry_softshrink_out(input, lambd, out)
+
+    except TypeError:
+        _r = _hra(softshrink, (input,), (input, lambd), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+def softshrink_backward(grad_output, input, lambd, *, out=None):
+    """softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(softshrink_backward, (grad_output, input), (grad_output, input, lambd), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry_softshrink_backward(grad_output, input, lambd)
+        return _entry_softshrink_backward_grad_input(grad_output, input, lambd, out)
+
+    except TypeError:
+        _r = _hra(softshrink_backward, (grad_output, input), (grad_output, input, lambd), {'out': out})
         if _r is _NO:
             raise
         return _r

@@ -43352,6 +43352,1452 @@ hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
 _aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
 
 
+# schema/native_functions.yaml: hardswish(Tensor self) -> Tensor
+hardswish = _Op("aten", 'hardswish', 'default',
+    'hardswish(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_e_hardswish = hardswish._entry_cache
+
+
+def _bind_hardswish(self):
+    return (self,)
+
+
+def _entry_hardswish(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardswish, (self,)) from None
+    try:
+        _k = _e_hardswish[ks]
+    except KeyError:
+        _k = hardswish._fill_entry(ks)
+    return _k(self)
+
+
+hardswish._bind = _bind_hardswish
+hardswish._entry = _entry_hardswish
+_aten._packet('hardswish')._add(hardswish)
+
+
+# schema/native_functions.yaml: hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardswish)
+hardswish_out = _Op("aten", 'hardswish', 'out',
+    'hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_e_hardswish_out = hardswish_out._entry_cache
+
+
+def _bind_hardswish_out(self, *, out):
+    return (self, out)
+
+
+def _entry_hardswish_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardswish_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_hardswish_out[ks]
+    except KeyError:
+        _k = hardswish_out._fill_entry(ks)
+    return _k(self, out)
+
+
+hardswish_out._bind = _bind_hardswish_out
+hardswish_out._entry = _entry_hardswish_out
+_aten._packet('hardswish')._add(hardswish_out)
+
+
+# schema/native_functions.yaml: hardswish_(Tensor(a!) self) -> Tensor(a!)
+hardswish_ = _Op("aten", 'hardswish_', 'default',
+    'hardswish_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=())
+_e_hardswish_ = hardswish_._entry_cache
+
+
+def _bind_hardswish_(self):
+    return (self,)
+
+
+def _entry_hardswish_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardswish_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    try:
+        _k = _e_hardswish_[ks]
+    except KeyError:
+        _k = hardswish_._fill_entry(ks)
+    return _k(self)
+
+
+hardswish_._bind = _bind_hardswish_
+hardswish_._entry = _entry_hardswish_
+_aten._packet('hardswish_')._add(hardswish_)
+
+
+# schema/native_functions.yaml: hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+hardswish_backward = _Op("aten", 'hardswish_backward', 'default',
+    'hardswish_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=())
+_e_hardswish_backward = hardswish_backward._entry_cache
+
+
+def _bind_hardswish_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry_hardswish_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardswish_backward, (grad_output, self)) from None
+    try:
+        _k = _e_hardswish_backward[ks]
+    except KeyError:
+        _k = hardswish_backward._fill_entry(ks)
+    return _k(grad_output, self)
+
+
+hardswish_backward._bind = _bind_hardswish_backward
+hardswish_backward._entry = _entry_hardswish_backward
+_aten._packet('hardswish_backward')._add(hardswish_backward)
+
+
+# schema/native_functions.yaml: hardswish_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardswish_backward)
+hardswish_backward_out = _Op("aten", 'hardswish_backward', 'out',
+    'hardswish_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'self', 'out'), 2, tags=())
+_e_hardswish_backward_out = hardswish_backward_out._entry_cache
+
+
+def _bind_hardswish_backward_out(grad_output, self, *, out):
+    return (grad_output, self, out)
+
+
+def _entry_hardswish_backward_out(grad_output, self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardswish_backward_out, (grad_output, self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_hardswish_backward_out[ks]
+    except KeyError:
+        _k = hardswish_backward_out._fill_entry(ks)
+    return _k(grad_output, self, out)
+
+
+hardswish_backward_out._bind = _bind_hardswish_backward_out
+hardswish_backward_out._entry = _entry_hardswish_backward_out
+_aten._packet('hardswish_backward')._add(hardswish_backward_out)
+
+
+# schema/native_functions.yaml: hardsigmoid(Tensor self) -> Tensor
+hardsigmoid = _Op("aten", 'hardsigmoid', 'default',
+    'hardsigmoid(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_e_hardsigmoid = hardsigmoid._entry_cache
+
+
+def _bind_hardsigmoid(self):
+    return (self,)
+
+
+def _entry_hardsigmoid(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardsigmoid, (self,)) from None
+    try:
+        _k = _e_hardsigmoid[ks]
+    except KeyError:
+        _k = hardsigmoid._fill_entry(ks)
+    return _k(self)
+
+
+hardsigmoid._bind = _bind_hardsigmoid
+hardsigmoid._entry = _entry_hardsigmoid
+_aten._packet('hardsigmoid')._add(hardsigmoid)
+
+
+# schema/native_functions.yaml: hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardsigmoid)
+hardsigmoid_out = _Op("aten", 'hardsigmoid', 'out',
+    'hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_e_hardsigmoid_out = hardsigmoid_out._entry_cache
+
+
+def _bind_hardsigmoid_out(self, *, out):
+    return (self, out)
+
+
+def _entry_hardsigmoid_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardsigmoid_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_hardsigmoid_out[ks]
+    except KeyError:
+        _k = hardsigmoid_out._fill_entry(ks)
+    return _k(self, out)
+
+
+hardsigmoid_out._bind = _bind_hardsigmoid_out
+hardsigmoid_out._entry = _entry_hardsigmoid_out
+_aten._packet('hardsigmoid')._add(hardsigmoid_out)
+
+
+# schema/native_functions.yaml: hardsigmoid_(Tensor(a!) self) -> Tensor(a!)
+hardsigmoid_ = _Op("aten", 'hardsigmoid_', 'default',
+    'hardsigmoid_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_e_hardsigmoid_ = hardsigmoid_._entry_cache
+
+
+def _bind_hardsigmoid_(self):
+    return (self,)
+
+
+def _entry_hardsigmoid_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardsigmoid_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    try:
+        _k = _e_hardsigmoid_[ks]
+    except KeyError:
+        _k = hardsigmoid_._fill_entry(ks)
+    return _k(self)
+
+
+hardsigmoid_._bind = _bind_hardsigmoid_
+hardsigmoid_._entry = _entry_hardsigmoid_
+_aten._packet('hardsigmoid_')._add(hardsigmoid_)
+
+
+# schema/native_functions.yaml: hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+hardsigmoid_backward = _Op("aten", 'hardsigmoid_backward', 'default',
+    'hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=())
+_e_hardsigmoid_backward = hardsigmoid_backward._entry_cache
+
+
+def _bind_hardsigmoid_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry_hardsigmoid_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardsigmoid_backward, (grad_output, self)) from None
+    try:
+        _k = _e_hardsigmoid_backward[ks]
+    except KeyError:
+        _k = hardsigmoid_backward._fill_entry(ks)
+    return _k(grad_output, self)
+
+
+hardsigmoid_backward._bind = _bind_hardsigmoid_backward
+hardsigmoid_backward._entry = _entry_hardsigmoid_backward
+_aten._packet('hardsigmoid_backward')._add(hardsigmoid_backward)
+
+
+# schema/native_functions.yaml: hardsigmoid_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardsigmoid_backward)
+hardsigmoid_backward_grad_input = _Op("aten", 'hardsigmoid_backward', 'grad_input',
+    'hardsigmoid_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'grad_input'), 2, tags=())
+_e_hardsigmoid_backward_grad_input = hardsigmoid_backward_grad_input._entry_cache
+
+
+def _bind_hardsigmoid_backward_grad_input(grad_output, self, *, grad_input):
+    return (grad_output, self, grad_input)
+
+
+def _entry_hardsigmoid_backward_grad_input(grad_output, self, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardsigmoid_backward_grad_input, (grad_output, self, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    try:
+        _k = _e_hardsigmoid_backward_grad_input[ks]
+    except KeyError:
+        _k = hardsigmoid_backward_grad_input._fill_entry(ks)
+    return _k(grad_output, self, grad_input)
+
+
+hardsigmoid_backward_grad_input._bind = _bind_hardsigmoid_backward_grad_input
+hardsigmoid_backward_grad_input._entry = _entry_hardsigmoid_backward_grad_input
+_aten._packet('hardsigmoid_backward')._add(hardsigmoid_backward_grad_input)
+
+
+# schema/native_functions.yaml: mish(Tensor self) -> Tensor
+mish = _Op("aten", 'mish', 'default',
+    'mish(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_e_mish = mish._entry_cache
+
+
+def _bind_mish(self):
+    return (self,)
+
+
+def _entry_mish(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mish, (self,)) from None
+    try:
+        _k = _e_mish[ks]
+    except KeyError:
+        _k = mish._fill_entry(ks)
+    return _k(self)
+
+
+mish._bind = _bind_mish
+mish._entry = _entry_mish
+_aten._packet('mish')._add(mish)
+
+
+# schema/native_functions.yaml: mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of mish)
+mish_out = _Op("aten", 'mish', 'out',
+    'mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_e_mish_out = mish_out._entry_cache
+
+
+def _bind_mish_out(self, *, out):
+    return (self, out)
+
+
+def _entry_mish_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mish_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_mish_out[ks]
+    except KeyError:
+        _k = mish_out._fill_entry(ks)
+    return _k(self, out)
+
+
+mish_out._bind = _bind_mish_out
+mish_out._entry = _entry_mish_out
+_aten._packet('mish')._add(mish_out)
+
+
+# schema/native_functions.yaml: mish_(Tensor(a!) self) -> Tensor(a!)
+mish_ = _Op("aten", 'mish_', 'default',
+    'mish_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=())
+_e_mish_ = mish_._entry_cache
+
+
+def _bind_mish_(self):
+    return (self,)
+
+
+def _entry_mish_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mish_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    try:
+        _k = _e_mish_[ks]
+    except KeyError:
+        _k = mish_._fill_entry(ks)
+    return _k(self)
+
+
+mish_._bind = _bind_mish_
+mish_._entry = _entry_mish_
+_aten._packet('mish_')._add(mish_)
+
+
+# schema/native_functions.yaml: mish_backward(Tensor grad_output, Tensor self) -> Tensor
+mish_backward = _Op("aten", 'mish_backward', 'default',
+    'mish_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=())
+_e_mish_backward = mish_backward._entry_cache
+
+
+def _bind_mish_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry_mish_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mish_backward, (grad_output, self)) from None
+    try:
+        _k = _e_mish_backward[ks]
+    except KeyError:
+        _k = mish_backward._fill_entry(ks)
+    return _k(grad_output, self)
+
+
+mish_backward._bind = _bind_mish_backward
+mish_backward._entry = _entry_mish_backward
+_aten._packet('mish_backward')._add(mish_backward)
+
+
+# schema/native_functions.yaml: hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+hardshrink = _Op("aten", 'hardshrink', 'default',
+    'hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor',
+    ('self', 'lambd'), 2, tags=('pointwise',))
+_e_hardshrink = hardshrink._entry_cache
+
+
+def _bind_hardshrink(self, lambd=0.5):
+    return (self, lambd)
+
+
+def _entry_hardshrink(self, lambd):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardshrink, (self, lambd)) from None
+    try:
+        _k = _e_hardshrink[ks]
+    except KeyError:
+        _k = hardshrink._fill_entry(ks)
+    return _k(self, lambd)
+
+
+hardshrink._bind = _bind_hardshrink
+hardshrink._entry = _entry_hardshrink
+_aten._packet('hardshrink')._add(hardshrink)
+
+
+# schema/native_functions.yaml: hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardshrink)
+hardshrink_out = _Op("aten", 'hardshrink', 'out',
+    'hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'lambd', 'out'), 2, tags=('pointwise',))
+_e_hardshrink_out = hardshrink_out._entry_cache
+
+
+def _bind_hardshrink_out(self, lambd=0.5, *, out):
+    return (self, lambd, out)
+
+
+def _entry_hardshrink_out(self, lambd, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardshrink_out, (self, lambd, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_hardshrink_out[ks]
+    except KeyError:
+        _k = hardshrink_out._fill_entry(ks)
+    return _k(self, lambd, out)
+
+
+hardshrink_out._bind = _bind_hardshrink_out
+hardshrink_out._entry = _entry_hardshrink_out
+_aten._packet('hardshrink')._add(hardshrink_out)
+
+
+# schema/native_functions.yaml: hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+hardshrink_backward = _Op("aten", 'hardshrink_backward', 'default',
+    'hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor',
+    ('grad_out', 'self', 'lambd'), 3, tags=())
+_e_hardshrink_backward = hardshrink_backward._entry_cache
+
+
+def _bind_hardshrink_backward(grad_out, self, lambd):
+    return (grad_out, self, lambd)
+
+
+def _entry_hardshrink_backward(grad_out, self, lambd):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | self._ks | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardshrink_backward, (grad_out, self, lambd)) from None
+    try:
+        _k = _e_hardshrink_backward[ks]
+    except KeyError:
+        _k = hardshrink_backward._fill_entry(ks)
+    return _k(grad_out, self, lambd)
+
+
+hardshrink_backward._bind = _bind_hardshrink_backward
+hardshrink_backward._entry = _entry_hardshrink_backward
+_aten._packet('hardshrink_backward')._add(hardshrink_backward)
+
+
+# schema/native_functions.yaml: hardshrink_backward.grad_input(Tensor grad_out, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardshrink_backward)
+hardshrink_backward_grad_input = _Op("aten", 'hardshrink_backward', 'grad_input',
+    'hardshrink_backward.grad_input(Tensor grad_out, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_out', 'self', 'lambd', 'grad_input'), 3, tags=())
+_e_hardshrink_backward_grad_input = hardshrink_backward_grad_input._entry_cache
+
+
+def _bind_hardshrink_backward_grad_input(grad_out, self, lambd, *, grad_input):
+    return (grad_out, self, lambd, grad_input)
+
+
+def _entry_hardshrink_backward_grad_input(grad_out, self, lambd, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | self._ks | grad_input._ks | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardshrink_backward_grad_input, (grad_out, self, lambd, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    try:
+        _k = _e_hardshrink_backward_grad_input[ks]
+    except KeyError:
+        _k = hardshrink_backward_grad_input._fill_entry(ks)
+    return _k(grad_out, self, lambd, grad_input)
+
+
+hardshrink_backward_grad_input._bind = _bind_hardshrink_backward_grad_input
+hardshrink_backward_grad_input._entry = _entry_hardshrink_backward_grad_input
+_aten._packet('hardshrink_backward')._add(hardshrink_backward_grad_input)
+
+
+# schema/native_functions.yaml: softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+softshrink = _Op("aten", 'softshrink', 'default',
+    'softshrink(Tensor self, Scalar lambd=0.5) -> Tensor',
+    ('self', 'lambd'), 2, tags=('pointwise',))
+_e_softshrink = softshrink._entry_cache
+
+
+def _bind_softshrink(self, lambd=0.5):
+    return (self, lambd)
+
+
+def _entry_softshrink(self, lambd):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softshrink, (self, lambd)) from None
+    try:
+        _k = _e_softshrink[ks]
+    except KeyError:
+        _k = softshrink._fill_entry(ks)
+    return _k(self, lambd)
+
+
+softshrink._bind = _bind_softshrink
+softshrink._entry = _entry_softshrink
+_aten._packet('softshrink')._add(softshrink)
+
+
+# schema/native_functions.yaml: softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!) (autogen of softshrink)
+softshrink_out = _Op("aten", 'softshrink', 'out',
+    'softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'lambd', 'out'), 2, tags=('pointwise',))
+_e_softshrink_out = softshrink_out._entry_cache
+
+
+def _bind_softshrink_out(self, lambd=0.5, *, out):
+    return (self, lambd, out)
+
+
+def _entry_softshrink_out(self, lambd, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softshrink_out, (self, lambd, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_softshrink_out[ks]
+    except KeyError:
+        _k = softshrink_out._fill_entry(ks)
+    return _k(self, lambd, out)
+
+
+softshrink_out._bind = _bind_softshrink_out
+softshrink_out._entry = _entry_softshrink_out
+_aten._packet('softshrink')._add(softshrink_out)
+
+
+# schema/native_functions.yaml: softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+softshrink_backward = _Op("aten", 'softshrink_backward', 'default',
+    'softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor',
+    ('grad_output', 'self', 'lambd'), 3, tags=())
+_e_softshrink_backward = softshrink_backward._entry_cache
+
+
+def _bind_softshrink_backward(grad_output, self, lambd):
+    return (grad_output, self, lambd)
+
+
+def _entry_softshrink_backward(grad_output, self, lambd):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softshrink_backward, (grad_output, self, lambd)) from None
+    try:
+        _k = _e_softshrink_backward[ks]
+    except KeyError:
+        _k = softshrink_backward._fill_entry(ks)
+    return _k(grad_output, self, lambd)
+
+
+softshrink_backward._bind = _bind_softshrink_backward
+softshrink_backward._entry = _entry_softshrink_backward
+_aten._packet('softshrink_backward')._add(softshrink_backward)
+
+
+# schema/native_functions.yaml: softshrink_backward.grad_input(Tensor grad_output, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of softshrink_backward)
+softshrink_backward_grad_input = _Op("aten", 'softshrink_backward', 'grad_input',
+    'softshrink_backward.grad_input(Tensor grad_output, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'lambd', 'grad_input'), 3, tags=())
+_e_softshrink_backward_grad_input = softshrink_backward_grad_input._entry_cache
+
+
+def _bind_softshrink_backward_grad_input(grad_output, self, lambd, *, grad_input):
+    return (grad_output, self, lambd, grad_input)
+
+
+def _entry_softshrink_backward_grad_input(grad_output, self, lambd, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softshrink_backward_grad_input, (grad_output, self, lambd, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    try:
+        _k = _e_softshrink_backward_grad_input[ks]
+    except KeyError:
+        _k = softshrink_backward_grad_input._fill_entry(ks)
+    return _k(grad_output, self, lambd, grad_input)
+
+
+softshrink_backward_grad_input._bind = _bind_softshrink_backward_grad_input
+softshrink_backward_grad_input._entry = _entry_softshrink_backward_grad_input
+_aten._packet('softshrink_backward')._add(softshrink_backward_grad_input)
+
+
+# schema/native_functions.yaml: glu(Tensor self, int dim=-1) -> Tensor
+glu = _Op("aten", 'glu', 'default',
+    'glu(Tensor self, int dim=-1) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_e_glu = glu._entry_cache
+
+
+def _bind_glu(self, dim=-1):
+    return (self, dim)
+
+
+def _entry_glu(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(glu, (self, dim)) from None
+    try:
+        _k = _e_glu[ks]
+    except KeyError:
+        _k = glu._fill_entry(ks)
+    return _k(self, dim)
+
+
+glu._bind = _bind_glu
+glu._entry = _entry_glu
+_aten._packet('glu')._add(glu)
+
+
+# schema/native_functions.yaml: glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!) (autogen of glu)
+glu_out = _Op("aten", 'glu', 'out',
+    'glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_e_glu_out = glu_out._entry_cache
+
+
+def _bind_glu_out(self, dim=-1, *, out):
+    return (self, dim, out)
+
+
+def _entry_glu_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(glu_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_glu_out[ks]
+    except KeyError:
+        _k = glu_out._fill_entry(ks)
+    return _k(self, dim, out)
+
+
+glu_out._bind = _bind_glu_out
+glu_out._entry = _entry_glu_out
+_aten._packet('glu')._add(glu_out)
+
+
+# schema/native_functions.yaml: glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor
+glu_backward = _Op("aten", 'glu_backward', 'default',
+    'glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor',
+    ('grad_output', 'self', 'dim'), 3, tags=())
+_e_glu_backward = glu_backward._entry_cache
+
+
+def _bind_glu_backward(grad_output, self, dim):
+    return (grad_output, self, dim)
+
+
+def _entry_glu_backward(grad_output, self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(glu_backward, (grad_output, self, dim)) from None
+    try:
+        _k = _e_glu_backward[ks]
+    except KeyError:
+        _k = glu_backward._fill_entry(ks)
+    return _k(grad_output, self, dim)
+
+
+glu_backward._bind = _bind_glu_backward
+glu_backward._entry = _entry_glu_backward
+_aten._packet('glu_backward')._add(glu_backward)
+
+
+# schema/native_functions.yaml: glu_backward.grad_input(Tensor grad_output, Tensor self, int dim, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of glu_backward)
+glu_backward_grad_input = _Op("aten", 'glu_backward', 'grad_input',
+    'glu_backward.grad_input(Tensor grad_output, Tensor self, int dim, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'dim', 'grad_input'), 3, tags=())
+_e_glu_backward_grad_input = glu_backward_grad_input._entry_cache
+
+
+def _bind_glu_backward_grad_input(grad_output, self, dim, *, grad_input):
+    return (grad_output, self, dim, grad_input)
+
+
+def _entry_glu_backward_grad_input(grad_output, self, dim, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(glu_backward_grad_input, (grad_output, self, dim, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    try:
+        _k = _e_glu_backward_grad_input[ks]
+    except KeyError:
+        _k = glu_backward_grad_input._fill_entry(ks)
+    return _k(grad_output, self, dim, grad_input)
+
+
+glu_backward_grad_input._bind = _bind_glu_backward_grad_input
+glu_backward_grad_input._entry = _entry_glu_backward_grad_input
+_aten._packet('glu_backward')._add(glu_backward_grad_input)
+
+
+# schema/native_functions.yaml: log_sigmoid(Tensor self) -> Tensor
+log_sigmoid = _Op("aten", 'log_sigmoid', 'default',
+    'log_sigmoid(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_e_log_sigmoid = log_sigmoid._entry_cache
+
+
+def _bind_log_sigmoid(self):
+    return (self,)
+
+
+def _entry_log_sigmoid(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_sigmoid, (self,)) from None
+    try:
+        _k = _e_log_sigmoid[ks]
+    except KeyError:
+        _k = log_sigmoid._fill_entry(ks)
+    return _k(self)
+
+
+log_sigmoid._bind = _bind_log_sigmoid
+log_sigmoid._entry = _entry_log_sigmoid
+_aten._packet('log_sigmoid')._add(log_sigmoid)
+
+
+# schema/native_functions.yaml: log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+log_sigmoid_out = _Op("aten", 'log_sigmoid', 'out',
+    'log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_e_log_sigmoid_out = log_sigmoid_out._entry_cache
+
+
+def _bind_log_sigmoid_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log_sigmoid_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_sigmoid_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_log_sigmoid_out[ks]
+    except KeyError:
+        _k = log_sigmoid_out._fill_entry(ks)
+    return _k(self, out)
+
+
+log_sigmoid_out._bind = _bind_log_sigmoid_out
+log_sigmoid_out._entry = _entry_log_sigmoid_out
+_aten._packet('log_sigmoid')._add(log_sigmoid_out)
+
+
+# schema/native_functions.yaml: log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+log_sigmoid_forward = _Op("aten", 'log_sigmoid_forward', 'default',
+    'log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)',
+    ('self',), 1, tags=())
+_e_log_sigmoid_forward = log_sigmoid_forward._entry_cache
+
+
+def _bind_log_sigmoid_forward(self):
+    return (self,)
+
+
+def _entry_log_sigmoid_forward(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_sigmoid_forward, (self,)) from None
+    try:
+        _k = _e_log_sigmoid_forward[ks]
+    except KeyError:
+        _k = log_sigmoid_forward._fill_entry(ks)
+    return _k(self)
+
+
+log_sigmoid_forward._bind = _bind_log_sigmoid_forward
+log_sigmoid_forward._entry = _entry_log_sigmoid_forward
+_aten._packet('log_sigmoid_forward')._add(log_sigmoid_forward)
+
+
+# schema/native_functions.yaml: log_sigmoid_forward.output(Tensor self, *, Tensor(a!) output, Tensor(b!) buffer) -> (Tensor(a!), Tensor(b!)) (autogen of log_sigmoid_forward)
+log_sigmoid_forward_output = _Op("aten", 'log_sigmoid_forward', 'output',
+    'log_sigmoid_forward.output(Tensor self, *, Tensor(a!) output, Tensor(b!) buffer) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'output', 'buffer'), 1, tags=())
+_e_log_sigmoid_forward_output = log_sigmoid_forward_output._entry_cache
+
+
+def _bind_log_sigmoid_forward_output(self, *, output, buffer):
+    return (self, output, buffer)
+
+
+def _entry_log_sigmoid_forward_output(self, output, buffer):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | output._ks | buffer._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_sigmoid_forward_output, (self, output, buffer)) from None
+    if not output._ks & _ADINPLACE:
+        _inplace_on_inference(output)
+    if not buffer._ks & _ADINPLACE:
+        _inplace_on_inference(buffer)
+    try:
+        _k = _e_log_sigmoid_forward_output[ks]
+    except KeyError:
+        _k = log_sigmoid_forward_output._fill_entry(ks)
+    return _k(self, output, buffer)
+
+
+log_sigmoid_forward_output._bind = _bind_log_sigmoid_forward_output
+log_sigmoid_forward_output._entry = _entry_log_sigmoid_forward_output
+_aten._packet('log_sigmoid_forward')._add(log_sigmoid_forward_output)
+
+
+# schema/native_functions.yaml: log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+log_sigmoid_backward = _Op("aten", 'log_sigmoid_backward', 'default',
+    'log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor',
+    ('grad_output', 'self', 'buffer'), 3, tags=())
+_e_log_sigmoid_backward = log_sigmoid_backward._entry_cache
+
+
+def _bind_log_sigmoid_backward(grad_output, self, buffer):
+    return (grad_output, self, buffer)
+
+
+def _entry_log_sigmoid_backward(grad_output, self, buffer):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | buffer._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_sigmoid_backward, (grad_output, self, buffer)) from None
+    try:
+        _k = _e_log_sigmoid_backward[ks]
+    except KeyError:
+        _k = log_sigmoid_backward._fill_entry(ks)
+    return _k(grad_output, self, buffer)
+
+
+log_sigmoid_backward._bind = _bind_log_sigmoid_backward
+log_sigmoid_backward._entry = _entry_log_sigmoid_backward
+_aten._packet('log_sigmoid_backward')._add(log_sigmoid_backward)
+
+
+# schema/native_functions.yaml: log_sigmoid_backward.grad_input(Tensor grad_output, Tensor self, Tensor buffer, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of log_sigmoid_backward)
+log_sigmoid_backward_grad_input = _Op("aten", 'log_sigmoid_backward', 'grad_input',
+    'log_sigmoid_backward.grad_input(Tensor grad_output, Tensor self, Tensor buffer, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'buffer', 'grad_input'), 3, tags=())
+_e_log_sigmoid_backward_grad_input = log_sigmoid_backward_grad_input._entry_cache
+
+
+def _bind_log_sigmoid_backward_grad_input(grad_output, self, buffer, *, grad_input):
+    return (grad_output, self, buffer, grad_input)
+
+
+def _entry_log_sigmoid_backward_grad_input(grad_output, self, buffer, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | buffer._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_sigmoid_backward_grad_input, (grad_output, self, buffer, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    try:
+        _k = _e_log_sigmoid_backward_grad_input[ks]
+    except KeyError:
+        _k = log_sigmoid_backward_grad_input._fill_entry(ks)
+    return _k(grad_output, self, buffer, grad_input)
+
+
+log_sigmoid_backward_grad_input._bind = _bind_log_sigmoid_backward_grad_input
+log_sigmoid_backward_grad_input._entry = _entry_log_sigmoid_backward_grad_input
+_aten._packet('log_sigmoid_backward')._add(log_sigmoid_backward_grad_input)
+
+
+# schema/native_functions.yaml: celu(Tensor self, Scalar alpha=1.0) -> Tensor
+celu = _Op("aten", 'celu', 'default',
+    'celu(Tensor self, Scalar alpha=1.0) -> Tensor',
+    ('self', 'alpha'), 2, tags=('pointwise',))
+_e_celu = celu._entry_cache
+
+
+def _bind_celu(self, alpha=1.0):
+    return (self, alpha)
+
+
+def _entry_celu(self, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(celu, (self, alpha)) from None
+    try:
+        _k = _e_celu[ks]
+    except KeyError:
+        _k = celu._fill_entry(ks)
+    return _k(self, alpha)
+
+
+celu._bind = _bind_celu
+celu._entry = _entry_celu
+_aten._packet('celu')._add(celu)
+
+
+# schema/native_functions.yaml: celu.out(Tensor self, Scalar alpha=1.0, *, Tensor(a!) out) -> Tensor(a!) (autogen of celu)
+celu_out = _Op("aten", 'celu', 'out',
+    'celu.out(Tensor self, Scalar alpha=1.0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'alpha', 'out'), 2, tags=('pointwise',))
+_e_celu_out = celu_out._entry_cache
+
+
+def _bind_celu_out(self, alpha=1.0, *, out):
+    return (self, alpha, out)
+
+
+def _entry_celu_out(self, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(celu_out, (self, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_celu_out[ks]
+    except KeyError:
+        _k = celu_out._fill_entry(ks)
+    return _k(self, alpha, out)
+
+
+celu_out._bind = _bind_celu_out
+celu_out._entry = _entry_celu_out
+_aten._packet('celu')._add(celu_out)
+
+
+# schema/native_functions.yaml: celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+celu_ = _Op("aten", 'celu_', 'default',
+    'celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)',
+    ('self', 'alpha'), 2, tags=('pointwise',))
+_e_celu_ = celu_._entry_cache
+
+
+def _bind_celu_(self, alpha=1.0):
+    return (self, alpha)
+
+
+def _entry_celu_(self, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(celu_, (self, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    try:
+        _k = _e_celu_[ks]
+    except KeyError:
+        _k = celu_._fill_entry(ks)
+    return _k(self, alpha)
+
+
+celu_._bind = _bind_celu_
+celu_._entry = _entry_celu_
+_aten._packet('celu_')._add(celu_)
+
+
+# schema/native_functions.yaml: selu(Tensor self) -> Tensor
+selu = _Op("aten", 'selu', 'default',
+    'selu(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_e_selu = selu._entry_cache
+
+
+def _bind_selu(self):
+    return (self,)
+
+
+def _entry_selu(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(selu, (self,)) from None
+    try:
+        _k = _e_selu[ks]
+    except KeyError:
+        _k = selu._fill_entry(ks)
+    return _k(self)
+
+
+selu._bind = _bind_selu
+selu._entry = _entry_selu
+_aten._packet('selu')._add(selu)
+
+
+# schema/native_functions.yaml: selu_(Tensor(a!) self) -> Tensor(a!)
+selu_ = _Op("aten", 'selu_', 'default',
+    'selu_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_e_selu_ = selu_._entry_cache
+
+
+def _bind_selu_(self):
+    return (self,)
+
+
+def _entry_selu_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(selu_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    try:
+        _k = _e_selu_[ks]
+    except KeyError:
+        _k = selu_._fill_entry(ks)
+    return _k(self)
+
+
+selu_._bind = _bind_selu_
+selu_._entry = _entry_selu_
+_aten._packet('selu_')._add(selu_)
+
+
+# schema/native_functions.yaml: relu6(Tensor self) -> Tensor
+relu6 = _Op("aten", 'relu6', 'default',
+    'relu6(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_e_relu6 = relu6._entry_cache
+
+
+def _bind_relu6(self):
+    return (self,)
+
+
+def _entry_relu6(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(relu6, (self,)) from None
+    try:
+        _k = _e_relu6[ks]
+    except KeyError:
+        _k = relu6._fill_entry(ks)
+    return _k(self)
+
+
+relu6._bind = _bind_relu6
+relu6._entry = _entry_relu6
+_aten._packet('relu6')._add(relu6)
+
+
+# schema/native_functions.yaml: relu6_(Tensor(a!) self) -> Tensor(a!)
+relu6_ = _Op("aten", 'relu6_', 'default',
+    'relu6_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=())
+_e_relu6_ = relu6_._entry_cache
+
+
+def _bind_relu6_(self):
+    return (self,)
+
+
+def _entry_relu6_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(relu6_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    try:
+        _k = _e_relu6_[ks]
+    except KeyError:
+        _k = relu6_._fill_entry(ks)
+    return _k(self)
+
+
+relu6_._bind = _bind_relu6_
+relu6_._entry = _entry_relu6_
+_aten._packet('relu6_')._add(relu6_)
+
+
+# schema/native_functions.yaml: prelu(Tensor self, Tensor weight) -> Tensor
+prelu = _Op("aten", 'prelu', 'default',
+    'prelu(Tensor self, Tensor weight) -> Tensor',
+    ('self', 'weight'), 2, tags=())
+_e_prelu = prelu._entry_cache
+
+
+def _bind_prelu(self, weight):
+    return (self, weight)
+
+
+def _entry_prelu(self, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prelu, (self, weight)) from None
+    try:
+        _k = _e_prelu[ks]
+    except KeyError:
+        _k = prelu._fill_entry(ks)
+    return _k(self, weight)
+
+
+prelu._bind = _bind_prelu
+prelu._entry = _entry_prelu
+_aten._packet('prelu')._add(prelu)
+
+
+# schema/native_functions.yaml: _prelu_kernel(Tensor self, Tensor weight) -> Tensor
+_prelu_kernel = _Op("aten", '_prelu_kernel', 'default',
+    '_prelu_kernel(Tensor self, Tensor weight) -> Tensor',
+    ('self', 'weight'), 2, tags=())
+_e__prelu_kernel = _prelu_kernel._entry_cache
+
+
+def _bind__prelu_kernel(self, weight):
+    return (self, weight)
+
+
+def _entry__prelu_kernel(self, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_prelu_kernel, (self, weight)) from None
+    try:
+        _k = _e__prelu_kernel[ks]
+    except KeyError:
+        _k = _prelu_kernel._fill_entry(ks)
+    return _k(self, weight)
+
+
+_prelu_kernel._bind = _bind__prelu_kernel
+_prelu_kernel._entry = _entry__prelu_kernel
+_aten._packet('_prelu_kernel')._add(_prelu_kernel)
+
+
+# schema/native_functions.yaml: _prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+_prelu_kernel_backward = _Op("aten", '_prelu_kernel_backward', 'default',
+    '_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)',
+    ('grad_output', 'self', 'weight'), 3, tags=())
+_e__prelu_kernel_backward = _prelu_kernel_backward._entry_cache
+
+
+def _bind__prelu_kernel_backward(grad_output, self, weight):
+    return (grad_output, self, weight)
+
+
+def _entry__prelu_kernel_backward(grad_output, self, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_prelu_kernel_backward, (grad_output, self, weight)) from None
+    try:
+        _k = _e__prelu_kernel_backward[ks]
+    except KeyError:
+        _k = _prelu_kernel_backward._fill_entry(ks)
+    return _k(grad_output, self, weight)
+
+
+_prelu_kernel_backward._bind = _bind__prelu_kernel_backward
+_prelu_kernel_backward._entry = _entry__prelu_kernel_backward
+_aten._packet('_prelu_kernel_backward')._add(_prelu_kernel_backward)
+
+
+# schema/native_functions.yaml: rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+rrelu = _Op("aten", 'rrelu', 'default',
+    'rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor',
+    ('self', 'lower', 'upper', 'training', 'generator'), 5, tags=('pointwise', 'nondeterministic_seeded'))
+_e_rrelu = rrelu._entry_cache
+
+
+def _bind_rrelu(self, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    return (self, lower, upper, training, generator)
+
+
+def _entry_rrelu(self, lower, upper, training, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if lower.__class__ is _complex else 0) | (_COMPLEX if upper.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rrelu, (self, lower, upper, training, generator)) from None
+    try:
+        _k = _e_rrelu[ks]
+    except KeyError:
+        _k = rrelu._fill_entry(ks)
+    return _k(self, lower, upper, training, generator)
+
+
+rrelu._bind = _bind_rrelu
+rrelu._entry = _entry_rrelu
+_aten._packet('rrelu')._add(rrelu)
+
+
+# schema/native_functions.yaml: rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+rrelu_ = _Op("aten", 'rrelu_', 'default',
+    'rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'lower', 'upper', 'training', 'generator'), 5, tags=('nondeterministic_seeded',))
+_e_rrelu_ = rrelu_._entry_cache
+
+
+def _bind_rrelu_(self, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    return (self, lower, upper, training, generator)
+
+
+def _entry_rrelu_(self, lower, upper, training, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if lower.__class__ is _complex else 0) | (_COMPLEX if upper.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rrelu_, (self, lower, upper, training, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    try:
+        _k = _e_rrelu_[ks]
+    except KeyError:
+        _k = rrelu_._fill_entry(ks)
+    return _k(self, lower, upper, training, generator)
+
+
+rrelu_._bind = _bind_rrelu_
+rrelu_._entry = _entry_rrelu_
+_aten._packet('rrelu_')._add(rrelu_)
+
+
+# schema/native_functions.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+rrelu_with_noise = _Op("aten", 'rrelu_with_noise', 'default',
+    'rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor',
+    ('self', 'noise', 'lower', 'upper', 'training', 'generator'), 6, tags=('nondeterministic_seeded',))
+_e_rrelu_with_noise = rrelu_with_noise._entry_cache
+
+
+def _bind_rrelu_with_noise(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    return (self, noise, lower, upper, training, generator)
+
+
+def _entry_rrelu_with_noise(self, noise, lower, upper, training, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | noise._ks | (_COMPLEX if lower.__class__ is _complex else 0) | (_COMPLEX if upper.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rrelu_with_noise, (self, noise, lower, upper, training, generator)) from None
+    if not noise._ks & _ADINPLACE:
+        _inplace_on_inference(noise)
+    try:
+        _k = _e_rrelu_with_noise[ks]
+    except KeyError:
+        _k = rrelu_with_noise._fill_entry(ks)
+    return _k(self, noise, lower, upper, training, generator)
+
+
+rrelu_with_noise._bind = _bind_rrelu_with_noise
+rrelu_with_noise._entry = _entry_rrelu_with_noise
+_aten._packet('rrelu_with_noise')._add(rrelu_with_noise)
+
+
+# schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+rrelu_with_noise_ = _Op("aten", 'rrelu_with_noise_', 'default',
+    'rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'noise', 'lower', 'upper', 'training', 'generator'), 6, tags=('nondeterministic_seeded',))
+_e_rrelu_with_noise_ = rrelu_with_noise_._entry_cache
+
+
+def _bind_rrelu_with_noise_(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    return (self, noise, lower, upper, training, generator)
+
+
+def _entry_rrelu_with_noise_(self, noise, lower, upper, training, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | noise._ks | (_COMPLEX if lower.__class__ is _complex else 0) | (_COMPLEX if upper.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rrelu_with_noise_, (self, noise, lower, upper, training, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    if not noise._ks & _ADINPLACE:
+        _inplace_on_inference(noise)
+    try:
+        _k = _e_rrelu_with_noise_[ks]
+    except KeyError:
+        _k = rrelu_with_noise_._fill_entry(ks)
+    return _k(self, noise, lower, upper, training, generator)
+
+
+rrelu_with_noise_._bind = _bind_rrelu_with_noise_
+rrelu_with_noise_._entry = _entry_rrelu_with_noise_
+_aten._packet('rrelu_with_noise_')._add(rrelu_with_noise_)
+
+
+# schema/native_functions.yaml: rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor
+rrelu_with_noise_backward = _Op("aten", 'rrelu_with_noise_backward', 'default',
+    'rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor',
+    ('grad_output', 'self', 'noise', 'lower', 'upper', 'training', 'self_is_result'), 7, tags=())
+_e_rrelu_with_noise_backward = rrelu_with_noise_backward._entry_cache
+
+
+def _bind_rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result):
+    return (grad_output, self, noise, lower, upper, training, self_is_result)
+
+
+def _entry_rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training, self_is_result):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | noise._ks | (_COMPLEX if lower.__class__ is _complex else 0) | (_COMPLEX if upper.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rrelu_with_noise_backward, (grad_output, self, noise, lower, upper, training, self_is_result)) from None
+    try:
+        _k = _e_rrelu_with_noise_backward[ks]
+    except KeyError:
+        _k = rrelu_with_noise_backward._fill_entry(ks)
+    return _k(grad_output, self, noise, lower, upper, training, self_is_result)
+
+
+rrelu_with_noise_backward._bind = _bind_rrelu_with_noise_backward
+rrelu_with_noise_backward._entry = _entry_rrelu_with_noise_backward
+_aten._packet('rrelu_with_noise_backward')._add(rrelu_with_noise_backward)
+
+
+# schema/native_functions.yaml: rrelu_with_noise_backward.out(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result, *, Tensor(a!) out) -> Tensor(a!) (autogen of rrelu_with_noise_backward)
+rrelu_with_noise_backward_out = _Op("aten", 'rrelu_with_noise_backward', 'out',
+    'rrelu_with_noise_backward.out(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'self', 'noise', 'lower', 'upper', 'training', 'self_is_result', 'out'), 7, tags=())
+_e_rrelu_with_noise_backward_out = rrelu_with_noise_backward_out._entry_cache
+
+
+def _bind_rrelu_with_noise_backward_out(grad_output, self, noise, lower, upper, training, self_is_result, *, out):
+    return (grad_output, self, noise, lower, upper, training, self_is_result, out)
+
+
+def _entry_rrelu_with_noise_backward_out(grad_output, self, noise, lower, upper, training, self_is_result, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | noise._ks | out._ks | (_COMPLEX if lower.__class__ is _complex else 0) | (_COMPLEX if upper.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rrelu_with_noise_backward_out, (grad_output, self, noise, lower, upper, training, self_is_result, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_rrelu_with_noise_backward_out[ks]
+    except KeyError:
+        _k = rrelu_with_noise_backward_out._fill_entry(ks)
+    return _k(grad_output, self, noise, lower, upper, training, self_is_result, out)
+
+
+rrelu_with_noise_backward_out._bind = _bind_rrelu_with_noise_backward_out
+rrelu_with_noise_backward_out._entry = _entry_rrelu_with_noise_backward_out
+_aten._packet('rrelu_with_noise_backward')._add(rrelu_with_noise_backward_out)
+
+
 # schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 threshold = _Op("aten", 'threshold', 'default',
     'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',

@@ -7,6 +7,7 @@ from ember.dispatch.registration import autogen_out as _autogen_out
 from ember.dispatch.registration import autogen_view_copy as _autogen_view_copy
 from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
+from ember.kernels.common import activation as _common_activation
 from ember.kernels.common import complex_views as _common_complex_views
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
@@ -14,6 +15,7 @@ from ember.kernels.common import random as _common_random
 from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import scatter_views as _common_scatter_views
 from ember.kernels.common import views as _common_views
+from ember.kernels.composite import activation as _composite_activation
 from ember.kernels.composite import aliases as _composite_aliases
 from ember.kernels.composite import binary as _composite_binary
 from ember.kernels.composite import complex as _composite_complex
@@ -5810,6 +5812,217 @@ _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 # schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardtanh_backward)
 _o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh_backward))
 _o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: hardswish(Tensor self) -> Tensor
+_o.hardswish.register('CPU', _cpu_activation.hardswish)
+_o.hardswish.register('CUDA', _cuda_pointwise.hardswish)
+_o.hardswish.register('Meta', _meta_activation.hardswish)
+
+# schema/native_functions.yaml: hardswish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardswish)
+_o.hardswish_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardswish))
+_o.hardswish_out.register("ADInplaceOrView", _inplace_or_view(_o.hardswish_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: hardswish_(Tensor(a!) self) -> Tensor(a!)
+_o.hardswish_.register('CPU', _cpu_activation.hardswish_)
+_o.hardswish_.register('CUDA', _cuda_pointwise.hardswish_)
+_o.hardswish_.register('Meta', _meta_activation.hardswish_)
+_o.hardswish_.register("ADInplaceOrView", _inplace_or_view(_o.hardswish_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: hardswish_backward(Tensor grad_output, Tensor self) -> Tensor
+_o.hardswish_backward.register('CPU', _cpu_activation.hardswish_backward)
+_o.hardswish_backward.register('CUDA', _cuda_pointwise.hardswish_backward)
+_o.hardswish_backward.register('Meta', _meta_activation.hardswish_backward)
+
+# schema/native_functions.yaml: hardswish_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardswish_backward)
+_o.hardswish_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardswish_backward))
+_o.hardswish_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.hardswish_backward_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: hardsigmoid(Tensor self) -> Tensor
+_o.hardsigmoid.register('CPU', _cpu_activation.hardsigmoid)
+_o.hardsigmoid.register('CUDA', _cuda_pointwise.hardsigmoid)
+_o.hardsigmoid.register('Meta', _meta_activation.hardsigmoid)
+
+# schema/native_functions.yaml: hardsigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardsigmoid)
+_o.hardsigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardsigmoid))
+_o.hardsigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.hardsigmoid_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: hardsigmoid_(Tensor(a!) self) -> Tensor(a!)
+_o.hardsigmoid_.register('CPU', _cpu_activation.hardsigmoid_)
+_o.hardsigmoid_.register('CUDA', _cuda_pointwise.hardsigmoid_)
+_o.hardsigmoid_.register('Meta', _meta_activation.hardsigmoid_)
+_o.hardsigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.hardsigmoid_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor
+_o.hardsigmoid_backward.register('CPU', _cpu_activation.hardsigmoid_backward)
+_o.hardsigmoid_backward.register('CUDA', _cuda_pointwise.hardsigmoid_backward)
+_o.hardsigmoid_backward.register('Meta', _meta_activation.hardsigmoid_backward)
+
+# schema/native_functions.yaml: hardsigmoid_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardsigmoid_backward)
+_o.hardsigmoid_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.hardsigmoid_backward))
+_o.hardsigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardsigmoid_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: mish(Tensor self) -> Tensor
+_o.mish.register('CPU', _cpu_activation.mish)
+_o.mish.register('CUDA', _cuda_pointwise.mish)
+_o.mish.register('Meta', _meta_activation.mish)
+
+# schema/native_functions.yaml: mish.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of mish)
+_o.mish_out.register('CompositeExplicitAutograd', _autogen_out(_o.mish))
+_o.mish_out.register("ADInplaceOrView", _inplace_or_view(_o.mish_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: mish_(Tensor(a!) self) -> Tensor(a!)
+_o.mish_.register('CPU', _cpu_activation.mish_)
+_o.mish_.register('CUDA', _cuda_pointwise.mish_)
+_o.mish_.register('Meta', _meta_activation.mish_)
+_o.mish_.register("ADInplaceOrView", _inplace_or_view(_o.mish_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: mish_backward(Tensor grad_output, Tensor self) -> Tensor
+_o.mish_backward.register('CPU', _cpu_activation.mish_backward)
+_o.mish_backward.register('CUDA', _cuda_pointwise.mish_backward)
+_o.mish_backward.register('Meta', _meta_activation.mish_backward)
+
+# schema/native_functions.yaml: hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+_o.hardshrink.register('CPU', _cpu_activation.hardshrink)
+_o.hardshrink.register('CUDA', _cuda_pointwise.hardshrink)
+_o.hardshrink.register('Meta', _meta_activation.hardshrink)
+
+# schema/native_functions.yaml: hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardshrink)
+_o.hardshrink_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardshrink))
+_o.hardshrink_out.register("ADInplaceOrView", _inplace_or_view(_o.hardshrink_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+_o.hardshrink_backward.register('CPU', _cpu_activation.hardshrink_backward)
+_o.hardshrink_backward.register('CUDA', _cuda_pointwise.hardshrink_backward)
+_o.hardshrink_backward.register('Meta', _meta_activation.hardshrink_backward)
+
+# schema/native_functions.yaml: hardshrink_backward.grad_input(Tensor grad_out, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardshrink_backward)
+_o.hardshrink_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.hardshrink_backward))
+_o.hardshrink_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardshrink_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: softshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+_o.softshrink.register('CPU', _cpu_activation.softshrink)
+_o.softshrink.register('CUDA', _cuda_pointwise.softshrink)
+_o.softshrink.register('Meta', _meta_activation.softshrink)
+
+# schema/native_functions.yaml: softshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!) (autogen of softshrink)
+_o.softshrink_out.register('CompositeExplicitAutograd', _autogen_out(_o.softshrink))
+_o.softshrink_out.register("ADInplaceOrView", _inplace_or_view(_o.softshrink_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor
+_o.softshrink_backward.register('CPU', _cpu_activation.softshrink_backward)
+_o.softshrink_backward.register('CUDA', _cuda_pointwise.softshrink_backward)
+_o.softshrink_backward.register('Meta', _meta_activation.softshrink_backward)
+
+# schema/native_functions.yaml: softshrink_backward.grad_input(Tensor grad_output, Tensor self, Scalar lambd, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of softshrink_backward)
+_o.softshrink_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.softshrink_backward))
+_o.softshrink_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softshrink_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: glu(Tensor self, int dim=-1) -> Tensor
+_o.glu.register('CPU', _cpu_activation.glu)
+_o.glu.register('CUDA', _common_activation.glu_on_device)
+_o.glu.register('Meta', _meta_activation.glu)
+
+# schema/native_functions.yaml: glu.out(Tensor self, int dim=-1, *, Tensor(a!) out) -> Tensor(a!) (autogen of glu)
+_o.glu_out.register('CompositeExplicitAutograd', _autogen_out(_o.glu))
+_o.glu_out.register("ADInplaceOrView", _inplace_or_view(_o.glu_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor
+_o.glu_backward.register('CPU', _cpu_activation.glu_backward)
+_o.glu_backward.register('CUDA', _common_activation.glu_backward_on_device)
+_o.glu_backward.register('Meta', _meta_activation.glu_backward)
+
+# schema/native_functions.yaml: glu_backward.grad_input(Tensor grad_output, Tensor self, int dim, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of glu_backward)
+_o.glu_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.glu_backward))
+_o.glu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.glu_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: log_sigmoid(Tensor self) -> Tensor
+_o.log_sigmoid.register('CompositeImplicitAutograd', _composite_activation.log_sigmoid)
+
+# schema/native_functions.yaml: log_sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+_o.log_sigmoid_out.register('CompositeImplicitAutograd', _composite_activation.log_sigmoid_out)
+_o.log_sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.log_sigmoid_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)
+_o.log_sigmoid_forward.register('CPU', _cpu_activation.log_sigmoid_forward)
+_o.log_sigmoid_forward.register('CUDA', _common_activation.log_sigmoid_forward_on_device)
+_o.log_sigmoid_forward.register('Meta', _meta_activation.log_sigmoid_forward)
+
+# schema/native_functions.yaml: log_sigmoid_forward.output(Tensor self, *, Tensor(a!) output, Tensor(b!) buffer) -> (Tensor(a!), Tensor(b!)) (autogen of log_sigmoid_forward)
+_o.log_sigmoid_forward_output.register('CompositeExplicitAutograd', _autogen_out(_o.log_sigmoid_forward))
+_o.log_sigmoid_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.log_sigmoid_forward_output, (1, 2)), with_keyset=True)
+
+# schema/native_functions.yaml: log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor
+_o.log_sigmoid_backward.register('CPU', _cpu_activation.log_sigmoid_backward)
+_o.log_sigmoid_backward.register('CUDA', _common_activation.log_sigmoid_backward_on_device)
+_o.log_sigmoid_backward.register('Meta', _meta_activation.log_sigmoid_backward)
+
+# schema/native_functions.yaml: log_sigmoid_backward.grad_input(Tensor grad_output, Tensor self, Tensor buffer, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of log_sigmoid_backward)
+_o.log_sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.log_sigmoid_backward))
+_o.log_sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.log_sigmoid_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: celu(Tensor self, Scalar alpha=1.0) -> Tensor
+_o.celu.register('CompositeExplicitAutograd', _common_activation.celu)
+
+# schema/native_functions.yaml: celu.out(Tensor self, Scalar alpha=1.0, *, Tensor(a!) out) -> Tensor(a!) (autogen of celu)
+_o.celu_out.register('CompositeExplicitAutograd', _autogen_out(_o.celu))
+_o.celu_out.register("ADInplaceOrView", _inplace_or_view(_o.celu_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+_o.celu_.register('CompositeExplicitAutograd', _common_activation.celu_)
+_o.celu_.register("ADInplaceOrView", _inplace_or_view(_o.celu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: selu(Tensor self) -> Tensor
+_o.selu.register('CompositeImplicitAutograd', _composite_activation.selu)
+
+# schema/native_functions.yaml: selu_(Tensor(a!) self) -> Tensor(a!)
+_o.selu_.register('CompositeImplicitAutograd', _composite_activation.selu_)
+_o.selu_.register("ADInplaceOrView", _inplace_or_view(_o.selu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: relu6(Tensor self) -> Tensor
+_o.relu6.register('CompositeImplicitAutograd', _composite_activation.relu6)
+
+# schema/native_functions.yaml: relu6_(Tensor(a!) self) -> Tensor(a!)
+_o.relu6_.register('CompositeImplicitAutograd', _composite_activation.relu6_)
+_o.relu6_.register("ADInplaceOrView", _inplace_or_view(_o.relu6_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: prelu(Tensor self, Tensor weight) -> Tensor
+_o.prelu.register('CompositeImplicitAutograd', _composite_activation.prelu)
+
+# schema/native_functions.yaml: _prelu_kernel(Tensor self, Tensor weight) -> Tensor
+_o._prelu_kernel.register('CPU', _cpu_activation.prelu_kernel)
+_o._prelu_kernel.register('CUDA', _common_activation.prelu_kernel_on_device)
+_o._prelu_kernel.register('Meta', _meta_activation.prelu_kernel)
+
+# schema/native_functions.yaml: _prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)
+_o._prelu_kernel_backward.register('CPU', _cpu_activation.prelu_kernel_backward)
+_o._prelu_kernel_backward.register('CUDA', _common_activation.prelu_kernel_backward_on_device)
+_o._prelu_kernel_backward.register('Meta', _meta_activation.prelu_kernel_backward)
+
+# schema/native_functions.yaml: rrelu(Tensor self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+_o.rrelu.register('CompositeImplicitAutograd', _composite_activation.rrelu)
+
+# schema/native_functions.yaml: rrelu_(Tensor(a!) self, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+_o.rrelu_.register('CompositeImplicitAutograd', _composite_activation.rrelu_)
+_o.rrelu_.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
+_o.rrelu_with_noise.register('CPU', _cpu_activation.rrelu_with_noise)
+_o.rrelu_with_noise.register('CUDA', _common_activation.rrelu_with_noise_on_device)
+_o.rrelu_with_noise.register('Meta', _meta_activation.rrelu_with_noise)
+_o.rrelu_with_noise.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_with_noise, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
+_o.rrelu_with_noise_.register('CPU', _cpu_activation.rrelu_with_noise_)
+_o.rrelu_with_noise_.register('CUDA', _common_activation.rrelu_with_noise__on_device)
+_o.rrelu_with_noise_.register('Meta', _meta_activation.rrelu_with_noise_)
+_o.rrelu_with_noise_.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_with_noise_, (0, 1)), with_keyset=True)
+
+# schema/native_functions.yaml: rrelu_with_noise_backward(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result) -> Tensor
+_o.rrelu_with_noise_backward.register('CompositeExplicitAutograd', _common_activation.rrelu_with_noise_backward)
+
+# schema/native_functions.yaml: rrelu_with_noise_backward.out(Tensor grad_output, Tensor self, Tensor noise, Scalar lower, Scalar upper, bool training, bool self_is_result, *, Tensor(a!) out) -> Tensor(a!) (autogen of rrelu_with_noise_backward)
+_o.rrelu_with_noise_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.rrelu_with_noise_backward))
+_o.rrelu_with_noise_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_with_noise_backward_out, (7,)), with_keyset=True)
 
 # schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 _o.threshold.register('CPU', _cpu_activation.threshold)

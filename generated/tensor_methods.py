@@ -44,6 +44,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__log_softmax_backward_data,
     _entry__log_softmax_backward_data_out,
     _entry__log_softmax_out,
+    _entry__prelu_kernel,
+    _entry__prelu_kernel_backward,
     _entry__softmax,
     _entry__softmax_backward_data,
     _entry__softmax_backward_data_out,
@@ -266,6 +268,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
+    _entry_celu,
+    _entry_celu_,
+    _entry_celu_out,
     _entry_chain_matmul,
     _entry_chain_matmul_out,
     _entry_cholesky,
@@ -573,6 +578,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_geometric_out,
     _entry_ger,
     _entry_ger_out,
+    _entry_glu,
+    _entry_glu_backward,
+    _entry_glu_backward_grad_input,
+    _entry_glu_out,
     _entry_greater_Scalar,
     _entry_greater_Scalar_out,
     _entry_greater_Tensor,
@@ -603,6 +612,20 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hann_window_out,
     _entry_hann_window_periodic,
     _entry_hann_window_periodic_out,
+    _entry_hardshrink,
+    _entry_hardshrink_backward,
+    _entry_hardshrink_backward_grad_input,
+    _entry_hardshrink_out,
+    _entry_hardsigmoid,
+    _entry_hardsigmoid_,
+    _entry_hardsigmoid_backward,
+    _entry_hardsigmoid_backward_grad_input,
+    _entry_hardsigmoid_out,
+    _entry_hardswish,
+    _entry_hardswish_,
+    _entry_hardswish_backward,
+    _entry_hardswish_backward_out,
+    _entry_hardswish_out,
     _entry_hardtanh,
     _entry_hardtanh_,
     _entry_hardtanh_backward,
@@ -830,6 +853,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log_normal_,
     _entry_log_normal_out,
     _entry_log_out,
+    _entry_log_sigmoid,
+    _entry_log_sigmoid_backward,
+    _entry_log_sigmoid_backward_grad_input,
+    _entry_log_sigmoid_forward,
+    _entry_log_sigmoid_forward_output,
+    _entry_log_sigmoid_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
     _entry_logaddexp,
@@ -910,6 +939,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_min_unary_out,
     _entry_minimum,
     _entry_minimum_out,
+    _entry_mish,
+    _entry_mish_,
+    _entry_mish_backward,
+    _entry_mish_out,
     _entry_mm,
     _entry_mm_out,
     _entry_mode,
@@ -1054,6 +1087,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_pow_Tensor_Tensor_out,
     _entry_pow__Scalar,
     _entry_pow__Tensor,
+    _entry_prelu,
     _entry_prod,
     _entry_prod_dim_int,
     _entry_prod_int_out,
@@ -1123,6 +1157,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_reciprocal_,
     _entry_reciprocal_out,
     _entry_relu,
+    _entry_relu6,
+    _entry_relu6_,
     _entry_relu_,
     _entry_relu_out,
     _entry_remainder_Scalar,
@@ -1159,6 +1195,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_round_out,
     _entry_row_stack,
     _entry_row_stack_out,
+    _entry_rrelu,
+    _entry_rrelu_,
+    _entry_rrelu_with_noise,
+    _entry_rrelu_with_noise_,
+    _entry_rrelu_with_noise_backward,
+    _entry_rrelu_with_noise_backward_out,
     _entry_rsqrt,
     _entry_rsqrt_,
     _entry_rsqrt_out,
@@ -1195,6 +1237,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_int,
     _entry_select_scatter,
     _entry_select_scatter_out,
+    _entry_selu,
+    _entry_selu_,
     _entry_set_,
     _entry_set__source_Tensor,
     _entry_set__source_Tensor_storage_offset,
@@ -1237,6 +1281,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_softplus_backward,
     _entry_softplus_backward_grad_input,
     _entry_softplus_out,
+    _entry_softshrink,
+    _entry_softshrink_backward,
+    _entry_softshrink_backward_grad_input,
+    _entry_softshrink_out,
     _entry_sort,
     _entry_sort_stable,
     _entry_sort_values,
@@ -6438,6 +6486,40 @@ def gt_(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+def hardshrink(self, lambd=0.5):
+    """hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hardshrink, (self,), (self, lambd), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_hardshrink(self, lambd)
+
+    except TypeError:
+        _r = _hra(hardshrink, (self,), (self, lambd), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor
+def hardshrink_backward(self, grad_out, lambd):
+    """hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(hardshrink_backward, (grad_out, self), (grad_out, self, lambd), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_hardshrink_backward(grad_out, self, lambd)
+
+    except TypeError:
+        _r = _hra(hardshrink_backward, (grad_out, self), (grad_out, self, lambd), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: heaviside(Tensor self, Tensor values) -> Tensor
 def heaviside(self, values):
     """heaviside(Tensor self, Tensor values) -> Tensor"""
@@ -9868,6 +9950,23 @@ def pow_(*args, **kwargs):
         return _resolve(_cases_pow_, args, kwargs, 'pow_', _sigs_pow_)
     except TypeError:
         _r = _hra_any(pow_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: prelu(Tensor self, Tensor weight) -> Tensor
+def prelu(self, weight):
+    """prelu(Tensor self, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(prelu, (self, weight), (self, weight), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_prelu(self, weight)
+
+    except TypeError:
+        _r = _hra(prelu, (self, weight), (self, weight), {})
         if _r is _NO:
             raise
         return _r
@@ -14125,6 +14224,8 @@ TENSOR_ATTRIBUTES = {
     'greater_equal_': greater_equal_,
     'gt': gt,
     'gt_': gt_,
+    'hardshrink': hardshrink,
+    'hardshrink_backward': hardshrink_backward,
     'heaviside': heaviside,
     'heaviside_': heaviside_,
     'histc': histc,
@@ -14262,6 +14363,7 @@ TENSOR_ATTRIBUTES = {
     'positive': positive,
     'pow': pow,
     'pow_': pow_,
+    'prelu': prelu,
     'prod': prod,
     'put': put,
     'put_': put_,

@@ -428,6 +428,82 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return aten.where.self(negative, neg, positive)
 
 
+# --- hardswish, hardsigmoid, mish, the shrinks, glu, log_sigmoid, prelu (and backward) --------
+def _relu6_of_shifted(self):
+    """clamp(x + 3, 0, 6): what hardswish and hardsigmoid share."""
+    return aten.clamp.default(aten.add.Scalar(self, 3), 0, 6)
+
+
+@register_decomposition(aten.hardswish.default)
+@_opmath
+def hardswish(self):
+    return aten.div.Scalar(aten.mul.Tensor(self, _relu6_of_shifted(self)), 6)
+
+
+@register_decomposition(aten.hardsigmoid.default)
+@_opmath
+def hardsigmoid(self):
+    return aten.div.Scalar(_relu6_of_shifted(self), 6)
+
+
+@register_decomposition(aten.hardswish_backward.default)
+@_opmath
+def hardswish_backward(grad_output, self):
+    grad_output = _promoted(grad_output, self)
+    inside = aten.mul.Tensor(grad_output, aten.add.Scalar(aten.div.Scalar(self, 3), 0.5))
+    upper = aten.where.self(aten.lt.Scalar(self, 3), inside, grad_output)
+    return aten.where.self(aten.le.Scalar(self, -3), _scalar_like(upper, 0), upper)
+
+
+@register_decomposition(aten.hardsigmoid_backward.default)
+@_opmath
+def hardsigmoid_backward(grad_output, self):
+    inside = aten.logical_and.default(aten.gt.Scalar(self, -3), aten.lt.Scalar(self, 3))
+    scaled = aten.mul.Tensor(_promoted(grad_output, self), float(np.float32(1 / 6)))
+    return aten.where.self(inside, scaled, _scalar_like(scaled, 0))
+
+
+@register_decomposition(aten.mish.default)
+@_opmath
+def mish(self):
+    return aten.mul.Tensor(self, aten.tanh.default(aten.log1p.default(aten.exp.default(self))))
+
+
+@register_decomposition(aten.hardshrink.default)
+def hardshrink(self, lambd=0.5):
+    inside = aten.le.Scalar(aten.abs.default(self), lambd)
+    return aten.where.self(inside, _scalar_like(self, 0), self)
+
+
+@register_decomposition(aten.softshrink.default)
+@_opmath
+def softshrink(self, lambd=0.5):
+    below = aten.where.self(aten.lt.Scalar(self, -lambd), aten.add.Scalar(self, lambd),
+                            aten.mul.Tensor(self, 0))        # (NaN stays NaN, as the kernel's)
+    return aten.where.self(aten.gt.Scalar(self, lambd), aten.sub.Scalar(self, lambd), below)
+
+
+@register_decomposition(aten.glu.default)
+@_opmath
+def glu(self, dim=-1):
+    a, b = aten.chunk.default(self, 2, dim)
+    return aten.mul.Tensor(a, aten.sigmoid.default(b))
+
+
+@register_decomposition(aten.log_sigmoid_forward.default)
+def log_sigmoid_forward(self):
+    """(min(x, 0) - log1p(z), the buffer z = exp(-|x|)), not differentiable as the op's."""
+    z = _opmath(lambda x: aten.exp.default(aten.neg.default(aten.abs.default(x))))(self)
+    output = _opmath(lambda x, b: aten.sub.Tensor(aten.clamp.default(x, None, 0),
+                                                  aten.log1p.default(b)))(self, z)
+    return output, aten.detach.default(z)
+
+
+@register_decomposition(aten._prelu_kernel.default)
+def prelu_kernel(self, weight):
+    return aten.where.self(aten.gt.Scalar(self, 0), self, aten.mul.Tensor(weight, self))
+
+
 # --- layout, creation and small pointwise ops -------------------------------------------------------
 @register_decomposition(aten.transpose.int)
 def transpose(self, dim0, dim1):

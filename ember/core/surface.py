@@ -1,6 +1,6 @@
 """torch's top-level functions and Tensor methods that are Python, not ops: the Tensor
 predicates as functions (`ember.is_nonzero(t)`), range, asarray, frombuffer, the thread
-count settings, and the Tensor methods new_tensor, prelu, resize_as_, share_memory_,
+count settings, and the Tensor methods new_tensor, resize_as_, share_memory_,
 is_shared, storage, cfloat/cdouble, map_, apply_ (attached by ember/core/tensor_extras.py).
 
     >>> ember.range(1, 3)
@@ -172,14 +172,6 @@ def new_tensor(self, data, *, dtype=None, device=None, requires_grad=False, layo
     return r.requires_grad_(requires_grad) if requires_grad else r
 
 
-def prelu(self, weight):
-    return _F().prelu(self, weight)
-
-
-def hardshrink(self, lambd=0.5):
-    return _F().hardshrink(self, lambd)
-
-
 def resize_as_(self, the_template, *, memory_format=None):
     return self.resize_(the_template.shape, memory_format=memory_format)
 
@@ -227,7 +219,7 @@ def _write(self, values):
 
 TENSOR_METHODS = {
     "is_nonzero": tensor_is_nonzero, "is_same_size": is_same_size, "new_tensor": new_tensor,
-    "prelu": prelu, "hardshrink": hardshrink, "resize_as_": resize_as_, "share_memory_": share_memory_,
+    "resize_as_": resize_as_, "share_memory_": share_memory_,
     "is_shared": is_shared, "storage": storage, "map_": map_, "apply_": apply_,
 }
 
@@ -241,18 +233,6 @@ _REDUCTIONS = ("none", "mean", "sum")
 def _F():
     import ember.nn.functional as F
     return F
-
-
-def celu(input, alpha=1.0):
-    return _F().celu(input, alpha)
-
-
-def selu(input):
-    return _F().selu(input)
-
-
-def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, generator=None):
-    return _F().rrelu(input, lower, upper, training)
 
 
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-05, cudnn_enabled=True):

@@ -381,3 +381,219 @@ def threshold_backward(grad_output, self, threshold):
 
 def _np_contiguous(a) -> tuple:
     return tuple(s // a.itemsize for s in a.strides) if a.flags.c_contiguous else ()
+
+
+# --- hardswish / hardsigmoid ----------------------------------------------------------------
+def _relu6_of_shifted(a):
+    """min(max(x + 3, 0), 6): the shared part of hardswish and hardsigmoid (NaN stays NaN)."""
+    return np.minimum(np.maximum(a + 3, 0), 6)
+
+
+def hardswish(self):
+    return _run(M.float_unary_layout(self, "hardswish_cpu"),
+                lambda a: a * _relu6_of_shifted(a) / 6, self)
+
+
+def hardswish_(self):
+    return _write_back(self, hardswish(self))
+
+
+def _hardswish_backward_np(g, a):
+    # (torch's kernel: 0 up to -3, grad * (x / 3 + 1/2) inside (-3, 3), grad from 3 on and
+    # for NaN x)
+    return np.where(a <= -3, np.zeros((), g.dtype), np.where(a < 3, g * (a / 3 + 0.5), g))
+
+
+def hardswish_backward(grad_output, self):
+    layout = M.float_backward_layout(grad_output, self, "hardswish_backward_cpu")
+    return _run(layout, _hardswish_backward_np, grad_output, self)
+
+
+def hardsigmoid(self):
+    return _run(M.float_unary_layout(self, "hardsigmoid_cpu"),
+                lambda a: _relu6_of_shifted(a) / 6, self)
+
+
+def hardsigmoid_(self):
+    return _write_back(self, hardsigmoid(self))
+
+
+def hardsigmoid_backward(grad_output, self):
+    layout = M.float_backward_layout(grad_output, self, "hardsigmoid_backward")
+    one_sixth = float(np.float32(1 / 6))     # (torch's constant is a float's 1.0f / 6.0f)
+
+    def fn(g, a):
+        return np.where((a > -3) & (a < 3), g * one_sixth, np.zeros((), g.dtype))
+    return _run(layout, fn, grad_output, self)
+
+
+# --- mish -----------------------------------------------------------------------------------
+def _mish_np(a):
+    return a * np.tanh(np.log1p(np.exp(a)))
+
+
+def _mish_backward_np(g, a):
+    sigmoid = 1 / (1 + np.exp(-a))
+    tanh_softplus = np.tanh(np.log1p(np.exp(a)))
+    return g * (tanh_softplus + a * sigmoid * (1 - tanh_softplus * tanh_softplus))
+
+
+def mish(self):
+    return _run(M.float_unary_layout(self, "mish_cpu"), _mish_np, self)
+
+
+def mish_(self):
+    return _write_back(self, mish(self))
+
+
+def mish_backward(grad_output, self):
+    layout = M.mish_backward_layout(grad_output, self)
+    common = D.result_type(grad_output, self)     # (computed in it, then cast to self's)
+    cnp = _compute_np(common)
+    with np.errstate(all="ignore"):
+        r = _mish_backward_np(_operand(grad_output, common, cnp), _operand(self, common, cnp))
+        r = r.astype(common.np, copy=False)      # (rounded to it, then cast to self's dtype)
+    return _run(layout, lambda _: r, self)
+
+
+# --- hardshrink / softshrink ----------------------------------------------------------------
+def _lambd(lambd, dt):
+    """A shrink's lambd as torch's kernels read it: converted (checked) to the tensor dtype,
+    then compared in the compute dtype."""
+    return float(P.scalar_arg(lambd, dt))
+
+
+def hardshrink(self, lambd=0.5):
+    layout = M.float_unary_layout(self, "hardshrink_cpu")
+    lambd = _lambd(lambd, layout._dtype)
+
+    def fn(a):
+        return np.where((a >= -lambd) & (a <= lambd), np.zeros((), a.dtype), a)
+    return _run(layout, fn, self)
+
+
+def _shrink_backward(grad_output, self, lambd):
+    layout = M.shrink_backward_layout(grad_output, self)
+    lambd = _lambd(lambd, layout._dtype)
+
+    def fn(g, a):
+        return np.where((a >= -lambd) & (a <= lambd), np.zeros((), g.dtype), g)
+    return _run(layout, fn, grad_output, self)
+
+
+def hardshrink_backward(grad_out, self, lambd):
+    return _shrink_backward(grad_out, self, lambd)
+
+
+def softshrink(self, lambd=0.5):
+    layout = M.softshrink_layout(self, lambd)
+    lambd = P.opmath_scalars(layout._dtype, lambd)[0]
+
+    def fn(a):
+        # x - clamp(x, -lambd, lambd): x - lambd above, x + lambd below, 0 between, NaN for
+        # NaN (one clip and one subtraction instead of torch's branches)
+        return np.subtract(a, np.clip(a, -lambd, lambd), dtype=a.dtype)
+    return _run(layout, fn, self)
+
+
+def softshrink_backward(grad_output, self, lambd):
+    return _shrink_backward(grad_output, self, lambd)
+
+
+# --- glu ------------------------------------------------------------------------------------
+def _halves(a, dim):
+    n = a.shape[dim] // 2
+    return np.split(a, [n], axis=dim)
+
+
+def glu(self, dim=-1):
+    """a * sigmoid(b) for self's halves a, b along dim."""
+    layout = M.glu_layout(self, dim)
+    dim = M.glu_dim(self, dim)
+
+    def fn(x):
+        a, b = _halves(x, dim)
+        return a / (1 + np.exp(-b))
+    return _run(layout, fn, self)
+
+
+def glu_backward(grad_output, self, dim):
+    """(sigmoid(b) * grad, a * sigmoid(b) * (1 - sigmoid(b)) * grad), joined along dim."""
+    layout = M.glu_backward_layout(grad_output, self, dim)
+    dim = M.glu_dim(self, dim)
+
+    def fn(g, x):
+        a, b = _halves(x, dim)
+        sig_b = 1 / (1 + np.exp(-b))
+        grad_a = sig_b * g
+        return np.concatenate([grad_a, grad_a * a * (1 - sig_b)], axis=dim)
+    return _run(layout, fn, grad_output, self)
+
+
+# --- log_sigmoid ----------------------------------------------------------------------------
+def log_sigmoid_forward(self):
+    """(log(sigmoid(x)), buffer exp(-|x|)) as torch's CPU kernel: min(x, 0) - log1p(buffer)."""
+    layout = M.log_sigmoid_forward_layout(self)
+    buffer = _run(layout, lambda a: np.exp(-np.abs(a)), self)
+    output = _run(layout, lambda a, z: np.minimum(a, 0) - np.log1p(z), self, buffer)
+    return output, buffer
+
+
+def log_sigmoid_backward(grad_output, self, buffer):
+    """grad * (1[x < 0] - sign * z / (1 + z)), sign = 1 for x < 0 else -1, z the buffer."""
+    layout = M.log_sigmoid_backward_layout(grad_output, self, buffer)
+
+    def fn(x, z, g):
+        z_ratio = z / (1 + z)
+        return np.where(x < 0, 1 - z_ratio, z_ratio) * g
+    return _run(layout, fn, self, buffer, grad_output)
+
+
+# --- prelu's kernel -------------------------------------------------------------------------
+def prelu_kernel(self, weight):
+    """self where self > 0, weight * self elsewhere (weight broadcast against self)."""
+    layout = M.prelu_layout(self, weight)
+    return _run(layout, lambda x, w: np.where(x > 0, x, w * x), self, weight)
+
+
+def prelu_kernel_backward(grad_output, self, weight):
+    """(grad where self > 0 else weight * grad, self * grad where self <= 0 else 0), both
+    of the broadcast shape (autograd sums the second to weight's)."""
+    layout = M.prelu_kernel_backward_layout(grad_output, self, weight)
+    grad_self = _run(layout, lambda x, w, g: np.where(x > 0, g, w * g), self, weight,
+                     grad_output)
+    grad_weight = _run(layout, lambda x, g: np.where(x > 0, np.zeros((), g.dtype), x * g),
+                       self, grad_output)
+    return grad_self, grad_weight
+
+
+# --- rrelu_with_noise -----------------------------------------------------------------------
+def _rrelu_train_np(x, lower, upper, rng):
+    """(output, noise): a slope drawn from U(lower, upper) for each x <= 0, 1 elsewhere."""
+    negative = x <= 0
+    noise = np.ones_like(x)
+    noise[negative] = rng.uniform(lower, upper, int(negative.sum()))
+    return x * noise, noise
+
+
+def _rrelu_with_noise(self, noise, lower, upper, training, generator):
+    M.check_rrelu(self, noise, lower, upper, training)
+    if not training:
+        return leaky_relu(self, (lower + upper) / 2)
+    from ember.kernels.cpu.random import rng_of
+    layout = M.float_unary_layout(self, "rrelu_with_noise_out_cpu")
+    cnp = _compute_np(layout._dtype)
+    out, slopes = _rrelu_train_np(_operand(self, layout._dtype, cnp), float(lower),
+                                  float(upper), rng_of(generator))
+    np.copyto(noise._np, slopes, casting="unsafe")
+    return _run(layout, lambda _: out, self)
+
+
+def rrelu_with_noise(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
+    """leaky_relu with the mean slope (lower + upper) / 2 in eval; in training a random
+    slope per element <= 0, written into noise (1 for the others)."""
+    return _rrelu_with_noise(self, noise, lower, upper, training, generator)
+
+
+def rrelu_with_noise_(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
+    return _write_back(self, _rrelu_with_noise(self, noise, lower, upper, training, generator))

@@ -1,7 +1,8 @@
 // activation.cu: activations with scalar parameters and their backward, as strided
 // elementwise kernels (layouts as in elementwise.cu): act_<op>_<dtype>(n, meta, out, x, p0,
 // p1, p2) and act_<op>_backward_<dtype>(n, meta, out, grad, x, p0, p1, p2); 16-bit floats
-// compute in float. gelu (erf and tanh forms), softplus, leaky_relu, elu, hardtanh, silu.
+// compute in float. gelu (erf and tanh forms), softplus, leaky_relu, elu, hardtanh, silu,
+// hardswish, hardsigmoid, mish, hardshrink, softshrink.
 #include "common.cuh"
 
 using namespace ember;
@@ -30,6 +31,11 @@ EMBER_ACT_OP(softplus, x * p0 > p1 ? x : m_log1p(m_exp(x * p0)) / p0)      // be
 EMBER_ACT_OP(leaky_relu, x > A(0) ? x : x * p0)                              // slope
 EMBER_ACT_OP(elu, x < A(0) ? m_expm1(x * p2) * (p0 * p1) : x * p1)           // alpha, scale, input_scale (0: x * scale, as torch)
 EMBER_ACT_OP(hardtanh, minimum(maximum(x, p0), p1))                          // min, max
+EMBER_ACT_OP(hardswish, x * minimum(maximum(x + A(3), A(0)), A(6)) / A(6))
+EMBER_ACT_OP(hardsigmoid, minimum(maximum(x + A(3), A(0)), A(6)) / A(6))
+EMBER_ACT_OP(mish, x * m_tanh(m_log1p(m_exp(x))))
+EMBER_ACT_OP(hardshrink, (x >= -p0 && x <= p0) ? A(0) : x)                   // lambd
+EMBER_ACT_OP(softshrink, x > p0 ? x - p0 : (x < -p0 ? x + p0 : x * A(0)))    // lambd
 
 EMBER_ACT_BACKWARD_OP(gelu, g * (A(0.5) * (A(1) + m_erf(x * K_SQRT1_2)) +
                                  x * m_exp(A(-0.5) * x * x) * K_INV_SQRT_2PI))
@@ -48,6 +54,17 @@ EMBER_ACT_BACKWARD_OP(leaky_relu, x > A(0) ? g : g * p0)
 EMBER_ACT_BACKWARD_OP(elu, x <= A(0) ? g * p2 * p0 * m_exp(x * p2) : g * p1)
 EMBER_ACT_BACKWARD_OP(elu_result, x <= A(0) ? g * p2 * (x + p0) : g * p1)
 EMBER_ACT_BACKWARD_OP(hardtanh, (x <= p0 || x >= p1) ? A(0) : g)
+EMBER_ACT_BACKWARD_OP(hardswish, x <= A(-3) ? A(0) : (x < A(3) ? g * (x / A(3) + A(0.5)) : g))
+EMBER_ACT_BACKWARD_OP(hardsigmoid, (x > A(-3) && x < A(3)) ? g * p0 : A(0))  // 1/6
+struct Op_mish_backward_impl {
+  template <class A> __device__ A operator()(A g, A x) const {
+    A sigmoid = A(1) / (A(1) + m_exp(-x));
+    A t = m_tanh(m_log1p(m_exp(x)));
+    return g * (t + x * sigmoid * (A(1) - t * t));
+  }
+};
+EMBER_ACT_BACKWARD_OP(mish, Op_mish_backward_impl()(g, x))
+EMBER_ACT_BACKWARD_OP(shrink, (x >= -p0 && x <= p0) ? A(0) : g)              // lambd
 
 #define EMBER_ACT(op, name, T)                                                                   \
   extern "C" __global__ void act_##op##_##name(i64 n, const i64* meta, T* out, const T* x,      \
@@ -80,7 +97,11 @@ EMBER_ACT_BACKWARD_OP(hardtanh, (x <= p0 || x >= p1) ? A(0) : g)
   EMBER_ACT_BACKWARD(gelu, name, T) EMBER_ACT_BACKWARD(gelu_tanh, name, T)                       \
   EMBER_ACT_BACKWARD(silu, name, T) EMBER_ACT_BACKWARD(softplus, name, T)                        \
   EMBER_ACT_BACKWARD(leaky_relu, name, T) EMBER_ACT_BACKWARD(elu, name, T)                       \
-  EMBER_ACT_BACKWARD(elu_result, name, T) EMBER_ACT_BACKWARD(hardtanh, name, T)
+  EMBER_ACT_BACKWARD(elu_result, name, T) EMBER_ACT_BACKWARD(hardtanh, name, T)              \
+  EMBER_ACT(hardswish, name, T) EMBER_ACT(hardsigmoid, name, T) EMBER_ACT(mish, name, T)         \
+  EMBER_ACT(hardshrink, name, T) EMBER_ACT(softshrink, name, T)                                  \
+  EMBER_ACT_BACKWARD(hardswish, name, T) EMBER_ACT_BACKWARD(hardsigmoid, name, T)                \
+  EMBER_ACT_BACKWARD(mish, name, T) EMBER_ACT_BACKWARD(shrink, name, T)
 EMBER_FOR_FLOATS(EMBER_ACT_FLOAT)
 #define EMBER_ACT_HARDTANH(name, T) EMBER_ACT(hardtanh, name, T)
 EMBER_FOR_FLOATS(EMBER_ACT_HARDTANH)

@@ -7,6 +7,8 @@ and launches elementwise.cu's `<family>_<op>_<dtype>`.
     >>> (ember.ones(2, device="cuda") + 1).cpu()                 # doctest: +SKIP
     tensor([2., 2.])
 """
+import numpy as np
+
 from ember.core import dtype as D
 from ember.core.tensor import contiguous_strides
 from ember.kernels.common import _pointwise as P
@@ -508,3 +510,73 @@ def hardtanh_(self, min_val=-1, max_val=1):
 def hardtanh_backward(grad_output, self, min_val, max_val):
     m = MA.hardtanh_backward(grad_output, self, min_val, max_val)
     return _act_backward("hardtanh", m, grad_output, self, min_val, max_val)
+
+
+# --- hardswish / hardsigmoid / mish / hardshrink / softshrink --------------------------------
+def hardswish(self):
+    return _act("hardswish", L.empty_like_meta(MA.hardswish(self), self._device), self)
+
+
+def hardswish_(self):
+    MA.hardswish_(self)
+    return _act("hardswish", self, self)
+
+
+def hardswish_backward(grad_output, self):
+    return _act_backward("hardswish", MA.hardswish_backward(grad_output, self), grad_output, self)
+
+
+def hardsigmoid(self):
+    return _act("hardsigmoid", L.empty_like_meta(MA.hardsigmoid(self), self._device), self)
+
+
+def hardsigmoid_(self):
+    MA.hardsigmoid_(self)
+    return _act("hardsigmoid", self, self)
+
+
+def hardsigmoid_backward(grad_output, self):
+    m = MA.hardsigmoid_backward(grad_output, self)
+    # (torch's constant is a float's 1.0f / 6.0f, also for double)
+    return _act_backward("hardsigmoid", m, grad_output, self, float(np.float32(1 / 6)))
+
+
+def mish(self):
+    return _act("mish", L.empty_like_meta(MA.mish(self), self._device), self)
+
+
+def mish_(self):
+    MA.mish_(self)
+    return _act("mish", self, self)
+
+
+def mish_backward(grad_output, self):
+    return _act_backward("mish", MA.mish_backward(grad_output, self), grad_output, self)
+
+
+def _lambd(lambd, dt):
+    return float(P.scalar_arg(lambd, dt))
+
+
+def hardshrink(self, lambd=0.5):
+    out = L.empty_like_meta(MA.hardshrink(self, lambd), self._device)
+    return _act("hardshrink", out, self, _lambd(lambd, out._dtype))
+
+
+def softshrink(self, lambd=0.5):
+    out = L.empty_like_meta(MA.softshrink(self, lambd), self._device)
+    return _act("softshrink", out, self, *P.opmath_scalars(out._dtype, lambd))
+
+
+def _shrink_backward(grad_output, self, lambd):
+    m = MA.shrink_backward_layout(grad_output, self)
+    m = MA._meta(m)
+    return _act_backward("shrink", m, grad_output, self, _lambd(lambd, m._dtype))
+
+
+def hardshrink_backward(grad_out, self, lambd):
+    return _shrink_backward(grad_out, self, lambd)
+
+
+def softshrink_backward(grad_output, self, lambd):
+    return _shrink_backward(grad_output, self, lambd)

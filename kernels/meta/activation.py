@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from ember.core import dtype as D
 from ember.core.factory_args import checked_scalar
+from ember.core.outputs import check_cast
+from ember.core.shapes import broadcast_shapes, elementwise_strides, wrap_dim
+from ember.core.tensor import contiguous_strides
+from ember.core.typeinfo import finfo
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.meta._pointwise import Layout, _layout, _meta
@@ -234,3 +238,219 @@ def threshold_backward_layout(grad_output, self) -> Layout:
 
 def threshold_backward(grad_output, self, threshold):
     return _meta(threshold_backward_layout(grad_output, self))
+
+
+# --- hardswish / hardsigmoid / mish / hardshrink / softshrink --------------------------------
+def hardswish(self):
+    return _meta(float_unary_layout(self, "hardswish_cpu"))
+
+
+def hardswish_(self):
+    hardswish(self)
+    return self
+
+
+def hardswish_backward(grad_output, self):
+    return _meta(float_backward_layout(grad_output, self, "hardswish_backward_cpu"))
+
+
+def hardsigmoid(self):
+    return _meta(float_unary_layout(self, "hardsigmoid_cpu"))
+
+
+def hardsigmoid_(self):
+    hardsigmoid(self)
+    return self
+
+
+def hardsigmoid_backward(grad_output, self):
+    return _meta(float_backward_layout(grad_output, self, "hardsigmoid_backward"))
+
+
+def mish(self):
+    return _meta(float_unary_layout(self, "mish_cpu"))
+
+
+def mish_(self):
+    mish(self)
+    return self
+
+
+def mish_backward_layout(grad_output, self) -> Layout:
+    """mish_backward writes into a tensor of self's dtype (torch's borrowing_binary_op):
+    computed in the promoted dtype, which must cast to self's."""
+    common = _float_dtype("mish_backward_cpu", grad_output, self)
+    check_cast(common, self._dtype)
+    return _layout(self._dtype, grad_output, self)
+
+
+def mish_backward(grad_output, self):
+    return _meta(mish_backward_layout(grad_output, self))
+
+
+def hardshrink(self, lambd=0.5):
+    return _meta(float_unary_layout(self, "hardshrink_cpu"))
+
+
+def shrink_backward_layout(grad_output, self) -> Layout:
+    return float_backward_layout(grad_output, self, "shrink_backward_cpu")
+
+
+def hardshrink_backward(grad_out, self, lambd):
+    return _meta(shrink_backward_layout(grad_out, self))
+
+
+def softshrink_layout(self, lambd) -> Layout:
+    """softshrink: floating inputs, lambd in [0, the dtype's largest value]."""
+    layout = float_unary_layout(self, "softshrink_check")
+    dt = self._dtype
+    top = finfo(dt).max
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "
+                           f"{dt.scalar_name}, but found {lambd:g}")
+    return layout
+
+
+def softshrink(self, lambd=0.5):
+    return _meta(softshrink_layout(self, lambd))
+
+
+def softshrink_backward(grad_output, self, lambd):
+    return _meta(shrink_backward_layout(grad_output, self))
+
+
+# --- glu ---------------------------------------------------------------------------------------
+def glu_dim(self, dim: int) -> int:
+    """glu's checks: not 0-d, an even size along the (wrapped) dim."""
+    if self.dim() == 0:
+        raise RuntimeError("glu does not support 0-dimensional tensors")
+    dim = wrap_dim(dim, self.dim())
+    size = self._shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {size}")
+    return dim
+
+
+def glu_layout(self, dim: int) -> Layout:
+    """glu's result: self's halves' shape, laid out like them (TensorIterator over views)."""
+    dt = _float_dtype("glu_cpu", self)
+    dim = glu_dim(self, dim)
+    shape = list(self._shape)
+    shape[dim] //= 2
+    shape = tuple(shape)
+    return Layout(shape, elementwise_strides(shape, [(shape, self.stride())]), dt)
+
+
+def glu(self, dim=-1):
+    return _meta(glu_layout(self, dim))
+
+
+def check_same_dtype(expected: D.dtype, *tensors) -> None:
+    """torch's TensorIterator without type promotion: "Found dtype X but expected Y"."""
+    for t in tensors:
+        if t._dtype is not expected:
+            raise RuntimeError(f"Found dtype {t._dtype.scalar_name} but expected "
+                               f"{expected.scalar_name}")
+
+
+def glu_backward_layout(grad_output, self, dim: int) -> Layout:
+    """glu_backward: self's shape and dtype, contiguous; grad_output must have self's
+    (floating) dtype and its halves' shape."""
+    dim = glu_dim(self, dim)
+    dt = self._dtype
+    if dt.category != D.FLOAT:      # (torch's sigmoid into a self-typed gradient)
+        check_cast(D.get_default_dtype(), dt)
+    check_same_dtype(dt, grad_output)
+    half = list(self._shape)
+    half[dim] //= 2
+    if tuple(grad_output._shape) != tuple(half):
+        broadcast_shapes(tuple(half), grad_output._shape)   # torch's message when they differ
+        raise RuntimeError(f"shape '{list(half)}' is invalid for input of size "
+                           f"{grad_output.numel()}")
+    return Layout(self._shape, contiguous_strides(self._shape), dt)
+
+
+def glu_backward(grad_output, self, dim):
+    return _meta(glu_backward_layout(grad_output, self, dim))
+
+
+# --- log_sigmoid -------------------------------------------------------------------------------
+def log_sigmoid_forward_layout(self) -> Layout:
+    """The output and the buffer: contiguous tensors of self's (floating) dtype."""
+    dt = _float_dtype("log_sigmoid_cpu", self)
+    return Layout(self._shape, contiguous_strides(self._shape), dt)
+
+
+def log_sigmoid_forward(self):
+    layout = log_sigmoid_forward_layout(self)
+    return _meta(layout), _meta(layout)
+
+
+def log_sigmoid_backward_layout(grad_output, self, buffer) -> Layout:
+    """self's dtype (grad_output and buffer must share it); laid out like grad_output when
+    it has the broadcast shape (torch writes into empty_like(grad_output))."""
+    dt = self._dtype
+    check_same_dtype(dt, grad_output, buffer)
+    _float_dtype("log_sigmoid_backward_cpu", self)
+    layout = _layout(dt, self, buffer, grad_output)
+    if tuple(layout._shape) == tuple(grad_output._shape):
+        return _layout(dt, grad_output)
+    return layout
+
+
+def log_sigmoid_backward(grad_output, self, buffer):
+    return _meta(log_sigmoid_backward_layout(grad_output, self, buffer))
+
+
+# --- prelu's kernel ----------------------------------------------------------------------------
+def prelu_layout(self, weight, kernel="prelu_cpu") -> Layout:
+    """_prelu_kernel: self and weight broadcast, in self's (floating) dtype; weight's must
+    match (torch's TensorIterator refuses to promote it)."""
+    dt = self._dtype
+    if dt.category != D.FLOAT:
+        raise not_implemented_for(kernel, dt)
+    if weight._dtype is not dt:
+        raise RuntimeError(f"Found dtype {weight._dtype.scalar_name} but expected "
+                           f"{dt.scalar_name}")
+    return _layout(dt, self, weight)
+
+
+def prelu_kernel(self, weight):
+    return _meta(prelu_layout(self, weight))
+
+
+def prelu_kernel_backward_layout(grad_output, self, weight) -> Layout:
+    """Both gradients (self's and weight's, before autograd sums the latter to weight's
+    shape) have the broadcast layout of self, weight and grad_output."""
+    layout = prelu_layout(self, weight, "prelu_backward_cpu")
+    return _layout(layout._dtype, self, weight, grad_output)
+
+
+def prelu_kernel_backward(grad_output, self, weight):
+    layout = prelu_kernel_backward_layout(grad_output, self, weight)
+    return _meta(layout), _meta(layout)
+
+
+# --- rrelu_with_noise ------------------------------------------------------------------------
+def check_rrelu(self, noise, lower, upper, training) -> None:
+    """rrelu_with_noise's checks: noise like self, lower <= upper."""
+    if tuple(noise._shape) != tuple(self._shape):
+        raise RuntimeError("noise tensor shape must match self tensor shape. Got self.shape = "
+                           f"{list(self._shape)} noise.shape = {list(noise._shape)}")
+    if noise._dtype is not self._dtype:
+        raise RuntimeError(f"expected scalar type {self._dtype.scalar_name} but found "
+                           f"{noise._dtype.scalar_name}")
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    kernel = "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu"
+    _float_dtype(kernel, self)
+
+
+def rrelu_with_noise(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
+    check_rrelu(self, noise, lower, upper, training)
+    return _meta(float_unary_layout(self, "rrelu_with_noise_out_cpu"))
+
+
+def rrelu_with_noise_(self, noise, lower=0.125, upper=1 / 3, training=False, generator=None):
+    check_rrelu(self, noise, lower, upper, training)
+    return self

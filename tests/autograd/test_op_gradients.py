@@ -84,6 +84,10 @@ TORCH_BROKEN = {
     # (op, "*"): every sample of the op
     ("silu_backward.default", "*"): "torch 2.13 has no derivative for silu_backward (its silu "
                                     "backward is a composite in grad mode); ember's has one",
+    ("hardsigmoid_backward.default", "*"): "torch 2.13 has no derivative for "
+                                           "hardsigmoid_backward; ember's has one",
+    ("mish_backward.default", "*"): "torch 2.13 has no derivative for mish_backward (its mish "
+                                    "backward is a composite in grad mode); ember's has one",
     # torch's embedding_dense_double_backward ignores scale_grad_by_freq (ember divides by
     # the counts, which gradcheck confirms) and fails to reshape an empty grad
     **{("embedding_dense_backward.default", s): "torch ignores scale_grad_by_freq"
@@ -126,7 +130,12 @@ NOT_GRADCHECKED = {"normal.Tensor_float", "normal.float_Tensor", "normal.Tensor_
                    # see; tests/linalg gradchecks them through a symmetric input
                    "linalg_cholesky_ex.default", "linalg_eigh.default",
                    # tests/linalg (phase-invariant losses)
-                   "linalg_eig.default"}
+                   "linalg_eig.default",
+                   # a buffer / noise argument that must not require grad (torch raises
+                   # too), and every floating array here is a leaf: tests/ops/
+                   # test_activation_ops.py gradchecks them through log_sigmoid and rrelu
+                   "log_sigmoid_backward.default", "rrelu_with_noise.default",
+                   "rrelu_with_noise_.default", "rrelu_with_noise_backward.default"}
 # ops whose torch backward raises "derivative for aten::<op> is not implemented" (a
 # NotImplemented node): ember gives the zero gradient of sampling ops and copy's
 # gradients (those of copy_), checked by gradcheck

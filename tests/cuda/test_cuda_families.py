@@ -496,7 +496,9 @@ def test_lerp_and_addcdiv_backward_on_cuda():
 _ACTS = [("gelu", {}), ("gelu", {"approximate": "tanh"}), ("silu", {}),
          ("softplus", {"beta": 2, "threshold": 3}), ("leaky_relu", {"negative_slope": 0.2}),
          ("elu", {"alpha": 1.5}), ("selu", {}), ("celu", {"alpha": 0.5}),
-         ("hardtanh", {"min_val": -0.5, "max_val": 1.0}), ("relu6", {})]
+         ("hardtanh", {"min_val": -0.5, "max_val": 1.0}), ("relu6", {}), ("hardswish", {}),
+         ("hardsigmoid", {}), ("mish", {}), ("hardshrink", {"lambd": 0.7}),
+         ("softshrink", {"lambd": 0.7}), ("glu", {"dim": 0}), ("logsigmoid", {})]
 
 
 @pytest.mark.parametrize("name,kw", _ACTS, ids=[f"{n}-{i}" for i, (n, _) in enumerate(_ACTS)])
@@ -512,6 +514,18 @@ def test_activation_forward_backward(name, kw):
     h, th = pair(a.astype(np.float16))
     check_cuda(getattr(F, name)(h.cuda(), **kw), getattr(TF, name)(th, **kw),
                {"float16": (1e-3, 1e-3)})
+
+
+def test_activation_kernels_over_device_ops_record_one_node():
+    """glu, log_sigmoid, prelu on CUDA run over the device's ops with Autograd excluded:
+    one node each, saving only what its formula uses (glu: self)."""
+    from ember.autograd.graph import saved_tensors_hooks
+    x = ember.tensor(np.linspace(-2, 2, 8).reshape(2, 4), device="cuda", requires_grad=True)
+    packed = []
+    with saved_tensors_hooks(lambda t: packed.append(t) or t, lambda t: t):
+        y = F.glu(x)
+    assert len(packed) == 1 and y.grad_fn.name() == "GluBackward0"
+    assert y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
 
 
 def test_in_place_activations_and_integer_hardtanh():

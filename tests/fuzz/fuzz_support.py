@@ -2,8 +2,8 @@
 
 The ops come from schema/native_functions.yaml through the codegen model: every
 functional or in-place overload tagged `pointwise` or `reduction`, or declared in one of
-the SECTIONS below (the `# ---- <section>` headers of the YAML), and the padding ops,
-minus the SKIP table.
+the SECTIONS below (the `# ---- <section>` headers of the YAML), the ACTIVATIONS listed
+below, and the padding ops, minus the SKIP table.
 Arguments are drawn from each argument's schema type, refined by its name (a `dim` is a
 dim of `self`, an `index` holds indices into it, ...), so a new op in those sections is
 fuzzed without touching this file.
@@ -56,6 +56,12 @@ FLOATS = ("float16", "bfloat16", "float32", "float64")
 SECTIONS = ("binary", "unary", "reduction", "views",
             "joining and indexing", "shape")
 TAGS = ("pointwise", "reduction")
+# elementwise activation ops torch does not tag pointwise (the tagged ones are in by tag)
+ACTIVATIONS = ("hardswish.default", "hardswish_.default", "mish_.default", "glu.default",
+               "log_sigmoid_forward.default", "hardswish_backward.default",
+               "hardsigmoid_backward.default", "mish_backward.default",
+               "hardshrink_backward.default", "softshrink_backward.default",
+               "_prelu_kernel.default")
 
 # What is in scope but not fuzzed, and why, in one table: by overload ("add.out"), by
 # kind ("kind:out") or by tag ("tag:factory").
@@ -225,9 +231,10 @@ def skip_reason(spec: OpSpec) -> str | None:
 
 
 def in_scope(spec: OpSpec) -> bool:
-    """Pointwise, reduction, indexing and shape ops: by tag, by section, and the padding
-    ops (an `int[] pad` argument) of other sections."""
+    """Pointwise, reduction, indexing and shape ops: by tag, by section, the ACTIVATIONS
+    and the padding ops (an `int[] pad` argument) of other sections."""
     return (spec.section in SECTIONS or any(t in spec.fn.tags for t in TAGS)
+            or spec.name in ACTIVATIONS
             or any(a.name == "pad" for a in spec.schema.arguments.flat()))
 
 

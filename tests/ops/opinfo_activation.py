@@ -25,6 +25,7 @@ from opinfo import (
     make,
     offset,
     out_of,
+    own_rng,
     register,
     scalar_samples,
     strided,
@@ -142,24 +143,32 @@ register("threshold_.default", _threshold_samples(True))
 
 
 # ---- the *_backward ops --------------------------------------------------------------------
-def _backward_samples(arrange, *, broadcast=True, promote=True):
+def _backward_samples(arrange, *, broadcast=True, promote=True, rng=None):
     """(grad_output, input) pairs: a dtype sweep (integral/bool must raise), 0-d, empty,
-    non-contiguous, promotion and broadcasting; `arrange(g, x)` -> the op's args."""
+    non-contiguous, promotion and broadcasting; `arrange(g, x)` -> the op's args. `rng`:
+    a generator of the op's own (samples added after others)."""
     def samples():
-        out = [S(*arrange(make((3, 4), dt), make((3, 4), dt)), name=dtname(dt)) for dt in ALL]
-        out += [S(*arrange(make((), F32), make((), F32)), name="0d"),
-                S(*arrange(make((0, 3), F64), make((0, 3), F64)), name="empty"),
-                S(*arrange(transposed((3, 4), F32), strided((3, 4), F32)),
+        mk = {"rng": rng} if rng is not None else {}
+        out = [S(*arrange(make((3, 4), dt, **mk), make((3, 4), dt, **mk)), name=dtname(dt))
+               for dt in ALL]
+        out += [S(*arrange(make((), F32, **mk), make((), F32, **mk)), name="0d"),
+                S(*arrange(make((0, 3), F64, **mk), make((0, 3), F64, **mk)), name="empty"),
+                S(*arrange(transposed((3, 4), F32, **mk), strided((3, 4), F32, **mk)),
                   name="noncontiguous"),
-                S(*arrange(make((3, 4), F32), make((3, 4), F32, low=-1, high=1)),
+                S(*arrange(make((3, 4), F32, **mk), make((3, 4), F32, low=-1, high=1, **mk)),
                   name="small_inputs")]
         if promote:
-            out.append(S(*arrange(make((3, 4), F32), make((3, 4), F64)), name="float32_float64"))
-            out.append(S(*arrange(make((3, 4), F32), make((3, 4), I64)), name="float32_int64"))
+            out.append(S(*arrange(make((3, 4), F32, **mk), make((3, 4), F64, **mk)),
+                         name="float32_float64"))
+            out.append(S(*arrange(make((3, 4), F32, **mk), make((3, 4), I64, **mk)),
+                         name="float32_int64"))
         if broadcast:
-            out.append(S(*arrange(make((3, 4), F32), make((4,), F32)), name="broadcast_input"))
-            out.append(S(*arrange(make((4,), F32), make((3, 4), F32)), name="broadcast_grad"))
-            out.append(S(*arrange(make((3, 4), F32), make((4, 3), F32)), name="shape_error"))
+            out.append(S(*arrange(make((3, 4), F32, **mk), make((4,), F32, **mk)),
+                         name="broadcast_input"))
+            out.append(S(*arrange(make((4,), F32, **mk), make((3, 4), F32, **mk)),
+                         name="broadcast_grad"))
+            out.append(S(*arrange(make((3, 4), F32, **mk), make((4, 3), F32, **mk)),
+                         name="shape_error"))
         return out
     return samples
 
@@ -317,3 +326,216 @@ for _op in ("gelu_backward", "silu_backward", "softplus_backward", "leaky_relu_b
             "elu_backward", "hardtanh_backward", "threshold_backward", "sigmoid_backward",
             "tanh_backward"):
     out_of(f"{_op}.grad_input", f"{_op}.default")
+
+
+
+# ---- hardswish / hardsigmoid / mish / hardshrink / softshrink / glu / log_sigmoid / celu /
+# selu / relu6 / prelu / rrelu: their samples draw from a generator of their own (the
+# samples above keep their data)
+_R = own_rng(33)
+# the kinks of the hard* ops (+-3) and shrink's default lambd (+-0.5) among special values
+_KINKS = np.array([np.nan, 0.0, -0.0, 3.0, -3.0, 0.5, -0.5, 30.0, -30.0, 2.0, -4.0],
+                  np.float32)
+
+
+def _mk(shape, dtype=F32, **kw):
+    return make(shape, dtype, rng=_R, **kw)
+
+
+def _own_unary(*args, inplace=False, extra=(), **kwargs):
+    """unary_samples (dtype sweep, 0-d, empty, non-contiguous) with trailing args, the kinks,
+    and `extra` samples."""
+    def samples():
+        out = _with(unary_samples(inplace=inplace, rng=_R), *args, **kwargs)
+        out.append(S(_KINKS.copy(), *args, name="special_values", **kwargs))
+        return out + [e() for e in extra]
+    return samples
+
+
+for _op in ("hardswish", "hardsigmoid", "mish"):
+    register(f"{_op}.default", _own_unary())
+    out_of(f"{_op}.out", f"{_op}.default")
+    register(f"{_op}_.default", _own_unary(inplace=True))
+
+register("hardshrink.default", lambda: _own_unary()() + _own_unary(1.5)()[:8] + [
+    S(_KINKS.copy(), 0.0, name="zero_lambd"), S(_KINKS.copy(), -1.0, name="negative_lambd"),
+    S(_mk((3, 4), F16), 1e6, name="float16_lambd_overflow_error")])
+out_of("hardshrink.out", "hardshrink.default")
+register("softshrink.default", lambda: _own_unary()() + _own_unary(1.5)()[:8] + [
+    S(_KINKS.copy(), 0.0, name="zero_lambd"), S(_KINKS.copy(), -1.0, name="negative_lambd_error"),
+    S(_mk((3, 4), F16), 7e4, name="float16_lambd_above_max_error")])
+out_of("softshrink.out", "softshrink.default")
+
+register("hardswish_backward.default", _backward_samples(_gx(), rng=_R))
+out_of("hardswish_backward.out", "hardswish_backward.default")
+register("hardsigmoid_backward.default", _backward_samples(_gx(), rng=_R))
+register("mish_backward.default", _backward_samples(_gx(), rng=_R))
+for _op in ("hardshrink_backward", "softshrink_backward"):
+    register(f"{_op}.default", lambda: _backward_samples(_gx(0.5), rng=_R)() + [
+        S(_mk((11,), F32), _KINKS.copy(), 0.5, name="at_lambd"),
+        S(_mk((3, 4), F32), _mk((3, 4), F32), 2.5, name="lambd")])
+for _op in ("hardsigmoid_backward", "hardshrink_backward", "softshrink_backward"):
+    out_of(f"{_op}.grad_input", f"{_op}.default")
+
+
+# ---- glu -------------------------------------------------------------------------------------
+def _glu_samples():
+    out = [S(_mk((4, 6), dt), name=dtname(dt)) for dt in ALL]
+    return out + [
+        S(_mk((4, 6), F32), 0, name="dim0"), S(_mk((2, 4, 3), F64), 1, name="dim1"),
+        S(transposed((4, 6), F32, rng=_R), 0, name="transposed"),
+        S(_mk((2, 0), F32), name="empty"), S(_mk((4,), F32), name="1d"),
+        S(_mk((), F32), 0, name="0d_error"), S(_mk((3, 3), F32), 0, name="odd_error"),
+        S(_mk((4, 4), F32), 3, name="dim_error")]
+
+
+register("glu.default", _glu_samples)
+out_of("glu.out", "glu.default")
+
+
+def _glu_backward_samples():
+    out = [S(_mk((4, 3), dt), _mk((4, 6), dt), -1, name=dtname(dt)) for dt in ALL]
+    return out + [
+        S(_mk((2, 6), F32), _mk((4, 6), F32), 0, name="dim0"),
+        S(_mk((2, 2, 3), F64), _mk((2, 4, 3), F64), 1, name="dim1"),
+        S(_mk((4, 3), F32), transposed((4, 6), F32, rng=_R), -1, name="transposed_self"),
+        S(_mk((4, 3), F32), _mk((4, 6), F64), -1, name="float32_grad_float64_self_error"),
+        S(_mk((2, 3), F32), _mk((2, 4), F32), 1, name="shape_error")]
+
+
+register("glu_backward.default", _glu_backward_samples)
+# (errors=False: torch checks a grad_input= of another dtype first, against its dtype)
+out_of("glu_backward.grad_input", "glu_backward.default", errors=False)
+
+
+# ---- log_sigmoid -----------------------------------------------------------------------------
+register("log_sigmoid.default", _own_unary())
+out_of("log_sigmoid.out", "log_sigmoid.default")
+register("log_sigmoid_forward.default", _own_unary())
+out_of("log_sigmoid_forward.output", "log_sigmoid_forward.default")
+
+
+def _buffer(x):
+    return np.asarray(np.exp(-np.abs(x))).astype(x.dtype) if x.dtype.kind == "f" else x
+
+
+def _log_sigmoid_backward_samples():
+    out = []
+    for dt in ALL:
+        x = _mk((3, 4), dt)
+        out.append(S(_mk((3, 4), dt), x, _buffer(x), name=dtname(dt)))
+    x = _mk((3, 4), F64)
+    return out + [
+        S(_mk((3, 4), F32), x, _buffer(x), name="float32_grad_float64_self"),
+        S(_mk((4,), F32), _KINKS[:4].copy(), _buffer(_KINKS[:4]), name="special_values"),
+        S(_mk((), F32), np.array(-1.5, F32), _buffer(np.array(-1.5, F32)), name="0d")]
+
+
+register("log_sigmoid_backward.default", _log_sigmoid_backward_samples)
+out_of("log_sigmoid_backward.grad_input", "log_sigmoid_backward.default")
+
+
+# ---- celu / selu / relu6 -----------------------------------------------------------------------
+def _celu_samples(inplace=False):
+    def samples():
+        out = _own_unary(inplace=inplace)() + _own_unary(0.5, inplace=inplace)()[:8]
+        out += [S(_mk((3, 4), F32), 0, name="zero_alpha_error")]
+        if not inplace:
+            out.append(S(_mk((3, 4), F64), -1.5, name="negative_alpha"))
+        return out
+    return samples
+
+
+register("celu.default", _celu_samples())
+out_of("celu.out", "celu.default")
+register("celu_.default", _celu_samples(True))
+register("selu.default", _own_unary())
+register("selu_.default", _own_unary(inplace=True))
+register("relu6.default", _own_unary())
+register("relu6_.default", _own_unary(inplace=True))
+
+
+# ---- prelu -----------------------------------------------------------------------------------
+def _prelu_samples():
+    out = [S(_mk((2, 3, 4), dt), _mk((3,), dt), name=dtname(dt)) for dt in ALL]
+    return out + [
+        S(_mk((3, 4), F32), _mk((1,), F32), name="one_weight"),
+        S(_mk((5,), F64), _mk((1,), F64), name="1d_input"),
+        S(_mk((4,), F32), _mk((4,), F32, low=1), name="1d_input_weight_error"),
+        S(_mk((), F32), _mk((1,), F32), name="0d_input"),
+        S(_mk((), F32), _mk((), F32), name="0d_input_0d_weight"),
+        S(transposed((3, 4), F32, rng=_R), _mk((4,), F32), name="transposed"),
+        S(_mk((2, 3, 4), F32), _mk((3,), F64), name="promote_error"),
+        S(_mk((2, 3), F32), _mk((2,), F32), name="channel_mismatch_error"),
+        S(_mk((), F32), _mk((2,), F32), name="0d_input_two_weights_error"),
+        S(_mk((2, 4), F32), _mk((1, 1), F32), name="2d_weight_error"),
+        S(_KINKS.copy(), _mk((1,), F32), name="special_values")]
+
+
+register("prelu.default", _prelu_samples)
+
+
+def _prelu_kernel_samples():
+    out = [S(_mk((2, 3, 4), dt), _mk((1, 3, 1), dt), name=dtname(dt)) for dt in ALL]
+    return out + [S(_mk((3, 4), F32), _mk((4,), F32), name="broadcast"),
+                  S(transposed((3, 4), F32, rng=_R), _mk((1, 4), F32), name="transposed"),
+                  S(_mk((3, 4), F32), _mk((4,), F64), name="promote_error")]
+
+
+register("_prelu_kernel.default", _prelu_kernel_samples)
+
+
+def _prelu_kernel_backward_samples():
+    out = [S(_mk((2, 3, 4), dt), _mk((2, 3, 4), dt), _mk((1, 3, 1), dt), name=dtname(dt))
+           for dt in ALL]
+    return out + [
+        S(_mk((3, 4), F32), _mk((3, 4), F32), _mk((1,), F32), name="one_weight"),
+        S(_mk((3, 4), F64), transposed((3, 4), F64, rng=_R), _mk((4,), F64),
+          name="transposed_self"),
+        S(_mk((3, 4), F32), _mk((3, 4), F32), _mk((4,), F64), name="promote_error")]
+
+
+register("_prelu_kernel_backward.default", _prelu_kernel_backward_samples)
+
+
+# ---- rrelu (eval: deterministic; training draws from the generator, tests/ops/
+# test_activation_ops.py checks its distribution) -------------------------------------------
+def _rrelu_samples(noise=False, inplace=False):
+    def with_noise(x):
+        return (x, np.zeros(np.shape(x.base if hasattr(x, "base") else x), F32)) \
+            if noise else (x,)
+
+    def samples():
+        out = [S(*with_noise(s.args[0]), 0.1, 0.3, name=s.name)
+               for s in unary_samples(inplace=inplace, rng=_R)
+               if isinstance(s.args[0], np.ndarray) and s.args[0].dtype == F32 or
+               s.name in ("bool", "int64")]
+        out += [S(*with_noise(_KINKS.copy()), name="special_values_defaults"),
+                S(*with_noise(_mk((3, 4), F32)), 0.5, 0.1, name="lower_above_upper_error"),
+                S(*with_noise(_mk((3, 4), F32)), 0.5, 0.1, True,
+                  name="lower_above_upper_training_error")]
+        return out
+    return samples
+
+
+register("rrelu.default", _rrelu_samples())
+register("rrelu_.default", _rrelu_samples(inplace=True))
+register("rrelu_with_noise.default", _rrelu_samples(noise=True))
+register("rrelu_with_noise_.default", _rrelu_samples(noise=True, inplace=True))
+
+
+def _rrelu_backward_samples():
+    x, g = _mk((3, 4), F32), _mk((3, 4), F32)
+    noise = np.where(x <= 0, _mk((3, 4), F32, low=0.1, high=0.3), 1).astype(F32)
+    return [S(g, x, noise, 0.1, 0.3, True, False, name="training"),
+            S(g, x, noise, 0.1, 0.3, False, False, name="eval"),
+            S(g, x, noise, 0.2, 0.2, True, False, name="training_empty_range"),
+            S(g, x, noise, 0.1, 0.3, False, True, name="eval_self_is_result"),
+            S(_mk((3, 4), F64), _mk((3, 4), F64), noise.astype(F64), 0.1, 0.3, True, False,
+              name="float64"),
+            S(_mk((3, 4), I64), _mk((3, 4), I64), _mk((3, 4), I64), 0.1, 0.3, False, False,
+              name="int64_eval_error")]
+
+
+register("rrelu_with_noise_backward.default", _rrelu_backward_samples)
+out_of("rrelu_with_noise_backward.out", "rrelu_with_noise_backward.default")

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 import ember
+
+from .common import reduce_to
 
 # Double-backward helpers (torch's FunctionsManual): the `self` derivatives of the
 # *_backward ops, i.e. second derivatives of the activations times both incoming grads.
@@ -50,3 +54,86 @@ def elu_double_backward(grad, grad_output, alpha, scale_, input_scale, is_result
     g = ember.elu_backward(grad * grad_output * input_scale, alpha, scale_, input_scale,
                            is_result, self_or_result)
     return g * negative
+
+
+def hardswish_double_backward(grad, grad_output, self):
+    """grad * grad_output * hardswish''(self): 1/3 strictly inside (-3, 3), else 0."""
+    return ember.where((self > -3) & (self < 3), grad * grad_output / 3, 0.0)
+
+
+def mish_double_backward(grad, grad_output, self):
+    """grad * grad_output * mish''(self): with s = sigmoid(x), t = tanh(softplus(x)) and
+    u = 1 - t**2, mish' = t + x s u and mish'' = s u (2 + x (1 - s - 2 t s))."""
+    s = self.sigmoid()
+    t = ember.softplus(self).tanh()
+    su = s * (1 - t * t)
+    return grad * grad_output * su * (self * (1 - s - t * s * 2) + 2)
+
+
+def _glu_halves(x, dim):
+    n = x.shape[dim] // 2
+    return x.narrow(dim, 0, n), x.narrow(dim, n, n)
+
+
+def glu_double_backward(grad, grad_output, self, dim):
+    """The self derivative of glu_backward(grad_output, self, dim) (torch's
+    glu_double_backward): grad is self-shaped, split like self into its halves."""
+    a, b = _glu_halves(self, dim)
+    gg_a, gg_b = _glu_halves(grad, dim)
+    sig_b = b.sigmoid()
+    one_minus = 1 - sig_b
+    sig_one_minus = sig_b * one_minus
+    grad_a = gg_b * grad_output * sig_one_minus
+    second_order = sig_one_minus * one_minus - sig_b * sig_one_minus
+    grad_b = gg_b * a * grad_output * second_order + gg_a * grad_output * sig_one_minus
+    return ember.cat([grad_a, grad_b], dim)
+
+
+def glu_double_backward_grad_output(grad, self, dim):
+    """The grad_output derivative of glu_backward: glu_backward is linear in grad_output,
+    so it is glu_backward(ones) times grad, its two halves summed."""
+    dim = dim % self.dim()
+    half = list(self.shape)
+    half[dim] //= 2
+    t = grad * ember.glu_backward(self.new_ones(half), self, dim)
+    first, second = _glu_halves(t, dim)
+    return first + second
+
+
+def log_sigmoid_double_backward(grad, self):
+    """grad * log_sigmoid''(self) = grad * (sigmoid(x) - 1) * sigmoid(x)."""
+    z = self.sigmoid()
+    return grad * (z - 1) * z
+
+
+def celu_input_scale(alpha) -> float:
+    """celu's elu input_scale in its derivative: 1 / alpha with alpha read as a float32
+    (torch's `1.0 / alpha.toFloat()`)."""
+    return 1.0 / float(np.float32(alpha))
+
+
+def prelu_kernel_backward_reduced(grad, self, weight):
+    """_prelu_kernel_backward, its weight gradient summed to weight's shape (torch's engine
+    does that sum)."""
+    grad_self, grad_weight = ember._prelu_kernel_backward(grad, self, weight)
+    return grad_self, reduce_to(grad_weight, weight.shape, weight.dtype)
+
+
+def prelu_double_backward(gg_self, gg_weight, grad_output, self, weight):
+    """The (grad_output, self, weight) gradients of _prelu_kernel_backward's two outputs
+    given their incoming gradients (either may be None), as torch's formula."""
+    positive = self >= 0
+    g_out = g_self = g_weight = None
+    if gg_self is not None:
+        g_out = ember.where(positive, gg_self, gg_self * weight)
+        g_weight = reduce_to(ember.where(positive, 0.0, grad_output * gg_self),
+                             weight.shape, weight.dtype)
+    if gg_weight is not None:
+        term = ember.where(positive, 0.0, gg_weight * self)
+        g_out = term if g_out is None else g_out + term
+        g_self = ember.where(positive, 0.0, grad_output * gg_weight)
+    if g_out is not None:
+        g_out = reduce_to(g_out, grad_output.shape, grad_output.dtype)
+    if g_self is not None:
+        g_self = reduce_to(g_self, self.shape, self.dtype)
+    return g_out, g_self, g_weight

@@ -117,39 +117,26 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return ember.log_softmax(input, dim, dtype)
 
 
-# ---------------------------------------------------------------- composite activations
-def _inplace(input, result, inplace):
-    """result, written into input when inplace (torch's in-place variants)."""
-    return input.copy_(result) if inplace else result
-
-
+# ---------------------------------------------------------------- the other activation ops
 def relu6(input, inplace=False):
-    """min(max(x, 0), 6)."""
+    """min(max(x, 0), 6) (aten.hardtanh, as torch's composite)."""
     if _tf[0] and (result := _override("relu6", locals())) is not _NO:
         return result
-    return hardtanh(input, 0.0, 6.0, inplace)
-
-
-_SELU_ALPHA = 1.6732632423543772848170429916717
-_SELU_SCALE = 1.0507009873554804934193349852946
+    return ember.relu6_(input) if inplace else ember.relu6(input)
 
 
 def selu(input, inplace=False):
     """scale * elu(x, alpha) with the self-normalising constants."""
     if _tf[0] and (result := _override("selu", locals())) is not _NO:
         return result
-    op = ember.elu_ if inplace else ember.elu
-    return op(input, _SELU_ALPHA, _SELU_SCALE)
+    return ember.selu_(input) if inplace else ember.selu(input)
 
 
 def celu(input, alpha=1.0, inplace=False):
     """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
     if _tf[0] and (result := _override("celu", locals())) is not _NO:
         return result
-    if alpha == 0:
-        raise RuntimeError("ZeroDivisionError")
-    op = ember.elu_ if inplace else ember.elu
-    return op(input, alpha, 1.0, 1.0 / alpha)
+    return ember.celu_(input, alpha) if inplace else ember.celu(input, alpha)
 
 
 def glu(input, dim=-1):
@@ -158,51 +145,40 @@ def glu(input, dim=-1):
         return result
     if input.dim() == 0:
         raise RuntimeError("glu does not support scalars because halving size must be even")
-    size = input.shape[dim]
-    if size % 2:
-        raise RuntimeError(f"Halving dimension must be even, but dimension "
-                           f"{dim % input.dim()} is size {size}")
-    a, b = input.chunk(2, dim)
-    return a * b.sigmoid()
+    return ember.glu(input, dim)
 
 
 def mish(input, inplace=False):
     """x * tanh(softplus(x))."""
     if _tf[0] and (result := _override("mish", locals())) is not _NO:
         return result
-    return _inplace(input, input * softplus(input).tanh(), inplace)
+    return ember.mish_(input) if inplace else ember.mish(input)
 
 
 def hardsigmoid(input, inplace=False):
     """min(max(x + 3, 0), 6) / 6 (gradient 1/6 strictly inside (-3, 3), as torch's)."""
     if _tf[0] and (result := _override("hardsigmoid", locals())) is not _NO:
         return result
-    return _inplace(input, ember.hardtanh(input + 3, 0.0, 6.0) / 6, inplace)
+    return ember.hardsigmoid_(input) if inplace else ember.hardsigmoid(input)
 
 
 def hardswish(input, inplace=False):
-    """x * min(max(x + 3, 0), 6) / 6 (gradient 0 up to -3, 1 from 3 on, as torch's)."""
+    """x * min(max(x + 3, 0), 6) / 6 (gradient 0 below -3, 1 above 3, as torch's)."""
     if _tf[0] and (result := _override("hardswish", locals())) is not _NO:
         return result
-    return _inplace(input, input * ember.hardtanh(input + 3, 0.0, 6.0) / 6, inplace)
+    return ember.hardswish_(input) if inplace else ember.hardswish(input)
 
 
-def hardshrink(input, lambd=0.5):
-    """x where |x| > lambd, else 0."""
-    if _tf[0] and (result := _override("hardshrink", locals())) is not _NO:
-        return result
-    return ember.where((input >= -lambd) & (input <= lambd), 0.0, input)
+#: ``hardshrink(input, lambd=0.5) -> Tensor``: x where |x| > lambd, else 0 (torch's
+#: F.hardshrink is torch.hardshrink).
+hardshrink = _generated.hardshrink
 
 
 def softshrink(input, lambd=0.5):
     """x - lambd above lambd, x + lambd below -lambd, else 0."""
     if _tf[0] and (result := _override("softshrink", locals())) is not _NO:
         return result
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be in range [0, {ember.finfo(input.dtype).max:g}] "
-                           f"for input dtype {input.dtype.scalar_name}, but found {lambd:g}")
-    return ember.where(input > lambd, input - lambd,
-                       ember.where(input < -lambd, input + lambd, input * 0))
+    return ember.softshrink(input, lambd)
 
 
 def tanhshrink(input):
@@ -220,10 +196,10 @@ def softsign(input):
 
 
 def logsigmoid(input):
-    """log(sigmoid(x)), computed stably as -softplus(-x)."""
+    """log(sigmoid(x)), computed stably (aten.log_sigmoid_forward)."""
     if _tf[0] and (result := _override("logsigmoid", locals())) is not _NO:
         return result
-    return -softplus(-input)
+    return ember.log_sigmoid(input)
 
 
 def softmin(input, dim=None, _stacklevel=3, dtype=None):
@@ -235,24 +211,9 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
     return ember.softmax(-input, dim, dtype)
 
 
-def prelu(input, weight):
-    """x where x > 0, weight * x elsewhere; weight has 1 or (channel dim) C entries."""
-    if _tf[0] and (result := _override("prelu", locals())) is not _NO:
-        return result
-    if weight.dtype != input.dtype:
-        raise RuntimeError("prelu: Type promoting not supported. Got "
-                           f"{input.dtype.scalar_name} and {weight.dtype.scalar_name}")
-    if weight.numel() != 1:
-        size = input.shape[1] if input.dim() >= 2 else 1
-        if weight.numel() != size:
-            raise RuntimeError(
-                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
-                f"= {weight.numel()} and channel size = {size}.")
-        shape = [1] * input.dim()
-        shape[1] = size
-        weight = weight.reshape(shape)
-    positive = input > 0
-    return ember.where(positive, input, weight * ember.where(positive, 0.0, input))
+#: ``prelu(input, weight) -> Tensor``: x where x > 0, weight * x elsewhere; weight has 1
+#: or (channel dim) C entries (torch's F.prelu is torch.prelu).
+prelu = _generated.prelu
 
 
 def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
@@ -260,26 +221,14 @@ def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
     negative element in training."""
     if _tf[0] and (result := _override("rrelu", locals())) is not _NO:
         return result
-    if not training:
-        return leaky_relu(input, (lower + upper) / 2, inplace)
-    slope = ember.empty_like(input).uniform_(lower, upper)
-    result = ember.where(input >= 0, input, input * slope)
-    return _inplace(input, result, inplace)
+    if inplace:
+        return ember.rrelu_(input, lower, upper, training)
+    return ember.rrelu(input, lower, upper, training)
 
 
-def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
-    """In-place :func:`rrelu`."""
-    return rrelu(input, lower, upper, training, True)
-
-
-def selu_(input):
-    """In-place :func:`selu`."""
-    return selu(input, True)
-
-
-def celu_(input, alpha=1.0):
-    """In-place :func:`celu`."""
-    return celu(input, alpha, True)
+rrelu_ = _generated.rrelu_
+selu_ = _generated.selu_
+celu_ = _generated.celu_
 
 
 def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
