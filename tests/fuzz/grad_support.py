@@ -1,0 +1,262 @@
+"""Support for the gradient differential fuzzer (tests/fuzz/test_grad_differential.py).
+
+The ops are the forward fuzzer's (fuzz_support.FUZZ_OPS) that are differentiable: those
+with a derivatives.yaml formula (a generated Autograd kernel) whose outputs may require
+grad, and the CompositeImplicitAutograd ones (differentiable through their decomposition).
+Cases are drawn as the forward fuzzer draws them, with float64, float32 and complex128
+tensors; every floating or complex tensor argument is a leaf that requires grad (a view
+argument is that view of its leaf; the self of an in-place op is a view of a clone of
+its leaf). `run_grad_case` calls the op on both sides, then compares:
+
+  - the forward: both raise (the same builtin type) or neither; values, dtypes, shapes,
+    and which outputs require grad;
+  - the gradients of the outputs weighted by random cotangents
+    (`autograd.grad(outputs, leaves, cotangents)`): both raise or neither; each leaf's
+    gradient's dtype, shape, values (NaN where torch's is NaN); a None gradient is zeros;
+  - with `double=True`, the gradients of the gradients (create_graph=True), weighted by
+    new random cotangents, with respect to the leaves and to the first cotangents.
+
+    >>> spec = GRAD_OPS["mul.Tensor"]
+    >>> spec.name
+    'mul.Tensor'
+"""
+from __future__ import annotations
+
+import numpy as np
+import yaml
+from fuzz_support import (
+    EXPANDED_GARBAGE,
+    FUZZ_OPS,
+    INT_MIN_TRAPS,
+    KNOWN,
+    NAN_SORTED,
+    ROOT,
+    Case,
+    DType,
+    Mismatch,
+    OpSpec,
+    TensorArg,
+    _has_int_min,
+    _has_nan,
+    _torch_view,
+    _ember_view,
+    aten,
+    call,
+    reject_if,
+    short,
+)
+from helpers import (
+    ACCUMULATING_ULPS,
+    COMPLEX,
+    assert_close_ulps,
+    builtin_type,
+    dtype_name,
+    ember_of,
+    np_dtype,
+    real_pairs,
+    to_np,
+    torch_of,
+)
+
+import ember
+import ember._generated.autograd as generated_autograd
+
+GRAD_DTYPES = ("float64", "float32", "complex128")
+
+
+# --------------------------------------------------------------------------- the ops
+def _never_differentiable() -> set[str]:
+    """derivatives.yaml entries whose outputs never require grad ('eq.Tensor', ...)."""
+    out = set()
+    for entry in yaml.safe_load((ROOT / "schema" / "derivatives.yaml").read_text()):
+        if not any(entry.get("output_differentiability", [True])):
+            name = entry["name"].split("(")[0]
+            out.add(name if "." in name else f"{name}.default")
+    return out
+
+
+def is_differentiable(spec: OpSpec, never: set[str]) -> bool:
+    """A derivatives.yaml formula that may give a gradient, or a decomposition."""
+    keys = [k for k, _ in spec.fn.dispatch] if spec.fn.dispatch else []
+    has_formula = hasattr(generated_autograd, f"_ag_{spec.fn.ident}")
+    return (has_formula and spec.name not in never) or "CompositeImplicitAutograd" in keys
+
+
+_NEVER = _never_differentiable()
+GRAD_OPS = {name: s for name, s in FUZZ_OPS.items() if is_differentiable(s, _NEVER)}
+
+# Known gradient disagreements, by cause: op -> why. Their tests are xfail (not strict);
+# EMBER_FUZZ_KNOWN=0 runs them as ordinary tests. (A case whose *forward* disagrees for an
+# op of the forward fuzzer's KNOWN table is dropped: that is the forward fuzzer's business.)
+GRAD_KNOWN: dict[str, str] = {}
+
+
+# --------------------------------------------------------------------------- leaves
+def _is_leaf_array(a: np.ndarray) -> bool:
+    return a.dtype.kind in "fc" or a.dtype == np_dtype("bfloat16")
+
+
+def build(x, side: str, leaves: list, clone: bool = False):
+    """A case value as `side`'s objects, with each floating or complex TensorArg's base a
+    new leaf that requires grad (appended to `leaves`); `clone`: the views are taken of a
+    clone of the leaf (the self of an in-place op)."""
+    if isinstance(x, TensorArg):
+        make = ember_of if side == "ember" else torch_of
+        t = make(x.base)
+        if _is_leaf_array(x.base):
+            leaves.append(t.requires_grad_())
+            if clone:
+                t = t.clone()
+        view = _ember_view if side == "ember" else _torch_view
+        for v in x.views:
+            t = view(t, v)
+        return t
+    if isinstance(x, DType):
+        import torch
+        return getattr(ember if side == "ember" else torch, x.name)
+    if isinstance(x, list):
+        return [build(v, side, leaves) for v in x]
+    if isinstance(x, dict):
+        return {k: build(v, side, leaves) for k, v in x.items()}
+    return x
+
+
+def flat_tensors(res) -> list:
+    """The tensors of a result (nested lists and tuples flattened, other values left out)."""
+    if isinstance(res, (list, tuple)):
+        return [t for r in res for t in flat_tensors(r)]
+    return [res] if hasattr(res, "requires_grad") else []
+
+
+def random_like(rng, t, side: str, requires_grad=False):
+    """A standard normal tensor (complex normal for complex `t`) of t's shape and dtype."""
+    name = dtype_name(t.dtype)
+    shape = tuple(t.shape)
+    a = rng.standard_normal(shape)
+    if name.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    a = np.asarray(a).astype(np_dtype(name))
+    out = ember_of(a) if side == "ember" else torch_of(a)
+    return out.requires_grad_() if requires_grad else out
+
+
+# --------------------------------------------------------------------------- comparing
+def compare_tensor(e, t, what: str):
+    """dtype, shape and values (dtype-aware tolerance, NaN where torch's is NaN)."""
+    assert dtype_name(e.dtype) == dtype_name(t.dtype), \
+        f"{what} dtype: ember {dtype_name(e.dtype)} torch {dtype_name(t.dtype)}"
+    assert tuple(e.shape) == tuple(t.shape), f"{what} shape: {tuple(e.shape)} {tuple(t.shape)}"
+    name = COMPLEX.get(dtype_name(t.dtype), dtype_name(t.dtype))
+    actual, ref = to_np(e.detach()), to_np(t.detach())
+    if name in ACCUMULATING_ULPS and name not in ("bool",):
+        # gradients are sums of products computed in another order than torch's: a few
+        # ulps of the largest value (at least 1)
+        assert_close_ulps(real_pairs(actual), real_pairs(ref), name, ACCUMULATING_ULPS[name],
+                          1.0, err_msg=f"{what} values")
+    else:
+        np.testing.assert_array_equal(actual, ref, err_msg=f"{what} values")
+
+
+def _same_errors(e_exc, t_exc) -> bool:
+    return (e_exc is None) == (t_exc is None) and (
+        e_exc is None or isinstance(e_exc, builtin_type(type(t_exc))))
+
+
+def _grads(side: str, outputs, inputs, cotangents, create_graph: bool):
+    """autograd.grad(outputs, inputs, cotangents) (None gradients allowed), or the error."""
+    import torch
+    grad = ember.autograd.grad if side == "ember" else torch.autograd.grad
+    return call(grad, (outputs, inputs),
+                {"grad_outputs": cotangents, "allow_unused": True, "create_graph": create_graph})
+
+
+def _compare_grads(head, what, e_g, e_exc, t_g, t_exc, inputs):
+    if not _same_errors(e_exc, t_exc):
+        raise Mismatch(f"{head}\n  {what}:\n  ember: {short(e_exc if e_exc else e_g)}"
+                       f"\n  torch: {short(t_exc if t_exc else t_g)}")
+    if t_exc is not None:
+        return
+    import torch
+    for i, (e, t, x) in enumerate(zip(e_g, t_g, inputs)):
+        t = torch.zeros_like(x) if t is None else t
+        e = ember.zeros(tuple(x.shape), dtype=getattr(ember, dtype_name(x.dtype))) \
+            if e is None else e
+        try:
+            compare_tensor(e, t, f"{what} of input {i}")
+        except AssertionError as err:
+            lines = str(err).strip().splitlines()
+            detail = "\n  ".join(line for line in lines if line.strip())[:1500]
+            raise Mismatch(f"{head}\n  {detail}\n  ember: {short(e.detach())}"
+                           f"\n  torch: {short(t.detach())}") from None
+
+
+# --------------------------------------------------------------------------- running
+def run_grad_case(spec: OpSpec, case: Case, seed: int, double: bool):
+    """Call the op on ember and torch leaves built from `case`, compare the forward, the
+    gradients of the cotangent-weighted outputs (cotangents drawn from `seed`) and, when
+    `double`, the gradients of the gradients' weighted sum."""
+    import torch
+    t_leaves, e_leaves = [], []
+    inplace = spec.kind == "inplace"
+    t_args = [build(a, "torch", t_leaves, clone=inplace and i == 0)
+              for i, a in enumerate(case.args)]
+    t_kwargs = build(case.kwargs, "torch", t_leaves)
+    reject_if(spec.fn.op_name in INT_MIN_TRAPS and _has_int_min(t_args)
+              or spec.fn.op_name in NAN_SORTED and _has_nan(t_args))
+    t_res, t_exc = call(aten(torch.ops.aten, spec), t_args, t_kwargs)
+    reject_if(any(min(r.shape, default=0) < 0 for r in flat_tensors(t_res))
+              or "INTERNAL ASSERT FAILED" in str(t_exc)
+              or spec.name in EXPANDED_GARBAGE and t_args and
+              any(s == 0 and n > 1 for n, s in zip(t_args[0].shape, t_args[0].stride())))
+    e_args = [build(a, "ember", e_leaves, clone=inplace and i == 0)
+              for i, a in enumerate(case.args)]
+    e_kwargs = build(case.kwargs, "ember", e_leaves)
+    e_res, e_exc = call(aten(ember.ops.aten, spec), e_args, e_kwargs)
+    head = f"aten.{spec.name}({case!r})" + (" [double backward]" if double else "")
+
+    # the forward (a disagreement of an op the forward fuzzer knows about is its business)
+    if not _same_errors(e_exc, t_exc):
+        reject_if(spec.name in KNOWN)
+        raise Mismatch(f"{head}\n  forward:\n  ember: {short(e_exc if e_exc else e_res)}"
+                       f"\n  torch: {short(t_exc if t_exc else t_res)}")
+    if t_exc is not None:
+        return
+    e_outs, t_outs = flat_tensors(e_res), flat_tensors(t_res)
+    try:
+        assert len(e_outs) == len(t_outs), f"{len(e_outs)} outputs, torch {len(t_outs)}"
+        for i, (e, t) in enumerate(zip(e_outs, t_outs)):
+            compare_tensor(e, t, f"output {i}")
+    except AssertionError as err:
+        reject_if(spec.name in KNOWN)
+        raise Mismatch(f"{head}\n  forward: {str(err).strip().splitlines()[0]}"
+                       f"\n  ember: {short(e_res)}\n  torch: {short(t_res)}") from None
+    t_flags = [t.requires_grad for t in t_outs]
+    e_flags = [e.requires_grad for e in e_outs]
+    if e_flags != t_flags:
+        raise Mismatch(f"{head}\n  outputs requiring grad: ember {e_flags} torch {t_flags}")
+    chosen = [i for i, f in enumerate(t_flags) if f]
+    if not chosen or not t_leaves:
+        return
+
+    # the first gradients
+    rng = np.random.default_rng(seed)
+    cot_arrays = [(random_like(rng, t_outs[i], "torch"), i) for i in chosen]
+    t_cots = [c.requires_grad_(double) for c, _ in cot_arrays]
+    e_cots = [ember_of(to_np(c.detach())).to(e_outs[i].dtype).requires_grad_(double)
+              for c, i in cot_arrays]
+    t_g, t_gexc = _grads("torch", [t_outs[i] for i in chosen], t_leaves, t_cots, double)
+    e_g, e_gexc = _grads("ember", [e_outs[i] for i in chosen], e_leaves, e_cots, double)
+    _compare_grads(head, "gradient", e_g, e_gexc, t_g, t_gexc, t_leaves)
+    if not double or t_gexc is not None:
+        return
+
+    # the gradients of the gradients (with respect to the leaves and the cotangents)
+    both = [i for i, (e, t) in enumerate(zip(e_g, t_g))
+            if e is not None and t is not None and e.requires_grad and t.requires_grad]
+    if not both:
+        return
+    t_w = [random_like(rng, t_g[i], "torch") for i in both]
+    e_w = [ember_of(to_np(w)).to(e_g[i].dtype) for w, i in zip(t_w, both)]
+    t_gg, t_ggexc = _grads("torch", [t_g[i] for i in both], t_leaves + t_cots, t_w, False)
+    e_gg, e_ggexc = _grads("ember", [e_g[i] for i in both], e_leaves + e_cots, e_w, False)
+    _compare_grads(head, "second gradient", e_gg, e_ggexc, t_gg, t_ggexc, t_leaves + t_cots)
