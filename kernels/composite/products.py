@@ -11,6 +11,7 @@ import math
 import ember
 from ember.core.outputs import check_cast
 from ember.core.shapes import wrap_dim
+from ember.kernels.composite import unmutated
 from ember.kernels.meta.linalg import check_addmm_dtypes
 
 
@@ -106,7 +107,7 @@ def renorm(self, p, dim, maxnorm):
 
 
 def renorm_(self, p, dim, maxnorm):
-    return self.copy_(renorm(self, p, dim, maxnorm))
+    return self.copy_(renorm(unmutated(self), p, dim, maxnorm))
 
 
 def _scaled(x, factor):

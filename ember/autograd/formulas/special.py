@@ -61,13 +61,14 @@ def logit_backward(grad, self, eps=None):
 
 
 def sinc_backward(grad, self):
-    """(cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at 0 (computed at 1 there, so that no
-    NaN reaches the double backward)."""
-    zero = self == 0
+    """grad * conj((cos(pi x) pi x - sin(pi x)) / (pi x^2)), 0 where x^2 is 0 (torch's
+    mask: also where it underflows; computed at 1 there, so that no NaN reaches the double
+    backward)."""
+    zero = self * self == 0
     x = ember.where(zero, self.new_ones(()), self)
     px = x * 3.141592653589793
     d = (px * px.cos() - px.sin()) / (px * x)
-    return grad * zero_where(zero, d)
+    return grad * zero_where(zero, d).conj()
 
 
 def xlogy_backward(grad, self, other, log1p=False):
