@@ -53,7 +53,7 @@ def std_mean_dim(self, dim, unbiased, keepdim):
 
 
 def _check_norm_input(self):
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {self._dtype.scalar_name} instead.")
 

@@ -29,8 +29,6 @@ NO_HALF = frozenset((
         ("shifted_chebyshev", "t"), ("shifted_chebyshev", "u"), ("shifted_chebyshev", "v"),
         ("shifted_chebyshev", "w"), ("hermite", "h"), ("hermite", "he"), ("laguerre", "l"),
         ("legendre", "p")))))
-# float ops torch has no complex loop for (the orthogonal polynomials too)
-NO_COMPLEX = frozenset(("xlogy", "special_xlog1py", "special_zeta", "copysign"))
 
 
 def cpu_name(op) -> str:
@@ -41,9 +39,7 @@ def cpu_name(op) -> str:
 def float_layout(op, *operands) -> Layout:
     """A float op: the promoted dtype, bool/integral promoted to the default float dtype."""
     lay = _layout(P.float_result(D.result_type(*operands)), *operands)
-    if op in NO_HALF and lay._dtype in P.HALF or \
-            lay._dtype.is_complex and (op in NO_COMPLEX or op.startswith("special_") and
-                                        "_polynomial_" in op):
+    if op in NO_HALF and lay._dtype in P.HALF:
         raise not_implemented_for(cpu_name(op), lay._dtype)
     return lay
 
@@ -52,18 +48,12 @@ def promote_layout(op, *operands, allowed=None) -> Layout:
     """A dtype-keeping op: the promoted dtype, which must be in `allowed` (a category test)."""
     lay = _layout(D.result_type(*operands), *operands)
     if allowed is not None and not allowed(lay._dtype):
-        if allowed is _is_real:     # (fmax, fmin)
-            raise RuntimeError(f"{op} not implemented for complex tensors.")
         raise not_implemented_for(cpu_name(op), lay._dtype)
     return lay
 
 
 def _is_float(dt):
     return dt.category == D.FLOAT
-
-
-def _is_real(dt):
-    return not dt.is_complex
 
 
 def _is_integral(dt):
@@ -73,7 +63,7 @@ def _is_integral(dt):
 # layout rules of the binary ops that are not float ops (op -> dtype test)
 PROMOTE = {"hypot": _is_float, "nextafter": _is_float, "logaddexp": _is_float,
            "logaddexp2": _is_float, "gcd": _is_integral, "lcm": _is_integral,
-           "fmax": _is_real, "fmin": _is_real, "igamma": _is_float, "igammac": _is_float}
+           "fmax": None, "fmin": None, "igamma": _is_float, "igammac": _is_float}
 
 
 def heaviside_layout(self, values) -> Layout:

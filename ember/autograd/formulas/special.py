@@ -3,6 +3,8 @@ ops): polygamma, mvlgamma, i0/i1 and their scaled forms, logit, sinc, xlogy/xlog
 copysign, fmax/fmin, logaddexp."""
 from __future__ import annotations
 
+import math
+
 import ember
 
 from .common import reduce_to, zero_where
@@ -61,14 +63,15 @@ def logit_backward(grad, self, eps=None):
 
 
 def sinc_backward(grad, self):
-    """grad * conj((cos(pi x) pi x - sin(pi x)) / (pi x^2)), 0 where x^2 is 0 (torch's
-    mask: also where it underflows; computed at 1 there, so that no NaN reaches the double
-    backward)."""
+    """grad * conj((cos(pi x) pi x - sin(pi x)) / (pi x^2)); where x^2 is 0 (torch's mask:
+    also where it underflows) the derivative's Taylor term -pi^2 x / 3, which is 0 (as
+    torch's) and whose own derivative is sinc''(0) = -pi^2 / 3 (torch's double backward
+    gives NaN there); the quotient is computed at 1 there, so no NaN leaks through."""
     zero = self * self == 0
     x = ember.where(zero, self.new_ones(()), self)
-    px = x * 3.141592653589793
-    d = (px * px.cos() - px.sin()) / (px * x)
-    return grad * zero_where(zero, d).conj()
+    px = x * math.pi
+    d = ember.where(zero, self * (-math.pi ** 2 / 3), (px * px.cos() - px.sin()) / (px * x))
+    return grad * d.conj()
 
 
 def xlogy_backward(grad, self, other, log1p=False):
