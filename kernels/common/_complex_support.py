@@ -35,13 +35,24 @@ def _sort_message(args):
 
 _SORT = (RuntimeError, _sort_message)
 
+
+def _selection_message(name, kernel):
+    """median.dim/mode: torch checks the dim and an empty reduced dim (IndexError) before
+    the dtype."""
+    def message(args):
+        from ember.kernels.meta.reduction import selection_layout
+        dim = next((a for a in args[1:] if a.__class__ is int), -1)
+        selection_layout(args[0], dim, False, name)
+        return _kernel_name(kernel)[1]
+    return message
+
 # aten op name (its in-place and out= overloads included) -> (exception type, message, or
 # a function of the arguments giving it)
 UNSUPPORTED = {
     **{op: _kernel_name(f"{op}_cpu") for op in (
         "lt", "le", "gt", "ge", "remainder", "fmod", "atan2", "bitwise_and", "bitwise_or",
         "bitwise_xor", "bitwise_not", "frac", "cummax", "cummin", "elu", "leaky_relu",
-        "softplus", "threshold", "searchsorted", "bucketize", "logit", "kthvalue", "mode",
+        "softplus", "threshold", "searchsorted", "bucketize", "logit", "kthvalue",
         "bincount", "aminmax", "xlogy", "copysign")},
     "median": _kernel_name("median_cpu"),
     "nanmedian": _kernel_name("median_cpu"),
@@ -105,8 +116,9 @@ UNSUPPORTED = {
 _OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
               ("max", "dim"): (RuntimeError, "max(): does not support complex input"),
               ("min", "dim"): (RuntimeError, "min(): does not support complex input"),
-              ("median", "dim"): _kernel_name("median_out"),
-              ("nanmedian", "dim"): _kernel_name("median_out"),
+              ("median", "dim"): (_NI, _selection_message("median", "median_out")),
+              ("nanmedian", "dim"): (_NI, _selection_message("median", "median_out")),
+              ("mode", "default"): (_NI, _selection_message("mode", "mode_cpu")),
               ("max", "other"): UNSUPPORTED["maximum"], ("min", "other"): UNSUPPORTED["minimum"],
               ("abs_", "default"): (RuntimeError,
                                     "In-place abs is not supported for complex tensors.")}

@@ -134,8 +134,8 @@ def _add_scaled(self, product, beta, alpha, shape_error):
         product = product if alpha else ember.zeros_like(product, dtype=dt)
         return product.logical_or(self) if beta else product + ember.zeros_like(self, dtype=dt)
     product = _scaled(product, alpha)
-    if beta == 0:
-        return (product + ember.zeros_like(self)).to(dt)
+    if beta == 0:   # self's values take no part, but self keeps its (zero) gradient
+        return ember.where(self.new_zeros((), dtype=ember.bool), self, product).to(dt)
     return _scaled(self, beta) + product
 
 
@@ -194,7 +194,8 @@ def addbmm(self, batch1, batch2, beta=1, alpha=1):
     check_addmm_dtypes(self, batch1, batch2)
     b, n, k = batch1.shape
     # sum_b batch1[b] @ batch2[b] as one matmul: one accumulation, one rounding (torch's)
-    product = ember.mm(batch1.permute(1, 0, 2).reshape(n, b * k), batch2.reshape(b * k, -1))
+    product = ember.mm(batch1.permute(1, 0, 2).reshape(n, b * k),
+                       batch2.reshape(b * k, batch2.shape[2]))
     return _add_scaled(self, product, beta, alpha, err)
 
 

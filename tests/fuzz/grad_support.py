@@ -123,11 +123,11 @@ TORCH_SECOND_ORDER_NAN = {
 }
 
 # ops whose torch backward under create_graph=True (its differentiable formula) gives NaN at
-# NaN inputs where its first-order kernel (and ember, both ways) gives the gradient: their
-# double-backward cases with NaN inputs are dropped
+# non-finite inputs where its first-order kernel (and ember, both ways) gives the gradient:
+# their double-backward cases with NaN or infinite inputs are dropped
 TORCH_CREATE_GRAPH_NAN = {
-    "elu_.default": "elu_backward(is_result=True) of a NaN result: grad * scale from torch's "
-                    "kernel, NaN from its create_graph formula",
+    "elu_.default": "elu_backward(is_result=True) of a NaN or infinite result: grad * scale "
+                    "from torch's kernel, NaN (0 * inf) from its create_graph formula",
 }
 
 # torch refuses autograd for the complex outputs of the ops missing from its list of ops
@@ -257,6 +257,9 @@ def _compare_grads(spec, head, what, e_g, e_exc, t_g, t_exc, inputs):
         return
     import torch
     for i, (e, t, x) in enumerate(zip(e_g, t_g, inputs)):
+        if e is None and t is not None:   # (autograd.grad without allow_unused would raise)
+            raise Mismatch(f"{head}\n  {what} of input {i}: None (not in ember's graph), "
+                           f"torch's {brief(t)}")
         t = torch.zeros_like(x) if t is None else t
         e = ember.zeros(tuple(x.shape), dtype=getattr(ember, dtype_name(x.dtype))) \
             if e is None else e
@@ -325,7 +328,8 @@ def run_grad_case(spec: OpSpec, case: Case, seed: int, double: bool):
     t_cots = [c.requires_grad_(double) for c, _ in cot_arrays]
     e_cots = [ember_of(to_np(c.detach())).to(e_outs[i].dtype).requires_grad_(double)
               for c, i in cot_arrays]
-    reject_if(double and spec.name in TORCH_CREATE_GRAPH_NAN and _has_nan(t_leaves))
+    reject_if(double and spec.name in TORCH_CREATE_GRAPH_NAN and
+              any(not bool(x.isfinite().all()) for x in t_leaves))
     t_g, t_gexc = _grads("torch", [t_outs[i] for i in chosen], t_leaves, t_cots, double)
     reject_if(any(bug in str(t_gexc) for bug in TORCH_INTERNAL_ERRORS + TORCH_BACKWARD_BUGS))
     e_g, e_gexc = _grads("ember", [e_outs[i] for i in chosen], e_leaves, e_cots, double)
