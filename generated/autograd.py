@@ -5554,7 +5554,7 @@ class AcoshBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * (self.pow(2) - 1).rsqrt().conj()
+            _r_self = _H.acosh_backward(grad, self)
         return (_r_self,)
 
     @property

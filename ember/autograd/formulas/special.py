@@ -62,6 +62,15 @@ def logit_backward(grad, self, eps=None):
     return ember.where((self < eps) | (self > 1 - eps), d.new_zeros(()), d)
 
 
+def acosh_backward(grad, self):
+    """grad / sqrt(x^2 - 1); for complex x, conj(1 / (sqrt(x + 1) sqrt(x - 1))), the
+    derivative on acosh's branch (sqrt(x^2 - 1) takes the other sign where Re x < 0), as
+    torch."""
+    if self.is_complex():
+        return grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj()
+    return grad * (self * self - 1).rsqrt()
+
+
 def sinc_backward(grad, self):
     """grad * conj((cos(pi x) pi x - sin(pi x)) / (pi x^2)); where x^2 is 0 (torch's mask:
     also where it underflows) the derivative's Taylor term -pi^2 x / 3, which is 0 (as
