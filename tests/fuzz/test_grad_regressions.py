@@ -115,7 +115,7 @@ def test_pow_scalar_negative_base_gradient_is_nan():
     domain error), the complex log for a complex exponent, masked for base 0."""
     e = np.array([0.5, 2.0, -1.0, 3.0])
     for base in (-2.0, -1, 0.0, 0, 2.5):
-        check_grads(lambda lib, x: lib.pow(base, x), e)
+        check_grads(lambda lib, x, b=base: lib.pow(b, x), e)
     check_grads(lambda lib, x: lib.pow(-2.0, x), C, cotangent=W)
     check_grads(lambda lib, x: lib.pow(0.0, x), C, cotangent=W)
     check_grads(lambda lib, x: lib.float_power(-3, x), e)
@@ -126,7 +126,7 @@ def test_complex_add_sub_with_float_alpha():
     """torch's alpha check accepts a float alpha for complex results (ember raised
     'For integral input tensors ...')."""
     for op in ("add", "sub"):
-        check_grads(lambda lib, a, b: getattr(lib, op)(a, b, alpha=0.5), C,
+        check_grads(lambda lib, a, b, f=op: getattr(lib, f)(a, b, alpha=0.5), C,
                     np.array([1.5, -2.0, 0.5]), cotangent=W)
     check_grads(lambda lib, a: lib.ops.aten.add.Scalar(a, False, 0.5), C, cotangent=W)
     raises_like_torch(lambda lib: lib.add(lib.tensor([1.0]), lib.tensor([2.0]), alpha=1j))
