@@ -224,3 +224,21 @@ def test_complex_inputs_torch_refuses(call):
 def test_norm_and_dist_of_complex_inputs():
     check_grads(lambda lib, x: lib.ops.aten.norm.Scalar(x, 3), C)
     check_grads(lambda lib, x, y: lib.dist(x, y), C, W)
+
+
+def test_accumulate_grad_of_a_conjugate_view():
+    """backward(gradient=y.conj()) into an empty .grad: the lazy conjugate's raw values were
+    taken unconjugated (then every later accumulation was off)."""
+    grads = {}
+    for lib in (torch, ember):
+        x = lib.tensor(C, requires_grad=True)
+        y = lib.tensor(W).conj()
+        x.backward(y)
+        first = x.grad.clone()
+        x.backward(y)
+        z = lib.tensor(W).conj().requires_grad_()      # a conj() leaf
+        (z * lib.tensor(C)).real.sum().backward()
+        grads[lib] = [first, x.grad, z.grad]
+    for e, t in zip(grads[ember], grads[torch]):
+        compare_tensor(e, t, ".grad")
+        assert not e.is_conj()
