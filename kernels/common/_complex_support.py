@@ -37,12 +37,14 @@ _SORT = (RuntimeError, _sort_message)
 
 
 def _selection_message(name, kernel):
-    """median.dim/mode: torch checks the dim and an empty reduced dim (IndexError) before
-    the dtype."""
+    """median.dim/mode/max.dim/min.dim: torch checks the dim and an empty reduced dim
+    (IndexError) before the dtype."""
     def message(args):
         from ember.kernels.meta.reduction import selection_layout
         dim = next((a for a in args[1:] if a.__class__ is int), -1)
         selection_layout(args[0], dim, False, name)
+        if kernel is None:
+            return f"{name}(): does not support complex input"
         return _kernel_name(kernel)[1]
     return message
 
@@ -114,8 +116,8 @@ UNSUPPORTED = {
 }
 # max/min: their reduction overloads name the op, the binary one is maximum/minimum's
 _OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
-              ("max", "dim"): (RuntimeError, "max(): does not support complex input"),
-              ("min", "dim"): (RuntimeError, "min(): does not support complex input"),
+              ("max", "dim"): (RuntimeError, _selection_message("max", None)),
+              ("min", "dim"): (RuntimeError, _selection_message("min", None)),
               ("median", "dim"): (_NI, _selection_message("median", "median_out")),
               ("nanmedian", "dim"): (_NI, _selection_message("median", "median_out")),
               ("mode", "default"): (_NI, _selection_message("mode", "mode_cpu")),

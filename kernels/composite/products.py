@@ -102,7 +102,13 @@ def renorm(self, p, dim, maxnorm):
     dim = wrap_dim(dim, self.dim())
     others = [d for d in range(self.dim()) if d != dim]
     norm = ember.linalg.vector_norm(self, p, others, keepdim=True)
-    factor = ember.where(norm > maxnorm, maxnorm / (norm + 1e-7), ember.ones_like(norm))
+    scaled = norm > maxnorm
+    if self.requires_grad and ember.is_grad_enabled():
+        # the slices left alone pass grad through, whatever their norm's gradient (NaN for
+        # a NaN slice) would be: their norm is taken of zeros (torch's where() on its
+        # formula's result)
+        norm = ember.linalg.vector_norm(ember.where(scaled, self, 0.0), p, others, keepdim=True)
+    factor = ember.where(scaled, maxnorm / (norm + 1e-7), ember.ones_like(norm))
     return self * factor
 
 

@@ -84,9 +84,12 @@ def sinc_backward(grad, self):
 
 
 def xlogy_backward(grad, self, other, log1p=False):
-    """(d/dself, d/dother) of xlogy(self, other) or xlog1py."""
-    f = _aten().special_xlog1py.default if log1p else _aten().xlogy.Tensor
-    g_self = reduce_to(grad * f((self != 0).to(grad.dtype), other), self.shape, self.dtype)
+    """(d/dself, d/dother) of xlogy(self, other) or xlog1py: log(other) (log1p), 0 where
+    self == 0 and the log is undefined (other <= 0; <= -1), as torch (log(1) at self == 0
+    is log(1), not 0: its own derivative along other is 1 / other)."""
+    log_other = other.log1p() if log1p else other.log()
+    undefined = (self == 0) * (other <= (-1 if log1p else 0))
+    g_self = reduce_to(grad * zero_where(undefined, log_other), self.shape, self.dtype)
     g_other = reduce_to(grad * self / (other + 1 if log1p else other), other.shape, other.dtype)
     return g_self, g_other
 
