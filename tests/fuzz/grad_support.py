@@ -145,6 +145,13 @@ TORCH_NONFINITE_UNSPECIFIED = {
     "elu_.default": "elu_backward(is_result=True) of a NaN result: NaN in torch's vectorized "
                     "lanes, grad * scale in its scalar tail (the same call, by position); NaN "
                     "(0 * inf) from its create_graph formula at infinite results",
+    **dict.fromkeys(["logit.default", "logit_.default"],
+                    "logit(NaN, eps): torch's first-order kernel gives NaN, its create_graph "
+                    "formula (a where() on the clamp bounds) 0; ember gives NaN both ways"),
+    **dict.fromkeys(["ldexp.Tensor", "ldexp_.default"],
+                    "the gradient of a broadcast infinite exponent: torch sums g * self * inf "
+                    "element by element (inf - inf = NaN), ember multiplies the reduced "
+                    "sum by inf (+-inf): the order of non-finite arithmetic"),
 }
 
 # torch refuses autograd for the complex outputs of the ops missing from its list of ops

@@ -242,3 +242,35 @@ def test_accumulate_grad_of_a_conjugate_view():
     for e, t in zip(grads[ember], grads[torch]):
         compare_tensor(e, t, ".grad")
         assert not e.is_conj()
+
+
+@pytest.mark.parametrize("op", ["xlogy", "xlog1py"])
+def test_xlogy_gradients_where_self_is_zero(op):
+    """The self gradient is log(other) (log1p) also where self == 0, masked only where the
+    log is undefined; the double backward along other follows (ember masked every
+    self == 0, giving 0 where torch gives log(other) and 1 / other)."""
+    fn = (lambda lib, s, o: lib.xlogy(s, o)) if op == "xlogy" else \
+        (lambda lib, s, o: lib.special.xlog1py(s, o))
+    self_ = np.array([0.0, 0.0, 0.0, -0.0, 2.0, 0.0])
+    other = np.array([1.0, -2.0, 0.5, 3.0, 3.0, np.inf])
+    check_grads(fn, self_, other, double=True)
+
+
+def test_renorm_of_a_nan_slice_passes_the_gradient_through():
+    """A slice whose norm is NaN is not rescaled (NaN > maxnorm is false): its gradient is
+    grad (ember's norm gradient leaked NaN * 0 into it)."""
+    for op in ("renorm", "renorm_"):
+        check_grads(lambda lib, x, f=op: getattr(x * 1.0, f)(1, 0, 1.0),
+                    np.array([[np.nan, 1.0], [3.0, 4.0]]), double=True)
+
+
+def test_cdist_p0_gradients_are_zeros():
+    check_grads(lambda lib, a, b: lib.cdist(a, b, p=0.0), np.array([[1.0, 2.0], [3.0, 4.0]]),
+                np.array([[0.0, 1.0]]))
+
+
+def test_reductions_check_the_dim_before_refusing_complex():
+    for name in ("max", "min", "median"):
+        raises_like_torch(lambda lib, f=name: getattr(lib, f)(lib.zeros(0, dtype=lib.complex128), 0))
+        with pytest.raises(IndexError):
+            getattr(ember, name)(ember.zeros(0, dtype=ember.complex128), 0)
