@@ -137,6 +137,10 @@ TORCH_SECOND_ORDER_NAN = {
                     "NaN (its formula's mean of no elements), ember's the empty sum 0"),
 }
 TORCH_SECOND_ORDER_NAN["sinc_.default"] = TORCH_SECOND_ORDER_NAN["sinc.default"]
+TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
+    ["renorm.default", "renorm_.default"],
+    "a slice whose norm is NaN (not rescaled): torch's renorm_backward differentiated again "
+    "is NaN there, ember's 0 (the slice passes grad through unchanged)"))
 
 # ops whose torch gradient at NaN or infinite inputs depends on the code path (its
 # vectorized loop, the scalar tail of the loop, its create_graph formula), so is not
