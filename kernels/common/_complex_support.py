@@ -36,12 +36,12 @@ def _sort_message(args):
 _SORT = (RuntimeError, _sort_message)
 
 
-def _selection_message(name, kernel):
-    """median.dim/mode/max.dim/min.dim: torch checks the dim and an empty reduced dim
-    (IndexError) before the dtype."""
+def _selection_message(name, kernel, dim_at=1):
+    """median.dim/mode/max.dim/min.dim/kthvalue (its dim is argument 2): torch checks the
+    dim and an empty reduced dim (IndexError) before the dtype."""
     def message(args):
         from ember.kernels.meta.reduction import selection_layout
-        dim = next((a for a in args[1:] if a.__class__ is int), -1)
+        dim = args[dim_at] if len(args) > dim_at else -1
         selection_layout(args[0], dim, False, name)
         if kernel is None:
             return f"{name}(): does not support complex input"
@@ -54,8 +54,7 @@ UNSUPPORTED = {
     **{op: _kernel_name(f"{op}_cpu") for op in (
         "lt", "le", "gt", "ge", "remainder", "fmod", "atan2", "bitwise_and", "bitwise_or",
         "bitwise_xor", "bitwise_not", "frac", "cummax", "cummin", "elu", "leaky_relu",
-        "softplus", "threshold", "searchsorted", "bucketize", "logit", "kthvalue",
-        "bincount", "aminmax", "xlogy", "copysign")},
+        "softplus", "threshold", "searchsorted", "bucketize", "logit", "bincount", "aminmax", "xlogy", "copysign")},
     "median": _kernel_name("median_cpu"),
     "nanmedian": _kernel_name("median_cpu"),
     "fmax": (RuntimeError, "fmax not implemented for complex tensors."),
@@ -121,6 +120,7 @@ _OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _
               ("median", "dim"): (_NI, _selection_message("median", "median_out")),
               ("nanmedian", "dim"): (_NI, _selection_message("median", "median_out")),
               ("mode", "default"): (_NI, _selection_message("mode", "mode_cpu")),
+              ("kthvalue", "default"): (_NI, _selection_message("kthvalue", "kthvalue_cpu", 2)),
               ("max", "other"): UNSUPPORTED["maximum"], ("min", "other"): UNSUPPORTED["minimum"],
               ("abs_", "default"): (RuntimeError,
                                     "In-place abs is not supported for complex tensors.")}

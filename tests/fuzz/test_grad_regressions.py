@@ -275,3 +275,16 @@ def test_reductions_check_the_dim_before_refusing_complex():
         raises_like_torch(lambda lib, f=name: getattr(lib, f)(lib.zeros(0, dtype=lib.complex128), 0))
         with pytest.raises(IndexError):
             getattr(ember, name)(ember.zeros(0, dtype=ember.complex128), 0)
+
+
+def test_logsumexp_of_complex_inputs():
+    """The gradient is grad * conj(softmax) (ember's lacked the conj()); the max taken out
+    is the real parts' (torch's), so the result's imaginary part is the principal one."""
+    check_grads(lambda lib, z: lib.logsumexp(z, 0), C, cotangent=np.array(1 + 1j), double=True)
+    check_grads(lambda lib, z: lib.logsumexp(z, 0), np.array([-3e5 - 3e5j]))
+
+
+def test_kthvalue_checks_its_dim_before_refusing_complex():
+    raises_like_torch(lambda lib: lib.kthvalue(lib.zeros(0, dtype=lib.complex128), 1, 0))
+    with pytest.raises(IndexError):
+        ember.kthvalue(ember.zeros(0, dtype=ember.complex128), 1, 0)
