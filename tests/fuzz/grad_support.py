@@ -124,6 +124,8 @@ TORCH_BACKWARD_BUGS = (
     "doesn't match the broadcast shape",
     # gather(sparse_grad=True): a sparse gradient its double backward cannot view
     "from the 'SparseCPU' backend",
+    # index_fill's value gradient (index_select) for a 0-d self and an empty index
+    "Index to scalar can have only 1 value",
 )
 
 # ops whose second gradient torch gives as NaN where the function is smooth or the limit
@@ -147,6 +149,10 @@ TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
     "at self == 0 torch's formula grad * result / self is masked by a where(); "
     "differentiated again the masked branch's 0/0 gives NaN, ember's 0"))
 TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
+    ["atan2.default", "atan2_.default", "arctan2.default", "arctan2_.default"],
+    "at (0, 0): torch's second gradient of its self / (x^2 + y^2) formula is 0/0 = NaN, "
+    "ember's masked formula 0"))
+TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
     ["cumprod.default", "cumprod_.default", "pow.Tensor_Tensor", "pow_.Tensor"],
     "infinite or zero inputs: torch's second gradient of its masked formulas is NaN in "
     "elements where ember's is a number (inf * 0 in a where() branch that is not taken)"))
@@ -165,6 +171,10 @@ TORCH_NONFINITE_UNSPECIFIED = {
     **dict.fromkeys(["hardtanh.default", "hardtanh_.default"],
                     "hardtanh_backward at NaN: 0 in torch's vectorized lanes, grad in its "
                     "scalar tail (16 NaNs give 0s, 3 give grads)"),
+    **dict.fromkeys(["cumprod.default", "cumprod_.default"],
+                    "cumprod_backward with zeros and infinities: torch's zero-aware formula "
+                    "and ember's give NaN and inf in different elements (inf * 0 in "
+                    "different products)"),
     **dict.fromkeys(["ldexp.Tensor", "ldexp_.default"],
                     "the gradient of a broadcast infinite exponent: torch sums g * self * inf "
                     "element by element (inf - inf = NaN), ember multiplies the reduced "

@@ -288,3 +288,21 @@ def test_kthvalue_checks_its_dim_before_refusing_complex():
     raises_like_torch(lambda lib: lib.kthvalue(lib.zeros(0, dtype=lib.complex128), 1, 0))
     with pytest.raises(IndexError):
         ember.kthvalue(ember.zeros(0, dtype=ember.complex128), 1, 0)
+
+
+def test_tile_gradient_of_an_empty_result():
+    """tile with a 0 repeat (and -1 beside it): the backward reshaped the empty grad to a
+    split holding -1 and raised."""
+    check_grads(lambda lib, x: lib.tile(x.expand(1, 1, 1, 0), [0, -1]), np.ones((1, 1, 1, 0)))
+    check_grads(lambda lib, x: lib.tile(x, [0, 2]), np.ones((2, 3)))
+
+
+def test_pow_of_zero_base_double_backward_has_no_nan():
+    """0 ** x: the masked branch reads result 1, so no 0 * -inf reaches the second
+    gradient (torch's is NaN there: not compared); first gradients equal torch's."""
+    check_grads(lambda lib, x: lib.pow(0.0, x), np.array([0.5, 2.0, -1.0, 0.0]))
+    x = ember.tensor([0.5, 2.0, 0.0], dtype=ember.float64, requires_grad=True)
+    g, = ember.autograd.grad(ember.pow(0.0, x), x, ember.ones(3, dtype=ember.float64),
+                             create_graph=True)
+    gg, = ember.autograd.grad(g.sum(), x)
+    assert not to_np(gg).any()

@@ -85,8 +85,12 @@ def pow_scalar_backward(grad, base, exponent, result):
     base = scalar_value(base)
     if exponent.is_complex():
         base = complex(base)
-    g = grad * scale(result, _log_of_number(base)).conj()
-    g = zero_where(_nonnegative(exponent), g) if base == 0 else g
+    if base == 0:   # (result read as 1 where masked: no 0 * -inf reaches double backward)
+        masked = _nonnegative(exponent)
+        safe = ember.where(masked, result.new_ones(()), result)
+        g = zero_where(masked, grad * scale(safe, -math.inf).conj())
+    else:
+        g = grad * scale(result, _log_of_number(base)).conj()
     return grad_to_dtype(g, exponent.dtype)
 
 

@@ -111,6 +111,8 @@ def _ints(x):
 def repeat_backward(grad, repeats, shape):
     """repeat's gradient: the tiles summed back onto the input (leading new dims too)."""
     repeats, shape = _ints(repeats), tuple(shape)
+    if grad.numel() == 0:       # (a 0 repeat: nothing to sum, and no split to reshape to)
+        return grad.new_zeros(shape)
     lead = len(repeats) - len(shape)
     if lead:
         grad = grad.sum(list(range(lead)))
