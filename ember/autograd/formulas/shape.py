@@ -111,7 +111,7 @@ def _ints(x):
 def repeat_backward(grad, repeats, shape):
     """repeat's gradient: the tiles summed back onto the input (leading new dims too)."""
     repeats, shape = _ints(repeats), tuple(shape)
-    if grad.numel() == 0:       # (a 0 repeat: nothing to sum, and no split to reshape to)
+    if 0 in repeats:    # torch's early zeros (no split to reshape to, whatever the others)
         return grad.new_zeros(shape)
     lead = len(repeats) - len(shape)
     if lead:
