@@ -5581,7 +5581,7 @@ class AcoshBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * (self.pow(2) - 1).rsqrt()
+            _r_self = _H.acosh_backward(grad, self)
         return (_r_self,)
 
     @property
@@ -5620,7 +5620,7 @@ class AsinhBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad * (self.pow(2) + 1).rsqrt()
+            _r_self = grad * (self.pow(2) + 1).rsqrt().conj()
         return (_r_self,)
 
     @property
@@ -5659,7 +5659,7 @@ class AtanhBackward0(_Node):
         _r_self = None
         if _n[0]:
             self = _unpack(_node._s_self, _node)
-            _r_self = grad / (1 - self.pow(2))
+            _r_self = grad / (1 - self.pow(2)).conj()
         return (_r_self,)
 
     @property
@@ -7560,12 +7560,12 @@ class LerpBackward0(_Node):
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             weight = _node._s_weight
-            _r_self = _H.reduce_to(_H.scale(grad, 1 - _H.scalar_value(weight)), self_shape, self_dtype)
+            _r_self = _H.reduce_to(_H.scale(grad, _H.conjugate(1 - _H.scalar_value(weight))), self_shape, self_dtype)
         if _n[1]:
             end_dtype = _node._s_end_dtype
             end_shape = _node._s_end_shape
             weight = _node._s_weight
-            _r_end = _H.reduce_to(_H.scale(grad, weight), end_shape, end_dtype)
+            _r_end = _H.reduce_to(_H.scale(grad, _H.conjugate(_H.scalar_value(weight))), end_shape, end_dtype)
         return (_r_self, _r_end)
 
     @property
@@ -7608,18 +7608,18 @@ class LerpBackward1(_Node):
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             weight = _unpack(_node._s_weight, _node)
-            _r_self = _H.reduce_to(grad * (1 - weight), self_shape, self_dtype)
+            _r_self = _H.reduce_to(grad * (1 - weight).conj(), self_shape, self_dtype)
         if _n[1]:
             end_dtype = _node._s_end_dtype
             end_shape = _node._s_end_shape
             weight = _unpack(_node._s_weight, _node)
-            _r_end = _H.reduce_to(grad * weight, end_shape, end_dtype)
+            _r_end = _H.reduce_to(grad * weight.conj(), end_shape, end_dtype)
         if _n[2]:
             end = _unpack(_node._s_end, _node)
             self = _unpack(_node._s_self, _node)
             weight_dtype = _node._s_weight_dtype
             weight_shape = _node._s_weight_shape
-            _r_weight = _H.reduce_to(grad * (end - self), weight_shape, weight_dtype)
+            _r_weight = _H.reduce_to(grad * (end - self).conj(), weight_shape, weight_dtype)
         return (_r_self, _r_end, _r_weight)
 
     def _apply_array(_node, _grads):
@@ -7633,18 +7633,18 @@ class LerpBackward1(_Node):
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
                 weight = _A.arr(_unpack(_node._s_weight, _node))
-                _r_self = _A.out(_A.reduce_to(_A.mul(grad, _A.sub(1, weight)), self_shape, self_dtype), _grads, weight)
+                _r_self = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.sub(1, weight))), self_shape, self_dtype), _grads, weight)
             if _n[1]:
                 end_dtype = _node._s_end_dtype
                 end_shape = _node._s_end_shape
                 weight = _A.arr(_unpack(_node._s_weight, _node))
-                _r_end = _A.out(_A.reduce_to(_A.mul(grad, weight), end_shape, end_dtype), _grads, weight)
+                _r_end = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(weight)), end_shape, end_dtype), _grads, weight)
             if _n[2]:
                 end = _A.arr(_unpack(_node._s_end, _node))
                 self = _A.arr(_unpack(_node._s_self, _node))
                 weight_dtype = _node._s_weight_dtype
                 weight_shape = _node._s_weight_shape
-                _r_weight = _A.out(_A.reduce_to(_A.mul(grad, _A.sub(end, self)), weight_shape, weight_dtype), _grads, end, self)
+                _r_weight = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.sub(end, self))), weight_shape, weight_dtype), _grads, end, self)
             return (_r_self, _r_end, _r_weight)
         except _A.Fallback:
             return _node.apply(_grads)
@@ -7710,13 +7710,13 @@ class AddcmulBackward0(_Node):
             tensor1_shape = _node._s_tensor1_shape
             tensor2 = _unpack(_node._s_tensor2, _node)
             value = _node._s_value
-            _r_tensor1 = _H.reduce_to(grad * (tensor2 * value), tensor1_shape, tensor1_dtype)
+            _r_tensor1 = _H.reduce_to(grad * (tensor2 * value).conj(), tensor1_shape, tensor1_dtype)
         if _n[2]:
             tensor1 = _unpack(_node._s_tensor1, _node)
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
-            _r_tensor2 = _H.reduce_to(grad * (tensor1 * value), tensor2_shape, tensor2_dtype)
+            _r_tensor2 = _H.reduce_to(grad * (tensor1 * value).conj(), tensor2_shape, tensor2_dtype)
         return (_r_self, _r_tensor1, _r_tensor2)
 
     def _apply_array(_node, _grads):
@@ -7735,13 +7735,13 @@ class AddcmulBackward0(_Node):
                 tensor1_shape = _node._s_tensor1_shape
                 tensor2 = _A.arr(_unpack(_node._s_tensor2, _node))
                 value = _node._s_value
-                _r_tensor1 = _A.out(_A.reduce_to(_A.mul(grad, _A.mul(tensor2, value)), tensor1_shape, tensor1_dtype), _grads, tensor2)
+                _r_tensor1 = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.mul(tensor2, value))), tensor1_shape, tensor1_dtype), _grads, tensor2)
             if _n[2]:
                 tensor1 = _A.arr(_unpack(_node._s_tensor1, _node))
                 tensor2_dtype = _node._s_tensor2_dtype
                 tensor2_shape = _node._s_tensor2_shape
                 value = _node._s_value
-                _r_tensor2 = _A.out(_A.reduce_to(_A.mul(grad, _A.mul(tensor1, value)), tensor2_shape, tensor2_dtype), _grads, tensor1)
+                _r_tensor2 = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.mul(tensor1, value))), tensor2_shape, tensor2_dtype), _grads, tensor1)
             return (_r_self, _r_tensor1, _r_tensor2)
         except _A.Fallback:
             return _node.apply(_grads)
@@ -7807,14 +7807,14 @@ class AddcdivBackward0(_Node):
             tensor1_shape = _node._s_tensor1_shape
             tensor2 = _unpack(_node._s_tensor2, _node)
             value = _node._s_value
-            _r_tensor1 = _H.reduce_to(grad * (value / tensor2), tensor1_shape, tensor1_dtype)
+            _r_tensor1 = _H.reduce_to(grad * (value / tensor2).conj(), tensor1_shape, tensor1_dtype)
         if _n[2]:
             tensor1 = _unpack(_node._s_tensor1, _node)
             tensor2 = _unpack(_node._s_tensor2, _node)
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
-            _r_tensor2 = _H.reduce_to(grad.neg() * (value * tensor1 / (tensor2 * tensor2)), tensor2_shape, tensor2_dtype)
+            _r_tensor2 = _H.reduce_to(grad.neg() * (value * tensor1 / (tensor2 * tensor2)).conj(), tensor2_shape, tensor2_dtype)
         return (_r_self, _r_tensor1, _r_tensor2)
 
     @property

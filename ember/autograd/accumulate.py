@@ -77,7 +77,11 @@ def accumulate_grad(variable, g, run_hooks=True, held=1):
         g = hooked
         del hooked
     old = ag.grad
-    if old is None:
+    if old is None and g._ks & CONJ_BIT:
+        # a lazy conjugate view (a gradient given to backward()): its raw array holds the
+        # unconjugated values, which neither the steal nor the array copy may take
+        ag.grad = _copy_like(g.resolve_conj(), variable)
+    elif old is None:
         # Taken as is only when its owners are exactly this frame's variable, getrefcount's
         # argument and the `held` references of the caller: then no hook, custom Function,
         # retain_grad or user keeps it and .grad aliases nothing (torch: use_count() == 1).

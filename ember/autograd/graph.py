@@ -415,9 +415,19 @@ def set_history(t, node, nr: int = 0, differentiable: bool = True):
     return (t._shape, t._dtype, t._device)
 
 
+# the reductions whose `dtype=` may make their output integral or bool: torch refuses to
+# record them ("Autograd not support dtype: Long"; _to_copy, copy and view.dtype just give
+# an output that does not require grad)
+_REFUSE_INTEGRAL_OUTPUT = frozenset((
+    "SumBackward0", "SumBackward1", "NansumBackward0", "ProdBackward0", "ProdBackward1",
+    "CumsumBackward0", "CumprodBackward0"))
+
+
 def set_history_one(t, node):
     """set_history for the single output of `node` (the hot path, inlined)."""
     dt = t._dtype
+    if not dt.differentiable and type(node).__name__ in _REFUSE_INTEGRAL_OUTPUT:
+        raise RuntimeError(f"Autograd not support dtype: {dt.scalar_name}")
     if dt.differentiable:
         ag = t._ag
         if ag is None:

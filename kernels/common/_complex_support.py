@@ -11,6 +11,7 @@ never reach the key, so they pay nothing.
 from __future__ import annotations
 
 from ember.core import dtype as D
+from ember.core.shapes import wrap_dim
 from ember.dispatch import keys as K
 
 _NI = NotImplementedError
@@ -22,7 +23,30 @@ def _kernel_name(name):
 
 _CLAMP = (_NI, "clamp is not supported for complex types")
 _POLYGAMMA = {0: "digamma", 1: "trigamma"}     # (the kernel polygamma(n) runs)
-_SORT = (RuntimeError, " Sort does not support complex dtypes on CPU")
+
+
+def _sort_message(args):
+    """torch wraps sort's dim (IndexError) before its dtype check."""
+    dim = next((a for a in args[1:] if a.__class__ is int), None)
+    if dim is not None:
+        wrap_dim(dim, args[0].dim())
+    return " Sort does not support complex dtypes on CPU"
+
+
+_SORT = (RuntimeError, _sort_message)
+
+
+def _selection_message(name, kernel, dim_at=1):
+    """median.dim/mode/max.dim/min.dim/kthvalue (its dim is argument 2): torch checks the
+    dim and an empty reduced dim (IndexError) before the dtype."""
+    def message(args):
+        from ember.kernels.meta.reduction import selection_layout
+        dim = args[dim_at] if len(args) > dim_at else -1
+        selection_layout(args[0], dim, False, name)
+        if kernel is None:
+            return f"{name}(): does not support complex input"
+        return _kernel_name(kernel)[1]
+    return message
 
 # aten op name (its in-place and out= overloads included) -> (exception type, message, or
 # a function of the arguments giving it)
@@ -30,7 +54,12 @@ UNSUPPORTED = {
     **{op: _kernel_name(f"{op}_cpu") for op in (
         "lt", "le", "gt", "ge", "remainder", "fmod", "atan2", "bitwise_and", "bitwise_or",
         "bitwise_xor", "bitwise_not", "frac", "cummax", "cummin", "elu", "leaky_relu",
-        "softplus", "threshold", "searchsorted", "bucketize", "logit", "kthvalue")},
+        "softplus", "threshold", "searchsorted", "bucketize", "logit", "bincount", "aminmax", "xlogy", "copysign")},
+    "median": _kernel_name("median_cpu"),
+    "nanmedian": _kernel_name("median_cpu"),
+    "fmax": (RuntimeError, "fmax not implemented for complex tensors."),
+    "fmin": (RuntimeError, "fmin not implemented for complex tensors."),
+    "heaviside": (RuntimeError, "heaviside is not yet implemented for complex tensors."),
     "floor_divide": _kernel_name("div_floor_cpu"),
     "round": _kernel_name("round_vml_cpu"),
     "erf": _kernel_name("erf_vml_cpu"),
@@ -64,7 +93,11 @@ UNSUPPORTED = {
         "airy_ai", "bessel_j0", "bessel_j1", "bessel_y0", "bessel_y1", "entr", "erfcx", "i0e",
         "i1", "i1e", "log_ndtr", "modified_bessel_i0", "modified_bessel_i1",
         "modified_bessel_k0", "modified_bessel_k1", "ndtri", "scaled_modified_bessel_k0",
-        "scaled_modified_bessel_k1", "spherical_bessel_j0")},
+        "scaled_modified_bessel_k1", "spherical_bessel_j0", "xlog1py", "zeta")},
+    **{f"special_{kind}_polynomial_{v}": _kernel_name(f"{kind}_polynomial_{v}_cpu")
+       for kind, vs in (("chebyshev", "tuvw"), ("shifted_chebyshev", "tuvw"),
+                        ("hermite", ("h", "he")), ("laguerre", "l"), ("legendre", "p"))
+       for v in vs},
     **{op: _kernel_name(f"{op}_vml_cpu") for op in ("erfc", "erfinv", "i0", "lgamma")},
     "special_ndtr": _kernel_name("erf_vml_cpu"),
     "digamma": _kernel_name("digamma"),
@@ -82,8 +115,12 @@ UNSUPPORTED = {
 }
 # max/min: their reduction overloads name the op, the binary one is maximum/minimum's
 _OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
-              ("max", "dim"): (RuntimeError, "max(): does not support complex input"),
-              ("min", "dim"): (RuntimeError, "min(): does not support complex input"),
+              ("max", "dim"): (RuntimeError, _selection_message("max", None)),
+              ("min", "dim"): (RuntimeError, _selection_message("min", None)),
+              ("median", "dim"): (_NI, _selection_message("median", "median_out")),
+              ("nanmedian", "dim"): (_NI, _selection_message("median", "median_out")),
+              ("mode", "default"): (_NI, _selection_message("mode", "mode_cpu")),
+              ("kthvalue", "default"): (_NI, _selection_message("kthvalue", "kthvalue_cpu", 2)),
               ("max", "other"): UNSUPPORTED["maximum"], ("min", "other"): UNSUPPORTED["minimum"],
               ("abs_", "default"): (RuntimeError,
                                     "In-place abs is not supported for complex tensors.")}

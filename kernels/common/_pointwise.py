@@ -128,13 +128,16 @@ def fill_value(value, dt: D.dtype):
 
 def check_alpha(dt: D.dtype, alpha) -> None:
     """torch's alpha_check, which meta kernels run too: a bool alpha only for bool
-    results, a float alpha only for floating ones."""
+    results, a float alpha only for floating or complex ones, a complex alpha only for
+    complex ones."""
     if alpha is True or alpha is False:
         if dt is not D.bool_:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, float) and dt.category != D.FLOAT:
+    elif isinstance(alpha, (float, complex)) and dt.category != D.FLOAT and not dt.is_complex:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    if isinstance(alpha, complex) and not dt.is_complex:
+        raise RuntimeError("Complex alpha only supported for complex results.")
 
 
 def alpha_value(dt: D.dtype, alpha, negate=False):
@@ -185,7 +188,8 @@ def _dtype_of(x):
 # torch's C++ type names (some messages name the dtype so)
 CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
              "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
-             "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+             "int8": "signed char", "uint8": "unsigned char", "bool": "bool",
+             "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def check_inplace(self, result_dtype: D.dtype, *others, cpp_name=False) -> None:

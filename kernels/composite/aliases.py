@@ -7,6 +7,7 @@ the op it names, so dtypes, errors and autograd are that op's.
     tensor([False,  True])
 """
 import ember
+from ember.kernels.composite import unmutated
 
 
 def _alias(name):
@@ -96,7 +97,7 @@ concatenate = concat
 
 
 def sgn_(self):
-    return self.copy_(ember.sgn(self))
+    return self.copy_(ember.sgn(unmutated(self)))
 
 
 def ldexp_(self, other):

@@ -11,6 +11,7 @@ import math
 import ember
 from ember.core.outputs import check_cast
 from ember.core.shapes import wrap_dim
+from ember.kernels.composite import unmutated
 from ember.kernels.meta.linalg import check_addmm_dtypes
 
 
@@ -101,12 +102,18 @@ def renorm(self, p, dim, maxnorm):
     dim = wrap_dim(dim, self.dim())
     others = [d for d in range(self.dim()) if d != dim]
     norm = ember.linalg.vector_norm(self, p, others, keepdim=True)
-    factor = ember.where(norm > maxnorm, maxnorm / (norm + 1e-7), ember.ones_like(norm))
+    scaled = norm > maxnorm
+    if self.requires_grad and ember.is_grad_enabled():
+        # the slices left alone pass grad through, whatever their norm's gradient (NaN for
+        # a NaN slice) would be: their norm is taken of zeros (torch's where() on its
+        # formula's result)
+        norm = ember.linalg.vector_norm(ember.where(scaled, self, 0.0), p, others, keepdim=True)
+    factor = ember.where(scaled, maxnorm / (norm + 1e-7), ember.ones_like(norm))
     return self * factor
 
 
 def renorm_(self, p, dim, maxnorm):
-    return self.copy_(renorm(self, p, dim, maxnorm))
+    return self.copy_(renorm(unmutated(self), p, dim, maxnorm))
 
 
 def _scaled(x, factor):
@@ -133,8 +140,8 @@ def _add_scaled(self, product, beta, alpha, shape_error):
         product = product if alpha else ember.zeros_like(product, dtype=dt)
         return product.logical_or(self) if beta else product + ember.zeros_like(self, dtype=dt)
     product = _scaled(product, alpha)
-    if beta == 0:
-        return (product + ember.zeros_like(self)).to(dt)
+    if beta == 0:   # self's values take no part, but self keeps its (zero) gradient
+        return ember.where(self.new_zeros((), dtype=ember.bool), self, product).to(dt)
     return _scaled(self, beta) + product
 
 
@@ -193,7 +200,8 @@ def addbmm(self, batch1, batch2, beta=1, alpha=1):
     check_addmm_dtypes(self, batch1, batch2)
     b, n, k = batch1.shape
     # sum_b batch1[b] @ batch2[b] as one matmul: one accumulation, one rounding (torch's)
-    product = ember.mm(batch1.permute(1, 0, 2).reshape(n, b * k), batch2.reshape(b * k, -1))
+    product = ember.mm(batch1.permute(1, 0, 2).reshape(n, b * k),
+                       batch2.reshape(b * k, batch2.shape[2]))
     return _add_scaled(self, product, beta, alpha, err)
 
 

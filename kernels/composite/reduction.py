@@ -53,7 +53,7 @@ def std_mean_dim(self, dim, unbiased, keepdim):
 
 
 def _check_norm_input(self):
-    if not self._dtype.is_floating_point:
+    if not (self._dtype.is_floating_point or self._dtype.is_complex):
         raise RuntimeError("norm(): input dtype should be either floating point or complex. "
                            f"Got {self._dtype.scalar_name} instead.")
 
@@ -383,7 +383,11 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     # torch's kernel has no half types; empty inputs never reach it
     if x1.dtype in (ember.float16, ember.bfloat16) and x1.numel() and x2.numel():
         raise NotImplementedError(f'"cdist" not implemented for \'{x1.dtype.scalar_name}\'')
-    return ember.linalg_vector_norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, [-1])
+    diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
+    out = ember.linalg_vector_norm(diff, p, [-1])
+    if p == 0 and diff.requires_grad:   # torch's _cdist_backward: zeros, not no gradient
+        return ember.where(out.new_zeros((), dtype=ember.bool), diff.sum(-1), out)
+    return out
 
 
 def _gradient_along(self, d, h, edge_order):

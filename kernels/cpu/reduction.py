@@ -275,7 +275,9 @@ def logsumexp(self, dim, keepdim):
     if a.size == 0:
         return from_array(np.full(shape, -np.inf, dt.np), dt)
     with np.errstate(all="ignore"):
-        m = np.maximum.reduce(a, axis=axis, keepdims=True)
+        # (complex: the largest real part, as torch: the log's imaginary part stays in
+        # (-pi, pi], not the max's own)
+        m = np.maximum.reduce(a.real if a.dtype.kind == "c" else a, axis=axis, keepdims=True)
         m = np.where(np.isinf(m), 0, m).astype(a.dtype)
         out = np.log(np.add.reduce(np.exp(a - m), axis=axis, keepdims=True)) + m
     return from_array(_c(out.reshape(shape), dt.np), dt)

@@ -336,6 +336,10 @@ def draw_array(data, shape, dtype: str, *, low=None, high=None) -> np.ndarray:
     if dtype == "bool":
         return rng.random(shape) < 0.5
     np_dt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    if np_dt.kind == "c":  # (the gradient fuzzer's complex128): real and imaginary parts
+        real = np.dtype(np_dt.char.lower())
+        parts = [draw_array(data, shape, real.name, low=low, high=high) for _ in range(2)]
+        return (parts[0] + 1j * parts[1]).astype(np_dt)
     if np_dt.kind in "iu":
         info = np.iinfo(np_dt)
         if low is not None:
@@ -468,10 +472,11 @@ def _merge(fs, k):
 
 
 # --------------------------------------------------------------------------- drawing a case
-def draw_case(data, spec: OpSpec) -> Case:
+def draw_case(data, spec: OpSpec, dtypes=DTYPES) -> Case:
     """Arguments for `spec` drawn from its schema: tensors for Tensor arguments (pointwise
-    ones broadcastable together), Python scalars for Scalar, dims in range for dims, ...
-    Trailing positional arguments with defaults, and keyword ones, may be left out."""
+    ones broadcastable together) of `dtypes`, Python scalars for Scalar, dims in range for
+    dims, ... Trailing positional arguments with defaults, and keyword ones, may be left
+    out."""
     arguments = spec.schema.arguments
     tensor_args = [a.name for a in arguments.flat_non_out() if _is_plain_tensor(a)
                    and a.name not in INDEX_NAMES | SORTED_NAMES | SHAPED_LATER]
@@ -487,7 +492,7 @@ def draw_case(data, spec: OpSpec) -> Case:
             data.draw(st.integers(0, 3), label="self takes the broadcast shape"):
         shape_of[tensor_args[0]] = shapes.result_shape
     ctx = {"shape": tuple(shape_of[tensor_args[0]] if tensor_args else shapes.result_shape),
-           "dtype": data.draw(dtype_st(), label="dtype"),
+           "dtype": data.draw(dtype_st(dtypes), label="dtype"), "dtypes": dtypes,
            "same_dtype": data.draw(st.booleans(), label="same dtype"), "shape_of": shape_of}
     required = sum(a.default is None for a in arguments.positional)
     n = data.draw(st.integers(required, len(arguments.positional)), label="positional")
@@ -604,7 +609,7 @@ def draw_tensor(data, name, ctx):
     elif ctx["same_dtype"]:
         dt = ctx["dtype"]
     else:
-        dt = data.draw(dtype_st(), label=f"{name} dtype")
+        dt = data.draw(dtype_st(ctx["dtypes"]), label=f"{name} dtype")
     # `Tensor n`, the degree of special_*_polynomial_*: torch's recurrence loops n times
     # (n = 1e10 takes it 80 s), so small degrees (and the float specials: nan, inf, 1e4)
     bounds = {"low": -50, "high": 51} if name == "n" else {}
@@ -650,7 +655,7 @@ def draw_tensor_list(data, t, ctx):
         if s and data.draw(st.booleans(), label="vary a dim"):
             d = ctx.setdefault("dim", data.draw(st.integers(0, len(s) - 1), label="cat dim"))
             s[d] = data.draw(st.integers(0, 3))
-        dt = ctx["dtype"] if data.draw(st.integers(0, 3)) else data.draw(dtype_st())
+        dt = ctx["dtype"] if data.draw(st.integers(0, 3)) else data.draw(dtype_st(ctx["dtypes"]))
         out.append(_layouts(data, s, dt))
     return out
 

@@ -1,6 +1,7 @@
 """Backward helpers of the binary family: div, pow, clamp, maximum/minimum, atan2."""
 from __future__ import annotations
 
+import cmath
 import math
 
 import ember
@@ -53,20 +54,44 @@ def pow_backward_exponent(grad, self, exponent, result):
     """d(self ** exponent)/d(exponent) = result * log(self), 0 where self == 0 <= exponent.
     The log reads 1 there (not 0), so no NaN appears, in double backward either."""
     base = grad_to_dtype(self, result.dtype) if isinstance(self, ember.Tensor) else self
-    nonneg = exponent >= 0 if not exponent.is_complex() else \
-        (ember.imag(exponent) == 0) * (ember.real(exponent) >= 0)
-    cond = (base == 0) * nonneg
+    cond = (base == 0) * _nonnegative(exponent)
     log_base = zero_where(cond, ember.where(cond, base.new_ones(()), base).log())
     return reduce_to(grad * (result * log_base).conj(), exponent.shape, exponent.dtype)
 
 
+def _nonnegative(exponent):
+    """exponent >= 0 (a complex exponent: real and >= 0), where 0 ** exponent is finite."""
+    if exponent.is_complex():
+        return (ember.imag(exponent) == 0) * (ember.real(exponent) >= 0)
+    return exponent >= 0
+
+
+def _log_of_number(x):
+    """torch's Scalar log: NaN for a negative real, -inf for 0, the principal complex log."""
+    if isinstance(x, complex):
+        return complex(-math.inf, 0.0) if x == 0 else cmath.log(x)
+    return math.log(x) if x > 0 else -math.inf if x == 0 else math.nan
+
+
 def pow_scalar_backward(grad, base, exponent, result):
-    """d(base ** exponent)/d(exponent) = result * log(base) for a Python-number base
-    (for base 0: 0 where exponent >= 0, else -inf)."""
+    """d(base ** exponent)/d(exponent) = result * log(base) for a Python-number base (a
+    complex log for a complex exponent, NaN for a negative base otherwise; for base 0: 0
+    where exponent >= 0, else result * -inf), like torch.
+
+    >>> e = ember.tensor([0.5], requires_grad=True)
+    >>> ember.autograd.grad(ember.pow(-2.0, e), e, ember.ones(1))[0]
+    tensor([nan])
+    """
     base = scalar_value(base)
-    if base == 0:
-        return grad * zero_where(exponent >= 0, result.new_full((), -math.inf))
-    return grad * scale(result, math.log(base)).conj()
+    if exponent.is_complex():
+        base = complex(base)
+    if base == 0:   # (result read as 1 where masked: no 0 * -inf reaches double backward)
+        masked = _nonnegative(exponent)
+        safe = ember.where(masked, result.new_ones(()), result)
+        g = zero_where(masked, grad * scale(safe, -math.inf).conj())
+    else:
+        g = grad * scale(result, _log_of_number(base)).conj()
+    return grad_to_dtype(g, exponent.dtype)
 
 
 def clamp_backward(grad, self, min, max):

@@ -162,10 +162,10 @@ def std_mean_backward(gstd, gmean, self, std, dim, correction, keepdim):
 
 
 def logsumexp_backward(grad, self, result, dim, keepdim):
-    """grad * exp(self - logsumexp)."""
+    """grad * conj(exp(self - logsumexp))."""
     grad = _keep_dims(grad, dim, self.ndim, keepdim)
     result = _keep_dims(result, dim, self.ndim, keepdim)
-    return grad * (self - result).exp()
+    return grad * (self - result).exp().conj()
 
 
 def norm_backward(grad, self, ord, norm, dim, keepdim):

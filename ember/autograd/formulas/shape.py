@@ -70,7 +70,9 @@ def index_put_self_backward(grad, indices, accumulate):
 
 def as_strided_backward(grad, in_shape, in_stride, in_offset, size, stride, storage_offset):
     """Gradient of as_strided: scatter-add `grad` into the input's storage positions
-    (overlapping outputs accumulate), then read the input's elements back."""
+    (overlapping outputs accumulate), then read the input's elements back; where input
+    elements share a position (an expanded input), each takes its share of that
+    position's gradient (torch's), so that summing them back gives it once."""
     if storage_offset is None:
         storage_offset = in_offset
     out_idx = _storage_indices(size, stride, storage_offset, grad.device)
@@ -79,6 +81,10 @@ def as_strided_backward(grad, in_shape, in_stride, in_offset, size, stride, stor
                      _max_index(in_shape, in_stride, in_offset))
     flat = grad.new_zeros((extent,))
     flat = flat.index_put((out_idx.reshape(-1),), grad.reshape(-1), True)
+    if in_idx.numel() and in_idx.unique().numel() < in_idx.numel():
+        count = grad.new_zeros((extent,)).index_put(
+            (in_idx.reshape(-1),), grad.new_ones(()).expand(in_idx.numel()), True)
+        return flat[in_idx] / count[in_idx]
     return flat[in_idx]
 
 
@@ -105,6 +111,8 @@ def _ints(x):
 def repeat_backward(grad, repeats, shape):
     """repeat's gradient: the tiles summed back onto the input (leading new dims too)."""
     repeats, shape = _ints(repeats), tuple(shape)
+    if 0 in repeats:    # torch's early zeros (no split to reshape to, whatever the others)
+        return grad.new_zeros(shape)
     lead = len(repeats) - len(shape)
     if lead:
         grad = grad.sum(list(range(lead)))

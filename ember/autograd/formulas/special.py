@@ -3,6 +3,8 @@ ops): polygamma, mvlgamma, i0/i1 and their scaled forms, logit, sinc, xlogy/xlog
 copysign, fmax/fmin, logaddexp."""
 from __future__ import annotations
 
+import math
+
 import ember
 
 from .common import reduce_to, zero_where
@@ -60,20 +62,34 @@ def logit_backward(grad, self, eps=None):
     return ember.where((self < eps) | (self > 1 - eps), d.new_zeros(()), d)
 
 
+def acosh_backward(grad, self):
+    """grad / sqrt(x^2 - 1); for complex x, conj(1 / (sqrt(x + 1) sqrt(x - 1))), the
+    derivative on acosh's branch (sqrt(x^2 - 1) takes the other sign where Re x < 0), as
+    torch."""
+    if self.is_complex():
+        return grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj()
+    return grad * (self * self - 1).rsqrt()
+
+
 def sinc_backward(grad, self):
-    """(cos(pi x) pi x - sin(pi x)) / (pi x^2), 0 at 0 (computed at 1 there, so that no
-    NaN reaches the double backward)."""
-    zero = self == 0
+    """grad * conj((cos(pi x) pi x - sin(pi x)) / (pi x^2)); where x^2 is 0 (torch's mask:
+    also where it underflows) the derivative's Taylor term -pi^2 x / 3, which is 0 (as
+    torch's) and whose own derivative is sinc''(0) = -pi^2 / 3 (torch's double backward
+    gives NaN there); the quotient is computed at 1 there, so no NaN leaks through."""
+    zero = self * self == 0
     x = ember.where(zero, self.new_ones(()), self)
-    px = x * 3.141592653589793
-    d = (px * px.cos() - px.sin()) / (px * x)
-    return grad * zero_where(zero, d)
+    px = x * math.pi
+    d = ember.where(zero, self * (-math.pi ** 2 / 3), (px * px.cos() - px.sin()) / (px * x))
+    return grad * d.conj()
 
 
 def xlogy_backward(grad, self, other, log1p=False):
-    """(d/dself, d/dother) of xlogy(self, other) or xlog1py."""
-    f = _aten().special_xlog1py.default if log1p else _aten().xlogy.Tensor
-    g_self = reduce_to(grad * f((self != 0).to(grad.dtype), other), self.shape, self.dtype)
+    """(d/dself, d/dother) of xlogy(self, other) or xlog1py: log(other) (log1p), 0 where
+    self == 0 and the log is undefined (other <= 0; <= -1), as torch (log(1) at self == 0
+    is log(1), not 0: its own derivative along other is 1 / other)."""
+    log_other = other.log1p() if log1p else other.log()
+    undefined = (self == 0) * (other <= (-1 if log1p else 0))
+    g_self = reduce_to(grad * zero_where(undefined, log_other), self.shape, self.dtype)
     g_other = reduce_to(grad * self / (other + 1 if log1p else other), other.shape, other.dtype)
     return g_self, g_other
 

@@ -1,0 +1,458 @@
+"""Support for the gradient differential fuzzer (tests/fuzz/test_grad_differential.py).
+
+The ops are the forward fuzzer's (fuzz_support.FUZZ_OPS) that are differentiable: those
+with a derivatives.yaml formula (a generated Autograd kernel) whose outputs may require
+grad, and the CompositeImplicitAutograd ones (differentiable through their decomposition).
+Cases are drawn as the forward fuzzer draws them, with float64, float32 and complex128
+tensors; every floating or complex tensor argument is a leaf that requires grad (a view
+argument is that view of its leaf; the self of an in-place op is a view of a clone of
+its leaf). `run_grad_case` calls the op on both sides, then compares:
+
+  - the forward: both raise (the same builtin type) or neither; values, dtypes, shapes,
+    and which outputs require grad;
+  - the gradients of the outputs weighted by random cotangents
+    (`autograd.grad(outputs, leaves, cotangents)`): both raise or neither; each leaf's
+    gradient's dtype, shape, values (NaN where torch's is NaN); a None gradient is zeros;
+  - with `double=True`, the gradients of the gradients (create_graph=True), weighted by
+    new random cotangents, with respect to the leaves and to the first cotangents.
+
+    >>> spec = GRAD_OPS["mul.Tensor"]
+    >>> spec.name
+    'mul.Tensor'
+"""
+from __future__ import annotations
+
+import numpy as np
+import yaml
+from fuzz_support import (
+    EXPANDED_GARBAGE,
+    FUZZ_OPS,
+    INT_MIN_TRAPS,
+    KNOWN,
+    NAN_SORTED,
+    ROOT,
+    UNORDERED_TIES,
+    Case,
+    DType,
+    Mismatch,
+    OpSpec,
+    TensorArg,
+    _ember_view,
+    _has_int_min,
+    _has_nan,
+    _torch_view,
+    aten,
+    call,
+    reject_if,
+    short,
+)
+from helpers import (
+    ACCUMULATING_ULPS,
+    COMPLEX,
+    assert_close_ulps,
+    builtin_type,
+    dtype_name,
+    ember_of,
+    np_dtype,
+    real_pairs,
+    to_np,
+    torch_of,
+)
+
+import ember
+import ember._generated.autograd as generated_autograd
+
+GRAD_DTYPES = ("float64", "float32", "complex128")
+
+
+# --------------------------------------------------------------------------- the ops
+def _never_differentiable() -> set[str]:
+    """derivatives.yaml entries whose outputs never require grad ('eq.Tensor', ...)."""
+    out = set()
+    for entry in yaml.safe_load((ROOT / "schema" / "derivatives.yaml").read_text()):
+        if not any(entry.get("output_differentiability", [True])):
+            name = entry["name"].split("(")[0]
+            out.add(name if "." in name else f"{name}.default")
+    return out
+
+
+def is_differentiable(spec: OpSpec, never: set[str]) -> bool:
+    """A derivatives.yaml formula that may give a gradient, or a decomposition."""
+    keys = [k for k, _ in spec.fn.dispatch] if spec.fn.dispatch else []
+    has_formula = hasattr(generated_autograd, f"_ag_{spec.fn.ident}")
+    return (has_formula and spec.name not in never) or "CompositeImplicitAutograd" in keys
+
+
+# decompositions ember differentiates but torch does not (its output requires grad, its
+# backward raises "the derivative for ... is not implemented")
+TORCH_NOT_DIFFERENTIABLE = {"histogramdd.default", "histogramdd.int_bins"}
+
+_NEVER = _never_differentiable()
+GRAD_OPS = {name: s for name, s in FUZZ_OPS.items()
+            if is_differentiable(s, _NEVER) and name not in TORCH_NOT_DIFFERENTIABLE}
+
+# Known gradient disagreements, by cause: op -> why. Their tests are xfail (not strict);
+# EMBER_FUZZ_KNOWN=0 runs them as ordinary tests. (A case whose *forward* disagrees for an
+# op of the forward fuzzer's KNOWN table is dropped: that is the forward fuzzer's business.)
+GRAD_KNOWN: dict[str, str] = {
+    "as_strided_scatter.default": "torch's self gradient keeps grad inside the scattered "
+                                  "window and zeroes the rest, the opposite of the right one "
+                                  "(torch's own gradcheck fails); ember's passes gradcheck "
+                                  "(tests/autograd/test_op_gradients.py)",
+}
+
+# second gradients differentiate formulas that torch and ember write differently (where
+# masks, cancellations): their tolerance is this many times the first gradients'
+SECOND_ORDER_FACTOR = 64
+
+# torch's internal errors, not rules to follow: a case where torch raises one is dropped
+TORCH_INTERNAL_ERRORS = (
+    "INTERNAL ASSERT FAILED",
+    # an undefined gradient reaching a double-backward formula (dist of empty inputs)
+    "Expected a proper Tensor but got None",
+    # its engine's check that a real input's gradient is real, failed by its own formulas
+    # for mixed real/complex arguments (fill.Tensor(complex self, real value), ldexp_)
+    "(input_is_complex == grad_is_complex)",
+    # formulas negating a bool argument (special_zeta.self_scalar(False, x))
+    "boolean negative, the `-` operator, is not supported",
+)
+
+# errors of torch's backward formulas on inputs its forward accepts (torch bugs): a case
+# whose backward raises one is dropped
+TORCH_BACKWARD_BUGS = (
+    # clamp.Tensor's formula writes the self-shaped gradient into a broadcast one
+    "doesn't match the broadcast shape",
+    # gather(sparse_grad=True): a sparse gradient its double backward cannot view
+    "from the 'SparseCPU' backend",
+    # index_fill's value gradient (index_select) for a 0-d self and an empty index
+    "Index to scalar can have only 1 value",
+)
+
+# ops whose second gradient torch gives as NaN where the function is smooth or the limit
+# exists, ember's a number: torch's NaN elements are not compared in their second gradients
+TORCH_SECOND_ORDER_NAN = {
+    "sinc.default": "at x = 0 (x^2 == 0): torch differentiates a where() whose other branch "
+                    "is 0/0 (NaN); ember gives sinc''(0) = -pi^2/3",
+    "norm.Scalar": "where the norm is 0 (a non-differentiable point), torch's norm_backward "
+                   "differentiated again gives NaN, ember's masked formula 0",
+    **dict.fromkeys(["pow.Scalar", "float_power.Scalar"],
+                    "0 ** x: torch differentiates where(x >= 0, 0, result * log 0) again and "
+                    "gets 0 * -inf = NaN in the masked branch; ember's second gradient is 0"),
+    **dict.fromkeys(["var.dim", "var_mean.dim", "var.correction", "var_mean.correction",
+                     "std.dim", "std_mean.dim", "std.correction", "std_mean.correction"],
+                    "an empty input: torch's second gradient with respect to the cotangent is "
+                    "NaN (its formula's mean of no elements), ember's the empty sum 0"),
+}
+TORCH_SECOND_ORDER_NAN["sinc_.default"] = TORCH_SECOND_ORDER_NAN["sinc.default"]
+TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
+    ["copysign.Tensor", "copysign_.Tensor"],
+    "at self == 0 torch's formula grad * result / self is masked by a where(); "
+    "differentiated again the masked branch's 0/0 gives NaN, ember's 0"))
+TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
+    ["atan2.default", "atan2_.default", "arctan2.default", "arctan2_.default"],
+    "at (0, 0): torch's second gradient of its self / (x^2 + y^2) formula is 0/0 = NaN, "
+    "ember's masked formula 0"))
+TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
+    ["cumprod.default", "cumprod_.default", "pow.Tensor_Tensor", "pow_.Tensor"],
+    "infinite or zero inputs: torch's second gradient of its masked formulas is NaN in "
+    "elements where ember's is a number (inf * 0 in a where() branch that is not taken)"))
+TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
+    ["renorm.default", "renorm_.default"],
+    "a slice whose norm is NaN (not rescaled): torch's renorm_backward differentiated again "
+    "is NaN there, ember's 0 (the slice passes grad through unchanged)"))
+
+# ops whose torch gradient at NaN or infinite inputs depends on the code path (its
+# vectorized loop, the scalar tail of the loop, its create_graph formula), so is not
+# specified: their cases with non-finite inputs are dropped
+TORCH_NONFINITE_UNSPECIFIED = {
+    "elu_.default": "elu_backward(is_result=True) of a NaN result: NaN in torch's vectorized "
+                    "lanes, grad * scale in its scalar tail (the same call, by position); NaN "
+                    "(0 * inf) from its create_graph formula at infinite results",
+    **dict.fromkeys(["hardtanh.default", "hardtanh_.default"],
+                    "hardtanh_backward at NaN: 0 in torch's vectorized lanes, grad in its "
+                    "scalar tail (16 NaNs give 0s, 3 give grads)"),
+    **dict.fromkeys(["cumprod.default", "cumprod_.default"],
+                    "cumprod_backward with zeros and infinities: torch's zero-aware formula "
+                    "and ember's give NaN and inf in different elements (inf * 0 in "
+                    "different products)"),
+    **dict.fromkeys(["ldexp.Tensor", "ldexp_.default"],
+                    "the gradient of a broadcast infinite exponent: torch sums g * self * inf "
+                    "element by element (inf - inf = NaN), ember multiplies the reduced "
+                    "sum by inf (+-inf): the order of non-finite arithmetic"),
+}
+
+# ops whose torch create_graph formula disagrees with torch's own first-order kernel: their
+# double-backward cases are dropped (the first-order ones are compared)
+TORCH_CREATE_GRAPH_DIFFERS = {
+    **dict.fromkeys(["logit.default", "logit_.default"],
+                    "logit's kernel gives NaN for a NaN input or outside [0, 1] with eps < 0 "
+                    "and grad / (x (1 - x)) for a NaN eps, +inf at -0.0; its create_graph "
+                    "formula (a where() on the clamp bounds) gives 0, 0, -inf there; ember "
+                    "follows the kernel both ways"),
+}
+
+# torch refuses autograd for the complex outputs of the ops missing from its list of ops
+# checked with complex inputs (median, mode, slice_copy, ...: "does not support automatic
+# differentiation for outputs with complex dtype"); ember differentiates them (the same
+# formulas as for real inputs): such cases are dropped
+TORCH_NO_COMPLEX_AUTOGRAD = "does not support automatic differentiation for outputs with complex"
+
+# ops whose torch backward raises "derivative for aten::<op> is not implemented" (ember has
+# a formula, gradcheck'ed in tests/autograd/test_op_gradients.py): nothing to compare
+TORCH_NO_DERIVATIVE = {
+    "copy.default": "torch has no formula for the functional copy (ember: copy_'s)",
+    "silu_backward.default": "torch 2.13 has no derivative for silu_backward",
+    "cdist.default": "torch's _cdist_backward has no derivative (double backward)",
+}
+
+# ops ember has no complex kernel for (torch has): a complex case where ember raises
+# NotImplementedError ("... not implemented for 'ComplexDouble'") is dropped; their real
+# cases are compared
+NO_COMPLEX_KERNEL = {"logaddexp.default", "logcumsumexp.default", "silu_backward.default",
+                     "silu.default", "silu_.default"}
+
+# ops that select elements by sorting: which of equal elements takes the gradient is not
+# specified (torch's sort is not stable): cases whose self holds repeated values are dropped
+TIED_SELECTION = {"quantile", "nanquantile", *UNORDERED_TIES}
+
+# pow(x, False), pow(False, x): torch's pow backwards test `exponent.equal(0.0)` and
+# `base.equal(0.0)`, false for a bool Scalar, so they compute 0 * x ** -1 (NaN at x = 0 or
+# NaN) and result * log(0) where a 0 exponent or base gives zeros: bool Scalars' cases are
+# dropped
+BOOL_EXPONENT = {"pow", "pow_", "float_power", "float_power_"}
+
+
+# --------------------------------------------------------------------------- leaves
+def _is_leaf_array(a: np.ndarray) -> bool:
+    return a.dtype.kind in "fc" or a.dtype == np_dtype("bfloat16")
+
+
+def build(x, side: str, leaves: list, clone: bool = False):
+    """A case value as `side`'s objects, with each floating or complex TensorArg's base a
+    new leaf that requires grad (appended to `leaves`); `clone`: the views are taken of a
+    clone of the leaf (the self of an in-place op)."""
+    if isinstance(x, TensorArg):
+        make = ember_of if side == "ember" else torch_of
+        t = make(x.base)
+        if _is_leaf_array(x.base):
+            leaves.append(t.requires_grad_())
+            if clone:
+                t = t.clone()
+        view = _ember_view if side == "ember" else _torch_view
+        for v in x.views:
+            t = view(t, v)
+        return t
+    if isinstance(x, DType):
+        import torch
+        return getattr(ember if side == "ember" else torch, x.name)
+    if isinstance(x, list):
+        return [build(v, side, leaves) for v in x]
+    if isinstance(x, dict):
+        return {k: build(v, side, leaves) for k, v in x.items()}
+    return x
+
+
+def _has_ties(t) -> bool:
+    if not hasattr(t, "numel") or t.numel() < 2:
+        return False
+    values = to_np(t).ravel()
+    return len(np.unique(values)) < len(values)
+
+
+def flat_tensors(res) -> list:
+    """The tensors of a result (nested lists and tuples flattened, other values left out)."""
+    if isinstance(res, (list, tuple)):
+        return [t for r in res for t in flat_tensors(r)]
+    return [res] if hasattr(res, "requires_grad") else []
+
+
+def random_like(rng, t, side: str, requires_grad=False):
+    """A standard normal tensor (complex normal for complex `t`) of t's shape and dtype."""
+    name = dtype_name(t.dtype)
+    shape = tuple(t.shape)
+    a = rng.standard_normal(shape)
+    if name.startswith("complex"):
+        a = a + 1j * rng.standard_normal(shape)
+    a = np.asarray(a).astype(np_dtype(name))
+    out = ember_of(a) if side == "ember" else torch_of(a)
+    return out.requires_grad_() if requires_grad else out
+
+
+# --------------------------------------------------------------------------- comparing
+def brief(x) -> str:
+    """fuzz_support.short of a result whose tensors may require grad."""
+    if isinstance(x, (list, tuple)):
+        return "(" + ", ".join(map(brief, x)) + ")"
+    return short(x.detach() if hasattr(x, "detach") else x)
+
+
+PRECISION = ("float16", "bfloat16", "float32", "float64")   # least precise first
+
+
+def least_precise(tensors) -> str | None:
+    """The least precise floating (or complex: its part's) dtype of `tensors`: the
+    precision a computation mixing them may round to (float64 gradients of a float32
+    result)."""
+    names = [COMPLEX.get(dtype_name(t.dtype), dtype_name(t.dtype)) for t in tensors]
+    return next((p for p in PRECISION if p in names), None)
+
+
+def compare_tensor(e, t, what: str, precision: str | None = None):
+    """dtype, shape and values (tolerance of t's dtype, or of `precision` when less
+    precise; NaN where torch's is NaN)."""
+    assert dtype_name(e.dtype) == dtype_name(t.dtype), \
+        f"{what} dtype: ember {dtype_name(e.dtype)} torch {dtype_name(t.dtype)}"
+    assert tuple(e.shape) == tuple(t.shape), f"{what} shape: {tuple(e.shape)} {tuple(t.shape)}"
+    name = COMPLEX.get(dtype_name(t.dtype), dtype_name(t.dtype))
+    actual, ref = to_np(e.detach()), to_np(t.detach())
+    if name not in ACCUMULATING_ULPS:
+        np.testing.assert_array_equal(actual, ref, err_msg=f"{what} values")
+        return
+    if precision and name in PRECISION and PRECISION.index(precision) < PRECISION.index(name):
+        name = precision
+    if ref.dtype.kind == "c":
+        # C++'s and NumPy's complex products differ where a part is infinite or NaN (inf *
+        # (1 + 0j) is inf + nanj in one, inf + 0j in the other): the same elements must
+        # be non-finite, the finite ones close
+        bad_e, bad_t = ~np.isfinite(actual), ~np.isfinite(ref)
+        np.testing.assert_array_equal(bad_e, bad_t, err_msg=f"{what} non-finite elements")
+        actual, ref = np.where(bad_t, 0, actual), np.where(bad_t, 0, ref)
+    # gradients are sums of products computed in another order than torch's: a few ulps of
+    # the largest value (at least 1); second gradients differentiate those formulas again
+    ulps = ACCUMULATING_ULPS[name] * (SECOND_ORDER_FACTOR if "second" in what else 1)
+    assert_close_ulps(real_pairs(actual), real_pairs(ref), name, ulps, 1.0,
+                      err_msg=f"{what} values")
+
+
+def _same_errors(e_exc, t_exc, same_type=True) -> bool:
+    """Both raised (the same builtin type when `same_type`) or neither."""
+    return (e_exc is None) == (t_exc is None) and (
+        e_exc is None or not same_type or isinstance(e_exc, builtin_type(type(t_exc))))
+
+
+def _grads(side: str, outputs, inputs, cotangents, create_graph: bool):
+    """autograd.grad(outputs, inputs, cotangents) (None gradients allowed), or the error."""
+    import torch
+    grad = ember.autograd.grad if side == "ember" else torch.autograd.grad
+    return call(grad, (outputs, inputs),
+                {"grad_outputs": cotangents, "allow_unused": True, "create_graph": create_graph})
+
+
+def _compare_grads(spec, head, what, e_g, e_exc, t_g, t_exc, inputs, precision=None):
+    """Both backwards raise (of any type: torch's backward checks are internal ones) or
+    neither; then each input's gradient (None: zeros)."""
+    if t_exc is not None and spec.name in TORCH_NO_DERIVATIVE and \
+            "not implemented" in str(t_exc):
+        return
+    if not _same_errors(e_exc, t_exc, same_type=False):
+        raise Mismatch(f"{head}\n  {what}:\n  ember: {brief(e_exc if e_exc else e_g)}"
+                       f"\n  torch: {brief(t_exc if t_exc else t_g)}")
+    if t_exc is not None:
+        return
+    import torch
+    for i, (e, t, x) in enumerate(zip(e_g, t_g, inputs)):
+        # (first order: autograd.grad without allow_unused would raise; a second gradient
+        # depends on how the backward formula is written)
+        if e is None and t is not None and what == "gradient":
+            raise Mismatch(f"{head}\n  {what} of input {i}: None (not in ember's graph), "
+                           f"torch's {brief(t)}")
+        t = torch.zeros_like(x) if t is None else t
+        e = ember.zeros(tuple(x.shape), dtype=getattr(ember, dtype_name(x.dtype))) \
+            if e is None else e
+        try:
+            compare_tensor(e, t, f"{what} of input {i}", precision)
+        except AssertionError as err:
+            lines = str(err).strip().splitlines()
+            detail = "\n  ".join(line for line in lines if line.strip())[:1500]
+            raise Mismatch(f"{head}\n  {detail}\n  ember: {brief(e)}\n  torch: {brief(t)}") \
+                from None
+
+
+# --------------------------------------------------------------------------- running
+def run_grad_case(spec: OpSpec, case: Case, seed: int, double: bool):
+    """Call the op on ember and torch leaves built from `case`, compare the forward, the
+    gradients of the cotangent-weighted outputs (cotangents drawn from `seed`) and, when
+    `double`, the gradients of the gradients' weighted sum."""
+    import torch
+    t_leaves, e_leaves = [], []
+    inplace = spec.kind == "inplace"
+    t_args = [build(a, "torch", t_leaves, clone=inplace and i == 0)
+              for i, a in enumerate(case.args)]
+    t_kwargs = build(case.kwargs, "torch", t_leaves)
+    reject_if(spec.fn.op_name in INT_MIN_TRAPS and _has_int_min(t_args)
+              or spec.fn.op_name in NAN_SORTED and _has_nan(t_args)
+              or spec.fn.op_name in TIED_SELECTION and t_args and _has_ties(t_args[0])
+              or spec.fn.op_name in BOOL_EXPONENT and any(a is False or a is True
+                                                          for a in case.args))
+    t_res, t_exc = call(aten(torch.ops.aten, spec), t_args, t_kwargs)
+    reject_if(any(min(r.shape, default=0) < 0 for r in flat_tensors(t_res))
+              or TORCH_NO_COMPLEX_AUTOGRAD in str(t_exc)
+              or any(bug in str(t_exc) for bug in TORCH_INTERNAL_ERRORS)
+              or spec.name in EXPANDED_GARBAGE and t_args and
+              any(s == 0 and n > 1 for n, s in zip(t_args[0].shape, t_args[0].stride())))
+    e_args = [build(a, "ember", e_leaves, clone=inplace and i == 0)
+              for i, a in enumerate(case.args)]
+    e_kwargs = build(case.kwargs, "ember", e_leaves)
+    e_res, e_exc = call(aten(ember.ops.aten, spec), e_args, e_kwargs)
+    head = f"aten.{spec.name}({case!r})" + (" [double backward]" if double else "")
+
+    # the forward (a disagreement of an op the forward fuzzer knows about is its business)
+    if not _same_errors(e_exc, t_exc):
+        reject_if(spec.name in KNOWN or spec.name in NO_COMPLEX_KERNEL and
+                  isinstance(e_exc, NotImplementedError) and "Complex" in str(e_exc))
+        raise Mismatch(f"{head}\n  forward:\n  ember: {brief(e_exc if e_exc else e_res)}"
+                       f"\n  torch: {brief(t_exc if t_exc else t_res)}")
+    if t_exc is not None:
+        return
+    e_outs, t_outs = flat_tensors(e_res), flat_tensors(t_res)
+    try:
+        assert len(e_outs) == len(t_outs), f"{len(e_outs)} outputs, torch {len(t_outs)}"
+        for i, (e, t) in enumerate(zip(e_outs, t_outs)):
+            compare_tensor(e, t, f"output {i}")
+    except AssertionError as err:
+        reject_if(spec.name in KNOWN)
+        raise Mismatch(f"{head}\n  forward: {str(err).strip().splitlines()[0]}"
+                       f"\n  ember: {brief(e_res)}\n  torch: {brief(t_res)}") from None
+    t_flags = [t.requires_grad for t in t_outs]
+    e_flags = [e.requires_grad for e in e_outs]
+    if e_flags != t_flags:
+        raise Mismatch(f"{head}\n  outputs requiring grad: ember {e_flags} torch {t_flags}")
+    chosen = [i for i, f in enumerate(t_flags) if f]
+    if not chosen or not t_leaves:
+        return
+
+    # the first gradients
+    rng = np.random.default_rng(seed)
+    cot_arrays = [(random_like(rng, t_outs[i], "torch"), i) for i in chosen]
+    t_cots = [c.requires_grad_(double) for c, _ in cot_arrays]
+    e_cots = [ember_of(to_np(c.detach())).to(e_outs[i].dtype).requires_grad_(double)
+              for c, i in cot_arrays]
+    reject_if(double and spec.name in TORCH_CREATE_GRAPH_DIFFERS)
+    reject_if(spec.name in TORCH_NONFINITE_UNSPECIFIED and
+              any(not bool(x.isfinite().all()) for x in t_leaves))
+    t_g, t_gexc = _grads("torch", [t_outs[i] for i in chosen], t_leaves, t_cots, double)
+    reject_if(any(bug in str(t_gexc) for bug in TORCH_INTERNAL_ERRORS + TORCH_BACKWARD_BUGS))
+    e_g, e_gexc = _grads("ember", [e_outs[i] for i in chosen], e_leaves, e_cots, double)
+    precision = least_precise(t_leaves + [t_outs[i] for i in chosen])
+    _compare_grads(spec, head, "gradient", e_g, e_gexc, t_g, t_gexc, t_leaves, precision)
+    if not double or t_gexc is not None:
+        return
+
+    # the gradients of the gradients (with respect to the leaves and the cotangents)
+    both = [i for i, (e, t) in enumerate(zip(e_g, t_g))
+            if e is not None and t is not None and e.requires_grad and t.requires_grad]
+    if not both:
+        return
+    t_w = [random_like(rng, t_g[i], "torch") for i in both]
+    e_w = [ember_of(to_np(w)).to(e_g[i].dtype) for w, i in zip(t_w, both)]
+    t_gg, t_ggexc = _grads("torch", [t_g[i] for i in both], t_leaves + t_cots, t_w, False)
+    reject_if(any(bug in str(t_ggexc) for bug in TORCH_INTERNAL_ERRORS + TORCH_BACKWARD_BUGS))
+    e_gg, e_ggexc = _grads("ember", [e_g[i] for i in both], e_leaves + e_cots, e_w, False)
+    if spec.name in TORCH_SECOND_ORDER_NAN and t_ggexc is None and e_ggexc is None:
+        masks = [None if t is None else t.isnan() for t in t_gg]
+        t_gg = [t if m is None else t.masked_fill(m, 0) for t, m in zip(t_gg, masks)]
+        e_gg = [e if e is None or m is None else ember.where(ember_of(m.numpy()),
+                                                             e.new_zeros(()), e)
+                for e, m in zip(e_gg, masks)]
+    _compare_grads(spec, head, "second gradient", e_gg, e_ggexc, t_gg, t_ggexc,
+                   t_leaves + t_cots, precision)

@@ -1,0 +1,308 @@
+"""Regression tests of the gradient bugs the gradient fuzzer (test_grad_differential.py)
+found: each builds the failing call on ember and on torch and compares the forward, the
+gradients and (where it was wrong) the double backward, or the error.
+
+    .venv/bin/python -m pytest tests/fuzz/test_grad_regressions.py -q
+"""
+import math
+import warnings
+
+import numpy as np
+import pytest
+from grad_support import compare_tensor
+from helpers import builtin_type, ember_of, to_np, torch_of
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+C = np.array([0.7 + 0.3j, -1.2 + 0.5j, 0.2 - 2.1j])       # complex points
+W = np.array([0.4 - 0.9j, 1.1 + 0.2j, -0.6 + 0.8j])       # complex cotangents / weights
+
+
+def _leaves(arrays, side):
+    make = ember_of if side == "ember" else torch_of
+    return [make(np.asarray(a)).requires_grad_() for a in arrays]
+
+
+def check_grads(fn, *arrays, cotangent=None, double=False, inplace=False):
+    """fn(lib, *leaves) on ember and torch leaves made of `arrays`: the output, the gradients
+    for `cotangent` (ones when None) and, when `double`, the gradients of the gradients'
+    sum (with respect to the leaves) match. `inplace`: fn gets clones of the leaves."""
+    results = {}
+    for side, lib in (("ember", ember), ("torch", torch)):
+        leaves = _leaves(arrays, side)
+        args = [x.clone() for x in leaves] if inplace else leaves
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = fn(lib, *args)
+        cot = np.ones(tuple(out.shape)) if cotangent is None else cotangent
+        cot = (ember_of if side == "ember" else torch_of)(
+            np.asarray(cot).astype(to_np(out.detach()).dtype))
+        grads = lib.autograd.grad(out, leaves, cot, create_graph=double, allow_unused=True)
+        second = None
+        if double:
+            used = [(g, x) for g, x in zip(grads, leaves) if g is not None and g.requires_grad]
+            if used:
+                total = sum(g.abs().sum() if g.is_complex() else g.sum() for g, _ in used)
+                second = lib.autograd.grad(total, [x for _, x in used], allow_unused=True)
+        results[side] = (out, grads, second)
+    (e_out, e_g, e_gg), (t_out, t_g, t_gg) = results["ember"], results["torch"]
+    compare_tensor(e_out, t_out, "output")
+    for i, (e, t) in enumerate(zip(e_g, t_g)):
+        assert (e is None) == (t is None), f"gradient {i}: ember {e}, torch {t}"
+        if t is not None:
+            compare_tensor(e, t, f"gradient {i}")
+    for i, (e, t) in enumerate(zip(e_gg or (), t_gg or ())):
+        if t is not None and e is not None:
+            compare_tensor(e, t, f"second gradient {i}")
+    return results
+
+
+def raises_like_torch(fn):
+    """fn(lib) raises on both sides, the same builtin type."""
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            fn(lib)
+        errors.append(info.value)
+    assert isinstance(errors[1], builtin_type(type(errors[0]))), errors
+
+
+# --------------------------------------------------------------------------- complex conj
+@pytest.mark.parametrize("op", ["acosh", "asinh", "atanh", "sinc"])
+def test_complex_unary_gradients_are_conjugated(op):
+    """d/dz of a holomorphic f is grad * conj(f'(z)) (torch's convention); the formulas
+    lacked the conj()."""
+    check_grads(lambda lib, z: getattr(lib, op)(z), C, cotangent=W, double=True)
+
+
+def test_lerp_addcmul_addcdiv_complex_gradients():
+    check_grads(lambda lib, a, b, w: lib.lerp(a, b, w), C, W, C[::-1].copy(), cotangent=W,
+                double=True)
+    check_grads(lambda lib, a, b: lib.lerp(a, b, 0.3), C, W, cotangent=W)
+    check_grads(lambda lib, s, a, b: lib.addcmul(s, a, b, value=0.5), C, W, C[::-1].copy(),
+                cotangent=W, double=True)
+    check_grads(lambda lib, s, a, b: lib.addcdiv(s, a, b, value=-2), C, W, C[::-1].copy(),
+                cotangent=W, double=True)
+    # a real tensor1 with a complex result: the real part of the complex gradient
+    check_grads(lambda lib, s, a, b: lib.addcmul(s, a, b), C, np.array([1.5, -2.0, 0.5]),
+                W, cotangent=W)
+
+
+def test_sinc_gradient_where_x_squared_underflows():
+    """torch masks x * x == 0, so 1e-200 (whose square underflows) has gradient 0, not
+    0/0 = NaN."""
+    check_grads(lambda lib, x: lib.sinc(x), np.array([1e-200, 0.0, -1e-170, 0.25]))
+
+
+def test_sinc_double_backward_at_zero_is_the_second_derivative():
+    """sinc''(0) = -pi^2/3 (torch's double backward gives NaN there: not compared)."""
+    x = ember.tensor([0.0, 0.5], dtype=ember.float64, requires_grad=True)
+    g, = ember.autograd.grad(ember.sinc(x), x, ember.ones(2, dtype=ember.float64),
+                             create_graph=True)
+    gg, = ember.autograd.grad(g.sum(), x)
+    t = torch.tensor([0.5], dtype=torch.float64, requires_grad=True)
+    tg, = torch.autograd.grad(torch.sinc(t), t, create_graph=True)
+    tgg, = torch.autograd.grad(tg.sum(), t)
+    np.testing.assert_allclose(to_np(gg), [-math.pi ** 2 / 3, tgg.item()], rtol=1e-13)
+    assert to_np(g.detach())[0] == 0
+
+
+# --------------------------------------------------------------------------- pow
+def test_pow_scalar_negative_base_gradient_is_nan():
+    """d(b ** e)/de = b ** e * log(b): NaN for a negative real base (it raised a math
+    domain error), the complex log for a complex exponent, masked for base 0."""
+    e = np.array([0.5, 2.0, -1.0, 3.0])
+    for base in (-2.0, -1, 0.0, 0, 2.5):
+        check_grads(lambda lib, x, b=base: lib.pow(b, x), e)
+    check_grads(lambda lib, x: lib.pow(-2.0, x), C, cotangent=W)
+    check_grads(lambda lib, x: lib.pow(0.0, x), C, cotangent=W)
+    check_grads(lambda lib, x: lib.float_power(-3, x), e)
+
+
+# --------------------------------------------------------------------------- add / sub
+def test_complex_add_sub_with_float_alpha():
+    """torch's alpha check accepts a float alpha for complex results (ember raised
+    'For integral input tensors ...')."""
+    for op in ("add", "sub"):
+        check_grads(lambda lib, a, b, f=op: getattr(lib, f)(a, b, alpha=0.5), C,
+                    np.array([1.5, -2.0, 0.5]), cotangent=W)
+    check_grads(lambda lib, a: lib.ops.aten.add.Scalar(a, False, 0.5), C, cotangent=W)
+    raises_like_torch(lambda lib: lib.add(lib.tensor([1.0]), lib.tensor([2.0]), alpha=1j))
+
+
+# --------------------------------------------------------------------------- autograd rules
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.sum(x, dtype=lib.int64),
+    lambda lib, x: lib.ops.aten.sum.default(x, dtype=lib.bool),
+    lambda lib, x: lib.nansum(x, dtype=lib.int32),
+    lambda lib, x: lib.prod(x, 0, dtype=lib.int64),
+    lambda lib, x: lib.cumsum(x, 0, dtype=lib.int64),
+    lambda lib, x: lib.cumprod(x, 0, dtype=lib.int16),
+])
+def test_integral_dtype_reductions_refuse_autograd(call):
+    """torch: 'Autograd not support dtype: Long' (ember gave an output that silently did
+    not require grad)."""
+    raises_like_torch(lambda lib: call(lib, lib.tensor([1.5, 2.0], requires_grad=True)))
+    # without grad recording they work
+    for lib in (torch, ember):
+        with lib.no_grad():
+            call(lib, lib.tensor([1.5, 2.0], requires_grad=True))
+
+
+def test_to_copy_to_an_integral_dtype_still_works():
+    for lib in (torch, ember):
+        out = lib.tensor([1.5], requires_grad=True).to(lib.int64)
+        assert not out.requires_grad
+
+
+@pytest.mark.parametrize("op", ["sgn_", "renorm_"])
+def test_inplace_composites_do_not_save_the_overwritten_self(op):
+    """sgn_/renorm_ computed from self then copied into it: the backward read the
+    overwritten self ('modified by an inplace operation')."""
+    def call(lib, x):
+        y = x * 1.0
+        return y.sgn_() if op == "sgn_" else y.renorm_(2, 0, 0.5)
+    base = np.array([[0.3, -1.2, 0.0], [2.0, 0.5, -0.7]])
+    check_grads(call, base, cotangent=base[::-1].copy(), double=op == "renorm_")
+    check_grads(call, C.reshape(1, 3) if op == "sgn_" else base, cotangent=None)
+
+
+@pytest.mark.parametrize("name", ["addr", "addmv", "addbmm"])
+def test_beta_zero_gives_self_a_zero_gradient(name):
+    """beta=0 ignores self's values (NaN included) but self keeps a zero gradient (ember's
+    self was out of the graph: a None gradient, an error without allow_unused)."""
+    self_ = {"addr": np.array([[np.nan, np.inf], [1.0, 2.0]]), "addmv": np.array([np.nan, 1.0]),
+             "addbmm": np.array([[np.nan, np.inf], [1.0, 2.0]])}[name]
+    a, b = {"addr": ([1.0, 2.0], [3.0, -4.0]),
+            "addmv": ([[1.0, 2.0], [3.0, 4.0]], [0.5, -1.0]),
+            "addbmm": (np.arange(8.0).reshape(2, 2, 2), np.ones((2, 2, 2)))}[name]
+    res = check_grads(lambda lib, s, x, y: getattr(lib, name)(s, x, y, beta=0, alpha=2),
+                      self_, np.asarray(a), np.asarray(b), double=True)
+    for lib in (torch, ember):   # without allow_unused
+        s = (ember_of if lib is ember else torch_of)(self_).requires_grad_()
+        out = getattr(lib, name)(s, *(lib.tensor(np.asarray(v)) for v in (a, b)), beta=0)
+        g, = lib.autograd.grad(out.sum(), s)
+        assert not to_np(g).any()
+    assert not to_np(res["ember"][0].detach()).size or np.isfinite(to_np(res["ember"][0].detach())).all()
+
+
+def test_addbmm_of_empty_batches():
+    check_grads(lambda lib, s, a, b: lib.addbmm(s, a, b, beta=0.5, alpha=2),
+                np.array([[np.nan, 1.0]]), np.ones((0, 1, 3)), np.ones((0, 3, 2)))
+
+
+def test_as_strided_of_an_expanded_input():
+    """Input elements sharing a storage position share its gradient (torch divides by the
+    count): the in-place as_strided_ of an expanded view gave twice the gradient."""
+    def inplace(lib, x):
+        y = x.clone().expand(1, 2)
+        return y.as_strided_([1], [1])
+    check_grads(inplace, np.array([[0.5]]), double=True)
+    check_grads(lambda lib, x: x.expand(3, 2).as_strided([2, 2], [0, 1]), np.array([1.0, 2.0]))
+
+
+# --------------------------------------------------------------------------- complex inputs
+@pytest.mark.parametrize("call", [
+    lambda lib, a: lib.median(a), lambda lib, a: lib.median(a, 0),
+    lambda lib, a: lib.nanmedian(a), lambda lib, a: lib.mode(a, 0),
+    lambda lib, a: lib.bincount(a), lambda lib, a: lib.fmax(a, a), lambda lib, a: lib.fmin(a, a),
+    lambda lib, a: lib.xlogy(a, a), lambda lib, a: lib.special.xlog1py(a, a),
+    lambda lib, a: lib.special.zeta(a, a), lambda lib, a: lib.heaviside(a, a),
+    lambda lib, a: lib.aminmax(a), lambda lib, a: lib.special.chebyshev_polynomial_t(a, a),
+    lambda lib, a: lib.sort(lib.zeros(0, 0, dtype=a.dtype), 2),
+    lambda lib, a: lib.median(lib.zeros(0, dtype=a.dtype), 0),
+    lambda lib, a: lib.lerp(lib.zeros(3, dtype=lib.float64), lib.zeros(3, dtype=lib.float64), a),
+])
+def test_complex_inputs_torch_refuses(call):
+    """Ops without a complex kernel in torch raise its error (ember computed an answer, or
+    raised a KeyError), after the checks torch makes first (dims)."""
+    raises_like_torch(lambda lib: call(lib, lib.tensor(C)))
+
+
+def test_norm_and_dist_of_complex_inputs():
+    check_grads(lambda lib, x: lib.ops.aten.norm.Scalar(x, 3), C)
+    check_grads(lambda lib, x, y: lib.dist(x, y), C, W)
+
+
+def test_accumulate_grad_of_a_conjugate_view():
+    """backward(gradient=y.conj()) into an empty .grad: the lazy conjugate's raw values were
+    taken unconjugated (then every later accumulation was off)."""
+    grads = {}
+    for lib in (torch, ember):
+        x = lib.tensor(C, requires_grad=True)
+        y = lib.tensor(W).conj()
+        x.backward(y)
+        first = x.grad.clone()
+        x.backward(y)
+        z = lib.tensor(W).conj().requires_grad_()      # a conj() leaf
+        (z * lib.tensor(C)).real.sum().backward()
+        grads[lib] = [first, x.grad, z.grad]
+    for e, t in zip(grads[ember], grads[torch]):
+        compare_tensor(e, t, ".grad")
+        assert not e.is_conj()
+
+
+@pytest.mark.parametrize("op", ["xlogy", "xlog1py"])
+def test_xlogy_gradients_where_self_is_zero(op):
+    """The self gradient is log(other) (log1p) also where self == 0, masked only where the
+    log is undefined; the double backward along other follows (ember masked every
+    self == 0, giving 0 where torch gives log(other) and 1 / other)."""
+    fn = (lambda lib, s, o: lib.xlogy(s, o)) if op == "xlogy" else \
+        (lambda lib, s, o: lib.special.xlog1py(s, o))
+    self_ = np.array([0.0, 0.0, 0.0, -0.0, 2.0, 0.0])
+    other = np.array([1.0, -2.0, 0.5, 3.0, 3.0, np.inf])
+    check_grads(fn, self_, other, double=True)
+
+
+def test_renorm_of_a_nan_slice_passes_the_gradient_through():
+    """A slice whose norm is NaN is not rescaled (NaN > maxnorm is false): its gradient is
+    grad (ember's norm gradient leaked NaN * 0 into it)."""
+    for op in ("renorm", "renorm_"):
+        fn = (lambda lib, x, f=op: getattr(x * 1.0, f)(1, 0, 1.0))
+        check_grads(fn, np.array([[np.nan, 1.0], [3.0, 4.0]]))   # (torch's 2nd order: NaN)
+        check_grads(fn, np.array([[0.25, 0.5], [3.0, 4.0]]), double=True)
+
+
+def test_cdist_p0_gradients_are_zeros():
+    check_grads(lambda lib, a, b: lib.cdist(a, b, p=0.0), np.array([[1.0, 2.0], [3.0, 4.0]]),
+                np.array([[0.0, 1.0]]))
+
+
+def test_reductions_check_the_dim_before_refusing_complex():
+    for name in ("max", "min", "median"):
+        raises_like_torch(lambda lib, f=name: getattr(lib, f)(lib.zeros(0, dtype=lib.complex128), 0))
+        with pytest.raises(IndexError):
+            getattr(ember, name)(ember.zeros(0, dtype=ember.complex128), 0)
+
+
+def test_logsumexp_of_complex_inputs():
+    """The gradient is grad * conj(softmax) (ember's lacked the conj()); the max taken out
+    is the real parts' (torch's), so the result's imaginary part is the principal one."""
+    check_grads(lambda lib, z: lib.logsumexp(z, 0), C, cotangent=np.array(1 + 1j), double=True)
+    check_grads(lambda lib, z: lib.logsumexp(z, 0), np.array([-3e5 - 3e5j]))
+
+
+def test_kthvalue_checks_its_dim_before_refusing_complex():
+    raises_like_torch(lambda lib: lib.kthvalue(lib.zeros(0, dtype=lib.complex128), 1, 0))
+    with pytest.raises(IndexError):
+        ember.kthvalue(ember.zeros(0, dtype=ember.complex128), 1, 0)
+
+
+def test_tile_gradient_of_an_empty_result():
+    """tile with a 0 repeat (and -1 beside it): the backward reshaped the empty grad to a
+    split holding -1 and raised."""
+    check_grads(lambda lib, x: lib.tile(x.expand(1, 1, 1, 0), [0, -1]), np.ones((1, 1, 1, 0)))
+    check_grads(lambda lib, x: lib.tile(x, [0, 2]), np.ones((2, 3)))
+
+
+def test_pow_of_zero_base_double_backward_has_no_nan():
+    """0 ** x: the masked branch reads result 1, so no 0 * -inf reaches the second
+    gradient (torch's is NaN there: not compared); first gradients equal torch's."""
+    check_grads(lambda lib, x: lib.pow(0.0, x), np.array([0.5, 2.0, -1.0, 0.0]))
+    x = ember.tensor([0.5, 2.0, 0.0], dtype=ember.float64, requires_grad=True)
+    g, = ember.autograd.grad(ember.pow(0.0, x), x, ember.ones(3, dtype=ember.float64),
+                             create_graph=True)
+    gg, = ember.autograd.grad(g.sum(), x)
+    assert not to_np(gg).any()
