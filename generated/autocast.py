@@ -197,6 +197,16 @@ def cpu_mm(keyset, self, mat2):
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.lower_precision_fp: prelu
+def cpu_prelu(keyset, self, weight):
+    to = _lower_dtype('cpu')
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.prelu.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(weight, to, 'cpu'))
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.lower_precision_fp: scaled_dot_product_attention
 def cpu_scaled_dot_product_attention(keyset, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     to = _lower_dtype('cpu')
@@ -1077,6 +1087,16 @@ def cuda_mv(keyset, self, vec):
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.lower_precision_fp: prelu
+def cuda_prelu(keyset, self, weight):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.prelu.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(weight, to, 'cuda'))
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.lower_precision_fp: scaled_dot_product_attention
 def cuda_scaled_dot_product_attention(keyset, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     to = _lower_dtype('cuda')
@@ -1632,6 +1652,7 @@ _o.linalg_vecdot.register("AutocastCPU", cpu_linalg_vecdot, with_keyset=True)
 _o.linear.register("AutocastCPU", cpu_linear, with_keyset=True)
 _o.matmul.register("AutocastCPU", cpu_matmul, with_keyset=True)
 _o.mm.register("AutocastCPU", cpu_mm, with_keyset=True)
+_o.prelu.register("AutocastCPU", cpu_prelu, with_keyset=True)
 _o.scaled_dot_product_attention.register("AutocastCPU", cpu_scaled_dot_product_attention, with_keyset=True)
 _o.binary_cross_entropy.register("AutocastCPU", cpu_binary_cross_entropy, with_keyset=True)
 _o.binary_cross_entropy_with_logits.register("AutocastCPU", cpu_binary_cross_entropy_with_logits, with_keyset=True)
@@ -1720,6 +1741,7 @@ _o.linear.register("AutocastCUDA", cuda_linear, with_keyset=True)
 _o.matmul.register("AutocastCUDA", cuda_matmul, with_keyset=True)
 _o.mm.register("AutocastCUDA", cuda_mm, with_keyset=True)
 _o.mv.register("AutocastCUDA", cuda_mv, with_keyset=True)
+_o.prelu.register("AutocastCUDA", cuda_prelu, with_keyset=True)
 _o.scaled_dot_product_attention.register("AutocastCUDA", cuda_scaled_dot_product_attention, with_keyset=True)
 _o.acos.register("AutocastCUDA", cuda_acos, with_keyset=True)
 _o.asin.register("AutocastCUDA", cuda_asin, with_keyset=True)

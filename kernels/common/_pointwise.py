@@ -44,10 +44,13 @@ def out_layout(*operands, cast_to=None):
     expanded or sliced input no longer steers the result's dim order. CUDA and Meta cast
     inside the kernel, so their layout reads the inputs as they are.
 
-    >>> a = ember.zeros(3, 1, dtype=ember.int64).expand(3, 4)
     >>> b = ember.zeros(4, 3).t()
-    >>> (a + b).stride(), (a.float() + b).stride()
-    ((4, 1), (1, 3))
+    >>> a = ember.zeros(3, 1, dtype=ember.int64).expand(3, 4)
+    >>> (a + b).stride()     # (a is cast to float32 first: a dense copy leads)
+    (4, 1)
+    >>> a = ember.zeros(3, 1).expand(3, 4)    # (no cast: b leads)
+    >>> (a + b).stride()
+    (1, 3)
     """
     ts = tensors_of(*operands)
     shape = ts[0]._shape

@@ -203,6 +203,10 @@ TORCH_NO_DERIVATIVE = {
     "copy.default": "torch has no formula for the functional copy (ember: copy_'s)",
     "silu_backward.default": "torch 2.13 has no derivative for silu_backward",
     "cdist.default": "torch's _cdist_backward has no derivative (double backward)",
+    **dict.fromkeys(["hardsigmoid.default", "hardsigmoid_.default",
+                     "hardsigmoid_backward.default"],
+                    "torch has no derivative for hardsigmoid_backward (double backward)"),
+    "mish_backward.default": "torch has no derivative for aten::mish_backward",
 }
 
 # ops ember has no complex kernel for (torch has): a complex case where ember raises

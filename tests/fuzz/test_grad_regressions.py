@@ -306,3 +306,17 @@ def test_pow_of_zero_base_double_backward_has_no_nan():
                              create_graph=True)
     gg, = ember.autograd.grad(g.sum(), x)
     assert not to_np(gg).any()
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.ops.aten.celu_(x, float("nan")),
+    lambda lib, x: lib.ops.aten.elu_(x, float("nan")),
+    lambda lib, x: lib.ops.aten.leaky_relu_(x, float("nan")),
+    lambda lib, x: lib.ops.aten.elu_(x, -0.5),
+])
+def test_inplace_elu_backward_refuses_a_nan_or_negative_slope(call):
+    """torch's check is `slope >= 0`, which a NaN slope fails too."""
+    def run(lib):
+        x = lib.tensor([-1.0, 2.0], dtype=lib.float64, requires_grad=True)
+        call(lib, x.clone()).sum().backward()
+    raises_like_torch(run)

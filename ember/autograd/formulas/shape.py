@@ -81,11 +81,27 @@ def as_strided_backward(grad, in_shape, in_stride, in_offset, size, stride, stor
                      _max_index(in_shape, in_stride, in_offset))
     flat = grad.new_zeros((extent,))
     flat = flat.index_put((out_idx.reshape(-1),), grad.reshape(-1), True)
-    if in_idx.numel() and in_idx.unique().numel() < in_idx.numel():
+    if _maybe_overlapping(in_shape, in_stride):
         count = grad.new_zeros((extent,)).index_put(
             (in_idx.reshape(-1),), grad.new_ones(()).expand(in_idx.numel()), True)
         return flat[in_idx] / count[in_idx]
     return flat[in_idx]
+
+
+def _maybe_overlapping(shape, stride) -> bool:
+    """torch's _maybe_overlapping_memory, from the layout alone (no data-dependent check,
+    so symbolic tracing works): in increasing stride order, a stride not beyond the span of
+    the smaller ones may revisit a position.
+
+    >>> _maybe_overlapping((3, 4), (4, 1)), _maybe_overlapping((3, 4), (0, 1))
+    (False, True)
+    """
+    span = 0
+    for n, st in sorted(zip(shape, stride), key=lambda d: d[1]):
+        if st <= span:
+            return True
+        span += st * (n - 1)
+    return False
 
 
 def _max_index(shape, stride, offset):
