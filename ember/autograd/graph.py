@@ -426,8 +426,6 @@ _REFUSE_INTEGRAL_OUTPUT = frozenset((
 def set_history_one(t, node):
     """set_history for the single output of `node` (the hot path, inlined)."""
     dt = t._dtype
-    if not dt.differentiable and type(node).__name__ in _REFUSE_INTEGRAL_OUTPUT:
-        raise RuntimeError(f"Autograd not support dtype: {dt.scalar_name}")
     if dt.differentiable:
         ag = t._ag
         if ag is None:
@@ -439,6 +437,8 @@ def set_history_one(t, node):
         t._ks |= AUTOGRAD_BIT
         if t._base is not None:
             ag.attr_version = t.untyped_storage()._version
+    elif type(node).__name__ in _REFUSE_INTEGRAL_OUTPUT:
+        raise RuntimeError(f"Autograd not support dtype: {dt.scalar_name}")
     node._out_meta = ((t._shape, dt, t._device),)
 
 

@@ -11,7 +11,7 @@ import math
 import ember
 from ember.core.outputs import check_cast
 from ember.core.shapes import wrap_dim
-from ember.kernels.composite import unmutated
+from ember.kernels.composite import unmutated, with_zero_grad_of
 from ember.kernels.meta.linalg import check_addmm_dtypes
 
 
@@ -141,7 +141,7 @@ def _add_scaled(self, product, beta, alpha, shape_error):
         return product.logical_or(self) if beta else product + ember.zeros_like(self, dtype=dt)
     product = _scaled(product, alpha)
     if beta == 0:   # self's values take no part, but self keeps its (zero) gradient
-        return ember.where(self.new_zeros((), dtype=ember.bool), self, product).to(dt)
+        return with_zero_grad_of(product, self).to(dt)
     return _scaled(self, beta) + product
 
 

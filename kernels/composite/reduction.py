@@ -12,6 +12,7 @@ import ember
 from ember.core import dtype as D
 from ember.core.shapes import wrap_dim
 from ember.kernels.common._errors import not_implemented_for
+from ember.kernels.composite import with_zero_grad_of
 
 
 def _aten():
@@ -386,7 +387,7 @@ def cdist(x1, x2, p=2.0, compute_mode=None):
     diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
     out = ember.linalg_vector_norm(diff, p, [-1])
     if p == 0 and diff.requires_grad:   # torch's _cdist_backward: zeros, not no gradient
-        return ember.where(out.new_zeros((), dtype=ember.bool), diff.sum(-1), out)
+        return with_zero_grad_of(out, diff.sum(-1))
     return out
 
 

@@ -193,7 +193,7 @@ def _nll_targets(self, target, ignore_index):
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= n_classes))
     if bad.any():
-        raise IndexError(f"Target {t[bad][0]} is out of bounds.")
+        raise _nll_out_of_bounds(t[bad], 0)
     return np.where(keep, t, 0), keep
 
 

@@ -179,16 +179,18 @@ def test_nll_loss_all_ignored_as_torch(n, reduction):
 
 @pytest.mark.parametrize("bad", [10, -1, 99])
 @pytest.mark.parametrize("backward", [False, True])
-def test_nll_loss_out_of_bounds_target_is_torchs_error(bad, backward):
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])   # (the fused path, NumPy's)
+def test_nll_loss_out_of_bounds_target_is_torchs_error(bad, backward, dtype):
     x, t, _ = _nll_inputs(np.float32, 6, False, -100)
     t[4] = bad
 
     def call(lib):
         A, T = (taten if lib is torch else aten), lib.from_numpy
-        args = (T(x), T(t), None, 1, -100)
+        dt = getattr(lib, dtype)
+        args = (T(x).to(dt), T(t), None, 1, -100)
         if backward:
-            return A.nll_loss_backward.default(T(np.ones((), np.float32)), *args,
-                                               T(np.array(6, np.float32)))
+            return A.nll_loss_backward.default(T(np.ones((), np.float32)).to(dt), *args,
+                                               T(np.array(6, np.float32)).to(dt))
         return A.nll_loss_forward.default(*args)
 
     with pytest.raises(IndexError) as te:
