@@ -17,6 +17,7 @@ or saved for backward.
 from __future__ import annotations
 
 from ..dispatch import keys as K
+from ..dispatch.tls import set_inference
 from ..dispatch.tls import state as _tls
 from .grad_mode import _GradModeContext
 
@@ -47,15 +48,15 @@ class inference_mode(_GradModeContext):
         if self.mode:
             s.masks = (masks[0], masks[1] & _NO_AUTOGRAD)
             s.grad_enabled = False
-            s.inference = True
         else:
             s.masks = (masks[0], masks[1] | K.AUTOGRAD_BIT)
             s.grad_enabled = True
-            s.inference = False
+        set_inference(self.mode)
 
     def __exit__(self, *exc):
         s = _tls
-        masks, s.grad_enabled, s.inference = self._prev
+        masks, s.grad_enabled, inference = self._prev
+        set_inference(inference)
         s.masks = (s.masks[0], masks[1])
 
 

@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from .._accel import speedups
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls
 from . import autograd_hooks
@@ -592,6 +593,12 @@ def from_array(arr: np.ndarray, dt: D.dtype | None = None, contig: bool = False)
 
 
 _CPU_BIT, _COMPLEX_BIT, _NOT_COMPLEX = K.CPU_BIT, K.COMPLEX_BIT, ~K.COMPLEX_BIT
+py_from_array = from_array
+if speedups is not None:    # the same function in C (ember/_speedups.c): ~150 ns less per result
+    speedups.setup(Tensor, np.ndarray, np.asarray, _NP_TO_DTYPE, CPU,
+                   tuple(d for d in _NP_TO_DTYPE.values() if d.is_complex), CPU_KS, _CPU_BIT,
+                   _COMPLEX_BIT)
+    from_array = speedups.from_array     # (py_from_array stays the reference)
 
 
 def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import threading
 from contextlib import contextmanager
 
+from .._accel import speedups
 from . import keys as K
 
 
@@ -31,6 +32,14 @@ def exclude_set() -> int:
 
 def include_set() -> int:
     return state.masks[0]
+
+
+def set_inference(flag: bool) -> None:
+    """Enters (True) or leaves this thread's inference mode flag; the C from_array reads a
+    copy of it (ember/_speedups.c), kept here in step."""
+    state.inference = flag
+    if speedups is not None:
+        speedups.set_inference(flag)
 
 
 def set_masks(include: int, keep: int) -> None:

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ember._accel import speedups
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
@@ -199,7 +200,14 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
         return _general(ufunc, out, (self, other), compute_dt=compute,
                         exact_other=exact_other)
     kernel.__name__ = kernel.__qualname__ = ufunc.__name__
-    return kernel
+    if speedups is None or quiet:
+        return kernel
+    # the first fast path in C (same operands, same result), the rest in `kernel`
+    fast = speedups.FastBinary(ufunc, kernel, tuple(d for d in D.ALL_DTYPES
+                                                    if d.category >= min_category))
+    fast.__name__ = fast.__qualname__ = ufunc.__name__
+    fast.__module__, fast.__doc__ = kernel.__module__, kernel.__doc__
+    return fast
 
 
 def _general(ufunc, out_meta, operands, compute_dt=None, exact_other=False):

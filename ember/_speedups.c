@@ -1,0 +1,382 @@
+/* ember._speedups: the few hot-path helpers that pay to write in C.
+
+   Optional: ember runs the same pure-Python code when this module is not built (or with
+   EMBER_PURE_PYTHON=1); every function here has a Python twin in ember/core/tensor.py or
+   ember/dispatch/tls.py, and tests compare the two.
+
+   - from_array(arr, dt=None, contig=False): wraps a NumPy array a CPU kernel produced as a
+     fresh Tensor (ember.core.tensor.from_array): one allocation, slots written directly.
+   - set_inference(flag) / inference(): a copy of the thread's inference-mode flag kept in a
+     C thread-local, so from_array reads it without a threading.local lookup.
+
+   setup(...) hands over the Tensor class and the constants once, at import.
+*/
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+static PyTypeObject *tensor_type = NULL;
+static PyObject *ndarray_type, *asarray, *np_to_dtype, *cpu_device, *zero, *complex_dtypes;
+/* a fresh CPU tensor's keyset: [inference][complex] */
+static PyObject *keysets[2][2];
+
+/* byte offsets of Tensor's slots */
+static Py_ssize_t off_np, off_contig, off_shape, off_stride, off_offset, off_dtype, off_device,
+    off_storage, off_ks, off_base, off_ag;
+
+static _Thread_local int inference_flag = 0;
+
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+static int
+slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *out)
+{
+    PyObject *descr = PyDict_GetItemString(type->tp_dict, name);  /* borrowed */
+    if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) {
+        PyErr_Format(PyExc_TypeError, "ember._speedups: Tensor has no slot %s", name);
+        return -1;
+    }
+    PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+    if (m->type != T_OBJECT_EX) {
+        PyErr_Format(PyExc_TypeError, "ember._speedups: slot %s is not an object slot", name);
+        return -1;
+    }
+    *out = m->offset;
+    return 0;
+}
+
+static PyObject *
+setup(PyObject *self, PyObject *args)
+{
+    PyTypeObject *type;
+    PyObject *ndarray, *asarray_fn, *by_np, *cpu, *complexes, *ks_cpu, *ks_inference,
+        *complex_bit;
+    if (!PyArg_ParseTuple(args, "O!OOO!OO!OOO", &PyType_Type, &type, &ndarray, &asarray_fn,
+                          &PyDict_Type, &by_np, &cpu, &PyTuple_Type, &complexes, &ks_cpu,
+                          &ks_inference, &complex_bit))
+        return NULL;
+    if (slot_offset(type, "_np", &off_np) || slot_offset(type, "_contig", &off_contig) ||
+        slot_offset(type, "_shape", &off_shape) || slot_offset(type, "_stride", &off_stride) ||
+        slot_offset(type, "_offset", &off_offset) || slot_offset(type, "_dtype", &off_dtype) ||
+        slot_offset(type, "_device", &off_device) ||
+        slot_offset(type, "_storage", &off_storage) || slot_offset(type, "_ks", &off_ks) ||
+        slot_offset(type, "_base", &off_base) || slot_offset(type, "_ag", &off_ag))
+        return NULL;
+    PyObject *ks[2][2];
+    ks[0][0] = ks_cpu;
+    ks[1][0] = ks_inference;
+    ks[0][1] = PyNumber_Or(ks_cpu, complex_bit);
+    ks[1][1] = PyNumber_Or(ks_inference, complex_bit);
+    if (ks[0][1] == NULL || ks[1][1] == NULL)
+        return NULL;
+    Py_INCREF(ks_cpu);
+    Py_INCREF(ks_inference);
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 2; j++) {
+            Py_XSETREF(keysets[i][j], ks[i][j]);
+        }
+    Py_INCREF(type);
+    Py_XSETREF(tensor_type, type);
+    Py_INCREF(ndarray);
+    Py_XSETREF(ndarray_type, ndarray);
+    Py_INCREF(asarray_fn);
+    Py_XSETREF(asarray, asarray_fn);
+    Py_INCREF(by_np);
+    Py_XSETREF(np_to_dtype, by_np);
+    Py_INCREF(cpu);
+    Py_XSETREF(cpu_device, cpu);
+    Py_INCREF(complexes);
+    Py_XSETREF(complex_dtypes, complexes);
+    if (zero == NULL)
+        zero = PyLong_FromLong(0);
+    Py_RETURN_NONE;
+}
+
+static inline void
+put(PyObject *t, Py_ssize_t off, PyObject *v)
+{
+    Py_INCREF(v);
+    SLOT(t, off) = v;   /* a fresh object: the slot is NULL */
+}
+
+/* A fresh CPU Tensor over `arr` (an ndarray) of ember dtype `dt`; steals both references
+   (and releases them on failure). */
+static PyObject *
+wrap(PyObject *arr, PyObject *dt, int contig)
+{
+    PyObject *shape = PyObject_GetAttrString(arr, "shape");
+    if (shape == NULL)
+        goto fail;
+    PyObject *t = tensor_type->tp_alloc(tensor_type, 0);
+    if (t == NULL) {
+        Py_DECREF(shape);
+        goto fail;
+    }
+    int is_complex = 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(complex_dtypes); i++)
+        if (PyTuple_GET_ITEM(complex_dtypes, i) == dt)
+            is_complex = 1;
+    SLOT(t, off_np) = arr;                  /* the references move in */
+    SLOT(t, off_dtype) = dt;
+    SLOT(t, off_shape) = shape;
+    put(t, off_contig, contig ? arr : Py_None);
+    put(t, off_stride, Py_None);
+    put(t, off_offset, zero);
+    put(t, off_device, cpu_device);
+    put(t, off_storage, Py_None);
+    put(t, off_ks, keysets[inference_flag][is_complex]);
+    put(t, off_base, Py_None);
+    put(t, off_ag, Py_None);
+    return t;
+fail:
+    Py_DECREF(arr);
+    Py_DECREF(dt);
+    return NULL;
+}
+
+static PyObject *
+from_array(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (tensor_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ember._speedups.setup was not called");
+        return NULL;
+    }
+    /* the positional arguments, then `dt=` and `contig=` given by name */
+    PyObject *given[3] = {NULL, Py_None, Py_False};
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (nargs > 3 || nargs + nkw > 3 || nargs + nkw < 1)
+        goto usage;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        given[i] = args[i];
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        int at = PyUnicode_CompareWithASCIIString(name, "arr") == 0 ? 0
+               : PyUnicode_CompareWithASCIIString(name, "dt") == 0 ? 1
+               : PyUnicode_CompareWithASCIIString(name, "contig") == 0 ? 2 : -1;
+        if (at < nargs)     /* unknown, or given twice */
+            goto usage;
+        given[at] = args[nargs + i];
+    }
+    if (given[0] == NULL)
+        goto usage;
+    PyObject *arr = given[0], *dt = given[1];
+    int contig = PyObject_IsTrue(given[2]);
+    if (contig < 0)
+        return NULL;
+    Py_INCREF(arr);
+    if ((PyObject *)Py_TYPE(arr) != ndarray_type) {
+        Py_SETREF(arr, PyObject_CallOneArg(asarray, arr));
+        if (arr == NULL)
+            return NULL;
+    }
+    Py_INCREF(dt);
+    if (dt == Py_None) {
+        PyObject *npdt = PyObject_GetAttrString(arr, "dtype");
+        if (npdt == NULL)
+            goto fail;
+        Py_SETREF(dt, PyObject_GetItem(np_to_dtype, npdt));
+        Py_DECREF(npdt);
+        if (dt == NULL)
+            goto fail;
+    }
+    return wrap(arr, dt, contig);
+fail:
+    Py_DECREF(arr);
+    Py_XDECREF(dt);
+    return NULL;
+usage:
+    PyErr_SetString(PyExc_TypeError,
+                    "from_array(arr, dt=None, contig=False): bad or repeated arguments");
+    return NULL;
+}
+
+/* --- FastBinary: a binary pointwise kernel's common case in C ------------------------------
+
+   FastBinary(ufunc, kernel, dtypes) is called like `kernel(self, other[, alpha])`. When both
+   operands are plain CPU Tensors whose arrays a kernel marked C-contiguous (`_contig is _np`),
+   of one dtype found in `dtypes`, and alpha is absent or 1, the result is `ufunc(a, b)`
+   wrapped as from_array(..., dt, True) would: what the Python kernel's first fast path
+   computes (kernels/cpu/_pointwise.py, _binary). Every other call, and a ValueError from the
+   ufunc (shapes that do not broadcast: the kernel raises torch's error), goes to `kernel`. */
+typedef struct {
+    PyObject_HEAD
+    PyObject *ufunc, *kernel, *dtypes, *dict;
+    vectorcallfunc vectorcall;
+} FastBinary;
+
+static PyObject *one;
+
+static int
+has_dtype(PyObject *dtypes, PyObject *dt)
+{
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(dtypes); i++)
+        if (PyTuple_GET_ITEM(dtypes, i) == dt)
+            return 1;
+    return 0;
+}
+
+/* the operand's array when the fast path may use it, else NULL */
+static inline PyObject *
+contiguous_array(PyObject *t)
+{
+    if (Py_TYPE(t) != tensor_type)
+        return NULL;
+    PyObject *a = SLOT(t, off_np);
+    return a != NULL && a != Py_None && a == SLOT(t, off_contig) ? a : NULL;
+}
+
+static PyObject *
+fast_binary_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    FastBinary *k = (FastBinary *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (kwnames == NULL && (nargs == 2 || (nargs == 3 && args[2] == one))) {
+        PyObject *a = contiguous_array(args[0]), *b = contiguous_array(args[1]);
+        PyObject *dt = a && b ? SLOT(args[0], off_dtype) : NULL;
+        if (dt != NULL && dt == SLOT(args[1], off_dtype) && has_dtype(k->dtypes, dt)) {
+            PyObject *ab[2] = {a, b};
+            PyObject *r = PyObject_Vectorcall(k->ufunc, ab, 2, NULL);
+            if (r != NULL) {
+                if ((PyObject *)Py_TYPE(r) != ndarray_type) {   /* 0-d operands: a scalar */
+                    Py_SETREF(r, PyObject_CallOneArg(asarray, r));
+                    if (r == NULL)
+                        return NULL;
+                }
+                Py_INCREF(dt);
+                return wrap(r, dt, 1);
+            }
+            if (!PyErr_ExceptionMatches(PyExc_ValueError))
+                return NULL;
+            PyErr_Clear();
+        }
+    }
+    return PyObject_Vectorcall(k->kernel, args, nargsf, kwnames);
+}
+
+static PyObject *
+fast_binary_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
+{
+    PyObject *ufunc, *kernel, *dtypes;
+    if (!PyArg_ParseTuple(args, "OOO!:FastBinary", &ufunc, &kernel, &PyTuple_Type, &dtypes))
+        return NULL;
+    if (tensor_type == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "ember._speedups.setup was not called");
+        return NULL;
+    }
+    FastBinary *k = (FastBinary *)type->tp_alloc(type, 0);
+    if (k == NULL)
+        return NULL;
+    Py_INCREF(ufunc);
+    k->ufunc = ufunc;
+    Py_INCREF(kernel);
+    k->kernel = kernel;
+    Py_INCREF(dtypes);
+    k->dtypes = dtypes;
+    k->vectorcall = fast_binary_call;
+    return (PyObject *)k;
+}
+
+static int
+fast_binary_traverse(FastBinary *k, visitproc visit, void *arg)
+{
+    Py_VISIT(k->ufunc);
+    Py_VISIT(k->kernel);
+    Py_VISIT(k->dtypes);
+    Py_VISIT(k->dict);
+    return 0;
+}
+
+static int
+fast_binary_clear(FastBinary *k)
+{
+    Py_CLEAR(k->ufunc);
+    Py_CLEAR(k->kernel);
+    Py_CLEAR(k->dtypes);
+    Py_CLEAR(k->dict);
+    return 0;
+}
+
+static void
+fast_binary_dealloc(FastBinary *k)
+{
+    PyObject_GC_UnTrack(k);
+    fast_binary_clear(k);
+    Py_TYPE(k)->tp_free((PyObject *)k);
+}
+
+static PyMemberDef fast_binary_members[] = {
+    {"ufunc", T_OBJECT, offsetof(FastBinary, ufunc), READONLY, "the NumPy ufunc"},
+    {"kernel", T_OBJECT, offsetof(FastBinary, kernel), READONLY, "the Python kernel"},
+    {"__wrapped__", T_OBJECT, offsetof(FastBinary, kernel), READONLY, "the Python kernel"},
+    {"dtypes", T_OBJECT, offsetof(FastBinary, dtypes), READONLY, "dtypes of the fast path"},
+    {"__dictoffset__", T_PYSSIZET, offsetof(FastBinary, dict), READONLY},
+    {"__vectorcalloffset__", T_PYSSIZET, offsetof(FastBinary, vectorcall), READONLY},
+    {NULL},
+};
+
+static PyTypeObject FastBinaryType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "ember._speedups.FastBinary",
+    .tp_basicsize = sizeof(FastBinary),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_doc = "FastBinary(ufunc, kernel, dtypes): kernel with its common case in C.",
+    .tp_new = fast_binary_new,
+    .tp_call = PyVectorcall_Call,
+    .tp_vectorcall_offset = offsetof(FastBinary, vectorcall),
+    .tp_dictoffset = offsetof(FastBinary, dict),
+    .tp_traverse = (traverseproc)fast_binary_traverse,
+    .tp_clear = (inquiry)fast_binary_clear,
+    .tp_dealloc = (destructor)fast_binary_dealloc,
+    .tp_members = fast_binary_members,
+};
+
+static PyObject *
+set_inference(PyObject *self, PyObject *flag)
+{
+    int v = PyObject_IsTrue(flag);
+    if (v < 0)
+        return NULL;
+    inference_flag = v;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+get_inference(PyObject *self, PyObject *unused)
+{
+    return PyBool_FromLong(inference_flag);
+}
+
+static PyMethodDef methods[] = {
+    {"setup", setup, METH_VARARGS,
+     "setup(Tensor, ndarray, asarray, np_to_dtype, cpu, complex_dtypes, ks, ks_inference, "
+     "complex_bit): the class and constants from_array uses."},
+    {"from_array", (PyCFunction)(void (*)(void))from_array, METH_FASTCALL | METH_KEYWORDS,
+     "from_array(arr, dt=None, contig=False) -> Tensor: ember.core.tensor.from_array in C."},
+    {"set_inference", set_inference, METH_O,
+     "set_inference(flag): this thread's inference-mode flag, as from_array reads it."},
+    {"inference", get_inference, METH_NOARGS, "inference() -> bool: the flag set_inference set."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module = {
+    PyModuleDef_HEAD_INIT, "ember._speedups",
+    "Optional C versions of ember's hottest helpers (see ember/_speedups.c).", -1, methods,
+};
+
+PyMODINIT_FUNC
+PyInit__speedups(void)
+{
+    if (PyType_Ready(&FastBinaryType) < 0)
+        return NULL;
+    one = PyLong_FromLong(1);
+    PyObject *m = PyModule_Create(&module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&FastBinaryType);
+    if (PyModule_AddObject(m, "FastBinary", (PyObject *)&FastBinaryType) < 0) {
+        Py_DECREF(&FastBinaryType);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

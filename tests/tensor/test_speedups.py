@@ -1,0 +1,163 @@
+"""The optional C helpers (ember/_speedups.c) against their pure-Python twins: from_array
+and the binary kernels' C fast path give the same tensors (slots, bits, keysets, errors),
+and ember runs without them (EMBER_PURE_PYTHON=1)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import ember
+from ember._accel import speedups
+from ember.core import dtype as D
+from ember.core import tensor as T
+from ember.kernels.cpu import binary as B
+
+ROOT = Path(__file__).resolve().parents[2]
+needs_c = pytest.mark.skipif(speedups is None, reason="ember._speedups is not built")
+SLOTS = [s for s in T.Tensor.__slots__ if s != "__weakref__"]
+
+
+def same_tensor(x, y):
+    """Every slot alike: the same objects for the constants, equal arrays and shapes."""
+    assert type(x) is type(y)
+    for name in SLOTS:
+        u, v = getattr(x, name, "<unset>"), getattr(y, name, "<unset>")
+        if name == "_np":
+            assert u.dtype == v.dtype and u.shape == v.shape and u.strides == v.strides
+            np.testing.assert_array_equal(u, v)
+        elif name == "_storage":    # (a fresh storage each: alike in size)
+            assert (u is None) == (v is None) and (u is None or u.nbytes() == v.nbytes())
+        elif name == "_contig":
+            assert (u is None) == (v is None) and (u is None or u is x._np), name
+        else:
+            assert u == v and type(u) is type(v), (name, u, v)
+
+
+ARRAYS = [np.arange(6, dtype=np.float32).reshape(2, 3), np.zeros((), np.int64),
+          np.ones(3, np.complex64), np.array([True, False]), np.float64(2.5),
+          np.arange(4, dtype=np.int16)[::2], np.empty((0, 3), np.uint8)]
+
+
+@needs_c
+@pytest.mark.parametrize("arr", ARRAYS, ids=lambda a: f"{a.dtype}{np.shape(a)}")
+@pytest.mark.parametrize("contig", [False, True])
+@pytest.mark.parametrize("inference", [False, True])
+def test_from_array_matches_python(arr, contig, inference):
+    with ember.inference_mode(inference):
+        for dt in (None, D._BY_NP[np.asarray(arr).dtype]):
+            c, p = speedups.from_array(arr, dt, contig), T.py_from_array(arr, dt, contig)
+            same_tensor(c, p)
+            assert c.is_inference() is inference
+    same_tensor(speedups.from_array(arr, contig=contig), T.py_from_array(arr, contig=contig))
+
+
+@needs_c
+def test_from_array_bad_arguments():
+    a = np.ones(2)
+    for call in (lambda f: f(), lambda f: f(a, None, True, 1), lambda f: f(a, arr=a),
+                 lambda f: f(a, bogus=1)):
+        with pytest.raises(TypeError):
+            call(speedups.from_array)
+        with pytest.raises(TypeError):
+            call(T.py_from_array)
+    with pytest.raises(KeyError):       # a NumPy dtype ember has no dtype for, in both
+        speedups.from_array(np.ones(2, np.uint32))
+    with pytest.raises(KeyError):
+        T.py_from_array(np.ones(2, np.uint32))
+
+
+def test_inference_flag_follows_inference_mode():
+    with ember.inference_mode():
+        assert ember.is_inference_mode_enabled()
+        assert speedups is None or speedups.inference()
+        with ember.inference_mode(False):
+            assert speedups is None or not speedups.inference()
+            assert not (ember.ones(2) * 2).is_inference()
+        assert (ember.ones(2) * 2).is_inference()
+    assert speedups is None or not speedups.inference()
+
+
+def _operands():
+    """Pairs of (self, other) covering the C fast path and each way out of it."""
+    rng = np.random.default_rng(0)
+    f32 = lambda *s: T.from_array(rng.standard_normal(s).astype(np.float32), None, True)
+    p = ember.nn.Parameter(ember.ones(3))
+    return {
+        "same": (f32(3, 4), f32(3, 4)),
+        "broadcast": (f32(3, 1), f32(1, 4)),
+        "0-d": (f32(), f32()),
+        "int": (T.from_array(np.arange(5), None, True), T.from_array(np.arange(5), None, True)),
+        "mixed dtypes": (f32(3), T.from_array(np.ones(3), None, True)),
+        "unmarked": (ember.ones(3, 4), ember.ones(3, 4)),
+        "view": (f32(4, 4).t(), f32(4, 4)),
+        "number": (f32(3), 2.5),
+        "parameter": (p, f32(3)),
+        "empty": (f32(0, 3), f32(1, 3)),
+    }
+
+
+@needs_c
+@pytest.mark.parametrize("case", list(_operands()))
+@pytest.mark.parametrize("kernel", [B.add, B.sub, B.mul], ids=lambda k: k.__name__)
+def test_fast_binary_matches_the_python_kernel(kernel, case):
+    assert isinstance(kernel, speedups.FastBinary)
+    x, y = _operands()[case]
+    args = (x, y, 1) if kernel is not B.mul else (x, y)
+    same_tensor(kernel(*args), kernel.kernel(*args))
+
+
+@needs_c
+@pytest.mark.parametrize("kernel", [B.add, B.sub], ids=lambda k: k.__name__)
+def test_fast_binary_alpha_and_refusals(kernel):
+    x, y = _operands()["same"]
+    for alpha in (2, 1.0, 0.5):
+        same_tensor(kernel(x, y, alpha), kernel.kernel(x, y, alpha))
+    for k in (kernel, kernel.kernel):      # (True is 1, but torch refuses it)
+        with pytest.raises(RuntimeError, match="Boolean alpha only supported"):
+            k(x, y, True)
+    same_tensor(kernel(x, y, alpha=1), kernel.kernel(x, y, alpha=1))
+    bad = (T.from_array(np.ones((2, 3), np.float32), None, True),
+           T.from_array(np.ones((4,), np.float32), None, True))
+    with pytest.raises(RuntimeError) as c_err:
+        kernel(*bad)
+    with pytest.raises(RuntimeError) as py_err:
+        kernel.kernel(*bad)
+    assert str(c_err.value) == str(py_err.value)
+    assert "must match the size" in str(c_err.value)
+
+
+@needs_c
+def test_fast_binary_keeps_torch_errors_for_bool_sub():
+    t = T.from_array(np.array([True, False]), None, True)
+    with pytest.raises(RuntimeError, match="Subtraction, the `-` operator, with two bool"):
+        ember.sub(t, t)
+
+
+@needs_c
+def test_fast_binary_metadata():
+    assert B.mul.__name__ == "multiply" and B.mul.__wrapped__ is B.mul.kernel
+    assert B.mul.ufunc is np.multiply and D.bool_ not in B.sub.dtypes
+
+
+def test_pure_python_fallback_runs_the_same_tests():
+    """With EMBER_PURE_PYTHON=1 ember never imports the C helpers; the tensor, binary-op and
+    autograd-basics tests pass on the Python twins."""
+    env = dict(os.environ, EMBER_PURE_PYTHON="1")
+    probe = ("import ember, ember._accel as a, ember.core.tensor as T, "
+             "ember.kernels.cpu.binary as B; "
+             "assert a.speedups is None and T.from_array is T.py_from_array; "
+             "assert type(B.mul).__name__ == 'function'; print('pure')")
+    out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True,
+                         text=True, timeout=300, check=False)
+    assert out.returncode == 0 and "pure" in out.stdout, out.stderr
+    tests = ["tests/tensor/test_tensor_core.py", "tests/tensor/test_elision.py",
+             "tests/tensor/test_speedups.py::test_inference_flag_follows_inference_mode"]
+    run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "-x", *tests], env=env, cwd=ROOT, capture_output=True, text=True,
+                         timeout=600, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
