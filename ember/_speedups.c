@@ -330,6 +330,63 @@ static PyTypeObject FastBinaryType = {
     .tp_members = fast_binary_members,
 };
 
+/* --- temporaries: the elision test of the generated arithmetic dunders --------------------
+
+   temporaries(self, other) -> int: bit 1 when self, bit 2 when other (a plain Tensor) has
+   exactly `temp_refs` references and an array of at least `min_bytes`: the candidates for
+   writing the result into (ember/core/elision.py, whose `reusable` decides). A C function
+   sees the reference counts getrefcount sees: the caller's stack slot, the dunder's
+   parameter, this call's argument. */
+static Py_ssize_t temp_refs = 0, min_bytes = 0;
+
+static int
+large_array(PyObject *t)
+{
+    PyObject *a = SLOT(t, off_np);
+    if (a == NULL || a == Py_None)
+        return 0;
+    PyObject *n = PyObject_GetAttrString(a, "nbytes");
+    if (n == NULL)
+        return -1;
+    Py_ssize_t nbytes = PyLong_AsSsize_t(n);
+    Py_DECREF(n);
+    if (nbytes == -1 && PyErr_Occurred())
+        return -1;
+    return nbytes >= min_bytes;
+}
+
+static PyObject *
+temporaries(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "temporaries(self, other)");
+        return NULL;
+    }
+    long bits = 0;
+    if (temp_refs && Py_REFCNT(args[0]) == temp_refs &&
+        PyObject_TypeCheck(args[0], tensor_type)) {
+        int large = large_array(args[0]);
+        if (large < 0)
+            return NULL;
+        bits |= large;
+    }
+    if (temp_refs && Py_REFCNT(args[1]) == temp_refs && Py_TYPE(args[1]) == tensor_type) {
+        int large = large_array(args[1]);
+        if (large < 0)
+            return NULL;
+        bits |= large << 1;
+    }
+    return PyLong_FromLong(bits);
+}
+
+static PyObject *
+set_elision(PyObject *mod, PyObject *args)
+{
+    if (!PyArg_ParseTuple(args, "nn:set_elision", &temp_refs, &min_bytes))
+        return NULL;
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 set_inference(PyObject *self, PyObject *flag)
 {
@@ -352,6 +409,11 @@ static PyMethodDef methods[] = {
      "complex_bit): the class and constants from_array uses."},
     {"from_array", (PyCFunction)(void (*)(void))from_array, METH_FASTCALL | METH_KEYWORDS,
      "from_array(arr, dt=None, contig=False) -> Tensor: ember.core.tensor.from_array in C."},
+    {"temporaries", (PyCFunction)(void (*)(void))temporaries, METH_FASTCALL,
+     "temporaries(self, other) -> int: the large temporaries among a dunder's operands "
+     "(bit 1: self, bit 2: other); see ember/core/elision.py."},
+    {"set_elision", set_elision, METH_VARARGS,
+     "set_elision(temp_refs, min_bytes): the thresholds temporaries uses."},
     {"set_inference", set_inference, METH_O,
      "set_inference(flag): this thread's inference-mode flag, as from_array reads it."},
     {"inference", get_inference, METH_NOARGS, "inference() -> bool: the flag set_inference set."},

@@ -47,6 +47,7 @@ from __future__ import annotations
 import sys
 from weakref import getweakrefcount
 
+from .._accel import speedups
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls
 from . import dtype as D
@@ -58,6 +59,33 @@ TEMP_REFS = 3 if STACK_READABLE else 0
 MIN_BYTES = 256 * 1024          # NumPy's threshold: below it, allocating is cheap
 _NO_KEYS = (0, K.FULL)          # no dispatch keys included or excluded (no modes)
 _getrefcount = sys.getrefcount
+
+
+def py_temporaries(t, other) -> int:
+    """Which of a dunder's operands may be a large temporary to write the result into: bit 1
+    for self `t`, bit 2 for `other` (a plain Tensor), each with exactly TEMP_REFS owners
+    (counted as from the dunder, so one more here: this function's own parameter) and an
+    array of at least MIN_BYTES; `reusable` then decides. ember/_speedups.c has the same
+    function in C (a C call adds no reference), which the generated dunders use when built.
+
+    >>> py_temporaries(ember.ones(3), 2.0)
+    0
+    """
+    refs = TEMP_REFS + 1
+    bits = 0
+    if TEMP_REFS and _getrefcount(t) == refs and isinstance(t, Tensor) and t._np is not None \
+            and t._np.nbytes >= MIN_BYTES:
+        bits = 1
+    if TEMP_REFS and _getrefcount(other) == refs and other.__class__ is Tensor and \
+            other._np is not None and other._np.nbytes >= MIN_BYTES:
+        bits |= 2
+    return bits
+
+
+temporaries = py_temporaries
+if speedups is not None:
+    speedups.set_elision(TEMP_REFS, MIN_BYTES)
+    temporaries = speedups.temporaries
 
 
 def reusable(t, other, swapped=False) -> bool:
