@@ -136,9 +136,12 @@ def permute(self, dims):
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
                            "not match the length of the desired ordering of dimensions i.e. "
                            f"input.dim() = {ndim} is not equal to len(dims) = {len(dims)}")
-    wrapped = [R.wrap(d, ndim) for d in dims]
-    if len(set(wrapped)) != ndim:
-        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    wrapped = []
+    for d in dims:      # in order, as torch: [0, 0, 9] is a duplicate before it is out of range
+        d = R.wrap(d, ndim)
+        if d in wrapped:
+            raise RuntimeError("permute(): duplicate dims are not allowed.")
+        wrapped.append(d)
     stride = self.stride()
     a = self._np
     return make_view(self, tuple(self._shape[d] for d in wrapped),

@@ -358,3 +358,17 @@ def test_constant_pad_without_positive_pad_ignores_the_value_like_torch(pad, sha
     """No positive pad: torch returns a narrowed copy and never converts the value (256 into
     uint8 raised in ember); a positive pad checks it."""
     check_call(lambda M: M.constant_pad_nd(M.ones(shape, dtype=M.uint8), pad, 256))
+
+
+@pytest.mark.parametrize("dims,phrase", [([0, 0, 4, 0], "duplicate dims"),
+                                         ([0, 4, 0, 1], "Dimension out of range"),
+                                         ([1, -3, 2, 3], "duplicate dims")])
+@pytest.mark.parametrize("op", ["permute", "permute_copy"])
+def test_permute_checks_its_dims_in_order(op, dims, phrase):
+    """torch wraps and checks the dims one at a time: the first bad one names the error."""
+    e, t = _x((2, 1, 3, 1))
+    raises_like(lambda: getattr(ember, op)(e, dims), lambda: getattr(torch, op)(t, dims), phrase)
+    for m in ("meta",):
+        em = ember.empty((2, 1, 3, 1), device=m)
+        with pytest.raises(RuntimeError if "duplicate" in phrase else IndexError):
+            getattr(ember, op)(em, dims)
