@@ -14,6 +14,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <structmember.h>
+#include <math.h>
 
 static PyTypeObject *tensor_type = NULL;
 static PyObject *ndarray_type, *asarray, *np_to_dtype, *cpu_device, *zero, *complex_dtypes;
@@ -196,13 +197,19 @@ usage:
    operands are plain CPU Tensors whose arrays a kernel marked C-contiguous (`_contig is _np`),
    of one dtype found in `dtypes`, and alpha is absent or 1, the result is `ufunc(a, b)`
    wrapped as from_array(..., dt, True) would: what the Python kernel's first fast path
-   computes (kernels/cpu/_pointwise.py, _binary). Every other call, and a ValueError from the
-   ufunc (shapes that do not broadcast: the kernel raises torch's error), goes to `kernel`. */
+   computes (kernels/cpu/_pointwise.py, _binary). So is `other` a Python float when self's
+   dtype is in `wide` (float64, complex128) or in `narrow` (float32, complex64) and the number
+   fits in float32, or a Python int within int64 when self's dtype is one of those
+   (_scalar_fast: NumPy 2 then computes in self's dtype, as torch).
+   Every other call, and a ValueError from the ufunc (shapes that do not broadcast: the
+   kernel raises torch's error), goes to `kernel`. */
 typedef struct {
     PyObject_HEAD
-    PyObject *ufunc, *kernel, *dtypes, *dict;
+    PyObject *ufunc, *kernel, *dtypes, *wide, *narrow, *dict;
     vectorcallfunc vectorcall;
 } FastBinary;
+
+#define FLOAT32_MAX 3.4028234663852886e38
 
 static PyObject *one;
 
@@ -231,9 +238,26 @@ fast_binary_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObj
     FastBinary *k = (FastBinary *)callable;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     if (kwnames == NULL && (nargs == 2 || (nargs == 3 && args[2] == one))) {
-        PyObject *a = contiguous_array(args[0]), *b = contiguous_array(args[1]);
-        PyObject *dt = a && b ? SLOT(args[0], off_dtype) : NULL;
-        if (dt != NULL && dt == SLOT(args[1], off_dtype) && has_dtype(k->dtypes, dt)) {
+        PyObject *a = contiguous_array(args[0]), *b = NULL, *dt = NULL;
+        if (a != NULL && PyFloat_CheckExact(args[1])) {
+            dt = SLOT(args[0], off_dtype);
+            double v = PyFloat_AS_DOUBLE(args[1]);
+            if (has_dtype(k->wide, dt) || (has_dtype(k->narrow, dt) && fabs(v) <= FLOAT32_MAX))
+                b = args[1];
+        }
+        else if (a != NULL && PyLong_CheckExact(args[1])) {   /* (bool is not exact) */
+            int overflow;
+            PyLong_AsLongLongAndOverflow(args[1], &overflow);
+            dt = SLOT(args[0], off_dtype);
+            if (!overflow && (has_dtype(k->wide, dt) || has_dtype(k->narrow, dt)))
+                b = args[1];
+        }
+        else if (a != NULL && (b = contiguous_array(args[1])) != NULL) {
+            dt = SLOT(args[0], off_dtype);
+            if (dt != SLOT(args[1], off_dtype) || !has_dtype(k->dtypes, dt))
+                b = NULL;
+        }
+        if (b != NULL) {
             PyObject *ab[2] = {a, b};
             PyObject *r = PyObject_Vectorcall(k->ufunc, ab, 2, NULL);
             if (r != NULL) {
@@ -256,8 +280,9 @@ fast_binary_call(PyObject *callable, PyObject *const *args, size_t nargsf, PyObj
 static PyObject *
 fast_binary_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
-    PyObject *ufunc, *kernel, *dtypes;
-    if (!PyArg_ParseTuple(args, "OOO!:FastBinary", &ufunc, &kernel, &PyTuple_Type, &dtypes))
+    PyObject *ufunc, *kernel, *dtypes, *wide, *narrow;
+    if (!PyArg_ParseTuple(args, "OOO!O!O!:FastBinary", &ufunc, &kernel, &PyTuple_Type, &dtypes,
+                          &PyTuple_Type, &wide, &PyTuple_Type, &narrow))
         return NULL;
     if (tensor_type == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "ember._speedups.setup was not called");
@@ -272,6 +297,10 @@ fast_binary_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
     k->kernel = kernel;
     Py_INCREF(dtypes);
     k->dtypes = dtypes;
+    Py_INCREF(wide);
+    k->wide = wide;
+    Py_INCREF(narrow);
+    k->narrow = narrow;
     k->vectorcall = fast_binary_call;
     return (PyObject *)k;
 }
@@ -282,6 +311,8 @@ fast_binary_traverse(FastBinary *k, visitproc visit, void *arg)
     Py_VISIT(k->ufunc);
     Py_VISIT(k->kernel);
     Py_VISIT(k->dtypes);
+    Py_VISIT(k->wide);
+    Py_VISIT(k->narrow);
     Py_VISIT(k->dict);
     return 0;
 }
@@ -292,6 +323,8 @@ fast_binary_clear(FastBinary *k)
     Py_CLEAR(k->ufunc);
     Py_CLEAR(k->kernel);
     Py_CLEAR(k->dtypes);
+    Py_CLEAR(k->wide);
+    Py_CLEAR(k->narrow);
     Py_CLEAR(k->dict);
     return 0;
 }
@@ -308,7 +341,10 @@ static PyMemberDef fast_binary_members[] = {
     {"ufunc", T_OBJECT, offsetof(FastBinary, ufunc), READONLY, "the NumPy ufunc"},
     {"kernel", T_OBJECT, offsetof(FastBinary, kernel), READONLY, "the Python kernel"},
     {"__wrapped__", T_OBJECT, offsetof(FastBinary, kernel), READONLY, "the Python kernel"},
-    {"dtypes", T_OBJECT, offsetof(FastBinary, dtypes), READONLY, "dtypes of the fast path"},
+    {"dtypes", T_OBJECT, offsetof(FastBinary, dtypes), READONLY, "dtypes of two tensors"},
+    {"wide", T_OBJECT, offsetof(FastBinary, wide), READONLY, "dtypes with any float other"},
+    {"narrow", T_OBJECT, offsetof(FastBinary, narrow), READONLY,
+     "dtypes with a float other within float32's range"},
     {"__dictoffset__", T_PYSSIZET, offsetof(FastBinary, dict), READONLY},
     {"__vectorcalloffset__", T_PYSSIZET, offsetof(FastBinary, vectorcall), READONLY},
     {NULL},
@@ -319,7 +355,8 @@ static PyTypeObject FastBinaryType = {
     .tp_name = "ember._speedups.FastBinary",
     .tp_basicsize = sizeof(FastBinary),
     .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC | Py_TPFLAGS_HAVE_VECTORCALL,
-    .tp_doc = "FastBinary(ufunc, kernel, dtypes): kernel with its common case in C.",
+    .tp_doc = "FastBinary(ufunc, kernel, dtypes, wide, narrow): kernel with its common cases "
+              "in C.",
     .tp_new = fast_binary_new,
     .tp_call = PyVectorcall_Call,
     .tp_vectorcall_offset = offsetof(FastBinary, vectorcall),

@@ -202,9 +202,11 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
     kernel.__name__ = kernel.__qualname__ = ufunc.__name__
     if speedups is None or quiet:
         return kernel
-    # the first fast path in C (same operands, same result), the rest in `kernel`
+    # the first fast paths in C (same operands, same result), the rest in `kernel`: two
+    # tensors of one dtype, or a float `other` where _scalar_fast takes it
     fast = speedups.FastBinary(ufunc, kernel, tuple(d for d in D.ALL_DTYPES
-                                                    if d.category >= min_category))
+                                                    if d.category >= min_category),
+                               _DOUBLE, (D.float32, D.complex64))
     fast.__name__ = fast.__qualname__ = ufunc.__name__
     fast.__module__, fast.__doc__ = kernel.__module__, kernel.__doc__
     return fast

@@ -96,6 +96,17 @@ def _operands():
         "unmarked": (ember.ones(3, 4), ember.ones(3, 4)),
         "view": (f32(4, 4).t(), f32(4, 4)),
         "number": (f32(3), 2.5),
+        "number beyond float32": (f32(3), 1e39),
+        "nan": (f32(3), float("nan")),
+        "float64 and a number": (T.from_array(np.arange(3.0), None, True), 1e300),
+        "complex64 and a number": (T.from_array(np.ones(2, np.complex64), None, True), -0.5),
+        "float16 and a number": (T.from_array(np.ones(2, np.float16), None, True), 0.1),
+        "int and a number": (T.from_array(np.arange(3), None, True), 0.5),
+        "int number": (f32(3), 2),
+        "big int number": (f32(3), 2 ** 63 + 5),
+        "int beyond uint64": (f32(3), 2 ** 65),
+        "negative int number": (T.from_array(np.ones(2, np.complex128), None, True), -7),
+        "bool number": (f32(3), True),
         "parameter": (p, f32(3)),
         "empty": (f32(0, 3), f32(1, 3)),
     }
@@ -108,7 +119,19 @@ def test_fast_binary_matches_the_python_kernel(kernel, case):
     assert isinstance(kernel, speedups.FastBinary)
     x, y = _operands()[case]
     args = (x, y, 1) if kernel is not B.mul else (x, y)
-    same_tensor(kernel(*args), kernel.kernel(*args))
+    same_outcome(lambda: kernel(*args), lambda: kernel.kernel(*args))
+
+
+def same_outcome(fast, slow):
+    """The same tensor, or the same error (type and message)."""
+    try:
+        expected = slow()
+    except Exception as e:          # noqa: BLE001  (any error: the C path must raise it too)
+        with pytest.raises(type(e)) as got:
+            fast()
+        assert str(got.value) == str(e)
+        return
+    same_tensor(fast(), expected)
 
 
 @needs_c
