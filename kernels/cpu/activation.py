@@ -16,6 +16,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
+from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.cpu import _special as special
 from ember.kernels.cpu._compiled import compiled
 from ember.kernels.cpu._pointwise import _arr, _check_devices, _clamp_into
@@ -312,6 +313,9 @@ def clamp_max_(self, max):
 def clamp_tensor(self, min=None, max=None):
     layout = M.clamp_tensor_layout(self, min, max)
     _check_devices(self, *P.tensors_of(min, max))
+    if layout._dtype is D.bool_ and min is not None and max is not None:
+        # (one bound alone is torch's clamp_min/clamp_max, which have bool loops; Meta allows it)
+        raise not_implemented_for("clamp_cpu", D.bool_)
     out = empty_cpu(layout._shape, layout._dtype, layout._stride)
     _clamp_into(out._np, _arr(self, layout._dtype), min, max, layout._dtype)
     return out

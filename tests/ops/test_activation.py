@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import to_np
+from helpers import raises_like, to_np
 
 import ember
 
@@ -236,3 +236,23 @@ def test_threshold_backward_compiled_loop_like_torch(dtype, threshold):
         np.testing.assert_array_equal(e.numpy().view(f"i{g.itemsize}"), want.view(f"i{g.itemsize}"))
         np.testing.assert_array_equal(e.numpy(), t.numpy())
         assert (e.dtype.name, e.shape, e.stride()) == (str(t.dtype)[6:], tuple(t.shape), t.stride())
+
+
+@pytest.mark.parametrize("shape", [(0,), (3,)])
+@pytest.mark.parametrize("bounds", ["both", "min", "max"])
+def test_clamp_of_bool_tensors_as_torch(shape, bounds):
+    """torch's clamp_cpu has no bool loop (even for an empty tensor); one tensor bound alone
+    is clamp_min/clamp_max, which have one; the Meta kernel allows all three."""
+    ops = []
+    for lib in (ember, torch):
+        x = lib.zeros(shape, dtype=lib.bool)
+        lo, hi = (x if bounds != "max" else None), (x if bounds != "min" else None)
+        ops.append((lambda lib=lib, x=x, lo=lo, hi=hi: lib.clamp(x, lo, hi),
+                    lambda lib=lib, x=x, lo=lo, hi=hi: x.clone().clamp_(lo, hi)))
+    for k in range(2):
+        if bounds == "both":
+            raises_like(ops[0][k], ops[1][k], '"clamp_cpu" not implemented for \'Bool\'')
+        else:
+            assert ops[0][k]().dtype == ember.bool and ops[1][k]().dtype == torch.bool
+    m = ember.zeros(shape, dtype=ember.bool, device="meta")
+    assert ember.clamp(m, m, m).dtype == ember.bool
