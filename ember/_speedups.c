@@ -1,13 +1,19 @@
 /* ember._speedups: the few hot-path helpers that pay to write in C.
 
    Optional: ember runs the same pure-Python code when this module is not built (or with
-   EMBER_PURE_PYTHON=1); every function here has a Python twin in ember/core/tensor.py or
-   ember/dispatch/tls.py, and tests compare the two.
+   EMBER_PURE_PYTHON=1); every piece here has a Python twin, and
+   tests/tensor/test_speedups.py compares the two.
 
    - from_array(arr, dt=None, contig=False): wraps a NumPy array a CPU kernel produced as a
-     fresh Tensor (ember.core.tensor.from_array): one allocation, slots written directly.
+     fresh Tensor (twin: ember.core.tensor.py_from_array): one allocation, slots written
+     directly.
    - set_inference(flag) / inference(): a copy of the thread's inference-mode flag kept in a
-     C thread-local, so from_array reads it without a threading.local lookup.
+     C thread-local, so from_array reads it without a threading.local lookup (written by
+     ember.dispatch.tls.set_inference, next to the Python flag).
+   - FastBinary: add/sub/mul's common case (twin: the Python kernel of
+     kernels/cpu/_pointwise.py's _binary, which it calls for every other case).
+   - temporaries(self, other): the arithmetic dunders' test for a large temporary operand
+     (twin: ember.core.elision.py_temporaries).
 
    setup(...) hands over the Tensor class and the constants once, at import.
 */
