@@ -7807,7 +7807,7 @@ class AddcdivBackward0(_Node):
             tensor1_shape = _node._s_tensor1_shape
             tensor2 = _unpack(_node._s_tensor2, _node)
             value = _node._s_value
-            _r_tensor1 = _H.reduce_to(grad * (value / tensor2).conj(), tensor1_shape, tensor1_dtype)
+            _r_tensor1 = _H.reduce_to(grad * _H.scalar_over(value, tensor2).conj(), tensor1_shape, tensor1_dtype)
         if _n[2]:
             tensor1 = _unpack(_node._s_tensor1, _node)
             tensor2 = _unpack(_node._s_tensor2, _node)

@@ -320,3 +320,28 @@ def test_inplace_elu_backward_refuses_a_nan_or_negative_slope(call):
         x = lib.tensor([-1.0, 2.0], dtype=lib.float64, requires_grad=True)
         call(lib, x.clone()).sum().backward()
     raises_like_torch(run)
+
+
+def test_addcdiv_backward_refuses_a_value_overflowing_tensor2():
+    """torch's formula computes value / tensor2 as C++'s Scalar / Tensor,
+    empty_like(tensor2).fill_(value).div_(tensor2): 1e39 does not fit float32."""
+    def run(lib):
+        s = lib.zeros(3, dtype=lib.float64, requires_grad=True)
+        t1 = lib.ones(3, requires_grad=True)
+        t2 = lib.full((3,), 2.0, requires_grad=True)
+        lib.autograd.grad(lib.addcdiv(s, t1, t2, value=1e39).sum(), [s, t1, t2])
+    raises_like_torch(run)
+    check_grads(lambda lib, s, a, b: lib.addcdiv(s, a, b, value=-2.5),
+                np.array([1.0, 2.0]), np.array([0.5, -3.0]), np.array([4.0, 0.25]), double=True)
+
+
+@pytest.mark.parametrize("op", ["cummax", "cummin"])
+def test_cummax_cummin_of_complex_check_the_dim_first(op):
+    """torch wraps the dim (IndexError) before its dtype check, and a 0-d or empty complex
+    self never reaches the check (no error)."""
+    raises_like_torch(lambda lib: getattr(lib, op)(lib.tensor([1 + 2j]).expand(4), 1))
+    raises_like_torch(lambda lib: getattr(lib, op)(lib.tensor([1 + 2j]).expand(4), 0))
+    for make in (lambda lib: lib.tensor(2 - 1j), lambda lib: lib.ones(0, dtype=lib.complex64)):
+        e, t = getattr(ember, op)(make(ember), 0), getattr(torch, op)(make(torch), 0)
+        compare_tensor(e.values, t.values, "values")
+        compare_tensor(e.indices, t.indices, "indices")

@@ -18,6 +18,17 @@ from .common import (
 )
 
 
+def scalar_over(value, tensor):
+    """`value / tensor` as torch's formulas compute it (C++ `Scalar / Tensor` is
+    `empty_like(tensor).fill_(value).div_(tensor)`): a number that overflows tensor's
+    dtype raises fill_'s error instead of giving inf (addcdiv's backward).
+
+    >>> scalar_over(2.0, ember.tensor([4.0, 0.5]))
+    tensor([0.5000, 4.0000])
+    """
+    return ember.empty_like(tensor).fill_(value).div_(tensor)
+
+
 def div_self_backward(grad, other, shape, dtype, rounding_mode=None):
     """d(self / other)/d(self) = 1 / other; zero for rounding divisions (like torch)."""
     if rounding_mode is not None:
