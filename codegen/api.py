@@ -128,8 +128,9 @@ def ks_expr(fn: NativeFunction, names=None) -> str:
                 scalars.append("_COMPLEX")
             continue
         if t == "Tensor":
-            parts.append(f"({n}._ks if {n}.__class__ is _Tensor else _ks_num({n}))"
-                         if accepts_numbers(fn, i) else f"{n}._ks")
+            # (a float number, the commonest: no call; ks_number does the rest)
+            parts.append(f"({n}._ks if {n}.__class__ is _Tensor else 0 if {n}.__class__ is "
+                         f"float else _ks_num({n}))" if accepts_numbers(fn, i) else f"{n}._ks")
         elif t == "Tensor?":
             parts.append(f"({n}._ks if {n} is not None else 0)")
         elif t == "Tensor[]":

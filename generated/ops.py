@@ -1065,7 +1065,7 @@ def _bind_add_Tensor(self, other, *, alpha=1):
 def _entry_add_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Tensor, (self, other, alpha)) from None
     try:
@@ -1094,7 +1094,7 @@ def _bind_add_out(self, other, *, alpha=1, out):
 def _entry_add_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1154,7 +1154,7 @@ def _bind_add_Scalar_out(self, other, alpha=1, *, out):
 def _entry_add_Scalar_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1185,7 +1185,7 @@ def _bind_add__Tensor(self, other, *, alpha=1):
 def _entry_add__Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1247,7 +1247,7 @@ def _bind_sub_Tensor(self, other, *, alpha=1):
 def _entry_sub_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Tensor, (self, other, alpha)) from None
     try:
@@ -1276,7 +1276,7 @@ def _bind_sub_out(self, other, *, alpha=1, out):
 def _entry_sub_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1336,7 +1336,7 @@ def _bind_sub_Scalar_out(self, other, alpha=1, *, out):
 def _entry_sub_Scalar_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1367,7 +1367,7 @@ def _bind_sub__Tensor(self, other, *, alpha=1):
 def _entry_sub__Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -1429,7 +1429,7 @@ def _bind_mul_Tensor(self, other):
 def _entry_mul_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Tensor, (self, other)) from None
     try:
@@ -1458,7 +1458,7 @@ def _bind_mul_out(self, other, *, out):
 def _entry_mul_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1518,7 +1518,7 @@ def _bind_mul_Scalar_out(self, other, *, out):
 def _entry_mul_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1549,7 +1549,7 @@ def _bind_mul__Tensor(self, other):
 def _entry_mul__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -1611,7 +1611,7 @@ def _bind_div_Tensor(self, other):
 def _entry_div_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor, (self, other)) from None
     try:
@@ -1640,7 +1640,7 @@ def _bind_div_out(self, other, *, out):
 def _entry_div_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1671,7 +1671,7 @@ def _bind_div_Tensor_mode(self, other, *, rounding_mode):
 def _entry_div_Tensor_mode(self, other, rounding_mode):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor_mode, (self, other, rounding_mode)) from None
     try:
@@ -1700,7 +1700,7 @@ def _bind_div_out_mode(self, other, *, rounding_mode, out):
 def _entry_div_out_mode(self, other, rounding_mode, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_out_mode, (self, other, rounding_mode, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1760,7 +1760,7 @@ def _bind_div_Scalar_out(self, other, *, out):
 def _entry_div_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1791,7 +1791,7 @@ def _bind_div__Tensor(self, other):
 def _entry_div__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -1822,7 +1822,7 @@ def _bind_div__Tensor_mode(self, other, *, rounding_mode):
 def _entry_div__Tensor_mode(self, other, rounding_mode):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div__Tensor_mode, (self, other, rounding_mode)) from None
     if not self._ks & _ADINPLACE:
@@ -1853,7 +1853,7 @@ def _bind_pow_Tensor_Tensor(self, exponent):
 def _entry_pow_Tensor_Tensor(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
+        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else 0 if exponent.__class__ is float else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Tensor, (self, exponent)) from None
     try:
@@ -1882,7 +1882,7 @@ def _bind_pow_Tensor_Tensor_out(self, exponent, *, out):
 def _entry_pow_Tensor_Tensor_out(self, exponent, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else 0 if exponent.__class__ is float else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Tensor_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1942,7 +1942,7 @@ def _bind_pow_Tensor_Scalar_out(self, exponent, *, out):
 def _entry_pow_Tensor_Scalar_out(self, exponent, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if exponent.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Scalar_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
@@ -1973,7 +1973,7 @@ def _bind_pow_Scalar(self, exponent):
 def _entry_pow_Scalar(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else 0 if exponent.__class__ is float else _ks_num(exponent)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar, (self, exponent)) from None
     try:
@@ -2002,7 +2002,7 @@ def _bind_pow_Scalar_out(self, exponent, *, out):
 def _entry_pow_Scalar_out(self, exponent, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else 0 if exponent.__class__ is float else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2033,7 +2033,7 @@ def _bind_pow__Tensor(self, exponent):
 def _entry_pow__Tensor(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
+        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else 0 if exponent.__class__ is float else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow__Tensor, (self, exponent)) from None
     if not self._ks & _ADINPLACE:
@@ -2064,7 +2064,7 @@ def _bind_eq_Tensor(self, other):
 def _entry_eq_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Tensor, (self, other)) from None
     try:
@@ -2093,7 +2093,7 @@ def _bind_eq_Tensor_out(self, other, *, out):
 def _entry_eq_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2153,7 +2153,7 @@ def _bind_eq_Scalar_out(self, other, *, out):
 def _entry_eq_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2184,7 +2184,7 @@ def _bind_ne_Tensor(self, other):
 def _entry_ne_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Tensor, (self, other)) from None
     try:
@@ -2213,7 +2213,7 @@ def _bind_ne_Tensor_out(self, other, *, out):
 def _entry_ne_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2244,7 +2244,7 @@ def _bind_lt_Tensor(self, other):
 def _entry_lt_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Tensor, (self, other)) from None
     try:
@@ -2273,7 +2273,7 @@ def _bind_lt_Tensor_out(self, other, *, out):
 def _entry_lt_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2333,7 +2333,7 @@ def _bind_lt_Scalar_out(self, other, *, out):
 def _entry_lt_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2364,7 +2364,7 @@ def _bind_le_Tensor(self, other):
 def _entry_le_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Tensor, (self, other)) from None
     try:
@@ -2393,7 +2393,7 @@ def _bind_le_Tensor_out(self, other, *, out):
 def _entry_le_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2424,7 +2424,7 @@ def _bind_gt_Tensor(self, other):
 def _entry_gt_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Tensor, (self, other)) from None
     try:
@@ -2453,7 +2453,7 @@ def _bind_gt_Tensor_out(self, other, *, out):
 def _entry_gt_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2513,7 +2513,7 @@ def _bind_gt_Scalar_out(self, other, *, out):
 def _entry_gt_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2544,7 +2544,7 @@ def _bind_ge_Tensor(self, other):
 def _entry_ge_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Tensor, (self, other)) from None
     try:
@@ -2573,7 +2573,7 @@ def _bind_ge_Tensor_out(self, other, *, out):
 def _entry_ge_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2604,7 +2604,7 @@ def _bind_where_self(condition, self, other):
 def _entry_where_self(condition, self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (condition._ks | (self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_self, (condition, self, other)) from None
     try:
@@ -2633,7 +2633,7 @@ def _bind_where_self_out(condition, self, other, *, out):
 def _entry_where_self_out(condition, self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (condition._ks | (self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_self_out, (condition, self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2693,7 +2693,7 @@ def _bind_clamp_out(self, min=None, max=None, *, out):
 def _entry_clamp_out(self, min, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2753,7 +2753,7 @@ def _bind_clamp_Tensor_out(self, min=None, max=None, *, out):
 def _entry_clamp_Tensor_out(self, min, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_Tensor_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2815,7 +2815,7 @@ def _bind_masked_fill_Scalar(self, mask, value):
 def _entry_masked_fill_Scalar(self, mask, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else 0 if mask.__class__ is float else _ks_num(mask)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar, (self, mask, value)) from None
     try:
@@ -2844,7 +2844,7 @@ def _bind_masked_fill_Scalar_out(self, mask, value, *, out):
 def _entry_masked_fill_Scalar_out(self, mask, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else 0 if mask.__class__ is float else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar_out, (self, mask, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2875,7 +2875,7 @@ def _bind_masked_fill_Tensor(self, mask, value):
 def _entry_masked_fill_Tensor(self, mask, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else 0 if mask.__class__ is float else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else 0 if value.__class__ is float else _ks_num(value)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Tensor, (self, mask, value)) from None
     try:
@@ -2904,7 +2904,7 @@ def _bind_masked_fill_Tensor_out(self, mask, value, *, out):
 def _entry_masked_fill_Tensor_out(self, mask, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else 0 if mask.__class__ is float else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else 0 if value.__class__ is float else _ks_num(value)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Tensor_out, (self, mask, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -2935,7 +2935,7 @@ def _bind_masked_fill__Scalar(self, mask, value):
 def _entry_masked_fill__Scalar(self, mask, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else 0 if mask.__class__ is float else _ks_num(mask)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill__Scalar, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
@@ -2966,7 +2966,7 @@ def _bind_masked_fill__Tensor(self, mask, value):
 def _entry_masked_fill__Tensor(self, mask, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _inc) & _keep
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else 0 if mask.__class__ is float else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else 0 if value.__class__ is float else _ks_num(value)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill__Tensor, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
@@ -2997,7 +2997,7 @@ def _bind_rsub_Tensor(self, other, *, alpha=1):
 def _entry_rsub_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
     try:
@@ -3026,7 +3026,7 @@ def _bind_rsub_Tensor_out(self, other, *, alpha=1, out):
 def _entry_rsub_Tensor_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3086,7 +3086,7 @@ def _bind_rsub_Scalar_out(self, other, alpha=1, *, out):
 def _entry_rsub_Scalar_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3117,7 +3117,7 @@ def _bind_floor_divide(self, other):
 def _entry_floor_divide(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide, (self, other)) from None
     try:
@@ -3146,7 +3146,7 @@ def _bind_floor_divide_out(self, other, *, out):
 def _entry_floor_divide_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3206,7 +3206,7 @@ def _bind_floor_divide_Scalar_out(self, other, *, out):
 def _entry_floor_divide_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3237,7 +3237,7 @@ def _bind_floor_divide__Tensor(self, other):
 def _entry_floor_divide__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_divide__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -3299,7 +3299,7 @@ def _bind_remainder_Tensor(self, other):
 def _entry_remainder_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Tensor, (self, other)) from None
     try:
@@ -3328,7 +3328,7 @@ def _bind_remainder_Tensor_out(self, other, *, out):
 def _entry_remainder_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3388,7 +3388,7 @@ def _bind_remainder_Scalar_out(self, other, *, out):
 def _entry_remainder_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3419,7 +3419,7 @@ def _bind_remainder_Scalar_Tensor(self, other):
 def _entry_remainder_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
     try:
@@ -3448,7 +3448,7 @@ def _bind_remainder_Scalar_Tensor_out(self, other, *, out):
 def _entry_remainder_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3479,7 +3479,7 @@ def _bind_remainder__Tensor(self, other):
 def _entry_remainder__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(remainder__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -3541,7 +3541,7 @@ def _bind_fmod_Tensor(self, other):
 def _entry_fmod_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod_Tensor, (self, other)) from None
     try:
@@ -3570,7 +3570,7 @@ def _bind_fmod_Tensor_out(self, other, *, out):
 def _entry_fmod_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3630,7 +3630,7 @@ def _bind_fmod_Scalar_out(self, other, *, out):
 def _entry_fmod_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3661,7 +3661,7 @@ def _bind_fmod__Tensor(self, other):
 def _entry_fmod__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmod__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -3723,7 +3723,7 @@ def _bind_maximum(self, other):
 def _entry_maximum(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(maximum, (self, other)) from None
     try:
@@ -3752,7 +3752,7 @@ def _bind_maximum_out(self, other, *, out):
 def _entry_maximum_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(maximum_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3783,7 +3783,7 @@ def _bind_minimum(self, other):
 def _entry_minimum(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(minimum, (self, other)) from None
     try:
@@ -3812,7 +3812,7 @@ def _bind_minimum_out(self, other, *, out):
 def _entry_minimum_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(minimum_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3843,7 +3843,7 @@ def _bind_atan2(self, other):
 def _entry_atan2(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(atan2, (self, other)) from None
     try:
@@ -3872,7 +3872,7 @@ def _bind_atan2_out(self, other, *, out):
 def _entry_atan2_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(atan2_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3903,7 +3903,7 @@ def _bind_atan2_(self, other):
 def _entry_atan2_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(atan2_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -3934,7 +3934,7 @@ def _bind_logical_and(self, other):
 def _entry_logical_and(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_and, (self, other)) from None
     try:
@@ -3963,7 +3963,7 @@ def _bind_logical_and_out(self, other, *, out):
 def _entry_logical_and_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_and_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -3994,7 +3994,7 @@ def _bind_logical_and_(self, other):
 def _entry_logical_and_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_and_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4025,7 +4025,7 @@ def _bind_logical_or(self, other):
 def _entry_logical_or(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_or, (self, other)) from None
     try:
@@ -4054,7 +4054,7 @@ def _bind_logical_or_out(self, other, *, out):
 def _entry_logical_or_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_or_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4085,7 +4085,7 @@ def _bind_logical_or_(self, other):
 def _entry_logical_or_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_or_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4116,7 +4116,7 @@ def _bind_logical_xor(self, other):
 def _entry_logical_xor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_xor, (self, other)) from None
     try:
@@ -4145,7 +4145,7 @@ def _bind_logical_xor_out(self, other, *, out):
 def _entry_logical_xor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_xor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4176,7 +4176,7 @@ def _bind_logical_xor_(self, other):
 def _entry_logical_xor_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_xor_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4207,7 +4207,7 @@ def _bind_bitwise_and_Tensor(self, other):
 def _entry_bitwise_and_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Tensor, (self, other)) from None
     try:
@@ -4236,7 +4236,7 @@ def _bind_bitwise_and_Tensor_out(self, other, *, out):
 def _entry_bitwise_and_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4296,7 +4296,7 @@ def _bind_bitwise_and_Scalar_out(self, other, *, out):
 def _entry_bitwise_and_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4327,7 +4327,7 @@ def _bind_bitwise_and_Scalar_Tensor(self, other):
 def _entry_bitwise_and_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
     try:
@@ -4356,7 +4356,7 @@ def _bind_bitwise_and_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4387,7 +4387,7 @@ def _bind_bitwise_and__Tensor(self, other):
 def _entry_bitwise_and__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_and__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4449,7 +4449,7 @@ def _bind_bitwise_or_Tensor(self, other):
 def _entry_bitwise_or_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Tensor, (self, other)) from None
     try:
@@ -4478,7 +4478,7 @@ def _bind_bitwise_or_Tensor_out(self, other, *, out):
 def _entry_bitwise_or_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4538,7 +4538,7 @@ def _bind_bitwise_or_Scalar_out(self, other, *, out):
 def _entry_bitwise_or_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4569,7 +4569,7 @@ def _bind_bitwise_or_Scalar_Tensor(self, other):
 def _entry_bitwise_or_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
     try:
@@ -4598,7 +4598,7 @@ def _bind_bitwise_or_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4629,7 +4629,7 @@ def _bind_bitwise_or__Tensor(self, other):
 def _entry_bitwise_or__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_or__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4691,7 +4691,7 @@ def _bind_bitwise_xor_Tensor(self, other):
 def _entry_bitwise_xor_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Tensor, (self, other)) from None
     try:
@@ -4720,7 +4720,7 @@ def _bind_bitwise_xor_Tensor_out(self, other, *, out):
 def _entry_bitwise_xor_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4780,7 +4780,7 @@ def _bind_bitwise_xor_Scalar_out(self, other, *, out):
 def _entry_bitwise_xor_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4811,7 +4811,7 @@ def _bind_bitwise_xor_Scalar_Tensor(self, other):
 def _entry_bitwise_xor_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
     try:
@@ -4840,7 +4840,7 @@ def _bind_bitwise_xor_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -4871,7 +4871,7 @@ def _bind_bitwise_xor__Tensor(self, other):
 def _entry_bitwise_xor__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_xor__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -4933,7 +4933,7 @@ def _bind_bitwise_left_shift_Tensor(self, other):
 def _entry_bitwise_left_shift_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_left_shift_Tensor, (self, other)) from None
     try:
@@ -4962,7 +4962,7 @@ def _bind_bitwise_left_shift_Tensor_out(self, other, *, out):
 def _entry_bitwise_left_shift_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_left_shift_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5022,7 +5022,7 @@ def _bind_bitwise_left_shift_Tensor_Scalar_out(self, other, *, out):
 def _entry_bitwise_left_shift_Tensor_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_left_shift_Tensor_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5053,7 +5053,7 @@ def _bind_bitwise_left_shift_Scalar_Tensor(self, other):
 def _entry_bitwise_left_shift_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_left_shift_Scalar_Tensor, (self, other)) from None
     try:
@@ -5082,7 +5082,7 @@ def _bind_bitwise_left_shift_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_left_shift_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_left_shift_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5113,7 +5113,7 @@ def _bind_bitwise_left_shift__Tensor(self, other):
 def _entry_bitwise_left_shift__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_left_shift__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5175,7 +5175,7 @@ def _bind_bitwise_right_shift_Tensor(self, other):
 def _entry_bitwise_right_shift_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_right_shift_Tensor, (self, other)) from None
     try:
@@ -5204,7 +5204,7 @@ def _bind_bitwise_right_shift_Tensor_out(self, other, *, out):
 def _entry_bitwise_right_shift_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_right_shift_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5264,7 +5264,7 @@ def _bind_bitwise_right_shift_Tensor_Scalar_out(self, other, *, out):
 def _entry_bitwise_right_shift_Tensor_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_right_shift_Tensor_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5295,7 +5295,7 @@ def _bind_bitwise_right_shift_Scalar_Tensor(self, other):
 def _entry_bitwise_right_shift_Scalar_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_right_shift_Scalar_Tensor, (self, other)) from None
     try:
@@ -5324,7 +5324,7 @@ def _bind_bitwise_right_shift_Scalar_Tensor_out(self, other, *, out):
 def _entry_bitwise_right_shift_Scalar_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_right_shift_Scalar_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5355,7 +5355,7 @@ def _bind_bitwise_right_shift__Tensor(self, other):
 def _entry_bitwise_right_shift__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_right_shift__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -5417,7 +5417,7 @@ def _bind_lerp_Scalar(self, end, weight):
 def _entry_lerp_Scalar(self, end, weight):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else 0 if end.__class__ is float else _ks_num(end)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Scalar, (self, end, weight)) from None
     try:
@@ -5446,7 +5446,7 @@ def _bind_lerp_Scalar_out(self, end, weight, *, out):
 def _entry_lerp_Scalar_out(self, end, weight, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else 0 if end.__class__ is float else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5477,7 +5477,7 @@ def _bind_lerp_Tensor(self, end, weight):
 def _entry_lerp_Tensor(self, end, weight):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else 0 if end.__class__ is float else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else 0 if weight.__class__ is float else _ks_num(weight)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Tensor, (self, end, weight)) from None
     try:
@@ -5506,7 +5506,7 @@ def _bind_lerp_Tensor_out(self, end, weight, *, out):
 def _entry_lerp_Tensor_out(self, end, weight, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else 0 if end.__class__ is float else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else 0 if weight.__class__ is float else _ks_num(weight)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp_Tensor_out, (self, end, weight, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5537,7 +5537,7 @@ def _bind_lerp__Scalar(self, end, weight):
 def _entry_lerp__Scalar(self, end, weight):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else 0 if end.__class__ is float else _ks_num(end)) | (_COMPLEX if weight.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp__Scalar, (self, end, weight)) from None
     if not self._ks & _ADINPLACE:
@@ -5568,7 +5568,7 @@ def _bind_lerp__Tensor(self, end, weight):
 def _entry_lerp__Tensor(self, end, weight):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else 0 if end.__class__ is float else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else 0 if weight.__class__ is float else _ks_num(weight)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lerp__Tensor, (self, end, weight)) from None
     if not self._ks & _ADINPLACE:
@@ -5599,7 +5599,7 @@ def _bind_addcmul(self, tensor1, tensor2, *, value=1):
 def _entry_addcmul(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else 0 if tensor1.__class__ is float else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else 0 if tensor2.__class__ is float else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
     try:
@@ -5628,7 +5628,7 @@ def _bind_addcmul_out(self, tensor1, tensor2, *, value=1, out):
 def _entry_addcmul_out(self, tensor1, tensor2, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else 0 if tensor1.__class__ is float else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else 0 if tensor2.__class__ is float else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5659,7 +5659,7 @@ def _bind_addcmul_(self, tensor1, tensor2, *, value=1):
 def _entry_addcmul_(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else 0 if tensor1.__class__ is float else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else 0 if tensor2.__class__ is float else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
     if not self._ks & _ADINPLACE:
@@ -5690,7 +5690,7 @@ def _bind_addcdiv(self, tensor1, tensor2, *, value=1):
 def _entry_addcdiv(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else 0 if tensor1.__class__ is float else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else 0 if tensor2.__class__ is float else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
     try:
@@ -5719,7 +5719,7 @@ def _bind_addcdiv_out(self, tensor1, tensor2, *, value=1, out):
 def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else 0 if tensor1.__class__ is float else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else 0 if tensor2.__class__ is float else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5750,7 +5750,7 @@ def _bind_addcdiv_(self, tensor1, tensor2, *, value=1):
 def _entry_addcdiv_(self, tensor1, tensor2, value):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else 0 if tensor1.__class__ is float else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else 0 if tensor2.__class__ is float else _ks_num(tensor2)) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
     if not self._ks & _ADINPLACE:
@@ -5810,7 +5810,7 @@ def _bind_ne_Scalar_out(self, other, *, out):
 def _entry_ne_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5870,7 +5870,7 @@ def _bind_le_Scalar_out(self, other, *, out):
 def _entry_le_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5930,7 +5930,7 @@ def _bind_ge_Scalar_out(self, other, *, out):
 def _entry_ge_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -5961,7 +5961,7 @@ def _bind_eq__Tensor(self, other):
 def _entry_eq__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6023,7 +6023,7 @@ def _bind_ne__Tensor(self, other):
 def _entry_ne__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6085,7 +6085,7 @@ def _bind_lt__Tensor(self, other):
 def _entry_lt__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6147,7 +6147,7 @@ def _bind_le__Tensor(self, other):
 def _entry_le__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6209,7 +6209,7 @@ def _bind_gt__Tensor(self, other):
 def _entry_gt__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6271,7 +6271,7 @@ def _bind_ge__Tensor(self, other):
 def _entry_ge__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -6362,7 +6362,7 @@ def _bind_div_Scalar_mode_out(self, other, *, rounding_mode, out):
 def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
     if not out._ks & _ADINPLACE:
@@ -6602,7 +6602,7 @@ def _bind_neg_out(self, *, out):
 def _entry_neg_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(neg_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -6693,7 +6693,7 @@ def _bind_exp_out(self, *, out):
 def _entry_exp_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -6784,7 +6784,7 @@ def _bind_log_out(self, *, out):
 def _entry_log_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(log_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -6875,7 +6875,7 @@ def _bind_relu_out(self, *, out):
 def _entry_relu_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(relu_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -6937,7 +6937,7 @@ def _bind_threshold_backward(grad_output, self, threshold):
 def _entry_threshold_backward(grad_output, self, threshold):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_backward, (grad_output, self, threshold)) from None
     try:
@@ -6966,7 +6966,7 @@ def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, grad_in
 def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else 0 if grad_input.__class__ is float else _ks_num(grad_input)) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -7026,7 +7026,7 @@ def _bind_sigmoid_out(self, *, out):
 def _entry_sigmoid_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7117,7 +7117,7 @@ def _bind_tanh_out(self, *, out):
 def _entry_tanh_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7208,7 +7208,7 @@ def _bind_exp2_out(self, *, out):
 def _entry_exp2_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp2_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7299,7 +7299,7 @@ def _bind_expm1_out(self, *, out):
 def _entry_expm1_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(expm1_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7390,7 +7390,7 @@ def _bind_log2_out(self, *, out):
 def _entry_log2_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(log2_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7481,7 +7481,7 @@ def _bind_log10_out(self, *, out):
 def _entry_log10_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(log10_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7572,7 +7572,7 @@ def _bind_log1p_out(self, *, out):
 def _entry_log1p_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(log1p_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7663,7 +7663,7 @@ def _bind_sqrt_out(self, *, out):
 def _entry_sqrt_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sqrt_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7754,7 +7754,7 @@ def _bind_rsqrt_out(self, *, out):
 def _entry_rsqrt_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rsqrt_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7845,7 +7845,7 @@ def _bind_reciprocal_out(self, *, out):
 def _entry_reciprocal_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(reciprocal_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -7936,7 +7936,7 @@ def _bind_sin_out(self, *, out):
 def _entry_sin_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sin_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8027,7 +8027,7 @@ def _bind_cos_out(self, *, out):
 def _entry_cos_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(cos_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8118,7 +8118,7 @@ def _bind_tan_out(self, *, out):
 def _entry_tan_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(tan_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8209,7 +8209,7 @@ def _bind_asin_out(self, *, out):
 def _entry_asin_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(asin_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8300,7 +8300,7 @@ def _bind_acos_out(self, *, out):
 def _entry_acos_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(acos_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8391,7 +8391,7 @@ def _bind_atan_out(self, *, out):
 def _entry_atan_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(atan_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8482,7 +8482,7 @@ def _bind_sinh_out(self, *, out):
 def _entry_sinh_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sinh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8573,7 +8573,7 @@ def _bind_cosh_out(self, *, out):
 def _entry_cosh_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(cosh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8664,7 +8664,7 @@ def _bind_erf_out(self, *, out):
 def _entry_erf_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(erf_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8755,7 +8755,7 @@ def _bind_abs_out(self, *, out):
 def _entry_abs_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(abs_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8846,7 +8846,7 @@ def _bind_floor_out(self, *, out):
 def _entry_floor_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(floor_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -8937,7 +8937,7 @@ def _bind_ceil_out(self, *, out):
 def _entry_ceil_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ceil_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9028,7 +9028,7 @@ def _bind_round_out(self, *, out):
 def _entry_round_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(round_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9088,7 +9088,7 @@ def _bind_round_decimals_out(self, *, decimals, out):
 def _entry_round_decimals_out(self, decimals, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(round_decimals_out, (self, decimals, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9210,7 +9210,7 @@ def _bind_trunc_out(self, *, out):
 def _entry_trunc_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(trunc_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9301,7 +9301,7 @@ def _bind_frac_out(self, *, out):
 def _entry_frac_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(frac_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9392,7 +9392,7 @@ def _bind_sign_out(self, *, out):
 def _entry_sign_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sign_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9483,7 +9483,7 @@ def _bind_logical_not_out(self, *, out):
 def _entry_logical_not_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logical_not_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9574,7 +9574,7 @@ def _bind_bitwise_not_out(self, *, out):
 def _entry_bitwise_not_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(bitwise_not_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9665,7 +9665,7 @@ def _bind_isnan_out(self, *, out):
 def _entry_isnan_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(isnan_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9725,7 +9725,7 @@ def _bind_isinf_out(self, *, out):
 def _entry_isinf_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(isinf_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9814,7 +9814,7 @@ def _bind_signbit_out(self, *, out):
 def _entry_signbit_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(signbit_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9874,7 +9874,7 @@ def _bind_nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
 def _entry_nan_to_num_out(self, nan, posinf, neginf, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(nan_to_num_out, (self, nan, posinf, neginf, out)) from None
     if not out._ks & _ADINPLACE:
@@ -9965,7 +9965,7 @@ def _bind_digamma_out(self, *, out):
 def _entry_digamma_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(digamma_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10056,7 +10056,7 @@ def _bind_lgamma_out(self, *, out):
 def _entry_lgamma_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lgamma_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10147,7 +10147,7 @@ def _bind_erfinv_out(self, *, out):
 def _entry_erfinv_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(erfinv_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10238,7 +10238,7 @@ def _bind_erfc_out(self, *, out):
 def _entry_erfc_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(erfc_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10329,7 +10329,7 @@ def _bind_i0_out(self, *, out):
 def _entry_i0_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(i0_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10420,7 +10420,7 @@ def _bind_sinc_out(self, *, out):
 def _entry_sinc_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sinc_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10511,7 +10511,7 @@ def _bind_deg2rad_out(self, *, out):
 def _entry_deg2rad_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(deg2rad_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10602,7 +10602,7 @@ def _bind_rad2deg_out(self, *, out):
 def _entry_rad2deg_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(rad2deg_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10693,7 +10693,7 @@ def _bind_logit_out(self, eps=None, *, out):
 def _entry_logit_out(self, eps, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logit_out, (self, eps, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10755,7 +10755,7 @@ def _bind_polygamma(n, self):
 def _entry_polygamma(n, self):
     try:
         _inc, _keep = _tls.masks
-        ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+        ks = ((self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(polygamma, (n, self)) from None
     try:
@@ -10784,7 +10784,7 @@ def _bind_polygamma_out(n, self, *, out):
 def _entry_polygamma_out(n, self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = ((self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(polygamma_out, (n, self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -10966,7 +10966,7 @@ def _bind_special_i0e_out(self, *, out):
 def _entry_special_i0e_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_i0e_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11026,7 +11026,7 @@ def _bind_special_i1_out(self, *, out):
 def _entry_special_i1_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_i1_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11086,7 +11086,7 @@ def _bind_special_i1e_out(self, *, out):
 def _entry_special_i1e_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_i1e_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11146,7 +11146,7 @@ def _bind_special_ndtr_out(self, *, out):
 def _entry_special_ndtr_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_ndtr_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11206,7 +11206,7 @@ def _bind_special_ndtri_out(self, *, out):
 def _entry_special_ndtri_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_ndtri_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11266,7 +11266,7 @@ def _bind_special_log_ndtr_out(self, *, out):
 def _entry_special_log_ndtr_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_log_ndtr_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11326,7 +11326,7 @@ def _bind_special_erfcx_out(self, *, out):
 def _entry_special_erfcx_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_erfcx_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11386,7 +11386,7 @@ def _bind_special_entr_out(self, *, out):
 def _entry_special_entr_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_entr_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11446,7 +11446,7 @@ def _bind_special_bessel_j0_out(self, *, out):
 def _entry_special_bessel_j0_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_bessel_j0_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11506,7 +11506,7 @@ def _bind_special_bessel_j1_out(self, *, out):
 def _entry_special_bessel_j1_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_bessel_j1_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11566,7 +11566,7 @@ def _bind_special_bessel_y0_out(self, *, out):
 def _entry_special_bessel_y0_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_bessel_y0_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11626,7 +11626,7 @@ def _bind_special_bessel_y1_out(self, *, out):
 def _entry_special_bessel_y1_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_bessel_y1_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11686,7 +11686,7 @@ def _bind_special_modified_bessel_i0_out(self, *, out):
 def _entry_special_modified_bessel_i0_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_modified_bessel_i0_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11746,7 +11746,7 @@ def _bind_special_modified_bessel_i1_out(self, *, out):
 def _entry_special_modified_bessel_i1_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_modified_bessel_i1_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11806,7 +11806,7 @@ def _bind_special_modified_bessel_k0_out(self, *, out):
 def _entry_special_modified_bessel_k0_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_modified_bessel_k0_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11866,7 +11866,7 @@ def _bind_special_modified_bessel_k1_out(self, *, out):
 def _entry_special_modified_bessel_k1_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_modified_bessel_k1_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11926,7 +11926,7 @@ def _bind_special_scaled_modified_bessel_k0_out(self, *, out):
 def _entry_special_scaled_modified_bessel_k0_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_scaled_modified_bessel_k0_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -11986,7 +11986,7 @@ def _bind_special_scaled_modified_bessel_k1_out(self, *, out):
 def _entry_special_scaled_modified_bessel_k1_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_scaled_modified_bessel_k1_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -12046,7 +12046,7 @@ def _bind_special_spherical_bessel_j0_out(self, *, out):
 def _entry_special_spherical_bessel_j0_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_spherical_bessel_j0_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -12106,7 +12106,7 @@ def _bind_special_airy_ai_out(x, *, out):
 def _entry_special_airy_ai_out(x, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_airy_ai_out, (x, out)) from None
     if not out._ks & _ADINPLACE:
@@ -12195,7 +12195,7 @@ def _bind_acosh_out(self, *, out):
 def _entry_acosh_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(acosh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -12286,7 +12286,7 @@ def _bind_asinh_out(self, *, out):
 def _entry_asinh_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(asinh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -12377,7 +12377,7 @@ def _bind_atanh_out(self, *, out):
 def _entry_atanh_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(atanh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -12468,7 +12468,7 @@ def _bind_isposinf_out(self, *, out):
 def _entry_isposinf_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(isposinf_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -12528,7 +12528,7 @@ def _bind_isneginf_out(self, *, out):
 def _entry_isneginf_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(isneginf_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -13368,7 +13368,7 @@ def _bind_absolute_out(self, *, out):
 def _entry_absolute_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(absolute_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -13459,7 +13459,7 @@ def _bind_arccos_out(self, *, out):
 def _entry_arccos_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arccos_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -13550,7 +13550,7 @@ def _bind_arcsin_out(self, *, out):
 def _entry_arcsin_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arcsin_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -13641,7 +13641,7 @@ def _bind_arctan_out(self, *, out):
 def _entry_arctan_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arctan_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -13732,7 +13732,7 @@ def _bind_arccosh_out(self, *, out):
 def _entry_arccosh_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arccosh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -13823,7 +13823,7 @@ def _bind_arcsinh_out(self, *, out):
 def _entry_arcsinh_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arcsinh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -13914,7 +13914,7 @@ def _bind_arctanh_out(self, *, out):
 def _entry_arctanh_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arctanh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14005,7 +14005,7 @@ def _bind_negative_out(self, *, out):
 def _entry_negative_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(negative_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14096,7 +14096,7 @@ def _bind_fix_out(self, *, out):
 def _entry_fix_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fix_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14187,7 +14187,7 @@ def _bind_square_out(self, *, out):
 def _entry_square_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(square_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14249,7 +14249,7 @@ def _bind_arctan2(self, other):
 def _entry_arctan2(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arctan2, (self, other)) from None
     try:
@@ -14278,7 +14278,7 @@ def _bind_arctan2_out(self, other, *, out):
 def _entry_arctan2_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arctan2_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14309,7 +14309,7 @@ def _bind_arctan2_(self, other):
 def _entry_arctan2_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(arctan2_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -14369,7 +14369,7 @@ def _bind_clip_out(self, min=None, max=None, *, out):
 def _entry_clip_out(self, min, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clip_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14429,7 +14429,7 @@ def _bind_clip_Tensor_out(self, min=None, max=None, *, out):
 def _entry_clip_Tensor_out(self, min, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clip_Tensor_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14522,7 +14522,7 @@ def _bind_multiply_Tensor(self, other):
 def _entry_multiply_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(multiply_Tensor, (self, other)) from None
     try:
@@ -14551,7 +14551,7 @@ def _bind_multiply_out(self, other, *, out):
 def _entry_multiply_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(multiply_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14611,7 +14611,7 @@ def _bind_multiply__Tensor(self, other):
 def _entry_multiply__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(multiply__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -14673,7 +14673,7 @@ def _bind_true_divide_Tensor(self, other):
 def _entry_true_divide_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(true_divide_Tensor, (self, other)) from None
     try:
@@ -14702,7 +14702,7 @@ def _bind_true_divide_out(self, other, *, out):
 def _entry_true_divide_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(true_divide_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14762,7 +14762,7 @@ def _bind_true_divide__Tensor(self, other):
 def _entry_true_divide__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(true_divide__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -14824,7 +14824,7 @@ def _bind_subtract_Tensor(self, other, *, alpha=1):
 def _entry_subtract_Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(subtract_Tensor, (self, other, alpha)) from None
     try:
@@ -14853,7 +14853,7 @@ def _bind_subtract_out(self, other, *, alpha=1, out):
 def _entry_subtract_out(self, other, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(subtract_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -14913,7 +14913,7 @@ def _bind_subtract__Tensor(self, other, *, alpha=1):
 def _entry_subtract__Tensor(self, other, alpha):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(subtract__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
@@ -14975,7 +14975,7 @@ def _bind_greater_Tensor(self, other):
 def _entry_greater_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(greater_Tensor, (self, other)) from None
     try:
@@ -15004,7 +15004,7 @@ def _bind_greater_Tensor_out(self, other, *, out):
 def _entry_greater_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(greater_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15064,7 +15064,7 @@ def _bind_greater_Scalar_out(self, other, *, out):
 def _entry_greater_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(greater_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15095,7 +15095,7 @@ def _bind_greater__Tensor(self, other):
 def _entry_greater__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(greater__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -15157,7 +15157,7 @@ def _bind_greater_equal_Tensor(self, other):
 def _entry_greater_equal_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(greater_equal_Tensor, (self, other)) from None
     try:
@@ -15186,7 +15186,7 @@ def _bind_greater_equal_Tensor_out(self, other, *, out):
 def _entry_greater_equal_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(greater_equal_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15246,7 +15246,7 @@ def _bind_greater_equal_Scalar_out(self, other, *, out):
 def _entry_greater_equal_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(greater_equal_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15277,7 +15277,7 @@ def _bind_greater_equal__Tensor(self, other):
 def _entry_greater_equal__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(greater_equal__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -15339,7 +15339,7 @@ def _bind_less_Tensor(self, other):
 def _entry_less_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(less_Tensor, (self, other)) from None
     try:
@@ -15368,7 +15368,7 @@ def _bind_less_Tensor_out(self, other, *, out):
 def _entry_less_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(less_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15428,7 +15428,7 @@ def _bind_less_Scalar_out(self, other, *, out):
 def _entry_less_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(less_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15459,7 +15459,7 @@ def _bind_less__Tensor(self, other):
 def _entry_less__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(less__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -15521,7 +15521,7 @@ def _bind_less_equal_Tensor(self, other):
 def _entry_less_equal_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(less_equal_Tensor, (self, other)) from None
     try:
@@ -15550,7 +15550,7 @@ def _bind_less_equal_Tensor_out(self, other, *, out):
 def _entry_less_equal_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(less_equal_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15610,7 +15610,7 @@ def _bind_less_equal_Scalar_out(self, other, *, out):
 def _entry_less_equal_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(less_equal_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15641,7 +15641,7 @@ def _bind_less_equal__Tensor(self, other):
 def _entry_less_equal__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(less_equal__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -15703,7 +15703,7 @@ def _bind_not_equal_Tensor(self, other):
 def _entry_not_equal_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(not_equal_Tensor, (self, other)) from None
     try:
@@ -15732,7 +15732,7 @@ def _bind_not_equal_Tensor_out(self, other, *, out):
 def _entry_not_equal_Tensor_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(not_equal_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15792,7 +15792,7 @@ def _bind_not_equal_Scalar_out(self, other, *, out):
 def _entry_not_equal_Scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(not_equal_Scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15823,7 +15823,7 @@ def _bind_not_equal__Tensor(self, other):
 def _entry_not_equal__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(not_equal__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -15885,7 +15885,7 @@ def _bind_divide_Tensor(self, other):
 def _entry_divide_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(divide_Tensor, (self, other)) from None
     try:
@@ -15914,7 +15914,7 @@ def _bind_divide_out(self, other, *, out):
 def _entry_divide_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(divide_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -15945,7 +15945,7 @@ def _bind_divide__Tensor(self, other):
 def _entry_divide__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(divide__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -16036,7 +16036,7 @@ def _bind_divide_Tensor_mode(self, other, *, rounding_mode):
 def _entry_divide_Tensor_mode(self, other, rounding_mode):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(divide_Tensor_mode, (self, other, rounding_mode)) from None
     try:
@@ -16065,7 +16065,7 @@ def _bind_divide_out_mode(self, other, *, rounding_mode, out):
 def _entry_divide_out_mode(self, other, rounding_mode, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(divide_out_mode, (self, other, rounding_mode, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16096,7 +16096,7 @@ def _bind_divide__Tensor_mode(self, other, *, rounding_mode):
 def _entry_divide__Tensor_mode(self, other, rounding_mode):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(divide__Tensor_mode, (self, other, rounding_mode)) from None
     if not self._ks & _ADINPLACE:
@@ -16369,7 +16369,7 @@ def _bind_float_power__Tensor(self, exponent):
 def _entry_float_power__Tensor(self, exponent):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
+        ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else 0 if exponent.__class__ is float else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(float_power__Tensor, (self, exponent)) from None
     if not self._ks & _ADINPLACE:
@@ -16462,7 +16462,7 @@ def _bind_ldexp_(self, other):
 def _entry_ldexp_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ldexp_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -16493,7 +16493,7 @@ def _bind_igamma(self, other):
 def _entry_igamma(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(igamma, (self, other)) from None
     try:
@@ -16522,7 +16522,7 @@ def _bind_igamma_out(self, other, *, out):
 def _entry_igamma_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(igamma_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16553,7 +16553,7 @@ def _bind_igamma_(self, other):
 def _entry_igamma_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(igamma_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -16584,7 +16584,7 @@ def _bind_igammac(self, other):
 def _entry_igammac(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(igammac, (self, other)) from None
     try:
@@ -16613,7 +16613,7 @@ def _bind_igammac_out(self, other, *, out):
 def _entry_igammac_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(igammac_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16644,7 +16644,7 @@ def _bind_igammac_(self, other):
 def _entry_igammac_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(igammac_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -16675,7 +16675,7 @@ def _bind_hypot(self, other):
 def _entry_hypot(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hypot, (self, other)) from None
     try:
@@ -16704,7 +16704,7 @@ def _bind_hypot_out(self, other, *, out):
 def _entry_hypot_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hypot_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16735,7 +16735,7 @@ def _bind_hypot_(self, other):
 def _entry_hypot_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hypot_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -16766,7 +16766,7 @@ def _bind_nextafter(self, other):
 def _entry_nextafter(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(nextafter, (self, other)) from None
     try:
@@ -16795,7 +16795,7 @@ def _bind_nextafter_out(self, other, *, out):
 def _entry_nextafter_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(nextafter_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16826,7 +16826,7 @@ def _bind_nextafter_(self, other):
 def _entry_nextafter_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(nextafter_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -16857,7 +16857,7 @@ def _bind_logaddexp(self, other):
 def _entry_logaddexp(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logaddexp, (self, other)) from None
     try:
@@ -16886,7 +16886,7 @@ def _bind_logaddexp_out(self, other, *, out):
 def _entry_logaddexp_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logaddexp_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16917,7 +16917,7 @@ def _bind_logaddexp2(self, other):
 def _entry_logaddexp2(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logaddexp2, (self, other)) from None
     try:
@@ -16946,7 +16946,7 @@ def _bind_logaddexp2_out(self, other, *, out):
 def _entry_logaddexp2_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(logaddexp2_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -16977,7 +16977,7 @@ def _bind_fmax(self, other):
 def _entry_fmax(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmax, (self, other)) from None
     try:
@@ -17006,7 +17006,7 @@ def _bind_fmax_out(self, other, *, out):
 def _entry_fmax_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmax_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17037,7 +17037,7 @@ def _bind_fmin(self, other):
 def _entry_fmin(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmin, (self, other)) from None
     try:
@@ -17066,7 +17066,7 @@ def _bind_fmin_out(self, other, *, out):
 def _entry_fmin_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(fmin_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17097,7 +17097,7 @@ def _bind_gcd(self, other):
 def _entry_gcd(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gcd, (self, other)) from None
     try:
@@ -17126,7 +17126,7 @@ def _bind_gcd_out(self, other, *, out):
 def _entry_gcd_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gcd_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17157,7 +17157,7 @@ def _bind_gcd_(self, other):
 def _entry_gcd_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gcd_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -17188,7 +17188,7 @@ def _bind_lcm(self, other):
 def _entry_lcm(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lcm, (self, other)) from None
     try:
@@ -17217,7 +17217,7 @@ def _bind_lcm_out(self, other, *, out):
 def _entry_lcm_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lcm_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17248,7 +17248,7 @@ def _bind_lcm_(self, other):
 def _entry_lcm_(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lcm_, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -17279,7 +17279,7 @@ def _bind_heaviside(self, values):
 def _entry_heaviside(self, values):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (values._ks if values.__class__ is _Tensor else _ks_num(values)) | _inc) & _keep
+        ks = (self._ks | (values._ks if values.__class__ is _Tensor else 0 if values.__class__ is float else _ks_num(values)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(heaviside, (self, values)) from None
     try:
@@ -17308,7 +17308,7 @@ def _bind_heaviside_out(self, values, *, out):
 def _entry_heaviside_out(self, values, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (values._ks if values.__class__ is _Tensor else _ks_num(values)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (values._ks if values.__class__ is _Tensor else 0 if values.__class__ is float else _ks_num(values)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(heaviside_out, (self, values, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17339,7 +17339,7 @@ def _bind_heaviside_(self, values):
 def _entry_heaviside_(self, values):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (values._ks if values.__class__ is _Tensor else _ks_num(values)) | _inc) & _keep
+        ks = (self._ks | (values._ks if values.__class__ is _Tensor else 0 if values.__class__ is float else _ks_num(values)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(heaviside_, (self, values)) from None
     if not self._ks & _ADINPLACE:
@@ -17370,7 +17370,7 @@ def _bind_copysign_Tensor(self, other):
 def _entry_copysign_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(copysign_Tensor, (self, other)) from None
     try:
@@ -17399,7 +17399,7 @@ def _bind_copysign_out(self, other, *, out):
 def _entry_copysign_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(copysign_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17430,7 +17430,7 @@ def _bind_copysign__Tensor(self, other):
 def _entry_copysign__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(copysign__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -17461,7 +17461,7 @@ def _bind_xlogy_Tensor(self, other):
 def _entry_xlogy_Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy_Tensor, (self, other)) from None
     try:
@@ -17490,7 +17490,7 @@ def _bind_xlogy_OutTensor(self, other, *, out):
 def _entry_xlogy_OutTensor(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy_OutTensor, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17521,7 +17521,7 @@ def _bind_xlogy__Tensor(self, other):
 def _entry_xlogy__Tensor(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
@@ -17552,7 +17552,7 @@ def _bind_special_xlog1py(self, other):
 def _entry_special_xlog1py(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlog1py, (self, other)) from None
     try:
@@ -17581,7 +17581,7 @@ def _bind_special_xlog1py_out(self, other, *, out):
 def _entry_special_xlog1py_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlog1py_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17612,7 +17612,7 @@ def _bind_special_zeta(self, other):
 def _entry_special_zeta(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_zeta, (self, other)) from None
     try:
@@ -17641,7 +17641,7 @@ def _bind_special_zeta_out(self, other, *, out):
 def _entry_special_zeta_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_zeta_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17788,7 +17788,7 @@ def _bind_special_chebyshev_polynomial_t(x, n):
 def _entry_special_chebyshev_polynomial_t(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_t, (x, n)) from None
     try:
@@ -17817,7 +17817,7 @@ def _bind_special_chebyshev_polynomial_t_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_t_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_t_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17848,7 +17848,7 @@ def _bind_special_chebyshev_polynomial_u(x, n):
 def _entry_special_chebyshev_polynomial_u(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_u, (x, n)) from None
     try:
@@ -17877,7 +17877,7 @@ def _bind_special_chebyshev_polynomial_u_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_u_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_u_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17908,7 +17908,7 @@ def _bind_special_chebyshev_polynomial_v(x, n):
 def _entry_special_chebyshev_polynomial_v(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_v, (x, n)) from None
     try:
@@ -17937,7 +17937,7 @@ def _bind_special_chebyshev_polynomial_v_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_v_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_v_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -17968,7 +17968,7 @@ def _bind_special_chebyshev_polynomial_w(x, n):
 def _entry_special_chebyshev_polynomial_w(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_w, (x, n)) from None
     try:
@@ -17997,7 +17997,7 @@ def _bind_special_chebyshev_polynomial_w_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_w_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_w_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18028,7 +18028,7 @@ def _bind_special_shifted_chebyshev_polynomial_t(x, n):
 def _entry_special_shifted_chebyshev_polynomial_t(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_t, (x, n)) from None
     try:
@@ -18057,7 +18057,7 @@ def _bind_special_shifted_chebyshev_polynomial_t_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_t_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_t_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18088,7 +18088,7 @@ def _bind_special_shifted_chebyshev_polynomial_u(x, n):
 def _entry_special_shifted_chebyshev_polynomial_u(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_u, (x, n)) from None
     try:
@@ -18117,7 +18117,7 @@ def _bind_special_shifted_chebyshev_polynomial_u_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_u_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_u_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18148,7 +18148,7 @@ def _bind_special_shifted_chebyshev_polynomial_v(x, n):
 def _entry_special_shifted_chebyshev_polynomial_v(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_v, (x, n)) from None
     try:
@@ -18177,7 +18177,7 @@ def _bind_special_shifted_chebyshev_polynomial_v_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_v_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_v_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18208,7 +18208,7 @@ def _bind_special_shifted_chebyshev_polynomial_w(x, n):
 def _entry_special_shifted_chebyshev_polynomial_w(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_w, (x, n)) from None
     try:
@@ -18237,7 +18237,7 @@ def _bind_special_shifted_chebyshev_polynomial_w_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_w_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_w_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18268,7 +18268,7 @@ def _bind_special_hermite_polynomial_h(x, n):
 def _entry_special_hermite_polynomial_h(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_h, (x, n)) from None
     try:
@@ -18297,7 +18297,7 @@ def _bind_special_hermite_polynomial_h_out(x, n, *, out):
 def _entry_special_hermite_polynomial_h_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_h_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18328,7 +18328,7 @@ def _bind_special_hermite_polynomial_he(x, n):
 def _entry_special_hermite_polynomial_he(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_he, (x, n)) from None
     try:
@@ -18357,7 +18357,7 @@ def _bind_special_hermite_polynomial_he_out(x, n, *, out):
 def _entry_special_hermite_polynomial_he_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_he_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18388,7 +18388,7 @@ def _bind_special_laguerre_polynomial_l(x, n):
 def _entry_special_laguerre_polynomial_l(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_laguerre_polynomial_l, (x, n)) from None
     try:
@@ -18417,7 +18417,7 @@ def _bind_special_laguerre_polynomial_l_out(x, n, *, out):
 def _entry_special_laguerre_polynomial_l_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_laguerre_polynomial_l_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18448,7 +18448,7 @@ def _bind_special_legendre_polynomial_p(x, n):
 def _entry_special_legendre_polynomial_p(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_legendre_polynomial_p, (x, n)) from None
     try:
@@ -18477,7 +18477,7 @@ def _bind_special_legendre_polynomial_p_out(x, n, *, out):
 def _entry_special_legendre_polynomial_p_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (x._ks | (n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_legendre_polynomial_p_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18508,7 +18508,7 @@ def _bind_xlogy_Scalar_Self(self, other):
 def _entry_xlogy_Scalar_Self(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy_Scalar_Self, (self, other)) from None
     try:
@@ -18537,7 +18537,7 @@ def _bind_xlogy_OutScalar_Self(self, other, *, out):
 def _entry_xlogy_OutScalar_Self(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy_OutScalar_Self, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18597,7 +18597,7 @@ def _bind_xlogy_OutScalar_Other(self, other, *, out):
 def _entry_xlogy_OutScalar_Other(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(xlogy_OutScalar_Other, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18659,7 +18659,7 @@ def _bind_special_xlogy(self, other):
 def _entry_special_xlogy(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlogy, (self, other)) from None
     try:
@@ -18688,7 +18688,7 @@ def _bind_special_xlogy_out(self, other, *, out):
 def _entry_special_xlogy_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlogy_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18719,7 +18719,7 @@ def _bind_special_xlogy_self_scalar(self, other):
 def _entry_special_xlogy_self_scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlogy_self_scalar, (self, other)) from None
     try:
@@ -18748,7 +18748,7 @@ def _bind_special_xlogy_self_scalar_out(self, other, *, out):
 def _entry_special_xlogy_self_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlogy_self_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18808,7 +18808,7 @@ def _bind_special_xlogy_other_scalar_out(self, other, *, out):
 def _entry_special_xlogy_other_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlogy_other_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18839,7 +18839,7 @@ def _bind_special_xlog1py_self_scalar(self, other):
 def _entry_special_xlog1py_self_scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlog1py_self_scalar, (self, other)) from None
     try:
@@ -18868,7 +18868,7 @@ def _bind_special_xlog1py_self_scalar_out(self, other, *, out):
 def _entry_special_xlog1py_self_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlog1py_self_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18928,7 +18928,7 @@ def _bind_special_xlog1py_other_scalar_out(self, other, *, out):
 def _entry_special_xlog1py_other_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_xlog1py_other_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -18959,7 +18959,7 @@ def _bind_special_zeta_self_scalar(self, other):
 def _entry_special_zeta_self_scalar(self, other):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_zeta_self_scalar, (self, other)) from None
     try:
@@ -18988,7 +18988,7 @@ def _bind_special_zeta_self_scalar_out(self, other, *, out):
 def _entry_special_zeta_self_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if self.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_zeta_self_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19048,7 +19048,7 @@ def _bind_special_zeta_other_scalar_out(self, other, *, out):
 def _entry_special_zeta_other_scalar_out(self, other, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_zeta_other_scalar_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19079,7 +19079,7 @@ def _bind_special_chebyshev_polynomial_t_x_scalar(x, n):
 def _entry_special_chebyshev_polynomial_t_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_t_x_scalar, (x, n)) from None
     try:
@@ -19108,7 +19108,7 @@ def _bind_special_chebyshev_polynomial_t_x_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_t_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_t_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19168,7 +19168,7 @@ def _bind_special_chebyshev_polynomial_t_n_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_t_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_t_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19199,7 +19199,7 @@ def _bind_special_chebyshev_polynomial_u_x_scalar(x, n):
 def _entry_special_chebyshev_polynomial_u_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_u_x_scalar, (x, n)) from None
     try:
@@ -19228,7 +19228,7 @@ def _bind_special_chebyshev_polynomial_u_x_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_u_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_u_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19288,7 +19288,7 @@ def _bind_special_chebyshev_polynomial_u_n_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_u_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_u_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19319,7 +19319,7 @@ def _bind_special_chebyshev_polynomial_v_x_scalar(x, n):
 def _entry_special_chebyshev_polynomial_v_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_v_x_scalar, (x, n)) from None
     try:
@@ -19348,7 +19348,7 @@ def _bind_special_chebyshev_polynomial_v_x_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_v_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_v_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19408,7 +19408,7 @@ def _bind_special_chebyshev_polynomial_v_n_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_v_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_v_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19439,7 +19439,7 @@ def _bind_special_chebyshev_polynomial_w_x_scalar(x, n):
 def _entry_special_chebyshev_polynomial_w_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_w_x_scalar, (x, n)) from None
     try:
@@ -19468,7 +19468,7 @@ def _bind_special_chebyshev_polynomial_w_x_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_w_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_w_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19528,7 +19528,7 @@ def _bind_special_chebyshev_polynomial_w_n_scalar_out(x, n, *, out):
 def _entry_special_chebyshev_polynomial_w_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_chebyshev_polynomial_w_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19559,7 +19559,7 @@ def _bind_special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_t_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_t_x_scalar, (x, n)) from None
     try:
@@ -19588,7 +19588,7 @@ def _bind_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_t_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_t_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19648,7 +19648,7 @@ def _bind_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_t_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_t_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19679,7 +19679,7 @@ def _bind_special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_u_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_u_x_scalar, (x, n)) from None
     try:
@@ -19708,7 +19708,7 @@ def _bind_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_u_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_u_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19768,7 +19768,7 @@ def _bind_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_u_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_u_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19799,7 +19799,7 @@ def _bind_special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_v_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_v_x_scalar, (x, n)) from None
     try:
@@ -19828,7 +19828,7 @@ def _bind_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_v_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_v_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19888,7 +19888,7 @@ def _bind_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_v_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_v_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -19919,7 +19919,7 @@ def _bind_special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
 def _entry_special_shifted_chebyshev_polynomial_w_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_w_x_scalar, (x, n)) from None
     try:
@@ -19948,7 +19948,7 @@ def _bind_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_w_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_w_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20008,7 +20008,7 @@ def _bind_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, *, out):
 def _entry_special_shifted_chebyshev_polynomial_w_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_shifted_chebyshev_polynomial_w_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20039,7 +20039,7 @@ def _bind_special_hermite_polynomial_h_x_scalar(x, n):
 def _entry_special_hermite_polynomial_h_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_h_x_scalar, (x, n)) from None
     try:
@@ -20068,7 +20068,7 @@ def _bind_special_hermite_polynomial_h_x_scalar_out(x, n, *, out):
 def _entry_special_hermite_polynomial_h_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_h_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20128,7 +20128,7 @@ def _bind_special_hermite_polynomial_h_n_scalar_out(x, n, *, out):
 def _entry_special_hermite_polynomial_h_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_h_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20159,7 +20159,7 @@ def _bind_special_hermite_polynomial_he_x_scalar(x, n):
 def _entry_special_hermite_polynomial_he_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_he_x_scalar, (x, n)) from None
     try:
@@ -20188,7 +20188,7 @@ def _bind_special_hermite_polynomial_he_x_scalar_out(x, n, *, out):
 def _entry_special_hermite_polynomial_he_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_he_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20248,7 +20248,7 @@ def _bind_special_hermite_polynomial_he_n_scalar_out(x, n, *, out):
 def _entry_special_hermite_polynomial_he_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_hermite_polynomial_he_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20279,7 +20279,7 @@ def _bind_special_laguerre_polynomial_l_x_scalar(x, n):
 def _entry_special_laguerre_polynomial_l_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_laguerre_polynomial_l_x_scalar, (x, n)) from None
     try:
@@ -20308,7 +20308,7 @@ def _bind_special_laguerre_polynomial_l_x_scalar_out(x, n, *, out):
 def _entry_special_laguerre_polynomial_l_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_laguerre_polynomial_l_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20368,7 +20368,7 @@ def _bind_special_laguerre_polynomial_l_n_scalar_out(x, n, *, out):
 def _entry_special_laguerre_polynomial_l_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_laguerre_polynomial_l_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20399,7 +20399,7 @@ def _bind_special_legendre_polynomial_p_x_scalar(x, n):
 def _entry_special_legendre_polynomial_p_x_scalar(x, n):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_legendre_polynomial_p_x_scalar, (x, n)) from None
     try:
@@ -20428,7 +20428,7 @@ def _bind_special_legendre_polynomial_p_x_scalar_out(x, n, *, out):
 def _entry_special_legendre_polynomial_p_x_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = ((n._ks if n.__class__ is _Tensor else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
+        ks = ((n._ks if n.__class__ is _Tensor else 0 if n.__class__ is float else _ks_num(n)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if x.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_legendre_polynomial_p_x_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -20488,7 +20488,7 @@ def _bind_special_legendre_polynomial_p_n_scalar_out(x, n, *, out):
 def _entry_special_legendre_polynomial_p_n_scalar_out(x, n, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (x._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
+        ks = (x._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if n.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(special_legendre_polynomial_p_n_scalar_out, (x, n, out)) from None
     if not out._ks & _ADINPLACE:
@@ -37790,7 +37790,7 @@ def _bind_native_dropout_backward(grad_output, mask, scale):
 def _entry_native_dropout_backward(grad_output, mask, scale):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
+        ks = (grad_output._ks | (mask._ks if mask.__class__ is _Tensor else 0 if mask.__class__ is float else _ks_num(mask)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(native_dropout_backward, (grad_output, mask, scale)) from None
     try:
@@ -37819,7 +37819,7 @@ def _bind_native_dropout_backward_out(grad_output, mask, scale, *, out):
 def _entry_native_dropout_backward_out(grad_output, mask, scale, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (grad_output._ks | (mask._ks if mask.__class__ is _Tensor else 0 if mask.__class__ is float else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(native_dropout_backward_out, (grad_output, mask, scale, out)) from None
     if not out._ks & _ADINPLACE:
@@ -39247,7 +39247,7 @@ def _bind_conj_physical_out(self, *, out):
 def _entry_conj_physical_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(conj_physical_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -39336,7 +39336,7 @@ def _bind_angle_out(self, *, out):
 def _entry_angle_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(angle_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -39396,7 +39396,7 @@ def _bind_sgn_out(self, *, out):
 def _entry_sgn_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sgn_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -42520,7 +42520,7 @@ def _bind_gelu_out(self, *, approximate='none', out):
 def _entry_gelu_out(self, approximate, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gelu_out, (self, approximate, out)) from None
     if not out._ks & _ADINPLACE:
@@ -42582,7 +42582,7 @@ def _bind_gelu_backward(grad_output, self, *, approximate='none'):
 def _entry_gelu_backward(grad_output, self, approximate):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gelu_backward, (grad_output, self, approximate)) from None
     try:
@@ -42611,7 +42611,7 @@ def _bind_gelu_backward_grad_input(grad_output, self, *, approximate='none', gra
 def _entry_gelu_backward_grad_input(grad_output, self, approximate, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else 0 if grad_input.__class__ is float else _ks_num(grad_input)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gelu_backward_grad_input, (grad_output, self, approximate, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -42671,7 +42671,7 @@ def _bind_silu_out(self, *, out):
 def _entry_silu_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(silu_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -42733,7 +42733,7 @@ def _bind_silu_backward(grad_output, self):
 def _entry_silu_backward(grad_output, self):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(silu_backward, (grad_output, self)) from None
     try:
@@ -42762,7 +42762,7 @@ def _bind_silu_backward_grad_input(grad_output, self, *, grad_input):
 def _entry_silu_backward_grad_input(grad_output, self, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else 0 if grad_input.__class__ is float else _ks_num(grad_input)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(silu_backward_grad_input, (grad_output, self, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -42822,7 +42822,7 @@ def _bind_softplus_out(self, beta=1, threshold=20, *, out):
 def _entry_softplus_out(self, beta, threshold, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if threshold.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softplus_out, (self, beta, threshold, out)) from None
     if not out._ks & _ADINPLACE:
@@ -42942,7 +42942,7 @@ def _bind_leaky_relu_out(self, negative_slope=0.01, *, out):
 def _entry_leaky_relu_out(self, negative_slope, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if negative_slope.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(leaky_relu_out, (self, negative_slope, out)) from None
     if not out._ks & _ADINPLACE:
@@ -43093,7 +43093,7 @@ def _bind_elu_out(self, alpha=1, scale=1, input_scale=1, *, out):
 def _entry_elu_out(self, alpha, scale, input_scale, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | (_COMPLEX if scale.__class__ is _complex else 0) | (_COMPLEX if input_scale.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(elu_out, (self, alpha, scale, input_scale, out)) from None
     if not out._ks & _ADINPLACE:
@@ -43244,7 +43244,7 @@ def _bind_hardtanh_out(self, min_val=-1, max_val=1, *, out):
 def _entry_hardtanh_out(self, min_val, max_val, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if min_val.__class__ is _complex else 0) | (_COMPLEX if max_val.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardtanh_out, (self, min_val, max_val, out)) from None
     if not out._ks & _ADINPLACE:
@@ -43546,7 +43546,7 @@ def _bind_hardsigmoid_out(self, *, out):
 def _entry_hardsigmoid_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardsigmoid_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -43697,7 +43697,7 @@ def _bind_mish_out(self, *, out):
 def _entry_mish_out(self, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mish_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
@@ -43817,7 +43817,7 @@ def _bind_hardshrink_out(self, lambd=0.5, *, out):
 def _entry_hardshrink_out(self, lambd, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(hardshrink_out, (self, lambd, out)) from None
     if not out._ks & _ADINPLACE:
@@ -43937,7 +43937,7 @@ def _bind_softshrink_out(self, lambd=0.5, *, out):
 def _entry_softshrink_out(self, lambd, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if lambd.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(softshrink_out, (self, lambd, out)) from None
     if not out._ks & _ADINPLACE:
@@ -44359,7 +44359,7 @@ def _bind_celu_out(self, alpha=1.0, *, out):
 def _entry_celu_out(self, alpha, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(celu_out, (self, alpha, out)) from None
     if not out._ks & _ADINPLACE:
@@ -44842,7 +44842,7 @@ def _bind_threshold_out(self, threshold, value, *, out):
 def _entry_threshold_out(self, threshold, value, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if threshold.__class__ is _complex else 0) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if threshold.__class__ is _complex else 0) | (_COMPLEX if value.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_out, (self, threshold, value, out)) from None
     if not out._ks & _ADINPLACE:
@@ -44904,7 +44904,7 @@ def _bind_sigmoid_backward(grad_output, output):
 def _entry_sigmoid_backward(grad_output, output):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else 0 if output.__class__ is float else _ks_num(output)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid_backward, (grad_output, output)) from None
     try:
@@ -44933,7 +44933,7 @@ def _bind_sigmoid_backward_grad_input(grad_output, output, *, grad_input):
 def _entry_sigmoid_backward_grad_input(grad_output, output, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else 0 if output.__class__ is float else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else 0 if grad_input.__class__ is float else _ks_num(grad_input)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid_backward_grad_input, (grad_output, output, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -44964,7 +44964,7 @@ def _bind_tanh_backward(grad_output, output):
 def _entry_tanh_backward(grad_output, output):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else 0 if output.__class__ is float else _ks_num(output)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh_backward, (grad_output, output)) from None
     try:
@@ -44993,7 +44993,7 @@ def _bind_tanh_backward_grad_input(grad_output, output, *, grad_input):
 def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
     try:
         _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else 0 if output.__class__ is float else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else 0 if grad_input.__class__ is float else _ks_num(grad_input)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh_backward_grad_input, (grad_output, output, grad_input)) from None
     if not grad_input._ks & _ADINPLACE:
@@ -45053,7 +45053,7 @@ def _bind_clamp_min_out(self, min, *, out):
 def _entry_clamp_min_out(self, min, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if min.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_min_out, (self, min, out)) from None
     if not out._ks & _ADINPLACE:
@@ -45235,7 +45235,7 @@ def _bind_clamp_max_out(self, max, *, out):
 def _entry_clamp_max_out(self, max, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if max.__class__ is _complex else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_max_out, (self, max, out)) from None
     if not out._ks & _ADINPLACE:

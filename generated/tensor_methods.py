@@ -13024,7 +13024,7 @@ def __add__(self, other):
                 return _entry_add__Tensor(other, self, 1)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.add_Tensor, (self, other, 1)) from None
         try:
@@ -13046,7 +13046,7 @@ def __and__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_and_Tensor, (self, other)) from None
         try:
@@ -13070,7 +13070,7 @@ def __eq__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.eq_Tensor, (self, other)) from None
         try:
@@ -13092,7 +13092,7 @@ def __floordiv__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.floor_divide, (self, other)) from None
         try:
@@ -13114,7 +13114,7 @@ def __ge__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.ge_Tensor, (self, other)) from None
         try:
@@ -13136,7 +13136,7 @@ def __gt__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.gt_Tensor, (self, other)) from None
         try:
@@ -13158,7 +13158,7 @@ def __iadd__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.add__Tensor, (self, other, 1)) from None
         if not self._ks & _ADINPLACE:
@@ -13182,7 +13182,7 @@ def __iand__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_and__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13206,7 +13206,7 @@ def __ifloordiv__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.floor_divide__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13230,7 +13230,7 @@ def __ilshift__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_left_shift__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13254,7 +13254,7 @@ def __imod__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.remainder__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13278,7 +13278,7 @@ def __imul__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.mul__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13321,7 +13321,7 @@ def __ior__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_or__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13345,7 +13345,7 @@ def __ipow__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.pow__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13369,7 +13369,7 @@ def __irshift__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_right_shift__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13393,7 +13393,7 @@ def __isub__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.sub__Tensor, (self, other, 1)) from None
         if not self._ks & _ADINPLACE:
@@ -13417,7 +13417,7 @@ def __itruediv__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.div__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13441,7 +13441,7 @@ def __ixor__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_xor__Tensor, (self, other)) from None
         if not self._ks & _ADINPLACE:
@@ -13465,7 +13465,7 @@ def __le__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.le_Tensor, (self, other)) from None
         try:
@@ -13487,7 +13487,7 @@ def __lshift__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_left_shift_Tensor, (self, other)) from None
         try:
@@ -13509,7 +13509,7 @@ def __lt__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.lt_Tensor, (self, other)) from None
         try:
@@ -13553,7 +13553,7 @@ def __mod__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.remainder_Tensor, (self, other)) from None
         try:
@@ -13581,7 +13581,7 @@ def __mul__(self, other):
                 return _entry_mul__Tensor(other, self)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.mul_Tensor, (self, other)) from None
         try:
@@ -13605,7 +13605,7 @@ def __ne__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.ne_Tensor, (self, other)) from None
         try:
@@ -13646,7 +13646,7 @@ def __or__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_or_Tensor, (self, other)) from None
         try:
@@ -13687,7 +13687,7 @@ def __pow__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.pow_Tensor_Tensor, (self, other)) from None
         try:
@@ -13709,7 +13709,7 @@ def __radd__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.add_Tensor, (self, other, 1)) from None
         try:
@@ -13731,7 +13731,7 @@ def __rand__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_and_Tensor, (self, other)) from None
         try:
@@ -13801,7 +13801,7 @@ def __rmod__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+            ks = ((self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.remainder_Scalar_Tensor, (other, self)) from None
         try:
@@ -13823,7 +13823,7 @@ def __rmul__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.mul_Tensor, (self, other)) from None
         try:
@@ -13845,7 +13845,7 @@ def __ror__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_or_Tensor, (self, other)) from None
         try:
@@ -13867,7 +13867,7 @@ def __rpow__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = ((self._ks if self.__class__ is _Tensor else _ks_num(self)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+            ks = ((self._ks if self.__class__ is _Tensor else 0 if self.__class__ is float else _ks_num(self)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.pow_Scalar, (other, self)) from None
         try:
@@ -13902,7 +13902,7 @@ def __rshift__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_right_shift_Tensor, (self, other)) from None
         try:
@@ -13950,7 +13950,7 @@ def __rxor__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_xor_Tensor, (self, other)) from None
         try:
@@ -13976,7 +13976,7 @@ def __sub__(self, other):
                 return _entry_sub__Tensor(self, other, 1)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.sub_Tensor, (self, other, 1)) from None
         try:
@@ -14002,7 +14002,7 @@ def __truediv__(self, other):
                 return _entry_div__Tensor(self, other)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.div_Tensor, (self, other)) from None
         try:
@@ -14024,7 +14024,7 @@ def __xor__(self, other):
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
         try:
             _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
         except AttributeError:
             raise _arg_error(_o.bitwise_xor_Tensor, (self, other)) from None
         try:

@@ -37,9 +37,9 @@ def test_int_lists_become_varargs_when_alone(fns):
 
 
 def test_keyset_expressions(fns):
-    assert api.ks_expr(fns["add.Tensor"]) == \
-        "self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | " \
-        "(_COMPLEX if alpha.__class__ is _complex else 0)"
+    assert api.ks_expr(fns["add.Tensor"]) == (
+        "self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is "
+        "float else _ks_num(other)) | (_COMPLEX if alpha.__class__ is _complex else 0)")
     # a complex number in a Scalar argument sets the Complex key (refusals sit there)
     assert api.ks_expr(fns["lt.Scalar"]) == \
         "self._ks | (_COMPLEX if other.__class__ is _complex else 0)"
