@@ -211,9 +211,21 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "out_wrap": _wrap(return_type(b.out_fn if not method else None)),
         })
     return {"name": name, "cases": cases, "single": len(cases) == 1,
+            "int_list_first": _int_list_first(cases),
             "number_self": any(c["number_self"] for c in cases),
             "schemas": [str(b.fn.schema) for b in bindings],
             "python_module": bindings[0].fn.python_module}
+
+
+def _int_list_first(cases: list[dict]) -> bool:
+    """Whether an overloaded binding's first overload is `(Tensor self, int[] size)` with the
+    list as varargs (`view(2, 3)` / `view((2, 3))` before `view(dtype)`): its resolver then
+    calls that overload directly when the arguments are a tensor and plain ints."""
+    first = cases[0]
+    return (len(cases) > 1 and first["varargs"] is not None and not first["out"]
+            and not first["requires_grad"] and not first["tensor_only"]
+            and [t for _, t in first["checks"]] in (["Tensor", "int[]"], ["Tensor", "SymInt[]"])
+            and first["checks"][1][0] == first["varargs"])
 
 
 def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:
