@@ -13,7 +13,7 @@ import jinja2
 
 from . import api
 from .autocast import KEY_OF_DEVICE, AutocastDevice, AutocastRule, wrapper_code
-from .autograd_gen import forward_kernel, needs_autograd_kernel, node_class
+from .autograd_gen import forward_kernel, needs_autograd_kernel, node_class, view_entries
 from .derivatives import Derivative
 from .functionalization import functionalization_plan
 from .model import default_to_python
@@ -292,7 +292,8 @@ def autograd_context(fns: list[NativeFunction], derivs: list[Derivative]) -> dic
                             "code": forward_kernel(d, fn)})
             regs.append({"ident": fn.ident, "expr": f"_ag_{fn.ident}"})
             caches.append(fn.ident)
-    nodes = [{"loc": d.ref, "code": node_class(d)} for d in derivs if d.inputs]
+    entries = view_entries(fns)
+    nodes = [{"loc": d.ref, "code": node_class(d, entries)} for d in derivs if d.inputs]
     return {"nodes": nodes, "kernels": kernels, "regs": regs, "caches": caches}
 
 
