@@ -14,6 +14,8 @@ gradient) builds the Node, saves what the formulas use, and sets the outputs' hi
 """
 from __future__ import annotations
 
+import ast
+
 from .api import py_name
 from .derivatives import Derivative, return_names
 from .native import NativeFunction
@@ -54,7 +56,51 @@ def _unpack_line(d: Derivative, local: str) -> str:
     return f"{local} = _node._s_{local}"
 
 
-def node_class(d: Derivative) -> str:
+def view_entries(fns: list[NativeFunction]) -> dict[str, tuple[str, int]]:
+    """Tensor method name -> (its entry's ident, its arguments after self), for the methods
+    of one overload (what `grad.t()` in a formula calls, without resolving)."""
+    found: dict[str, list[NativeFunction]] = {}
+    for fn in fns:
+        if "method" in fn.variants:
+            found.setdefault(fn.op_name, []).append(fn)
+    return {name: (group[0].ident, len(group[0].schema.arguments.flat_non_out()) - 1)
+            for name, group in found.items() if len(group) == 1}
+
+
+def _view_of_grad(d: Derivative, entries: dict) -> tuple[str, list[str]] | None:
+    """(entry ident, argument names) when the node's one formula is a method of `grad`
+    given every argument by name (`grad.t()`, `grad.reshape(self_shape)`)."""
+    if len(d.formulas) != 1 or len(d.inputs) != 1 or d.inputs[0][1]:
+        return None
+    f = d.formulas[0]
+    if f.kind != "expr" or f.array_code or f.grads != ("grad",):
+        return None
+    call = ast.parse(f.code, mode="eval").body
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name) and call.func.value.id == "grad"
+            and not call.keywords and all(isinstance(a, ast.Name) for a in call.args)):
+        return None
+    entry = entries.get(call.func.attr)
+    if entry is None or entry[1] != len(call.args):
+        return None
+    return entry[0], [a.id for a in call.args]
+
+
+def _apply_array_view(d: Derivative, entry: tuple[str, list[str]]) -> list[str]:
+    """`_apply_array` of a node whose formula is one method of grad (a view op): the
+    method's entry called directly on a plain tensor (no binding; the same result)."""
+    ident, args = entry
+    lines = ["", f"{IND}def _apply_array(_node, _grads):",
+             f"{IND*2}grad = _grads[0]",
+             f"{IND*2}if grad.__class__ is not _A.Tensor or not _node._needs[0]:",
+             f"{IND*3}return _node.apply(_grads)"]
+    for local in d.formulas[0].uses:
+        lines.append(f"{IND*2}{_unpack_line(d, local)}")
+    lines.append(f"{IND*2}return (_o._entry_{ident}({', '.join(['grad', *args])}),)")
+    return lines
+
+
+def node_class(d: Derivative, entries: dict | None = None) -> str:
     rets = return_names(d.fn.schema)
     tensor_slots = [f"_s_{s.local}" for s in d.saved if s.kind in ("tensor", "output")]
     list_slots = [f"_s_{s.local}" for s in d.saved if s.kind == "tensor_list"]
@@ -95,7 +141,8 @@ def node_class(d: Derivative) -> str:
         lines.append(f"{IND*3}{targets} = {f.code}")
     parts = [f"*_r_{n}" if is_list else f"_r_{n}" for n, is_list in d.inputs]
     lines.append(f"{IND*2}return ({', '.join(parts)}{',' if len(parts) == 1 else ''})")
-    lines += _apply_array(d)
+    view = _view_of_grad(d, entries or {})
+    lines += _apply_array_view(d, view) if view else _apply_array(d)
     for s in d.saved:
         lines += ["", f"{IND}@property", f"{IND}def _saved_{s.local}(self):"]
         if s.kind in ("tensor", "output"):

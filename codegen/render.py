@@ -13,7 +13,7 @@ import jinja2
 
 from . import api
 from .autocast import KEY_OF_DEVICE, AutocastDevice, AutocastRule, wrapper_code
-from .autograd_gen import forward_kernel, needs_autograd_kernel, node_class
+from .autograd_gen import forward_kernel, needs_autograd_kernel, node_class, view_entries
 from .derivatives import Derivative
 from .functionalization import functionalization_plan
 from .model import default_to_python
@@ -211,9 +211,21 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "out_wrap": _wrap(return_type(b.out_fn if not method else None)),
         })
     return {"name": name, "cases": cases, "single": len(cases) == 1,
+            "int_list_first": _int_list_first(cases),
             "number_self": any(c["number_self"] for c in cases),
             "schemas": [str(b.fn.schema) for b in bindings],
             "python_module": bindings[0].fn.python_module}
+
+
+def _int_list_first(cases: list[dict]) -> bool:
+    """Whether an overloaded binding's first overload is `(Tensor self, int[] size)` with the
+    list as varargs (`view(2, 3)` / `view((2, 3))` before `view(dtype)`): its resolver then
+    calls that overload directly when the arguments are a tensor and plain ints."""
+    first = cases[0]
+    return (len(cases) > 1 and first["varargs"] is not None and not first["out"]
+            and not first["requires_grad"] and not first["tensor_only"]
+            and [t for _, t in first["checks"]] in (["Tensor", "int[]"], ["Tensor", "SymInt[]"])
+            and first["checks"][1][0] == first["varargs"])
 
 
 def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:
@@ -280,7 +292,8 @@ def autograd_context(fns: list[NativeFunction], derivs: list[Derivative]) -> dic
                             "code": forward_kernel(d, fn)})
             regs.append({"ident": fn.ident, "expr": f"_ag_{fn.ident}"})
             caches.append(fn.ident)
-    nodes = [{"loc": d.ref, "code": node_class(d)} for d in derivs if d.inputs]
+    entries = view_entries(fns)
+    nodes = [{"loc": d.ref, "code": node_class(d, entries)} for d in derivs if d.inputs]
     return {"nodes": nodes, "kernels": kernels, "regs": regs, "caches": caches}
 
 

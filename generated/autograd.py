@@ -2602,6 +2602,13 @@ class ViewBackward0(_Node):
             _r_self = grad.reshape(self_shape)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
@@ -2694,6 +2701,14 @@ class TransposeBackward0(_Node):
             _r_self = grad.transpose(dim0, dim1)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        dim0 = _node._s_dim0
+        dim1 = _node._s_dim1
+        return (_o._entry_transpose_int(grad, dim0, dim1),)
+
     @property
     def _saved_dim0(self):
         return self._s_dim0
@@ -2718,6 +2733,12 @@ class TBackward0(_Node):
         if _n[0]:
             _r_self = grad.t()
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        return (_o._entry_t(grad),)
 
 
 # schema/derivatives.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
@@ -2759,6 +2780,13 @@ class SqueezeBackward0(_Node):
             _r_self = grad.reshape(self_shape)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
@@ -2781,6 +2809,13 @@ class SqueezeBackward1(_Node):
             _r_self = grad.reshape(self_shape)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
@@ -2802,6 +2837,13 @@ class SqueezeBackward2(_Node):
             self_shape = _node._s_self_shape
             _r_self = grad.reshape(self_shape)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
 
     @property
     def _saved_self_shape(self):
@@ -6105,6 +6147,12 @@ class ConjBackward0(_Node):
         if _n[0]:
             _r_self = grad.conj()
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        return (_o._entry_conj(grad),)
 
 
 # schema/derivatives.yaml: _conj_physical(Tensor self) -> Tensor
@@ -12630,6 +12678,13 @@ class ViewCopyBackward0(_Node):
             _r_self = grad.reshape(self_shape)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
@@ -12722,6 +12777,14 @@ class TransposeCopyBackward0(_Node):
             _r_self = grad.transpose(dim0, dim1)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        dim0 = _node._s_dim0
+        dim1 = _node._s_dim1
+        return (_o._entry_transpose_int(grad, dim0, dim1),)
+
     @property
     def _saved_dim0(self):
         return self._s_dim0
@@ -12746,6 +12809,12 @@ class TCopyBackward0(_Node):
         if _n[0]:
             _r_self = grad.t()
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        return (_o._entry_t(grad),)
 
 
 # schema/derivatives.yaml: unsqueeze_copy(Tensor self, int dim) -> Tensor
@@ -12787,6 +12856,13 @@ class SqueezeCopyBackward0(_Node):
             _r_self = grad.reshape(self_shape)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
@@ -12809,6 +12885,13 @@ class SqueezeCopyBackward0(_Node):
             _r_self = grad.reshape(self_shape)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
@@ -12830,6 +12913,13 @@ class SqueezeCopyBackward0(_Node):
             self_shape = _node._s_self_shape
             _r_self = grad.reshape(self_shape)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
 
     @property
     def _saved_self_shape(self):
@@ -13158,6 +13248,12 @@ class ConjCopyBackward0(_Node):
         if _n[0]:
             _r_self = grad.conj()
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        return (_o._entry_conj(grad),)
 
 
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)

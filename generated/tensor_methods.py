@@ -4369,6 +4369,14 @@ def count_nonzero(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) > 1 and isinstance(args[0], _Tensor):
+            # the common call, `count_nonzero(2, 3)` or `count_nonzero((2, 3))`: the first overload, unresolved
+            _ints = args[1] if len(args) == 2 and isinstance(args[1], (tuple, list)) else args[1:]
+            for _i in _ints:
+                if _i.__class__ is not int:
+                    break
+            else:
+                return _c0_count_nonzero(args[0], _ints)
         return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
     except TypeError:
         _r = _hra_any(count_nonzero, args, kwargs)
@@ -12742,6 +12750,14 @@ def view(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) > 1 and isinstance(args[0], _Tensor):
+            # the common call, `view(2, 3)` or `view((2, 3))`: the first overload, unresolved
+            _ints = args[1] if len(args) == 2 and isinstance(args[1], (tuple, list)) else args[1:]
+            for _i in _ints:
+                if _i.__class__ is not int:
+                    break
+            else:
+                return _c0_view(args[0], _ints)
         return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
     except TypeError:
         _r = _hra_any(view, args, kwargs)

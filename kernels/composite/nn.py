@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import ember
+from ember._generated import ops as _ops
 from ember.core import dtype as D
 from ember.dispatch.argcheck import FITS as _FITS
 from ember.kernels.common._errors import not_implemented_for
@@ -301,7 +302,7 @@ def binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction
 
 
 def nll_loss(self, target, weight, reduction, ignore_index):
-    return ember.nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
+    return _ops._entry_nll_loss_forward(self, target, weight, reduction, ignore_index)[0]
 
 
 def nll_loss_nd(self, target, weight, reduction, ignore_index):
@@ -408,9 +409,9 @@ def cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoo
                                f"{label_smoothing}")
         return _ce_label_smoothing(self, target, weight, reduction, ignore_index,
                                    label_smoothing)
-    class_dim = 0 if self.dim() == 1 else 1
-    return nll_loss_nd(ember._log_softmax(self, class_dim, False), target, weight, reduction,
-                       ignore_index)
+    class_dim = 0 if len(self._shape) == 1 else 1
+    return nll_loss_nd(_ops._entry__log_softmax(self, class_dim, False), target, weight,
+                       reduction, ignore_index)
 
 
 # --------------------------------------------------------------------------- normalisation
