@@ -134,6 +134,10 @@ NAN_ORDER = ("unique_dim of rows holding NaN: torch's row sort with NaN is not a
 DOT_BOOL = ("inner/tensordot of bool (empty) inputs: torch contracts through dot/mm and raises "
             "'\"dot\" not implemented for Bool' (or answers an empty result) in an order ember's "
             "mm-based decomposition does not follow")
+SHRINK_NAN = ("hardshrink_backward/softshrink_backward at a NaN self: torch's vectorized loop "
+              "keeps grad where self < -lambd or self > lambd (0 for NaN), its scalar loop, "
+              "which runs the elements past the last full SIMD vector, zeroes where -lambd <= "
+              "self <= lambd (grad for NaN); ember gives the scalar loop's grad everywhere")
 KNOWN: dict[str, str] = {
     **dict.fromkeys(["norm.ScalarOpt_dim", "norm.Scalar", "linalg_vector_norm.default",
                      "renorm.default"], HALF),
@@ -181,6 +185,7 @@ KNOWN: dict[str, str] = {
         for overload in ("default", "x_scalar", "n_scalar")], RECURRENCE),
     **dict.fromkeys(["isin.Tensor_Tensor", "kron.default"], TORCH_VIEW),
     **dict.fromkeys(["inner.default", "tensordot.default"], DOT_BOOL),
+    **dict.fromkeys(["hardshrink_backward.default", "softshrink_backward.default"], SHRINK_NAN),
 }
 
 
