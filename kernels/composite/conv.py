@@ -202,6 +202,10 @@ def pad(self, pad, mode, value):
     if k not in (1, 2, 3) or dim not in (k + 1, k + 2):
         raise NotImplementedError(f"Padding size {len(pad)} is not supported for {dim}D input "
                                   f"tensor.\n{_NON_CONSTANT}")
+    if mode != "circular" and 0 in self.shape[dim - k - 1 if dim == k + 2 else 0:]:
+        raise RuntimeError(f"Expected {k + 1}D or {k + 2}D (batch mode) tensor with possibly 0 "
+                           "batch size and other non-zero dimensions for input, but got: "
+                           f"[{', '.join(map(str, self.shape))}]")
     out = self
     for i in range(k):
         d = dim - 1 - i

@@ -654,3 +654,19 @@ def test_tensor_subclass_overrides_a_functional():
     x = ember.randn(3).as_subclass(Constant)
     assert F.mse_loss(x, ember.zeros(3)) == "overridden"
     assert isinstance(F.relu(x), Constant)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
+@pytest.mark.parametrize("shape,pad", [((2, 0, 3), [1, 1]), ((0, 2, 3), [1, 1]), ((0, 3), [1, 1]),
+                                       ((2, 3, 0), [1, 1, 1, 1]), ((0, 2, 3, 3), [1, 1, 1, 1]),
+                                       ((2, 0, 3, 3), [1] * 6), ((1, 2, 0, 3, 3), [1] * 6)])
+def test_pad_of_empty_dims_as_torch(mode, shape, pad):
+    """reflect/replicate refuse a zero size outside the batch dim (torch's shape check, before
+    the padding checks); circular pads or raises its wrap-around error."""
+    got = []
+    for lib in (ember, torch):
+        try:
+            got.append(tuple(lib.nn.functional.pad(lib.ones(shape), pad, mode=mode).shape))
+        except RuntimeError as e:
+            got.append(str(e))
+    assert got[0] == got[1]
