@@ -184,3 +184,25 @@ def test_pure_python_fallback_runs_the_same_tests():
                           "-x", *tests], env=env, cwd=ROOT, capture_output=True, text=True,
                          timeout=600, check=False)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+
+
+def test_inference_flag_is_per_thread():
+    """A thread inside inference_mode does not make another thread's results inference
+    tensors (the C flag is a C thread-local, as the Python one is thread-local)."""
+    import threading
+    entered, done = threading.Event(), threading.Event()
+    seen = {}
+
+    def worker():
+        with ember.inference_mode():
+            entered.set()
+            done.wait(10)
+            seen["worker"] = (ember.ones(2) * 2).is_inference()
+
+    th = threading.Thread(target=worker)
+    th.start()
+    entered.wait(10)
+    seen["main"] = (ember.ones(2) * 2).is_inference()
+    done.set()
+    th.join(10)
+    assert seen == {"worker": True, "main": False}
