@@ -231,6 +231,9 @@ _c_xlogy_Tensor = _o.xlogy_Tensor._cache
 _c_xlogy__Tensor = _o.xlogy__Tensor._cache
 _c_special_xlog1py = _o.special_xlog1py._cache
 _c_special_zeta = _o.special_zeta._cache
+_c_xlogy_Scalar_Other = _o.xlogy_Scalar_Other._cache
+_c_xlogy__Scalar_Other = _o.xlogy__Scalar_Other._cache
+_c_special_xlog1py_other_scalar = _o.special_xlog1py_other_scalar._cache
 _c_sum = _o.sum._cache
 _c_sum_dim_IntList = _o.sum_dim_IntList._cache
 _c_mean = _o.mean._cache
@@ -6019,6 +6022,90 @@ class SpecialXlog1PyBackward0(_Node):
     @property
     def _saved_other(self):
         return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+class XlogyBackward1(_Node):
+    """Backward of xlogy.Scalar_Other, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.xlogy_other_scalar_backward(grad, self, other)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class XlogyBackward2(_Node):
+    """Backward of xlogy_.Scalar_Other, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.xlogy_other_scalar_backward(grad, self, other)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+class SpecialXlog1PyBackward1(_Node):
+    """Backward of special_xlog1py.other_scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.xlogy_other_scalar_backward(grad, self, other, True)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
 
     @property
     def _saved_self(self):
@@ -17331,6 +17418,79 @@ def _ag_special_zeta(ks, self, other):
     return _out
 
 
+# schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor)
+def _ag_xlogy_Scalar_Other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_xlogy_Scalar_Other.get(_ks)
+    if _k is None:
+        _k = _o.xlogy_Scalar_Other._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(XlogyBackward1, (_e_self,), (True,))
+    _node._s_other = other
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!))
+def _ag_xlogy__Scalar_Other(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(XlogyBackward2, (_e_self,), (True,))
+            _node._s_other = other
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_xlogy__Scalar_Other.get(_ks)
+    if _k is None:
+        _k = _o.xlogy__Scalar_Other._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_special_xlog1py_other_scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_xlog1py_other_scalar.get(_ks)
+    if _k is None:
+        _k = _o.special_xlog1py_other_scalar._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(SpecialXlog1PyBackward1, (_e_self,), (True,))
+    _node._s_other = other
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
@@ -24216,11 +24376,14 @@ _o.special_hermite_polynomial_he_out.register("Autograd", _autograd_out(_o.speci
 _o.special_laguerre_polynomial_l_out.register("Autograd", _autograd_out(_o.special_laguerre_polynomial_l_out), with_keyset=True)
 _o.special_legendre_polynomial_p_out.register("Autograd", _autograd_out(_o.special_legendre_polynomial_p_out), with_keyset=True)
 _o.xlogy_OutScalar_Self.register("Autograd", _autograd_out(_o.xlogy_OutScalar_Self), with_keyset=True)
+_o.xlogy_Scalar_Other.register("Autograd", _ag_xlogy_Scalar_Other, with_keyset=True)
 _o.xlogy_OutScalar_Other.register("Autograd", _autograd_out(_o.xlogy_OutScalar_Other), with_keyset=True)
+_o.xlogy__Scalar_Other.register("Autograd", _ag_xlogy__Scalar_Other, with_keyset=True)
 _o.special_xlogy_out.register("Autograd", _autograd_out(_o.special_xlogy_out), with_keyset=True)
 _o.special_xlogy_self_scalar_out.register("Autograd", _autograd_out(_o.special_xlogy_self_scalar_out), with_keyset=True)
 _o.special_xlogy_other_scalar_out.register("Autograd", _autograd_out(_o.special_xlogy_other_scalar_out), with_keyset=True)
 _o.special_xlog1py_self_scalar_out.register("Autograd", _autograd_out(_o.special_xlog1py_self_scalar_out), with_keyset=True)
+_o.special_xlog1py_other_scalar.register("Autograd", _ag_special_xlog1py_other_scalar, with_keyset=True)
 _o.special_xlog1py_other_scalar_out.register("Autograd", _autograd_out(_o.special_xlog1py_other_scalar_out), with_keyset=True)
 _o.special_zeta_self_scalar_out.register("Autograd", _autograd_out(_o.special_zeta_self_scalar_out), with_keyset=True)
 _o.special_zeta_other_scalar_out.register("Autograd", _autograd_out(_o.special_zeta_other_scalar_out), with_keyset=True)

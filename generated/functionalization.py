@@ -324,6 +324,7 @@ _F.register_mutation(_o.special_laguerre_polynomial_l_out, _o.special_laguerre_p
 _F.register_mutation(_o.special_legendre_polynomial_p_out, _o.special_legendre_polynomial_p, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.xlogy_OutScalar_Self, _o.xlogy_Scalar_Self, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.xlogy_OutScalar_Other, _o.xlogy_Scalar_Other, (2,), same_args=True, n_out=1)
+_F.register_mutation(_o.xlogy__Scalar_Other, _o.xlogy_Scalar_Other, (0,), same_args=True, n_out=0)
 _F.register_mutation(_o.special_xlogy_out, _o.special_xlogy, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.special_xlogy_self_scalar_out, _o.special_xlogy_self_scalar, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.special_xlogy_other_scalar_out, _o.special_xlogy_other_scalar, (2,), same_args=True, n_out=1)
