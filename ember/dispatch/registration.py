@@ -196,13 +196,17 @@ def _dense_span(t):
 # complex refusals (floor_, clamp_min_, ...), registered by kernels/common/_complex_support.py
 CHECKS_BEFORE_OVERLAP: dict = {}
 
+# in-place ops torch does not build on TensorIterator: they check their arguments (shapes,
+# dtypes, values) before the overlap, so every error of their Meta kernel wins
+ARGUMENT_CHECKS_FIRST = frozenset({"addbmm_", "addmv_", "baddbmm_", "put_", "renorm_"})
+
 
 def _raise_after_meta_checks(op, args, error):
     """torch checks overlap inside the kernel, after the op's own argument checks: run
     the op's CHECKS_BEFORE_OVERLAP entry, then the Meta kernel on meta twins of the
     arguments, so that its IndexError or TypeError (a dim out of range, say) is the one
-    raised; else `error` (TensorIterator's shape and dtype RuntimeErrors come after its
-    overlap check)."""
+    raised (any error for the ARGUMENT_CHECKS_FIRST ops); else `error` (TensorIterator's
+    shape and dtype RuntimeErrors come after its overlap check)."""
     from ..core.alloc import empty_meta
     from ..core.tensor import Tensor
 
@@ -218,7 +222,8 @@ def _raise_after_meta_checks(op, args, error):
         try:
             op.call_at("Meta", *(twin(a) for a in args))
         except RuntimeError:
-            pass
+            if op.name in ARGUMENT_CHECKS_FIRST:
+                raise
     raise error
 
 
