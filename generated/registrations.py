@@ -6012,6 +6012,13 @@ _o.rrelu_with_noise.register('CUDA', _common_activation.rrelu_with_noise_on_devi
 _o.rrelu_with_noise.register('Meta', _meta_activation.rrelu_with_noise)
 _o.rrelu_with_noise.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_with_noise, (1,)), with_keyset=True)
 
+# schema/native_functions.yaml: rrelu_with_noise.out(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
+_o.rrelu_with_noise_out.register('CompositeExplicitAutograd', _common_activation.rrelu_with_noise_out)
+_o.rrelu_with_noise_out.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_with_noise_out, (1, 6)), with_keyset=True)
+
+# schema/native_functions.yaml: rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out)
+_o.rrelu_with_noise_functional.register('CompositeExplicitAutograd', _common_activation.rrelu_with_noise_functional)
+
 # schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
 _o.rrelu_with_noise_.register('CPU', _cpu_activation.rrelu_with_noise_)
 _o.rrelu_with_noise_.register('CUDA', _common_activation.rrelu_with_noise__on_device)

@@ -196,9 +196,12 @@ def _dense_span(t):
 # complex refusals (floor_, clamp_min_, ...), registered by kernels/common/_complex_support.py
 CHECKS_BEFORE_OVERLAP: dict = {}
 
-# in-place ops torch does not build on TensorIterator: they check their arguments (shapes,
-# dtypes, values) before the overlap, so every error of their Meta kernel wins
-ARGUMENT_CHECKS_FIRST = frozenset({"addbmm_", "addmv_", "baddbmm_", "put_", "renorm_"})
+# in-place ops whose argument checks (shapes, dtypes, values) torch makes before its overlap
+# check (BLAS products, put_, renorm_; scatter's and index_add_'s meta functions), so every
+# error of their Meta kernel wins (but scatter_'s and scatter_reduce_'s `reduce` string,
+# which torch checks after it)
+ARGUMENT_CHECKS_FIRST = frozenset({"addbmm_", "addmv_", "baddbmm_", "put_", "renorm_", "scatter_",
+                                   "scatter_add_", "scatter_reduce_", "index_add_"})
 
 
 def _raise_after_meta_checks(op, args, error):

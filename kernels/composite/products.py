@@ -103,15 +103,19 @@ def renorm(self, p, dim, maxnorm):
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
     dim = wrap_dim(dim, self.dim())
     others = [d for d in range(self.dim()) if d != dim]
-    norm = ember.linalg.vector_norm(self, p, others, keepdim=True)
+    # float16/bfloat16: the norms, maxnorm and the factors in float32 (torch's opmath: a
+    # norm that overflows float16 scales by 0, maxnorm=70000 is no inf)
+    acc = {"dtype": ember.float32} if self.dtype in (ember.float16, ember.bfloat16) else {}
+    norm = ember.linalg.vector_norm(self, p, others, keepdim=True, **acc)
     scaled = norm > maxnorm
     if self.requires_grad and ember.is_grad_enabled():
         # the slices left alone pass grad through, whatever their norm's gradient (NaN for
         # a NaN slice) would be: their norm is taken of zeros (torch's where() on its
         # formula's result)
-        norm = ember.linalg.vector_norm(ember.where(scaled, self, 0.0), p, others, keepdim=True)
+        norm = ember.linalg.vector_norm(ember.where(scaled, self, 0.0), p, others, keepdim=True,
+                                        **acc)
     factor = ember.where(scaled, maxnorm / (norm + 1e-7), ember.ones_like(norm))
-    return self * factor
+    return (self * factor).to(self.dtype)
 
 
 def renorm_(self, p, dim, maxnorm):

@@ -4,6 +4,8 @@ the CPU kernels reuse: which dims are reduced, the result dtype, empty-input err
     >>> ember.empty(2, 3, device="meta").sum(1, keepdim=True).shape
     ember.Size([2, 1])
 """
+import math
+
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.shapes import reduced_shape, wrap_dims
@@ -473,6 +475,8 @@ def check_histc(self, bins, min, max):
         raise not_implemented_for("histogram_cpu", dt)
     if bins <= 0:
         raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min != max and not (math.isfinite(min) and math.isfinite(max)):   # (a given range)
+        raise RuntimeError(f"ember.histc: range of [{min:g}, {max:g}] is not finite")
     if min > max:
         raise RuntimeError("ember.histc: max must be larger than min")
 
