@@ -103,8 +103,8 @@ def renorm(self, p, dim, maxnorm):
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
     dim = wrap_dim(dim, self.dim())
     others = [d for d in range(self.dim()) if d != dim]
-    # float16/bfloat16: the norms, maxnorm and the factors in float32 (torch's opmath: a
-    # norm that overflows float16 scales by 0, maxnorm=70000 is no inf)
+    # float16/bfloat16: the norms, maxnorm and the factors in float32 (torch's accumulation
+    # type: a norm beyond float16's range scales by 0, maxnorm=70000 is no inf)
     acc = {"dtype": ember.float32} if self.dtype in (ember.float16, ember.bfloat16) else {}
     norm = ember.linalg.vector_norm(self, p, others, keepdim=True, **acc)
     scaled = norm > maxnorm
@@ -115,7 +115,9 @@ def renorm(self, p, dim, maxnorm):
         norm = ember.linalg.vector_norm(ember.where(scaled, self, 0.0), p, others, keepdim=True,
                                         **acc)
     factor = ember.where(scaled, maxnorm / (norm + 1e-7), ember.ones_like(norm))
-    return (self * factor).to(self.dtype)
+    # (torch rounds the factors to self's dtype; its result is contiguous, whatever self's
+    # layout: a structured op's output)
+    return (self * factor.to(self.dtype)).contiguous()
 
 
 def renorm_(self, p, dim, maxnorm):

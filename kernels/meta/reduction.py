@@ -463,13 +463,13 @@ def aminmax(self, dim=None, keepdim=False):
 
 
 def check_histc(self, bins, min, max):
-    """torch's errors: its kernels' dtype errors (bool fails in linspace, a uint8 range that
-    does not fit uint8 in the conversion), then bins and the range."""
+    """torch's errors: its kernels' dtype errors (bool fails in linspace, a given uint8 range
+    that does not fit uint8 in the conversion), then bins and the range."""
     from ember.kernels.common._errors import not_implemented_for
     dt = self._dtype
     if dt is D.bool_:
         raise not_implemented_for("linspace_cpu", dt)
-    if dt is D.uint8 and not (0 <= min <= 255 and 0 <= max <= 255):
+    if dt is D.uint8 and min != max and not (0 <= min <= 255 and 0 <= max <= 255):
         raise RuntimeError("value cannot be converted to type uint8_t without overflow")
     if not dt.is_floating_point:
         raise not_implemented_for("histogram_cpu", dt)

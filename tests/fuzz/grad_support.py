@@ -126,6 +126,9 @@ TORCH_BACKWARD_BUGS = (
     "from the 'SparseCPU' backend",
     # index_fill's value gradient (index_select) for a 0-d self and an empty index
     "Index to scalar can have only 1 value",
+    # addr's vector gradients for a complex self and real vectors (grad.mv(vec) of a complex
+    # grad and a real vec)
+    "addmv input tensors must have the same dtype",
 )
 
 # ops whose second gradient torch gives as NaN where the function is smooth or the limit

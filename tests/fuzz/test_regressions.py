@@ -129,6 +129,25 @@ def test_dim_checks(call):
     check_call(call)
 
 
+@pytest.mark.parametrize("call", [
+    lambda M: M.histc(M.tensor(-299008.0, dtype=M.bfloat16)),           # (a NumPy ValueError)
+    lambda M: M.histc(M.tensor([-299008.0, -299008.0], dtype=M.bfloat16), 4),
+    lambda M: M.histc(M.tensor([65504.0, 65504.0], dtype=M.float16), 4),  # 65505 overflows
+    lambda M: M.histc(M.tensor([9], dtype=M.uint8), 1, 256, 256),        # no range to convert
+    lambda M: M.histc(M.tensor([9], dtype=M.uint8), 1, 256, 257),
+    lambda M: M.tensor([[1.369, -2.303], [-4.59, -4.836]], dtype=M.float16).renorm_(255, 0, 70000),
+    lambda M: M.tensor([[1.0], [-float("inf")]], dtype=M.float16).renorm(True, 0, 70000),
+    lambda M: M.tensor([[1.369, -2.303], [-4.59, -4.836]], dtype=M.float16).t().renorm(2, 0, 1),
+    lambda M: M.tensor([[1.369, -2.303], [-4.59, -4.836]], dtype=M.bfloat16).t().renorm(2, 0, 1),
+    lambda M: M.tensor([[1.369, -2.303], [-4.59, -4.836]]).t().renorm(2, 0, 1),
+])
+def test_histc_and_renorm_edges(call):
+    """histc of a range that rounds to one value (bin 0), its widened edges' overflow, a
+    uint8 self without a given range (histogram_cpu's refusal); renorm of float16 and
+    bfloat16 in float32 with factors rounded to self's dtype, a contiguous result."""
+    check_call(call)
+
+
 @pytest.mark.parametrize("lo, hi, phrase", [(float("inf"), 1, "range of [inf, 1] is not finite"),
                                             (1, float("-inf"), "range of [1, -inf] is not finite"),
                                             (2, 1, "max must be larger than min")])
