@@ -69,8 +69,9 @@ def logit_backward(grad, self, eps=None):
         tensor([inf, 4.])
     """
     edge = (self == 0) | (self == 1)
-    x = ember.where(edge, self.new_full((), 0.5), self)   # (no 0/0 in a double backward)
-    d = ember.where(edge, grad * math.inf, grad / (x * (1 - x)))
+    # (a +0.0 divisor at the edges: grad / +0.0 is grad * inf; the where() keeps inf and
+    # 0 * inf out of the other elements' double backward)
+    d = grad / ember.where(edge, self.new_zeros(()), self * (1 - self))
     if eps is None or eps < 0:
         return ember.where((self < 0) | (self > 1), d.new_full((), float("nan")), d)
     return ember.where((self < eps) | (self > 1 - eps), d.new_zeros(()), d)
