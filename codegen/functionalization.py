@@ -34,14 +34,22 @@ def _functional_variant(fn: NativeFunction, functional: dict, by_base: dict):
     """The op that computes what `fn` writes: its twin with the same arguments (`add.Tensor`
     for `add_.Tensor` and `add.out`), else torch's `{name}_functional` (`normal_functional`),
     else one taking the same arguments by name plus optional ones (`zeros` for `zeros.out`,
-    whose dtype and device come from `out`; `polygamma` for `polygamma_`)."""
+    whose dtype and device come from `out`; `polygamma` for `polygamma_`). Its results are
+    written back to the mutated arguments in order, so it must return one per argument (an
+    out= op writing another argument too, rrelu_with_noise.out, has none: its clones are
+    mutated)."""
+    n_written = sum(a.is_write for a in fn.schema.arguments.flat())
+    if fn.schema.arguments.out and n_written != len(fn.schema.arguments.out):
+        return None, False   # (an out= op writing another argument too: rrelu_with_noise.out)
     twin = functional.get(fn.schema.signature_key())
-    if twin is not None:
+    if twin is not None and len(twin.schema.returns) == n_written:
         return twin, True
     base = fn.schema.name.base
     names = {a.name for a in fn.schema.arguments.flat_non_out()}
     candidates = by_base.get(f"{base}_functional", []) + by_base.get(base, [])
     for cand in candidates:
+        if len(cand.schema.returns) != n_written:   # (its results are written back in order)
+            continue
         args = cand.schema.arguments.flat()
         given = {a.name for a in args}
         optional_rest = all(a.default is not None or a.name in _FACTORY_KWARGS

@@ -231,6 +231,9 @@ _c_xlogy_Tensor = _o.xlogy_Tensor._cache
 _c_xlogy__Tensor = _o.xlogy__Tensor._cache
 _c_special_xlog1py = _o.special_xlog1py._cache
 _c_special_zeta = _o.special_zeta._cache
+_c_xlogy_Scalar_Other = _o.xlogy_Scalar_Other._cache
+_c_xlogy__Scalar_Other = _o.xlogy__Scalar_Other._cache
+_c_special_xlog1py_other_scalar = _o.special_xlog1py_other_scalar._cache
 _c_sum = _o.sum._cache
 _c_sum_dim_IntList = _o.sum_dim_IntList._cache
 _c_mean = _o.mean._cache
@@ -479,6 +482,7 @@ _c_celu_ = _o.celu_._cache
 _c__prelu_kernel = _o._prelu_kernel._cache
 _c__prelu_kernel_backward = _o._prelu_kernel_backward._cache
 _c_rrelu_with_noise = _o.rrelu_with_noise._cache
+_c_rrelu_with_noise_functional = _o.rrelu_with_noise_functional._cache
 _c_rrelu_with_noise_ = _o.rrelu_with_noise_._cache
 _c_rrelu_with_noise_backward = _o.rrelu_with_noise_backward._cache
 _c_threshold = _o.threshold._cache
@@ -6067,6 +6071,90 @@ class SpecialXlog1PyBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+class XlogyBackward1(_Node):
+    """Backward of xlogy.Scalar_Other, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.xlogy_other_scalar_backward(grad, self, other)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class XlogyBackward2(_Node):
+    """Backward of xlogy_.Scalar_Other, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.xlogy_other_scalar_backward(grad, self, other)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
+class SpecialXlog1PyBackward1(_Node):
+    """Backward of special_xlog1py.other_scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.xlogy_other_scalar_backward(grad, self, other, True)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/derivatives.yaml: special_zeta(Tensor self, Tensor other) -> Tensor
 class SpecialZetaBackward0(_Node):
     """Backward of special_zeta, from schema/derivatives.yaml."""
@@ -9856,6 +9944,48 @@ class RreluWithNoiseBackward1(_Node):
     @property
     def _saved_result(self):
         return _unpack(self._s_result, self)
+
+    @property
+    def _saved_training(self):
+        return self._s_training
+
+    @property
+    def _saved_upper(self):
+        return self._s_upper
+
+
+# schema/derivatives.yaml: rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out)
+class RreluWithNoiseFunctionalBackward0(_Node):
+    """Backward of rrelu_with_noise_functional, from schema/derivatives.yaml."""
+    __slots__ = ('_s_lower', '_s_noise_out', '_s_self', '_s_training', '_s_upper')
+    _saved_slots = ('_s_noise_out', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            lower = _node._s_lower
+            noise_out = _unpack(_node._s_noise_out, _node)
+            self = _unpack(_node._s_self, _node)
+            training = _node._s_training
+            upper = _node._s_upper
+            _r_self = _F.rrelu_with_noise_backward(grads[0], self, noise_out, lower, upper, training, False)
+        return (_r_self,)
+
+    @property
+    def _saved_lower(self):
+        return self._s_lower
+
+    @property
+    def _saved_noise_out(self):
+        return _unpack(self._s_noise_out, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
 
     @property
     def _saved_training(self):
@@ -17427,6 +17557,79 @@ def _ag_special_zeta(ks, self, other):
     return _out
 
 
+# schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor)
+def _ag_xlogy_Scalar_Other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_xlogy_Scalar_Other.get(_ks)
+    if _k is None:
+        _k = _o.xlogy_Scalar_Other._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(XlogyBackward1, (_e_self,), (True,))
+    _node._s_other = other
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!))
+def _ag_xlogy__Scalar_Other(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(XlogyBackward2, (_e_self,), (True,))
+            _node._s_other = other
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_xlogy__Scalar_Other.get(_ks)
+    if _k is None:
+        _k = _o.xlogy__Scalar_Other._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_special_xlog1py_other_scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_xlog1py_other_scalar.get(_ks)
+    if _k is None:
+        _k = _o.special_xlog1py_other_scalar._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(SpecialXlog1PyBackward1, (_e_self,), (True,))
+    _node._s_other = other
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
@@ -22848,6 +23051,35 @@ def _ag_rrelu_with_noise(ks, self, noise, lower, upper, training, generator):
     return _out
 
 
+# schema/native_functions.yaml: rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out) (derivative: schema/derivatives.yaml: rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out))
+def _ag_rrelu_with_noise_functional(ks, self, noise, lower, upper, training, generator):
+    _ks = ks & _BELOW
+    _k = _c_rrelu_with_noise_functional.get(_ks)
+    if _k is None:
+        _k = _o.rrelu_with_noise_functional._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, noise, lower, upper, training, generator)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(RreluWithNoiseFunctionalBackward0, (_e_self,), (True,))
+    _node._s_lower = lower
+    _node._s_self = _save(self)
+    _node._s_training = training
+    _node._s_upper = upper
+    result0 = _out[0]
+    noise_out = _out[1]
+    _node._s_noise_out = _save_output(noise_out, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
 # schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!))
 def _ag_rrelu_with_noise_(ks, self, noise, lower, upper, training, generator):
     if _tls.grad_enabled and noise.requires_grad:
@@ -24312,11 +24544,14 @@ _o.special_hermite_polynomial_he_out.register("Autograd", _autograd_out(_o.speci
 _o.special_laguerre_polynomial_l_out.register("Autograd", _autograd_out(_o.special_laguerre_polynomial_l_out), with_keyset=True)
 _o.special_legendre_polynomial_p_out.register("Autograd", _autograd_out(_o.special_legendre_polynomial_p_out), with_keyset=True)
 _o.xlogy_OutScalar_Self.register("Autograd", _autograd_out(_o.xlogy_OutScalar_Self), with_keyset=True)
+_o.xlogy_Scalar_Other.register("Autograd", _ag_xlogy_Scalar_Other, with_keyset=True)
 _o.xlogy_OutScalar_Other.register("Autograd", _autograd_out(_o.xlogy_OutScalar_Other), with_keyset=True)
+_o.xlogy__Scalar_Other.register("Autograd", _ag_xlogy__Scalar_Other, with_keyset=True)
 _o.special_xlogy_out.register("Autograd", _autograd_out(_o.special_xlogy_out), with_keyset=True)
 _o.special_xlogy_self_scalar_out.register("Autograd", _autograd_out(_o.special_xlogy_self_scalar_out), with_keyset=True)
 _o.special_xlogy_other_scalar_out.register("Autograd", _autograd_out(_o.special_xlogy_other_scalar_out), with_keyset=True)
 _o.special_xlog1py_self_scalar_out.register("Autograd", _autograd_out(_o.special_xlog1py_self_scalar_out), with_keyset=True)
+_o.special_xlog1py_other_scalar.register("Autograd", _ag_special_xlog1py_other_scalar, with_keyset=True)
 _o.special_xlog1py_other_scalar_out.register("Autograd", _autograd_out(_o.special_xlog1py_other_scalar_out), with_keyset=True)
 _o.special_zeta_self_scalar_out.register("Autograd", _autograd_out(_o.special_zeta_self_scalar_out), with_keyset=True)
 _o.special_zeta_other_scalar_out.register("Autograd", _autograd_out(_o.special_zeta_other_scalar_out), with_keyset=True)
@@ -24890,6 +25125,8 @@ _o.celu_.register("Autograd", _ag_celu_, with_keyset=True)
 _o._prelu_kernel.register("Autograd", _ag__prelu_kernel, with_keyset=True)
 _o._prelu_kernel_backward.register("Autograd", _ag__prelu_kernel_backward, with_keyset=True)
 _o.rrelu_with_noise.register("Autograd", _ag_rrelu_with_noise, with_keyset=True)
+_o.rrelu_with_noise_out.register("Autograd", _autograd_out(_o.rrelu_with_noise_out), with_keyset=True)
+_o.rrelu_with_noise_functional.register("Autograd", _ag_rrelu_with_noise_functional, with_keyset=True)
 _o.rrelu_with_noise_.register("Autograd", _ag_rrelu_with_noise_, with_keyset=True)
 _o.rrelu_with_noise_backward.register("Autograd", _ag_rrelu_with_noise_backward, with_keyset=True)
 _o.rrelu_with_noise_backward_out.register("Autograd", _autograd_out(_o.rrelu_with_noise_backward_out), with_keyset=True)

@@ -1192,6 +1192,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rrelu_with_noise_,
     _entry_rrelu_with_noise_backward,
     _entry_rrelu_with_noise_backward_out,
+    _entry_rrelu_with_noise_functional,
+    _entry_rrelu_with_noise_out,
     _entry_rsqrt,
     _entry_rsqrt_,
     _entry_rsqrt_out,
@@ -14886,17 +14888,19 @@ def rrelu_(input, lower=0.125, upper=0.3333333333333333, training=False, generat
 
 
 # schema/native_functions.yaml: rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor
-def rrelu_with_noise(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+def rrelu_with_noise(input, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None, *, out=None):
     """rrelu_with_noise(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor"""
     if _tf[0]:
-        _r = _htf(rrelu_with_noise, (input, noise), (input, noise, lower, upper, training, generator), {})
+        _r = _htf(rrelu_with_noise, (input, noise), (input, noise, lower, upper, training, generator), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_rrelu_with_noise(input, noise, lower, upper, training, generator)
+        if out is None:
+            return _entry_rrelu_with_noise(input, noise, lower, upper, training, generator)
+        return _entry_rrelu_with_noise_out(input, noise, lower, upper, training, generator, out)
 
     except TypeError:
-        _r = _hra(rrelu_with_noise, (input, noise), (input, noise, lower, upper, training, generator), {})
+        _r = _hra(rrelu_with_noise, (input, noise), (input, noise, lower, upper, training, generator), {'out': out})
         if _r is _NO:
             raise
         return _r

@@ -44705,6 +44705,68 @@ rrelu_with_noise._entry = _entry_rrelu_with_noise
 _aten._packet('rrelu_with_noise')._add(rrelu_with_noise)
 
 
+# schema/native_functions.yaml: rrelu_with_noise.out(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
+rrelu_with_noise_out = _Op("aten", 'rrelu_with_noise', 'out',
+    'rrelu_with_noise.out(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'noise', 'lower', 'upper', 'training', 'generator', 'out'), 6, tags=('nondeterministic_seeded',))
+_e_rrelu_with_noise_out = rrelu_with_noise_out._entry_cache
+
+
+def _bind_rrelu_with_noise_out(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None, *, out):
+    return (self, noise, lower, upper, training, generator, out)
+
+
+def _entry_rrelu_with_noise_out(self, noise, lower, upper, training, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | noise._ks | out._ks | (_COMPLEX if lower.__class__ is _complex else 0) | (_COMPLEX if upper.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rrelu_with_noise_out, (self, noise, lower, upper, training, generator, out)) from None
+    if not noise._ks & _ADINPLACE:
+        _inplace_on_inference(noise)
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_rrelu_with_noise_out[ks]
+    except KeyError:
+        _k = rrelu_with_noise_out._fill_entry(ks)
+    return _k(self, noise, lower, upper, training, generator, out)
+
+
+rrelu_with_noise_out._bind = _bind_rrelu_with_noise_out
+rrelu_with_noise_out._entry = _entry_rrelu_with_noise_out
+_aten._packet('rrelu_with_noise')._add(rrelu_with_noise_out)
+
+
+# schema/native_functions.yaml: rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out)
+rrelu_with_noise_functional = _Op("aten", 'rrelu_with_noise_functional', 'default',
+    'rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out)',
+    ('self', 'noise', 'lower', 'upper', 'training', 'generator'), 6, tags=('nondeterministic_seeded',))
+_e_rrelu_with_noise_functional = rrelu_with_noise_functional._entry_cache
+
+
+def _bind_rrelu_with_noise_functional(self, noise, lower=0.125, upper=0.3333333333333333, training=False, generator=None):
+    return (self, noise, lower, upper, training, generator)
+
+
+def _entry_rrelu_with_noise_functional(self, noise, lower, upper, training, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | noise._ks | (_COMPLEX if lower.__class__ is _complex else 0) | (_COMPLEX if upper.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rrelu_with_noise_functional, (self, noise, lower, upper, training, generator)) from None
+    try:
+        _k = _e_rrelu_with_noise_functional[ks]
+    except KeyError:
+        _k = rrelu_with_noise_functional._fill_entry(ks)
+    return _k(self, noise, lower, upper, training, generator)
+
+
+rrelu_with_noise_functional._bind = _bind_rrelu_with_noise_functional
+rrelu_with_noise_functional._entry = _entry_rrelu_with_noise_functional
+_aten._packet('rrelu_with_noise_functional')._add(rrelu_with_noise_functional)
+
+
 # schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
 rrelu_with_noise_ = _Op("aten", 'rrelu_with_noise_', 'default',
     'rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)',

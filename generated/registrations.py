@@ -14,6 +14,7 @@ from ember.kernels.common import indexing as _common_indexing
 from ember.kernels.common import random as _common_random
 from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import scatter_views as _common_scatter_views
+from ember.kernels.common import special as _common_special
 from ember.kernels.common import views as _common_views
 from ember.kernels.composite import activation as _composite_activation
 from ember.kernels.composite import aliases as _composite_aliases
@@ -2633,14 +2634,14 @@ _o.xlogy_OutScalar_Self.register('CompositeExplicitAutograd', _autogen_out(_o.xl
 _o.xlogy_OutScalar_Self.register("ADInplaceOrView", _inplace_or_view(_o.xlogy_OutScalar_Self, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
-_o.xlogy_Scalar_Other.register('CompositeImplicitAutograd', _composite_special.xlogy_scalar)
+_o.xlogy_Scalar_Other.register('CompositeExplicitAutograd', _common_special.xlogy_other_scalar)
 
 # schema/native_functions.yaml: xlogy.OutScalar_Other(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of xlogy.Scalar_Other)
 _o.xlogy_OutScalar_Other.register('CompositeExplicitAutograd', _autogen_out(_o.xlogy_Scalar_Other))
 _o.xlogy_OutScalar_Other.register("ADInplaceOrView", _inplace_or_view(_o.xlogy_OutScalar_Other, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.xlogy__Scalar_Other.register('CompositeImplicitAutograd', _composite_special.xlogy_scalar_)
+_o.xlogy__Scalar_Other.register('CompositeExplicitAutograd', _common_special.xlogy_other_scalar_)
 _o.xlogy__Scalar_Other.register("ADInplaceOrView", _inplace_or_view(_o.xlogy__Scalar_Other, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: special_xlogy(Tensor self, Tensor other) -> Tensor
@@ -2658,7 +2659,7 @@ _o.special_xlogy_self_scalar_out.register('CompositeExplicitAutograd', _autogen_
 _o.special_xlogy_self_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlogy_self_scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: special_xlogy.other_scalar(Tensor self, Scalar other) -> Tensor
-_o.special_xlogy_other_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlogy_scalar)
+_o.special_xlogy_other_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlogy)
 
 # schema/native_functions.yaml: special_xlogy.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlogy.other_scalar)
 _o.special_xlogy_other_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlogy_other_scalar))
@@ -2672,7 +2673,7 @@ _o.special_xlog1py_self_scalar_out.register('CompositeExplicitAutograd', _autoge
 _o.special_xlog1py_self_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlog1py_self_scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
-_o.special_xlog1py_other_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlog1py_scalar)
+_o.special_xlog1py_other_scalar.register('CompositeExplicitAutograd', _common_special.special_xlog1py_other_scalar)
 
 # schema/native_functions.yaml: special_xlog1py.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlog1py.other_scalar)
 _o.special_xlog1py_other_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlog1py_other_scalar))
@@ -6010,6 +6011,13 @@ _o.rrelu_with_noise.register('CPU', _cpu_activation.rrelu_with_noise)
 _o.rrelu_with_noise.register('CUDA', _common_activation.rrelu_with_noise_on_device)
 _o.rrelu_with_noise.register('Meta', _meta_activation.rrelu_with_noise)
 _o.rrelu_with_noise.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_with_noise, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: rrelu_with_noise.out(Tensor self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
+_o.rrelu_with_noise_out.register('CompositeExplicitAutograd', _common_activation.rrelu_with_noise_out)
+_o.rrelu_with_noise_out.register("ADInplaceOrView", _inplace_or_view(_o.rrelu_with_noise_out, (1, 6)), with_keyset=True)
+
+# schema/native_functions.yaml: rrelu_with_noise_functional(Tensor self, Tensor noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> (Tensor, Tensor noise_out)
+_o.rrelu_with_noise_functional.register('CompositeExplicitAutograd', _common_activation.rrelu_with_noise_functional)
 
 # schema/native_functions.yaml: rrelu_with_noise_(Tensor(a!) self, Tensor(b!) noise, Scalar lower=0.125, Scalar upper=0.3333333333333333, bool training=False, Generator? generator=None) -> Tensor(a!)
 _o.rrelu_with_noise_.register('CPU', _cpu_activation.rrelu_with_noise_)

@@ -1199,6 +1199,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rrelu_with_noise_,
     _entry_rrelu_with_noise_backward,
     _entry_rrelu_with_noise_backward_out,
+    _entry_rrelu_with_noise_functional,
+    _entry_rrelu_with_noise_out,
     _entry_rsqrt,
     _entry_rsqrt_,
     _entry_rsqrt_out,

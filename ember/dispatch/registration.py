@@ -191,13 +191,31 @@ def _dense_span(t):
     return t._offset * size, (t._offset + expected) * size
 
 
+# checks torch makes before its overlap check that raise a RuntimeError subclass (which the
+# Meta run below cannot tell from TensorIterator's later errors), by op: its meta functions'
+# complex refusals (floor_, clamp_min_, ...), registered by kernels/common/_complex_support.py
+CHECKS_BEFORE_OVERLAP: dict = {}
+
+# in-place ops whose argument checks (shapes, dtypes, values) torch makes before its overlap
+# check (BLAS products, put_, renorm_; scatter's and index_add_'s meta functions), so every
+# error of their Meta kernel wins (but scatter_'s and scatter_reduce_'s `reduce` string,
+# which torch checks after it)
+ARGUMENT_CHECKS_FIRST = frozenset({"addbmm_", "addmv_", "baddbmm_", "put_", "renorm_", "scatter_",
+                                   "scatter_add_", "scatter_reduce_", "index_add_"})
+
+
 def _raise_after_meta_checks(op, args, error):
     """torch checks overlap inside the kernel, after the op's own argument checks: run
-    the Meta kernel on meta twins of the arguments first, so that its IndexError or
-    TypeError (a dim out of range, say) is the one raised; else `error` (TensorIterator's
+    the op's CHECKS_BEFORE_OVERLAP entry, then the Meta kernel on meta twins of the
+    arguments, so that its IndexError or TypeError (a dim out of range, say) is the one
+    raised (any error for the ARGUMENT_CHECKS_FIRST ops); else `error` (TensorIterator's
     shape and dtype RuntimeErrors come after its overlap check)."""
     from ..core.alloc import empty_meta
     from ..core.tensor import Tensor
+
+    check = CHECKS_BEFORE_OVERLAP.get(op)
+    if check is not None:
+        check(args)
 
     def twin(a):
         if isinstance(a, Tensor):
@@ -207,7 +225,8 @@ def _raise_after_meta_checks(op, args, error):
         try:
             op.call_at("Meta", *(twin(a) for a in args))
         except RuntimeError:
-            pass
+            if op.name in ARGUMENT_CHECKS_FIRST:
+                raise
     raise error
 
 

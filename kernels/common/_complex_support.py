@@ -13,6 +13,7 @@ from __future__ import annotations
 from ember.core import dtype as D
 from ember.core.shapes import wrap_dim
 from ember.dispatch import keys as K
+from ember.dispatch.registration import CHECKS_BEFORE_OVERLAP
 
 _NI = NotImplementedError
 
@@ -152,22 +153,44 @@ def complex_dtype_of(args):
     return None
 
 
+# the refusals torch makes before its in-place overlap check (a TORCH_CHECK in its meta
+# function, or mvlgamma's arange before its copy_): `x.expand(2).floor_()` of a complex x
+# raises them, not the overlap error; the others come from its dtype dispatch, after it
+BEFORE_OVERLAP = ("floor", "ceil", "trunc", "sign", "clamp", "clamp_min", "clamp_max", "relu",
+                  "hardtanh", "mvlgamma", "abs_")
+# (the aliases' in-place kernels check overlap before they decompose)
+_ALIASES = {"fix_": "trunc", "clip_": "clamp"}
+
 _BELOW = K.below(K.Complex)
+
+
+def _raise_refusal(error, args):
+    """Raises torch's `error` (exception type, message or a function of the arguments
+    giving it) for a call with complex `args`, unless that function declines (None)."""
+    exc, message = error
+    text = message(args) if callable(message) else message
+    if text is not None:    # (None: torch makes no dtype check for this call)
+        raise exc(text.format(dtype=complex_dtype_of(args).scalar_name))
 
 
 def _refusal(op, error):
     """The kernel at the Complex key of an op without complex kernels: torch's error (Meta
     tensors pass, as torch's meta functions have no dtype dispatch)."""
-    exc, message = error
-
     def refuse(keyset, *args):
         if keyset & K.META_BIT:
             return op.redispatch(keyset & _BELOW, *args)
-        text = message(args) if callable(message) else message
-        if text is None:        # (this call has no dtype check in torch)
-            return op.redispatch(keyset & _BELOW, *args)
-        raise exc(text.format(dtype=complex_dtype_of(args).scalar_name))
+        _raise_refusal(error, args)
+        return op.redispatch(keyset & _BELOW, *args)    # (declined: no dtype check here)
     return refuse
+
+
+def _refusal_before_overlap(error):
+    """The check registered in CHECKS_BEFORE_OVERLAP: the refusal when an argument is
+    complex."""
+    def check(args):
+        if complex_dtype_of(args) is not None:
+            _raise_refusal(error, args)
+    return check
 
 
 def install(all_ops) -> None:
@@ -181,6 +204,10 @@ def install(all_ops) -> None:
             UNSUPPORTED.get(op.name.rstrip("_"))
         if error is not None:
             op.register(K.Complex, _refusal(op, error), with_keyset=True)
+        name = _ALIASES.get(op.name, op.name)
+        if op.name.endswith("_") and (name in BEFORE_OVERLAP or name.rstrip("_") in BEFORE_OVERLAP):
+            error = error or UNSUPPORTED[name]
+            CHECKS_BEFORE_OVERLAP[op] = _refusal_before_overlap(error)
 
 
 def _install_at_import():

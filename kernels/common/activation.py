@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 import ember
+from ember.core.outputs import copy_to_out
 from ember.dispatch.keys import ADINPLACE_BIT, AUTOGRAD_BIT
 from ember.dispatch.tls import excluding
 from ember.kernels.meta import activation as M
@@ -31,6 +32,29 @@ def celu(self, alpha=1.0):
 
 def celu_(self, alpha=1.0):
     return ember.elu_(self, alpha, 1.0, _input_scale(alpha))
+
+
+def rrelu_with_noise_out(self, noise, lower, upper, training, generator, out):
+    """rrelu_with_noise into `out` (resized when empty, torch's out= checks); noise is
+    written as by the functional op."""
+    result = ember.ops.aten.rrelu_with_noise.default(self, noise, lower, upper, training,
+                                                     generator)
+    return copy_to_out(result, out, False)
+
+
+def rrelu_with_noise_functional(self, noise, lower=0.125, upper=1 / 3, training=False,
+                                generator=None):
+    """rrelu_with_noise on a copy of `noise`: (result, the noise it drew: the slopes of the
+    negative elements, 1 elsewhere, in training; `noise` itself in eval), `noise` untouched.
+
+        >>> r, n = ember.ops.aten.rrelu_with_noise_functional(
+        ...     ember.tensor([-1.0, 2.0]), ember.zeros(2), 0.2, 0.2, True)
+        >>> r, n
+        (tensor([-0.2000,  2.0000]), tensor([0.2000, 1.0000]))
+    """
+    noise_out = noise.clone()
+    return (ember.ops.aten.rrelu_with_noise.default(self, noise_out, lower, upper, training,
+                                                    generator), noise_out)
 
 
 def rrelu_with_noise_backward(grad_output, self, noise, lower, upper, training,

@@ -9,8 +9,10 @@ isreal (autograd comes from the ops they call).
 import math
 
 import ember
+from ember.core.factory_args import checked_scalar
 from ember.core.outputs import check_cast
 from ember.core.shapes import wrap_dim
+from ember.kernels.common._pointwise import opmath_dtype
 from ember.kernels.composite import unmutated, with_zero_grad_of
 from ember.kernels.meta.linalg import check_addmm_dtypes
 
@@ -101,15 +103,21 @@ def renorm(self, p, dim, maxnorm):
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {self.dim()} dimensions")
     dim = wrap_dim(dim, self.dim())
     others = [d for d in range(self.dim()) if d != dim]
-    norm = ember.linalg.vector_norm(self, p, others, keepdim=True)
+    # float16/bfloat16: the norms, maxnorm and the factors in float32 (torch's accumulation
+    # type: a norm beyond float16's range scales by 0, maxnorm=70000 is no inf)
+    acc = {"dtype": ember.float32} if self.dtype in (ember.float16, ember.bfloat16) else {}
+    norm = ember.linalg.vector_norm(self, p, others, keepdim=True, **acc)
     scaled = norm > maxnorm
     if self.requires_grad and ember.is_grad_enabled():
         # the slices left alone pass grad through, whatever their norm's gradient (NaN for
         # a NaN slice) would be: their norm is taken of zeros (torch's where() on its
         # formula's result)
-        norm = ember.linalg.vector_norm(ember.where(scaled, self, 0.0), p, others, keepdim=True)
+        norm = ember.linalg.vector_norm(ember.where(scaled, self, 0.0), p, others, keepdim=True,
+                                        **acc)
     factor = ember.where(scaled, maxnorm / (norm + 1e-7), ember.ones_like(norm))
-    return self * factor
+    # (torch rounds the factors to self's dtype; its result is contiguous, whatever self's
+    # layout: a structured op's output)
+    return (self * factor.to(self.dtype)).contiguous()
 
 
 def renorm_(self, p, dim, maxnorm):
@@ -120,10 +128,22 @@ def _scaled(x, factor):
     return x if factor == 1 else x * factor
 
 
-def _add_scaled(self, product, beta, alpha, shape_error):
+def _check_addr_factor(dt, value, name):
+    """torch's check_addr_scalar: a bool factor only for bool results, a float (or complex)
+    one only for floating or complex results."""
+    if isinstance(value, bool) and dt != ember.bool:
+        raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+    if isinstance(value, (float, complex)) and not (dt.is_floating_point or dt.is_complex):
+        raise RuntimeError(f"For integral input tensors, argument {name} must not be a "
+                           "floating point number.")
+
+
+def _add_scaled(self, product, beta, alpha, shape_error, factor_dtype=None, strict=False):
     """beta * self + alpha * product, with self broadcast to the product (beta=0 ignores
-    self, NaNs included, as torch's BLAS calls do). Integer inputs refuse float factors;
-    bool ones read the factors as truth values (torch's)."""
+    self, NaNs included, as torch's BLAS calls do). The factors take torch's checked
+    conversion to `factor_dtype` (default: the result's; integers truncate 0.5 to 0, 300
+    overflows int8); `strict` (addr's): a bool factor only for bool results, a float one
+    only for floating ones. Bool inputs read the factors as truth values (torch's)."""
     try:
         shape = tuple(ember.broadcast_shapes(self.shape, product.shape))
     except RuntimeError:
@@ -131,11 +151,10 @@ def _add_scaled(self, product, beta, alpha, shape_error):
     if shape != tuple(product.shape):
         raise RuntimeError(shape_error)
     dt = ember.result_type(self, product)
-    if not (dt.is_floating_point or dt.is_complex):
-        for name, v in (("beta", beta), ("alpha", alpha)):
-            if isinstance(v, float):
-                raise RuntimeError(f"For integral input tensors, argument {name} must not be a "  # noqa: TRY004 (torch's)
-                                   "floating point number.")
+    if strict:
+        _check_addr_factor(dt, beta, "beta")
+        _check_addr_factor(dt, alpha, "alpha")
+    beta, alpha = (checked_scalar(v, factor_dtype or dt) for v in (beta, alpha))
     if dt == ember.bool:
         product = product if alpha else ember.zeros_like(product, dtype=dt)
         return product.logical_or(self) if beta else product + ember.zeros_like(self, dtype=dt)
@@ -179,7 +198,7 @@ def addr(self, vec1, vec2, beta=1, alpha=1):
                            f"addr: Expected 1-D argument vec2, but got {vec2.dim()}-D")
     err = (f"The size of tensor a ({self.shape[-1] if self.dim() else 1}) must match the size "
            f"of tensor b ({vec2.shape[0]}) at non-singleton dimension 1")
-    return _add_scaled(self, ember.outer(vec1, vec2), beta, alpha, err)
+    return _add_scaled(self, ember.outer(vec1, vec2), beta, alpha, err, strict=True)
 
 
 def addr_(self, vec1, vec2, beta=1, alpha=1):
@@ -195,14 +214,20 @@ def addbmm(self, batch1, batch2, beta=1, alpha=1):
     err = (f"The expanded size of the tensor ({batch2.shape[2]}) must match the existing size "
            f"({self.shape[-1] if self.dim() else 1}) at non-singleton dimension 1.  Target sizes: "
            f"[{batch1.shape[1]}, {batch2.shape[2]}].  Tensor sizes: {list(self.shape)}")
-    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
-        ember.bmm(batch1, batch2)  # (bmm's errors)
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError("batch1 and batch2 must have same number of batches, got "
+                           f"{batch1.shape[0]} and {batch2.shape[0]}")
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x"
+                           f"{batch1.shape[2]} and {batch2.shape[1]}x{batch2.shape[2]})")
     check_addmm_dtypes(self, batch1, batch2)
     b, n, k = batch1.shape
     # sum_b batch1[b] @ batch2[b] as one matmul: one accumulation, one rounding (torch's)
     product = ember.mm(batch1.permute(1, 0, 2).reshape(n, b * k),
                        batch2.reshape(b * k, batch2.shape[2]))
-    return _add_scaled(self, product, beta, alpha, err)
+    # (torch's addbmm runs addmm_, which reads the factors in the opmath type: float16's
+    # beta=70000 is inf, not an overflow)
+    return _add_scaled(self, product, beta, alpha, err, opmath_dtype(product.dtype))
 
 
 def addbmm_(self, batch1, batch2, beta=1, alpha=1):

@@ -36,7 +36,6 @@ def take_along_dim(self, indices, dim):
     the last, size the first)."""
     if dim is None:
         return self.view(-1).gather(0, indices.view(-1))
-    dim = dim % self.dim() if self.dim() else 0
     if self.dim() != indices.dim():
         raise RuntimeError("ember.take_along_dim(): input and indices should have the same number "
                            f"of dimensions, but got {self.dim()} dimensions for input, and "
@@ -44,6 +43,9 @@ def take_along_dim(self, indices, dim):
     if indices.dtype is not ember.int64:
         raise RuntimeError("ember.take_along_dim(): dtype of indices should be Long but got "
                            f"{indices.dtype.scalar_name}")
+    dim = wrap_dim(dim, self.dim())
+    if self.dim() == 0:   # (torch: the wrapped dim's later use on the 0-d tensors)
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     sizes = list(self.shape)
     sizes[dim] = indices.shape[dim]
     shape = list(ember.broadcast_shapes(sizes, indices.shape))

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 
 from ember.core import dtype as D
+from ember.core.factory_args import checked_scalar
 from ember.core.tensor import from_array
 from ember.kernels.common._errors import not_implemented_for
 
@@ -571,10 +572,15 @@ def histc(self, bins=100, min=0, max=0):
         raise RuntimeError(f"ember.histc: range of [{lo:g}, {hi:g}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
+        for edge in (lo, hi):   # (torch's edges of self's dtype: float16's 65504 + 1 overflows)
+            checked_scalar(edge, dt)
     keep = (a >= lo) & (a <= hi)
     x = a[keep]
-    pos = ((x - a.dtype.type(lo)) * a.dtype.type(bins) / (a.dtype.type(hi) - a.dtype.type(lo)))
-    pos = np.minimum(pos.astype(np.int64), bins - 1)
+    with np.errstate(all="ignore"):
+        pos = ((x - a.dtype.type(lo)) * a.dtype.type(bins) / (a.dtype.type(hi) - a.dtype.type(lo)))
+    # (a range that rounds to one value in self's dtype, bfloat16's -299008 +- 1: 0 / 0, the
+    # first bin, as torch)
+    pos = np.minimum(np.where(np.isfinite(pos), pos, 0).astype(np.int64), bins - 1)
     return from_array(np.bincount(pos, minlength=bins).astype(dt.np), dt)
 
 

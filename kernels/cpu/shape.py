@@ -488,10 +488,17 @@ def masked_scatter_(self, mask, source):
     return self
 
 
-def _flat_index(self, index):
+# torch's IndexError for indices into an empty self, by op
+_EMPTY_SELF = {"take": "take(): tried to take from an empty tensor",
+               "put_": "put_(): Tried to put elements into an empty tensor"}
+
+
+def _flat_index(self, index, op):
     """index wrapped into [0, numel) with torch's IndexError, as a NumPy index into self."""
     n = self.numel()
     idx = index._np.reshape(-1)
+    if n == 0 and idx.size:
+        raise IndexError(_EMPTY_SELF[op])
     if idx.size and (idx.min() < -n or idx.max() >= n):
         bad = idx[(idx < -n) | (idx >= n)][0]
         raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} "
@@ -502,7 +509,7 @@ def _flat_index(self, index):
 
 def take(self, index):
     _m.check_take(self, index)
-    where = _flat_index(self, index)
+    where = _flat_index(self, index, "take")
     if index.numel() == 0:
         return empty_cpu(index._shape, self._dtype)
     return _fresh(_as1d(self._np)[where].reshape(index._shape), self._dtype)
@@ -510,7 +517,7 @@ def take(self, index):
 
 def put_(self, index, source, accumulate):
     _m.check_put(self, index, source)
-    where = _flat_index(self, index)
+    where = _flat_index(self, index, "put_")
     if index.numel() == 0:
         return self
     a = _as1d(self._np)

@@ -46,21 +46,15 @@ def check_mv(self, vec):
 
 
 def check_baddbmm(self, batch1, batch2, inplace=False):
-    """The (b, n, p) shape of baddbmm, with torch's checks in its order."""
+    """The (b, n, p) shape of baddbmm, with torch's checks in its order: self expands to
+    the result (in place too), self's dtype is batch1's, batch2's sizes, then the in-place
+    output (torch's set_output: batch2's dtype, the shape), then batch2's dtype."""
     if batch1.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if batch2.dim() != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     shape = (batch1._shape[0], batch1._shape[1], batch2._shape[2])
-    if inplace:
-        if tuple(self._shape) != shape:
-            raise RuntimeError(f"Bad in-place call: input tensor size {list(self._shape)} and "
-                               f"output tensor size {list(shape)} should match")
-    else:
-        _check_expands(self._shape, shape, self._dtype)
-    if batch1._dtype is not batch2._dtype:
-        raise RuntimeError(f"expected scalar type {batch1._dtype.scalar_name} but found "
-                           f"{batch2._dtype.scalar_name}")
+    _check_expands(self._shape, shape, self._dtype)
     if self._dtype is not batch1._dtype:
         raise RuntimeError(f"Input dtypes must be the same, got: input {CPP_NAMES[self._dtype]}, "
                            f"batch1: {CPP_NAMES[batch1._dtype]}, batch2: "
@@ -69,6 +63,15 @@ def check_baddbmm(self, batch1, batch2, inplace=False):
     if (b2, k2) != (b, k):
         raise RuntimeError("Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{b}, {k}] but got: [{b2}, {k2}].")
+    if inplace and self._dtype is not batch2._dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {CPP_NAMES[self._dtype]} and "
+                           f"output tensor dtype {CPP_NAMES[batch2._dtype]} should match")
+    if inplace and tuple(self._shape) != shape:
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(self._shape)} and "
+                           f"output tensor size {list(shape)} should match")
+    if batch1._dtype is not batch2._dtype:
+        raise RuntimeError(f"expected scalar type {batch1._dtype.scalar_name} but found "
+                           f"{batch2._dtype.scalar_name}")
     return shape
 
 

@@ -4,6 +4,8 @@ the CPU kernels reuse: which dims are reduced, the result dtype, empty-input err
     >>> ember.empty(2, 3, device="meta").sum(1, keepdim=True).shape
     ember.Size([2, 1])
 """
+import math
+
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.shapes import reduced_shape, wrap_dims
@@ -461,18 +463,20 @@ def aminmax(self, dim=None, keepdim=False):
 
 
 def check_histc(self, bins, min, max):
-    """torch's errors: its kernels' dtype errors (bool fails in linspace, a uint8 range that
-    does not fit uint8 in the conversion), then bins and the range."""
+    """torch's errors: its kernels' dtype errors (bool fails in linspace, a given uint8 range
+    that does not fit uint8 in the conversion), then bins and the range."""
     from ember.kernels.common._errors import not_implemented_for
     dt = self._dtype
     if dt is D.bool_:
         raise not_implemented_for("linspace_cpu", dt)
-    if dt is D.uint8 and not (0 <= min <= 255 and 0 <= max <= 255):
+    if dt is D.uint8 and min != max and not (0 <= min <= 255 and 0 <= max <= 255):
         raise RuntimeError("value cannot be converted to type uint8_t without overflow")
     if not dt.is_floating_point:
         raise not_implemented_for("histogram_cpu", dt)
     if bins <= 0:
         raise RuntimeError(f"ember.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min != max and not (math.isfinite(min) and math.isfinite(max)):   # (a given range)
+        raise RuntimeError(f"ember.histc: range of [{min:g}, {max:g}] is not finite")
     if min > max:
         raise RuntimeError("ember.histc: max must be larger than min")
 

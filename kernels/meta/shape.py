@@ -67,6 +67,8 @@ def roll_args(self, shifts, dims) -> tuple:
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
+    if 0 in self._shape:   # (torch returns an empty self's clone before reading its dims)
+        return shifts, dims
     ndim = len(self._shape)
     if ndim == 0:  # torch reads self.size(dim), which takes no dim of a 0-d tensor
         raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")

@@ -78,8 +78,9 @@ SKIP = {
 # run (HYPOTHESIS_PROFILE=ci, 30 examples) fails today. Their fuzz tests are xfail, not
 # strict: delete an op when its fix lands (it then XPASSes). EMBER_FUZZ_KNOWN=0 runs them
 # as ordinary tests. Longer runs find these causes in more ops (the report of issue 12).
-HALF = ("half-precision opmath: float16 computed in float16, not float32 (x * 70000 -> "
-        "0 * inf = nan; norm p=255 overflows)")
+HALF = ("float16 norms: torch's one-element shortcut is taken without a dim only; a 0-d "
+        "self with dim=[0] goes through its general path, |x| ** p in float32 (p=255 "
+        "overflows: inf), where ember's one-element path gives |x|")
 TOPK = "topk 0-d/bool: wrong values and garbage indices on 0-d input; bool not rejected"
 GATHER = ("gather/scatter checks: 0-d self with dim 0 accepted, checks made in another order "
           "than torch (the longer run finds them)")
@@ -88,8 +89,6 @@ INDEX_EMPTY = ("index ops on an empty or 0-d self: IndexError where torch raises
 OVERLAP = ("in-place on an expanded (stride-0) self: torch allows masked_fill_/triu_/tril_/"
            "nan_to_num_ (deprecation warning), ember raises")
 BOOL_CUM = "cumsum_/cumprod_ of bool: torch keeps bool in place; cumprod(dtype=bool) must raise"
-SEARCH = ("searchsorted/bucketize: NumPy's DTypePromotionError leaks (int vs bfloat16); NaN "
-          "boundaries place values unlike torch's binary search")
 VAR = ("var/std: correction < 0 on one element and var_mean with infinities give nan in torch "
        "(Welford); prod of a float16 with inf/0 differs")
 MISC = "error checks: a Python error leaks or torch's check is missing (see the report)"
@@ -112,9 +111,6 @@ TORCH_VIEW = ("isin.Tensor_Tensor: torch's small-input kernel flattens test_elem
               ".view(-1), so a non-viewable (permuted) test_elements raises 'view size is not "
               "compatible' in torch (a torch bug: the result does not depend on the layout); "
               "ember answers; kron views its inputs the same way")
-OVERLAP_ORDER = ("in-place on an expanded (stride-0) self with another bad argument: torch "
-                 "raises that argument's error (a dim out of range, a numel mismatch) before its "
-                 "overlap check, ember the overlap error first")
 EMPTY_CHECKS = ("checks torch makes on empty or 0-d input that ember's shortcut skips (bool "
                 "clamp/ldexp, addr's bool alpha, a Scalar overflowing the dtype) or makes when "
                 "torch does not (an overflowing alpha on an empty tensor)")
@@ -139,13 +135,10 @@ SHRINK_NAN = ("hardshrink_backward/softshrink_backward at a NaN self: torch's ve
               "which runs the elements past the last full SIMD vector, zeroes where -lambd <= "
               "self <= lambd (grad for NaN); ember gives the scalar loop's grad everywhere")
 KNOWN: dict[str, str] = {
-    **dict.fromkeys(["norm.ScalarOpt_dim", "norm.Scalar", "linalg_vector_norm.default",
-                     "renorm.default"], HALF),
+    **dict.fromkeys(["norm.ScalarOpt_dim", "linalg_vector_norm.default"], HALF),
     "topk.default": TOPK,
-    **dict.fromkeys(["addbmm_.default", "put_.default", "renorm_.default"], OVERLAP_ORDER),
     **dict.fromkeys(["clamp.Tensor", "clamp_.Tensor", "ldexp.Tensor", "ldexp_.default",
-                     "addr.default", "histc.default", "index_fill_.int_Scalar",
-                     "subtract.Scalar", "subtract_.Scalar", "threshold_backward.default"],
+                     "addr.default", "index_fill_.int_Scalar", "threshold_backward.default"],
                     EMPTY_CHECKS),
     **dict.fromkeys(["fill.Scalar", "fill_diagonal_.default"], ONE_FILL),
     **dict.fromkeys(["gelu.default", "special_ndtr.default", "special_zeta.default",
@@ -155,10 +148,7 @@ KNOWN: dict[str, str] = {
     # (histogramdd with bin counts takes histogram's linspace edges)
     **dict.fromkeys(["histogramdd.default", "histogramdd.int_bins"], LINSPACE),
     "unique_dim.default": NAN_ORDER,
-    **dict.fromkeys([
-        "gather.default", "take_along_dim.default", "scatter.reduce", "scatter.src",
-        "scatter.value", "scatter_.src", "scatter_.value", "scatter_reduce.two",
-        "scatter_reduce_.two"], GATHER),
+    **dict.fromkeys(["scatter_reduce.two", "scatter_reduce_.two"], GATHER),
     **dict.fromkeys([
         "index_add.default", "index_copy.default", "index_fill.int_Scalar",
         "index_fill.int_Tensor", "index_fill_.int_Tensor", "index_put_.default",
@@ -167,11 +157,11 @@ KNOWN: dict[str, str] = {
     **dict.fromkeys(["masked_fill_.Scalar", "masked_fill_.Tensor", "triu_.default",
                      "tril_.default", "nan_to_num_.default"], OVERLAP),
     **dict.fromkeys(["cumsum_.default", "cumprod_.default"], BOOL_CUM),
-    **dict.fromkeys(["bucketize.Tensor", "searchsorted.Scalar"], SEARCH),
+    # (test_regressions.py shows the infinite-input means, which the draws seldom reach)
     **dict.fromkeys(["var_mean.default", "var_mean.correction", "var_mean.dim",
                      "std_mean.default", "std_mean.correction", "std_mean.dim", "prod.default"],
                     VAR),
-    **dict.fromkeys(["roll.default", "gelu_backward.default", "repeat_interleave.Tensor",
+    **dict.fromkeys(["gelu_backward.default", "repeat_interleave.Tensor",
                      "repeat_interleave.self_Tensor", "repeat_interleave.self_int"], MISC),
     **dict.fromkeys(["set_.source_Tensor", "set_.source_Tensor_storage_offset"], SET),
     "cdist.default": CDIST,
@@ -697,6 +687,15 @@ def short(x) -> str:
     return repr(x)
 
 
+# ops whose torch formula (Cephes' psi: result + log(x) - 0.5 / x - y after pushing x past
+# 10, a reflection for x < 0) sums terms of order 1 that cancel near the function's zeros:
+# torch's digamma(1.4616321884772354) = 4.210232818e-08 is 1.7e7 ulps off (ember's scipy
+# value 4882; both within 1.3 eps of the terms), and its last bit differs from scipy's in a
+# third of float64 inputs: their values are compared to 1, as reductions' (not torch's bits:
+# they depend on its libm's log and tan, and are the less accurate ones)
+CANCELLING = ("digamma", "digamma_", "polygamma", "polygamma_")
+
+
 def _compare(e, t, spec: OpSpec, what: str):
     import torch
     if not isinstance(t, torch.Tensor):
@@ -716,7 +715,8 @@ def _compare(e, t, spec: OpSpec, what: str):
     name = dtype_name(t.dtype)
     if name in FLOATS:
         # reductions of values of order 1 may cancel: their error is relative to 1
-        ulps, floor = (ACCUMULATING_ULPS[name], 1.0) if spec.reduction else (ULPS[name], None)
+        ulps, floor = (ACCUMULATING_ULPS[name], 1.0) if spec.reduction else \
+            (ULPS[name], 1.0) if spec.fn.op_name in CANCELLING else (ULPS[name], None)
         assert_close_ulps(to_np(e), to_np(t), name, ulps, floor, err_msg=f"{what} values")
     else:
         np.testing.assert_array_equal(to_np(e), to_np(t), err_msg=f"{what} values")

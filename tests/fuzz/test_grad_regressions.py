@@ -345,3 +345,121 @@ def test_cummax_cummin_of_complex_check_the_dim_first(op):
         e, t = getattr(ember, op)(make(ember), 0), getattr(torch, op)(make(torch), 0)
         compare_tensor(e.values, t.values, "values")
         compare_tensor(e.indices, t.indices, "indices")
+
+
+# --------------------------------------------------------------------------- session 34
+@pytest.mark.parametrize("eps", [None, 0.0, -1.0])
+def test_logit_gradient_at_negative_zero_is_grad_times_inf(eps):
+    """torch's logit_backward gives grad * inf at x == 0, -0.0 included (its scalar loop:
+    one element, strided inputs; its vectorized lanes give -grad * inf at -0.0, see
+    grad_support.TORCH_NEGATIVE_ZERO_PATH); ember gave -grad * inf."""
+    check_grads(lambda lib, x: lib.logit(x, eps), np.array([-0.0]), cotangent=np.array([-2.0]))
+    check_grads(lambda lib, x: lib.logit(x[::2], eps), np.array([-0.0, 0.5, 0.0, 0.5, 1.0]))
+    check_grads(lambda lib, x: lib.logit(x, eps), np.array([-0.0], np.float32))
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_mvlgamma_gradient_at_negative_zero(p):
+    """torch adds x to the offsets -(p-1)/2 ... 0, so -0.0 + 0.0 is +0.0 (digamma -inf);
+    ember's x - 0 kept -0.0 (digamma +inf)."""
+    x = np.array([-0.0, 0.0, 1.5, 2.5])   # (neither torch nor ember checks x > (p-1)/2)
+    check_grads(lambda lib, t: lib.mvlgamma(t, p), x, cotangent=np.array([-1.0, 0.5, 2.0, 1.0]))
+    check_grads(lambda lib, t: t.mvlgamma_(p), x.astype(np.float32), inplace=True)
+    check_grads(lambda lib, t: lib.mvlgamma(t, p), x + 2.25, double=True)
+
+
+def test_float32_pow_with_an_exponent_beyond_float32_integers():
+    """torch's vectorized float32 pow rounds an integral exponent to float32 (2**31 - 1 is
+    2**31: even), ember's too; the lanes cover a 64-element tensor (its scalar loop, for
+    short or strided inputs, keeps the exponent exact: grad_support drops those cases)."""
+    x = np.full(64, -3e5, np.float32)
+    x[::3] = -1.0
+    check_grads(lambda lib, t: lib.pow(t, 2**31 - 1), x)
+    check_grads(lambda lib, t: t.pow_(2**31), x, inplace=True)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.xlogy(x, math.nan),
+    lambda lib, x: lib.special.xlogy(x, math.nan),
+    lambda lib, x: lib.special.xlog1py(x, math.nan),
+    lambda lib, x: x.xlogy_(math.nan),
+    lambda lib, x: lib.xlogy(x, -1.5),
+    lambda lib, x: lib.special.xlog1py(x, -1.0),
+    lambda lib, x: lib.xlogy(x, 2.5),
+])
+def test_xlogy_with_a_python_number_other(call):
+    """torch's Scalar-other formulas zero the gradient where self == 0 unless other > 0
+    (> -1 for xlog1py), so a NaN other gives 0 there (ember's went through the Tensor
+    formula: NaN)."""
+    check_grads(call, np.array([0.0, 2.0, -0.0, 0.5]), inplace=True, double=True)
+
+
+def test_xlogy_double_backward_of_an_empty_broadcast_with_a_nan_other():
+    """The self gradient is xlogy(grad, other) at the (empty) result's shape, as torch's: no
+    0 * (1 / NaN) reaches other's second gradient (ember took log(other) at other's shape)."""
+    for op in ("xlogy", "xlog1py"):
+        fn = (lambda lib, s, o, f=op: lib.xlogy(s, o) if f == "xlogy" else
+              lib.special.xlog1py(s, o))
+        check_grads(fn, np.zeros(0), np.array([np.nan]), double=True)
+        check_grads(fn, np.array([[0.0], [1.5]]), np.array([np.nan, 2.0, -1.0]), double=True)
+
+
+@pytest.mark.parametrize("op", ["std_mean", "var_mean", "std", "var"])
+def test_std_var_with_empty_dims_double_backward(op):
+    """dim=[] reduces everything, but torch's backward counts no elements (2 / (1 - 1) is
+    inf) and scales grad by that factor before multiplying by self - mean: the second
+    gradient along the cotangent is a finite sum times inf (ember scaled the product: inf
+    - inf = NaN)."""
+    def fn(lib, x):
+        out = getattr(lib, op)(x, [])
+        return out[0] + 2 * out[1] if isinstance(out, tuple) else out
+    res = check_grads(fn, np.array([1.0, -3e5]), double=True)
+    assert np.isinf(to_np(res["torch"][1][0].detach())).all()   # (torch's infinite gradient)
+    for side, lib in (("ember", ember), ("torch", torch)):
+        x = (ember_of if side == "ember" else torch_of)(np.array([1.0, -3e5])).requires_grad_()
+        c = lib.tensor(0.7, dtype=lib.float64, requires_grad=True)
+        out = getattr(lib, op)(x, [])
+        g, = lib.autograd.grad(out[0] if isinstance(out, tuple) else out, x, c,
+                               create_graph=True)
+        gc, = lib.autograd.grad(g, c, lib.tensor([0.3, 0.2], dtype=lib.float64))
+        res[side] = gc
+    compare_tensor(res["ember"], res["torch"], "second gradient along the cotangent")
+
+
+@pytest.mark.parametrize("name", ["relu_", "floor_", "ceil_", "trunc_", "fix_", "sign_",
+                                  "clamp_min_", "clamp_max_", "hardtanh_", "mvlgamma_",
+                                  "abs_", "clip_"])
+def test_complex_refusal_comes_before_the_overlap_error(name):
+    """torch refuses complex input in these ops' meta functions (or, for mvlgamma_, in the
+    arange before its copy_), before its in-place overlap check: an expanded complex self
+    gets the refusal (ember raised the overlap error)."""
+    args = {"clamp_min_": (0.5,), "clamp_max_": (0.5,), "mvlgamma_": (1,), "clip_": (0.0, 1.0)}
+    errors = []
+    for lib in (torch, ember):
+        with pytest.raises(Exception) as info:
+            getattr(lib.ops.aten, name).default(lib.tensor([2 + 1j]).expand(2),
+                                                *args.get(name, ()))
+        errors.append(info.value)
+    t_err, e_err = errors
+    assert isinstance(e_err, builtin_type(type(t_err))), errors
+    assert str(e_err).replace("ember", "torch") == str(t_err)
+    # a real expanded self still gets the overlap error
+    with pytest.raises(RuntimeError, match="more than one element"):
+        getattr(ember.ops.aten, name).default(ember.tensor([2.0]).expand(2), *args.get(name, ()))
+
+
+def test_trapezoid_gradients_with_infinite_samples():
+    """Real samples with infinities match torch; complex samples whose parts are infinite
+    differ where torch's complex add (self + alpha * other, a complex product) makes NaN
+    of the finite part, (1+1j) + (inf-2j) = inf+nanj, ember's (NumPy's) inf-1j:
+    grad_support.TORCH_COMPLEX_ADD_NAN."""
+    y = np.array([0.5, np.inf, -2.0, 1.5, -np.inf, 3.0])
+    x = np.array([1.0, -2.0, 0.5, 4.0, 3.0, -1.0])
+    for op in ("trapz", "trapezoid", "cumulative_trapezoid"):
+        check_grads(lambda lib, a, b, f=op: getattr(lib, f)(a, b), y, x,
+                    cotangent=None if op != "cumulative_trapezoid" else np.arange(5.0) - 2)
+        check_grads(lambda lib, a, b, f=op: getattr(lib, f)(a, b), C, x[:3])
+    e = ember.tensor([1 + 1j]) + ember.tensor([complex(math.inf, -2)])
+    t = torch.tensor([1 + 1j]) + torch.tensor([complex(math.inf, -2)])
+    assert to_np(e)[0] == complex(math.inf, -1)
+    assert math.isinf(t[0].real) and math.isnan(t[0].imag)

@@ -522,6 +522,8 @@ register("rrelu.default", _rrelu_samples())
 register("rrelu_.default", _rrelu_samples(inplace=True))
 register("rrelu_with_noise.default", _rrelu_samples(noise=True))
 register("rrelu_with_noise_.default", _rrelu_samples(noise=True, inplace=True))
+register("rrelu_with_noise_functional.default", _rrelu_samples(noise=True))
+out_of("rrelu_with_noise.out", "rrelu_with_noise.default", errors=False)
 
 
 def _rrelu_backward_samples():

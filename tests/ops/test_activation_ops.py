@@ -155,6 +155,71 @@ def test_rrelu_training_gradient_is_the_noise():
     np.testing.assert_array_equal(to_np(x.grad), to_np(noise))
 
 
+@pytest.mark.parametrize("training", [False, True])
+def test_rrelu_with_noise_out_and_functional(training):
+    """torch 2.13's rrelu_with_noise.out (writes noise and out) and rrelu_with_noise_functional
+    ((result, the noise drawn), noise untouched); eval values compared to torch's, training
+    ones to the noise drawn."""
+    x = np.linspace(-3, 3, 12)
+    for lib in (ember, torch):
+        noise, out = lib.zeros(12, dtype=lib.float64), lib.empty(0, dtype=lib.float64)
+        if lib is torch:
+            out = lib.empty(12, dtype=lib.float64)   # (torch's kernel crashes on an empty out)
+        r = lib.ops.aten.rrelu_with_noise.out(lib.tensor(x), noise, 0.1, 0.3, training, out=out)
+        assert r is out and tuple(out.shape) == (12,)
+        slopes = np.where(x <= 0, 0.2, 1.0) if not training else to_np(noise)
+        np.testing.assert_allclose(to_np(out), x * slopes, rtol=1e-15)
+        assert not training or ((slopes[x <= 0] >= 0.1) & (slopes[x <= 0] <= 0.3)).all()
+        noise = lib.zeros(12, dtype=lib.float64)
+        r, noise_out = lib.ops.aten.rrelu_with_noise_functional(lib.tensor(x), noise, 0.1, 0.3,
+                                                                training)
+        assert not to_np(noise).any()
+        slopes = np.where(x <= 0, 0.2, 1.0) if not training else to_np(noise_out)
+        np.testing.assert_allclose(to_np(r), x * slopes, rtol=1e-15)
+    with pytest.raises(RuntimeError, match="out"):   # out= refuses a result needing grad
+        ember.ops.aten.rrelu_with_noise.out(ember.tensor(x, requires_grad=True), ember.zeros(12),
+                                            out=ember.empty(12))
+
+
+def test_rrelu_with_noise_functional_gradient_is_the_noise_drawn():
+    """grad * noise_out (torch's formula reads the noise passed in: zeros here, a zero
+    gradient, which its eval mode shares with ours)."""
+    x = ember.tensor(np.linspace(-3, 3, 20), requires_grad=True)
+    r, noise_out = ember.ops.aten.rrelu_with_noise_functional(x, ember.zeros(20, dtype=ember.float64),
+                                                              0.1, 0.3, True)
+    assert not noise_out.requires_grad
+    (g,) = ember.autograd.grad(r.sum(), x)
+    np.testing.assert_array_equal(to_np(g), to_np(noise_out))
+    t = torch.tensor(np.linspace(-3, 3, 20), requires_grad=True)
+    for lib, leaf in ((ember, x), (torch, t)):     # eval: leaky_relu's gradient
+        r, _ = lib.ops.aten.rrelu_with_noise_functional(leaf, lib.zeros(20, dtype=lib.float64),
+                                                        0.1, 0.3, False)
+        (g,) = lib.autograd.grad(r.sum(), leaf)
+        np.testing.assert_array_equal(to_np(g), np.where(np.linspace(-3, 3, 20) <= 0, 0.2, 1.0))
+
+
+def test_rrelu_with_noise_functionalized():
+    """functionalize: rrelu_with_noise_ runs the functional variant and writes both results
+    back; the out= variant mutates clones (no variant returns what it writes, in order)."""
+    from ember.func import functionalize
+    x = ember.tensor(np.linspace(-3, 3, 8))
+
+    def inplace(x, noise):
+        y = x.clone()
+        ember.ops.aten.rrelu_with_noise_.default(y, noise, 0.1, 0.3, True)
+        return y
+
+    def out(x, noise):
+        o = ember.empty(8, dtype=ember.float64)
+        ember.ops.aten.rrelu_with_noise.out(x, noise, 0.1, 0.3, True, out=o)
+        return o
+    for fn in (inplace, out):
+        noise = ember.zeros(8, dtype=ember.float64)
+        y = functionalize(fn)(x, noise)
+        assert to_np(noise)[to_np(x) > 0].tolist() == [1.0] * 4
+        np.testing.assert_allclose(to_np(y), to_np(x) * to_np(noise), rtol=1e-15)
+
+
 def test_rrelu_in_place_training_and_eval():
     x = ember.tensor(np.linspace(-3, 3, 20))
     y = x.clone()

@@ -123,7 +123,7 @@ def minmax_other_backward(grad, self, other, lose, shape, dtype):
 
 
 def var_backward(grad, self, dim, correction, keepdim):
-    """torch's var_backward: 2 / (N - correction) * grad * (self - mean)."""
+    """torch's var_backward: (2 / (N - correction) * grad) * (self - mean)."""
     c = 1.0 if correction is None else float(scalar_value(correction))
     if self.ndim == 0 or dim is None:
         dof = self.numel() - c
@@ -131,7 +131,7 @@ def var_backward(grad, self, dim, correction, keepdim):
             special = ember.where(self == self.mean(), self.new_full((), math.nan),
                                   self.new_full((), math.inf))
             return grad * special
-        return scale(grad * (self - self.mean()), 2.0 / dof)
+        return scale(grad, 2.0 / dof) * (self - self.mean())
     dims = [dim] if isinstance(dim, int) else list(dim)
     if not keepdim and self.ndim > 1:
         grad = unsqueeze_to(grad, dims, self.ndim)
@@ -140,7 +140,9 @@ def var_backward(grad, self, dim, correction, keepdim):
         n *= self.shape[d]
     dof = n - c
     factor = 2.0 / dof if dof != 0 else math.inf
-    return scale(grad * (self - self.mean(dims, keepdim=True)), factor)
+    # (torch's order: the factor scales grad first, so an infinite factor (dim=[] counts no
+    # elements) multiplies grad alone, and a double backward sums finite terms before it)
+    return scale(grad, factor) * (self - self.mean(dims, keepdim=True))
 
 
 def std_backward(result, grad, self, dim, correction, keepdim):

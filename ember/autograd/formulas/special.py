@@ -20,9 +20,15 @@ def polygamma_backward(grad, n, self):
 
 
 def mvlgamma_backward(grad, self, p):
-    """sum_j digamma(x - j/2), j < p."""
-    d = sum(_aten().digamma.default(self - j / 2) for j in range(p))
-    return grad * d
+    """sum_j digamma(x - j/2), j < p, as torch: the offsets -(p-1)/2 ... 0 plus x (so
+    -0.0 + 0.0 is +0.0, whose digamma is -inf), summed in torch's order.
+
+        >>> x = ember.tensor([-0.0, 2.0], requires_grad=True)
+        >>> ember.autograd.grad(ember.mvlgamma(x, 1).sum(), x)[0]
+        tensor([  -inf, 0.4228])
+    """
+    offsets = ember.arange(-p / 2 + 0.5, 0.5, 0.5, dtype=self.dtype)
+    return grad * _aten().digamma.default(offsets + self.unsqueeze(-1)).sum(-1)
 
 
 def i0_backward(grad, self):
@@ -55,8 +61,17 @@ def i1e_backward(grad, self, result):
 
 
 def logit_backward(grad, self, eps=None):
-    """grad / (x (1 - x)); outside [eps, 1 - eps] 0 (NaN outside [0, 1] without eps)."""
-    d = grad / (self * (1 - self))
+    """grad / (x (1 - x)), grad * inf at x = 0 (-0.0 too) and 1 (torch's kernel); outside
+    [eps, 1 - eps] 0 (NaN outside [0, 1] without eps).
+
+        >>> x = ember.tensor([-0.0, 0.5], requires_grad=True)
+        >>> ember.autograd.grad(ember.logit(x).sum(), x)[0]
+        tensor([inf, 4.])
+    """
+    edge = (self == 0) | (self == 1)
+    # (a +0.0 divisor at the edges: grad / +0.0 is grad * inf; the where() keeps inf and
+    # 0 * inf out of the other elements' double backward)
+    d = grad / ember.where(edge, self.new_zeros(()), self * (1 - self))
     if eps is None or eps < 0:
         return ember.where((self < 0) | (self > 1), d.new_full((), float("nan")), d)
     return ember.where((self < eps) | (self > 1 - eps), d.new_zeros(()), d)
@@ -84,14 +99,30 @@ def sinc_backward(grad, self):
 
 
 def xlogy_backward(grad, self, other, log1p=False):
-    """(d/dself, d/dother) of xlogy(self, other) or xlog1py: log(other) (log1p), 0 where
-    self == 0 and the log is undefined (other <= 0; <= -1), as torch (log(1) at self == 0
-    is log(1), not 0: its own derivative along other is 1 / other)."""
-    log_other = other.log1p() if log1p else other.log()
+    """(d/dself, d/dother) of xlogy(self, other) or xlog1py: xlogy(grad, other)
+    (xlog1py), 0 where self == 0 and the log is undefined (other <= 0; <= -1), as torch
+    (log(1) at self == 0 is log(1), not 0: its own derivative along other is 1 / other).
+    The log is taken at the result's shape, as torch's, so a double backward through an
+    empty broadcast result sums no 1 / other (NaN for other = NaN) into other's gradient."""
+    xlog = _aten().special_xlog1py.default if log1p else _aten().xlogy.Tensor
     undefined = (self == 0) * (other <= (-1 if log1p else 0))
-    g_self = reduce_to(grad * zero_where(undefined, log_other), self.shape, self.dtype)
+    g_self = reduce_to(zero_where(undefined, xlog(grad, other)), self.shape, self.dtype)
     g_other = reduce_to(grad * self / (other + 1 if log1p else other), other.shape, other.dtype)
     return g_self, g_other
+
+
+def xlogy_other_scalar_backward(grad, self, other, log1p=False):
+    """d/dself of xlogy(self, other) (xlog1py) for a Python number `other`, as torch:
+    xlogy(grad, other), 0 where self == 0 unless other > 0 (> -1), so a NaN other gives 0
+    there (xlogy_backward, the Tensor overloads', keeps the NaN).
+
+        >>> x = ember.tensor([0.0, 2.0], requires_grad=True)
+        >>> ember.autograd.grad(ember.xlogy(x, float("nan")).sum(), x)[0]
+        tensor([0., nan])
+    """
+    xlog = _aten().special_xlog1py.other_scalar if log1p else _aten().xlogy.Scalar_Other
+    g = xlog(grad, other)
+    return g if other > (-1 if log1p else 0) else zero_where(self == 0, g)
 
 
 def zeta_other_backward(grad, self, other):
