@@ -239,10 +239,12 @@ def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:
         for j, a in enumerate(fn.schema.arguments.flat()):
             call.append(given[j] if j < len(given) else default_to_python(a))
         params = "self, other" if len(given) > 1 else "self"
+        elide, inline_ks = _elision_context(dunder, by_key), _inline_ks(fn, call)
+        if elide and not inline_ks:     # (the eliding dunders read their keyset inline)
+            raise ValueError(f"{fn.ref}: the eliding dunder {dunder} must dispatch inline")
         out.append({"name": dunder, "params": params, "op": op_context(fn),
                     "call": _call_exprs(fn.schema, call), "loc": fn.ref,
-                    "elide": _elision_context(dunder, by_key),
-                    "inline_ks": _inline_ks(fn, call)})
+                    "elide": elide, "inline_ks": inline_ks})
     return out
 
 

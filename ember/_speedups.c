@@ -12,8 +12,8 @@
      ember.dispatch.tls.set_inference, next to the Python flag).
    - FastBinary: add/sub/mul's common case (twin: the Python kernel of
      kernels/cpu/_pointwise.py's _binary, which it calls for every other case).
-   - temporaries(self, other): the arithmetic dunders' test for a large temporary operand
-     (twin: ember.core.elision.py_temporaries).
+   - binary_keys(self, other, include, keep): the arithmetic dunders' keyset and their test
+     for a large temporary operand (twin: ember.core.elision.py_binary_keys).
 
    setup(...) hands over the Tensor class and the constants once, at import.
 */
@@ -373,13 +373,16 @@ static PyTypeObject FastBinaryType = {
     .tp_members = fast_binary_members,
 };
 
-/* --- temporaries: the elision test of the generated arithmetic dunders --------------------
+/* --- binary_keys: the dispatch keyset of the generated arithmetic dunders -----------------
 
-   temporaries(self, other) -> int: bit 1 when self, bit 2 when other (a plain Tensor) has
-   exactly `temp_refs` references and an array of at least `min_bytes`: the candidates for
-   writing the result into (ember/core/elision.py, whose `reusable` decides). A C function
-   sees the reference counts getrefcount sees: the caller's stack slot, the dunder's
-   parameter, this call's argument. */
+   binary_keys(self, other, include, keep) -> int: `(self._ks | other's keys | include) & keep`,
+   the keyset the dunder dispatches on, when other is a Tensor or a float or int; -4 when other
+   is anything else (the dunder computes it, with its errors); and first, when self (1) or
+   other (2) is a large temporary, minus those bits (-1, -2, -3): an operand with exactly
+   `temp_refs` references and an array of at least `min_bytes`, a candidate for writing the
+   result into (ember/core/elision.py, whose `reusable` decides). A C function sees the
+   reference counts getrefcount sees: the caller's stack slot, the dunder's parameter, this
+   call's argument. */
 static Py_ssize_t temp_refs = 0, min_bytes = 0;
 
 static int
@@ -399,27 +402,44 @@ large_array(PyObject *t)
 }
 
 static PyObject *
-temporaries(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
+binary_keys(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "temporaries(self, other)");
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError, "binary_keys(self, other, include, keep)");
         return NULL;
     }
+    PyObject *self = args[0], *other = args[1];
+    int self_is_tensor = PyObject_TypeCheck(self, tensor_type);
     long bits = 0;
-    if (temp_refs && Py_REFCNT(args[0]) == temp_refs &&
-        PyObject_TypeCheck(args[0], tensor_type)) {
-        int large = large_array(args[0]);
+    if (temp_refs && Py_REFCNT(self) == temp_refs && self_is_tensor) {
+        int large = large_array(self);
         if (large < 0)
             return NULL;
         bits |= large;
     }
-    if (temp_refs && Py_REFCNT(args[1]) == temp_refs && Py_TYPE(args[1]) == tensor_type) {
-        int large = large_array(args[1]);
+    if (temp_refs && Py_REFCNT(other) == temp_refs && Py_TYPE(other) == tensor_type) {
+        int large = large_array(other);
         if (large < 0)
             return NULL;
         bits |= large << 1;
     }
-    return PyLong_FromLong(bits);
+    if (bits)
+        return PyLong_FromLong(-bits);
+    long other_keys = 0;    /* (a real number adds no key: ks_number) */
+    if (Py_TYPE(other) == tensor_type) {
+        if (SLOT(other, off_ks) == NULL)
+            return PyLong_FromLong(-4);
+        other_keys = PyLong_AsLong(SLOT(other, off_ks));
+    }
+    else if (!PyFloat_CheckExact(other) && !PyLong_CheckExact(other))
+        return PyLong_FromLong(-4);
+    if (!self_is_tensor || SLOT(self, off_ks) == NULL)
+        return PyLong_FromLong(-4);
+    long keys = PyLong_AsLong(SLOT(self, off_ks)) | other_keys | PyLong_AsLong(args[2]);
+    keys &= PyLong_AsLong(args[3]);
+    if (PyErr_Occurred())
+        return NULL;
+    return PyLong_FromLong(keys);
 }
 
 static PyObject *
@@ -452,11 +472,12 @@ static PyMethodDef methods[] = {
      "complex_bit): the class and constants from_array uses."},
     {"from_array", (PyCFunction)(void (*)(void))from_array, METH_FASTCALL | METH_KEYWORDS,
      "from_array(arr, dt=None, contig=False) -> Tensor: ember.core.tensor.from_array in C."},
-    {"temporaries", (PyCFunction)(void (*)(void))temporaries, METH_FASTCALL,
-     "temporaries(self, other) -> int: the large temporaries among a dunder's operands "
-     "(bit 1: self, bit 2: other); see ember/core/elision.py."},
+    {"binary_keys", (PyCFunction)(void (*)(void))binary_keys, METH_FASTCALL,
+     "binary_keys(self, other, include, keep) -> int: an arithmetic dunder's keyset, or -1/-2/-3 "
+     "for large temporary operands, -4 for an other it leaves to Python; see "
+     "ember/core/elision.py."},
     {"set_elision", set_elision, METH_VARARGS,
-     "set_elision(temp_refs, min_bytes): the thresholds temporaries uses."},
+     "set_elision(temp_refs, min_bytes): the thresholds binary_keys uses."},
     {"set_inference", set_inference, METH_O,
      "set_inference(flag): this thread's inference-mode flag, as from_array reads it."},
     {"inference", get_inference, METH_NOARGS, "inference() -> bool: the flag set_inference set."},

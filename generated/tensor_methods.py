@@ -3,7 +3,7 @@
 """Tensor methods and operator dunders, installed on ember.Tensor by `install`."""
 
 from ember.core.factories import factory_requires_grad as _factory_requires_grad
-from ember.core.elision import temporaries as _temporaries
+from ember.core.elision import binary_keys as _binary_keys
 from ember.core.elision import reusable as _reusable
 from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
 from ember.core.tensor import Tensor as _Tensor
@@ -13034,17 +13034,17 @@ def __add__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        _tmp = _temporaries(self, other)
-        if _tmp:    # a large temporary operand: the result may be written into it
-            if _tmp & 1 and _reusable(self, other):
+        _inc, _keep = _tls.masks
+        ks = _binary_keys(self, other, _inc, _keep)
+        if ks < 0:  # -1, -2, -3: self, other, both large temporaries; -4: an other left to us
+            if ks != -4 and ks != -2 and _reusable(self, other):   # (written into)
                 return _entry_add__Tensor(self, other, 1)
-            if _tmp & 2 and _reusable(other, self, True):
+            if ks != -4 and ks != -1 and _reusable(other, self, True):
                 return _entry_add__Tensor(other, self, 1)
-        try:
-            _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
-        except AttributeError:
-            raise _arg_error(_o.add_Tensor, (self, other, 1)) from None
+            try:
+                ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
+            except AttributeError:
+                raise _arg_error(_o.add_Tensor, (self, other, 1)) from None
         try:
             _k = _e_add_Tensor[ks]
         except KeyError:
@@ -13591,17 +13591,17 @@ def __mul__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        _tmp = _temporaries(self, other)
-        if _tmp:    # a large temporary operand: the result may be written into it
-            if _tmp & 1 and _reusable(self, other):
+        _inc, _keep = _tls.masks
+        ks = _binary_keys(self, other, _inc, _keep)
+        if ks < 0:  # -1, -2, -3: self, other, both large temporaries; -4: an other left to us
+            if ks != -4 and ks != -2 and _reusable(self, other):   # (written into)
                 return _entry_mul__Tensor(self, other)
-            if _tmp & 2 and _reusable(other, self, True):
+            if ks != -4 and ks != -1 and _reusable(other, self, True):
                 return _entry_mul__Tensor(other, self)
-        try:
-            _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
-        except AttributeError:
-            raise _arg_error(_o.mul_Tensor, (self, other)) from None
+            try:
+                ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
+            except AttributeError:
+                raise _arg_error(_o.mul_Tensor, (self, other)) from None
         try:
             _k = _e_mul_Tensor[ks]
         except KeyError:
@@ -13988,15 +13988,15 @@ def __sub__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        _tmp = _temporaries(self, other)
-        if _tmp:    # a large temporary operand: the result may be written into it
-            if _tmp & 1 and _reusable(self, other):
+        _inc, _keep = _tls.masks
+        ks = _binary_keys(self, other, _inc, _keep)
+        if ks < 0:  # -1, -2, -3: self, other, both large temporaries; -4: an other left to us
+            if ks != -4 and ks != -2 and _reusable(self, other):   # (written into)
                 return _entry_sub__Tensor(self, other, 1)
-        try:
-            _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
-        except AttributeError:
-            raise _arg_error(_o.sub_Tensor, (self, other, 1)) from None
+            try:
+                ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
+            except AttributeError:
+                raise _arg_error(_o.sub_Tensor, (self, other, 1)) from None
         try:
             _k = _e_sub_Tensor[ks]
         except KeyError:
@@ -14014,15 +14014,15 @@ def __truediv__(self, other):
         if r is not _NO:
             return r
     try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
-        _tmp = _temporaries(self, other)
-        if _tmp:    # a large temporary operand: the result may be written into it
-            if _tmp & 1 and _reusable(self, other):
+        _inc, _keep = _tls.masks
+        ks = _binary_keys(self, other, _inc, _keep)
+        if ks < 0:  # -1, -2, -3: self, other, both large temporaries; -4: an other left to us
+            if ks != -4 and ks != -2 and _reusable(self, other):   # (written into)
                 return _entry_div__Tensor(self, other)
-        try:
-            _inc, _keep = _tls.masks
-            ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
-        except AttributeError:
-            raise _arg_error(_o.div_Tensor, (self, other)) from None
+            try:
+                ks = (self._ks | (other._ks if other.__class__ is _Tensor else 0 if other.__class__ is float else _ks_num(other)) | _inc) & _keep
+            except AttributeError:
+                raise _arg_error(_o.div_Tensor, (self, other)) from None
         try:
             _k = _e_div_Tensor[ks]
         except KeyError:

@@ -6,6 +6,8 @@ kernel would zero on first touch). The generated `__add__`, `__sub__`, `__mul__`
 
     getrefcount(self) == TEMP_REFS and reusable(self, other)
 
+(the count is read by `binary_keys`, which also gives the dunder its keyset)
+
 (`__add__` and `__mul__` also try `other`, as in `c + a * b`: `reusable(other, self,
 swapped=True)`). Why this cannot change a value anyone else sees, with t the operand
 written into and (lhs, rhs) the dunder's operands:
@@ -61,15 +63,17 @@ _NO_KEYS = (0, K.FULL)          # no dispatch keys included or excluded (no mode
 _getrefcount = sys.getrefcount
 
 
-def py_temporaries(t, other) -> int:
-    """Which of a dunder's operands may be a large temporary to write the result into: bit 1
-    for self `t`, bit 2 for `other` (a plain Tensor), each with exactly TEMP_REFS owners
-    (counted as from the dunder, so one more here: this function's own parameter) and an
-    array of at least MIN_BYTES; `reusable` then decides. ember/_speedups.c has the same
-    function in C (a C call adds no reference), which the generated dunders use when built.
+def py_binary_keys(t, other, include, keep) -> int:
+    """An arithmetic dunder's dispatch keyset, `(t._ks | other's keys | include) & keep`, when
+    `other` is a Tensor or a float or int (-4 when it is anything else: the dunder computes
+    it, with its errors); but first, minus the bits of its large temporary operands (-1 for
+    self `t`, -2 for `other`, -3 both): each with exactly TEMP_REFS owners (counted as from
+    the dunder, so one more here: this function's own parameter) and an array of at least
+    MIN_BYTES; `reusable` then decides. ember/_speedups.c has the same function in C (a C
+    call adds no reference), which the generated dunders use when built.
 
-    >>> py_temporaries(ember.ones(3), 2.0)
-    0
+    >>> py_binary_keys(ember.ones(3), 2.0, 0, -1) == ember.ones(3)._ks
+    True
     """
     refs = TEMP_REFS + 1
     bits = 0
@@ -79,13 +83,22 @@ def py_temporaries(t, other) -> int:
     if TEMP_REFS and _getrefcount(other) == refs and other.__class__ is Tensor and \
             other._np is not None and other._np.nbytes >= MIN_BYTES:
         bits |= 2
-    return bits
+    if bits:
+        return -bits
+    if not isinstance(t, Tensor):
+        return -4
+    cls = other.__class__
+    if cls is Tensor:
+        return (t._ks | other._ks | include) & keep
+    if cls is float or cls is int:
+        return (t._ks | include) & keep
+    return -4
 
 
-temporaries = py_temporaries
+binary_keys = py_binary_keys
 if speedups is not None:
     speedups.set_elision(TEMP_REFS, MIN_BYTES)
-    temporaries = speedups.temporaries
+    binary_keys = speedups.binary_keys
 
 
 def reusable(t, other, swapped=False) -> bool:

@@ -206,3 +206,17 @@ def test_inference_flag_is_per_thread():
     done.set()
     th.join(10)
     assert seen == {"worker": True, "main": False}
+
+
+@needs_c
+def test_binary_keys_matches_python():
+    """The dunders' keyset (operands held here: no temporaries) from C and from Python."""
+    from ember.core import elision
+    from ember.dispatch import keys as K
+    x, c = ember.ones(3), ember.ones(2, dtype=ember.complex64)
+    p = ember.nn.Parameter(ember.ones(3))
+    for self_ in (x, c, p):
+        for other in (x, c, p, 2.0, 3, True, 1j, "a", None, np.float32(2)):
+            for inc, keep in ((0, K.FULL), (K.PYTHON_BIT, K.FULL), (0, K.FULL & ~K.AUTOGRAD_BIT)):
+                assert speedups.binary_keys(self_, other, inc, keep) == \
+                    elision.py_binary_keys(self_, other, inc, keep), (self_, other)
