@@ -336,9 +336,13 @@ def _clone_and_mutate(op, args):
     for i, a in enumerate(schema_args):
         if a.is_write and isinstance(args[i], FunctionalTensor):
             _write_back(args[i], inner[i])
-    written = [args[i] for i, a in enumerate(schema_args) if a.is_write]
-    if written and op.schema.returns and op.schema.returns[0].annotation is not None:
-        return written[0] if len(op.schema.returns) == 1 else tuple(written)
+    # a result annotated as a written argument's alias (`Tensor(a!)`) is that argument
+    by_alias = {a.annotation.alias_set: args[i] for i, a in enumerate(schema_args) if a.is_write}
+    returns = op.schema.returns
+    if returns and all(r.annotation is not None and r.annotation.alias_set in by_alias
+                       for r in returns):
+        aliased = [by_alias[r.annotation.alias_set] for r in returns]
+        return aliased[0] if len(returns) == 1 else tuple(aliased)
     return _wrap(out)
 
 
