@@ -16,6 +16,7 @@ from .autocast import KEY_OF_DEVICE, AutocastDevice, AutocastRule, wrapper_code
 from .autograd_gen import forward_kernel, needs_autograd_kernel, node_class, view_entries
 from .derivatives import Derivative
 from .functionalization import functionalization_plan
+from .loader import CodegenError
 from .model import default_to_python
 from .native import NativeFunction
 
@@ -241,7 +242,8 @@ def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:
         params = "self, other" if len(given) > 1 else "self"
         elide, inline_ks = _elision_context(dunder, by_key), _inline_ks(fn, call)
         if elide and not inline_ks:     # (the eliding dunders read their keyset inline)
-            raise ValueError(f"{fn.ref}: the eliding dunder {dunder} must dispatch inline")
+            raise CodegenError(fn.loc, f"the eliding dunder {dunder} must dispatch inline "
+                                       f"({fn.qualified}: its arguments are its parameters)")
         out.append({"name": dunder, "params": params, "op": op_context(fn),
                     "call": _call_exprs(fn.schema, call), "loc": fn.ref,
                     "elide": elide, "inline_ks": inline_ks})

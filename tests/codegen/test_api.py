@@ -87,3 +87,13 @@ def test_manual_binding_ops_get_no_generated_binding(fns):
     assert fns["to.dtype"].manual_binding
     methods = api.group_bindings(list(fns.values()), "method")
     assert "to" not in methods and "clone" in methods
+
+
+def test_an_eliding_dunder_must_dispatch_inline(fns, monkeypatch):
+    """__add__/__sub__/__mul__/__truediv__ read their keyset from binary_keys, inline: a schema
+    that would route one through an entry call is refused with its file:line."""
+    from codegen import render
+    monkeypatch.setattr(render, "_inline_ks", lambda fn, call: None)
+    from codegen.loader import CodegenError
+    with pytest.raises(CodegenError, match=r"native_functions\.yaml:\d+: the eliding dunder"):
+        dunder_contexts(list(fns.values()))
