@@ -7,7 +7,7 @@ STAMP := $(VENV)/.installed
 
 setup: $(STAMP)
 
-$(STAMP): pyproject.toml setup.py ember/_speedups.c
+$(STAMP): pyproject.toml setup.py $(wildcard ember/_speedups*.c ember/_speedups.h)
 	@# the CUDA emulator compiles kernels/cuda with the host C++ compiler
 	command -v g++ >/dev/null || (apt-get update -qq && apt-get install -y -qq g++)
 	test -x $(VPY) || $(PY) -m venv $(VENV)

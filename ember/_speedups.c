@@ -14,6 +14,8 @@
      kernels/cpu/_pointwise.py's _binary, which it calls for every other case).
    - binary_keys(self, other, include, keep): the arithmetic dunders' keyset and their test
      for a large temporary operand (twin: ember.core.elision.py_binary_keys).
+   - bias_gemm(bias, a, b), in _speedups_gemm.c: a Linear's `bias + a @ b` as one BLAS call
+     (twin: kernels/cpu/linalg.py's _bias_gemm).
 
    setup(...) hands over the Tensor class and the constants once, at import.
 */
@@ -21,6 +23,8 @@
 #include <Python.h>
 #include <structmember.h>
 #include <math.h>
+
+#include "_speedups.h"
 
 static PyTypeObject *tensor_type = NULL;
 static PyObject *ndarray_type, *asarray, *np_to_dtype, *cpu_device, *zero, *complex_dtypes;
@@ -481,6 +485,12 @@ static PyMethodDef methods[] = {
     {"set_inference", set_inference, METH_O,
      "set_inference(flag): this thread's inference-mode flag, as from_array reads it."},
     {"inference", get_inference, METH_NOARGS, "inference() -> bool: the flag set_inference set."},
+    {"setup_blas", speedups_setup_blas, METH_VARARGS,
+     "setup_blas(sgemm, dgemm, empty, float32, float64): scipy.linalg.cython_blas's gemm "
+     "capsules, numpy.empty and the two dtypes, for bias_gemm."},
+    {"bias_gemm", (PyCFunction)(void (*)(void))speedups_bias_gemm, METH_FASTCALL,
+     "bias_gemm(bias, a, b) -> ndarray or None: bias + a @ b through one gemm, as "
+     "kernels/cpu/linalg.py's _bias_gemm; None for the cases it leaves to Python."},
     {NULL, NULL, 0, NULL},
 };
 

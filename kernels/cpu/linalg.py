@@ -9,8 +9,10 @@ torch's CPU kernels. Below them, torch.linalg's LAPACK ops.
 import numpy as np
 import scipy.linalg as _sl
 from scipy.linalg import blas as _blas
+from scipy.linalg import cython_blas as _cython_blas
 from scipy.linalg import lapack as _lapack
 
+from ember._accel import speedups
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
@@ -96,6 +98,11 @@ def addmm(self, mat1, mat2, beta, alpha):
 # NumPy's (two builds of OpenBLAS in the wheels) and turns the path off when they differ.
 _GEMM_MAX_K = 256
 _gemm_ok = None     # the probe's verdict
+_c_bias_gemm = None     # ember/_speedups_gemm.c's bias_gemm: the same call from C
+if speedups is not None:
+    speedups.setup_blas(_cython_blas.__pyx_capi__["sgemm"], _cython_blas.__pyx_capi__["dgemm"],
+                        np.empty, np.dtype(np.float32), np.dtype(np.float64))
+    _c_bias_gemm = speedups.bias_gemm
 
 
 def _f_operand(a):
@@ -150,6 +157,10 @@ def _bias_gemm(self, mat1, mat2, shape, dt):
     (np.matmul takes syrk for `a @ a.T`), no copy needed."""
     global _gemm_ok
     a, b, s = mat1._np, mat2._np, self._np
+    if _gemm_ok and _c_bias_gemm is not None:     # the same in C, for the layouts it serves
+        out = _c_bias_gemm(s, a, b)
+        if out is not None:
+            return out
     if (dt is not D.float32 and dt is not D.float64) or a is None or b is None or s is None \
             or mat1._dtype is not dt or self._dtype is not dt or not 0 < a.shape[1] <= _GEMM_MAX_K \
             or shape[0] < 2 or shape[1] < 2 or np.may_share_memory(a, b):
