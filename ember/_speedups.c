@@ -16,6 +16,8 @@
      for a large temporary operand (twin: ember.core.elision.py_binary_keys).
    - bias_gemm(bias, a, b), in _speedups_gemm.c: a Linear's `bias + a @ b` as one BLAS call
      (twin: kernels/cpu/linalg.py's _bias_gemm).
+   - gradient_edge, new_node, save, save_output, set_history_one, in _speedups_record.c: the helpers every
+     recorded op calls (twins: ember/autograd/graph.py's py_* functions).
 
    setup(...) hands over the Tensor class and the constants once, at import.
 */
@@ -26,25 +28,23 @@
 
 #include "_speedups.h"
 
-static PyTypeObject *tensor_type = NULL;
+PyTypeObject *tensor_type = NULL;
 static PyObject *ndarray_type, *asarray, *np_to_dtype, *cpu_device, *zero, *complex_dtypes;
 /* a fresh CPU tensor's keyset: [inference][complex] */
 static PyObject *keysets[2][2];
 
 /* byte offsets of Tensor's slots */
-static Py_ssize_t off_np, off_contig, off_shape, off_stride, off_offset, off_dtype, off_device,
+Py_ssize_t off_np, off_contig, off_shape, off_stride, off_offset, off_dtype, off_device,
     off_storage, off_ks, off_base, off_ag;
 
 static _Thread_local int inference_flag = 0;
 
-#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
-
-static int
+int
 slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *out)
 {
     PyObject *descr = PyDict_GetItemString(type->tp_dict, name);  /* borrowed */
     if (descr == NULL || Py_TYPE(descr) != &PyMemberDescr_Type) {
-        PyErr_Format(PyExc_TypeError, "ember._speedups: Tensor has no slot %s", name);
+        PyErr_Format(PyExc_TypeError, "ember._speedups: %s has no slot %s", type->tp_name, name);
         return -1;
     }
     PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
@@ -488,6 +488,19 @@ static PyMethodDef methods[] = {
     {"setup_blas", speedups_setup_blas, METH_VARARGS,
      "setup_blas(sgemm, dgemm, empty, float32, float64): scipy.linalg.cython_blas's gemm "
      "capsules, numpy.empty and the two dtypes, for bias_gemm."},
+    {"setup_recording", speedups_setup_recording, METH_VARARGS,
+     "setup_recording(Node, SavedTensor, Storage, AutogradMeta, twins, counter, anomaly, "
+     "graph_globals, tls, cpu, autograd_bit, adinplace_bit, no_history_mask, "
+     "functionalize_bit): what the recording helpers use."},
+    {"gradient_edge", speedups_gradient_edge, METH_O,
+     "gradient_edge(t): ember.autograd.graph's gradient_edge in C."},
+    {"new_node", (PyCFunction)(void (*)(void))speedups_new_node, METH_FASTCALL,
+     "new_node(cls, edges, needs): ember.autograd.graph's new_node in C."},
+    {"save", speedups_save, METH_O, "save(t): ember.autograd.graph's save in C."},
+    {"save_output", (PyCFunction)(void (*)(void))speedups_save_output, METH_FASTCALL,
+     "save_output(t, nr=0): ember.autograd.graph's save_output in C."},
+    {"set_history_one", (PyCFunction)(void (*)(void))speedups_set_history_one, METH_FASTCALL,
+     "set_history_one(t, node): ember.autograd.graph's set_history_one in C."},
     {"bias_gemm", (PyCFunction)(void (*)(void))speedups_bias_gemm, METH_FASTCALL,
      "bias_gemm(bias, a, b) -> ndarray or None: bias + a @ b through one gemm, as "
      "kernels/cpu/linalg.py's _bias_gemm; None for the cases it leaves to Python."},

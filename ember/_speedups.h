@@ -4,8 +4,26 @@
 
 #include <Python.h>
 
+/* an object slot of an instance, by its byte offset (NULL when unset) */
+#define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
+
+/* _speedups.c: the Tensor class and its slots' offsets (set by setup) */
+extern PyTypeObject *tensor_type;
+extern Py_ssize_t off_np, off_contig, off_shape, off_stride, off_offset, off_dtype, off_device,
+    off_storage, off_ks, off_base, off_ag;
+/* the byte offset of the object slot `name` of `type`; -1 with an exception if none */
+int slot_offset(PyTypeObject *type, const char *name, Py_ssize_t *out);
+
 /* _speedups_gemm.c */
 PyObject *speedups_setup_blas(PyObject *mod, PyObject *args);
 PyObject *speedups_bias_gemm(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+
+/* _speedups_record.c */
+PyObject *speedups_setup_recording(PyObject *mod, PyObject *args);
+PyObject *speedups_gradient_edge(PyObject *mod, PyObject *t);
+PyObject *speedups_new_node(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *speedups_save(PyObject *mod, PyObject *t);
+PyObject *speedups_save_output(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+PyObject *speedups_set_history_one(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
 #endif

@@ -20,6 +20,7 @@ import itertools
 import re
 import weakref
 
+from .._accel import speedups
 from ..core.tensor import Tensor, shallow_copy
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls
@@ -663,3 +664,21 @@ def as_tensor(x):
     """A Python number given for a Tensor argument, as a wrapped 0-d CPU tensor."""
     from ..dispatch.argcheck import wrap_number
     return wrap_number(x)
+
+
+# --- the same helpers in C (ember/_speedups_record.c) -----------------------------------------
+# The Python functions above stay the references (py_*): the C versions call them for every
+# case off the common path, and tests/autograd/test_speedups_record.py compares the two.
+py_gradient_edge, py_new_node, py_save, py_save_output, py_set_history_one = (
+    gradient_edge, new_node, save, save_output, set_history_one)
+if speedups is not None:
+    from ..core.device import CPU as _CPU
+    from ..core.storage import Storage as _Storage
+    from ..core.tensor import _FUNCTIONALIZE_BIT, _NO_HISTORY
+    speedups.setup_recording(
+        Node, SavedTensor, _Storage, AutogradMeta,
+        (py_gradient_edge, py_new_node, py_save, py_save_output, py_set_history_one), _seq,
+        _anomaly, globals(), _tls, _CPU, AUTOGRAD_BIT, ADINPLACE_BIT, _NO_HISTORY,
+        _FUNCTIONALIZE_BIT)
+    gradient_edge, new_node, save = speedups.gradient_edge, speedups.new_node, speedups.save
+    save_output, set_history_one = speedups.save_output, speedups.set_history_one

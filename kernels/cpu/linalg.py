@@ -82,10 +82,16 @@ def addmm(self, mat1, mat2, beta, alpha):
     >>> ember.addmm(ember.zeros(4), ember.ones(2, 3), ember.ones(3, 4), alpha=2)[0, 0]
     tensor(6.)
     """
-    shape = _meta.check_addmm(self, mat1, mat2)
     dt = mat2._dtype
-    if beta.__class__ is int and alpha.__class__ is int and beta == 1 and alpha == 1:
-        out = _bias_gemm(self, mat1, mat2, shape, dt)    # (a Linear's forward)
+    plain = beta.__class__ is int and alpha.__class__ is int and beta == 1 and alpha == 1
+    if plain and _gemm_ok and _c_bias_gemm is not None:
+        # (a Linear's forward; the C path serves only arguments addmm accepts)
+        out = _c_bias_gemm(self._np, mat1._np, mat2._np)
+        if out is not None:
+            return from_array(out, dt)
+    shape = _meta.check_addmm(self, mat1, mat2)
+    if plain:
+        out = _bias_gemm(self, mat1, mat2, shape, dt)
         if out is not None:
             return from_array(out, dt)
     return _finish(_scaled_product(self, mat1, mat2, beta, alpha, shape, dt, "addmm_impl_cpu_"), dt)
@@ -157,10 +163,6 @@ def _bias_gemm(self, mat1, mat2, shape, dt):
     (np.matmul takes syrk for `a @ a.T`), no copy needed."""
     global _gemm_ok
     a, b, s = mat1._np, mat2._np, self._np
-    if _gemm_ok and _c_bias_gemm is not None:     # the same in C, for the layouts it serves
-        out = _c_bias_gemm(s, a, b)
-        if out is not None:
-            return out
     if (dt is not D.float32 and dt is not D.float64) or a is None or b is None or s is None \
             or mat1._dtype is not dt or self._dtype is not dt or not 0 < a.shape[1] <= _GEMM_MAX_K \
             or shape[0] < 2 or shape[1] < 2 or np.may_share_memory(a, b):
@@ -169,6 +171,10 @@ def _bias_gemm(self, mat1, mat2, shape, dt):
         _gemm_ok = _gemm_matches_matmul()
     if not _gemm_ok:
         return None
+    if _c_bias_gemm is not None:    # the same in C, for the layouts it serves
+        out = _c_bias_gemm(s, a, b)
+        if out is not None:
+            return out
     out = np.empty(shape, dt.np)
     out[...] = s
     return out if _gemm_into(out, a, b) else None

@@ -174,11 +174,15 @@ def test_pure_python_fallback_runs_the_same_tests():
     probe = ("import ember, ember._accel as a, ember.core.tensor as T, "
              "ember.kernels.cpu.binary as B; "
              "assert a.speedups is None and T.from_array is T.py_from_array; "
-             "assert type(B.mul).__name__ == 'function'; print('pure')")
+             "assert type(B.mul).__name__ == 'function'; "
+             "import ember.autograd.graph as G, ember.kernels.cpu.linalg as L; "
+             "assert G.save_output is G.py_save_output and L._c_bias_gemm is None; "
+             "print('pure')")
     out = subprocess.run([sys.executable, "-c", probe], env=env, cwd=ROOT, capture_output=True,
                          text=True, timeout=300, check=False)
     assert out.returncode == 0 and "pure" in out.stdout, out.stderr
     tests = ["tests/tensor/test_tensor_core.py", "tests/tensor/test_elision.py",
+             "tests/tensor/test_speedups_gemm.py", "tests/autograd/test_speedups_record.py",
              "tests/tensor/test_speedups.py::test_inference_flag_follows_inference_mode"]
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           "-x", *tests], env=env, cwd=ROOT, capture_output=True, text=True,
