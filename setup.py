@@ -2,6 +2,6 @@
 Without a C compiler the build skips the extension and ember runs its pure-Python twins."""
 from setuptools import Extension, setup
 
-setup(ext_modules=[Extension(
-    "ember._speedups", ["ember/_speedups.c", "ember/_speedups_gemm.c", "ember/_speedups_record.c"],
-    depends=["ember/_speedups.h"], optional=True)])
+SOURCES = ["_speedups.c", "_speedups_gemm.c", "_speedups_record.c", "_speedups_fma.c"]
+setup(ext_modules=[Extension("ember._speedups", [f"ember/{s}" for s in SOURCES],
+                             depends=["ember/_speedups.h"], optional=True)])

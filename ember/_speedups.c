@@ -18,6 +18,8 @@
      (twin: kernels/cpu/linalg.py's _bias_gemm).
    - gradient_edge, new_node, save, save_output, set_history_one, in _speedups_record.c: the helpers every
      recorded op calls (twins: ember/autograd/graph.py's py_* functions).
+   - fma_update(x, y, z), in _speedups_fma.c: an optimizer's `z += y * x` with one fused
+     multiply-add per element (twin: kernels/cpu/_fma_loop.py's fma_inplace).
 
    setup(...) hands over the Tensor class and the constants once, at import.
 */
@@ -501,6 +503,9 @@ static PyMethodDef methods[] = {
      "save_output(t, nr=0): ember.autograd.graph's save_output in C."},
     {"set_history_one", (PyCFunction)(void (*)(void))speedups_set_history_one, METH_FASTCALL,
      "set_history_one(t, node): ember.autograd.graph's set_history_one in C."},
+    {"fma_update", (PyCFunction)(void (*)(void))speedups_fma_update, METH_FASTCALL,
+     "fma_update(x, y, z) -> bool: z += y * x in place, one fused multiply-add per element, "
+     "as kernels/cpu/_fma_loop.py's fma_inplace; False for the cases it leaves to it."},
     {"bias_gemm", (PyCFunction)(void (*)(void))speedups_bias_gemm, METH_FASTCALL,
      "bias_gemm(bias, a, b) -> ndarray or None: bias + a @ b through one gemm, as "
      "kernels/cpu/linalg.py's _bias_gemm; None for the cases it leaves to Python."},

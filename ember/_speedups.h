@@ -26,4 +26,7 @@ PyObject *speedups_save(PyObject *mod, PyObject *t);
 PyObject *speedups_save_output(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *speedups_set_history_one(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 
+/* _speedups_fma.c */
+PyObject *speedups_fma_update(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+
 #endif

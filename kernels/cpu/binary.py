@@ -20,6 +20,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from ember._accel import speedups
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, from_array
@@ -190,6 +191,7 @@ def _update_fast(ufunc, self, other, alpha) -> bool:
     return True
 
 
+_c_fma_update = None if speedups is None else speedups.fma_update   # (ember/_speedups_fma.c)
 _ALPHAS: dict = {}   # (dtype, alpha's class, alpha, negated) -> the factor update_arrays uses
 
 
@@ -215,6 +217,8 @@ def update_arrays(ufunc, a, b, alpha, dt):
         ufunc(a, b, out=a)
         return
     y = _alpha_factor(dt, alpha, ufunc is np.subtract)
+    if _c_fma_update is not None and _c_fma_update(b, y, a):   # (C: the same fma loop)
+        return
     loops = compiled("_fma_loop")
     if a.flags.c_contiguous and b.flags.c_contiguous:
         loops.fma_inplace(b, y, a)

@@ -182,7 +182,7 @@ def test_pure_python_fallback_runs_the_same_tests():
                          text=True, timeout=300, check=False)
     assert out.returncode == 0 and "pure" in out.stdout, out.stderr
     tests = ["tests/tensor/test_tensor_core.py", "tests/tensor/test_elision.py",
-             "tests/tensor/test_speedups_gemm.py", "tests/autograd/test_speedups_record.py",
+             "tests/tensor/test_speedups_kernels.py", "tests/autograd/test_speedups_record.py",
              "tests/tensor/test_speedups.py::test_inference_flag_follows_inference_mode"]
     run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           "-x", *tests], env=env, cwd=ROOT, capture_output=True, text=True,
