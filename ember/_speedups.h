@@ -7,6 +7,17 @@
 /* an object slot of an instance, by its byte offset (NULL when unset) */
 #define SLOT(o, off) (*(PyObject **)((char *)(o) + (off)))
 
+/* the kind of float a buffer holds: 'f' (float32), 'd' (float64), or 0 for anything else
+   (another type, or not in native byte order) */
+static inline char
+buffer_float_kind(const Py_buffer *v)
+{
+    const char *f = v->format;
+    if (f == NULL || f[0] == '\0' || f[1] != '\0')
+        return 0;
+    return f[0] == 'f' || f[0] == 'd' ? f[0] : 0;
+}
+
 /* _speedups.c: the Tensor class and its slots' offsets (set by setup) */
 extern PyTypeObject *tensor_type;
 extern Py_ssize_t off_np, off_contig, off_shape, off_stride, off_offset, off_dtype, off_device,

@@ -52,15 +52,6 @@ fma_f64(const double *x, double y, double *z, Py_ssize_t n)
 }
 
 static int
-float_format(const Py_buffer *v)
-{
-    const char *f = v->format;
-    if (f == NULL || f[0] == '\0' || f[1] != '\0')
-        return 0;
-    return f[0] == 'f' || f[0] == 'd' ? f[0] : 0;
-}
-
-static int
 same_shape(const Py_buffer *u, const Py_buffer *v)
 {
     if (u->ndim != v->ndim)
@@ -98,9 +89,9 @@ speedups_fma_update(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         PyBuffer_Release(&x);
         Py_RETURN_FALSE;
     }
-    char kind = float_format(&x);
+    char kind = buffer_float_kind(&x);
     char *x0 = x.buf, *z0 = z.buf;
-    int served = kind != 0 && float_format(&z) == kind && same_shape(&x, &z) &&
+    int served = kind != 0 && buffer_float_kind(&z) == kind && same_shape(&x, &z) &&
                  (x0 == z0 || x0 + x.len <= z0 || z0 + z.len <= x0);
     if (served) {
         Py_ssize_t n = z.len / z.itemsize;

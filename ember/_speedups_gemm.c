@@ -71,16 +71,6 @@ f_contiguous(const Py_buffer *v)
            (v->shape[1] == 1 || v->strides[1] == v->shape[0] * v->itemsize);
 }
 
-/* the kind of float the buffer holds: 'f', 'd', or 0 for anything else */
-static char
-float_kind(const Py_buffer *v)
-{
-    const char *f = v->format;
-    if (f == NULL || f[0] == '\0' || f[1] != '\0')
-        return 0;
-    return f[0] == 'f' || f[0] == 'd' ? f[0] : 0;
-}
-
 /* whether two buffers' byte ranges meet (np.may_share_memory's bound test) */
 static int
 overlap(const Py_buffer *x, const Py_buffer *y)
@@ -134,9 +124,9 @@ fill_bias(char *out, const Py_buffer *s, Py_ssize_t n, Py_ssize_t p)
 static PyObject *
 gemm_result(Py_buffer *s, Py_buffer *a, Py_buffer *b)
 {
-    char kind = float_kind(a);
-    if (kind == 0 || float_kind(b) != kind || float_kind(s) != kind || a->ndim != 2 ||
-        b->ndim != 2 || a->shape[1] != b->shape[0])
+    char kind = buffer_float_kind(a);
+    if (kind == 0 || buffer_float_kind(b) != kind || buffer_float_kind(s) != kind ||
+        a->ndim != 2 || b->ndim != 2 || a->shape[1] != b->shape[0])
         Py_RETURN_NONE;
     Py_ssize_t n = a->shape[0], k = a->shape[1], p = b->shape[1];
     char ta, tb;

@@ -112,6 +112,18 @@ keyset(PyObject *t)
     return ks == NULL ? -1 : PyLong_AsLong(ks);
 }
 
+/* bool(getattr(o, name)); -1 with an exception */
+static int
+attr_true(PyObject *o, PyObject *name)
+{
+    PyObject *v = PyObject_GetAttr(o, name);
+    if (v == NULL)
+        return -1;
+    int r = PyObject_IsTrue(v);
+    Py_DECREF(v);
+    return r;
+}
+
 /* t._storage._version (0 without a storage); NULL with an exception */
 static PyObject *
 storage_version(PyObject *t)
@@ -327,11 +339,7 @@ speedups_save_output(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     int hooked = hooks_entered();
     if (hooked < 0)
         return NULL;
-    PyObject *modes = PyObject_GetAttr(tls, s_dispatch_modes);
-    if (modes == NULL)
-        return NULL;
-    int moded = PyObject_IsTrue(modes);
-    Py_DECREF(modes);
+    int moded = attr_true(tls, s_dispatch_modes);
     if (moded < 0)
         return NULL;
     long ks = Py_TYPE(t) == tensor_type ? keyset(t) : -1;
@@ -357,6 +365,15 @@ speedups_save_output(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     return s;
 }
 
+/* AutogradMeta(): the class has no __init__ (its fields default to class attributes) */
+static PyObject *
+meta_new(PyTypeObject *tp)
+{
+    if (tp == NULL || tp->tp_init != PyBaseObject_Type.tp_init)
+        return PyObject_CallNoArgs(meta_type);
+    return tp->tp_new(tp, empty_tuple, NULL);
+}
+
 /* --- set_history_one -------------------------------------------------------------------- */
 PyObject *
 speedups_set_history_one(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
@@ -373,17 +390,13 @@ speedups_set_history_one(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     long ks = keyset(t);
     if (dt == NULL || shape == NULL || device == NULL || ag == NULL || base == NULL || ks == -1)
         return PyObject_Vectorcall(py_set_history_one, args, nargs, NULL);
-    PyObject *diff_obj = PyObject_GetAttr(dt, s_differentiable);
-    if (diff_obj == NULL)
-        return NULL;
-    int diff = PyObject_IsTrue(diff_obj);
-    Py_DECREF(diff_obj);
+    int diff = attr_true(dt, s_differentiable);
     if (diff < 0)
         return NULL;
     if (!diff)      /* an integral output: nothing to record, or torch's refusal */
         return PyObject_Vectorcall(py_set_history_one, args, nargs, NULL);
     if (ag == Py_None) {
-        ag = PyObject_CallNoArgs(meta_type);
+        ag = meta_new(Py_TYPE(meta_type) == &PyType_Type ? (PyTypeObject *)meta_type : NULL);
         if (ag == NULL)
             return NULL;
         Py_XSETREF(SLOT(t, off_ag), ag);
@@ -400,7 +413,9 @@ speedups_set_history_one(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
         Py_XSETREF(SLOT(t, off_ks), new_ks);
     }
     if (base != Py_None) {      /* a view: the version its grad_fn is made at */
-        PyObject *st = PyObject_CallMethodNoArgs(t, s_untyped_storage);
+        PyObject *st = SLOT(t, off_storage);
+        st = st == NULL || st == Py_None ? PyObject_CallMethodNoArgs(t, s_untyped_storage)
+                                          : Py_NewRef(st);
         PyObject *v = st == NULL ? NULL : PyObject_GetAttr(st, s_version);
         Py_XDECREF(st);
         if (v == NULL)
