@@ -696,7 +696,7 @@ class AddBackward0(_Node):
             alpha = _node._s_alpha
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            _r_other = _H.reduce_to(_H.maybe_multiply(grad, alpha), other_shape, other_dtype)
+            _r_other = _H.reduce_to(_H.maybe_multiply(grad, _H.conjugate(alpha)), other_shape, other_dtype)
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
@@ -713,7 +713,7 @@ class AddBackward0(_Node):
                 alpha = _node._s_alpha
                 other_dtype = _node._s_other_dtype
                 other_shape = _node._s_other_shape
-                _r_other = _A.out(_A.reduce_to(_A.maybe_multiply(grad, alpha), other_shape, other_dtype), _grads)
+                _r_other = _A.out(_A.reduce_to(_A.maybe_multiply(grad, _A.conjugate(alpha)), other_shape, other_dtype), _grads)
             return (_r_self, _r_other)
         except _A.Fallback:
             return _node.apply(_grads)
@@ -794,7 +794,7 @@ class SubBackward0(_Node):
             alpha = _node._s_alpha
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            _r_other = _H.reduce_to(_H.maybe_multiply(grad.neg(), alpha), other_shape, other_dtype)
+            _r_other = _H.reduce_to(_H.maybe_multiply(grad.neg(), _H.conjugate(alpha)), other_shape, other_dtype)
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
@@ -811,7 +811,7 @@ class SubBackward0(_Node):
                 alpha = _node._s_alpha
                 other_dtype = _node._s_other_dtype
                 other_shape = _node._s_other_shape
-                _r_other = _A.out(_A.reduce_to(_A.maybe_multiply(_A.neg(grad), alpha), other_shape, other_dtype), _grads)
+                _r_other = _A.out(_A.reduce_to(_A.maybe_multiply(_A.neg(grad), _A.conjugate(alpha)), other_shape, other_dtype), _grads)
             return (_r_self, _r_other)
         except _A.Fallback:
             return _node.apply(_grads)
@@ -957,7 +957,7 @@ class MulBackward1(_Node):
         if _n[0]:
             other = _node._s_other
             self_dtype = _node._s_self_dtype
-            _r_self = _H.grad_to_dtype(_H.scale(grad, other), self_dtype)
+            _r_self = _H.grad_to_dtype(_H.scale(grad, _H.conjugate(other)), self_dtype)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
@@ -968,7 +968,7 @@ class MulBackward1(_Node):
             if _n[0]:
                 other = _node._s_other
                 self_dtype = _node._s_self_dtype
-                _r_self = _A.out(_A.grad_to_dtype(_A.scale(grad, other), self_dtype), _grads)
+                _r_self = _A.out(_A.grad_to_dtype(_A.scale(grad, _A.conjugate(other)), self_dtype), _grads)
             return (_r_self,)
         except _A.Fallback:
             return _node.apply(_grads)
@@ -1902,7 +1902,7 @@ class AddmmBackward0(_Node):
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            _r_self = _H.reduce_to(_H.maybe_multiply(grad, beta), self_shape, self_dtype)
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad, _H.conjugate(beta)), self_shape, self_dtype)
         if _n[1]:
             alpha = _node._s_alpha
             mat1_shape = _node._s_mat1_shape
@@ -1928,7 +1928,7 @@ class AddmmBackward0(_Node):
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
-                _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(grad, beta), self_shape, self_dtype), _grads)
+                _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(grad, _A.conjugate(beta)), self_shape, self_dtype), _grads)
             if _n[1]:
                 alpha = _node._s_alpha
                 mat1_shape = _node._s_mat1_shape
@@ -7014,15 +7014,15 @@ class BaddbmmBackward0(_Node):
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            _r_self = _H.reduce_to(_H.maybe_multiply(grad, beta), self_shape, self_dtype)
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad, _H.conjugate(beta)), self_shape, self_dtype)
         if _n[1]:
             alpha = _node._s_alpha
             batch2 = _unpack(_node._s_batch2, _node)
-            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), alpha)
+            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), _H.conjugate(alpha))
         if _n[2]:
             alpha = _node._s_alpha
             batch1 = _unpack(_node._s_batch1, _node)
-            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), alpha)
+            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), _H.conjugate(alpha))
         return (_r_self, _r_batch1, _r_batch2)
 
     def _apply_array(_node, _grads):
@@ -7036,15 +7036,15 @@ class BaddbmmBackward0(_Node):
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
-                _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(grad, beta), self_shape, self_dtype), _grads)
+                _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(grad, _A.conjugate(beta)), self_shape, self_dtype), _grads)
             if _n[1]:
                 alpha = _node._s_alpha
                 batch2 = _A.arr(_unpack(_node._s_batch2, _node))
-                _r_batch1 = _A.out(_A.maybe_multiply(_A.bmm(grad, _A.conj(_A.transpose(batch2, 1, 2))), alpha), _grads, batch2)
+                _r_batch1 = _A.out(_A.maybe_multiply(_A.bmm(grad, _A.conj(_A.transpose(batch2, 1, 2))), _A.conjugate(alpha)), _grads, batch2)
             if _n[2]:
                 alpha = _node._s_alpha
                 batch1 = _A.arr(_unpack(_node._s_batch1, _node))
-                _r_batch2 = _A.out(_A.maybe_multiply(_A.bmm(_A.conj(_A.transpose(batch1, 1, 2)), grad), alpha), _grads, batch1)
+                _r_batch2 = _A.out(_A.maybe_multiply(_A.bmm(_A.conj(_A.transpose(batch1, 1, 2)), grad), _A.conjugate(alpha)), _grads, batch1)
             return (_r_self, _r_batch1, _r_batch2)
         except _A.Fallback:
             return _node.apply(_grads)
@@ -7238,7 +7238,7 @@ class RsubBackward0(_Node):
             alpha = _node._s_alpha
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            _r_self = _H.reduce_to(_H.maybe_multiply(grad.neg(), alpha), self_shape, self_dtype)
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad.neg(), _H.conjugate(alpha)), self_shape, self_dtype)
         if _n[1]:
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
@@ -7255,7 +7255,7 @@ class RsubBackward0(_Node):
                 alpha = _node._s_alpha
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
-                _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(_A.neg(grad), alpha), self_shape, self_dtype), _grads)
+                _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(_A.neg(grad), _A.conjugate(alpha)), self_shape, self_dtype), _grads)
             if _n[1]:
                 other_dtype = _node._s_other_dtype
                 other_shape = _node._s_other_shape
@@ -7300,7 +7300,7 @@ class RsubBackward1(_Node):
         if _n[0]:
             alpha = _node._s_alpha
             self_dtype = _node._s_self_dtype
-            _r_self = _H.grad_to_dtype(_H.maybe_multiply(grad.neg(), alpha), self_dtype)
+            _r_self = _H.grad_to_dtype(_H.maybe_multiply(grad.neg(), _H.conjugate(alpha)), self_dtype)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
@@ -7311,7 +7311,7 @@ class RsubBackward1(_Node):
             if _n[0]:
                 alpha = _node._s_alpha
                 self_dtype = _node._s_self_dtype
-                _r_self = _A.out(_A.grad_to_dtype(_A.maybe_multiply(_A.neg(grad), alpha), self_dtype), _grads)
+                _r_self = _A.out(_A.grad_to_dtype(_A.maybe_multiply(_A.neg(grad), _A.conjugate(alpha)), self_dtype), _grads)
             return (_r_self,)
         except _A.Fallback:
             return _node.apply(_grads)

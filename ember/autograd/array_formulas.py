@@ -254,12 +254,14 @@ def maybe_multiply(grad, alpha):
 
 
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
+    alpha = conjugate(alpha)
     if _H.column_major(sizes, strides):
         return maybe_multiply(t(mm(conj(mat2), t(grad))), alpha)
     return maybe_multiply(mm(grad, conj(t(mat2))), alpha)
 
 
 def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
+    alpha = conjugate(alpha)
     if _H.column_major(sizes, strides):
         return maybe_multiply(t(mm(t(grad), conj(mat1))), alpha)
     return maybe_multiply(mm(conj(t(mat1)), grad), alpha)

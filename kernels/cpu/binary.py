@@ -27,6 +27,7 @@ from ember.core.tensor import Tensor, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.meta import binary as M
 
+from . import _complex_pow as _cpow
 from ._compiled import compiled
 from ._pointwise import (
     _HALF,
@@ -295,9 +296,12 @@ def div_mode_(self, other, rounding_mode):
 # --- pow ------------------------------------------------------------------------------
 def _power(a, b, out=None, casting=None):
     """np.power, plus torch's integer rule for negative exponents in a tensor:
-    1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0."""
+    1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0; complex results are C's cpow
+    (_complex_pow.py), as torch's."""
     b_arr = np.asarray(b)
-    if b_arr.dtype.kind in "iu" and np.asarray(a).dtype.kind in "iu" and (b_arr < 0).any():
+    if np.result_type(a, b_arr).kind == "c":    # C's cpow, as torch (not NumPy's power)
+        r = _cpow.cpow(np.asarray(a), b_arr)
+    elif b_arr.dtype.kind in "iu" and np.asarray(a).dtype.kind in "iu" and (b_arr < 0).any():
         neg = b_arr < 0
         r = np.power(a, np.where(neg, 0, b_arr))
         odd = (b_arr % 2) == 1
@@ -321,6 +325,8 @@ def pow(self, exponent):
         out = empty_cpu(meta._shape, meta._dtype, meta._stride)
         np.copyto(out._np, 1 if exponent == 0 else self._np, casting="unsafe")
         return out
+    if meta._dtype.is_complex and not isinstance(exponent, Tensor):
+        return _general(lambda x: _cpow.pow_tensor_scalar(x, exponent), meta, (self,))
     if exponent.__class__ is float or exponent.__class__ is int:
         a = self._np
         if exponent == 2 and meta._dtype is self._dtype:
@@ -345,6 +351,9 @@ def pow_scalar(self, exponent):
     else:
         base, exp = np.asarray(_arr(self, dt), dt.np), _arr(exponent, dt)
     out = empty_cpu(meta._shape, dt, meta._stride)
+    if dt.is_complex and self == 1:     # torch: 1 ** anything is a fill
+        out._np.fill(1)
+        return out
     with _quiet(all="ignore"):
         _power(base, exp, out=out._np)
     return out

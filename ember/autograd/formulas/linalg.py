@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ember
 
-from .common import maybe_multiply, sum_to_size
+from .common import conjugate, maybe_multiply, sum_to_size
 
 
 def _z(g, like):
@@ -31,8 +31,9 @@ def column_major(sizes, strides) -> bool:
 
 
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
-    """mat1's gradient of mat1 @ mat2 (mm, addmm): grad @ mat2^H, computed transposed when
+    """mat1's gradient of mat1 @ mat2 (mm, addmm): conj(alpha) grad @ mat2^H, computed transposed when
     mat1 is column-major, so the gradient takes mat1's layout (torch's FunctionsManual)."""
+    alpha = conjugate(alpha)
     if column_major(sizes, strides):
         return maybe_multiply(mat2.conj().mm(grad.t()).t(), alpha)
     return maybe_multiply(grad.mm(mat2.t().conj()), alpha)
@@ -41,6 +42,7 @@ def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
 def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
     """mat2's gradient: mat1^H @ grad, transposed for a column-major mat2 (a Linear's
     weight.t(): the weight's gradient comes out contiguous, as torch's)."""
+    alpha = conjugate(alpha)
     if column_major(sizes, strides):
         return maybe_multiply(grad.t().mm(mat1.conj()).t(), alpha)
     return maybe_multiply(mat1.t().conj().mm(grad), alpha)
