@@ -191,14 +191,24 @@ class SavedTensor:
 
     def _with_history(self, t, node, with_grad_fn):
         nr = self.output_nr
-        if nr is not None and (_tls.grad_enabled or with_grad_fn) and t._dtype.differentiable \
-                and node._out_meta[nr] is not None:     # not a non-differentiable output
+        if nr is None:
+            return t
+        wants_history = (_tls.grad_enabled or with_grad_fn) and t._dtype.differentiable \
+            and node._out_meta[nr] is not None          # not a non-differentiable output
+        if _tls.dispatch_modes:
+            # torch re-wraps a saved output in a new tensor (SavedVariable::unpack ->
+            # make_variable -> shallow_copy_and_detach), an aten.detach that the innermost
+            # mode sees: make_fx records it. Without modes the alias is made directly.
+            u = t.detach()
+        elif wants_history:
             u = shallow_copy(t)
+        else:
+            return t
+        if wants_history:
             ag = u._ag = AutogradMeta()
             ag.grad_fn, ag.output_nr = node, nr
             u._ks |= AUTOGRAD_BIT
-            return u
-        return t
+        return u
 
 
 RELEASED_SAVED = SavedTensor()
