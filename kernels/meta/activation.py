@@ -9,7 +9,7 @@ same `*_layout` functions, so both backends agree and raise the same errors.
 from __future__ import annotations
 
 from ember.core import dtype as D
-from ember.core.factory_args import checked_scalar
+from ember.core.factory_args import checked_scalar, like_strides
 from ember.core.outputs import check_cast
 from ember.core.shapes import broadcast_shapes, elementwise_strides, wrap_dim
 from ember.core.tensor import contiguous_strides
@@ -58,9 +58,13 @@ def float_backward_layout(grad_output, other, kernel: str, self_first=False,
 
 
 def hardtanh_layout(self) -> Layout:
+    """torch's CPU/CUDA hardtanh writes into `empty_like(self)` (a dense self's strides as
+    they are, size-1 dims too); its Meta result is the pointwise rule's."""
     if self._dtype is D.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    return _layout(self._dtype, self)
+    if self._device.type == "meta":
+        return _layout(self._dtype, self)
+    return Layout(self._shape, like_strides(self._shape, self.stride(), None), self._dtype)
 
 
 def hardtanh_bounds(self, min_val, max_val):

@@ -60,8 +60,10 @@ def div_mode_layout(self, other, rounding_mode) -> Layout:
 
 
 def pow_layout(self, exponent) -> Layout:
+    """A Scalar exponent is no operand of torch's (unary) TensorIterator: a channels-last
+    or dense self takes the fast setup as in `x.neg()`."""
     dt = P.pow_dtype(self, exponent)
-    return _layout(dt, self, exponent, cast_to=dt)
+    return _layout(dt, self, *P.tensors_of(exponent), cast_to=dt)
 
 
 def pow_scalar_layout(self, exponent) -> Layout:

@@ -25,6 +25,18 @@ UNARY = ["neg", "exp", "tanh", "sigmoid", "abs", "sqrt", "sin", "ceil", "logical
          "reciprocal", "log1p", "isnan", "nan_to_num", "frac", "rsqrt", "round"]
 BINARY = ["add", "mul", "sub", "div", "maximum", "minimum", "pow", "eq", "lt", "ne", "atan2",
           "fmod", "remainder", "hypot", "bitwise_and"]
+# with a Python number: a 0-d operand of torch's TensorIterator (no fast setup), except
+# pow's Scalar exponent (a unary iterator); hardtanh writes into empty_like(self) on the
+# CPU; on Meta these are the pointwise rule (hardtanh's and where's differ: not compared)
+WITH_NUMBER = {
+    "add_number": lambda m, x: x + 2, "mul_number": lambda m, x: x * 2.5,
+    "lt_number": lambda m, x: x < 1, "eq_number": lambda m, x: x == 3,
+    "square": lambda m, x: m.pow(x, 2), "cube": lambda m, x: x ** 3,
+}
+CPU_ONLY = {
+    "hardtanh": lambda m, x: m.nn.functional.hardtanh(x),
+    "where_number": lambda m, x: m.where(x > 2, x, 0),
+}
 DTYPES = ["float32", "float64", "int64"]
 # int64 raises "not implemented for 'Long'" on ember's Meta like on the CPU, where torch's
 # Meta reference accepts it: a dtype check, not this file's subject
@@ -47,8 +59,8 @@ def layouts(draw, full_shape):
 
 
 @st.composite
-def cases(draw):
-    op = draw(st.sampled_from(UNARY + BINARY))
+def cases(draw, with_numbers=(*WITH_NUMBER,)):
+    op = draw(st.sampled_from(UNARY + BINARY + list(with_numbers)))
     full = draw(st.lists(st.sampled_from([1, 2, 3]), min_size=1, max_size=4))
     operands = [draw(layouts(full))]
     if op in BINARY:        # a second operand broadcast from fewer, trailing dims
@@ -65,7 +77,12 @@ def _run(lib, op, operands, dtype, device):
             if device == "meta" else
             lib.arange(1, 200, device=device).to(dt).as_strided(shape, strides)
             for shape, strides in operands]
-    return getattr(lib, op)(*args)
+    return _call(lib, op, args)
+
+
+def _call(lib, op, args):
+    fn = WITH_NUMBER.get(op) or CPU_ONLY.get(op)
+    return fn(lib, *args) if fn else getattr(lib, op)(*args)
 
 
 def _layout(t):
@@ -100,12 +117,12 @@ def test_fake_strides_match_torch_meta(case):
 
     def run_fake():
         with mode:
-            return getattr(ember, op)(*fakes)
+            return _call(ember, op, fakes)
     _check(run_fake, lambda: _run(torch, op, operands, dtype, "meta"))
 
 
-@settings(max_examples=60)
-@given(cases())
+@settings(max_examples=80)
+@given(cases((*WITH_NUMBER, *CPU_ONLY)))
 def test_cpu_strides_match_torch_cpu(case):
     op, operands, dtype = case
     _check(lambda: _run(ember, op, operands, dtype, "cpu"),
@@ -127,3 +144,15 @@ def test_meta_rule_examples(shapes_strides, expected):
     assert meta_elementwise_strides(shape, shapes_strides) == expected
     args = [torch.empty_strided(s, st, device="meta") for s, st in shapes_strides]
     assert (args[0] + args[1] if len(args) == 2 else args[0].neg()).stride() == expected
+
+
+@pytest.mark.parametrize("op, shape, strides", [
+    ("lt_number", (1, 1, 3, 1), (0, 1, 1, 1)),     # contiguous for NumPy, not for torch here
+    ("eq_number", (2, 1, 3), (3, 1, 1)),
+    ("square", (1, 2, 1, 3), (1, 1, 1, 2)),        # channels-last: the unary fast setup
+    ("hardtanh", (1,), (5,)),                      # empty_like keeps the odd stride
+    ("hardtanh", (3, 1, 2), (2, 7, 1)),
+])
+def test_cpu_number_operand_examples(op, shape, strides):
+    _check(lambda: _run(ember, op, [(shape, strides)], "float32", "cpu"),
+           lambda: _run(torch, op, [(shape, strides)], "float32", "cpu"))
