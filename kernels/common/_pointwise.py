@@ -40,14 +40,16 @@ def tensors_of(*xs):
     return [x for x in xs if isinstance(x, Tensor)]
 
 
-def out_layout(*operands, cast_to=None):
+def out_layout(*operands, cast_to=None, zero_dim_numbers=False):
     """(shape, strides) of a pointwise result over tensors and numbers.
 
     `cast_to`: the dtype torch's TensorIterator casts the inputs to on the CPU (its common
     dtype), or one dtype (or None) per operand. On the CPU torch makes each input of another
     dtype a `.to(common)` copy before it lays out the result, and that copy is dense: an
-    expanded or sliced input no longer steers the result's dim order. CUDA and Meta cast
-    inside the kernel, so their layout reads the inputs as they are.
+    expanded or sliced input no longer steers the result's dim order; so do torch's Meta
+    references (their type promotion converts first). CUDA casts inside the kernel, so its
+    layout reads the inputs as they are. Meta follows torch's references
+    (meta_elementwise_strides); `zero_dim_numbers`: numbers are 0-d operands there (where).
 
     >>> b = ember.zeros(4, 3).t()
     >>> a = ember.zeros(3, 1, dtype=ember.int64).expand(3, 4)
@@ -70,6 +72,10 @@ def out_layout(*operands, cast_to=None):
         layouts = [_cast_copy_layout(x, dt) for x, dt in zip(operands, targets)
                    if isinstance(x, Tensor)]
     if device_type == "meta":
+        if zero_dim_numbers:    # (where's Scalar overloads: numbers become 0-d tensors)
+            tensor_layouts = iter(layouts)
+            layouts = [next(tensor_layouts) if isinstance(x, Tensor) else ((), ())
+                       for x in operands]
         shape = broadcast_shapes(*(t._shape for t in ts))
         return shape, meta_elementwise_strides(shape, layouts)
     if len(ts) == len(operands) and all(t._shape == shape for t in ts):

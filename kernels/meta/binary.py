@@ -20,7 +20,13 @@ from ember.core import dtype as D
 from ember.core.tensor import contiguous_strides
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
-from ember.kernels.meta._pointwise import Layout, _inplace, _layout, _meta
+from ember.kernels.meta._pointwise import (
+    Layout,
+    _inplace,
+    _layout,
+    _meta,
+    clamp_number_layout,
+)
 
 _CPP_NAMES = P.CPP_NAMES  # (lerp's dtype messages)
 
@@ -80,12 +86,16 @@ def compare_layout(self, other) -> Layout:
 def where_layout(condition, self, other) -> Layout:
     P.check_where_condition(condition)
     dt = P.where_dtype(self, other)
-    return _layout(dt, condition, self, other, cast_to=(D.bool_, dt, dt))
+    return _layout(dt, condition, self, other, cast_to=(D.bool_, dt, dt),
+                   zero_dim_numbers=True)
 
 
 def clamp_layout(self, min=None, max=None) -> Layout:
     dt = P.clamp_dtype(self, min, max)
+    if self._device.type == "meta" and not P.tensors_of(min, max):
+        return clamp_number_layout(self, dt, min is not None, max is not None)
     return _layout(dt, self, *P.tensors_of(min, max), cast_to=dt)
+
 
 
 def masked_fill_layout(self, mask, value) -> Layout:

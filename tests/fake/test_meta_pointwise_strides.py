@@ -27,15 +27,17 @@ BINARY = ["add", "mul", "sub", "div", "maximum", "minimum", "pow", "eq", "lt", "
           "fmod", "remainder", "hypot", "bitwise_and"]
 # with a Python number: a 0-d operand of torch's TensorIterator (no fast setup), except
 # pow's Scalar exponent (a unary iterator); hardtanh writes into empty_like(self) on the
-# CPU; on Meta these are the pointwise rule (hardtanh's and where's differ: not compared)
+# CPU. On Meta, torch's references: numbers are dropped, except where's (a 0-d tensor),
+# which relu, clamp and hardtanh decompose into.
 WITH_NUMBER = {
     "add_number": lambda m, x: x + 2, "mul_number": lambda m, x: x * 2.5,
     "lt_number": lambda m, x: x < 1, "eq_number": lambda m, x: x == 3,
     "square": lambda m, x: m.pow(x, 2), "cube": lambda m, x: x ** 3,
-}
-CPU_ONLY = {
     "hardtanh": lambda m, x: m.nn.functional.hardtanh(x),
     "where_number": lambda m, x: m.where(x > 2, x, 0),
+    "where_number_first": lambda m, x: m.where(x > 2, 1.5, x),
+    "relu": lambda m, x: m.relu(x), "clamp": lambda m, x: x.clamp(2, 5),
+    "clamp_min": lambda m, x: x.clamp_min(2), "clamp_max": lambda m, x: x.clamp(max=3),
 }
 DTYPES = ["float32", "float64", "int64"]
 # int64 raises "not implemented for 'Long'" on ember's Meta like on the CPU, where torch's
@@ -59,8 +61,8 @@ def layouts(draw, full_shape):
 
 
 @st.composite
-def cases(draw, with_numbers=(*WITH_NUMBER,)):
-    op = draw(st.sampled_from(UNARY + BINARY + list(with_numbers)))
+def cases(draw):
+    op = draw(st.sampled_from(UNARY + BINARY + list(WITH_NUMBER)))
     full = draw(st.lists(st.sampled_from([1, 2, 3]), min_size=1, max_size=4))
     operands = [draw(layouts(full))]
     if op in BINARY:        # a second operand broadcast from fewer, trailing dims
@@ -81,7 +83,7 @@ def _run(lib, op, operands, dtype, device):
 
 
 def _call(lib, op, args):
-    fn = WITH_NUMBER.get(op) or CPU_ONLY.get(op)
+    fn = WITH_NUMBER.get(op)
     return fn(lib, *args) if fn else getattr(lib, op)(*args)
 
 
@@ -122,7 +124,7 @@ def test_fake_strides_match_torch_meta(case):
 
 
 @settings(max_examples=80)
-@given(cases((*WITH_NUMBER, *CPU_ONLY)))
+@given(cases())
 def test_cpu_strides_match_torch_cpu(case):
     op, operands, dtype = case
     _check(lambda: _run(ember, op, operands, dtype, "cpu"),
@@ -156,3 +158,15 @@ def test_meta_rule_examples(shapes_strides, expected):
 def test_cpu_number_operand_examples(op, shape, strides):
     _check(lambda: _run(ember, op, [(shape, strides)], "float32", "cpu"),
            lambda: _run(torch, op, [(shape, strides)], "float32", "cpu"))
+
+
+@pytest.mark.parametrize("op, shape, strides", [
+    ("relu", (2, 1), (1, 2)),                 # the 0-d zero blocks the contiguous rule
+    ("relu", (1, 2, 1), (0, 1, 2)),
+    ("clamp", (1, 2, 1, 2), (4, 8, 5, 2)),
+    ("hardtanh", (3, 1), (1, 3)),
+    ("where_number", (1, 2, 1), (5, 1, 4)),
+])
+def test_meta_where_number_examples(op, shape, strides):
+    _check(lambda: _run(ember, op, [(shape, strides)], "float32", "meta"),
+           lambda: _run(torch, op, [(shape, strides)], "float32", "meta"))
