@@ -119,3 +119,39 @@ def test_backward_leaves_grad_stealable_under_make_fx():
     targets = _targets(ember, tanh_sigmoid_backward)
     assert "aten.clone.default" not in targets
     assert targets[-1] == "aten.detach.default"
+
+
+def _hooked(lib, pack):
+    """tanh(x * x) with its saved tensors (x twice, the tanh output) through `pack`."""
+    def f(x):
+        with lib.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+            y = (x * x).tanh()
+        return lib.autograd.grad(y.sum(), x, create_graph=True)[0]
+    return f
+
+
+@pytest.mark.parametrize("pack", [lambda t: t, lambda t: t.detach().clone()],
+                         ids=["identity", "detached_copy"])
+def test_hooked_saved_inputs_keep_their_place_in_the_graph(pack):
+    """torch's unpack with hooks: what unpack_hook returns becomes a new tensor with the
+    saved input's grad_fn or leaf accumulator, so double backward is right even when the
+    pack hook detached (an offloading pattern); ember used to lose that history."""
+    x = ember.tensor([0.5, -1.0, 2.0], dtype=ember.float64, requires_grad=True)
+    xt = torch.tensor([0.5, -1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    g, gt = _hooked(ember, pack)(x), _hooked(torch, pack)(xt)
+    gg, = ember.autograd.grad(g.sum(), x)
+    ggt, = torch.autograd.grad(gt.sum(), xt)
+    np.testing.assert_allclose(g.detach().numpy(), gt.detach().numpy(), rtol=1e-13)
+    np.testing.assert_allclose(gg.numpy(), ggt.numpy(), rtol=1e-13)
+
+
+def test_hooked_unpack_records_torchs_detaches():
+    """Each unpack of a hooked saved tensor that has a place in the graph is a detach
+    (torch unpacks all of a node's saved tensors first, ember as each formula needs them:
+    the same ops, in another order)."""
+    def f(lib, x):
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            y = (x * x).tanh()
+        return lib.autograd.grad(y.sum(), x)
+    e, t = _targets(ember, f), _targets(torch, f)
+    assert sorted(e) == sorted(t) and e.count("aten.detach.default") == 3
