@@ -64,7 +64,9 @@ def out_layout(*operands, cast_to=None, zero_dim_numbers=False):
     strides = contiguous_strides(shape)
     if all(t._shape == shape and t.stride() == strides for t in ts):  # the common case
         return shape, strides
-    device_type = ts[0]._device.type
+    # (a 0-d CPU tensor, a wrapped number, may come with tensors of another device)
+    device_type = next((t._device.type for t in ts if t._shape or t._device.type != "cpu"),
+                       "cpu")
     if cast_to is None or device_type == "cuda":
         layouts = [(t._shape, t.stride()) for t in ts]
     else:
@@ -72,18 +74,33 @@ def out_layout(*operands, cast_to=None, zero_dim_numbers=False):
         layouts = [_cast_copy_layout(x, dt) for x, dt in zip(operands, targets)
                    if isinstance(x, Tensor)]
     if device_type == "meta":
-        if zero_dim_numbers:    # (where's Scalar overloads: numbers become 0-d tensors)
-            tensor_layouts = iter(layouts)
-            layouts = [next(tensor_layouts) if isinstance(x, Tensor) else ((), ())
-                       for x in operands]
         shape = broadcast_shapes(*(t._shape for t in ts))
-        return shape, meta_elementwise_strides(shape, layouts)
+        return shape, meta_elementwise_strides(
+            shape, _reference_operands(operands, layouts, zero_dim_numbers))
     if len(ts) == len(operands) and all(t._shape == shape for t in ts):
         fast = _fast_setup_strides(shape, [st for _, st in layouts])
         if fast is not None:
             return shape, fast
     shape = broadcast_shapes(*(t._shape for t in ts))
     return shape, elementwise_strides(shape, layouts)
+
+
+def _reference_operands(operands, layouts, zero_dim_numbers):
+    """The (shape, strides) torch's Meta references lay out, from the tensor operands'
+    `layouts`: 0-d CPU tensors and wrapped numbers (`2 - t`) are left out, as numbers are
+    (torch's `1 - t` is rsub with the number itself), except
+    with `zero_dim_numbers` (where's Scalar overloads make a number a 0-d tensor on the
+    device, an operand)."""
+    tensor_layouts = iter(layouts)
+    out = []
+    for x in operands:
+        if isinstance(x, Tensor):
+            layout = next(tensor_layouts)
+            if x._shape or not (x._device.type == "cpu" or getattr(x, "_wrapped_number", False)):
+                out.append(layout)
+        elif zero_dim_numbers and x is not None:
+            out.append(((), ()))
+    return out
 
 
 def _fast_setup_strides(shape, strides_list):

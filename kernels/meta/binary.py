@@ -17,6 +17,7 @@ always agree.
 from __future__ import annotations
 
 from ember.core import dtype as D
+from ember.core.shapes import broadcast_shapes, expand_strides, meta_elementwise_strides
 from ember.core.tensor import contiguous_strides
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
@@ -279,7 +280,19 @@ def atan2_layout(self, other) -> Layout:
 
 
 def logical_layout(self, other) -> Layout:
-    return _layout(D.bool_, self, other, cast_to=D.result_type(self, other))
+    common = D.result_type(self, other)
+    if self._device.type != "meta":
+        return _layout(D.bool_, self, other, cast_to=common)
+    # torch's Meta is its reference: the operands converted to the common dtype, expanded
+    # to the result's shape, then (a != 0) & (b != 0): each side laid out alone first
+    P.check_same_device(self, other)
+    shape = broadcast_shapes(self._shape, other._shape)
+    sides = []
+    for t in (self, other):
+        stride = expand_strides(*P._cast_copy_layout(t, common), shape)
+        sides.append((shape, stride if common is D.bool_ else
+                      meta_elementwise_strides(shape, [(shape, stride)])))
+    return Layout(shape, meta_elementwise_strides(shape, sides), D.bool_)
 
 
 def bitwise_layout(kernel, bool_ok=True):

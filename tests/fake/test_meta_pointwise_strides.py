@@ -24,13 +24,15 @@ torch = pytest.importorskip("torch")
 UNARY = ["neg", "exp", "tanh", "sigmoid", "abs", "sqrt", "sin", "ceil", "logical_not", "sign",
          "reciprocal", "log1p", "isnan", "nan_to_num", "frac", "rsqrt", "round"]
 BINARY = ["add", "mul", "sub", "div", "maximum", "minimum", "pow", "eq", "lt", "ne", "atan2",
-          "fmod", "remainder", "hypot", "bitwise_and"]
+          "fmod", "remainder", "hypot", "bitwise_and", "logical_and", "logical_or",
+          "logical_xor"]
 # with a Python number: a 0-d operand of torch's TensorIterator (no fast setup), except
 # pow's Scalar exponent (a unary iterator); hardtanh writes into empty_like(self) on the
 # CPU. On Meta, torch's references: numbers are dropped, except where's (a 0-d tensor),
 # which relu, clamp and hardtanh decompose into.
 WITH_NUMBER = {
     "add_number": lambda m, x: x + 2, "mul_number": lambda m, x: x * 2.5,
+    "rsub_number": lambda m, x: 1 - x, "rdiv_number": lambda m, x: 2 / x,
     "lt_number": lambda m, x: x < 1, "eq_number": lambda m, x: x == 3,
     "square": lambda m, x: m.pow(x, 2), "cube": lambda m, x: x ** 3,
     "hardtanh": lambda m, x: m.nn.functional.hardtanh(x),
@@ -109,18 +111,23 @@ def test_meta_strides_match_torch_meta(case):
            lambda: _run(torch, op, operands, dtype, "meta"))
 
 
+def _fake_run(lib, op, operands, dtype):
+    """op on fakes of CPU tensors in lib's FakeTensorMode."""
+    mode = (FakeTensorMode if lib is ember else torch._subclasses.fake_tensor.FakeTensorMode)()
+    fakes = [mode.from_tensor(lib.arange(1, 200).to(getattr(lib, dtype))
+                              .as_strided(shape, strides)) for shape, strides in operands]
+    with mode:
+        return _call(lib, op, fakes)
+
+
 @settings(max_examples=60)
 @given(cases())
-def test_fake_strides_match_torch_meta(case):
+def test_fake_strides_match_torch_fake(case):
+    """(torch's fakes run its Meta references, with a TensorIterator-like fast path for
+    add, sub, mul and div: contiguous or channels-last operands.)"""
     op, operands, dtype = case
-    mode = FakeTensorMode()
-    fakes = [mode.from_tensor(ember.arange(1, 200).to(getattr(ember, dtype))
-                              .as_strided(shape, strides)) for shape, strides in operands]
-
-    def run_fake():
-        with mode:
-            return _call(ember, op, fakes)
-    _check(run_fake, lambda: _run(torch, op, operands, dtype, "meta"))
+    _check(lambda: _fake_run(ember, op, operands, dtype),
+           lambda: _fake_run(torch, op, operands, dtype))
 
 
 @settings(max_examples=80)
@@ -166,7 +173,17 @@ def test_cpu_number_operand_examples(op, shape, strides):
     ("clamp", (1, 2, 1, 2), (4, 8, 5, 2)),
     ("hardtanh", (3, 1), (1, 3)),
     ("where_number", (1, 2, 1), (5, 1, 4)),
+    ("rsub_number", (1, 3, 1), (0, 1, 5)),   # the wrapped number is no operand of torch's
 ])
 def test_meta_where_number_examples(op, shape, strides):
     _check(lambda: _run(ember, op, [(shape, strides)], "float32", "meta"),
            lambda: _run(torch, op, [(shape, strides)], "float32", "meta"))
+
+
+@pytest.mark.parametrize("op", ["logical_and", "logical_or", "logical_xor"])
+def test_meta_logical_ops_lay_out_each_side_first(op):
+    """torch's Meta logical_and is `(a != 0) & (b != 0)`: each side gets its own dense
+    layout before the two are combined."""
+    operands = [((2, 1, 3), (0, 1, 4)), ((2, 1, 3), (0, 1, 4))]
+    _check(lambda: _run(ember, op, operands, "float32", "meta"),
+           lambda: _run(torch, op, operands, "float32", "meta"))
