@@ -1098,7 +1098,7 @@ _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
 _o.relu.register('CPU', _cpu_activation.relu)
 _o.relu.register('CUDA', _cuda_pointwise.relu)
-_o.relu.register('Meta', _meta_unary.unary_same)
+_o.relu.register('Meta', _meta_activation.relu)
 
 # schema/native_functions.yaml: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of relu)
 _o.relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.relu))

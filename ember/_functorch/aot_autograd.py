@@ -25,8 +25,10 @@ import ember
 from ..autograd.function import _alias
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..autograd.graph import NO_EDGE, RELEASED, Node, gradient_edge, new_node, set_history
-from ..core.tensor import Tensor, from_array
+from ..core.tensor import Tensor, from_array, shallow_copy
 from ..dispatch.tls import state as _tls
+from ..fx.graph import Graph
+from ..fx.graph_module import GraphModule
 from .partitioners import default_partition
 
 
@@ -44,16 +46,22 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     bw_compiler = bw_compiler or fw_compiler
     needs = [isinstance(t, Tensor) and t.requires_grad for t in example_inputs]
     mode, outs = _fake_outputs(gm, example_inputs)
+    inference = not (any(needs) and is_grad_enabled()) or not any(
+        isinstance(o, Tensor) and o.requires_grad for o in outs)    # (an optimizer step)
+    n_user = len(outs)
     replays = _view_replays(gm)
+    replays, bases = _intermediate_bases(replays, n_user, inference)
+    if bases:       # returned too, hidden: their views are replayed on them
+        gm = _with_extra_outputs(gm, bases)
+        mode, outs = _fake_outputs(gm, example_inputs)
     replayed = {r[0] for r in replays}
     aliases = [a for a in _output_aliases(outs, example_inputs, mode) if a[0] not in replayed]
-    if not (any(needs) and is_grad_enabled()) or not any(
-            isinstance(o, Tensor) and o.requires_grad for o in outs):   # (an optimizer step)
+    if inference:
         with no_grad():
             fw = make_fx(gm, decompositions, tracing_mode="fake",
                          _allow_non_fake_inputs=True)(*example_inputs)
         run = (inference_compiler or fw_compiler)(fw, example_inputs)
-        return _regenerating(lambda *args: tuple(run(*args)), aliases, replays)
+        return _regenerating(lambda *args: tuple(run(*args)), aliases, replays, n_user)
     diff_outs, tangents = _differentiable_outputs(outs, example_inputs, mode)
     n_in = len(example_inputs)
     grad_inputs = [i for i, need in enumerate(needs) if need]
@@ -74,7 +82,7 @@ def aot_graph(gm, example_inputs, fw_compiler=_identity, bw_compiler=None,
     fw = fw_compiler(fw_gm, example_inputs)
     bw = bw_compiler(bw_gm, None)
     return _regenerating(_function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs),
-                         aliases, replays)
+                         aliases, replays, n_user)
 
 
 def _fake_outputs(gm, example_inputs):
@@ -147,6 +155,9 @@ def _view_replays(gm):
                 n is o or position.get(n) is None):
             chain.append(n)
             n = n.args[0]
+        if not chain and getattr(o, "op", None) == "placeholder":
+            replays.append((j, ("input", placeholders.index(o)), []))   # the input itself
+            continue
         if not chain or not all(_size_only(a) for c in chain for a in (*c.args[1:],
                                                                       *c.kwargs.values())):
             continue
@@ -155,11 +166,45 @@ def _view_replays(gm):
         elif position.get(n, j) != j:
             root = ("output", position[n])
         else:
-            continue       # (a view of an intermediate value: stays a fresh tensor)
+            root = ("intermediate", n)     # (see _intermediate_bases)
         replays.append((j, root, chain[::-1]))
     order = {n: i for i, n in enumerate(nodes)}
     replays.sort(key=lambda r: order[outputs[r[0]]])
     return [(j, root, chain, placeholders) for j, root, chain in replays]
+
+
+def _intermediate_bases(replays, n_user: int, inference: bool):
+    """(replays, base nodes): the views of an intermediate value (a node neither input nor
+    output) get it as a hidden extra output (`("output", n_user + k)`), as torch's AOT
+    autograd does: always in inference (the outputs are views, as eager's), under autograd
+    only when several outputs are views of one intermediate (they share memory; a lone
+    view of an intermediate is returned as a fresh tensor, torch's unsafe_view alias).
+    Others are dropped: those outputs stay the compiled graph's."""
+    count: dict = {}
+    for _, (kind, root), *_ in replays:
+        if kind == "intermediate":
+            count[root] = count.get(root, 0) + 1
+    bases, kept = [], []
+    for j, (kind, root), chain, placeholders in replays:
+        if kind == "intermediate":
+            if not inference and count[root] < 2:
+                continue
+            if root not in bases:
+                bases.append(root)
+            root = ("output", n_user + bases.index(root))
+        else:
+            root = (kind, root)
+        kept.append((j, root, chain, placeholders))
+    return kept, bases
+
+
+def _with_extra_outputs(gm, nodes):
+    """A copy of `gm` returning `nodes` after its own outputs."""
+    graph = Graph()
+    val_map: dict = {}
+    outs = graph.graph_copy(gm.graph, val_map)
+    graph.output((*outs, *(val_map[n] for n in nodes)))
+    return GraphModule(gm, graph)
 
 
 def _size_only(a) -> bool:
@@ -194,9 +239,10 @@ def _replay(view_nodes, base, env):
     return base
 
 
-def _regenerating(run, aliases, replays=()):
+def _regenerating(run, aliases, replays=(), n_user=None):
     """`run` with its outputs that alias inputs or other outputs made views again: replayed
-    view ops (_view_replays), or as_strided of the input (`aliases`, _output_aliases)."""
+    view ops (_view_replays), or as_strided of the input (`aliases`, _output_aliases);
+    only the first `n_user` outputs are returned (the others are hidden view bases)."""
     if not aliases and not replays:
         return run
 
@@ -207,7 +253,7 @@ def _regenerating(run, aliases, replays=()):
         for j, (kind, i), view_nodes, placeholders in replays:
             base = args[i] if kind == "input" else outs[i]
             outs[j] = _replay(view_nodes, base, dict(zip(placeholders, args)))
-        return tuple(outs)
+        return tuple(outs[:n_user])
     return regenerate
 
 
@@ -310,6 +356,10 @@ def _function_runner(fw, bw, n_in, n_out, diff_outs, grad_inputs):
             o = outs[i]
             if any(o is a for a in args):      # an input given back: its alias gets the node
                 o = outs[i] = _alias(o)
+            elif o._base is not None and not any(o._base is a for a in args):
+                # a view of an intermediate (aot_eager runs the graph's view op) is returned
+                # as a fresh tensor, torch's unsafe_view alias
+                o = outs[i] = shallow_copy(o)
             metas.append(set_history(o, node, k))
         node._out_meta = tuple(metas)
         return tuple(outs)

@@ -89,7 +89,9 @@ def accumulate_grad(variable, g, run_hooks=True, held=1):
         # elision); elsewhere the gradient is copied.
         if _EXACT_REFCOUNTS and not _tls.grad_enabled and sys.getrefcount(g) == 2 + held \
                 and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable):
-            if g._base is None:
+            if _tls.dispatch_modes:     # torch's `new_grad.detach()`, seen by the modes
+                ag.grad = g.detach()
+            elif g._base is None:
                 ag.grad = g
             elif _stealable_view(g):
                 ag.grad = _detach(g)

@@ -192,14 +192,24 @@ class SavedTensor:
 
     def _with_history(self, t, node, with_grad_fn):
         nr = self.output_nr
-        if nr is not None and (_tls.grad_enabled or with_grad_fn) and t._dtype.differentiable \
-                and node._out_meta[nr] is not None:     # not a non-differentiable output
+        if nr is None:
+            return t
+        wants_history = (_tls.grad_enabled or with_grad_fn) and t._dtype.differentiable \
+            and node._out_meta[nr] is not None          # not a non-differentiable output
+        if _tls.dispatch_modes:
+            # torch re-wraps a saved output in a new tensor (SavedVariable::unpack ->
+            # make_variable -> shallow_copy_and_detach), an aten.detach that the innermost
+            # mode sees: make_fx records it. Without modes the alias is made directly.
+            u = t.detach()
+        elif wants_history:
             u = shallow_copy(t)
+        else:
+            return t
+        if wants_history:
             ag = u._ag = AutogradMeta()
             ag.grad_fn, ag.output_nr = node, nr
             u._ks |= AUTOGRAD_BIT
-            return u
-        return t
+        return u
 
 
 RELEASED_SAVED = SavedTensor()
@@ -211,7 +221,7 @@ class _HookedSavedTensor(SavedTensor):
     to `unpack_hook` in backward. Only a weak reference to the memory is kept, for the
     in-place check."""
 
-    __slots__ = ("described", "packed", "storage", "unpack_hook")
+    __slots__ = ("described", "edge", "packed", "storage", "unpack_hook")
 
     def unpack(self, node, with_grad_fn=False):
         if self.unpack_hook is None:
@@ -223,7 +233,29 @@ class _HookedSavedTensor(SavedTensor):
         if not isinstance(t, Tensor):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got "
                             f"result of type {type(t).__name__}")
+        if self.output_nr is None:
+            return self._input_with_history(t)
         return self._with_history(t, node, with_grad_fn)
+
+    def _input_with_history(self, t):
+        """torch's SavedVariable::unpack with hooks: what unpack_hook gave back becomes a
+        new tensor (make_variable: an aten.detach the modes see) with the saved input's
+        place in the graph (its grad_fn, or the accumulator of a leaf that requires grad),
+        whatever the hooks did to it (a detached copy still gets double backward right);
+        without one, a tensor that needs no gradient is returned as is."""
+        edge = self.edge
+        if edge is None and not t._ks & AUTOGRAD_BIT:
+            return t
+        u = t.detach() if _tls.dispatch_modes else shallow_copy(t)
+        if edge is not None:
+            fn, nr = edge
+            ag = u._ag = AutogradMeta()
+            if fn.__class__ is AccumulateGrad:
+                ag.requires_grad, ag.grad_acc = True, fn
+            else:
+                ag.grad_fn, ag.output_nr = fn, nr
+            u._ks |= AUTOGRAD_BIT
+        return u
 
 
 def _save_hooked(t, nr):
@@ -234,6 +266,9 @@ def _save_hooked(t, nr):
     s.data = None
     st = t.untyped_storage()
     s.storage, s.version, s.output_nr = weakref.ref(st), st._version, nr
+    # an input's edge, kept for unpack (torch's grad_fn_ / grad_accumulator_): the hooks
+    # may give back a tensor without history
+    s.edge = gradient_edge(t) if nr is None else None
     s.described = _describe(t, s, None)
     s.packed, s.unpack_hook = pack(t), unpack_hook
     return s

@@ -7,7 +7,7 @@
 """
 from __future__ import annotations
 
-from .tensor import _wrap_dim, contiguous_strides
+from .tensor import _is_contiguous, _wrap_dim, contiguous_strides
 
 wrap_dim = _wrap_dim
 
@@ -114,6 +114,59 @@ def elementwise_strides(shape, inputs) -> tuple:
     if len(shape) <= 1:
         return contiguous_strides(shape)
     perm = tensor_iterator_perm(shape, broadcast_strides(shape, inputs))
+    return strides_for_order(shape, perm[::-1])
+
+
+def expand_strides(shape, strides, target) -> tuple:
+    """Strides of `expand(target)` (torch's inferExpandGeometry): 0 on an expanded dim; a
+    size-1 dim that stays 1 keeps its stride, a new leading one gets the next dim's extent.
+
+    >>> expand_strides((3, 1), (1, 5), (1, 3, 1))
+    (3, 1, 5)
+    """
+    ndim, tdim = len(target), len(shape)
+    out = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        d = tdim - ndim + i
+        if d >= 0:
+            size, stride = shape[d], strides[d]
+        else:
+            size, stride = 1, (target[i + 1] * out[i + 1] if i + 1 < ndim else 1)
+        out[i] = 0 if size != target[i] else stride
+    return tuple(out)
+
+
+def meta_elementwise_strides(shape, inputs) -> tuple:
+    """Output strides of a pointwise op on torch's Meta and fake tensors, whose meta is the
+    Python reference (torch._refs -> prims' elementwise meta, not TensorIterator): the
+    operands are broadcast with `expand`, then `compute_elementwise_output_logical_to_
+    physical_perm` orders the dims: contiguous when every operand is contiguous,
+    channels-last when every one is channels-last and not all contiguous, else
+    TensorIterator's comparison over the expanded strides, where a size-1 dim keeps the
+    stride it had (TensorIterator zeroes it for broadcast inputs and copies a single
+    dense input's strides as they are).
+
+    `inputs`: (shape, stride) of the tensor operands.
+    >>> meta_elementwise_strides((2, 1), [((2, 1), (1, 2))])     # contiguous: size 1 ignored
+    (1, 1)
+    >>> meta_elementwise_strides((1, 2, 2, 1), [((1, 2, 2, 1), (1, 1, 2, 4))])
+    (4, 1, 2, 2)
+    """
+    shape = tuple(shape)
+    ndim = len(shape)
+    if ndim <= 1:
+        return contiguous_strides(shape)
+    expanded = [st if s == shape else expand_strides(s, st, shape) for s, st in inputs]
+    row_major = range(ndim - 1, -1, -1)
+    tiny = any(n == 0 for n in shape) or all(n == 1 for n in shape)    # numel < 2
+    contiguous = tiny or all(_is_contiguous(shape, st, row_major) for st in expanded)
+    channels_last = ndim == 4 and all(_is_contiguous(shape, st, (1, 3, 2, 0))
+                                      for st in expanded)
+    if contiguous and not channels_last:
+        return contiguous_strides(shape)
+    if channels_last and not contiguous:
+        return strides_for_order(shape, (0, 2, 3, 1))
+    perm = tensor_iterator_perm(shape, expanded)
     return strides_for_order(shape, perm[::-1])
 
 

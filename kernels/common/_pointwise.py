@@ -8,7 +8,12 @@ import numpy as np
 from ember.core import dtype as D
 from ember.core.factory_args import checked_scalar, like_strides
 from ember.core.outputs import check_cast, check_output_shape
-from ember.core.shapes import broadcast_shapes, elementwise_strides, is_non_overlapping_and_dense
+from ember.core.shapes import (
+    broadcast_shapes,
+    elementwise_strides,
+    is_non_overlapping_and_dense,
+    meta_elementwise_strides,
+)
 from ember.core.tensor import Tensor, _is_contiguous, channels_last_strides, contiguous_strides
 from ember.kernels.common._errors import not_implemented_for
 
@@ -35,14 +40,16 @@ def tensors_of(*xs):
     return [x for x in xs if isinstance(x, Tensor)]
 
 
-def out_layout(*operands, cast_to=None):
+def out_layout(*operands, cast_to=None, zero_dim_numbers=False):
     """(shape, strides) of a pointwise result over tensors and numbers.
 
     `cast_to`: the dtype torch's TensorIterator casts the inputs to on the CPU (its common
     dtype), or one dtype (or None) per operand. On the CPU torch makes each input of another
     dtype a `.to(common)` copy before it lays out the result, and that copy is dense: an
-    expanded or sliced input no longer steers the result's dim order. CUDA and Meta cast
-    inside the kernel, so their layout reads the inputs as they are.
+    expanded or sliced input no longer steers the result's dim order; so do torch's Meta
+    references (their type promotion converts first). CUDA casts inside the kernel, so its
+    layout reads the inputs as they are. Meta follows torch's references
+    (meta_elementwise_strides); `zero_dim_numbers`: numbers are 0-d operands there (where).
 
     >>> b = ember.zeros(4, 3).t()
     >>> a = ember.zeros(3, 1, dtype=ember.int64).expand(3, 4)
@@ -57,31 +64,54 @@ def out_layout(*operands, cast_to=None):
     strides = contiguous_strides(shape)
     if all(t._shape == shape and t.stride() == strides for t in ts):  # the common case
         return shape, strides
-    if cast_to is None or ts[0]._device.type != "cpu":
+    # (a 0-d CPU tensor, a wrapped number, may come with tensors of another device)
+    device_type = next((t._device.type for t in ts if t._shape or t._device.type != "cpu"),
+                       "cpu")
+    if cast_to is None or device_type == "cuda":
         layouts = [(t._shape, t.stride()) for t in ts]
     else:
         targets = cast_to if isinstance(cast_to, tuple) else (cast_to,) * len(operands)
         layouts = [_cast_copy_layout(x, dt) for x, dt in zip(operands, targets)
                    if isinstance(x, Tensor)]
+    if device_type == "meta":
+        shape = broadcast_shapes(*(t._shape for t in ts))
+        return shape, meta_elementwise_strides(
+            shape, _reference_operands(operands, layouts, zero_dim_numbers))
     if len(ts) == len(operands) and all(t._shape == shape for t in ts):
-        fast = _fast_setup_strides(shape, [st for _, st in layouts], ts[0]._device.type)
+        fast = _fast_setup_strides(shape, [st for _, st in layouts])
         if fast is not None:
             return shape, fast
     shape = broadcast_shapes(*(t._shape for t in ts))
     return shape, elementwise_strides(shape, layouts)
 
 
-def _fast_setup_strides(shape, strides_list, device_type):
+def _reference_operands(operands, layouts, zero_dim_numbers):
+    """The (shape, strides) torch's Meta references lay out, from the tensor operands'
+    `layouts`: 0-d CPU tensors and wrapped numbers (`2 - t`) are left out, as numbers are
+    (torch's `1 - t` is rsub with the number itself), except
+    with `zero_dim_numbers` (where's Scalar overloads make a number a 0-d tensor on the
+    device, an operand)."""
+    tensor_layouts = iter(layouts)
+    out = []
+    for x in operands:
+        if isinstance(x, Tensor):
+            layout = next(tensor_layouts)
+            if x._shape or not (x._device.type == "cpu" or getattr(x, "_wrapped_number", False)):
+                out.append(layout)
+        elif zero_dim_numbers and x is not None:
+            out.append(((), ()))
+    return out
+
+
+def _fast_setup_strides(shape, strides_list):
     """The result strides of TensorIterator's fast setup, which it takes when every operand
     has one shape (a number is an operand of another shape): contiguous when all are,
     channels_last when all are, the operands' own strides when all are dense with equal
-    strides; None otherwise. torch's Meta results (its Python meta functions) take only the
-    contiguous rule."""
+    strides; None otherwise. (torch's Meta results come from its Python references
+    instead: meta_elementwise_strides.)"""
     if 0 in shape or all(_is_contiguous(shape, st, range(len(shape) - 1, -1, -1))
                          for st in strides_list):
         return contiguous_strides(shape)
-    if device_type == "meta":
-        return None
     if len(shape) == 4 and all(_is_contiguous(shape, st, (1, 3, 2, 0)) for st in strides_list):
         return channels_last_strides(shape)
     first = strides_list[0]

@@ -108,6 +108,13 @@ def _mark_contig(t) -> bool:
     return True
 
 
+def exactly_contiguous(t) -> bool:
+    """Whether t's array is C-contiguous with exactly the contiguous strides (see
+    _mark_contig), remembered in `t._contig`."""
+    a = t._np
+    return a is not None and (t._contig is a or a.flags.c_contiguous and _mark_contig(t))
+
+
 def _scalar_fast(self, other) -> bool:
     """Whether `ufunc(self._np, other)` already has torch's result for a Python number:
     NumPy 2 treats Python numbers as weak like torch, except that it refuses ints out of
@@ -184,8 +191,7 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
                 dt, x, y = other._dtype, a.item(), b
             else:
                 x = None
-        elif (self._contig is a or a.flags.c_contiguous and _mark_contig(self)) and \
-                _scalar_fast(self, other):
+        elif exactly_contiguous(self) and _scalar_fast(self, other):
             x, y = a, other
         else:
             x = None

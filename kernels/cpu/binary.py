@@ -44,6 +44,7 @@ from ._pointwise import (
     _quiet,
     _run,
     _scalar_fast,
+    exactly_contiguous,
     quiet_call,
 )
 
@@ -369,7 +370,9 @@ def _comparison(ufunc):
                 self._np.flags.c_contiguous and other._np.flags.c_contiguous and \
                 self._shape == other._shape:
             return from_array(ufunc(self._np, other._np), D.bool_)
-        if not is_tensor and self._np.flags.c_contiguous and \
+        # (a number is a 0-d operand of torch's TensorIterator: no fast setup, so the
+        # strides of size-1 dims order the result too: exact contiguous strides only)
+        if not is_tensor and exactly_contiguous(self) and \
                 _scalar_fast(self, other) and not (other.__class__ is float and
                                                    self._dtype.category != D.FLOAT):
             return from_array(ufunc(self._np, other), D.bool_)

@@ -9,14 +9,20 @@ same `*_layout` functions, so both backends agree and raise the same errors.
 from __future__ import annotations
 
 from ember.core import dtype as D
-from ember.core.factory_args import checked_scalar
+from ember.core.factory_args import checked_scalar, like_strides
 from ember.core.outputs import check_cast
 from ember.core.shapes import broadcast_shapes, elementwise_strides, wrap_dim
-from ember.core.tensor import contiguous_strides
+from ember.core.tensor import Tensor, contiguous_strides
 from ember.core.typeinfo import finfo
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
-from ember.kernels.meta._pointwise import Layout, _layout, _meta
+from ember.kernels.meta._pointwise import (
+    Layout,
+    _layout,
+    _meta,
+    clamp_number_layout,
+    where_number_strides,
+)
 
 
 def _float_dtype(kernel: str, *operands, complex_ok=False) -> D.dtype:
@@ -58,9 +64,13 @@ def float_backward_layout(grad_output, other, kernel: str, self_first=False,
 
 
 def hardtanh_layout(self) -> Layout:
+    """torch's CPU/CUDA hardtanh writes into `empty_like(self)` (a dense self's strides as
+    they are, size-1 dims too); its Meta result is its reference's, clamp's."""
     if self._dtype is D.bool_:
         raise RuntimeError("Bool inputs not supported for hardtanh")
-    return _layout(self._dtype, self)
+    if self._device.type == "meta":     # (its reference: clamp)
+        return clamp_number_layout(self, self._dtype, True, True)
+    return Layout(self._shape, like_strides(self._shape, self.stride(), None), self._dtype)
 
 
 def hardtanh_bounds(self, min_val, max_val):
@@ -90,6 +100,8 @@ def clamp_bound_dtype(self, bound, name: str) -> D.dtype:
 
 def clamp_bound_layout(self, bound, name: str) -> Layout:
     dt = clamp_bound_dtype(self, bound, name)
+    if self._device.type == "meta" and not isinstance(bound, Tensor):
+        return clamp_number_layout(self, dt, name == "clamp_min", name == "clamp_max")
     return _layout(dt, self, *P.tensors_of(bound), cast_to=dt)
 
 
@@ -106,6 +118,13 @@ def clamp_tensor_layout(self, lo, hi) -> Layout:
 
 
 # --- Meta kernels --------------------------------------------------------------------------
+def relu(self):
+    """torch's Meta relu is its reference `where(x <= 0, 0, x)`: the 0-d zero is an operand
+    of the layout (a dense self with odd size-1 strides may keep them)."""
+    return _meta(Layout(self._shape, where_number_strides(self._shape, self.stride(), True),
+                        self._dtype))
+
+
 def gelu(self, approximate="none"):
     check_approximate(approximate)
     return _meta(float_unary_layout(self, "GeluKernelImpl"))

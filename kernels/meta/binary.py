@@ -17,10 +17,17 @@ always agree.
 from __future__ import annotations
 
 from ember.core import dtype as D
+from ember.core.shapes import broadcast_shapes, expand_strides, meta_elementwise_strides
 from ember.core.tensor import contiguous_strides
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
-from ember.kernels.meta._pointwise import Layout, _inplace, _layout, _meta
+from ember.kernels.meta._pointwise import (
+    Layout,
+    _inplace,
+    _layout,
+    _meta,
+    clamp_number_layout,
+)
 
 _CPP_NAMES = P.CPP_NAMES  # (lerp's dtype messages)
 
@@ -60,8 +67,10 @@ def div_mode_layout(self, other, rounding_mode) -> Layout:
 
 
 def pow_layout(self, exponent) -> Layout:
+    """A Scalar exponent is no operand of torch's (unary) TensorIterator: a channels-last
+    or dense self takes the fast setup as in `x.neg()`."""
     dt = P.pow_dtype(self, exponent)
-    return _layout(dt, self, exponent, cast_to=dt)
+    return _layout(dt, self, *P.tensors_of(exponent), cast_to=dt)
 
 
 def pow_scalar_layout(self, exponent) -> Layout:
@@ -78,12 +87,16 @@ def compare_layout(self, other) -> Layout:
 def where_layout(condition, self, other) -> Layout:
     P.check_where_condition(condition)
     dt = P.where_dtype(self, other)
-    return _layout(dt, condition, self, other, cast_to=(D.bool_, dt, dt))
+    return _layout(dt, condition, self, other, cast_to=(D.bool_, dt, dt),
+                   zero_dim_numbers=True)
 
 
 def clamp_layout(self, min=None, max=None) -> Layout:
     dt = P.clamp_dtype(self, min, max)
+    if self._device.type == "meta" and not P.tensors_of(min, max):
+        return clamp_number_layout(self, dt, min is not None, max is not None)
     return _layout(dt, self, *P.tensors_of(min, max), cast_to=dt)
+
 
 
 def masked_fill_layout(self, mask, value) -> Layout:
@@ -267,7 +280,19 @@ def atan2_layout(self, other) -> Layout:
 
 
 def logical_layout(self, other) -> Layout:
-    return _layout(D.bool_, self, other, cast_to=D.result_type(self, other))
+    common = D.result_type(self, other)
+    if self._device.type != "meta":
+        return _layout(D.bool_, self, other, cast_to=common)
+    # torch's Meta is its reference: the operands converted to the common dtype, expanded
+    # to the result's shape, then (a != 0) & (b != 0): each side laid out alone first
+    P.check_same_device(self, other)
+    shape = broadcast_shapes(self._shape, other._shape)
+    sides = []
+    for t in (self, other):
+        stride = expand_strides(*P._cast_copy_layout(t, common), shape)
+        sides.append((shape, stride if common is D.bool_ else
+                      meta_elementwise_strides(shape, [(shape, stride)])))
+    return Layout(shape, meta_elementwise_strides(shape, sides), D.bool_)
 
 
 def bitwise_layout(kernel, bool_ok=True):

@@ -13,6 +13,7 @@ from ember.core.alloc import empty_meta
 from ember.core.shapes import (
     broadcast_shapes,
     broadcast_strides,
+    expand_strides,
     infer_dense_strides,
     is_non_overlapping_and_dense,
     tensor_iterator_perm,
@@ -197,7 +198,7 @@ def _layout(self, entries, with_strides):
             continue
         ishape, istrides = e[0], e[1]
         if ishape != bshape:
-            istrides, ishape = _expand_strides(ishape, istrides, bshape), bshape
+            istrides, ishape = expand_strides(ishape, istrides, bshape), bshape
         if e[3] and not is_non_overlapping_and_dense(ishape, istrides):  # int32 .to(int64)
             istrides = infer_dense_strides(ishape, istrides)
         rshape = (1,) * before + bshape + (1,) * after
@@ -234,20 +235,6 @@ def _contiguous(shape, strides) -> bool:
             return False
         expected *= n
     return True
-
-
-def _expand_strides(shape, strides, target):
-    """Strides of `expand(target)` (torch's inferExpandGeometry)."""
-    ndim, tdim = len(target), len(shape)
-    out = [0] * ndim
-    for i in range(ndim - 1, -1, -1):
-        d = tdim - ndim + i
-        if d >= 0:
-            size, stride = shape[d], strides[d]
-        else:
-            size, stride = 1, (target[i + 1] * out[i + 1] if i + 1 < ndim else 1)
-        out[i] = 0 if size != target[i] else stride
-    return tuple(out)
 
 
 def _view_strides(oldshape, oldstride, newshape):

@@ -26,6 +26,13 @@ DATA_DEPENDENT = {"index.Tensor", "argwhere.default", "one_hot.default",
                   "istft.default"}   # (its window-envelope check reads values)
 
 
+# torch's fakes of these run its Meta reference, whose strides differ from the CPU
+# result's on some layouts (torch: logical_and of an expanded and a transposed (3, 4) is
+# (1, 3) on the CPU, (4, 1) on fakes); test_meta_pointwise_strides.py compares them with
+# torch's fakes, here only the rest of the metadata is compared
+REFERENCE_STRIDES = {"logical_and.default", "logical_or.default", "logical_xor.default"}
+
+
 def _fakes(mode, x):
     if isinstance(x, ember.Tensor):
         return mode.from_tensor(x)
@@ -74,7 +81,10 @@ def test_fake_result_metadata_is_real(name):
         for r, f in zip(outputs(real), outputs(fake)):
             if isinstance(r, ember.Tensor):
                 assert isinstance(f, FakeTensor), f"{name}[{sample.name}]: {type(f)}"
-                assert _metadata(f) == _metadata(r), f"{name}[{sample.name}]"
+                got, want = _metadata(f), _metadata(r)
+                if name in REFERENCE_STRIDES:        # (all but the strides)
+                    got, want = got[:2] + got[3:], want[:2] + want[3:]
+                assert got == want, f"{name}[{sample.name}]"
             else:
                 assert f == r, f"{name}[{sample.name}]"
         checked += 1

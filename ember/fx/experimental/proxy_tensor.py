@@ -18,6 +18,7 @@ import functools
 import inspect
 import math
 import operator
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -36,11 +37,12 @@ from . import symbolic_shapes
 
 
 def _meta_val(t: Tensor) -> Tensor:
-    """A data-free stand-in with t's shape, strides and dtype: a fake is its own (torch's
-    meta["val"]), a real tensor gets a Meta twin."""
-    if isinstance(t, FakeTensor):
-        return t
+    """A data-free stand-in with t's shape, strides and dtype: a fake gets a detached
+    alias (torch's snapshot_fake: the graph holds no reference to the traced tensor, so
+    reference counts stay as without tracing), a real tensor a Meta twin."""
     with no_dispatch_modes():
+        if isinstance(t, FakeTensor):
+            return t.detach()
         return ember.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
 
 
@@ -57,20 +59,24 @@ class _ProxyMode(TorchDispatchMode):
         self.graph = graph
         self.constants = constants
         self.decompositions = decomposition_table or {}
-        self.nodes: dict[int, tuple[Tensor, Node]] = {}   # id(tensor) -> (tensor, node)
+        # id(tensor) -> (weak reference to the tensor, node): weak, as torch's tracker, so
+        # that tracing changes no reference count (AccumulateGrad steals a gradient only
+        # when nothing else holds it)
+        self.nodes: dict[int, tuple[weakref.ref, Node]] = {}
         self.symbolic = symbolic
         self.sym_sources: dict = {}        # size symbol -> (node of a tensor, dim)
         self.sym_nodes: dict = {}          # sympy expression -> its node
-        self.by_storage: dict[int, list[tuple[Tensor, Node]]] = {}   # id(storage) -> same
+        self.by_storage: dict[int, list[tuple[weakref.ref, Node]]] = {}   # id(storage) -> same
 
     def track(self, t: Tensor, node: Node) -> None:
-        self.nodes[id(t)] = (t, node)
+        ref = weakref.ref(t)
+        self.nodes[id(t)] = (ref, node)
         if self.symbolic:
             for dim, n in enumerate(t._shape):    # where each size symbol can be read
                 if is_symint(n) and n.node.expr.is_Symbol:
                     self.sym_sources.setdefault(n.node.expr, (node, dim))
         if t._storage is not None:
-            self.by_storage.setdefault(id(t._storage), []).append((t, node))
+            self.by_storage.setdefault(id(t._storage), []).append((ref, node))
         node.meta["val"] = _meta_val(t)
         node.meta["tensor_meta"] = _extract_tensor_metadata(t)
 
@@ -83,7 +89,7 @@ class _ProxyMode(TorchDispatchMode):
             if not isinstance(x, Tensor):
                 return x
             hit = self.nodes.get(id(x))
-            if hit is not None and hit[0] is x:
+            if hit is not None and hit[0]() is x:
                 return hit[1]
             node = self._same_view(x)
             if node is not None:
@@ -122,8 +128,10 @@ class _ProxyMode(TorchDispatchMode):
         (a Python-level alias ember's runtime made without an op), if any."""
         st = x._storage
         key = (x._shape, x.stride(), x.storage_offset(), x._dtype)
-        for t, node in reversed(self.by_storage.get(id(st), ()) if st is not None else ()):
-            if t._storage is st and (t._shape, t.stride(), t.storage_offset(), t._dtype) == key:
+        for ref, node in reversed(self.by_storage.get(id(st), ()) if st is not None else ()):
+            t = ref()
+            if t is not None and t._storage is st \
+                    and (t._shape, t.stride(), t.storage_offset(), t._dtype) == key:
                 return node
         return None
 
