@@ -5,6 +5,7 @@ unchanged (tests/programs/programs_harness.py loads it with `import ember as tor
 
     .venv/bin/python benchmarks/real_programs.py [--repeat 7] [--only mnist,vae]
                                                  [--json benchmarks/last_run_real_programs.json]
+                                                 [--profile]
 
 Each row times one call of the program's training entry point with the small configs of
 tests/programs/test_programs.py (a few steps or one or two tiny epochs, with the
@@ -13,6 +14,9 @@ in both libraries (torch's initial state, recorded once, is loaded into both mod
 before each timed run). CPU time (`time.process_time`), torch on one thread, repetitions
 interleaved (torch and ember alternate which goes first), medians with min-max in ms.
 Set-up (building data sets, models the program takes as arguments) is not timed.
+--profile prints, instead of timing, where ember's runs of the chosen programs spend
+their time: per aten op (ember.profiler) and per layer of ember (cProfile, grouped by
+file as in benchmarks/profile_step.py).
 """
 from __future__ import annotations
 
@@ -247,12 +251,41 @@ def measure_case(case, modules, repeat):
     return {fw: (statistics.median(t), min(t), max(t)) for fw, t in times.items()}
 
 
+def profile_case(name, case, modules, runs=5, top=25):
+    """ember.profiler's per-op table and cProfile's per-layer self times of `runs` runs."""
+    import cProfile
+    import pstats
+
+    from profile_step import by_layer
+
+    import ember.profiler
+    for fw in (torch, ember):  # warm up; torch first records the initial state
+        case(fw, modules[fw])()
+    with ember.profiler.profile() as prof:
+        for _ in range(runs):
+            case(ember, modules[ember])()
+    print(f"\n=== {name}: per op and node (ember.profiler, {runs} runs)")
+    print(prof.key_averages().table(sort_by="self_cpu_time_total", row_limit=top))
+    profiler = cProfile.Profile()
+    for _ in range(runs):
+        run = case(ember, modules[ember])
+        profiler.runcall(run)
+    stats = pstats.Stats(profiler)
+    layers = by_layer(stats)
+    total = sum(t for _, t in layers)
+    print(f"=== {name}: per layer (cProfile self time, {total / runs * 1e3:.1f} ms per run)")
+    for label, seconds in layers:
+        print(f"  {label:46} {seconds / runs * 1e3:8.2f} ms/run {seconds / total:7.1%}")
+    stats.sort_stats("tottime").print_stats(top)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=7, help="timed runs per library")
     ap.add_argument("--only", default="", help="comma-separated program files to run")
     ap.add_argument("--json", default=str(DEFAULT_JSON), help="where the rows go ('' for none)")
+    ap.add_argument("--profile", action="store_true", help="profile ember's runs, no timing")
     args = ap.parse_args(argv)
     if torch is None:
         sys.exit("real_programs.py needs torch (the reference each program runs on)")
@@ -265,9 +298,14 @@ def main(argv=None):
             if only and program not in only:
                 continue
             modules = {torch: load(program, "torch"), ember: load(program, "ember")}
+            if args.profile:
+                profile_case(name, case, modules)
+                continue
             result = measure_case(case, modules, args.repeat)
             table.add(name, result[ember], None, result[torch], unit="ms")
     ratios = [r["ember_over_torch"] for r in table.rows]
+    if args.profile:
+        return
     if ratios:
         print(f"geometric mean ember/torch {np.exp(np.mean(np.log(ratios))):.2f}, "
               f"worst {max(ratios):.2f}, above 1.5x: {sum(r > 1.5 for r in ratios)}")

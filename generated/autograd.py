@@ -502,6 +502,8 @@ _c_nll_loss_forward = _o.nll_loss_forward._cache
 _c_nll_loss_backward = _o.nll_loss_backward._cache
 _c_binary_cross_entropy = _o.binary_cross_entropy._cache
 _c_binary_cross_entropy_backward = _o.binary_cross_entropy_backward._cache
+_c_smooth_l1_loss = _o.smooth_l1_loss._cache
+_c_smooth_l1_loss_backward = _o.smooth_l1_loss_backward._cache
 _c_native_layer_norm = _o.native_layer_norm._cache
 _c_native_layer_norm_backward = _o.native_layer_norm_backward._cache
 _c_native_batch_norm = _o.native_batch_norm._cache
@@ -10520,6 +10522,110 @@ class BinaryCrossEntropyBackward0(_Node):
     @property
     def _saved_weight(self):
         return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor
+class SmoothL1LossBackward0(_Node):
+    """Backward of smooth_l1_loss, from schema/derivatives.yaml."""
+    __slots__ = ('_s_beta', '_s_reduction', '_s_self', '_s_target')
+    _saved_slots = ('_s_self', '_s_target')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            beta = _node._s_beta
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_self = _F.smooth_l1_loss_backward(grad, self, target, reduction, beta)
+        if _n[1]:
+            beta = _node._s_beta
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_target = _F.smooth_l1_loss_backward(grad, target, self, reduction, beta)
+        return (_r_self, _r_target)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+
+# schema/derivatives.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+class SmoothL1LossBackwardBackward0(_Node):
+    """Backward of smooth_l1_loss_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_beta', '_s_grad_output', '_s_reduction', '_s_self', '_s_target')
+    _saved_slots = ('_s_grad_output', '_s_self', '_s_target')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_grad_output = _H.smooth_l1_loss_double_backward_grad_output(grad, self, target, reduction, beta, grad_output)
+        if _n[1]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_self = _H.smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta, self)
+        if _n[2]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_target = _H.smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta, target).neg()
+        return (_r_grad_output, _r_self, _r_target)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
 
 
 # schema/derivatives.yaml: binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
@@ -23561,6 +23667,54 @@ def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, red
     return _out
 
 
+# schema/native_functions.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor (derivative: schema/derivatives.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor)
+def _ag_smooth_l1_loss(ks, self, target, reduction, beta):
+    _ks = ks & _BELOW
+    _k = _c_smooth_l1_loss.get(_ks)
+    if _k is None:
+        _k = _o.smooth_l1_loss._fill(_ks)
+    _out = _k(self, target, reduction, beta)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(SmoothL1LossBackward0, (_e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_self is not None, _e_target is not None))
+    if _e_self is not None or _e_target is not None:
+        _node._s_beta = beta
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor (derivative: schema/derivatives.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor)
+def _ag_smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
+    _ks = ks & _BELOW
+    _k = _c_smooth_l1_loss_backward.get(_ks)
+    if _k is None:
+        _k = _o.smooth_l1_loss_backward._fill(_ks)
+    _out = _k(grad_output, self, target, reduction, beta)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_grad_output is not None or _e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(SmoothL1LossBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_grad_output is not None, _e_self is not None, _e_target is not None))
+    if _e_grad_output is not None or _e_self is not None or _e_target is not None:
+        _node._s_beta = beta
+        _node._s_grad_output = _save(grad_output)
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor))
 def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     _ks = ks & _BELOW
@@ -25160,6 +25314,8 @@ _o.binary_cross_entropy.register("Autograd", _ag_binary_cross_entropy, with_keys
 _o.binary_cross_entropy_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_out), with_keyset=True)
 _o.binary_cross_entropy_backward.register("Autograd", _ag_binary_cross_entropy_backward, with_keyset=True)
 _o.binary_cross_entropy_backward_grad_input.register("Autograd", _autograd_out(_o.binary_cross_entropy_backward_grad_input), with_keyset=True)
+_o.smooth_l1_loss.register("Autograd", _ag_smooth_l1_loss, with_keyset=True)
+_o.smooth_l1_loss_backward.register("Autograd", _ag_smooth_l1_loss_backward, with_keyset=True)
 _o.binary_cross_entropy_with_logits_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_with_logits_out), with_keyset=True)
 _o.native_layer_norm.register("Autograd", _ag_native_layer_norm, with_keyset=True)
 _o.native_layer_norm_out.register("Autograd", _autograd_out(_o.native_layer_norm_out), with_keyset=True)

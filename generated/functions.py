@@ -1268,6 +1268,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_slice_scatter_out,
     _entry_slogdet,
     _entry_slogdet_out,
+    _entry_smooth_l1_loss,
+    _entry_smooth_l1_loss_backward,
     _entry_softmax_int,
     _entry_softmax_int_out,
     _entry_softplus,
@@ -2102,6 +2104,8 @@ __all__ = [
     'slice_copy',
     'slice_scatter',
     'slogdet',
+    'smooth_l1_loss',
+    'smooth_l1_loss_backward',
     'softmax',
     'softplus',
     'softplus_backward',
@@ -15681,6 +15685,40 @@ def slogdet(input, *, out=None):
 
     except TypeError:
         _r = _hra(slogdet, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor
+def smooth_l1_loss(input, target, reduction=1, beta=1.0):
+    """smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(smooth_l1_loss, (input, target), (input, target, reduction, beta), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_smooth_l1_loss(input, target, reduction, beta)
+
+    except TypeError:
+        _r = _hra(smooth_l1_loss, (input, target), (input, target, reduction, beta), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+def smooth_l1_loss_backward(grad_output, input, target, reduction, beta):
+    """smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(smooth_l1_loss_backward, (grad_output, input, target), (grad_output, input, target, reduction, beta), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_smooth_l1_loss_backward(grad_output, input, target, reduction, beta)
+
+    except TypeError:
+        _r = _hra(smooth_l1_loss_backward, (grad_output, input, target), (grad_output, input, target, reduction, beta), {})
         if _r is _NO:
             raise
         return _r

@@ -45916,6 +45916,64 @@ binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_ba
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
 
 
+# schema/native_functions.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor
+smooth_l1_loss = _Op("aten", 'smooth_l1_loss', 'default',
+    'smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor',
+    ('self', 'target', 'reduction', 'beta'), 4, tags=())
+_e_smooth_l1_loss = smooth_l1_loss._entry_cache
+
+
+def _bind_smooth_l1_loss(self, target, reduction=1, beta=1.0):
+    return (self, target, reduction, beta)
+
+
+def _entry_smooth_l1_loss(self, target, reduction, beta):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(smooth_l1_loss, (self, target, reduction, beta)) from None
+    try:
+        _k = _e_smooth_l1_loss[ks]
+    except KeyError:
+        _k = smooth_l1_loss._fill_entry(ks)
+    return _k(self, target, reduction, beta)
+
+
+smooth_l1_loss._bind = _bind_smooth_l1_loss
+smooth_l1_loss._entry = _entry_smooth_l1_loss
+_aten._packet('smooth_l1_loss')._add(smooth_l1_loss)
+
+
+# schema/native_functions.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+smooth_l1_loss_backward = _Op("aten", 'smooth_l1_loss_backward', 'default',
+    'smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor',
+    ('grad_output', 'self', 'target', 'reduction', 'beta'), 5, tags=())
+_e_smooth_l1_loss_backward = smooth_l1_loss_backward._entry_cache
+
+
+def _bind_smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    return (grad_output, self, target, reduction, beta)
+
+
+def _entry_smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(smooth_l1_loss_backward, (grad_output, self, target, reduction, beta)) from None
+    try:
+        _k = _e_smooth_l1_loss_backward[ks]
+    except KeyError:
+        _k = smooth_l1_loss_backward._fill_entry(ks)
+    return _k(grad_output, self, target, reduction, beta)
+
+
+smooth_l1_loss_backward._bind = _bind_smooth_l1_loss_backward
+smooth_l1_loss_backward._entry = _entry_smooth_l1_loss_backward
+_aten._packet('smooth_l1_loss_backward')._add(smooth_l1_loss_backward)
+
+
 # schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
 binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
     'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',

@@ -6174,6 +6174,14 @@ _o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_
 _o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_backward))
 _o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
 
+# schema/native_functions.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor
+_o.smooth_l1_loss.register('CPU', _cpu_nn.smooth_l1_loss)
+_o.smooth_l1_loss.register('Meta', _meta_nn.smooth_l1_loss)
+
+# schema/native_functions.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+_o.smooth_l1_loss_backward.register('CPU', _cpu_nn.smooth_l1_loss_backward)
+_o.smooth_l1_loss_backward.register('Meta', _meta_nn.smooth_l1_loss_backward)
+
 # schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
 _o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
 

@@ -1275,6 +1275,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_slice_scatter_out,
     _entry_slogdet,
     _entry_slogdet_out,
+    _entry_smooth_l1_loss,
+    _entry_smooth_l1_loss_backward,
     _entry_softmax_int,
     _entry_softmax_int_out,
     _entry_softplus,

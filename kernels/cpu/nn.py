@@ -390,6 +390,49 @@ def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
     return _like_self(np.broadcast_to(g, self._shape), self)
 
 
+def _opmath(t, dt):
+    """t's values in the dtype a kernel computes `dt` in (float32 for half types)."""
+    a = t._np
+    want = np.float32 if dt is D.float16 or dt is D.bfloat16 else dt.np
+    return a if a.dtype == want else a.astype(want)
+
+
+def smooth_l1_loss(self, target, reduction, beta):
+    """0.5 * d^2 / beta where d = |self - target| < beta, else d - 0.5 * beta; the mean
+    (an empty one is NaN), the sum or each element (reduction 1, 2, 0).
+
+    >>> smooth_l1_loss(from_array(np.array([0.5, 3.0])), from_array(np.zeros(2)), 0, 1.0).tolist()
+    [0.125, 2.5]
+    """
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    shape, strides, dt = _meta.smooth_l1_layout(self, target)
+    with np.errstate(all="ignore"):
+        d = np.abs(_opmath(self, dt) - _opmath(target, dt))
+        loss = np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+        if reduction == 1:
+            return from_array(np.array(loss.mean() if loss.size else np.nan, dt.np), dt)
+    if reduction == 2:
+        return from_array(np.array(loss.sum(), dt.np), dt)
+    out = empty_cpu(shape, dt, strides)
+    np.copyto(out._np, loss, casting="unsafe")
+    return out
+
+
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    """d(loss)/d(self): grad * (self - target) / beta inside beta, grad * sign outside
+    (divided by numel for the mean), contiguous."""
+    shape, strides, dt = _meta.smooth_l1_backward_layout(grad_output, self, target)
+    norm = 1.0 / self.numel() if reduction == 1 and self.numel() else 1.0
+    x = _opmath(self, dt) - _opmath(target, dt)
+    g = norm * _opmath(grad_output, dt)
+    with np.errstate(all="ignore"):
+        r = np.where(x <= -beta, -g, np.where(x >= beta, g, g * x / beta))
+    out = empty_cpu(shape, self._dtype, strides)
+    np.copyto(out._np, np.broadcast_to(r, shape), casting="unsafe")
+    return out
+
+
 # --------------------------------------------------------------------------- normalisation
 def _acc_of(t):
     return np.float32 if t._dtype is D.float16 or t._dtype is D.bfloat16 else t._dtype.np

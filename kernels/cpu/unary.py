@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import scipy.special as sp
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
@@ -71,10 +72,11 @@ def _unary_inplace(functional, meta):
 
 
 def _sigmoid(a):
+    """1 / (1 + exp(-a)); real inputs take scipy's expit, one ufunc call that never
+    overflows (exp(a) / (1 + exp(a)) below zero)."""
     if a.dtype.kind == "c":
         return 1 / (1 + np.exp(-a))
-    e = np.exp(-np.abs(a))
-    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+    return sp.expit(a)
 
 
 neg = _unary(np.negative, MU.neg_layout, half_in_float=False)

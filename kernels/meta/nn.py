@@ -11,6 +11,8 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.factory_args import format_strides, like_strides
 from ember.core.shapes import broadcast_shapes, wrap_dim
+from ember.core.tensor import contiguous_strides
+from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 
 from .linalg import CPP_NAMES, _check_expands
@@ -237,6 +239,39 @@ def binary_cross_entropy(self, target, weight, reduction):
 def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
     check_bce(self, target, weight, grad_output)
     return empty_meta(self._shape, self._dtype, bce_layout(self))
+
+
+def smooth_l1_layout(self, target):
+    """(shape, strides, dtype) of smooth_l1_loss's elementwise loss: self and target
+    broadcast and promote like a binary op; only floating dtypes have a kernel."""
+    dt = D.result_type(self, target)
+    if dt.category != D.FLOAT:
+        raise not_implemented_for("smooth_l1_cpu", dt)
+    shape, strides = P.out_layout(self, target, cast_to=dt)
+    return shape, strides, dt
+
+
+def smooth_l1_backward_layout(grad_output, self, target):
+    """(shape, strides, computation dtype) of smooth_l1_loss_backward: a contiguous
+    tensor (torch's legacy-contiguous zeros_like(self)) of self's shape, or of the
+    broadcast of all three when that is larger (torch then resizes it, with a warning)."""
+    shape, _, dt = smooth_l1_layout(self, target)
+    shape = broadcast_shapes(shape, grad_output._shape)
+    return shape, contiguous_strides(shape), dt
+
+
+def smooth_l1_loss(self, target, reduction, beta):
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    shape, strides, dt = smooth_l1_layout(self, target)
+    if reduction in (1, 2):
+        return empty_meta((), dt)
+    return empty_meta(shape, dt, strides)
+
+
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    shape, strides, _ = smooth_l1_backward_layout(grad_output, self, target)
+    return empty_meta(shape, self._dtype, strides)
 
 
 # --------------------------------------------------------------------------- normalisation

@@ -257,3 +257,24 @@ def nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_inde
     if reduction == 1:
         out = out / total_weight
     return out
+
+
+def smooth_l1_loss_double_backward(grad, self, target, reduction, beta, input):
+    """d/d(self) of smooth_l1_loss_backward: grad / beta where |self - target| < beta,
+    else 0 (divided by numel for the mean; all 0 for beta 0, as torch), summed to
+    `input`'s shape (self or target); `grad` is already grad * grad_output."""
+    if beta == 0:
+        g = ember.zeros_like(grad)
+    else:
+        g = grad * ((self - target).abs() < beta).to(grad.dtype) / beta
+        if reduction == 1:
+            g = g / max(self.numel(), 1)
+    return reduce_to(g, input.shape, input.dtype)
+
+
+def smooth_l1_loss_double_backward_grad_output(grad, self, target, reduction, beta,
+                                               grad_output):
+    """smooth_l1_loss_backward is linear in grad_output: its gradient is the backward of
+    `grad`, summed to grad_output's shape."""
+    g = ember.smooth_l1_loss_backward(grad, self, target, reduction, beta)
+    return reduce_to(g, grad_output.shape, grad_output.dtype)
