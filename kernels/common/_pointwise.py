@@ -3,6 +3,8 @@ in-place checks, and output layout (so both backends agree on shape/dtype/stride
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -63,12 +65,24 @@ def out_layout(*operands, cast_to=None):
         targets = cast_to if isinstance(cast_to, tuple) else (cast_to,) * len(operands)
         layouts = [_cast_copy_layout(x, dt) for x, dt in zip(operands, targets)
                    if isinstance(x, Tensor)]
+    if 1 not in shape and all(t._shape == shape for t in ts) and \
+            _row_major(layouts[0][1]):
+        return shape, strides
     if len(ts) == len(operands) and all(t._shape == shape for t in ts):
         fast = _fast_setup_strides(shape, [st for _, st in layouts], ts[0]._device.type)
         if fast is not None:
             return shape, fast
     shape = broadcast_shapes(*(t._shape for t in ts))
     return shape, elementwise_strides(shape, layouts)
+
+
+def _row_major(stride) -> bool:
+    """Strides that fall strictly from the first dim to the last (a slice of a contiguous
+    tensor, say). When the first operand has them, every operand has the result's shape
+    and no dim has size 1, TensorIterator keeps the dims in order (the first operand
+    decides the order, and the fast setup cannot apply): a contiguous result. Deciding
+    this here spares the general layout, the slow part of a small op on a slice."""
+    return bool(stride) and stride[-1] > 0 and all(a > b for a, b in itertools.pairwise(stride))
 
 
 def _fast_setup_strides(shape, strides_list, device_type):
