@@ -52,10 +52,11 @@ def _step(mode, xw, state, w_hh, b_hh, w_hr):
         return (gates.tanh(),)
     if mode == "RNN_RELU":
         return (gates.relu(),)
-    size = state[1].shape[1]
-    act = gates.sigmoid()                 # i, f and o (g's share is unused): one op
-    c = act[:, size:2 * size] * state[1] + act[:, :size] * gates[:, 2 * size:3 * size].tanh()
-    h = act[:, 3 * size:] * c.tanh()
+    # one split into the four gates (its backward is one cat; slices would each build a
+    # zero-filled gradient of all the gates)
+    i, f, g, o = gates.chunk(4, 1)
+    c = f.sigmoid() * state[1] + i.sigmoid() * g.tanh()
+    h = o.sigmoid() * c.tanh()
     return (h if w_hr is None else h.matmul(w_hr.t()), c)
 
 
