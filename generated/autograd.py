@@ -508,6 +508,8 @@ _c_native_layer_norm = _o.native_layer_norm._cache
 _c_native_layer_norm_backward = _o.native_layer_norm_backward._cache
 _c_native_batch_norm = _o.native_batch_norm._cache
 _c_native_batch_norm_backward = _o.native_batch_norm_backward._cache
+_c__scaled_dot_product_flash_attention_for_cpu = _o._scaled_dot_product_flash_attention_for_cpu._cache
+_c__scaled_dot_product_flash_attention_for_cpu_backward = _o._scaled_dot_product_flash_attention_for_cpu_backward._cache
 _c_nll_loss2d_forward = _o.nll_loss2d_forward._cache
 _c_nll_loss2d_backward = _o.nll_loss2d_backward._cache
 _c_view_copy = _o.view_copy._cache
@@ -10685,6 +10687,91 @@ class BinaryCrossEntropyBackwardBackward0(_Node):
     @property
     def _saved_weight(self):
         return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
+    """Backward of _scaled_dot_product_flash_attention_for_cpu, from schema/derivatives.yaml."""
+    __slots__ = ('_s_attn_mask', '_s_dropout_p', '_s_is_causal', '_s_key', '_s_logsumexp', '_s_output', '_s_query', '_s_scale', '_s_value')
+    _saved_slots = ('_s_attn_mask', '_s_key', '_s_logsumexp', '_s_output', '_s_query', '_s_value')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('query', 'key', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_query = None
+        _r_key = None
+        _r_value = None
+        if _n[0] or _n[1] or _n[2]:
+            attn_mask = _unpack(_node._s_attn_mask, _node)
+            dropout_p = _node._s_dropout_p
+            is_causal = _node._s_is_causal
+            key = _unpack(_node._s_key, _node)
+            logsumexp = _unpack(_node._s_logsumexp, _node)
+            output = _unpack(_node._s_output, _node)
+            query = _unpack(_node._s_query, _node)
+            scale = _node._s_scale
+            value = _unpack(_node._s_value, _node)
+            _r_query, _r_key, _r_value = _H.flash_attention_cpu_backward(grads[0], query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask, scale)
+        return (_r_query, _r_key, _r_value)
+
+    @property
+    def _saved_attn_mask(self):
+        return _unpack(self._s_attn_mask, self)
+
+    @property
+    def _saved_dropout_p(self):
+        return self._s_dropout_p
+
+    @property
+    def _saved_is_causal(self):
+        return self._s_is_causal
+
+    @property
+    def _saved_key(self):
+        return _unpack(self._s_key, self)
+
+    @property
+    def _saved_logsumexp(self):
+        return _unpack(self._s_logsumexp, self)
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_query(self):
+        return _unpack(self._s_query, self)
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_value(self):
+        return _unpack(self._s_value, self)
+
+
+# schema/derivatives.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
+    """Backward of _scaled_dot_product_flash_attention_for_cpu_backward, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_out', 'query', 'key', 'value', 'out', 'logsumexp')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_query = None
+        _r_key = None
+        _r_value = None
+        _r_out = None
+        _r_logsumexp = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] or _n[5]:
+            raise _not_implemented('_scaled_dot_product_flash_attention_for_cpu_backward')
+        return (_r_grad_out, _r_query, _r_key, _r_value, _r_out, _r_logsumexp)
 
 
 # schema/derivatives.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
@@ -23846,6 +23933,60 @@ def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, ru
     return _out
 
 
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) (derivative: schema/derivatives.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp))
+def _ag__scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p, is_causal, attn_mask, scale):
+    _ks = ks & _BELOW
+    _k = _c__scaled_dot_product_flash_attention_for_cpu.get(_ks)
+    if _k is None:
+        _k = _o._scaled_dot_product_flash_attention_for_cpu._fill(_ks)
+    _out = _k(query, key, value, dropout_p, is_causal, attn_mask, scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_query = _edge(query)
+    _e_key = _edge(key)
+    _e_value = _edge(value)
+    if not (_e_query is not None or _e_key is not None or _e_value is not None):
+        return _out
+    _node = _new_node(ScaledDotProductFlashAttentionForCpuBackward0, (_e_query or _NO_EDGE, _e_key or _NO_EDGE, _e_value or _NO_EDGE), (_e_query is not None, _e_key is not None, _e_value is not None))
+    if _e_query is not None or _e_key is not None or _e_value is not None:
+        _node._s_attn_mask = _save(attn_mask)
+        _node._s_dropout_p = dropout_p
+        _node._s_is_causal = is_causal
+        _node._s_key = _save(key)
+        _node._s_query = _save(query)
+        _node._s_scale = scale
+        _node._s_value = _save(value)
+    output = _out[0]
+    logsumexp = _out[1]
+    if _e_query is not None or _e_key is not None or _e_value is not None:
+        _node._s_logsumexp = _save_output(logsumexp, 1)
+        _node._s_output = _save_output(output, 0)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value) (derivative: schema/derivatives.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value))
+def _ag__scaled_dot_product_flash_attention_for_cpu_backward(ks, grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale):
+    _ks = ks & _BELOW
+    _k = _c__scaled_dot_product_flash_attention_for_cpu_backward.get(_ks)
+    if _k is None:
+        _k = _o._scaled_dot_product_flash_attention_for_cpu_backward._fill(_ks)
+    _out = _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_query = _edge(query)
+    _e_key = _edge(key)
+    _e_value = _edge(value)
+    _e_out = _edge(out)
+    _e_logsumexp = _edge(logsumexp)
+    if not (_e_grad_out is not None or _e_query is not None or _e_key is not None or _e_value is not None or _e_out is not None or _e_logsumexp is not None):
+        return _out
+    _node = _new_node(ScaledDotProductFlashAttentionForCpuBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_query or _NO_EDGE, _e_key or _NO_EDGE, _e_value or _NO_EDGE, _e_out or _NO_EDGE, _e_logsumexp or _NO_EDGE), (_e_grad_out is not None, _e_query is not None, _e_key is not None, _e_value is not None, _e_out is not None, _e_logsumexp is not None))
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
 # schema/native_functions.yaml: nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight) (derivative: schema/derivatives.yaml: nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight))
 def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
@@ -25325,6 +25466,8 @@ _o.native_batch_norm.register("Autograd", _ag_native_batch_norm, with_keyset=Tru
 _o.native_batch_norm_out.register("Autograd", _autograd_out(_o.native_batch_norm_out), with_keyset=True)
 _o.native_batch_norm_backward.register("Autograd", _ag_native_batch_norm_backward, with_keyset=True)
 _o.native_batch_norm_backward_out.register("Autograd", _autograd_out(_o.native_batch_norm_backward_out), with_keyset=True)
+_o._scaled_dot_product_flash_attention_for_cpu.register("Autograd", _ag__scaled_dot_product_flash_attention_for_cpu, with_keyset=True)
+_o._scaled_dot_product_flash_attention_for_cpu_backward.register("Autograd", _ag__scaled_dot_product_flash_attention_for_cpu_backward, with_keyset=True)
 _o.nll_loss2d_forward.register("Autograd", _ag_nll_loss2d_forward, with_keyset=True)
 _o.nll_loss2d_forward_output.register("Autograd", _autograd_out(_o.nll_loss2d_forward_output), with_keyset=True)
 _o.nll_loss2d_backward.register("Autograd", _ag_nll_loss2d_backward, with_keyset=True)

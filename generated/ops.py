@@ -46348,6 +46348,64 @@ batch_norm._entry = _entry_batch_norm
 _aten._packet('batch_norm')._add(batch_norm)
 
 
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+_scaled_dot_product_flash_attention_for_cpu = _Op("aten", '_scaled_dot_product_flash_attention_for_cpu', 'default',
+    '_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)',
+    ('query', 'key', 'value', 'dropout_p', 'is_causal', 'attn_mask', 'scale'), 5, tags=())
+_e__scaled_dot_product_flash_attention_for_cpu = _scaled_dot_product_flash_attention_for_cpu._entry_cache
+
+
+def _bind__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+    return (query, key, value, dropout_p, is_causal, attn_mask, scale)
+
+
+def _entry__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (query._ks | key._ks | value._ks | (attn_mask._ks if attn_mask is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_scaled_dot_product_flash_attention_for_cpu, (query, key, value, dropout_p, is_causal, attn_mask, scale)) from None
+    try:
+        _k = _e__scaled_dot_product_flash_attention_for_cpu[ks]
+    except KeyError:
+        _k = _scaled_dot_product_flash_attention_for_cpu._fill_entry(ks)
+    return _k(query, key, value, dropout_p, is_causal, attn_mask, scale)
+
+
+_scaled_dot_product_flash_attention_for_cpu._bind = _bind__scaled_dot_product_flash_attention_for_cpu
+_scaled_dot_product_flash_attention_for_cpu._entry = _entry__scaled_dot_product_flash_attention_for_cpu
+_aten._packet('_scaled_dot_product_flash_attention_for_cpu')._add(_scaled_dot_product_flash_attention_for_cpu)
+
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+_scaled_dot_product_flash_attention_for_cpu_backward = _Op("aten", '_scaled_dot_product_flash_attention_for_cpu_backward', 'default',
+    '_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)',
+    ('grad_out', 'query', 'key', 'value', 'out', 'logsumexp', 'dropout_p', 'is_causal', 'attn_mask', 'scale'), 8, tags=())
+_e__scaled_dot_product_flash_attention_for_cpu_backward = _scaled_dot_product_flash_attention_for_cpu_backward._entry_cache
+
+
+def _bind__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, *, attn_mask=None, scale=None):
+    return (grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)
+
+
+def _entry__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | query._ks | key._ks | value._ks | out._ks | logsumexp._ks | (attn_mask._ks if attn_mask is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_scaled_dot_product_flash_attention_for_cpu_backward, (grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)) from None
+    try:
+        _k = _e__scaled_dot_product_flash_attention_for_cpu_backward[ks]
+    except KeyError:
+        _k = _scaled_dot_product_flash_attention_for_cpu_backward._fill_entry(ks)
+    return _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)
+
+
+_scaled_dot_product_flash_attention_for_cpu_backward._bind = _bind__scaled_dot_product_flash_attention_for_cpu_backward
+_scaled_dot_product_flash_attention_for_cpu_backward._entry = _entry__scaled_dot_product_flash_attention_for_cpu_backward
+_aten._packet('_scaled_dot_product_flash_attention_for_cpu_backward')._add(_scaled_dot_product_flash_attention_for_cpu_backward)
+
+
 # schema/native_functions.yaml: scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
 scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
     'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',

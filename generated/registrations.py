@@ -6231,6 +6231,14 @@ _o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_
 # schema/native_functions.yaml: batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 _o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
 
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+_o._scaled_dot_product_flash_attention_for_cpu.register('CPU', _cpu_nn.flash_attention_cpu)
+_o._scaled_dot_product_flash_attention_for_cpu.register('Meta', _meta_nn.flash_attention_cpu)
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+_o._scaled_dot_product_flash_attention_for_cpu_backward.register('CPU', _cpu_nn.flash_attention_cpu_backward)
+_o._scaled_dot_product_flash_attention_for_cpu_backward.register('Meta', _meta_nn.flash_attention_cpu_backward)
+
 # schema/native_functions.yaml: scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
 _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)
 

@@ -44,6 +44,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__log_softmax_out,
     _entry__prelu_kernel,
     _entry__prelu_kernel_backward,
+    _entry__scaled_dot_product_flash_attention_for_cpu,
+    _entry__scaled_dot_product_flash_attention_for_cpu_backward,
     _entry__softmax,
     _entry__softmax_backward_data,
     _entry__softmax_backward_data_out,

@@ -6,6 +6,8 @@ loss ops, vectorised NumPy. float16/bfloat16 compute in float32 and round once.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -431,6 +433,61 @@ def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
     out = empty_cpu(shape, self._dtype, strides)
     np.copyto(out._np, np.broadcast_to(r, shape), casting="unsafe")
     return out
+
+
+def _attention_scores(q, k, is_causal, attn_mask, scale):
+    """q k^T * scale with the causal or given mask applied (-inf where masked)."""
+    e = q.shape[-1]
+    s = scale if scale is not None else (1.0 / math.sqrt(e) if e else math.inf)
+    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * q.dtype.type(s)
+    if is_causal:
+        scores[..., np.triu(np.ones(scores.shape[-2:], bool), 1)] = -np.inf
+    if attn_mask is not None:
+        m = attn_mask._np
+        scores = np.where(m, scores, -np.inf) if m.dtype == np.bool_ else scores + m
+    return scores, s
+
+
+def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale):
+    """(softmax(q k^T * scale + mask) v, the rows' logsumexp) of 4-D float inputs.
+
+    >>> q = from_array(np.zeros((1, 1, 2, 3), np.float32))
+    >>> out, lse = flash_attention_cpu(q, q, q, 0.0, True, None, None)
+    >>> out.shape, lse.tolist()
+    (ember.Size([1, 1, 2, 3]), [[[0.0, 0.6931471824645996]]])
+    """
+    dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    b, h, n, _ = query._shape
+    with np.errstate(all="ignore"):
+        scores, _ = _attention_scores(query._np, key._np, is_causal, attn_mask, scale)
+        top = scores.max(-1, keepdims=True)
+        e = np.exp(scores - top)
+        total = e.sum(-1, keepdims=True)
+        out = np.matmul(e / total, value._np)
+        lse = (top + np.log(total))[..., 0]
+    lse_t = empty_cpu((b, h, n), dt, _meta.flash_attention_lse_strides(b, h, n))
+    lse_t._np[...] = lse
+    return from_array(np.ascontiguousarray(out), dt), lse_t
+
+
+def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
+                                 is_causal, attn_mask, scale):
+    """(d query, d key, d value), the probabilities recomputed from the logsumexp."""
+    dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    q, k, v, g = query._np, key._np, value._np, grad_out._np
+    with np.errstate(all="ignore"):
+        scores, s = _attention_scores(q, k, is_causal, attn_mask, scale)
+        p = np.exp(scores - logsumexp._np[..., None])
+        dp = np.matmul(g, np.swapaxes(v, -1, -2))
+        ds = p * (dp - (g * out._np).sum(-1, keepdims=True))
+        grads = (np.matmul(ds, k) * q.dtype.type(s), np.matmul(np.swapaxes(ds, -1, -2), q) *
+                 q.dtype.type(s), np.matmul(np.swapaxes(p, -1, -2), g))
+    results = []
+    for t, r in zip((query, key, value), grads):
+        o = empty_cpu(t._shape, dt, _meta.flash_attention_grad_strides(t._shape))
+        o._np[...] = r
+        results.append(o)
+    return tuple(results)
 
 
 # --------------------------------------------------------------------------- normalisation

@@ -731,6 +731,35 @@ def _sdpa_samples():
 register("scaled_dot_product_attention.default", _sdpa_samples, tols=ACCUMULATING_ULPS)
 
 
+def _flash_cpu_samples():
+    q, k, v = make((2, 2, 3, 4), F32), make((2, 2, 5, 4), F32), make((2, 2, 5, 4), F32)
+    out = [S(make((1, 2, 3, 4), dt), make((1, 2, 3, 4), dt), make((1, 2, 3, 4), dt),
+             name=dtname(dt)) for dt in (F32, F64)]
+    out += [S(q, k, v, name="cross"), S(q, k, v, 0.0, True, name="causal"),
+            S(k, q, q, 0.0, True, name="causal_longer_query"),
+            S(q, k, v, scale=0.3, name="scale"),
+            S(transposed((2, 2, 4, 3), F32), k, v, 0.0, True, name="transposed_query"),
+            S(q, k, make((2, 2, 5, 3), F32), name="head_size_error")]
+    return out
+
+
+def _flash_cpu_backward_samples():
+    q, k, v = make((2, 2, 3, 4), F32), make((2, 2, 5, 4), F32), make((2, 2, 5, 4), F32)
+    g, o, lse = make((2, 2, 3, 4), F32), make((2, 2, 3, 4), F32), make((2, 2, 3), F32)
+    out = [S(g, q, k, v, o, lse, 0.0, False, name="cross"),
+           S(g, q, k, v, o, lse, 0.0, True, name="causal"),
+           S(g, q, k, v, o, lse, 0.0, True, scale=-0.5, name="scale")]
+    q64, o64 = make((1, 2, 3, 4), F64), make((1, 2, 3, 4), F64)
+    out.append(S(o64, q64, q64, q64, o64, make((1, 2, 3), F64), 0.0, True, name="float64"))
+    return out
+
+
+register("_scaled_dot_product_flash_attention_for_cpu.default", _flash_cpu_samples,
+         tols=ACCUMULATING_ULPS)
+register("_scaled_dot_product_flash_attention_for_cpu_backward.default",
+         _flash_cpu_backward_samples, tols=ACCUMULATING_ULPS)
+
+
 # ---- out= variants of matmul and linear (their functional samples are in opinfo.py) -----
 out_of("matmul.out", "matmul.default")
 out_of("linear.out", "linear.default")
