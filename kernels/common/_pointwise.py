@@ -85,6 +85,15 @@ def _row_major(stride) -> bool:
     return bool(stride) and stride[-1] > 0 and all(a > b for a, b in itertools.pairwise(stride))
 
 
+def row_major_view(t) -> bool:
+    """A non-empty tensor without size-1 dims whose strides fall strictly from the first
+    dim to the last (a slice of a contiguous tensor along its last dims): a pointwise
+    result it leads, among operands of its shape, is contiguous (see _row_major), and
+    NumPy computes one in C order from it."""
+    shape = t._shape
+    return 1 not in shape and 0 not in shape and _row_major(t.stride())
+
+
 def _fast_setup_strides(shape, strides_list, device_type):
     """The result strides of TensorIterator's fast setup, which it takes when every operand
     has one shape (a number is an operand of another shape): contiguous when all are,
