@@ -327,7 +327,13 @@ def pow(self, exponent):
             return from_array(np.multiply(a, a), meta._dtype) if a.flags.c_contiguous else \
                 _general(np.multiply, meta, (self, self))
         special = _POW_SPECIAL.get(exponent)
-        if special is not None and meta._dtype.category == D.FLOAT:
+        if special is not None and meta._dtype.category != D.FLOAT:
+            special = None
+        # a contiguous input of the result's dtype: NumPy's result directly (no copy)
+        if meta._dtype is self._dtype and self._dtype not in _HALF and a.flags.c_contiguous:
+            r = quiet_call(special, a) if special else quiet_call(_power, a, exponent)
+            return from_array(np.asarray(r, meta._dtype.np), meta._dtype)
+        if special is not None:
             return _general(special, meta, (self,))
     return _general(_power, meta, (self, exponent))
 
