@@ -386,6 +386,9 @@ ge = _comparison(np.greater_equal)
 
 # --- where / clamp / masked_fill ----------------------------------------------------------
 def where(condition, self, other):
+    fast = _where_contiguous(condition, self, other)
+    if fast is not None:
+        return fast
     meta = M.where_layout(condition, self, other)
     _check_devices(condition, self, other)
     dt = meta._dtype
@@ -399,6 +402,33 @@ def where(condition, self, other):
         out = empty_cpu(meta._shape, dt, meta._stride)
         np.copyto(out._np, r, casting="unsafe")
     return out
+
+
+def _where_contiguous(condition, self, other):
+    """where() of a C-contiguous bool condition and C-contiguous CPU tensors of its shape
+    and one float dtype (or a tensor and a number): np.where's C-order result is torch's;
+    None otherwise (the general path, with torch's checks)."""
+    c = condition._np
+    if c is None or condition._dtype is not D.bool_ or not c.flags.c_contiguous:
+        return None
+    shape, dt = condition._shape, None
+    args = []
+    for x in (self, other):
+        if isinstance(x, Tensor):
+            a = x._np
+            if a is None or x._shape != shape or not a.flags.c_contiguous or \
+                    (dt is not None and x._dtype is not dt):
+                return None
+            dt = x._dtype
+            args.append(a)
+        elif x.__class__ is not float:
+            return None
+        else:
+            args.append(x)
+    if dt is None or (dt is not D.float32 and dt is not D.float64):
+        return None
+    args = [P.scalar_arg(x, dt) if x.__class__ is float else x for x in args]
+    return from_array(np.where(c, *args).astype(dt.np, copy=False), dt)
 
 
 def clamp(self, min=None, max=None):
