@@ -448,6 +448,14 @@ def clamp_(self, min=None, max=None):
 
 
 def masked_fill(self, mask, value):
+    a, m = self._np, mask._np
+    if a is not None and m is not None and mask._dtype is D.bool_ and \
+            value.__class__ in (float, int) and self._dtype.category == D.FLOAT and \
+            self._dtype not in _HALF and a.flags.c_contiguous and \
+            P.broadcast_shapes(self._shape, mask._shape) == self._shape:
+        # (a contiguous float self the mask broadcasts to: np.where's C-order result)
+        v = a.dtype.type(P.fill_value(value, self._dtype))
+        return from_array(np.where(m, v, a), self._dtype)
     meta = M.masked_fill_layout(self, mask, value)
     _check_devices(self, mask, *P.tensors_of(value))
     out = empty_cpu(meta._shape, meta._dtype, meta._stride)
