@@ -43,6 +43,7 @@ bench: setup
 	$(VPY) benchmarks/functionalize.py
 	$(VPY) benchmarks/compile.py
 	$(VPY) benchmarks/fft.py
+	$(VPY) benchmarks/real_programs.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

@@ -502,10 +502,14 @@ _c_nll_loss_forward = _o.nll_loss_forward._cache
 _c_nll_loss_backward = _o.nll_loss_backward._cache
 _c_binary_cross_entropy = _o.binary_cross_entropy._cache
 _c_binary_cross_entropy_backward = _o.binary_cross_entropy_backward._cache
+_c_smooth_l1_loss = _o.smooth_l1_loss._cache
+_c_smooth_l1_loss_backward = _o.smooth_l1_loss_backward._cache
 _c_native_layer_norm = _o.native_layer_norm._cache
 _c_native_layer_norm_backward = _o.native_layer_norm_backward._cache
 _c_native_batch_norm = _o.native_batch_norm._cache
 _c_native_batch_norm_backward = _o.native_batch_norm_backward._cache
+_c__scaled_dot_product_flash_attention_for_cpu = _o._scaled_dot_product_flash_attention_for_cpu._cache
+_c__scaled_dot_product_flash_attention_for_cpu_backward = _o._scaled_dot_product_flash_attention_for_cpu_backward._cache
 _c_nll_loss2d_forward = _o.nll_loss2d_forward._cache
 _c_nll_loss2d_backward = _o.nll_loss2d_backward._cache
 _c_view_copy = _o.view_copy._cache
@@ -10522,6 +10526,110 @@ class BinaryCrossEntropyBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
+# schema/derivatives.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor
+class SmoothL1LossBackward0(_Node):
+    """Backward of smooth_l1_loss, from schema/derivatives.yaml."""
+    __slots__ = ('_s_beta', '_s_reduction', '_s_self', '_s_target')
+    _saved_slots = ('_s_self', '_s_target')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            beta = _node._s_beta
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_self = _F.smooth_l1_loss_backward(grad, self, target, reduction, beta)
+        if _n[1]:
+            beta = _node._s_beta
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_target = _F.smooth_l1_loss_backward(grad, target, self, reduction, beta)
+        return (_r_self, _r_target)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+
+# schema/derivatives.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+class SmoothL1LossBackwardBackward0(_Node):
+    """Backward of smooth_l1_loss_backward, from schema/derivatives.yaml."""
+    __slots__ = ('_s_beta', '_s_grad_output', '_s_reduction', '_s_self', '_s_target')
+    _saved_slots = ('_s_grad_output', '_s_self', '_s_target')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_grad_output = _H.smooth_l1_loss_double_backward_grad_output(grad, self, target, reduction, beta, grad_output)
+        if _n[1]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_self = _H.smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta, self)
+        if _n[2]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            _r_target = _H.smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta, target).neg()
+        return (_r_grad_output, _r_self, _r_target)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+
 # schema/derivatives.yaml: binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
 class BinaryCrossEntropyBackwardBackward0(_Node):
     """Backward of binary_cross_entropy_backward, from schema/derivatives.yaml."""
@@ -10579,6 +10687,91 @@ class BinaryCrossEntropyBackwardBackward0(_Node):
     @property
     def _saved_weight(self):
         return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
+    """Backward of _scaled_dot_product_flash_attention_for_cpu, from schema/derivatives.yaml."""
+    __slots__ = ('_s_attn_mask', '_s_dropout_p', '_s_is_causal', '_s_key', '_s_logsumexp', '_s_output', '_s_query', '_s_scale', '_s_value')
+    _saved_slots = ('_s_attn_mask', '_s_key', '_s_logsumexp', '_s_output', '_s_query', '_s_value')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('query', 'key', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_query = None
+        _r_key = None
+        _r_value = None
+        if _n[0] or _n[1] or _n[2]:
+            attn_mask = _unpack(_node._s_attn_mask, _node)
+            dropout_p = _node._s_dropout_p
+            is_causal = _node._s_is_causal
+            key = _unpack(_node._s_key, _node)
+            logsumexp = _unpack(_node._s_logsumexp, _node)
+            output = _unpack(_node._s_output, _node)
+            query = _unpack(_node._s_query, _node)
+            scale = _node._s_scale
+            value = _unpack(_node._s_value, _node)
+            _r_query, _r_key, _r_value = _H.flash_attention_cpu_backward(grads[0], query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask, scale)
+        return (_r_query, _r_key, _r_value)
+
+    @property
+    def _saved_attn_mask(self):
+        return _unpack(self._s_attn_mask, self)
+
+    @property
+    def _saved_dropout_p(self):
+        return self._s_dropout_p
+
+    @property
+    def _saved_is_causal(self):
+        return self._s_is_causal
+
+    @property
+    def _saved_key(self):
+        return _unpack(self._s_key, self)
+
+    @property
+    def _saved_logsumexp(self):
+        return _unpack(self._s_logsumexp, self)
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_query(self):
+        return _unpack(self._s_query, self)
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_value(self):
+        return _unpack(self._s_value, self)
+
+
+# schema/derivatives.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+class ScaledDotProductFlashAttentionForCpuBackwardBackward0(_Node):
+    """Backward of _scaled_dot_product_flash_attention_for_cpu_backward, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_out', 'query', 'key', 'value', 'out', 'logsumexp')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_query = None
+        _r_key = None
+        _r_value = None
+        _r_out = None
+        _r_logsumexp = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] or _n[5]:
+            raise _not_implemented('_scaled_dot_product_flash_attention_for_cpu_backward')
+        return (_r_grad_out, _r_query, _r_key, _r_value, _r_out, _r_logsumexp)
 
 
 # schema/derivatives.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
@@ -23561,6 +23754,54 @@ def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, red
     return _out
 
 
+# schema/native_functions.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor (derivative: schema/derivatives.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor)
+def _ag_smooth_l1_loss(ks, self, target, reduction, beta):
+    _ks = ks & _BELOW
+    _k = _c_smooth_l1_loss.get(_ks)
+    if _k is None:
+        _k = _o.smooth_l1_loss._fill(_ks)
+    _out = _k(self, target, reduction, beta)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(SmoothL1LossBackward0, (_e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_self is not None, _e_target is not None))
+    if _e_self is not None or _e_target is not None:
+        _node._s_beta = beta
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor (derivative: schema/derivatives.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor)
+def _ag_smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
+    _ks = ks & _BELOW
+    _k = _c_smooth_l1_loss_backward.get(_ks)
+    if _k is None:
+        _k = _o.smooth_l1_loss_backward._fill(_ks)
+    _out = _k(grad_output, self, target, reduction, beta)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_grad_output is not None or _e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(SmoothL1LossBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_grad_output is not None, _e_self is not None, _e_target is not None))
+    if _e_grad_output is not None or _e_self is not None or _e_target is not None:
+        _node._s_beta = beta
+        _node._s_grad_output = _save(grad_output)
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor))
 def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     _ks = ks & _BELOW
@@ -23688,6 +23929,60 @@ def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, ru
         _node._s_save_mean = _save(save_mean)
         _node._s_train = train
         _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp) (derivative: schema/derivatives.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp))
+def _ag__scaled_dot_product_flash_attention_for_cpu(ks, query, key, value, dropout_p, is_causal, attn_mask, scale):
+    _ks = ks & _BELOW
+    _k = _c__scaled_dot_product_flash_attention_for_cpu.get(_ks)
+    if _k is None:
+        _k = _o._scaled_dot_product_flash_attention_for_cpu._fill(_ks)
+    _out = _k(query, key, value, dropout_p, is_causal, attn_mask, scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_query = _edge(query)
+    _e_key = _edge(key)
+    _e_value = _edge(value)
+    if not (_e_query is not None or _e_key is not None or _e_value is not None):
+        return _out
+    _node = _new_node(ScaledDotProductFlashAttentionForCpuBackward0, (_e_query or _NO_EDGE, _e_key or _NO_EDGE, _e_value or _NO_EDGE), (_e_query is not None, _e_key is not None, _e_value is not None))
+    if _e_query is not None or _e_key is not None or _e_value is not None:
+        _node._s_attn_mask = _save(attn_mask)
+        _node._s_dropout_p = dropout_p
+        _node._s_is_causal = is_causal
+        _node._s_key = _save(key)
+        _node._s_query = _save(query)
+        _node._s_scale = scale
+        _node._s_value = _save(value)
+    output = _out[0]
+    logsumexp = _out[1]
+    if _e_query is not None or _e_key is not None or _e_value is not None:
+        _node._s_logsumexp = _save_output(logsumexp, 1)
+        _node._s_output = _save_output(output, 0)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value) (derivative: schema/derivatives.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value))
+def _ag__scaled_dot_product_flash_attention_for_cpu_backward(ks, grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale):
+    _ks = ks & _BELOW
+    _k = _c__scaled_dot_product_flash_attention_for_cpu_backward.get(_ks)
+    if _k is None:
+        _k = _o._scaled_dot_product_flash_attention_for_cpu_backward._fill(_ks)
+    _out = _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_query = _edge(query)
+    _e_key = _edge(key)
+    _e_value = _edge(value)
+    _e_out = _edge(out)
+    _e_logsumexp = _edge(logsumexp)
+    if not (_e_grad_out is not None or _e_query is not None or _e_key is not None or _e_value is not None or _e_out is not None or _e_logsumexp is not None):
+        return _out
+    _node = _new_node(ScaledDotProductFlashAttentionForCpuBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_query or _NO_EDGE, _e_key or _NO_EDGE, _e_value or _NO_EDGE, _e_out or _NO_EDGE, _e_logsumexp or _NO_EDGE), (_e_grad_out is not None, _e_query is not None, _e_key is not None, _e_value is not None, _e_out is not None, _e_logsumexp is not None))
     _set_history_many(_out, _node, (True, True, True))
     return _out
 
@@ -25160,6 +25455,8 @@ _o.binary_cross_entropy.register("Autograd", _ag_binary_cross_entropy, with_keys
 _o.binary_cross_entropy_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_out), with_keyset=True)
 _o.binary_cross_entropy_backward.register("Autograd", _ag_binary_cross_entropy_backward, with_keyset=True)
 _o.binary_cross_entropy_backward_grad_input.register("Autograd", _autograd_out(_o.binary_cross_entropy_backward_grad_input), with_keyset=True)
+_o.smooth_l1_loss.register("Autograd", _ag_smooth_l1_loss, with_keyset=True)
+_o.smooth_l1_loss_backward.register("Autograd", _ag_smooth_l1_loss_backward, with_keyset=True)
 _o.binary_cross_entropy_with_logits_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_with_logits_out), with_keyset=True)
 _o.native_layer_norm.register("Autograd", _ag_native_layer_norm, with_keyset=True)
 _o.native_layer_norm_out.register("Autograd", _autograd_out(_o.native_layer_norm_out), with_keyset=True)
@@ -25169,6 +25466,8 @@ _o.native_batch_norm.register("Autograd", _ag_native_batch_norm, with_keyset=Tru
 _o.native_batch_norm_out.register("Autograd", _autograd_out(_o.native_batch_norm_out), with_keyset=True)
 _o.native_batch_norm_backward.register("Autograd", _ag_native_batch_norm_backward, with_keyset=True)
 _o.native_batch_norm_backward_out.register("Autograd", _autograd_out(_o.native_batch_norm_backward_out), with_keyset=True)
+_o._scaled_dot_product_flash_attention_for_cpu.register("Autograd", _ag__scaled_dot_product_flash_attention_for_cpu, with_keyset=True)
+_o._scaled_dot_product_flash_attention_for_cpu_backward.register("Autograd", _ag__scaled_dot_product_flash_attention_for_cpu_backward, with_keyset=True)
 _o.nll_loss2d_forward.register("Autograd", _ag_nll_loss2d_forward, with_keyset=True)
 _o.nll_loss2d_forward_output.register("Autograd", _autograd_out(_o.nll_loss2d_forward_output), with_keyset=True)
 _o.nll_loss2d_backward.register("Autograd", _ag_nll_loss2d_backward, with_keyset=True)

@@ -37,6 +37,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__log_softmax_out,
     _entry__prelu_kernel,
     _entry__prelu_kernel_backward,
+    _entry__scaled_dot_product_flash_attention_for_cpu,
+    _entry__scaled_dot_product_flash_attention_for_cpu_backward,
     _entry__softmax,
     _entry__softmax_backward_data,
     _entry__softmax_backward_data_out,
@@ -1268,6 +1270,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_slice_scatter_out,
     _entry_slogdet,
     _entry_slogdet_out,
+    _entry_smooth_l1_loss,
+    _entry_smooth_l1_loss_backward,
     _entry_softmax_int,
     _entry_softmax_int_out,
     _entry_softplus,
@@ -1606,6 +1610,8 @@ __all__ = [
     '_log_softmax_backward_data',
     '_prelu_kernel',
     '_prelu_kernel_backward',
+    '_scaled_dot_product_flash_attention_for_cpu',
+    '_scaled_dot_product_flash_attention_for_cpu_backward',
     '_softmax',
     '_softmax_backward_data',
     '_to_copy',
@@ -2102,6 +2108,8 @@ __all__ = [
     'slice_copy',
     'slice_scatter',
     'slogdet',
+    'smooth_l1_loss',
+    'smooth_l1_loss_backward',
     'softmax',
     'softplus',
     'softplus_backward',
@@ -2219,6 +2227,8 @@ __all__ = [
     'zeros',
     'zeros_like',
 ]
+_rt__scaled_dot_product_flash_attention_for_cpu = _return_type('_scaled_dot_product_flash_attention_for_cpu', ('output', 'logsumexp'))
+_rt__scaled_dot_product_flash_attention_for_cpu_backward = _return_type('_scaled_dot_product_flash_attention_for_cpu_backward', ('grad_query', 'grad_key', 'grad_value'))
 _rt_aminmax = _return_type('aminmax', ('min', 'max'))
 _rt_cummax = _return_type('cummax', ('values', 'indices'))
 _rt_cummin = _return_type('cummin', ('values', 'indices'))
@@ -2504,6 +2514,40 @@ def _prelu_kernel_backward(grad_output, input, weight):
 
     except TypeError:
         _r = _hra(_prelu_kernel_backward, (grad_output, input, weight), (grad_output, input, weight), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+def _scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+    """_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)"""
+    if _tf[0]:
+        _r = _htf(_scaled_dot_product_flash_attention_for_cpu, (query, key, value, attn_mask), (query, key, value, dropout_p, is_causal), {'attn_mask': attn_mask, 'scale': scale})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt__scaled_dot_product_flash_attention_for_cpu._make(_entry__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale))
+
+    except TypeError:
+        _r = _hra(_scaled_dot_product_flash_attention_for_cpu, (query, key, value, attn_mask), (query, key, value, dropout_p, is_causal), {'attn_mask': attn_mask, 'scale': scale})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+def _scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, *, attn_mask=None, scale=None):
+    """_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)"""
+    if _tf[0]:
+        _r = _htf(_scaled_dot_product_flash_attention_for_cpu_backward, (grad_out, query, key, value, out, logsumexp, attn_mask), (grad_out, query, key, value, out, logsumexp, dropout_p, is_causal), {'attn_mask': attn_mask, 'scale': scale})
+        if _r is not _NO:
+            return _r
+    try:
+        return _rt__scaled_dot_product_flash_attention_for_cpu_backward._make(_entry__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale))
+
+    except TypeError:
+        _r = _hra(_scaled_dot_product_flash_attention_for_cpu_backward, (grad_out, query, key, value, out, logsumexp, attn_mask), (grad_out, query, key, value, out, logsumexp, dropout_p, is_causal), {'attn_mask': attn_mask, 'scale': scale})
         if _r is _NO:
             raise
         return _r
@@ -15681,6 +15725,40 @@ def slogdet(input, *, out=None):
 
     except TypeError:
         _r = _hra(slogdet, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor
+def smooth_l1_loss(input, target, reduction=1, beta=1.0):
+    """smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(smooth_l1_loss, (input, target), (input, target, reduction, beta), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_smooth_l1_loss(input, target, reduction, beta)
+
+    except TypeError:
+        _r = _hra(smooth_l1_loss, (input, target), (input, target, reduction, beta), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+def smooth_l1_loss_backward(grad_output, input, target, reduction, beta):
+    """smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(smooth_l1_loss_backward, (grad_output, input, target), (grad_output, input, target, reduction, beta), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_smooth_l1_loss_backward(grad_output, input, target, reduction, beta)
+
+    except TypeError:
+        _r = _hra(smooth_l1_loss_backward, (grad_output, input, target), (grad_output, input, target, reduction, beta), {})
         if _r is _NO:
             raise
         return _r

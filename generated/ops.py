@@ -45916,6 +45916,64 @@ binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_ba
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
 
 
+# schema/native_functions.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor
+smooth_l1_loss = _Op("aten", 'smooth_l1_loss', 'default',
+    'smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor',
+    ('self', 'target', 'reduction', 'beta'), 4, tags=())
+_e_smooth_l1_loss = smooth_l1_loss._entry_cache
+
+
+def _bind_smooth_l1_loss(self, target, reduction=1, beta=1.0):
+    return (self, target, reduction, beta)
+
+
+def _entry_smooth_l1_loss(self, target, reduction, beta):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(smooth_l1_loss, (self, target, reduction, beta)) from None
+    try:
+        _k = _e_smooth_l1_loss[ks]
+    except KeyError:
+        _k = smooth_l1_loss._fill_entry(ks)
+    return _k(self, target, reduction, beta)
+
+
+smooth_l1_loss._bind = _bind_smooth_l1_loss
+smooth_l1_loss._entry = _entry_smooth_l1_loss
+_aten._packet('smooth_l1_loss')._add(smooth_l1_loss)
+
+
+# schema/native_functions.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+smooth_l1_loss_backward = _Op("aten", 'smooth_l1_loss_backward', 'default',
+    'smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor',
+    ('grad_output', 'self', 'target', 'reduction', 'beta'), 5, tags=())
+_e_smooth_l1_loss_backward = smooth_l1_loss_backward._entry_cache
+
+
+def _bind_smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    return (grad_output, self, target, reduction, beta)
+
+
+def _entry_smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(smooth_l1_loss_backward, (grad_output, self, target, reduction, beta)) from None
+    try:
+        _k = _e_smooth_l1_loss_backward[ks]
+    except KeyError:
+        _k = smooth_l1_loss_backward._fill_entry(ks)
+    return _k(grad_output, self, target, reduction, beta)
+
+
+smooth_l1_loss_backward._bind = _bind_smooth_l1_loss_backward
+smooth_l1_loss_backward._entry = _entry_smooth_l1_loss_backward
+_aten._packet('smooth_l1_loss_backward')._add(smooth_l1_loss_backward)
+
+
 # schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
 binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
     'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
@@ -46288,6 +46346,64 @@ def _entry_batch_norm(input, weight, bias, running_mean, running_var, training, 
 batch_norm._bind = _bind_batch_norm
 batch_norm._entry = _entry_batch_norm
 _aten._packet('batch_norm')._add(batch_norm)
+
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+_scaled_dot_product_flash_attention_for_cpu = _Op("aten", '_scaled_dot_product_flash_attention_for_cpu', 'default',
+    '_scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)',
+    ('query', 'key', 'value', 'dropout_p', 'is_causal', 'attn_mask', 'scale'), 5, tags=())
+_e__scaled_dot_product_flash_attention_for_cpu = _scaled_dot_product_flash_attention_for_cpu._entry_cache
+
+
+def _bind__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p=0.0, is_causal=False, *, attn_mask=None, scale=None):
+    return (query, key, value, dropout_p, is_causal, attn_mask, scale)
+
+
+def _entry__scaled_dot_product_flash_attention_for_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (query._ks | key._ks | value._ks | (attn_mask._ks if attn_mask is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_scaled_dot_product_flash_attention_for_cpu, (query, key, value, dropout_p, is_causal, attn_mask, scale)) from None
+    try:
+        _k = _e__scaled_dot_product_flash_attention_for_cpu[ks]
+    except KeyError:
+        _k = _scaled_dot_product_flash_attention_for_cpu._fill_entry(ks)
+    return _k(query, key, value, dropout_p, is_causal, attn_mask, scale)
+
+
+_scaled_dot_product_flash_attention_for_cpu._bind = _bind__scaled_dot_product_flash_attention_for_cpu
+_scaled_dot_product_flash_attention_for_cpu._entry = _entry__scaled_dot_product_flash_attention_for_cpu
+_aten._packet('_scaled_dot_product_flash_attention_for_cpu')._add(_scaled_dot_product_flash_attention_for_cpu)
+
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+_scaled_dot_product_flash_attention_for_cpu_backward = _Op("aten", '_scaled_dot_product_flash_attention_for_cpu_backward', 'default',
+    '_scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)',
+    ('grad_out', 'query', 'key', 'value', 'out', 'logsumexp', 'dropout_p', 'is_causal', 'attn_mask', 'scale'), 8, tags=())
+_e__scaled_dot_product_flash_attention_for_cpu_backward = _scaled_dot_product_flash_attention_for_cpu_backward._entry_cache
+
+
+def _bind__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, *, attn_mask=None, scale=None):
+    return (grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)
+
+
+def _entry__scaled_dot_product_flash_attention_for_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | query._ks | key._ks | value._ks | out._ks | logsumexp._ks | (attn_mask._ks if attn_mask is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_scaled_dot_product_flash_attention_for_cpu_backward, (grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)) from None
+    try:
+        _k = _e__scaled_dot_product_flash_attention_for_cpu_backward[ks]
+    except KeyError:
+        _k = _scaled_dot_product_flash_attention_for_cpu_backward._fill_entry(ks)
+    return _k(grad_out, query, key, value, out, logsumexp, dropout_p, is_causal, attn_mask, scale)
+
+
+_scaled_dot_product_flash_attention_for_cpu_backward._bind = _bind__scaled_dot_product_flash_attention_for_cpu_backward
+_scaled_dot_product_flash_attention_for_cpu_backward._entry = _entry__scaled_dot_product_flash_attention_for_cpu_backward
+_aten._packet('_scaled_dot_product_flash_attention_for_cpu_backward')._add(_scaled_dot_product_flash_attention_for_cpu_backward)
 
 
 # schema/native_functions.yaml: scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor

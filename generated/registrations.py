@@ -6174,6 +6174,14 @@ _o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_
 _o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_backward))
 _o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
 
+# schema/native_functions.yaml: smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor
+_o.smooth_l1_loss.register('CPU', _cpu_nn.smooth_l1_loss)
+_o.smooth_l1_loss.register('Meta', _meta_nn.smooth_l1_loss)
+
+# schema/native_functions.yaml: smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor
+_o.smooth_l1_loss_backward.register('CPU', _cpu_nn.smooth_l1_loss_backward)
+_o.smooth_l1_loss_backward.register('Meta', _meta_nn.smooth_l1_loss_backward)
+
 # schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
 _o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
 
@@ -6222,6 +6230,14 @@ _o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_
 
 # schema/native_functions.yaml: batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 _o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value, float dropout_p=0., bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor output, Tensor logsumexp)
+_o._scaled_dot_product_flash_attention_for_cpu.register('CPU', _cpu_nn.flash_attention_cpu)
+_o._scaled_dot_product_flash_attention_for_cpu.register('Meta', _meta_nn.flash_attention_cpu)
+
+# schema/native_functions.yaml: _scaled_dot_product_flash_attention_for_cpu_backward(Tensor grad_out, Tensor query, Tensor key, Tensor value, Tensor out, Tensor logsumexp, float dropout_p, bool is_causal, *, Tensor? attn_mask=None, float? scale=None) -> (Tensor grad_query, Tensor grad_key, Tensor grad_value)
+_o._scaled_dot_product_flash_attention_for_cpu_backward.register('CPU', _cpu_nn.flash_attention_cpu_backward)
+_o._scaled_dot_product_flash_attention_for_cpu_backward.register('Meta', _meta_nn.flash_attention_cpu_backward)
 
 # schema/native_functions.yaml: scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
 _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)

@@ -54,3 +54,21 @@ def _threads(monkeypatch, argv, env):
 ], ids=["default", "flag", "flag_over_env", "flag_over_all_env", "env_without_flag"])
 def test_threads_flag_wins_over_the_environment(monkeypatch, argv, env, expected):
     assert _threads(monkeypatch, argv, env) == (expected, {str(expected)})
+
+
+def test_real_programs_smoke(tmp_path):
+    """benchmarks/real_programs.py runs a program under both libraries and writes its rows
+    (one cheap program, one repetition; the times themselves are not checked)."""
+    pytest.importorskip("torch")
+    import json
+    import subprocess
+    out = tmp_path / "rows.json"
+    subprocess.run([sys.executable, str(BENCH / "real_programs.py"), "--repeat", "1",
+                    "--only", "regression,makemore", "--json", str(out)],
+                   check=True, capture_output=True, timeout=300)
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["case"] for r in rows] == ["regression (20 steps)"] + [
+        f"makemore {k} (5 steps)" for k in ("bigram", "mlp", "rnn", "gru", "bow")]
+    for row in rows:
+        assert row["ember_us"][0] > 0 and row["torch_us"][0] > 0
+        assert row["ember_over_torch"] == row["ember_us"][0] / row["torch_us"][0]

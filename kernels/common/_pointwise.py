@@ -3,6 +3,8 @@ in-place checks, and output layout (so both backends agree on shape/dtype/stride
 """
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -77,6 +79,9 @@ def out_layout(*operands, cast_to=None, zero_dim_numbers=False):
         shape = broadcast_shapes(*(t._shape for t in ts))
         return shape, meta_elementwise_strides(
             shape, _reference_operands(operands, layouts, zero_dim_numbers))
+    if 1 not in shape and all(t._shape == shape for t in ts) and \
+            _row_major(layouts[0][1]):
+        return shape, strides
     if len(ts) == len(operands) and all(t._shape == shape for t in ts):
         fast = _fast_setup_strides(shape, [st for _, st in layouts])
         if fast is not None:
@@ -101,6 +106,24 @@ def _reference_operands(operands, layouts, zero_dim_numbers):
         elif zero_dim_numbers and x is not None:
             out.append(((), ()))
     return out
+
+
+def _row_major(stride) -> bool:
+    """Strides that fall strictly from the first dim to the last (a slice of a contiguous
+    tensor, say). When the first operand has them, every operand has the result's shape
+    and no dim has size 1, TensorIterator keeps the dims in order (the first operand
+    decides the order, and the fast setup cannot apply): a contiguous result. Deciding
+    this here spares the general layout, the slow part of a small op on a slice."""
+    return bool(stride) and stride[-1] > 0 and all(a > b for a, b in itertools.pairwise(stride))
+
+
+def row_major_view(t) -> bool:
+    """A non-empty tensor without size-1 dims whose strides fall strictly from the first
+    dim to the last (a slice of a contiguous tensor along its last dims): a pointwise
+    result it leads, among operands of its shape, is contiguous (see _row_major), and
+    NumPy computes one in C order from it."""
+    shape = t._shape
+    return 1 not in shape and 0 not in shape and _row_major(t.stride())
 
 
 def _fast_setup_strides(shape, strides_list):

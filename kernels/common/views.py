@@ -360,8 +360,11 @@ def diagonal(self, offset, dim1, dim2):
 def _pieces(self, d, bounds):
     """Views of self along dim `d` for each (start, length) in bounds."""
     shape, stride = self._shape, self.stride()
+    a, lead = self._np, (_ALL,) * d
     return tuple(make_view(self, shape[:d] + (length,) + shape[d + 1:], stride,
-                           self._offset + start * stride[d]) for start, length in bounds)
+                           self._offset + start * stride[d],
+                           arr=None if a is None else a[lead + (_py_slice(start, start + length),)])
+                 for start, length in bounds)
 
 
 def split(self, split_size, dim):

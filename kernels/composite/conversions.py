@@ -7,7 +7,10 @@ change (and copy=False), else a `_to_copy` / `clone`.
 """
 from ember._generated import ops as _ops
 from ember.core.device import as_device
+from ember.core.dtype import dtype as _dtype
 from ember.core.factory_args import memory_format_of
+from ember.core.tensor import Tensor
+from ember.overrides import NO_OVERRIDE, handle_torch_function_any, tf_state
 
 
 def _to(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format):
@@ -63,9 +66,6 @@ def tensor_to(self, *args, **kwargs):
     >>> tensor_to(ember.ones(2), "meta").device
     device(type='meta')
     """
-    from ember.core.dtype import dtype as _dtype
-    from ember.core.tensor import Tensor
-    from ember.overrides import NO_OVERRIDE, handle_torch_function_any, tf_state
     if tf_state[0]:
         r = handle_torch_function_any(tensor_to, (self, *args), kwargs)
         if r is not NO_OVERRIDE:

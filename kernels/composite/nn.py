@@ -468,6 +468,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
+    if _flash_attention_applies(query, key, value, attn_mask, dropout_p):
+        return ember._scaled_dot_product_flash_attention_for_cpu(
+            query, key, value, 0.0, is_causal, scale=scale)[0]
     e = query._shape[-1]
     s = (1.0 / math.sqrt(e) if e else float("inf")) if scale is None else scale
     root = math.sqrt(abs(s))
@@ -493,6 +496,18 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
         keep = ember.rand_like(attn) >= dropout_p
         attn = attn * keep / (1 - dropout_p)
     return ember.matmul(attn, value)
+
+
+def _flash_attention_applies(query, key, value, attn_mask, dropout_p):
+    """Whether torch's CPU kernel takes this attention (as torch picks it): 4-D float32 or
+    float64 CPU tensors of one batch, heads and head size, no mask, no dropout, no empty
+    sequence (the math path below handles every other case)."""
+    q, k, v = query._shape, key._shape, value._shape
+    return (attn_mask is None and not dropout_p > 0.0 and len(q) == len(k) == len(v) == 4
+            and query._dtype in (D.float32, D.float64) and query._device.type == "cpu"
+            and key._device.type == "cpu" and value._device.type == "cpu"
+            and q[:2] == k[:2] == v[:2] and q[3] == k[3] == v[3] and k[2] == v[2]
+            and q[2] > 0 and k[2] > 0 and q[3] > 0)
 
 
 def _repeat_heads(t, heads):

@@ -173,10 +173,14 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
         # (`t._contig is a`: the array is known C-contiguous; no flags check needed)
         if other.__class__ is Tensor or isinstance(other, Tensor):  # (nn.Parameter too)
             b = other._np
-            if a is None or b is None or not (
-                    (self._contig is a or a.flags.c_contiguous and _mark_contig(self)) and
-                    (other._contig is b or b.flags.c_contiguous and _mark_contig(other))):
+            if a is None or b is None:
                 x = None
+            elif not ((self._contig is a or a.flags.c_contiguous and _mark_contig(self)) and
+                      (other._contig is b or b.flags.c_contiguous and _mark_contig(other))):
+                # slices of one dtype and shape: NumPy's C-order result is torch's layout
+                x = _row_major_pair(ufunc, self, other, dt, min_category, quiet)
+                if x is not None:
+                    return x
             elif other._dtype is dt:
                 x, y = a, b
             elif self._shape and other._shape and dt.category >= min_category and \
@@ -216,6 +220,17 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
     fast.__name__ = fast.__qualname__ = ufunc.__name__
     fast.__module__, fast.__doc__ = kernel.__module__, kernel.__doc__
     return fast
+
+
+def _row_major_pair(ufunc, self, other, dt, min_category, quiet):
+    """`ufunc` straight on two non-contiguous operands of one dtype and shape led by a
+    row-major slice (P.row_major_view), when NumPy's result is in C order, torch's layout
+    there; else None (the general path)."""
+    if other._dtype is not dt or other._shape != self._shape or dt in _HALF or \
+            dt.category < min_category or not P.row_major_view(self):
+        return None
+    r = quiet_call(ufunc, self._np, other._np) if quiet else ufunc(self._np, other._np)
+    return from_array(r, dt, True) if r.flags.c_contiguous and r.dtype == dt.np else None
 
 
 def _general(ufunc, out_meta, operands, compute_dt=None, exact_other=False):

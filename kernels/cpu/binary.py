@@ -334,7 +334,13 @@ def pow(self, exponent):
             return from_array(np.multiply(a, a), meta._dtype) if a.flags.c_contiguous else \
                 _general(np.multiply, meta, (self, self))
         special = _POW_SPECIAL.get(exponent)
-        if special is not None and meta._dtype.category == D.FLOAT:
+        if special is not None and meta._dtype.category != D.FLOAT:
+            special = None
+        # a contiguous input of the result's dtype: NumPy's result directly (no copy)
+        if meta._dtype is self._dtype and self._dtype not in _HALF and a.flags.c_contiguous:
+            r = quiet_call(special, a) if special else quiet_call(_power, a, exponent)
+            return from_array(np.asarray(r, meta._dtype.np), meta._dtype)
+        if special is not None:
             return _general(special, meta, (self,))
     return _general(_power, meta, (self, exponent))
 
@@ -392,6 +398,9 @@ ge = _comparison(np.greater_equal)
 
 # --- where / clamp / masked_fill ----------------------------------------------------------
 def where(condition, self, other):
+    fast = _where_contiguous(condition, self, other)
+    if fast is not None:
+        return fast
     meta = M.where_layout(condition, self, other)
     _check_devices(condition, self, other)
     dt = meta._dtype
@@ -405,6 +414,33 @@ def where(condition, self, other):
         out = empty_cpu(meta._shape, dt, meta._stride)
         np.copyto(out._np, r, casting="unsafe")
     return out
+
+
+def _where_contiguous(condition, self, other):
+    """where() of a C-contiguous bool condition and C-contiguous CPU tensors of its shape
+    and one float dtype (or a tensor and a number): np.where's C-order result is torch's;
+    None otherwise (the general path, with torch's checks)."""
+    c = condition._np
+    if c is None or condition._dtype is not D.bool_ or not c.flags.c_contiguous:
+        return None
+    shape, dt = condition._shape, None
+    args = []
+    for x in (self, other):
+        if isinstance(x, Tensor):
+            a = x._np
+            if a is None or x._shape != shape or not a.flags.c_contiguous or \
+                    (dt is not None and x._dtype is not dt):
+                return None
+            dt = x._dtype
+            args.append(a)
+        elif x.__class__ is not float:
+            return None
+        else:
+            args.append(x)
+    if dt is None or (dt is not D.float32 and dt is not D.float64):
+        return None
+    args = [P.scalar_arg(x, dt) if x.__class__ is float else x for x in args]
+    return from_array(np.where(c, *args).astype(dt.np, copy=False), dt)
 
 
 def clamp(self, min=None, max=None):
@@ -424,6 +460,14 @@ def clamp_(self, min=None, max=None):
 
 
 def masked_fill(self, mask, value):
+    a, m = self._np, mask._np
+    if a is not None and m is not None and mask._dtype is D.bool_ and \
+            value.__class__ in (float, int) and self._dtype.category == D.FLOAT and \
+            self._dtype not in _HALF and a.flags.c_contiguous and \
+            P.broadcast_shapes(self._shape, mask._shape) == self._shape:
+        # (a contiguous float self the mask broadcasts to: np.where's C-order result)
+        v = a.dtype.type(P.fill_value(value, self._dtype))
+        return from_array(np.where(m, v, a), self._dtype)
     meta = M.masked_fill_layout(self, mask, value)
     _check_devices(self, mask, *P.tensors_of(value))
     out = empty_cpu(meta._shape, meta._dtype, meta._stride)

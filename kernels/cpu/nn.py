@@ -6,6 +6,8 @@ loss ops, vectorised NumPy. float16/bfloat16 compute in float32 and round once.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -388,6 +390,104 @@ def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
     if reduction == 1:
         g = g / max(self.numel(), 1) if self.numel() else g
     return _like_self(np.broadcast_to(g, self._shape), self)
+
+
+def _opmath(t, dt):
+    """t's values in the dtype a kernel computes `dt` in (float32 for half types)."""
+    a = t._np
+    want = np.float32 if dt is D.float16 or dt is D.bfloat16 else dt.np
+    return a if a.dtype == want else a.astype(want)
+
+
+def smooth_l1_loss(self, target, reduction, beta):
+    """0.5 * d^2 / beta where d = |self - target| < beta, else d - 0.5 * beta; the mean
+    (an empty one is NaN), the sum or each element (reduction 1, 2, 0).
+
+    >>> smooth_l1_loss(from_array(np.array([0.5, 3.0])), from_array(np.zeros(2)), 0, 1.0).tolist()
+    [0.125, 2.5]
+    """
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    shape, strides, dt = _meta.smooth_l1_layout(self, target)
+    with np.errstate(all="ignore"):
+        d = np.abs(_opmath(self, dt) - _opmath(target, dt))
+        loss = np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+        if reduction == 1:
+            return from_array(np.array(loss.mean() if loss.size else np.nan, dt.np), dt)
+    if reduction == 2:
+        return from_array(np.array(loss.sum(), dt.np), dt)
+    out = empty_cpu(shape, dt, strides)
+    np.copyto(out._np, loss, casting="unsafe")
+    return out
+
+
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    """d(loss)/d(self): grad * (self - target) / beta inside beta, grad * sign outside
+    (divided by numel for the mean), contiguous."""
+    shape, strides, dt = _meta.smooth_l1_backward_layout(grad_output, self, target)
+    norm = 1.0 / self.numel() if reduction == 1 and self.numel() else 1.0
+    x = _opmath(self, dt) - _opmath(target, dt)
+    g = norm * _opmath(grad_output, dt)
+    with np.errstate(all="ignore"):
+        r = np.where(x <= -beta, -g, np.where(x >= beta, g, g * x / beta))
+    out = empty_cpu(shape, self._dtype, strides)
+    np.copyto(out._np, np.broadcast_to(r, shape), casting="unsafe")
+    return out
+
+
+def _attention_scores(q, k, is_causal, attn_mask, scale):
+    """q k^T * scale with the causal or given mask applied (-inf where masked)."""
+    e = q.shape[-1]
+    s = scale if scale is not None else (1.0 / math.sqrt(e) if e else math.inf)
+    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * q.dtype.type(s)
+    if is_causal:
+        scores[..., np.triu(np.ones(scores.shape[-2:], bool), 1)] = -np.inf
+    if attn_mask is not None:
+        m = attn_mask._np
+        scores = np.where(m, scores, -np.inf) if m.dtype == np.bool_ else scores + m
+    return scores, s
+
+
+def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale):
+    """(softmax(q k^T * scale + mask) v, the rows' logsumexp) of 4-D float inputs.
+
+    >>> q = from_array(np.zeros((1, 1, 2, 3), np.float32))
+    >>> out, lse = flash_attention_cpu(q, q, q, 0.0, True, None, None)
+    >>> out.shape, lse.tolist()
+    (ember.Size([1, 1, 2, 3]), [[[0.0, 0.6931471824645996]]])
+    """
+    dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    b, h, n, _ = query._shape
+    with np.errstate(all="ignore"):
+        scores, _ = _attention_scores(query._np, key._np, is_causal, attn_mask, scale)
+        top = scores.max(-1, keepdims=True)
+        e = np.exp(scores - top)
+        total = e.sum(-1, keepdims=True)
+        out = np.matmul(e / total, value._np)
+        lse = (top + np.log(total))[..., 0]
+    lse_t = empty_cpu((b, h, n), dt, _meta.flash_attention_lse_strides(b, h, n))
+    lse_t._np[...] = lse
+    return from_array(np.ascontiguousarray(out), dt), lse_t
+
+
+def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
+                                 is_causal, attn_mask, scale):
+    """(d query, d key, d value), the probabilities recomputed from the logsumexp."""
+    dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    q, k, v, g = query._np, key._np, value._np, grad_out._np
+    with np.errstate(all="ignore"):
+        scores, s = _attention_scores(q, k, is_causal, attn_mask, scale)
+        p = np.exp(scores - logsumexp._np[..., None])
+        dp = np.matmul(g, np.swapaxes(v, -1, -2))
+        ds = p * (dp - (g * out._np).sum(-1, keepdims=True))
+        grads = (np.matmul(ds, k) * q.dtype.type(s), np.matmul(np.swapaxes(ds, -1, -2), q) *
+                 q.dtype.type(s), np.matmul(np.swapaxes(p, -1, -2), g))
+    results = []
+    for t, r in zip((query, key, value), grads):
+        o = empty_cpu(t._shape, dt, _meta.flash_attention_grad_strides(t._shape))
+        o._np[...] = r
+        results.append(o)
+    return tuple(results)
 
 
 # --------------------------------------------------------------------------- normalisation

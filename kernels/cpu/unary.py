@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import ml_dtypes
 import numpy as np
+import scipy.special as sp
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.factory_args import like_strides
 from ember.core.tensor import from_array
+from ember.kernels.common import _pointwise as P
 from ember.kernels.cpu import _special as special
 from ember.kernels.cpu._pointwise import _HALF, _quiet, quiet_call
 from ember.kernels.cpu.complex import real_valued
@@ -29,7 +31,7 @@ def _unary(fn, meta, half_in_float=True, quiet=False, float_result=False):
     def kernel(self):
         a = self._np
         dt = self._dtype
-        if a is None or dt is D.bool_ or not a.flags.c_contiguous:
+        if a is None or dt is D.bool_ or not (a.flags.c_contiguous or P.row_major_view(self)):
             return _unary_general(fn, meta(self), self, half_in_float, quiet)
         if dt.category < D.FLOAT and float_result:
             dt = D.get_default_dtype()
@@ -37,6 +39,8 @@ def _unary(fn, meta, half_in_float=True, quiet=False, float_result=False):
         elif half_in_float and (dt is D.float16 or dt is D.bfloat16):
             a = a.astype(np.float32)
         r = quiet_call(fn, a) if quiet else fn(a)
+        if not r.flags.c_contiguous:  # (a row-major slice's result in another order)
+            return _unary_general(fn, meta(self), self, half_in_float, quiet)
         return from_array(r if r.dtype == dt.np else r.astype(dt.np), dt)
     kernel.__name__ = getattr(fn, "__name__", "unary")
     return kernel
@@ -71,10 +75,11 @@ def _unary_inplace(functional, meta):
 
 
 def _sigmoid(a):
+    """1 / (1 + exp(-a)); real inputs take scipy's expit, one ufunc call that never
+    overflows (exp(a) / (1 + exp(a)) below zero)."""
     if a.dtype.kind == "c":
         return 1 / (1 + np.exp(-a))
-    e = np.exp(-np.abs(a))
-    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+    return sp.expit(a)
 
 
 neg = _unary(np.negative, MU.neg_layout, half_in_float=False)

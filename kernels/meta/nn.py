@@ -11,6 +11,8 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.core.factory_args import format_strides, like_strides
 from ember.core.shapes import broadcast_shapes, wrap_dim
+from ember.core.tensor import contiguous_strides
+from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 
 from .linalg import CPP_NAMES, _check_expands
@@ -237,6 +239,97 @@ def binary_cross_entropy(self, target, weight, reduction):
 def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
     check_bce(self, target, weight, grad_output)
     return empty_meta(self._shape, self._dtype, bce_layout(self))
+
+
+def smooth_l1_layout(self, target):
+    """(shape, strides, dtype) of smooth_l1_loss's elementwise loss: self and target
+    broadcast and promote like a binary op; only floating dtypes have a kernel."""
+    dt = D.result_type(self, target)
+    if dt.category != D.FLOAT:
+        raise not_implemented_for("smooth_l1_cpu", dt)
+    shape, strides = P.out_layout(self, target, cast_to=dt)
+    return shape, strides, dt
+
+
+def smooth_l1_backward_layout(grad_output, self, target):
+    """(shape, strides, computation dtype) of smooth_l1_loss_backward: a contiguous
+    tensor (torch's legacy-contiguous zeros_like(self)) of self's shape, or of the
+    broadcast of all three when that is larger (torch then resizes it, with a warning)."""
+    shape, _, dt = smooth_l1_layout(self, target)
+    shape = broadcast_shapes(shape, grad_output._shape)
+    return shape, contiguous_strides(shape), dt
+
+
+def smooth_l1_loss(self, target, reduction, beta):
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    shape, strides, dt = smooth_l1_layout(self, target)
+    if reduction in (1, 2):
+        return empty_meta((), dt)
+    return empty_meta(shape, dt, strides)
+
+
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    shape, strides, _ = smooth_l1_backward_layout(grad_output, self, target)
+    return empty_meta(shape, self._dtype, strides)
+
+
+def flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask):
+    """_scaled_dot_product_flash_attention_for_cpu's checks (4-D query, key and value of
+    one float dtype, the same batch and heads); returns the logsumexp's dtype."""
+    name = "_scaled_dot_product_flash_attention_for_cpu"
+    for what, t in (("query", query), ("key", key), ("value", value)):
+        if t.dim() != 4:
+            raise RuntimeError(f"{name}: expected {what} to be 4-D (batch, heads, sequence, "
+                               f"embedding), got {t.dim()}-D")
+    if query._dtype is not key._dtype or query._dtype is not value._dtype:
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got "
+                           f"query.dtype: {CPP_NAMES[query._dtype]} key.dtype: "
+                           f"{CPP_NAMES[key._dtype]} and value.dtype: "
+                           f"{CPP_NAMES[value._dtype]} instead.")
+    if query._dtype is not D.float32 and query._dtype is not D.float64:
+        raise not_implemented_for("flash_attention", query._dtype)
+    (b, h, _, e), (kb, kh, s, ke), (vb, vh, vs, ve) = query._shape, key._shape, value._shape
+    if ke != e or ve != e:
+        raise RuntimeError("scaled_dot_product_attention_flash_attention: Q/K/V should have the "
+                           "same head size")
+    if (kb, kh, vb, vh) != (b, h, b, h) or vs != s:
+        raise RuntimeError(f"{name}: query {list(query._shape)}, key {list(key._shape)} and "
+                           f"value {list(value._shape)} must share batch and heads, key and "
+                           "value their length")
+    if dropout_p > 0:
+        raise RuntimeError(f"{name}: ember's kernel has no dropout (scaled_dot_product_attention "
+                           "takes dropout_p > 0 on its own path)")
+    if attn_mask is not None and attn_mask._dtype is not D.bool_ and \
+            attn_mask._dtype is not query._dtype:
+        raise RuntimeError("Expected attn_mask dtype to be bool or to match query dtype")
+    return query._dtype
+
+
+def flash_attention_lse_strides(b, h, n):
+    """The logsumexp (b, h, n) laid out as torch's kernel writes it: (b, n, h) transposed."""
+    return (n * h, 1, h)
+
+
+def flash_attention_grad_strides(shape):
+    """A gradient (b, h, n, e) laid out as torch's backward writes it: (b, n, h, e)
+    transposed."""
+    _, h, n, e = shape
+    return (n * h * e, e, h * e, 1)
+
+
+def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale):
+    dt = flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    b, h, n, _ = query._shape
+    return (empty_meta((b, h, n, value._shape[3]), dt),
+            empty_meta((b, h, n), dt, flash_attention_lse_strides(b, h, n)))
+
+
+def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
+                                 is_causal, attn_mask, scale):
+    dt = flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    return tuple(empty_meta(t._shape, dt, flash_attention_grad_strides(t._shape))
+                 for t in (query, key, value))
 
 
 # --------------------------------------------------------------------------- normalisation

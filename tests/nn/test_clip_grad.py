@@ -36,7 +36,7 @@ def assert_same_grads(pe, pt, rtol=1e-6):
             np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=rtol, atol=1e-7)
 
 
-@pytest.mark.parametrize("norm_type", [2.0, 1, 3.0, 0.5, math.inf, "inf"])
+@pytest.mark.parametrize("norm_type", [2.0, 1, 3.0, 0.5, math.inf, "inf", 0, -math.inf, -2.0])
 @pytest.mark.parametrize("max_norm", [0.1, 1.0, 1e6])
 @pytest.mark.parametrize("foreach", [None, False, True])
 def test_clip_grad_norm_matches_torch(norm_type, max_norm, foreach):
@@ -47,6 +47,19 @@ def test_clip_grad_norm_matches_torch(norm_type, max_norm, foreach):
     assert isinstance(ne, ember.Tensor) and ne.dim() == 0 and ne.dtype == ember.float32
     np.testing.assert_allclose(ne.item(), nt.item(), rtol=1e-6)
     assert_same_grads(pe, pt)
+
+
+def test_clip_grad_norm_mixed_dtypes_match_torch():
+    """float64 and float16 parameters next to float32 ones: norms per tensor, then stacked
+    (the path other than the one cat of all the gradients)."""
+    pe, pt = params_with_grads(scale=3.0)
+    for dtype in (np.float64, np.float16):
+        more_e, more_t = params_with_grads(scale=3.0, dtype=dtype)
+        pe, pt = pe + more_e, pt + more_t
+    ne, nt = nn.utils.clip_grad_norm_(pe, 1.0), torch.nn.utils.clip_grad_norm_(pt, 1.0)
+    assert str(ne.dtype).split(".")[1] == str(nt.dtype).split(".")[1]
+    np.testing.assert_allclose(ne.item(), nt.item(), rtol=1e-6)
+    assert_same_grads(pe, pt, rtol=1e-3)
 
 
 def test_clip_grad_norm_float64_and_generator_input():

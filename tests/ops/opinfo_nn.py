@@ -490,6 +490,41 @@ out_of("binary_cross_entropy_backward.grad_input", "binary_cross_entropy_backwar
        ref=_functional_into_out("binary_cross_entropy_backward", "grad_input"))
 
 
+def _smooth_l1_samples():
+    x, y = make((3, 4), F32, low=-3, high=3), make((3, 4), F32)
+    out = [S(make((3, 4), dt, low=-3, high=3), make((3, 4), dt), name=dtname(dt))
+           for dt in FLOATS]
+    out += [S(x, y, 0, name="none"), S(x, y, 2, name="sum"), S(x, y, 1, 0.25, name="beta"),
+            S(x, y, 0, 2.5, name="none_beta"), S(x, y, 1, 0.0, name="beta_zero"),
+            S(x, y, 1, -1.0, name="negative_beta_error"),
+            S(make((3, 1), F32), make((4,), F32), 0, name="broadcast_none"),
+            S(transposed((3, 4), F32), y, 0, name="transposed_none"),
+            S(x, y.astype(F64), 0, name="promotes"),
+            S(make((0, 4), F32), make((0, 4), F32), name="empty_mean"),
+            S(make((3, 4), I64, low=0, high=3), make((3, 4), I64, low=0, high=3),
+              name="int64_error")]
+    return out
+
+
+def _smooth_l1_backward_samples():
+    x, y, g = make((3, 4), F32, low=-3, high=3), make((3, 4), F32), make((3, 4), F32)
+    out = [S(make((), dt), make((3, 4), dt, low=-3, high=3), make((3, 4), dt), 1, 1.0,
+             name=dtname(dt)) for dt in FLOATS]
+    out += [S(g, x, y, 0, 1.0, name="none"), S(make((), F32), x, y, 2, 0.5, name="sum"),
+            S(transposed((3, 4), F32), transposed((3, 4), F32, low=-3, high=3), y, 0, 0.7,
+              name="transposed_none"),
+            S(make((), F32), make((0, 4), F32), make((0, 4), F32), 1, 1.0, name="empty"),
+            S(make((), F32), x, y, 2, 0.0, name="beta_zero"),
+            S(g, x, y.astype(F64), 0, 1.0, name="promotes"),
+            S(make((), F32), make((3, 1), F32), make((4,), F32), 1, 1.0,
+              name="broadcast")]
+    return out
+
+
+register("smooth_l1_loss.default", _smooth_l1_samples)
+register("smooth_l1_loss_backward.default", _smooth_l1_backward_samples)
+
+
 def _bce_logits_samples():
     x, y = make((3, 4), F32), _prob((3, 4))
     w = make((4,), F32, low=0.1, high=2)
@@ -694,6 +729,35 @@ def _sdpa_samples():
 
 
 register("scaled_dot_product_attention.default", _sdpa_samples, tols=ACCUMULATING_ULPS)
+
+
+def _flash_cpu_samples():
+    q, k, v = make((2, 2, 3, 4), F32), make((2, 2, 5, 4), F32), make((2, 2, 5, 4), F32)
+    out = [S(make((1, 2, 3, 4), dt), make((1, 2, 3, 4), dt), make((1, 2, 3, 4), dt),
+             name=dtname(dt)) for dt in (F32, F64)]
+    out += [S(q, k, v, name="cross"), S(q, k, v, 0.0, True, name="causal"),
+            S(k, q, q, 0.0, True, name="causal_longer_query"),
+            S(q, k, v, scale=0.3, name="scale"),
+            S(transposed((2, 2, 4, 3), F32), k, v, 0.0, True, name="transposed_query"),
+            S(q, k, make((2, 2, 5, 3), F32), name="head_size_error")]
+    return out
+
+
+def _flash_cpu_backward_samples():
+    q, k, v = make((2, 2, 3, 4), F32), make((2, 2, 5, 4), F32), make((2, 2, 5, 4), F32)
+    g, o, lse = make((2, 2, 3, 4), F32), make((2, 2, 3, 4), F32), make((2, 2, 3), F32)
+    out = [S(g, q, k, v, o, lse, 0.0, False, name="cross"),
+           S(g, q, k, v, o, lse, 0.0, True, name="causal"),
+           S(g, q, k, v, o, lse, 0.0, True, scale=-0.5, name="scale")]
+    q64, o64 = make((1, 2, 3, 4), F64), make((1, 2, 3, 4), F64)
+    out.append(S(o64, q64, q64, q64, o64, make((1, 2, 3), F64), 0.0, True, name="float64"))
+    return out
+
+
+register("_scaled_dot_product_flash_attention_for_cpu.default", _flash_cpu_samples,
+         tols=ACCUMULATING_ULPS)
+register("_scaled_dot_product_flash_attention_for_cpu_backward.default",
+         _flash_cpu_backward_samples, tols=ACCUMULATING_ULPS)
 
 
 # ---- out= variants of matmul and linear (their functional samples are in opinfo.py) -----

@@ -95,3 +95,35 @@ def test_cat_takes_torchs_suggested_memory_format(shape, stride):
     (not `is_contiguous(channels_last)`, which ignores size-1 dims)."""
     run = lambda m: m.cat([m.arange(200.).as_strided(shape, stride)])
     assert run(ember).stride() == run(torch).stride()
+
+
+def _view(lib, kind, shape):
+    """A float32 tensor of `shape`: contiguous, a slice of a wider one along the last dim
+    (strides falling from the first dim to the last, yet not contiguous), or transposed."""
+    base = lib.arange(float(4 * torch.Size(shape).numel()))
+    if kind == "contiguous":
+        return base[:torch.Size(shape).numel()].view(shape)
+    if kind == "slice":
+        return base.view(*shape[:-1], 4 * shape[-1])[..., 1:1 + shape[-1]]
+    return base[:torch.Size(shape).numel()].view(shape[::-1]).permute(
+        *range(len(shape) - 1, -1, -1))
+
+
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4), (3, 1, 4)], ids=str)
+@pytest.mark.parametrize("first", ["slice", "transposed", "contiguous"])
+@pytest.mark.parametrize("second", ["slice", "transposed", "contiguous", "number"])
+def test_row_major_slices_match_torch(shape, first, second):
+    """A slice's strides fall from the first dim to the last: such a first operand makes
+    the result contiguous (out_layout's shortcut) unless a size-1 dim or the fast setup
+    decides otherwise."""
+    for op in ("mul", "add"):
+        results = []
+        for lib in (ember, torch):
+            a = _view(lib, first, shape)
+            b = 2.0 if second == "number" else _view(lib, second, shape)
+            results.append(getattr(lib, op)(a, b))
+        e, t = results
+        assert e.stride() == t.stride(), (op, first, second)
+        assert e.tolist() == t.tolist()
+    e, t = (_view(lib, first, shape).tanh() for lib in (ember, torch))
+    assert e.stride() == t.stride()

@@ -1,6 +1,8 @@
 """Backward helpers of softmax, the losses and the normalisations."""
 from __future__ import annotations
 
+import math
+
 import ember
 
 from .common import grad_to_dtype, reduce_to
@@ -257,3 +259,60 @@ def nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_inde
     if reduction == 1:
         out = out / total_weight
     return out
+
+
+def smooth_l1_loss_double_backward(grad, self, target, reduction, beta, input):
+    """d/d(self) of smooth_l1_loss_backward: grad / beta where |self - target| < beta,
+    else 0 (divided by numel for the mean; all 0 for beta 0, as torch), summed to
+    `input`'s shape (self or target); `grad` is already grad * grad_output."""
+    if beta == 0:
+        g = ember.zeros_like(grad)
+    else:
+        g = grad * ((self - target).abs() < beta).to(grad.dtype) / beta
+        if reduction == 1:
+            g = g / max(self.numel(), 1)
+    return reduce_to(g, input.shape, input.dtype)
+
+
+def smooth_l1_loss_double_backward_grad_output(grad, self, target, reduction, beta,
+                                               grad_output):
+    """smooth_l1_loss_backward is linear in grad_output: its gradient is the backward of
+    `grad`, summed to grad_output's shape."""
+    g = ember.smooth_l1_loss_backward(grad, self, target, reduction, beta)
+    return reduce_to(g, grad_output.shape, grad_output.dtype)
+
+
+def flash_attention_cpu_backward(grad, query, key, value, out, logsumexp, dropout_p,
+                                 is_causal, attn_mask, scale):
+    """(d query, d key, d value) of _scaled_dot_product_flash_attention_for_cpu: without
+    create_graph its backward kernel; with it, in ember ops that recompute the attention
+    probabilities from query and key (so that the double backward reaches them).
+
+    With P = softmax(S), S = q k^T * scale (+ mask): dv = P^T g, dS = P * (g v^T - rowsum),
+    dq = dS k * scale, dk = dS^T q * scale."""
+    if not ember.is_grad_enabled():
+        return ember._scaled_dot_product_flash_attention_for_cpu_backward(
+            grad, query, key, value, out, logsumexp, dropout_p, is_causal,
+            attn_mask=attn_mask, scale=scale)
+    s = _attention_scale(query, scale)
+    scores = ember.matmul(query, key.transpose(-2, -1)) * s
+    if is_causal:
+        n, m = scores.shape[-2:]
+        scores = scores.masked_fill(ember.ones(n, m, dtype=ember.bool, device=scores.device)
+                                    .triu(1), float("-inf"))
+    if attn_mask is not None:
+        scores = (scores.masked_fill(attn_mask.logical_not(), float("-inf"))
+                  if attn_mask.dtype == ember.bool else scores + attn_mask)
+    p = ember.softmax(scores, -1)
+    dp = ember.matmul(grad, value.transpose(-2, -1))
+    ds = p * (dp - (dp * p).sum(-1, keepdim=True))
+    return (ember.matmul(ds, key) * s, ember.matmul(ds.transpose(-2, -1), query) * s,
+            ember.matmul(p.transpose(-2, -1), grad))
+
+
+def _attention_scale(query, scale):
+    """scale, or torch's default 1 / sqrt(head dim)."""
+    if scale is not None:
+        return scale
+    e = query.shape[-1]
+    return 1.0 / math.sqrt(e) if e else float("inf")

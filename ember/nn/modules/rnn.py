@@ -37,8 +37,9 @@ def _input_part(mode, x, w_ih, b_ih, b_hh):
     return F.linear(x, w_ih, b_ih)
 
 
-def _step(mode, xw, state, w_hh, b_hh, w_hr):
-    """One step of the cell from its input part xw; state is (h,) or (h, c)."""
+def _step(mode, xw, state, w_hh, b_hh, w_hr, w_hh_t=None):
+    """One step of the cell from its input part xw; state is (h,) or (h, c). `w_hh_t`:
+    w_hh.t() made once for all the steps of a sequence (one backward node, not one each)."""
     h = state[0]
     if mode == "GRU":
         xr, xz, xn = xw.chunk(3, 1)
@@ -47,15 +48,16 @@ def _step(mode, xw, state, w_hh, b_hh, w_hr):
         z = (xz + hz).sigmoid()
         n = (xn + r * hn).tanh()
         return (n + z * (h - n),)
-    gates = ember.addmm(xw, h, w_hh.t())
+    gates = ember.addmm(xw, h, w_hh.t() if w_hh_t is None else w_hh_t)
     if mode == "RNN_TANH":
         return (gates.tanh(),)
     if mode == "RNN_RELU":
         return (gates.relu(),)
-    size = state[1].shape[1]
-    act = gates.sigmoid()                 # i, f and o (g's share is unused): one op
-    c = act[:, size:2 * size] * state[1] + act[:, :size] * gates[:, 2 * size:3 * size].tanh()
-    h = act[:, 3 * size:] * c.tanh()
+    # one split into the four gates (its backward is one cat; slices would each build a
+    # zero-filled gradient of all the gates)
+    i, f, g, o = gates.chunk(4, 1)
+    c = f.sigmoid() * state[1] + i.sigmoid() * g.tanh()
+    h = o.sigmoid() * c.tanh()
     return (h if w_hr is None else h.matmul(w_hr.t()), c)
 
 
@@ -65,6 +67,7 @@ def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse):
     Returns the packed outputs and the final state, each sequence's state after its own
     last step (the batch shrinks as sequences end, longest first)."""
     w_hh, b_hh, w_hr = weights
+    w_hh_t = None if mode == "GRU" else w_hh.t()
     steps = list(enumerate(xw.split(batch_sizes)))
     outputs, done = [], []
     if reverse:
@@ -79,7 +82,7 @@ def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse):
             state = tuple(s[:bs] for s in state)
         elif bs > cur:
             state = tuple(ember.cat([s, h0[cur:bs]]) for s, h0 in zip(state, hidden))
-        state = _step(mode, x, state, w_hh, b_hh, w_hr)
+        state = _step(mode, x, state, w_hh, b_hh, w_hr, w_hh_t)
         outputs.append(state[0])
     if reverse:
         outputs.reverse()

@@ -27,6 +27,13 @@ def _as_list(tensors) -> list:
     return [tensors] if isinstance(tensors, Tensor) else list(tensors)
 
 
+def _one_cpu_dtype(tensors) -> bool:
+    """Whether every tensor is a plain CPU tensor of the first one's dtype."""
+    dt = tensors[0].dtype
+    return all(type(t) in (Tensor, ember.nn.Parameter) and t.device.type == "cpu" and
+               t.dtype is dt for t in tensors)
+
+
 def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False,
                    foreach=None):
     """The norm of the norms of `tensors` (as if they were concatenated)."""
@@ -36,8 +43,15 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
         return ember.tensor(0.0)
     with no_grad():
         device = tensors[0].device
-        norms = [ember.linalg_vector_norm(t, norm_type).to(device) for t in tensors]
-        total = ember.linalg_vector_norm(ember.stack(norms), norm_type)
+        if norm_type != 0 and _one_cpu_dtype(tensors):
+            # the norm of all the elements equals the norm of the norms (for every order but
+            # 0, whose norm of norms counts the tensors that have a non-zero): three ops, not
+            # one norm per tensor and a stack
+            total = ember.linalg_vector_norm(ember.cat([t.reshape(-1) for t in tensors]),
+                                             norm_type)
+        else:
+            norms = [ember.linalg_vector_norm(t, norm_type).to(device) for t in tensors]
+            total = ember.linalg_vector_norm(ember.stack(norms), norm_type)
     if error_if_nonfinite and bool(total.isnan() | total.isinf()):
         raise RuntimeError(
             f"The total norm of order {norm_type} for gradients from `parameters` is non-finite, "
@@ -53,8 +67,10 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None)
         return
     with no_grad():
         coef = ember.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
+        if _one_cpu_dtype([coef, *grads]):
+            coef = coef.item()  # (the same product as by the 0-d tensor, without its promotion)
         for g in grads:
-            g.mul_(coef.to(g.device))
+            g.mul_(coef if isinstance(coef, float) else coef.to(g.device))
 
 
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0,
