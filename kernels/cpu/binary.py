@@ -276,11 +276,39 @@ def _trunc_divide(a, b, out=None, casting=None):
     return r
 
 
+def _floor_divide_stepwise(a, b):
+    """c10::div_floor_floating over float16/bfloat16 arrays, each step rounded to their
+    dtype as torch's vectorized reduced-float loop computes it: fmod, (a - mod) / b, the
+    sign fix, floor, and the round-half-up of what floor dropped; a / b for b == 0."""
+    one, half = a.dtype.type(1), a.dtype.type(0.5)
+    with np.errstate(all="ignore"):
+        mod = np.fmod(a, b)
+        div = (a - mod) / b
+        div = np.where((mod != 0) & ((b < 0) != (mod < 0)), div - one, div)
+        floor = np.floor(div)
+        floor = np.where(div - floor > half, floor + one, floor)
+        zero = np.copysign(np.zeros_like(div), a / b)
+        return np.where(b == 0, a / b, np.where(div != 0, floor, zero))
+
+
+def _scalar_divisor(other) -> bool:
+    """Whether torch's reduced-float division kernels read `other` as one float (a
+    number, or a tensor of one element: broadcast, all its strides are 0), rather than
+    running their vectorized loop in the tensor's dtype."""
+    return not isinstance(other, Tensor) or other.numel() == 1
+
+
 def div_mode(self, other, rounding_mode):
+    """div with rounding_mode "trunc" or "floor" (None: true division). float16 and
+    bfloat16 follow torch's two loops: with a one-element divisor in float, else each step
+    rounded to the dtype (trunc rounds the quotient before truncating it)."""
     meta = M.div_mode_layout(self, other, rounding_mode)
     if rounding_mode is None:
         return div(self, other)
     int_div_check(meta, other)
+    if meta._dtype in _HALF and not _scalar_divisor(other):
+        fn = _floor_divide_stepwise if rounding_mode == "floor" else _trunc_divide
+        return _run(fn, meta, (self, other), meta._dtype)
     fn = np.floor_divide if rounding_mode == "floor" else _trunc_divide
     return _general(fn, meta, (self, other), exact_other=True)
 

@@ -531,7 +531,15 @@ def test_meta_matches_cpu(name, sample, out_mode):
         return
     if m_exc is not None:
         raise m_exc
-    assert_meta_results_match(m_res, c_res, info, "cpu")
+    try:
+        assert_meta_results_match(m_res, c_res, info, "cpu")
+    except AssertionError:
+        # torch's own Meta (its Python references) may lay a result out unlike its CPU
+        # kernel (TensorIterator), as for the logical ops: ember's Meta follows torch's
+        tm_res, tm_exc = torch_meta_call(info, sample)
+        if tm_exc is not None:
+            raise
+        assert_meta_results_match(m_res, tm_res, info, "torch meta")
     if info.kind == "inplace":
         assert m_res is m_args[0], "an in-place op must return self"
     elif info.kind == "out":
