@@ -288,6 +288,7 @@ _c_bincount = _o.bincount._cache
 _c_mm = _o.mm._cache
 _c_bmm = _o.bmm._cache
 _c_addmm = _o.addmm._cache
+_c_addmm_ = _o.addmm_._cache
 _c_linalg_solve_ex = _o.linalg_solve_ex._cache
 _c_linalg_inv_ex = _o.linalg_inv_ex._cache
 _c_linalg_det = _o.linalg_det._cache
@@ -18826,6 +18827,42 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
+# schema/native_functions.yaml: addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor)
+def _ag_addmm_(ks, self, mat1, mat2, beta, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_mat1 = _edge(mat1)
+        _e_mat2 = _edge(mat2)
+        if _e_self is not None or _e_mat1 is not None or _e_mat2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddmmBackward0, (_e_self or _NO_EDGE, _e_mat1 or _NO_EDGE, _e_mat2 or _NO_EDGE), (_e_self is not None, _e_mat1 is not None, _e_mat2 is not None))
+            if _e_mat1 is not None or _e_mat2 is not None:
+                _node._s_alpha = alpha
+            if _e_self is not None:
+                _node._s_beta = beta
+            if _e_mat2 is not None:
+                _node._s_mat1 = _save(mat1)
+            if _e_mat1 is not None:
+                _node._s_mat1_shape = mat1._shape
+                _node._s_mat1_stride = mat1.stride()
+                _node._s_mat2 = _save(mat2)
+            if _e_mat2 is not None:
+                _node._s_mat2_shape = mat2._shape
+                _node._s_mat2_stride = mat2.stride()
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_addmm_.get(_ks)
+    if _k is None:
+        _k = _o.addmm_._fill(_ks)
+    _out = _k(self, mat1, mat2, beta, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 # schema/native_functions.yaml: linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info) (derivative: schema/derivatives.yaml: linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor info))
 def _ag_linalg_solve_ex(ks, A, B, left, check_errors):
     _ks = ks & _BELOW
@@ -24728,6 +24765,7 @@ _o.bmm.register("Autograd", _ag_bmm, with_keyset=True)
 _o.bmm_out.register("Autograd", _autograd_out(_o.bmm_out), with_keyset=True)
 _o.addmm.register("Autograd", _ag_addmm, with_keyset=True)
 _o.addmm_out.register("Autograd", _autograd_out(_o.addmm_out), with_keyset=True)
+_o.addmm_.register("Autograd", _ag_addmm_, with_keyset=True)
 _o.matmul_out.register("Autograd", _autograd_out(_o.matmul_out), with_keyset=True)
 _o.linear_out.register("Autograd", _autograd_out(_o.linear_out), with_keyset=True)
 _o.linalg_solve_ex.register("Autograd", _ag_linalg_solve_ex, with_keyset=True)

@@ -453,6 +453,7 @@ _F.register_mutation(_o.isin_Tensor_Tensor_out, _o.isin_Tensor_Tensor, (4,), sam
 _F.register_mutation(_o.mm_out, _o.mm, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.bmm_out, _o.bmm, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.addmm_out, _o.addmm, (5,), same_args=True, n_out=1)
+_F.register_mutation(_o.addmm_, _o.addmm, (0,), same_args=True, n_out=0)
 _F.register_mutation(_o.matmul_out, _o.matmul, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.linear_out, _o.linear, (3,), same_args=True, n_out=1)
 _F.register_mutation(_o.linalg_solve_ex_out, _o.linalg_solve_ex, (4, 5), same_args=True, n_out=2)

@@ -3682,6 +3682,12 @@ _o.addmm.register('Meta', _meta_linalg.addmm)
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
 
+# schema/native_functions.yaml: addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+_o.addmm_.register('CPU', _cpu_linalg.addmm_)
+_o.addmm_.register('CUDA', _cuda_linalg.addmm_)
+_o.addmm_.register('Meta', _meta_linalg.addmm_)
+_o.addmm_.register("ADInplaceOrView", _inplace_or_view(_o.addmm_, (0,)), with_keyset=True)
+
 # schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 

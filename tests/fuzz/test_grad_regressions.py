@@ -463,3 +463,27 @@ def test_trapezoid_gradients_with_infinite_samples():
     t = torch.tensor([1 + 1j]) + torch.tensor([complex(math.inf, -2)])
     assert to_np(e)[0] == complex(math.inf, -1)
     assert math.isinf(t[0].real) and math.isnan(t[0].imag)
+
+
+# --------------------------------------------------------------------------- addmm_
+def test_addmm_inplace_gradients():
+    """addmm_ (new) differentiates as addmm (AddmmBackward0 on self), real and complex,
+    double backward included; on a view of a non-leaf it rebases the base's history
+    (CopySlices)."""
+    rng = np.random.default_rng(0)
+    s, a, b = rng.normal(size=(2, 4)), rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
+    results = check_grads(lambda lib, s, a, b: s.addmm_(a, b, beta=0.5, alpha=2), s, a, b,
+                          double=True, inplace=True)
+    assert [r[0].grad_fn.name() for r in results.values()] == ["AddmmBackward0"] * 2
+    check_grads(lambda lib, s, a, b: s.addmm_(a, b, beta=0.5, alpha=2), s + 1j * s[::-1],
+                a + 0j, b * (1 - 1j), cotangent=np.ones((2, 4)) * (0.5 + 1j), double=True,
+                inplace=True)
+
+    def on_a_view(lib, s, a, b):
+        base = s * 1
+        base[:, 1:3].addmm_(a, b[:, :2])
+        return base
+    results = check_grads(on_a_view, s, a, b, double=True)
+    assert [r[0].grad_fn.name() for r in results.values()] == [
+        "CopySlices", "torch::autograd::CopySlices"]
+

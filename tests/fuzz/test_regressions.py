@@ -71,6 +71,65 @@ def test_batched_product_and_take_put_errors(call):
     check_call(call)
 
 
+# --------------------------------------------------------------------------- addmm_
+def _bools(M, *shape):
+    return M.ones(*shape, dtype=M.bool)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.arange(6.0).reshape(2, 3).addmm_(M.arange(8.0).reshape(2, 4),
+                                                  M.arange(12.0).reshape(4, 3).t().t(),
+                                                  beta=0.5, alpha=-2),
+    lambda M: M.ones(3, 2).t().addmm_(M.ones(2, 4), M.ones(4, 3)),       # a transposed self
+    lambda M: M.ones(4, 4)[::2, 1:3].addmm_(M.ones(2, 3), M.ones(3, 2)),  # a strided view
+    lambda M: M.full((2, 2), 3, dtype=M.int64).addmm_(M.ones(2, 3, dtype=M.int64),
+                                                      M.ones(3, 2, dtype=M.int64), beta=0.5,
+                                                      alpha=2),
+    lambda M: M.ones(2, 2, dtype=M.float16).addmm_(M.ones(2, 3, dtype=M.float16),
+                                                   M.ones(3, 2, dtype=M.float16), alpha=0.1),
+    lambda M: M.tensor([[float("nan"), 1.0], [2.0, 3.0]]).addmm_(M.ones(2, 3), M.ones(3, 2),
+                                                                 beta=0),
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 0), M.ones(0, 2), beta=2),
+    lambda M: M.ones(1).expand(0, 2).addmm_(M.ones(0, 3), M.ones(3, 2)),
+    # errors: torch's structured in-place check (self has the product's shape), dtypes,
+    # sizes, factor overflow, bool, and the overlap check after all of them
+    lambda M: M.ones(2).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2, 2).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2, dtype=M.float64).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 3, dtype=M.float64), M.ones(3, 2)),
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 4), M.ones(3, 2)),
+    lambda M: M.ones(2, 2).addmm_(M.ones(3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 3), M.ones(3, 2), beta=1e39),
+    lambda M: M.ones(2, 2, dtype=M.int8).addmm_(M.ones(2, 3, dtype=M.int8),
+                                                M.ones(3, 2, dtype=M.int8), beta=300),
+    lambda M: _bools(M, 2, 2).addmm_(_bools(M, 2, 3), _bools(M, 3, 2)),
+    lambda M: _expanded(M, 2, 2).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: _expanded(M, 2, 2).addmm_(M.ones(2, 4), M.ones(3, 2)),
+    lambda M: _expanded(M, 3).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2, requires_grad=True).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(3, 3, requires_grad=True)[:2, :2].addmm_(M.ones(2, 3), M.ones(3, 2)),
+])
+def test_addmm_inplace(call):
+    """addmm_ (missing: AttributeError): values, factors, layouts of self, and torch's
+    errors in its order."""
+    check_call(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: _expanded(M, 2, 2, dtype="bool").addmm_(_bools(M, 2, 3), _bools(M, 3, 2)),
+    lambda M: _expanded(M, 2, dtype="bool").addmv_(_bools(M, 2, 3), _bools(M, 3)),
+    lambda M: _expanded(M, 2, 2, dtype="bool").addbmm_(_bools(M, 2, 2, 3), _bools(M, 2, 3, 2)),
+    lambda M: _expanded(M, 2, 2, 2, dtype="bool").baddbmm_(_bools(M, 2, 2, 3),
+                                                           _bools(M, 2, 3, 2)),
+    lambda M: _expanded(M, 2, 2, dtype="bool").addr_(_bools(M, 2), _bools(M, 2)),
+])
+def test_bool_products_refused_before_the_overlap_check(call):
+    """torch's BLAS-product kernels refuse bool (their dtype switch) before they check an
+    expanded self's overlap (addr_, a TensorIterator op, checks the overlap first)."""
+    check_call(call)
+
+
 # --------------------------------------------------------------------------- factors
 @pytest.mark.parametrize("beta, alpha", [(0.5, 1), (1, 0.5), (2.5, 1.5), (-0.5, 1), (True, 1),
                                          (float("nan"), 1), (1e30, 1), (1 + 1j, 1)])
