@@ -231,9 +231,13 @@ _c_xlogy_Tensor = _o.xlogy_Tensor._cache
 _c_xlogy__Tensor = _o.xlogy__Tensor._cache
 _c_special_xlog1py = _o.special_xlog1py._cache
 _c_special_zeta = _o.special_zeta._cache
+_c_xlogy_Scalar_Self = _o.xlogy_Scalar_Self._cache
 _c_xlogy_Scalar_Other = _o.xlogy_Scalar_Other._cache
 _c_xlogy__Scalar_Other = _o.xlogy__Scalar_Other._cache
+_c_special_xlog1py_self_scalar = _o.special_xlog1py_self_scalar._cache
 _c_special_xlog1py_other_scalar = _o.special_xlog1py_other_scalar._cache
+_c_special_zeta_self_scalar = _o.special_zeta_self_scalar._cache
+_c_special_zeta_other_scalar = _o.special_zeta_other_scalar._cache
 _c_sum = _o.sum._cache
 _c_sum_dim_IntList = _o.sum_dim_IntList._cache
 _c_mean = _o.mean._cache
@@ -617,8 +621,50 @@ class ToCopyBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+# schema/derivatives.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
 class FillBackward0(_Node):
+    """Backward of fill.Scalar, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
+class FillBackward1(_Node):
+    """Backward of fill.Tensor, from schema/derivatives.yaml."""
+    __slots__ = ('_s_value_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_value = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            value_dtype = _node._s_value_dtype
+            _r_value = _H.grad_to_dtype(grad.sum(), value_dtype)
+        return (_r_self, _r_value)
+
+    @property
+    def _saved_value_dtype(self):
+        return self._s_value_dtype
+
+
+# schema/derivatives.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+class FillBackward2(_Node):
     """Backward of fill_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -635,7 +681,7 @@ class FillBackward0(_Node):
 
 
 # schema/derivatives.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
-class FillBackward1(_Node):
+class FillBackward3(_Node):
     """Backward of fill_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_value_dtype',)
     _saved_slots = ()
@@ -1025,8 +1071,40 @@ class DivBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+# schema/derivatives.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
 class DivBackward1(_Node):
+    """Backward of div.Scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+class DivBackward2(_Node):
     """Backward of div.Tensor_mode, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_rounding_mode', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
@@ -1073,12 +1151,13 @@ class DivBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
-class DivBackward2(_Node):
-    """Backward of div.Scalar, from schema/derivatives.yaml."""
-    __slots__ = ('_s_other', '_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
+# schema/derivatives.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+class PowBackward0(_Node):
+    """Backward of pow.Tensor_Scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_exponent', '_s_self')
+    _saved_slots = ('_s_self',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -1086,27 +1165,22 @@ class DivBackward2(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            other = _node._s_other
-            self_dtype = _node._s_self_dtype
-            self_shape = _node._s_self_shape
-            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
+            exponent = _node._s_exponent
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.pow_backward(grad, self, exponent)
         return (_r_self,)
 
     @property
-    def _saved_other(self):
-        return self._s_other
+    def _saved_exponent(self):
+        return self._s_exponent
 
     @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
 
 
 # schema/derivatives.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-class PowBackward0(_Node):
+class PowBackward1(_Node):
     """Backward of pow.Tensor_Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_exponent', '_s_result', '_s_self')
     _saved_slots = ('_s_exponent', '_s_result', '_s_self')
@@ -1137,34 +1211,6 @@ class PowBackward0(_Node):
     @property
     def _saved_result(self):
         return _unpack(self._s_result, self)
-
-    @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
-
-
-# schema/derivatives.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-class PowBackward1(_Node):
-    """Backward of pow.Tensor_Scalar, from schema/derivatives.yaml."""
-    __slots__ = ('_s_exponent', '_s_self')
-    _saved_slots = ('_s_self',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            exponent = _node._s_exponent
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.pow_backward(grad, self, exponent)
-        return (_r_self,)
-
-    @property
-    def _saved_exponent(self):
-        return self._s_exponent
 
     @property
     def _saved_self(self):
@@ -2666,6 +2712,53 @@ class AsStridedBackward0(_Node):
         return self._s_stride
 
 
+# schema/derivatives.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+class AsStridedBackward1(_Node):
+    """Backward of as_strided_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            self_storage_offset = _node._s_self_storage_offset
+            self_stride = _node._s_self_stride
+            size = _node._s_size
+            storage_offset = _node._s_storage_offset
+            stride = _node._s_stride
+            _r_self = _H.as_strided_backward(grad, self_shape, self_stride, self_storage_offset, size, stride, storage_offset)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_self_storage_offset(self):
+        return self._s_self_storage_offset
+
+    @property
+    def _saved_self_stride(self):
+        return self._s_self_stride
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_storage_offset(self):
+        return self._s_storage_offset
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
 # schema/derivatives.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 class PermuteBackward0(_Node):
     """Backward of permute, from schema/derivatives.yaml."""
@@ -2723,6 +2816,41 @@ class TransposeBackward0(_Node):
         return self._s_dim1
 
 
+# schema/derivatives.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+class TransposeBackward1(_Node):
+    """Backward of transpose_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim0', '_s_dim1')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim0 = _node._s_dim0
+            dim1 = _node._s_dim1
+            _r_self = grad.transpose(dim0, dim1)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        dim0 = _node._s_dim0
+        dim1 = _node._s_dim1
+        return (_o._entry_transpose_int(grad, dim0, dim1),)
+
+    @property
+    def _saved_dim0(self):
+        return self._s_dim0
+
+    @property
+    def _saved_dim1(self):
+        return self._s_dim1
+
+
 # schema/derivatives.yaml: t(Tensor(a) self) -> Tensor(a)
 class TBackward0(_Node):
     """Backward of t, from schema/derivatives.yaml."""
@@ -2746,9 +2874,54 @@ class TBackward0(_Node):
         return (_o._entry_t(grad),)
 
 
+# schema/derivatives.yaml: t_(Tensor(a!) self) -> Tensor(a!)
+class TBackward1(_Node):
+    """Backward of t_, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.t()
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        return (_o._entry_t(grad),)
+
+
 # schema/derivatives.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 class UnsqueezeBackward0(_Node):
     """Backward of unsqueeze, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = grad.squeeze(dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+class UnsqueezeBackward1(_Node):
+    """Backward of unsqueeze_, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2829,6 +3002,93 @@ class SqueezeBackward1(_Node):
 # schema/derivatives.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 class SqueezeBackward2(_Node):
     """Backward of squeeze.dims, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!)
+class SqueezeBackward3(_Node):
+    """Backward of squeeze_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+class SqueezeBackward4(_Node):
+    """Backward of squeeze_.dim, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+class SqueezeBackward5(_Node):
+    """Backward of squeeze_.dims, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5102,34 +5362,6 @@ class MvlgammaBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
-class MvlgammaBackward1(_Node):
-    """Backward of mvlgamma_, from schema/derivatives.yaml."""
-    __slots__ = ('_s_p', '_s_self')
-    _saved_slots = ('_s_self',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            p = _node._s_p
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.mvlgamma_backward(grad, self, p)
-        return (_r_self,)
-
-    @property
-    def _saved_p(self):
-        return self._s_p
-
-    @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
-
-
 # schema/derivatives.yaml: erfinv(Tensor self) -> Tensor
 class ErfinvBackward0(_Node):
     """Backward of erfinv, from schema/derivatives.yaml."""
@@ -6072,8 +6304,36 @@ class SpecialXlog1PyBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+# schema/derivatives.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
 class XlogyBackward1(_Node):
+    """Backward of xlogy.Scalar_Self, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('other',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _node._s_self
+            _r_other = grad * self / other
+        return (_r_other,)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return self._s_self
+
+
+# schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+class XlogyBackward2(_Node):
     """Backward of xlogy.Scalar_Other, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self')
     _saved_slots = ('_s_self',)
@@ -6100,36 +6360,36 @@ class XlogyBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class XlogyBackward2(_Node):
-    """Backward of xlogy_.Scalar_Other, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+class SpecialXlog1PyBackward1(_Node):
+    """Backward of special_xlog1py.self_scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self')
-    _saved_slots = ('_s_self',)
+    _saved_slots = ('_s_other',)
     _saved_list_slots = ()
     _release_after_backward = True
-    _input_names = ('self',)
+    _input_names = ('other',)
 
     def apply(_node, grads):
         _n = _node._needs
         grad = grads[0]
-        _r_self = None
+        _r_other = None
         if _n[0]:
-            other = _node._s_other
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.xlogy_other_scalar_backward(grad, self, other)
-        return (_r_self,)
+            other = _unpack(_node._s_other, _node)
+            self = _node._s_self
+            _r_other = grad * self / (other + 1)
+        return (_r_other,)
 
     @property
     def _saved_other(self):
-        return self._s_other
+        return _unpack(self._s_other, self)
 
     @property
     def _saved_self(self):
-        return _unpack(self._s_self, self)
+        return self._s_self
 
 
 # schema/derivatives.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
-class SpecialXlog1PyBackward1(_Node):
+class SpecialXlog1PyBackward2(_Node):
     """Backward of special_xlog1py.other_scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self')
     _saved_slots = ('_s_self',)
@@ -6185,6 +6445,50 @@ class SpecialZetaBackward0(_Node):
     @property
     def _saved_self(self):
         return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+class SpecialZetaBackward1(_Node):
+    """Backward of special_zeta.self_scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('other',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _node._s_self
+            _r_other = grad * -self * _F.special_zeta(self + 1.0, other)
+        return (_r_other,)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return self._s_self
+
+
+# schema/derivatives.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+class SpecialZetaBackward2(_Node):
+    """Backward of special_zeta.other_scalar, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('zeta')
+        return (_r_self,)
 
 
 # schema/derivatives.yaml: view_as_real(Tensor(a) self) -> Tensor(a)
@@ -7359,8 +7663,42 @@ class FloorDivideBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
+# schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 class RemainderBackward0(_Node):
+    """Backward of remainder.Scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                _r_self = _A.out(_A.grad_to_dtype(grad, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
+class RemainderBackward1(_Node):
     """Backward of remainder.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
@@ -7410,9 +7748,25 @@ class RemainderBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
-class RemainderBackward1(_Node):
-    """Backward of remainder.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+class RemainderBackward2(_Node):
+    """Backward of remainder.Scalar_Tensor, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('other',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('remainder')
+        return (_r_other,)
+
+
+# schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
+class FmodBackward0(_Node):
+    """Backward of fmod.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7444,24 +7798,8 @@ class RemainderBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-class RemainderBackward2(_Node):
-    """Backward of remainder.Scalar_Tensor, from schema/derivatives.yaml."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('other',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        _r_other = None
-        if _n[0]:
-            raise _not_implemented('remainder')
-        return (_r_other,)
-
-
 # schema/derivatives.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
-class FmodBackward0(_Node):
+class FmodBackward1(_Node):
     """Backward of fmod.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
@@ -7509,40 +7847,6 @@ class FmodBackward0(_Node):
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
-
-
-# schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
-class FmodBackward1(_Node):
-    """Backward of fmod.Scalar, from schema/derivatives.yaml."""
-    __slots__ = ('_s_self_dtype',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_dtype = _node._s_self_dtype
-            _r_self = _H.grad_to_dtype(grad, self_dtype)
-        return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                self_dtype = _node._s_self_dtype
-                _r_self = _A.out(_A.grad_to_dtype(grad, self_dtype), _grads)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
-
-    @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
 
 
 # schema/derivatives.yaml: maximum(Tensor self, Tensor other) -> Tensor
@@ -8028,8 +8332,48 @@ class DivBackward3(_Node):
         return self._s_self_shape
 
 
+# schema/derivatives.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class EqBackward0(_Node):
+    """Backward of eq_.Scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
 # schema/derivatives.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class EqBackward2(_Node):
+class EqBackward1(_Node):
     """Backward of eq_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8086,9 +8430,9 @@ class EqBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class EqBackward3(_Node):
-    """Backward of eq_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class NeBackward0(_Node):
+    """Backward of ne_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8127,7 +8471,7 @@ class EqBackward3(_Node):
 
 
 # schema/derivatives.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class NeBackward2(_Node):
+class NeBackward1(_Node):
     """Backward of ne_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8184,9 +8528,9 @@ class NeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class NeBackward3(_Node):
-    """Backward of ne_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class LtBackward0(_Node):
+    """Backward of lt_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8225,7 +8569,7 @@ class NeBackward3(_Node):
 
 
 # schema/derivatives.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class LtBackward2(_Node):
+class LtBackward1(_Node):
     """Backward of lt_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8282,9 +8626,9 @@ class LtBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class LtBackward3(_Node):
-    """Backward of lt_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class LeBackward0(_Node):
+    """Backward of le_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8323,7 +8667,7 @@ class LtBackward3(_Node):
 
 
 # schema/derivatives.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class LeBackward2(_Node):
+class LeBackward1(_Node):
     """Backward of le_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8380,9 +8724,9 @@ class LeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class LeBackward3(_Node):
-    """Backward of le_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class GtBackward0(_Node):
+    """Backward of gt_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8421,7 +8765,7 @@ class LeBackward3(_Node):
 
 
 # schema/derivatives.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class GtBackward2(_Node):
+class GtBackward1(_Node):
     """Backward of gt_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8478,9 +8822,9 @@ class GtBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class GtBackward3(_Node):
-    """Backward of gt_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class GeBackward0(_Node):
+    """Backward of ge_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8519,7 +8863,7 @@ class GtBackward3(_Node):
 
 
 # schema/derivatives.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class GeBackward2(_Node):
+class GeBackward1(_Node):
     """Backward of ge_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8566,46 +8910,6 @@ class GeBackward2(_Node):
     @property
     def _saved_other_shape(self):
         return self._s_other_shape
-
-    @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
-# schema/derivatives.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class GeBackward3(_Node):
-    """Backward of ge_.Scalar, from schema/derivatives.yaml."""
-    __slots__ = ('_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_dtype = _node._s_self_dtype
-            self_shape = _node._s_self_shape
-            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
-        return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                self_dtype = _node._s_self_dtype
-                self_shape = _node._s_self_shape
-                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
     @property
     def _saved_self_dtype(self):
@@ -12580,48 +12884,6 @@ class CopyBackward1(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
-class FillBackward2(_Node):
-    """Backward of fill.Scalar, from schema/derivatives.yaml."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        return (_r_self,)
-
-
-# schema/derivatives.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
-class FillBackward3(_Node):
-    """Backward of fill.Tensor, from schema/derivatives.yaml."""
-    __slots__ = ('_s_value_dtype',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self', 'value')
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        _r_value = None
-        if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        if _n[1]:
-            value_dtype = _node._s_value_dtype
-            _r_value = _H.grad_to_dtype(grad.sum(), value_dtype)
-        return (_r_self, _r_value)
-
-    @property
-    def _saved_value_dtype(self):
-        return self._s_value_dtype
-
-
 # schema/derivatives.yaml: zero(Tensor self) -> Tensor
 class ZeroBackward1(_Node):
     """Backward of zero, from schema/derivatives.yaml."""
@@ -12793,7 +13055,7 @@ class NormalFunctionalBackward0(_Node):
 
 
 # schema/derivatives.yaml: view_copy(Tensor self, SymInt[] size) -> Tensor
-class ViewCopyBackward0(_Node):
+class ViewBackward0_copy(_Node):
     """Backward of view_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -12822,7 +13084,7 @@ class ViewCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
-class AsStridedCopyBackward0(_Node):
+class AsStridedBackward0_copy(_Node):
     """Backward of as_strided_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
@@ -12869,7 +13131,7 @@ class AsStridedCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: permute_copy(Tensor self, int[] dims) -> Tensor
-class PermuteCopyBackward0(_Node):
+class PermuteBackward0_copy(_Node):
     """Backward of permute_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
@@ -12891,7 +13153,7 @@ class PermuteCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor
-class TransposeCopyBackward0(_Node):
+class TransposeBackward0_copy(_Node):
     """Backward of transpose_copy.int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim0', '_s_dim1')
     _saved_slots = ()
@@ -12926,7 +13188,7 @@ class TransposeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: t_copy(Tensor self) -> Tensor
-class TCopyBackward0(_Node):
+class TBackward0_copy(_Node):
     """Backward of t_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -12949,7 +13211,7 @@ class TCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: unsqueeze_copy(Tensor self, int dim) -> Tensor
-class UnsqueezeCopyBackward0(_Node):
+class UnsqueezeBackward0_copy(_Node):
     """Backward of unsqueeze_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
@@ -12971,7 +13233,7 @@ class UnsqueezeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: squeeze_copy(Tensor self) -> Tensor
-class SqueezeCopyBackward0(_Node):
+class SqueezeBackward0_copy(_Node):
     """Backward of squeeze_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -13000,7 +13262,7 @@ class SqueezeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: squeeze_copy.dim(Tensor self, int dim) -> Tensor
-class SqueezeCopyBackward0(_Node):
+class SqueezeBackward1_copy(_Node):
     """Backward of squeeze_copy.dim, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -13029,7 +13291,7 @@ class SqueezeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: squeeze_copy.dims(Tensor self, int[] dim) -> Tensor
-class SqueezeCopyBackward0(_Node):
+class SqueezeBackward2_copy(_Node):
     """Backward of squeeze_copy.dims, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -13058,7 +13320,7 @@ class SqueezeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor
-class ExpandCopyBackward0(_Node):
+class ExpandBackward0_copy(_Node):
     """Backward of expand_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -13092,7 +13354,7 @@ class ExpandCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
-class SliceCopyBackward0(_Node):
+class SliceBackward0_copy(_Node):
     """Backward of slice_copy.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
     _saved_slots = ()
@@ -13134,7 +13396,7 @@ class SliceCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: select_copy.int(Tensor self, int dim, SymInt index) -> Tensor
-class SelectCopyBackward0(_Node):
+class SelectBackward0_copy(_Node):
     """Backward of select_copy.int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ()
@@ -13166,7 +13428,7 @@ class SelectCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
-class DiagonalCopyBackward0(_Node):
+class DiagonalBackward0_copy(_Node):
     """Backward of diagonal_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
     _saved_slots = ()
@@ -13203,7 +13465,7 @@ class DiagonalCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
-class SplitCopyBackward0(_Node):
+class SplitBackward0_copy(_Node):
     """Backward of split_copy.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
@@ -13224,7 +13486,7 @@ class SplitCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
-class SplitWithSizesCopyBackward0(_Node):
+class SplitWithSizesBackward0_copy(_Node):
     """Backward of split_with_sizes_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
@@ -13245,7 +13507,7 @@ class SplitWithSizesCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[]
-class UnbindCopyBackward0(_Node):
+class UnbindBackward0_copy(_Node):
     """Backward of unbind_copy.int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
@@ -13266,7 +13528,7 @@ class UnbindCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: alias_copy(Tensor self) -> Tensor
-class AliasCopyBackward0(_Node):
+class AliasBackward0_copy(_Node):
     """Backward of alias_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -13294,7 +13556,7 @@ class AliasCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor
-class UnfoldCopyBackward0(_Node):
+class UnfoldBackward0_copy(_Node):
     """Backward of unfold_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dimension', '_s_self_shape', '_s_size', '_s_step')
     _saved_slots = ()
@@ -13331,7 +13593,7 @@ class UnfoldCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor
-class ViewAsRealCopyBackward0(_Node):
+class ViewAsRealBackward0_copy(_Node):
     """Backward of view_as_real_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -13348,7 +13610,7 @@ class ViewAsRealCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor
-class ViewAsComplexCopyBackward0(_Node):
+class ViewAsComplexBackward0_copy(_Node):
     """Backward of view_as_complex_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -13365,7 +13627,7 @@ class ViewAsComplexCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor
-class ConjCopyBackward0(_Node):
+class ConjBackward0_copy(_Node):
     """Backward of _conj_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -13452,7 +13714,7 @@ def _ag_fill__Scalar(ks, self, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FillBackward0, (_e_self,), (True,))
+            _node = _new_node(FillBackward2, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_fill__Scalar.get(_ks)
     if _k is None:
@@ -13471,7 +13733,7 @@ def _ag_fill__Tensor(ks, self, value):
         _e_value = _edge(value)
         if _e_self is not None or _e_value is not None:
             _check_inplace(self)
-            _node = _new_node(FillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+            _node = _new_node(FillBackward3, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
             if _e_value is not None:
                 _node._s_value_dtype = value._dtype
     _ks = ks & _BELOW
@@ -13810,7 +14072,7 @@ def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     _e_other = _edge(other)
     if not (_e_self is not None or _e_other is not None):
         return _out
-    _node = _new_node(DivBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _node = _new_node(DivBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
     if _e_self is not None or _e_other is not None:
         _node._s_other = _save(other)
         _node._s_rounding_mode = rounding_mode
@@ -13835,7 +14097,7 @@ def _ag_div_Scalar(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(DivBackward2, (_e_self,), (True,))
+    _node = _new_node(DivBackward1, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
@@ -13877,7 +14139,7 @@ def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(DivBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(DivBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_self is not None or _e_other is not None:
                 _node._s_other = _save(other)
                 _node._s_rounding_mode = rounding_mode
@@ -13909,7 +14171,7 @@ def _ag_pow_Tensor_Tensor(ks, self, exponent):
     _e_exponent = _edge(exponent)
     if not (_e_self is not None or _e_exponent is not None):
         return _out
-    _node = _new_node(PowBackward0, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
+    _node = _new_node(PowBackward1, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
     if _e_self is not None or _e_exponent is not None:
         _node._s_exponent = _save(exponent)
         _node._s_self = _save(self)
@@ -13932,7 +14194,7 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(PowBackward1, (_e_self,), (True,))
+    _node = _new_node(PowBackward0, (_e_self,), (True,))
     _node._s_exponent = exponent
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -13968,7 +14230,7 @@ def _ag_pow__Tensor(ks, self, exponent):
         _e_exponent = _edge(exponent)
         if _e_self is not None or _e_exponent is not None:
             _check_inplace(self)
-            _node = _new_node(PowBackward0, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
+            _node = _new_node(PowBackward1, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
             if _e_self is not None or _e_exponent is not None:
                 _node._s_exponent = _save(exponent)
                 _node._s_self = _save(self.clone())
@@ -14297,7 +14559,7 @@ def _ag_remainder_Tensor(ks, self, other):
     _e_other = _edge(other)
     if not (_e_self is not None or _e_other is not None):
         return _out
-    _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
     if _e_other is not None:
         _node._s_other = _save(other)
         _node._s_other_dtype = other._dtype
@@ -14322,7 +14584,7 @@ def _ag_remainder_Scalar(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(RemainderBackward1, (_e_self,), (True,))
+    _node = _new_node(RemainderBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -14353,7 +14615,7 @@ def _ag_remainder__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other = _save(other)
                 _node._s_other_dtype = other._dtype
@@ -14379,7 +14641,7 @@ def _ag_remainder__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RemainderBackward1, (_e_self,), (True,))
+            _node = _new_node(RemainderBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_remainder__Scalar.get(_ks)
@@ -14404,7 +14666,7 @@ def _ag_fmod_Tensor(ks, self, other):
     _e_other = _edge(other)
     if not (_e_self is not None or _e_other is not None):
         return _out
-    _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
     if _e_other is not None:
         _node._s_other = _save(other)
         _node._s_other_dtype = other._dtype
@@ -14429,7 +14691,7 @@ def _ag_fmod_Scalar(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(FmodBackward1, (_e_self,), (True,))
+    _node = _new_node(FmodBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -14443,7 +14705,7 @@ def _ag_fmod__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other = _save(other)
                 _node._s_other_dtype = other._dtype
@@ -14469,7 +14731,7 @@ def _ag_fmod__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FmodBackward1, (_e_self,), (True,))
+            _node = _new_node(FmodBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_fmod__Scalar.get(_ks)
@@ -14846,7 +15108,7 @@ def _ag_eq__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(EqBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(EqBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -14870,7 +15132,7 @@ def _ag_eq__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(EqBackward3, (_e_self,), (True,))
+            _node = _new_node(EqBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -14891,7 +15153,7 @@ def _ag_ne__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(NeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(NeBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -14915,7 +15177,7 @@ def _ag_ne__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NeBackward3, (_e_self,), (True,))
+            _node = _new_node(NeBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -14936,7 +15198,7 @@ def _ag_lt__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(LtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(LtBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -14960,7 +15222,7 @@ def _ag_lt__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LtBackward3, (_e_self,), (True,))
+            _node = _new_node(LtBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -14981,7 +15243,7 @@ def _ag_le__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(LeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(LeBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -15005,7 +15267,7 @@ def _ag_le__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LeBackward3, (_e_self,), (True,))
+            _node = _new_node(LeBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -15026,7 +15288,7 @@ def _ag_gt__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(GtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(GtBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -15050,7 +15312,7 @@ def _ag_gt__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GtBackward3, (_e_self,), (True,))
+            _node = _new_node(GtBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -15071,7 +15333,7 @@ def _ag_ge__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(GeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(GeBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -15095,7 +15357,7 @@ def _ag_ge__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GeBackward3, (_e_self,), (True,))
+            _node = _new_node(GeBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -15136,7 +15398,7 @@ def _ag_div__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(DivBackward2, (_e_self,), (True,))
+            _node = _new_node(DivBackward1, (_e_self,), (True,))
             _node._s_other = other
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
@@ -15179,7 +15441,7 @@ def _ag_pow__Scalar(ks, self, exponent):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(PowBackward1, (_e_self,), (True,))
+            _node = _new_node(PowBackward0, (_e_self,), (True,))
             _node._s_exponent = exponent
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -16796,14 +17058,14 @@ def _ag_mvlgamma(ks, self, p):
     return _out
 
 
-# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!) (derivative: schema/derivatives.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!))
+# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!) (derivative: schema/derivatives.yaml: mvlgamma(Tensor self, int p) -> Tensor)
 def _ag_mvlgamma_(ks, self, p):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(MvlgammaBackward1, (_e_self,), (True,))
+            _node = _new_node(MvlgammaBackward0, (_e_self,), (True,))
             _node._s_p = p
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -17558,6 +17820,30 @@ def _ag_special_zeta(ks, self, other):
     return _out
 
 
+# schema/native_functions.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor)
+def _ag_xlogy_Scalar_Self(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_xlogy_Scalar_Self.get(_ks)
+    if _k is None:
+        _k = _o.xlogy_Scalar_Self._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if _e_other is None:
+        return _out
+    _node = _new_node(XlogyBackward1, (_e_other,), (True,))
+    _node._s_other = _save(other)
+    _node._s_self = self
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor)
 def _ag_xlogy_Scalar_Other(ks, self, other):
     _ks = ks & _BELOW
@@ -17575,14 +17861,14 @@ def _ag_xlogy_Scalar_Other(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(XlogyBackward1, (_e_self,), (True,))
+    _node = _new_node(XlogyBackward2, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!))
+# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor)
 def _ag_xlogy__Scalar_Other(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -17607,6 +17893,30 @@ def _ag_xlogy__Scalar_Other(ks, self, other):
     return _out
 
 
+# schema/native_functions.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor)
+def _ag_special_xlog1py_self_scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_xlog1py_self_scalar.get(_ks)
+    if _k is None:
+        _k = _o.special_xlog1py_self_scalar._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if _e_other is None:
+        return _out
+    _node = _new_node(SpecialXlog1PyBackward1, (_e_other,), (True,))
+    _node._s_other = _save(other)
+    _node._s_self = self
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_special_xlog1py_other_scalar(ks, self, other):
     _ks = ks & _BELOW
@@ -17624,9 +17934,55 @@ def _ag_special_xlog1py_other_scalar(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SpecialXlog1PyBackward1, (_e_self,), (True,))
+    _node = _new_node(SpecialXlog1PyBackward2, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor)
+def _ag_special_zeta_self_scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_zeta_self_scalar.get(_ks)
+    if _k is None:
+        _k = _o.special_zeta_self_scalar._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if _e_other is None:
+        return _out
+    _node = _new_node(SpecialZetaBackward1, (_e_other,), (True,))
+    _node._s_other = _save(other)
+    _node._s_self = self
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_special_zeta_other_scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_zeta_other_scalar.get(_ks)
+    if _k is None:
+        _k = _o.special_zeta_other_scalar._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(SpecialZetaBackward2, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18198,7 +18554,7 @@ def _ag_fill_Scalar(ks, self, value):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(FillBackward2, (_e_self,), (True,))
+    _node = _new_node(FillBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18221,7 +18577,7 @@ def _ag_fill_Tensor(ks, self, value):
     _e_value = _edge(value)
     if not (_e_self is not None or _e_value is not None):
         return _out
-    _node = _new_node(FillBackward3, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+    _node = _new_node(FillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
     if _e_value is not None:
         _node._s_value_dtype = value._dtype
     _set_history_one(_out, _node)
@@ -19614,14 +19970,14 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml: t_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: t(Tensor(a) self) -> Tensor(a))
+# schema/native_functions.yaml: t_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: t_(Tensor(a!) self) -> Tensor(a!))
 def _ag_t_(ks, self):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TBackward0, (_e_self,), (True,))
+            _node = _new_node(TBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_t_.get(_ks)
     if _k is None:
@@ -19637,14 +19993,14 @@ def _ag_t_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!) (derivative: schema/derivatives.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a))
+# schema/native_functions.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!) (derivative: schema/derivatives.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!))
 def _ag_transpose_(ks, self, dim0, dim1):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TransposeBackward0, (_e_self,), (True,))
+            _node = _new_node(TransposeBackward1, (_e_self,), (True,))
             _node._s_dim0 = dim0
             _node._s_dim1 = dim1
     _ks = ks & _BELOW
@@ -19662,14 +20018,14 @@ def _ag_transpose_(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a))
+# schema/native_functions.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!))
 def _ag_unsqueeze_(ks, self, dim):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(UnsqueezeBackward0, (_e_self,), (True,))
+            _node = _new_node(UnsqueezeBackward1, (_e_self,), (True,))
             _node._s_dim = dim
     _ks = ks & _BELOW
     _k = _c_unsqueeze_.get(_ks)
@@ -19686,14 +20042,14 @@ def _ag_unsqueeze_(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze(Tensor(a) self) -> Tensor(a))
+# schema/native_functions.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!))
 def _ag_squeeze_(ks, self):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward0, (_e_self,), (True,))
+            _node = _new_node(SqueezeBackward3, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze_.get(_ks)
@@ -19710,14 +20066,14 @@ def _ag_squeeze_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a))
+# schema/native_functions.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!))
 def _ag_squeeze__dim(ks, self, dim):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward1, (_e_self,), (True,))
+            _node = _new_node(SqueezeBackward4, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze__dim.get(_ks)
@@ -19734,14 +20090,14 @@ def _ag_squeeze__dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a))
+# schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!))
 def _ag_squeeze__dims(ks, self, dim):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward2, (_e_self,), (True,))
+            _node = _new_node(SqueezeBackward5, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze__dims.get(_ks)
@@ -19758,14 +20114,14 @@ def _ag_squeeze__dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a))
+# schema/native_functions.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!))
 def _ag_as_strided_(ks, self, size, stride, storage_offset):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AsStridedBackward0, (_e_self,), (True,))
+            _node = _new_node(AsStridedBackward1, (_e_self,), (True,))
             _node._s_self_shape = self._shape
             _node._s_self_storage_offset = self.storage_offset()
             _node._s_self_stride = self.stride()
@@ -23796,7 +24152,7 @@ def _ag_view_copy(ks, self, size):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ViewCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ViewBackward0_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -23814,7 +24170,7 @@ def _ag_as_strided_copy(ks, self, size, stride, storage_offset):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(AsStridedCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(AsStridedBackward0_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _node._s_self_storage_offset = self.storage_offset()
     _node._s_self_stride = self.stride()
@@ -23837,7 +24193,7 @@ def _ag_permute_copy(ks, self, dims):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(PermuteCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(PermuteBackward0_copy, (_e_self,), (True,))
     _node._s_dims = dims
     _set_history_one(_out, _node)
     return _out
@@ -23855,7 +24211,7 @@ def _ag_transpose_copy_int(ks, self, dim0, dim1):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(TransposeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(TransposeBackward0_copy, (_e_self,), (True,))
     _node._s_dim0 = dim0
     _node._s_dim1 = dim1
     _set_history_one(_out, _node)
@@ -23874,7 +24230,7 @@ def _ag_t_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(TCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(TBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -23891,7 +24247,7 @@ def _ag_unsqueeze_copy(ks, self, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(UnsqueezeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(UnsqueezeBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_one(_out, _node)
     return _out
@@ -23909,7 +24265,7 @@ def _ag_squeeze_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SqueezeBackward0_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -23927,7 +24283,7 @@ def _ag_squeeze_copy_dim(ks, self, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SqueezeBackward1_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -23945,7 +24301,7 @@ def _ag_squeeze_copy_dims(ks, self, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SqueezeBackward2_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -23963,7 +24319,7 @@ def _ag_expand_copy(ks, self, size, implicit):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ExpandCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ExpandBackward0_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -23981,7 +24337,7 @@ def _ag_slice_copy_Tensor(ks, self, dim, start, end, step):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SliceCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SliceBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_end = end
     _node._s_self_shape = self._shape
@@ -24003,7 +24359,7 @@ def _ag_select_copy_int(ks, self, dim, index):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SelectCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SelectBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = index
     _node._s_self_shape = self._shape
@@ -24023,7 +24379,7 @@ def _ag_diagonal_copy(ks, self, offset, dim1, dim2):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(DiagonalCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(DiagonalBackward0_copy, (_e_self,), (True,))
     _node._s_dim1 = dim1
     _node._s_dim2 = dim2
     _node._s_offset = offset
@@ -24044,7 +24400,7 @@ def _ag_split_copy_Tensor(ks, self, split_size, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SplitCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SplitBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -24062,7 +24418,7 @@ def _ag_split_with_sizes_copy(ks, self, split_sizes, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SplitWithSizesCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SplitWithSizesBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -24080,7 +24436,7 @@ def _ag_unbind_copy_int(ks, self, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(UnbindCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(UnbindBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -24098,7 +24454,7 @@ def _ag_alias_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(AliasCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(AliasBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -24115,7 +24471,7 @@ def _ag_unfold_copy(ks, self, dimension, size, step):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(UnfoldCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(UnfoldBackward0_copy, (_e_self,), (True,))
     _node._s_dimension = dimension
     _node._s_self_shape = self._shape
     _node._s_size = size
@@ -24136,7 +24492,7 @@ def _ag_view_as_real_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ViewAsRealCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ViewAsRealBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -24153,7 +24509,7 @@ def _ag_view_as_complex_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ViewAsComplexBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -24170,7 +24526,7 @@ def _ag__conj_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ConjCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ConjBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -24580,6 +24936,7 @@ _o.special_hermite_polynomial_h_out.register("Autograd", _autograd_out(_o.specia
 _o.special_hermite_polynomial_he_out.register("Autograd", _autograd_out(_o.special_hermite_polynomial_he_out), with_keyset=True)
 _o.special_laguerre_polynomial_l_out.register("Autograd", _autograd_out(_o.special_laguerre_polynomial_l_out), with_keyset=True)
 _o.special_legendre_polynomial_p_out.register("Autograd", _autograd_out(_o.special_legendre_polynomial_p_out), with_keyset=True)
+_o.xlogy_Scalar_Self.register("Autograd", _ag_xlogy_Scalar_Self, with_keyset=True)
 _o.xlogy_OutScalar_Self.register("Autograd", _autograd_out(_o.xlogy_OutScalar_Self), with_keyset=True)
 _o.xlogy_Scalar_Other.register("Autograd", _ag_xlogy_Scalar_Other, with_keyset=True)
 _o.xlogy_OutScalar_Other.register("Autograd", _autograd_out(_o.xlogy_OutScalar_Other), with_keyset=True)
@@ -24587,10 +24944,13 @@ _o.xlogy__Scalar_Other.register("Autograd", _ag_xlogy__Scalar_Other, with_keyset
 _o.special_xlogy_out.register("Autograd", _autograd_out(_o.special_xlogy_out), with_keyset=True)
 _o.special_xlogy_self_scalar_out.register("Autograd", _autograd_out(_o.special_xlogy_self_scalar_out), with_keyset=True)
 _o.special_xlogy_other_scalar_out.register("Autograd", _autograd_out(_o.special_xlogy_other_scalar_out), with_keyset=True)
+_o.special_xlog1py_self_scalar.register("Autograd", _ag_special_xlog1py_self_scalar, with_keyset=True)
 _o.special_xlog1py_self_scalar_out.register("Autograd", _autograd_out(_o.special_xlog1py_self_scalar_out), with_keyset=True)
 _o.special_xlog1py_other_scalar.register("Autograd", _ag_special_xlog1py_other_scalar, with_keyset=True)
 _o.special_xlog1py_other_scalar_out.register("Autograd", _autograd_out(_o.special_xlog1py_other_scalar_out), with_keyset=True)
+_o.special_zeta_self_scalar.register("Autograd", _ag_special_zeta_self_scalar, with_keyset=True)
 _o.special_zeta_self_scalar_out.register("Autograd", _autograd_out(_o.special_zeta_self_scalar_out), with_keyset=True)
+_o.special_zeta_other_scalar.register("Autograd", _ag_special_zeta_other_scalar, with_keyset=True)
 _o.special_zeta_other_scalar_out.register("Autograd", _autograd_out(_o.special_zeta_other_scalar_out), with_keyset=True)
 _o.special_chebyshev_polynomial_t_x_scalar_out.register("Autograd", _autograd_out(_o.special_chebyshev_polynomial_t_x_scalar_out), with_keyset=True)
 _o.special_chebyshev_polynomial_t_n_scalar_out.register("Autograd", _autograd_out(_o.special_chebyshev_polynomial_t_n_scalar_out), with_keyset=True)

@@ -487,3 +487,46 @@ def test_addmm_inplace_gradients():
     assert [r[0].grad_fn.name() for r in results.values()] == [
         "CopySlices", "torch::autograd::CopySlices"]
 
+
+
+# --------------------------------------------------------------------------- node names
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.xlogy(x, 3.0),                        # XlogyBackward2
+    lambda lib, x: lib.xlogy(3.0, x),                        # XlogyBackward1
+    lambda lib, x: lib.xlogy(x, x.detach() + 1),             # XlogyBackward0
+    lambda lib, x: lib.xlogy(0, x),
+    lambda lib, x: lib.special.xlogy(2, x),
+    lambda lib, x: x.clone().xlogy_(2.0),
+    lambda lib, x: lib.special.xlog1py(2.0, x),
+    lambda lib, x: lib.special.xlog1py(x, 2.0),
+    lambda lib, x: lib.special.zeta(2.0, x + 3),
+    lambda lib, x: lib.ops.aten.div.Scalar(x, 2.0),
+    lambda lib, x: lib.ops.aten.div.Tensor_mode(x, x.detach() + 3, rounding_mode=None),
+    lambda lib, x: lib.ops.aten.divide.Tensor_mode(x, x.detach() + 3, rounding_mode=None),
+    lambda lib, x: lib.ops.aten.true_divide.Scalar(x, 2.0),
+    lambda lib, x: lib.ops.aten.multiply.Scalar(x, 2.0),
+    lambda lib, x: lib.ops.aten.subtract.Scalar(x, 2.0),
+    lambda lib, x: lib.ops.aten.pow.Tensor_Scalar(x, 3),
+    lambda lib, x: lib.ops.aten.remainder.Scalar(x, 1.5),
+    lambda lib, x: lib.ops.aten.fmod.Scalar(x, 1.5),
+    lambda lib, x: lib.ops.aten.fill.Tensor(x, x.detach()[0]),
+    lambda lib, x: x.clone().fill_(x[0]),
+    lambda lib, x: x.clone().lt_(1.0),
+    lambda lib, x: x.clone().unsqueeze_(0),
+    lambda lib, x: x.clone().unsqueeze(0).squeeze_(0),
+    lambda lib, x: x.clone().reshape(2, 2).t_(),
+    lambda lib, x: x.clone().reshape(2, 2).transpose_(0, 1),
+    lambda lib, x: x.clone().as_strided_((2,), (2,)),
+    lambda lib, x: lib.mvlgamma(x + 3, 2).clone().mvlgamma_(1),
+    lambda lib, x: lib.select_copy(x, 0, 1),
+])
+def test_node_names_and_gradients_are_torchs(call):
+    """grad_fn.name() is torch's: torch numbers the nodes of an op's overloads by their
+    derivatives.yaml order (xlogy(t, 3.0) gave XlogyBackward1, torch's XlogyBackward2), skips
+    entries without a differentiable input (lt_.Scalar: LtBackward0), gives in-place views
+    nodes of their own (TransposeBackward1), names view_copy nodes '<view node>_copy'; the
+    Python-number-self overloads take torch's formulas (grad * self / other)."""
+    results = check_grads(call, np.array([0.5, 2.0, 0.0, 3.5]), double=True)
+    names = [out.grad_fn.name().removeprefix("torch::autograd::")
+             for out, _, _ in results.values()]
+    assert names[0] == names[1], names
