@@ -211,6 +211,8 @@ _c_asinh = _o.asinh._cache
 _c_asinh_ = _o.asinh_._cache
 _c_atanh = _o.atanh._cache
 _c_atanh_ = _o.atanh_._cache
+_c_renorm = _o.renorm._cache
+_c_renorm_ = _o.renorm_._cache
 _c_igamma = _o.igamma._cache
 _c_igamma_ = _o.igamma_._cache
 _c_igammac = _o.igammac._cache
@@ -11797,6 +11799,44 @@ class LinalgVectorNormBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+class RenormBackward0(_Node):
+    """Backward of renorm, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_maxnorm', '_s_p', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            maxnorm = _node._s_maxnorm
+            p = _node._s_p
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.renorm_backward(grad, self, p, dim, maxnorm)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_maxnorm(self):
+        return self._s_maxnorm
+
+    @property
+    def _saved_p(self):
+        return self._s_p
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/derivatives.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 class CumsumBackward0(_Node):
     """Backward of cumsum, from schema/derivatives.yaml."""
@@ -17356,6 +17396,54 @@ def _ag_atanh_(ks, self):
     if _k is None:
         _k = _o.atanh_._fill(_ks)
     _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor (derivative: schema/derivatives.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor)
+def _ag_renorm(ks, self, p, dim, maxnorm):
+    _ks = ks & _BELOW
+    _k = _c_renorm.get(_ks)
+    if _k is None:
+        _k = _o.renorm._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, p, dim, maxnorm)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(RenormBackward0, (_e_self,), (True,))
+    _node._s_dim = dim
+    _node._s_maxnorm = maxnorm
+    _node._s_p = p
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!) (derivative: schema/derivatives.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor)
+def _ag_renorm_(ks, self, p, dim, maxnorm):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RenormBackward0, (_e_self,), (True,))
+            _node._s_dim = dim
+            _node._s_maxnorm = maxnorm
+            _node._s_p = p
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_renorm_.get(_ks)
+    if _k is None:
+        _k = _o.renorm_._fill(_ks)
+    _out = _k(self, p, dim, maxnorm)
     if _node is not None:
         _rebase_history(self, _node)
     return _out
@@ -24855,7 +24943,9 @@ _o.kron_out.register("Autograd", _autograd_out(_o.kron_out), with_keyset=True)
 _o.inner_out.register("Autograd", _autograd_out(_o.inner_out), with_keyset=True)
 _o.vdot_out.register("Autograd", _autograd_out(_o.vdot_out), with_keyset=True)
 _o.tensordot_out.register("Autograd", _autograd_out(_o.tensordot_out), with_keyset=True)
+_o.renorm.register("Autograd", _ag_renorm, with_keyset=True)
 _o.renorm_out.register("Autograd", _autograd_out(_o.renorm_out), with_keyset=True)
+_o.renorm_.register("Autograd", _ag_renorm_, with_keyset=True)
 _o.addmv_out.register("Autograd", _autograd_out(_o.addmv_out), with_keyset=True)
 _o.addr_out.register("Autograd", _autograd_out(_o.addr_out), with_keyset=True)
 _o.addbmm_out.register("Autograd", _autograd_out(_o.addbmm_out), with_keyset=True)

@@ -1923,14 +1923,14 @@ _o.tensordot_out.register("ADInplaceOrView", _inplace_or_view(_o.tensordot_out, 
 _o.dist.register('CompositeImplicitAutograd', _composite_products.dist)
 
 # schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
-_o.renorm.register('CompositeImplicitAutograd', _composite_products.renorm)
+_o.renorm.register('CompositeExplicitAutograd', _common_reduction.renorm)
 
 # schema/native_functions.yaml: renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!) (autogen of renorm)
 _o.renorm_out.register('CompositeExplicitAutograd', _autogen_out(_o.renorm))
 _o.renorm_out.register("ADInplaceOrView", _inplace_or_view(_o.renorm_out, (4,)), with_keyset=True)
 
 # schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
-_o.renorm_.register('CompositeImplicitAutograd', _composite_products.renorm_)
+_o.renorm_.register('CompositeExplicitAutograd', _autogen_inplace(_o.renorm), with_keyset=True)
 _o.renorm_.register("ADInplaceOrView", _inplace_or_view(_o.renorm_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor

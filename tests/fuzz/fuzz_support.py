@@ -82,12 +82,8 @@ HALF = ("float16 norms: torch's one-element shortcut is taken without a dim only
         "self with dim=[0] goes through its general path, |x| ** p in float32 (p=255 "
         "overflows: inf), where ember's one-element path gives |x|")
 TOPK = "topk 0-d/bool: wrong values and garbage indices on 0-d input; bool not rejected"
-GATHER = ("gather/scatter checks: 0-d self with dim 0 accepted, checks made in another order "
-          "than torch (the longer run finds them)")
 INDEX_EMPTY = ("index ops on an empty or 0-d self: IndexError where torch raises RuntimeError, "
                "or no error")
-OVERLAP = ("in-place on an expanded (stride-0) self: torch allows masked_fill_/triu_/tril_/"
-           "nan_to_num_ (deprecation warning), ember raises")
 BOOL_CUM = "cumsum_/cumprod_ of bool: torch keeps bool in place; cumprod(dtype=bool) must raise"
 VAR = ("var/std: correction < 0 on one element and var_mean with infinities give nan in torch "
        "(Welford); prod of a float16 with inf/0 differs")
@@ -148,14 +144,11 @@ KNOWN: dict[str, str] = {
     # (histogramdd with bin counts takes histogram's linspace edges)
     **dict.fromkeys(["histogramdd.default", "histogramdd.int_bins"], LINSPACE),
     "unique_dim.default": NAN_ORDER,
-    **dict.fromkeys(["scatter_reduce.two", "scatter_reduce_.two"], GATHER),
     **dict.fromkeys([
         "index_add.default", "index_copy.default", "index_fill.int_Scalar",
         "index_fill.int_Tensor", "index_fill_.int_Tensor", "index_put_.default",
         "index_select.default", "narrow_copy.default", "index_add_.default",
         "index_copy_.default", "index_put.default"], INDEX_EMPTY),
-    **dict.fromkeys(["masked_fill_.Scalar", "masked_fill_.Tensor", "triu_.default",
-                     "tril_.default", "nan_to_num_.default"], OVERLAP),
     **dict.fromkeys(["cumsum_.default", "cumprod_.default"], BOOL_CUM),
     # (test_regressions.py shows the infinite-input means, which the draws seldom reach)
     **dict.fromkeys(["var_mean.default", "var_mean.correction", "var_mean.dim",

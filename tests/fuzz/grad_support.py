@@ -289,7 +289,7 @@ NODE_NAMES_DIFFER: dict[str, str] = {
         "nanquantile.scalar",             # torch's ends with squeeze_ (SqueezeBackward4)
         "addr.default", "cdist.default", "diag.default", "diag_embed.default",
         "diagflat.default", "dist.default", "ldexp.Tensor", "ldexp_.default", "narrow_copy.default",
-        "norm.Scalar", "norm.ScalarOpt_dim", "renorm.default", "repeat_interleave.self_int",
+        "norm.Scalar", "norm.ScalarOpt_dim", "repeat_interleave.self_int",
         "rot90.default", "sgn_.default", "stack.default", "vdot.default", "special_ndtr.default",
         "trapz.x", "trapz.dx", "trapezoid.x", "trapezoid.dx", "cumulative_trapezoid.x",
         "max.other", "min.other",                                       # torch: Maximum

@@ -530,3 +530,17 @@ def test_node_names_and_gradients_are_torchs(call):
     names = [out.grad_fn.name().removeprefix("torch::autograd::")
              for out, _, _ in results.values()]
     assert names[0] == names[1], names
+
+
+# --------------------------------------------------------------------------- renorm
+@pytest.mark.parametrize("p, maxnorm", [(256, 2.0), (256, 1e-5), (3, 0.5), (2, 1.0), (1.5, 0.1)])
+def test_renorm_gradient_follows_torchs_formula(p, maxnorm):
+    """renorm has torch's own derivative (renorm_backward, RenormBackward0): the norms in the
+    CPU accumulation dtype, float64 for float32, where |x| ** 256 of the float32 forward
+    overflows (the gradient was NaN, torch's -inf); float16 accumulates in float32."""
+    x = np.array([[1.3696, -2.3021, -4.5903], [-4.8347, 3.1327, 4.1276]])
+    for dtype in (np.float32, np.float64, np.float16):
+        results = check_grads(lambda lib, s: lib.renorm(s, p, 0, maxnorm), x.astype(dtype),
+                              cotangent=np.arange(6.0).reshape(2, 3) - 2, double=True)
+        assert [r[0].grad_fn.name() for r in results.values()] == ["RenormBackward0"] * 2
+    check_grads(lambda lib, s: s.renorm_(p, 1, maxnorm), x.astype(np.float32), inplace=True)
