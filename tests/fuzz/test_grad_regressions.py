@@ -544,3 +544,38 @@ def test_renorm_gradient_follows_torchs_formula(p, maxnorm):
                               cotangent=np.arange(6.0).reshape(2, 3) - 2, double=True)
         assert [r[0].grad_fn.name() for r in results.values()] == ["RenormBackward0"] * 2
     check_grads(lambda lib, s: s.renorm_(p, 1, maxnorm), x.astype(np.float32), inplace=True)
+
+
+# --------------------------------------------------------------------------- cov
+def _cov_call(input_of, **weights):
+    def call(lib):
+        dt = {"dtype": lib.float64}
+        kwargs = {k: (lib.tensor(v, **dt) if k == "aweights" else lib.tensor(v))
+                  for k, v in weights.items()}
+        return lib.cov(input_of(lib, dt), **kwargs)
+    return call
+
+
+@pytest.mark.parametrize("call", [
+    _cov_call(lambda lib, dt: lib.tensor([1.0], **dt, requires_grad=True), aweights=[4.97]),
+    _cov_call(lambda lib, dt: lib.tensor([[1.0]], **dt, requires_grad=True), fweights=[2]),
+    _cov_call(lambda lib, dt: lib.tensor([[1.0], [2.0]], **dt, requires_grad=True).t()[:, :1].t(),
+              aweights=[0.5]),
+    _cov_call(lambda lib, dt: lib.tensor([[1.0]], **dt, requires_grad=True), fweights=[2],
+              aweights=[0.5]),
+    _cov_call(lambda lib, dt: lib.tensor([[1.0]], **dt, requires_grad=True) * 2, aweights=[0.5]),
+    _cov_call(lambda lib, dt: lib.tensor([1.0, 3.0], **dt, requires_grad=True), aweights=[1, 2.]),
+])
+def test_cov_of_one_weighted_observation_refuses_a_leaf_like_torch(call):
+    """One observation with one kind of weights: torch zeroes the input's deviations in place,
+    which autograd refuses for a leaf (or a leaf's view) requiring grad; ember answered (it
+    computes the zeros without touching the input, and now makes torch's check)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = call(torch)
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError, match=str(e).split(".")[0]):
+                call(ember)
+            return
+        compare_tensor(call(ember), expected, "cov")
