@@ -214,6 +214,23 @@ def test_expanded_index_fill_warns_like_torch():
             _expanded(M, 3).index_fill_(0, M.tensor([1]), 2.0)
 
 
+# --------------------------------------------------------------------------- seed 3501
+@pytest.mark.parametrize("call", [
+    lambda M: M.nn.functional.glu(M.zeros(0, dtype=M.bool), 1),
+    lambda M: M.nn.functional.glu(M.zeros(3, dtype=M.bool), 0),
+    lambda M: M.nn.functional.glu(M.zeros(2, dtype=M.bool), 0),
+    lambda M: M.histc(M.tensor([], dtype=M.float16), 1, 0, 70000),
+    lambda M: M.histc(M.tensor([1.0], dtype=M.float16), 1, -70000, 1),
+    lambda M: M.histc(M.tensor([], dtype=M.bfloat16), 1, 0, 1e39),
+    lambda M: M.histc(M.tensor([1.0], dtype=M.float16), 1, 70000, 70000),
+])
+def test_fuzz_seed_3501_findings(call):
+    """glu checks its dim and halving before refusing bool (torch's meta checks, then its
+    kernel's dtype); histc converts a given range to self's dtype (float16's 70000
+    overflows), empty self too, after the range checks."""
+    check_call(call)
+
+
 # --------------------------------------------------------------------------- factors
 @pytest.mark.parametrize("beta, alpha", [(0.5, 1), (1, 0.5), (2.5, 1.5), (-0.5, 1), (True, 1),
                                          (float("nan"), 1), (1e30, 1), (1 + 1j, 1)])
