@@ -11867,7 +11867,7 @@ class CumsumBackward0(_Node):
 # schema/derivatives.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 class CumprodBackward0(_Node):
     """Backward of cumprod, from schema/derivatives.yaml."""
-    __slots__ = ('_s_dim', '_s_result', '_s_self')
+    __slots__ = ('_s_dim', '_s_result', '_s_self', '_s_self_dtype')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
     _release_after_backward = True
@@ -11881,7 +11881,8 @@ class CumprodBackward0(_Node):
             dim = _node._s_dim
             result = _unpack(_node._s_result, _node)
             self = _unpack(_node._s_self, _node)
-            _r_self = _H.cumprod_backward(grad, self, dim, result)
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.cumprod_backward(grad.to(self_dtype), self, dim, result)
         return (_r_self,)
 
     @property
@@ -11895,6 +11896,10 @@ class CumprodBackward0(_Node):
     @property
     def _saved_self(self):
         return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
 
 
 # schema/derivatives.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -18571,6 +18576,7 @@ def _ag_cumprod(ks, self, dim, dtype):
     _node = _new_node(CumprodBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
+    _node._s_self_dtype = self._dtype
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -18587,6 +18593,7 @@ def _ag_cumprod_(ks, self, dim, dtype):
             _node = _new_node(CumprodBackward0, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_self = _save(self.clone())
+            _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_cumprod_.get(_ks)
     if _k is None:

@@ -131,6 +131,8 @@ TORCH_BACKWARD_BUGS = (
     # addr's vector gradients for a complex self and real vectors (grad.mv(vec) of a complex
     # grad and a real vec)
     "addmv input tensors must have the same dtype",
+    # gather(sparse_grad=True) of an expanded self: its double backward expands a sparse grad
+    "expand is unsupported for Sparse tensors",
 )
 
 # ops whose second gradient torch gives as NaN where the function is smooth or the limit
@@ -284,9 +286,12 @@ TORCH_NOT_IMPLEMENTED = ("torch has no derivative (its node is NotImplemented, i
 NODE_NAMES_DIFFER: dict[str, str] = {
     **dict.fromkeys([
         "_unsafe_view.default", "reshape.default", "kron.default",    # torch: UnsafeView
+        "flatten.using_ints", "ravel.default", "reshape_as.default",  # or ReshapeAlias
         "unsafe_chunk.default", "unsafe_split.Tensor", "unsafe_split_with_sizes.default",
         "diff.default",                   # torch: CopyBackwards (n=0 copies self)
-        "nanquantile.scalar",             # torch's ends with squeeze_ (SqueezeBackward4)
+        "quantile.scalar", "quantile.default", "nanquantile.scalar",  # torch's end with
+        "nanquantile.default",                                        # squeeze_ (Backward4)
+        "masked_scatter_.default",  # ember's entry of its own (MaskedScatterBackward1)
         "addr.default", "cdist.default", "diag.default", "diag_embed.default",
         "diagflat.default", "dist.default", "ldexp.Tensor", "ldexp_.default", "narrow_copy.default",
         "norm.Scalar", "norm.ScalarOpt_dim", "repeat_interleave.self_int",
@@ -301,7 +306,9 @@ NODE_NAMES_DIFFER: dict[str, str] = {
         "copy.default", "floor_divide.default", "floor_divide.Scalar", "floor_divide_.Tensor",
         "floor_divide_.Scalar", "heaviside.default", "heaviside_.default", "histogram.bin_ct",
         "histogram.bins_tensor", "remainder.Scalar_Tensor", "hardsigmoid_backward.default",
-        "mish_backward.default", "silu_backward.default"], TORCH_NOT_IMPLEMENTED),
+        "mish_backward.default", "silu_backward.default", "scatter.reduce",
+        "scatter.value_reduce", "scatter_.reduce", "scatter_.value_reduce"],
+        TORCH_NOT_IMPLEMENTED),
 }
 
 

@@ -579,3 +579,44 @@ def test_cov_of_one_weighted_observation_refuses_a_leaf_like_torch(call):
                 call(ember)
             return
         compare_tensor(call(ember), expected, "cov")
+
+
+# --------------------------------------------------------------------------- seed 3502
+def test_complex_isfinite_isinf_isnan_and_nan_to_num():
+    """isfinite/isinf/isnan of complex tensors read both parts (they answered True/False/False
+    whatever the values); nan_to_num replaces the non-finite parts of complex elements, and
+    its gradient is zero there (through isfinite)."""
+    z = np.array([1 + 1j, complex(-math.inf, 3), complex(2, math.nan), 4 + 0j,
+                  complex(math.nan, math.inf)])
+    for op in ("isfinite", "isinf", "isnan"):
+        e, t = (getattr(M, op)(M.tensor(z)) for M in (ember, torch))
+        np.testing.assert_array_equal(to_np(e), t.numpy())
+    for args in ((), (1.5, 2.0, -3.0)):
+        e, t = (M.nan_to_num(M.tensor(z), *args) for M in (ember, torch))
+        np.testing.assert_array_equal(to_np(e), t.numpy())
+    check_grads(lambda lib, x: x.nan_to_num_(), z, cotangent=W.tolist() + [1j, 2.0],
+                inplace=True)
+
+
+def test_seed_3502_gradients():
+    """celu's derivative reads alpha as a float32 (torch's alpha.toFloat(): 1e39 overflows);
+    cumprod's takes grad in self's dtype first (a complex self with dtype=float32 gets the
+    complex formula); 0 ** x's double backward is 0, not NaN, along the cotangent; unfold of
+    a 0-d self with size 0 has gradient 0."""
+    x = np.array([-3.5, 0.5])
+    for lib in (ember, torch):
+        t = lib.tensor(x, requires_grad=True)
+        with pytest.raises(RuntimeError, match="cannot be converted to type float without "
+                                               "overflow"):
+            lib.autograd.grad(lib.nn.functional.celu(t, 1e39).sum(), t)
+    check_grads(lambda lib, z: lib.cumprod(z, -1, dtype=lib.float32).to(lib.float64),
+                np.array([3.8 + 1j, 0.28 + 0j, -1.4 + 0j]))
+    second = []
+    for lib in (ember, torch):
+        e = lib.tensor([1.5, -2.1, 2.5], dtype=lib.float64, requires_grad=True)
+        cot = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(lib.float_power(-0.0, e), e, cot, create_graph=True)
+        second.append(lib.autograd.grad(g.sum(), cot)[0])
+    compare_tensor(*second, "second gradient along the cotangent")
+    for size in (0, 1):
+        check_grads(lambda lib, s, n=size: s.unfold(-1, n, 2), np.array(4.0), double=True)
