@@ -620,3 +620,15 @@ def test_seed_3502_gradients():
     compare_tensor(*second, "second gradient along the cotangent")
     for size in (0, 1):
         check_grads(lambda lib, s, n=size: s.unfold(-1, n, 2), np.array(4.0), double=True)
+
+
+def test_adjoint_of_a_real_0d_tensor_is_itself():
+    """torch's adjoint of a 0-d tensor (deprecated) returns a real self itself (no view, no
+    grad_fn; the gradient fuzzer compares grad_fn.name()), a complex one's conj()."""
+    for lib in (ember, torch):
+        x = lib.tensor(2.0, requires_grad=True)
+        with warnings.catch_warnings():     # (torch warns once per process)
+            warnings.simplefilter("ignore")
+            assert x.adjoint() is x
+            z = lib.tensor(2.0 + 1j).adjoint()
+        assert z.is_conj() and z.resolve_conj().item() == 2 - 1j
