@@ -204,9 +204,12 @@ TORCH_NEGATIVE_ZERO_PATH = dict.fromkeys(
 # torch's vectorized lanes and scalar loop disagree at NaN in these backward kernels, so the
 # element's position decides: elu_backward of a NaN input (float64: NaN in the lanes, grad
 # in the scalar tail), hardshrink/softshrink_backward with a NaN self or lambd (0 in the
-# lanes, grad in the tail); ember follows the scalar loop. Cases holding a NaN are dropped
+# lanes, grad in the tail), hardswish_backward at a NaN self (NaN in the lanes, grad in the
+# tail: 17 float64 NaNs give NaN first, grad last); ember follows the scalar loop. Cases
+# holding a NaN are dropped
 TORCH_SIMD_NAN = dict.fromkeys(
-    ["elu.default", "hardshrink.default", "softshrink.default"],
+    ["elu.default", "hardshrink.default", "softshrink.default", "hardswish.default",
+     "hardswish_.default"],
     "backward at NaN: torch's vectorized lanes and scalar loop disagree")
 
 

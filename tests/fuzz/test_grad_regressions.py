@@ -632,3 +632,16 @@ def test_adjoint_of_a_real_0d_tensor_is_itself():
             assert x.adjoint() is x
             z = lib.tensor(2.0 + 1j).adjoint()
         assert z.is_conj() and z.resolve_conj().item() == 2 - 1j
+
+
+def test_known_hardswish_backward_at_nan_depends_on_the_lane():
+    """TORCH_SIMD_NAN (grad_support): torch's hardswish_backward at a NaN self gives NaN in
+    its vectorized lanes and grad in its scalar tail, so the element's position decides;
+    ember gives the scalar loop's grad everywhere."""
+    x = torch.zeros(17, dtype=torch.float64)
+    x[0] = x[16] = math.nan
+    g = torch.ops.aten.hardswish_backward(torch.full((17,), 2.0, dtype=torch.float64), x)
+    assert math.isnan(g[0]) and g[16] == 2.0
+    e = ember.ops.aten.hardswish_backward(ember.full((17,), 2.0, dtype=ember.float64),
+                                          ember_of(x.numpy()))
+    assert to_np(e)[[0, 16]].tolist() == [2.0, 2.0]
