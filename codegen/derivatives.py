@@ -190,25 +190,29 @@ def parse_derivatives(entries: list[Entry], fns: list[NativeFunction], helpers: 
             raise CodegenError(e.at("name"), f"second derivative entry for '{fn.qualified}' "
                                f"(first at {seen[fn.qualified]})")
         seen[fn.qualified] = e.at("name")
-        # numbered per node name, so an in-place entry (elu_) does not reuse its functional
-        # twin's class name: EluBackward0, EluBackward1 (like torch)
+        # numbered per node name in entry order, so an in-place entry (elu_) does not reuse
+        # its functional twin's class name: EluBackward0, EluBackward1; like torch, only an
+        # entry with a differentiable input takes a number (lt.Scalar's does not, so lt_.Scalar
+        # is LtBackward0)
         base = camel(fn.schema.name.name)
-        n = counters.get(base, 0)
-        counters[base] = n + 1
-        out.append(_parse_entry(e, fn, f"{base}Backward{n}", helpers, forward_helpers,
-                                op_names, array))
+        d = _parse_entry(e, fn, f"{base}Backward", helpers, forward_helpers, op_names, array)
+        if d.inputs:
+            n = counters.get(base, 0)
+            counters[base] = n + 1
+            d = replace(d, node=f"{base}Backward{n}")
+        out.append(d)
     return out + _view_copy_derivatives(out, fns)
 
 
 def _view_copy_derivatives(derivs: list[Derivative], fns: list[NativeFunction]) -> list[Derivative]:
     """A `{view}_copy` op differentiates like its view (torch generates the same): the
-    view's entry, renamed (`select_copy` -> SelectCopyBackward0)."""
+    view's entry, its node renamed as torch's (`select_copy.int` -> SelectBackward0_copy)."""
     of_view = {d.qualified: d for d in derivs}
     out = []
     for fn in fns:
         d = of_view.get(fn.view_copy_of) if fn.view_copy_of else None
         if d is not None:
-            out.append(replace(d, fn=fn, node=f"{camel(fn.schema.name.name)}Backward0"))
+            out.append(replace(d, fn=fn, node=f"{d.node}_copy"))
     return out
 
 

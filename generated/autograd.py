@@ -211,6 +211,8 @@ _c_asinh = _o.asinh._cache
 _c_asinh_ = _o.asinh_._cache
 _c_atanh = _o.atanh._cache
 _c_atanh_ = _o.atanh_._cache
+_c_renorm = _o.renorm._cache
+_c_renorm_ = _o.renorm_._cache
 _c_igamma = _o.igamma._cache
 _c_igamma_ = _o.igamma_._cache
 _c_igammac = _o.igammac._cache
@@ -231,9 +233,13 @@ _c_xlogy_Tensor = _o.xlogy_Tensor._cache
 _c_xlogy__Tensor = _o.xlogy__Tensor._cache
 _c_special_xlog1py = _o.special_xlog1py._cache
 _c_special_zeta = _o.special_zeta._cache
+_c_xlogy_Scalar_Self = _o.xlogy_Scalar_Self._cache
 _c_xlogy_Scalar_Other = _o.xlogy_Scalar_Other._cache
 _c_xlogy__Scalar_Other = _o.xlogy__Scalar_Other._cache
+_c_special_xlog1py_self_scalar = _o.special_xlog1py_self_scalar._cache
 _c_special_xlog1py_other_scalar = _o.special_xlog1py_other_scalar._cache
+_c_special_zeta_self_scalar = _o.special_zeta_self_scalar._cache
+_c_special_zeta_other_scalar = _o.special_zeta_other_scalar._cache
 _c_sum = _o.sum._cache
 _c_sum_dim_IntList = _o.sum_dim_IntList._cache
 _c_mean = _o.mean._cache
@@ -288,6 +294,7 @@ _c_bincount = _o.bincount._cache
 _c_mm = _o.mm._cache
 _c_bmm = _o.bmm._cache
 _c_addmm = _o.addmm._cache
+_c_addmm_ = _o.addmm_._cache
 _c_linalg_solve_ex = _o.linalg_solve_ex._cache
 _c_linalg_inv_ex = _o.linalg_inv_ex._cache
 _c_linalg_det = _o.linalg_det._cache
@@ -620,8 +627,50 @@ class ToCopyBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+# schema/derivatives.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
 class FillBackward0(_Node):
+    """Backward of fill.Scalar, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
+class FillBackward1(_Node):
+    """Backward of fill.Tensor, from schema/derivatives.yaml."""
+    __slots__ = ('_s_value_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_value = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            value_dtype = _node._s_value_dtype
+            _r_value = _H.grad_to_dtype(grad.sum(), value_dtype)
+        return (_r_self, _r_value)
+
+    @property
+    def _saved_value_dtype(self):
+        return self._s_value_dtype
+
+
+# schema/derivatives.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+class FillBackward2(_Node):
     """Backward of fill_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -638,7 +687,7 @@ class FillBackward0(_Node):
 
 
 # schema/derivatives.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
-class FillBackward1(_Node):
+class FillBackward3(_Node):
     """Backward of fill_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_value_dtype',)
     _saved_slots = ()
@@ -1028,8 +1077,40 @@ class DivBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+# schema/derivatives.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
 class DivBackward1(_Node):
+    """Backward of div.Scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+class DivBackward2(_Node):
     """Backward of div.Tensor_mode, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_rounding_mode', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
@@ -1076,12 +1157,13 @@ class DivBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
-class DivBackward2(_Node):
-    """Backward of div.Scalar, from schema/derivatives.yaml."""
-    __slots__ = ('_s_other', '_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
+# schema/derivatives.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+class PowBackward0(_Node):
+    """Backward of pow.Tensor_Scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_exponent', '_s_self')
+    _saved_slots = ('_s_self',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -1089,27 +1171,22 @@ class DivBackward2(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            other = _node._s_other
-            self_dtype = _node._s_self_dtype
-            self_shape = _node._s_self_shape
-            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
+            exponent = _node._s_exponent
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.pow_backward(grad, self, exponent)
         return (_r_self,)
 
     @property
-    def _saved_other(self):
-        return self._s_other
+    def _saved_exponent(self):
+        return self._s_exponent
 
     @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
 
 
 # schema/derivatives.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-class PowBackward0(_Node):
+class PowBackward1(_Node):
     """Backward of pow.Tensor_Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_exponent', '_s_result', '_s_self')
     _saved_slots = ('_s_exponent', '_s_result', '_s_self')
@@ -1140,34 +1217,6 @@ class PowBackward0(_Node):
     @property
     def _saved_result(self):
         return _unpack(self._s_result, self)
-
-    @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
-
-
-# schema/derivatives.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-class PowBackward1(_Node):
-    """Backward of pow.Tensor_Scalar, from schema/derivatives.yaml."""
-    __slots__ = ('_s_exponent', '_s_self')
-    _saved_slots = ('_s_self',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            exponent = _node._s_exponent
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.pow_backward(grad, self, exponent)
-        return (_r_self,)
-
-    @property
-    def _saved_exponent(self):
-        return self._s_exponent
 
     @property
     def _saved_self(self):
@@ -2669,6 +2718,53 @@ class AsStridedBackward0(_Node):
         return self._s_stride
 
 
+# schema/derivatives.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+class AsStridedBackward1(_Node):
+    """Backward of as_strided_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            self_storage_offset = _node._s_self_storage_offset
+            self_stride = _node._s_self_stride
+            size = _node._s_size
+            storage_offset = _node._s_storage_offset
+            stride = _node._s_stride
+            _r_self = _H.as_strided_backward(grad, self_shape, self_stride, self_storage_offset, size, stride, storage_offset)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_self_storage_offset(self):
+        return self._s_self_storage_offset
+
+    @property
+    def _saved_self_stride(self):
+        return self._s_self_stride
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_storage_offset(self):
+        return self._s_storage_offset
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
 # schema/derivatives.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 class PermuteBackward0(_Node):
     """Backward of permute, from schema/derivatives.yaml."""
@@ -2726,6 +2822,41 @@ class TransposeBackward0(_Node):
         return self._s_dim1
 
 
+# schema/derivatives.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+class TransposeBackward1(_Node):
+    """Backward of transpose_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim0', '_s_dim1')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim0 = _node._s_dim0
+            dim1 = _node._s_dim1
+            _r_self = grad.transpose(dim0, dim1)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        dim0 = _node._s_dim0
+        dim1 = _node._s_dim1
+        return (_o._entry_transpose_int(grad, dim0, dim1),)
+
+    @property
+    def _saved_dim0(self):
+        return self._s_dim0
+
+    @property
+    def _saved_dim1(self):
+        return self._s_dim1
+
+
 # schema/derivatives.yaml: t(Tensor(a) self) -> Tensor(a)
 class TBackward0(_Node):
     """Backward of t, from schema/derivatives.yaml."""
@@ -2749,9 +2880,54 @@ class TBackward0(_Node):
         return (_o._entry_t(grad),)
 
 
+# schema/derivatives.yaml: t_(Tensor(a!) self) -> Tensor(a!)
+class TBackward1(_Node):
+    """Backward of t_, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad.t()
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        return (_o._entry_t(grad),)
+
+
 # schema/derivatives.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 class UnsqueezeBackward0(_Node):
     """Backward of unsqueeze, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = grad.squeeze(dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+class UnsqueezeBackward1(_Node):
+    """Backward of unsqueeze_, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2832,6 +3008,93 @@ class SqueezeBackward1(_Node):
 # schema/derivatives.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 class SqueezeBackward2(_Node):
     """Backward of squeeze.dims, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!)
+class SqueezeBackward3(_Node):
+    """Backward of squeeze_, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+class SqueezeBackward4(_Node):
+    """Backward of squeeze_.dim, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+class SqueezeBackward5(_Node):
+    """Backward of squeeze_.dims, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5105,34 +5368,6 @@ class MvlgammaBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!)
-class MvlgammaBackward1(_Node):
-    """Backward of mvlgamma_, from schema/derivatives.yaml."""
-    __slots__ = ('_s_p', '_s_self')
-    _saved_slots = ('_s_self',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            p = _node._s_p
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.mvlgamma_backward(grad, self, p)
-        return (_r_self,)
-
-    @property
-    def _saved_p(self):
-        return self._s_p
-
-    @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
-
-
 # schema/derivatives.yaml: erfinv(Tensor self) -> Tensor
 class ErfinvBackward0(_Node):
     """Backward of erfinv, from schema/derivatives.yaml."""
@@ -6075,8 +6310,36 @@ class SpecialXlog1PyBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+# schema/derivatives.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
 class XlogyBackward1(_Node):
+    """Backward of xlogy.Scalar_Self, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('other',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _node._s_self
+            _r_other = grad * self / other
+        return (_r_other,)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return self._s_self
+
+
+# schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+class XlogyBackward2(_Node):
     """Backward of xlogy.Scalar_Other, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self')
     _saved_slots = ('_s_self',)
@@ -6103,36 +6366,36 @@ class XlogyBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class XlogyBackward2(_Node):
-    """Backward of xlogy_.Scalar_Other, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
+class SpecialXlog1PyBackward1(_Node):
+    """Backward of special_xlog1py.self_scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self')
-    _saved_slots = ('_s_self',)
+    _saved_slots = ('_s_other',)
     _saved_list_slots = ()
     _release_after_backward = True
-    _input_names = ('self',)
+    _input_names = ('other',)
 
     def apply(_node, grads):
         _n = _node._needs
         grad = grads[0]
-        _r_self = None
+        _r_other = None
         if _n[0]:
-            other = _node._s_other
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.xlogy_other_scalar_backward(grad, self, other)
-        return (_r_self,)
+            other = _unpack(_node._s_other, _node)
+            self = _node._s_self
+            _r_other = grad * self / (other + 1)
+        return (_r_other,)
 
     @property
     def _saved_other(self):
-        return self._s_other
+        return _unpack(self._s_other, self)
 
     @property
     def _saved_self(self):
-        return _unpack(self._s_self, self)
+        return self._s_self
 
 
 # schema/derivatives.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor
-class SpecialXlog1PyBackward1(_Node):
+class SpecialXlog1PyBackward2(_Node):
     """Backward of special_xlog1py.other_scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self')
     _saved_slots = ('_s_self',)
@@ -6188,6 +6451,50 @@ class SpecialZetaBackward0(_Node):
     @property
     def _saved_self(self):
         return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
+class SpecialZetaBackward1(_Node):
+    """Backward of special_zeta.self_scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('other',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _node._s_self
+            _r_other = grad * -self * _F.special_zeta(self + 1.0, other)
+        return (_r_other,)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return self._s_self
+
+
+# schema/derivatives.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
+class SpecialZetaBackward2(_Node):
+    """Backward of special_zeta.other_scalar, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('zeta')
+        return (_r_self,)
 
 
 # schema/derivatives.yaml: view_as_real(Tensor(a) self) -> Tensor(a)
@@ -7362,8 +7669,42 @@ class FloorDivideBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
+# schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 class RemainderBackward0(_Node):
+    """Backward of remainder.Scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                _r_self = _A.out(_A.grad_to_dtype(grad, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
+class RemainderBackward1(_Node):
     """Backward of remainder.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
@@ -7413,9 +7754,25 @@ class RemainderBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
-class RemainderBackward1(_Node):
-    """Backward of remainder.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+class RemainderBackward2(_Node):
+    """Backward of remainder.Scalar_Tensor, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('other',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('remainder')
+        return (_r_other,)
+
+
+# schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
+class FmodBackward0(_Node):
+    """Backward of fmod.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7447,24 +7804,8 @@ class RemainderBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-class RemainderBackward2(_Node):
-    """Backward of remainder.Scalar_Tensor, from schema/derivatives.yaml."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('other',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        _r_other = None
-        if _n[0]:
-            raise _not_implemented('remainder')
-        return (_r_other,)
-
-
 # schema/derivatives.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
-class FmodBackward0(_Node):
+class FmodBackward1(_Node):
     """Backward of fmod.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
@@ -7512,40 +7853,6 @@ class FmodBackward0(_Node):
     @property
     def _saved_self_shape(self):
         return self._s_self_shape
-
-
-# schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
-class FmodBackward1(_Node):
-    """Backward of fmod.Scalar, from schema/derivatives.yaml."""
-    __slots__ = ('_s_self_dtype',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_dtype = _node._s_self_dtype
-            _r_self = _H.grad_to_dtype(grad, self_dtype)
-        return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                self_dtype = _node._s_self_dtype
-                _r_self = _A.out(_A.grad_to_dtype(grad, self_dtype), _grads)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
-
-    @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
 
 
 # schema/derivatives.yaml: maximum(Tensor self, Tensor other) -> Tensor
@@ -8031,8 +8338,48 @@ class DivBackward3(_Node):
         return self._s_self_shape
 
 
+# schema/derivatives.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class EqBackward0(_Node):
+    """Backward of eq_.Scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                self_dtype = _node._s_self_dtype
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
 # schema/derivatives.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class EqBackward2(_Node):
+class EqBackward1(_Node):
     """Backward of eq_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8089,9 +8436,9 @@ class EqBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class EqBackward3(_Node):
-    """Backward of eq_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class NeBackward0(_Node):
+    """Backward of ne_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8130,7 +8477,7 @@ class EqBackward3(_Node):
 
 
 # schema/derivatives.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class NeBackward2(_Node):
+class NeBackward1(_Node):
     """Backward of ne_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8187,9 +8534,9 @@ class NeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class NeBackward3(_Node):
-    """Backward of ne_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class LtBackward0(_Node):
+    """Backward of lt_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8228,7 +8575,7 @@ class NeBackward3(_Node):
 
 
 # schema/derivatives.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class LtBackward2(_Node):
+class LtBackward1(_Node):
     """Backward of lt_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8285,9 +8632,9 @@ class LtBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class LtBackward3(_Node):
-    """Backward of lt_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class LeBackward0(_Node):
+    """Backward of le_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8326,7 +8673,7 @@ class LtBackward3(_Node):
 
 
 # schema/derivatives.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class LeBackward2(_Node):
+class LeBackward1(_Node):
     """Backward of le_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8383,9 +8730,9 @@ class LeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class LeBackward3(_Node):
-    """Backward of le_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class GtBackward0(_Node):
+    """Backward of gt_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8424,7 +8771,7 @@ class LeBackward3(_Node):
 
 
 # schema/derivatives.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class GtBackward2(_Node):
+class GtBackward1(_Node):
     """Backward of gt_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8481,9 +8828,9 @@ class GtBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class GtBackward3(_Node):
-    """Backward of gt_.Scalar, from schema/derivatives.yaml."""
+# schema/derivatives.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+class GeBackward0(_Node):
+    """Backward of ge_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8522,7 +8869,7 @@ class GtBackward3(_Node):
 
 
 # schema/derivatives.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-class GeBackward2(_Node):
+class GeBackward1(_Node):
     """Backward of ge_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
@@ -8569,46 +8916,6 @@ class GeBackward2(_Node):
     @property
     def _saved_other_shape(self):
         return self._s_other_shape
-
-    @property
-    def _saved_self_dtype(self):
-        return self._s_self_dtype
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
-# schema/derivatives.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-class GeBackward3(_Node):
-    """Backward of ge_.Scalar, from schema/derivatives.yaml."""
-    __slots__ = ('_s_self_dtype', '_s_self_shape')
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_dtype = _node._s_self_dtype
-            self_shape = _node._s_self_shape
-            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
-        return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                self_dtype = _node._s_self_dtype
-                self_shape = _node._s_self_shape
-                _r_self = _A.out(_A.zeros_for(grad, self_shape, self_dtype), _grads)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
     @property
     def _saved_self_dtype(self):
@@ -11685,6 +11992,44 @@ class LinalgVectorNormBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
+class RenormBackward0(_Node):
+    """Backward of renorm, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_maxnorm', '_s_p', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            maxnorm = _node._s_maxnorm
+            p = _node._s_p
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.renorm_backward(grad, self, p, dim, maxnorm)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_maxnorm(self):
+        return self._s_maxnorm
+
+    @property
+    def _saved_p(self):
+        return self._s_p
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
 # schema/derivatives.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 class CumsumBackward0(_Node):
     """Backward of cumsum, from schema/derivatives.yaml."""
@@ -11715,7 +12060,7 @@ class CumsumBackward0(_Node):
 # schema/derivatives.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 class CumprodBackward0(_Node):
     """Backward of cumprod, from schema/derivatives.yaml."""
-    __slots__ = ('_s_dim', '_s_result', '_s_self')
+    __slots__ = ('_s_dim', '_s_result', '_s_self', '_s_self_dtype')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
     _release_after_backward = True
@@ -11729,7 +12074,8 @@ class CumprodBackward0(_Node):
             dim = _node._s_dim
             result = _unpack(_node._s_result, _node)
             self = _unpack(_node._s_self, _node)
-            _r_self = _H.cumprod_backward(grad, self, dim, result)
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.cumprod_backward(grad.to(self_dtype), self, dim, result)
         return (_r_self,)
 
     @property
@@ -11743,6 +12089,10 @@ class CumprodBackward0(_Node):
     @property
     def _saved_self(self):
         return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
 
 
 # schema/derivatives.yaml: nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -12772,48 +13122,6 @@ class CopyBackward1(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
-class FillBackward2(_Node):
-    """Backward of fill.Scalar, from schema/derivatives.yaml."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        return (_r_self,)
-
-
-# schema/derivatives.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
-class FillBackward3(_Node):
-    """Backward of fill.Tensor, from schema/derivatives.yaml."""
-    __slots__ = ('_s_value_dtype',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self', 'value')
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        _r_value = None
-        if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        if _n[1]:
-            value_dtype = _node._s_value_dtype
-            _r_value = _H.grad_to_dtype(grad.sum(), value_dtype)
-        return (_r_self, _r_value)
-
-    @property
-    def _saved_value_dtype(self):
-        return self._s_value_dtype
-
-
 # schema/derivatives.yaml: zero(Tensor self) -> Tensor
 class ZeroBackward1(_Node):
     """Backward of zero, from schema/derivatives.yaml."""
@@ -12985,7 +13293,7 @@ class NormalFunctionalBackward0(_Node):
 
 
 # schema/derivatives.yaml: view_copy(Tensor self, SymInt[] size) -> Tensor
-class ViewCopyBackward0(_Node):
+class ViewBackward0_copy(_Node):
     """Backward of view_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -13014,7 +13322,7 @@ class ViewCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: as_strided_copy(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
-class AsStridedCopyBackward0(_Node):
+class AsStridedBackward0_copy(_Node):
     """Backward of as_strided_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
@@ -13061,7 +13369,7 @@ class AsStridedCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: permute_copy(Tensor self, int[] dims) -> Tensor
-class PermuteCopyBackward0(_Node):
+class PermuteBackward0_copy(_Node):
     """Backward of permute_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
@@ -13083,7 +13391,7 @@ class PermuteCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: transpose_copy.int(Tensor self, int dim0, int dim1) -> Tensor
-class TransposeCopyBackward0(_Node):
+class TransposeBackward0_copy(_Node):
     """Backward of transpose_copy.int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim0', '_s_dim1')
     _saved_slots = ()
@@ -13118,7 +13426,7 @@ class TransposeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: t_copy(Tensor self) -> Tensor
-class TCopyBackward0(_Node):
+class TBackward0_copy(_Node):
     """Backward of t_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -13141,7 +13449,7 @@ class TCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: unsqueeze_copy(Tensor self, int dim) -> Tensor
-class UnsqueezeCopyBackward0(_Node):
+class UnsqueezeBackward0_copy(_Node):
     """Backward of unsqueeze_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
@@ -13163,7 +13471,7 @@ class UnsqueezeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: squeeze_copy(Tensor self) -> Tensor
-class SqueezeCopyBackward0(_Node):
+class SqueezeBackward0_copy(_Node):
     """Backward of squeeze_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -13192,7 +13500,7 @@ class SqueezeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: squeeze_copy.dim(Tensor self, int dim) -> Tensor
-class SqueezeCopyBackward0(_Node):
+class SqueezeBackward1_copy(_Node):
     """Backward of squeeze_copy.dim, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -13221,7 +13529,7 @@ class SqueezeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: squeeze_copy.dims(Tensor self, int[] dim) -> Tensor
-class SqueezeCopyBackward0(_Node):
+class SqueezeBackward2_copy(_Node):
     """Backward of squeeze_copy.dims, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -13250,7 +13558,7 @@ class SqueezeCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: expand_copy(Tensor self, SymInt[] size, *, bool implicit=False) -> Tensor
-class ExpandCopyBackward0(_Node):
+class ExpandBackward0_copy(_Node):
     """Backward of expand_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
@@ -13284,7 +13592,7 @@ class ExpandCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: slice_copy.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
-class SliceCopyBackward0(_Node):
+class SliceBackward0_copy(_Node):
     """Backward of slice_copy.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
     _saved_slots = ()
@@ -13326,7 +13634,7 @@ class SliceCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: select_copy.int(Tensor self, int dim, SymInt index) -> Tensor
-class SelectCopyBackward0(_Node):
+class SelectBackward0_copy(_Node):
     """Backward of select_copy.int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ()
@@ -13358,7 +13666,7 @@ class SelectCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
-class DiagonalCopyBackward0(_Node):
+class DiagonalBackward0_copy(_Node):
     """Backward of diagonal_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
     _saved_slots = ()
@@ -13395,7 +13703,7 @@ class DiagonalCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: split_copy.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
-class SplitCopyBackward0(_Node):
+class SplitBackward0_copy(_Node):
     """Backward of split_copy.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
@@ -13416,7 +13724,7 @@ class SplitCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
-class SplitWithSizesCopyBackward0(_Node):
+class SplitWithSizesBackward0_copy(_Node):
     """Backward of split_with_sizes_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
@@ -13437,7 +13745,7 @@ class SplitWithSizesCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[]
-class UnbindCopyBackward0(_Node):
+class UnbindBackward0_copy(_Node):
     """Backward of unbind_copy.int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
@@ -13458,7 +13766,7 @@ class UnbindCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: alias_copy(Tensor self) -> Tensor
-class AliasCopyBackward0(_Node):
+class AliasBackward0_copy(_Node):
     """Backward of alias_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -13486,7 +13794,7 @@ class AliasCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: unfold_copy(Tensor self, int dimension, int size, int step) -> Tensor
-class UnfoldCopyBackward0(_Node):
+class UnfoldBackward0_copy(_Node):
     """Backward of unfold_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dimension', '_s_self_shape', '_s_size', '_s_step')
     _saved_slots = ()
@@ -13523,7 +13831,7 @@ class UnfoldCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: view_as_real_copy(Tensor self) -> Tensor
-class ViewAsRealCopyBackward0(_Node):
+class ViewAsRealBackward0_copy(_Node):
     """Backward of view_as_real_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -13540,7 +13848,7 @@ class ViewAsRealCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: view_as_complex_copy(Tensor self) -> Tensor
-class ViewAsComplexCopyBackward0(_Node):
+class ViewAsComplexBackward0_copy(_Node):
     """Backward of view_as_complex_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -13557,7 +13865,7 @@ class ViewAsComplexCopyBackward0(_Node):
 
 
 # schema/derivatives.yaml: _conj_copy(Tensor self) -> Tensor
-class ConjCopyBackward0(_Node):
+class ConjBackward0_copy(_Node):
     """Backward of _conj_copy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
@@ -13644,7 +13952,7 @@ def _ag_fill__Scalar(ks, self, value):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FillBackward0, (_e_self,), (True,))
+            _node = _new_node(FillBackward2, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_fill__Scalar.get(_ks)
     if _k is None:
@@ -13663,7 +13971,7 @@ def _ag_fill__Tensor(ks, self, value):
         _e_value = _edge(value)
         if _e_self is not None or _e_value is not None:
             _check_inplace(self)
-            _node = _new_node(FillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+            _node = _new_node(FillBackward3, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
             if _e_value is not None:
                 _node._s_value_dtype = value._dtype
     _ks = ks & _BELOW
@@ -14002,7 +14310,7 @@ def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     _e_other = _edge(other)
     if not (_e_self is not None or _e_other is not None):
         return _out
-    _node = _new_node(DivBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _node = _new_node(DivBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
     if _e_self is not None or _e_other is not None:
         _node._s_other = _save(other)
         _node._s_rounding_mode = rounding_mode
@@ -14027,7 +14335,7 @@ def _ag_div_Scalar(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(DivBackward2, (_e_self,), (True,))
+    _node = _new_node(DivBackward1, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self_dtype = self._dtype
     _node._s_self_shape = self._shape
@@ -14069,7 +14377,7 @@ def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(DivBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(DivBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_self is not None or _e_other is not None:
                 _node._s_other = _save(other)
                 _node._s_rounding_mode = rounding_mode
@@ -14101,7 +14409,7 @@ def _ag_pow_Tensor_Tensor(ks, self, exponent):
     _e_exponent = _edge(exponent)
     if not (_e_self is not None or _e_exponent is not None):
         return _out
-    _node = _new_node(PowBackward0, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
+    _node = _new_node(PowBackward1, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
     if _e_self is not None or _e_exponent is not None:
         _node._s_exponent = _save(exponent)
         _node._s_self = _save(self)
@@ -14124,7 +14432,7 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(PowBackward1, (_e_self,), (True,))
+    _node = _new_node(PowBackward0, (_e_self,), (True,))
     _node._s_exponent = exponent
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
@@ -14160,7 +14468,7 @@ def _ag_pow__Tensor(ks, self, exponent):
         _e_exponent = _edge(exponent)
         if _e_self is not None or _e_exponent is not None:
             _check_inplace(self)
-            _node = _new_node(PowBackward0, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
+            _node = _new_node(PowBackward1, (_e_self or _NO_EDGE, _e_exponent or _NO_EDGE), (_e_self is not None, _e_exponent is not None))
             if _e_self is not None or _e_exponent is not None:
                 _node._s_exponent = _save(exponent)
                 _node._s_self = _save(self.clone())
@@ -14489,7 +14797,7 @@ def _ag_remainder_Tensor(ks, self, other):
     _e_other = _edge(other)
     if not (_e_self is not None or _e_other is not None):
         return _out
-    _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
     if _e_other is not None:
         _node._s_other = _save(other)
         _node._s_other_dtype = other._dtype
@@ -14514,7 +14822,7 @@ def _ag_remainder_Scalar(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(RemainderBackward1, (_e_self,), (True,))
+    _node = _new_node(RemainderBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -14545,7 +14853,7 @@ def _ag_remainder__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other = _save(other)
                 _node._s_other_dtype = other._dtype
@@ -14571,7 +14879,7 @@ def _ag_remainder__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(RemainderBackward1, (_e_self,), (True,))
+            _node = _new_node(RemainderBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_remainder__Scalar.get(_ks)
@@ -14596,7 +14904,7 @@ def _ag_fmod_Tensor(ks, self, other):
     _e_other = _edge(other)
     if not (_e_self is not None or _e_other is not None):
         return _out
-    _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
     if _e_other is not None:
         _node._s_other = _save(other)
         _node._s_other_dtype = other._dtype
@@ -14621,7 +14929,7 @@ def _ag_fmod_Scalar(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(FmodBackward1, (_e_self,), (True,))
+    _node = _new_node(FmodBackward0, (_e_self,), (True,))
     _node._s_self_dtype = self._dtype
     _set_history_one(_out, _node)
     return _out
@@ -14635,7 +14943,7 @@ def _ag_fmod__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other = _save(other)
                 _node._s_other_dtype = other._dtype
@@ -14661,7 +14969,7 @@ def _ag_fmod__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(FmodBackward1, (_e_self,), (True,))
+            _node = _new_node(FmodBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_fmod__Scalar.get(_ks)
@@ -15038,7 +15346,7 @@ def _ag_eq__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(EqBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(EqBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -15062,7 +15370,7 @@ def _ag_eq__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(EqBackward3, (_e_self,), (True,))
+            _node = _new_node(EqBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -15083,7 +15391,7 @@ def _ag_ne__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(NeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(NeBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -15107,7 +15415,7 @@ def _ag_ne__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(NeBackward3, (_e_self,), (True,))
+            _node = _new_node(NeBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -15128,7 +15436,7 @@ def _ag_lt__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(LtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(LtBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -15152,7 +15460,7 @@ def _ag_lt__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LtBackward3, (_e_self,), (True,))
+            _node = _new_node(LtBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -15173,7 +15481,7 @@ def _ag_le__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(LeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(LeBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -15197,7 +15505,7 @@ def _ag_le__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(LeBackward3, (_e_self,), (True,))
+            _node = _new_node(LeBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -15218,7 +15526,7 @@ def _ag_gt__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(GtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(GtBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -15242,7 +15550,7 @@ def _ag_gt__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GtBackward3, (_e_self,), (True,))
+            _node = _new_node(GtBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -15263,7 +15571,7 @@ def _ag_ge__Tensor(ks, self, other):
         _e_other = _edge(other)
         if _e_self is not None or _e_other is not None:
             _check_inplace(self)
-            _node = _new_node(GeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            _node = _new_node(GeBackward1, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
             if _e_other is not None:
                 _node._s_other_dtype = other._dtype
                 _node._s_other_shape = other._shape
@@ -15287,7 +15595,7 @@ def _ag_ge__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(GeBackward3, (_e_self,), (True,))
+            _node = _new_node(GeBackward0, (_e_self,), (True,))
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
@@ -15328,7 +15636,7 @@ def _ag_div__Scalar(ks, self, other):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(DivBackward2, (_e_self,), (True,))
+            _node = _new_node(DivBackward1, (_e_self,), (True,))
             _node._s_other = other
             _node._s_self_dtype = self._dtype
             _node._s_self_shape = self._shape
@@ -15371,7 +15679,7 @@ def _ag_pow__Scalar(ks, self, exponent):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(PowBackward1, (_e_self,), (True,))
+            _node = _new_node(PowBackward0, (_e_self,), (True,))
             _node._s_exponent = exponent
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -16988,14 +17296,14 @@ def _ag_mvlgamma(ks, self, p):
     return _out
 
 
-# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!) (derivative: schema/derivatives.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!))
+# schema/native_functions.yaml: mvlgamma_(Tensor(a!) self, int p) -> Tensor(a!) (derivative: schema/derivatives.yaml: mvlgamma(Tensor self, int p) -> Tensor)
 def _ag_mvlgamma_(ks, self, p):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(MvlgammaBackward1, (_e_self,), (True,))
+            _node = _new_node(MvlgammaBackward0, (_e_self,), (True,))
             _node._s_p = p
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
@@ -17286,6 +17594,54 @@ def _ag_atanh_(ks, self):
     if _k is None:
         _k = _o.atanh_._fill(_ks)
     _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor (derivative: schema/derivatives.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor)
+def _ag_renorm(ks, self, p, dim, maxnorm):
+    _ks = ks & _BELOW
+    _k = _c_renorm.get(_ks)
+    if _k is None:
+        _k = _o.renorm._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, p, dim, maxnorm)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(RenormBackward0, (_e_self,), (True,))
+    _node._s_dim = dim
+    _node._s_maxnorm = maxnorm
+    _node._s_p = p
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!) (derivative: schema/derivatives.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor)
+def _ag_renorm_(ks, self, p, dim, maxnorm):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RenormBackward0, (_e_self,), (True,))
+            _node._s_dim = dim
+            _node._s_maxnorm = maxnorm
+            _node._s_p = p
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_renorm_.get(_ks)
+    if _k is None:
+        _k = _o.renorm_._fill(_ks)
+    _out = _k(self, p, dim, maxnorm)
     if _node is not None:
         _rebase_history(self, _node)
     return _out
@@ -17750,6 +18106,30 @@ def _ag_special_zeta(ks, self, other):
     return _out
 
 
+# schema/native_functions.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor)
+def _ag_xlogy_Scalar_Self(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_xlogy_Scalar_Self.get(_ks)
+    if _k is None:
+        _k = _o.xlogy_Scalar_Self._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if _e_other is None:
+        return _out
+    _node = _new_node(XlogyBackward1, (_e_other,), (True,))
+    _node._s_other = _save(other)
+    _node._s_self = self
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor)
 def _ag_xlogy_Scalar_Other(ks, self, other):
     _ks = ks & _BELOW
@@ -17767,14 +18147,14 @@ def _ag_xlogy_Scalar_Other(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(XlogyBackward1, (_e_self,), (True,))
+    _node = _new_node(XlogyBackward2, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!))
+# schema/native_functions.yaml: xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor)
 def _ag_xlogy__Scalar_Other(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -17799,6 +18179,30 @@ def _ag_xlogy__Scalar_Other(ks, self, other):
     return _out
 
 
+# schema/native_functions.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor)
+def _ag_special_xlog1py_self_scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_xlog1py_self_scalar.get(_ks)
+    if _k is None:
+        _k = _o.special_xlog1py_self_scalar._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if _e_other is None:
+        return _out
+    _node = _new_node(SpecialXlog1PyBackward1, (_e_other,), (True,))
+    _node._s_other = _save(other)
+    _node._s_self = self
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: special_xlog1py.other_scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_special_xlog1py_other_scalar(ks, self, other):
     _ks = ks & _BELOW
@@ -17816,9 +18220,55 @@ def _ag_special_xlog1py_other_scalar(ks, self, other):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SpecialXlog1PyBackward1, (_e_self,), (True,))
+    _node = _new_node(SpecialXlog1PyBackward2, (_e_self,), (True,))
     _node._s_other = other
     _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor)
+def _ag_special_zeta_self_scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_zeta_self_scalar.get(_ks)
+    if _k is None:
+        _k = _o.special_zeta_self_scalar._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if _e_other is None:
+        return _out
+    _node = _new_node(SpecialZetaBackward1, (_e_other,), (True,))
+    _node._s_other = _save(other)
+    _node._s_self = self
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_special_zeta_other_scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_special_zeta_other_scalar.get(_ks)
+    if _k is None:
+        _k = _o.special_zeta_other_scalar._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, other)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(SpecialZetaBackward2, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18319,6 +18769,7 @@ def _ag_cumprod(ks, self, dim, dtype):
     _node = _new_node(CumprodBackward0, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_self = _save(self)
+    _node._s_self_dtype = self._dtype
     result = _out
     _node._s_result = _save_output(result, 0)
     _set_history_one(_out, _node)
@@ -18335,6 +18786,7 @@ def _ag_cumprod_(ks, self, dim, dtype):
             _node = _new_node(CumprodBackward0, (_e_self,), (True,))
             _node._s_dim = dim
             _node._s_self = _save(self.clone())
+            _node._s_self_dtype = self._dtype
     _ks = ks & _BELOW
     _k = _c_cumprod_.get(_ks)
     if _k is None:
@@ -18390,7 +18842,7 @@ def _ag_fill_Scalar(ks, self, value):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(FillBackward2, (_e_self,), (True,))
+    _node = _new_node(FillBackward0, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -18413,7 +18865,7 @@ def _ag_fill_Tensor(ks, self, value):
     _e_value = _edge(value)
     if not (_e_self is not None or _e_value is not None):
         return _out
-    _node = _new_node(FillBackward3, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+    _node = _new_node(FillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
     if _e_value is not None:
         _node._s_value_dtype = value._dtype
     _set_history_one(_out, _node)
@@ -19016,6 +19468,42 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
         _node._s_self_dtype = self._dtype
         _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor)
+def _ag_addmm_(ks, self, mat1, mat2, beta, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_mat1 = _edge(mat1)
+        _e_mat2 = _edge(mat2)
+        if _e_self is not None or _e_mat1 is not None or _e_mat2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddmmBackward0, (_e_self or _NO_EDGE, _e_mat1 or _NO_EDGE, _e_mat2 or _NO_EDGE), (_e_self is not None, _e_mat1 is not None, _e_mat2 is not None))
+            if _e_mat1 is not None or _e_mat2 is not None:
+                _node._s_alpha = alpha
+            if _e_self is not None:
+                _node._s_beta = beta
+            if _e_mat2 is not None:
+                _node._s_mat1 = _save(mat1)
+            if _e_mat1 is not None:
+                _node._s_mat1_shape = mat1._shape
+                _node._s_mat1_stride = mat1.stride()
+                _node._s_mat2 = _save(mat2)
+            if _e_mat2 is not None:
+                _node._s_mat2_shape = mat2._shape
+                _node._s_mat2_stride = mat2.stride()
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_addmm_.get(_ks)
+    if _k is None:
+        _k = _o.addmm_._fill(_ks)
+    _out = _k(self, mat1, mat2, beta, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
     return _out
 
 
@@ -19770,14 +20258,14 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml: t_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: t(Tensor(a) self) -> Tensor(a))
+# schema/native_functions.yaml: t_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: t_(Tensor(a!) self) -> Tensor(a!))
 def _ag_t_(ks, self):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TBackward0, (_e_self,), (True,))
+            _node = _new_node(TBackward1, (_e_self,), (True,))
     _ks = ks & _BELOW
     _k = _c_t_.get(_ks)
     if _k is None:
@@ -19793,14 +20281,14 @@ def _ag_t_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!) (derivative: schema/derivatives.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a))
+# schema/native_functions.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!) (derivative: schema/derivatives.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!))
 def _ag_transpose_(ks, self, dim0, dim1):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(TransposeBackward0, (_e_self,), (True,))
+            _node = _new_node(TransposeBackward1, (_e_self,), (True,))
             _node._s_dim0 = dim0
             _node._s_dim1 = dim1
     _ks = ks & _BELOW
@@ -19818,14 +20306,14 @@ def _ag_transpose_(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a))
+# schema/native_functions.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!))
 def _ag_unsqueeze_(ks, self, dim):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(UnsqueezeBackward0, (_e_self,), (True,))
+            _node = _new_node(UnsqueezeBackward1, (_e_self,), (True,))
             _node._s_dim = dim
     _ks = ks & _BELOW
     _k = _c_unsqueeze_.get(_ks)
@@ -19842,14 +20330,14 @@ def _ag_unsqueeze_(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze(Tensor(a) self) -> Tensor(a))
+# schema/native_functions.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!))
 def _ag_squeeze_(ks, self):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward0, (_e_self,), (True,))
+            _node = _new_node(SqueezeBackward3, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze_.get(_ks)
@@ -19866,14 +20354,14 @@ def _ag_squeeze_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a))
+# schema/native_functions.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!))
 def _ag_squeeze__dim(ks, self, dim):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward1, (_e_self,), (True,))
+            _node = _new_node(SqueezeBackward4, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze__dim.get(_ks)
@@ -19890,14 +20378,14 @@ def _ag_squeeze__dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a))
+# schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!))
 def _ag_squeeze__dims(ks, self, dim):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(SqueezeBackward2, (_e_self,), (True,))
+            _node = _new_node(SqueezeBackward5, (_e_self,), (True,))
             _node._s_self_shape = self._shape
     _ks = ks & _BELOW
     _k = _c_squeeze__dims.get(_ks)
@@ -19914,14 +20402,14 @@ def _ag_squeeze__dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a))
+# schema/native_functions.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!))
 def _ag_as_strided_(ks, self, size, stride, storage_offset):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(AsStridedBackward0, (_e_self,), (True,))
+            _node = _new_node(AsStridedBackward1, (_e_self,), (True,))
             _node._s_self_shape = self._shape
             _node._s_self_storage_offset = self.storage_offset()
             _node._s_self_stride = self.stride()
@@ -24054,7 +24542,7 @@ def _ag_view_copy(ks, self, size):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ViewCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ViewBackward0_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -24072,7 +24560,7 @@ def _ag_as_strided_copy(ks, self, size, stride, storage_offset):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(AsStridedCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(AsStridedBackward0_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _node._s_self_storage_offset = self.storage_offset()
     _node._s_self_stride = self.stride()
@@ -24095,7 +24583,7 @@ def _ag_permute_copy(ks, self, dims):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(PermuteCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(PermuteBackward0_copy, (_e_self,), (True,))
     _node._s_dims = dims
     _set_history_one(_out, _node)
     return _out
@@ -24113,7 +24601,7 @@ def _ag_transpose_copy_int(ks, self, dim0, dim1):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(TransposeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(TransposeBackward0_copy, (_e_self,), (True,))
     _node._s_dim0 = dim0
     _node._s_dim1 = dim1
     _set_history_one(_out, _node)
@@ -24132,7 +24620,7 @@ def _ag_t_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(TCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(TBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -24149,7 +24637,7 @@ def _ag_unsqueeze_copy(ks, self, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(UnsqueezeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(UnsqueezeBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_one(_out, _node)
     return _out
@@ -24167,7 +24655,7 @@ def _ag_squeeze_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SqueezeBackward0_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -24185,7 +24673,7 @@ def _ag_squeeze_copy_dim(ks, self, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SqueezeBackward1_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -24203,7 +24691,7 @@ def _ag_squeeze_copy_dims(ks, self, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SqueezeCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SqueezeBackward2_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -24221,7 +24709,7 @@ def _ag_expand_copy(ks, self, size, implicit):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ExpandCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ExpandBackward0_copy, (_e_self,), (True,))
     _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
@@ -24239,7 +24727,7 @@ def _ag_slice_copy_Tensor(ks, self, dim, start, end, step):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SliceCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SliceBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_end = end
     _node._s_self_shape = self._shape
@@ -24261,7 +24749,7 @@ def _ag_select_copy_int(ks, self, dim, index):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SelectCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SelectBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _node._s_index = index
     _node._s_self_shape = self._shape
@@ -24281,7 +24769,7 @@ def _ag_diagonal_copy(ks, self, offset, dim1, dim2):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(DiagonalCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(DiagonalBackward0_copy, (_e_self,), (True,))
     _node._s_dim1 = dim1
     _node._s_dim2 = dim2
     _node._s_offset = offset
@@ -24302,7 +24790,7 @@ def _ag_split_copy_Tensor(ks, self, split_size, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SplitCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SplitBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -24320,7 +24808,7 @@ def _ag_split_with_sizes_copy(ks, self, split_sizes, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(SplitWithSizesCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(SplitWithSizesBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -24338,7 +24826,7 @@ def _ag_unbind_copy_int(ks, self, dim):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(UnbindCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(UnbindBackward0_copy, (_e_self,), (True,))
     _node._s_dim = dim
     _set_history_many(_out, _node, None, False)
     return _out
@@ -24356,7 +24844,7 @@ def _ag_alias_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(AliasCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(AliasBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -24373,7 +24861,7 @@ def _ag_unfold_copy(ks, self, dimension, size, step):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(UnfoldCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(UnfoldBackward0_copy, (_e_self,), (True,))
     _node._s_dimension = dimension
     _node._s_self_shape = self._shape
     _node._s_size = size
@@ -24394,7 +24882,7 @@ def _ag_view_as_real_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ViewAsRealCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ViewAsRealBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -24411,7 +24899,7 @@ def _ag_view_as_complex_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ViewAsComplexCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ViewAsComplexBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -24428,7 +24916,7 @@ def _ag__conj_copy(ks, self):
     _e_self = _edge(self)
     if _e_self is None:
         return _out
-    _node = _new_node(ConjCopyBackward0, (_e_self,), (True,))
+    _node = _new_node(ConjBackward0_copy, (_e_self,), (True,))
     _set_history_one(_out, _node)
     return _out
 
@@ -24757,7 +25245,9 @@ _o.kron_out.register("Autograd", _autograd_out(_o.kron_out), with_keyset=True)
 _o.inner_out.register("Autograd", _autograd_out(_o.inner_out), with_keyset=True)
 _o.vdot_out.register("Autograd", _autograd_out(_o.vdot_out), with_keyset=True)
 _o.tensordot_out.register("Autograd", _autograd_out(_o.tensordot_out), with_keyset=True)
+_o.renorm.register("Autograd", _ag_renorm, with_keyset=True)
 _o.renorm_out.register("Autograd", _autograd_out(_o.renorm_out), with_keyset=True)
+_o.renorm_.register("Autograd", _ag_renorm_, with_keyset=True)
 _o.addmv_out.register("Autograd", _autograd_out(_o.addmv_out), with_keyset=True)
 _o.addr_out.register("Autograd", _autograd_out(_o.addr_out), with_keyset=True)
 _o.addbmm_out.register("Autograd", _autograd_out(_o.addbmm_out), with_keyset=True)
@@ -24838,6 +25328,7 @@ _o.special_hermite_polynomial_h_out.register("Autograd", _autograd_out(_o.specia
 _o.special_hermite_polynomial_he_out.register("Autograd", _autograd_out(_o.special_hermite_polynomial_he_out), with_keyset=True)
 _o.special_laguerre_polynomial_l_out.register("Autograd", _autograd_out(_o.special_laguerre_polynomial_l_out), with_keyset=True)
 _o.special_legendre_polynomial_p_out.register("Autograd", _autograd_out(_o.special_legendre_polynomial_p_out), with_keyset=True)
+_o.xlogy_Scalar_Self.register("Autograd", _ag_xlogy_Scalar_Self, with_keyset=True)
 _o.xlogy_OutScalar_Self.register("Autograd", _autograd_out(_o.xlogy_OutScalar_Self), with_keyset=True)
 _o.xlogy_Scalar_Other.register("Autograd", _ag_xlogy_Scalar_Other, with_keyset=True)
 _o.xlogy_OutScalar_Other.register("Autograd", _autograd_out(_o.xlogy_OutScalar_Other), with_keyset=True)
@@ -24845,10 +25336,13 @@ _o.xlogy__Scalar_Other.register("Autograd", _ag_xlogy__Scalar_Other, with_keyset
 _o.special_xlogy_out.register("Autograd", _autograd_out(_o.special_xlogy_out), with_keyset=True)
 _o.special_xlogy_self_scalar_out.register("Autograd", _autograd_out(_o.special_xlogy_self_scalar_out), with_keyset=True)
 _o.special_xlogy_other_scalar_out.register("Autograd", _autograd_out(_o.special_xlogy_other_scalar_out), with_keyset=True)
+_o.special_xlog1py_self_scalar.register("Autograd", _ag_special_xlog1py_self_scalar, with_keyset=True)
 _o.special_xlog1py_self_scalar_out.register("Autograd", _autograd_out(_o.special_xlog1py_self_scalar_out), with_keyset=True)
 _o.special_xlog1py_other_scalar.register("Autograd", _ag_special_xlog1py_other_scalar, with_keyset=True)
 _o.special_xlog1py_other_scalar_out.register("Autograd", _autograd_out(_o.special_xlog1py_other_scalar_out), with_keyset=True)
+_o.special_zeta_self_scalar.register("Autograd", _ag_special_zeta_self_scalar, with_keyset=True)
 _o.special_zeta_self_scalar_out.register("Autograd", _autograd_out(_o.special_zeta_self_scalar_out), with_keyset=True)
+_o.special_zeta_other_scalar.register("Autograd", _ag_special_zeta_other_scalar, with_keyset=True)
 _o.special_zeta_other_scalar_out.register("Autograd", _autograd_out(_o.special_zeta_other_scalar_out), with_keyset=True)
 _o.special_chebyshev_polynomial_t_x_scalar_out.register("Autograd", _autograd_out(_o.special_chebyshev_polynomial_t_x_scalar_out), with_keyset=True)
 _o.special_chebyshev_polynomial_t_n_scalar_out.register("Autograd", _autograd_out(_o.special_chebyshev_polynomial_t_n_scalar_out), with_keyset=True)
@@ -25023,6 +25517,7 @@ _o.bmm.register("Autograd", _ag_bmm, with_keyset=True)
 _o.bmm_out.register("Autograd", _autograd_out(_o.bmm_out), with_keyset=True)
 _o.addmm.register("Autograd", _ag_addmm, with_keyset=True)
 _o.addmm_out.register("Autograd", _autograd_out(_o.addmm_out), with_keyset=True)
+_o.addmm_.register("Autograd", _ag_addmm_, with_keyset=True)
 _o.matmul_out.register("Autograd", _autograd_out(_o.matmul_out), with_keyset=True)
 _o.linear_out.register("Autograd", _autograd_out(_o.linear_out), with_keyset=True)
 _o.linalg_solve_ex.register("Autograd", _ag_linalg_solve_ex, with_keyset=True)

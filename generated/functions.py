@@ -77,6 +77,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addcmul_,
     _entry_addcmul_out,
     _entry_addmm,
+    _entry_addmm_,
     _entry_addmm_out,
     _entry_addmv,
     _entry_addmv_,

@@ -26594,6 +26594,37 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
+# schema/native_functions.yaml: addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+addmm_ = _Op("aten", 'addmm_', 'default',
+    'addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=())
+_e_addmm_ = addmm_._entry_cache
+
+
+def _bind_addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    return (self, mat1, mat2, beta, alpha)
+
+
+def _entry_addmm_(self, mat1, mat2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mat1._ks | mat2._ks | (_COMPLEX if beta.__class__ is _complex else 0) | (_COMPLEX if alpha.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addmm_, (self, mat1, mat2, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    try:
+        _k = _e_addmm_[ks]
+    except KeyError:
+        _k = addmm_._fill_entry(ks)
+    return _k(self, mat1, mat2, beta, alpha)
+
+
+addmm_._bind = _bind_addmm_
+addmm_._entry = _entry_addmm_
+_aten._packet('addmm_')._add(addmm_)
+
+
 # schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',

@@ -1923,14 +1923,14 @@ _o.tensordot_out.register("ADInplaceOrView", _inplace_or_view(_o.tensordot_out, 
 _o.dist.register('CompositeImplicitAutograd', _composite_products.dist)
 
 # schema/native_functions.yaml: renorm(Tensor self, Scalar p, int dim, Scalar maxnorm) -> Tensor
-_o.renorm.register('CompositeImplicitAutograd', _composite_products.renorm)
+_o.renorm.register('CompositeExplicitAutograd', _common_reduction.renorm)
 
 # schema/native_functions.yaml: renorm.out(Tensor self, Scalar p, int dim, Scalar maxnorm, *, Tensor(a!) out) -> Tensor(a!) (autogen of renorm)
 _o.renorm_out.register('CompositeExplicitAutograd', _autogen_out(_o.renorm))
 _o.renorm_out.register("ADInplaceOrView", _inplace_or_view(_o.renorm_out, (4,)), with_keyset=True)
 
 # schema/native_functions.yaml: renorm_(Tensor(a!) self, Scalar p, int dim, Scalar maxnorm) -> Tensor(a!)
-_o.renorm_.register('CompositeImplicitAutograd', _composite_products.renorm_)
+_o.renorm_.register('CompositeExplicitAutograd', _autogen_inplace(_o.renorm), with_keyset=True)
 _o.renorm_.register("ADInplaceOrView", _inplace_or_view(_o.renorm_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -2627,7 +2627,7 @@ _o.special_legendre_polynomial_p_out.register('CompositeExplicitAutograd', _auto
 _o.special_legendre_polynomial_p_out.register("ADInplaceOrView", _inplace_or_view(_o.special_legendre_polynomial_p_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
-_o.xlogy_Scalar_Self.register('CompositeImplicitAutograd', _composite_special.xlogy_scalar)
+_o.xlogy_Scalar_Self.register('CompositeExplicitAutograd', _common_special.xlogy_self_scalar)
 
 # schema/native_functions.yaml: xlogy.OutScalar_Self(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of xlogy.Scalar_Self)
 _o.xlogy_OutScalar_Self.register('CompositeExplicitAutograd', _autogen_out(_o.xlogy_Scalar_Self))
@@ -2652,7 +2652,7 @@ _o.special_xlogy_out.register('CompositeExplicitAutograd', _autogen_out(_o.speci
 _o.special_xlogy_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlogy_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: special_xlogy.self_scalar(Scalar self, Tensor other) -> Tensor
-_o.special_xlogy_self_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlogy_scalar)
+_o.special_xlogy_self_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlogy)
 
 # schema/native_functions.yaml: special_xlogy.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlogy.self_scalar)
 _o.special_xlogy_self_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlogy_self_scalar))
@@ -2666,7 +2666,7 @@ _o.special_xlogy_other_scalar_out.register('CompositeExplicitAutograd', _autogen
 _o.special_xlogy_other_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlogy_other_scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: special_xlog1py.self_scalar(Scalar self, Tensor other) -> Tensor
-_o.special_xlog1py_self_scalar.register('CompositeImplicitAutograd', _composite_special.special_xlog1py_scalar)
+_o.special_xlog1py_self_scalar.register('CompositeExplicitAutograd', _common_special.special_xlog1py_self_scalar)
 
 # schema/native_functions.yaml: special_xlog1py.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_xlog1py.self_scalar)
 _o.special_xlog1py_self_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_xlog1py_self_scalar))
@@ -2680,14 +2680,14 @@ _o.special_xlog1py_other_scalar_out.register('CompositeExplicitAutograd', _autog
 _o.special_xlog1py_other_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_xlog1py_other_scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: special_zeta.self_scalar(Scalar self, Tensor other) -> Tensor
-_o.special_zeta_self_scalar.register('CompositeImplicitAutograd', _composite_special.special_zeta_scalar)
+_o.special_zeta_self_scalar.register('CompositeExplicitAutograd', _common_special.special_zeta_self_scalar)
 
 # schema/native_functions.yaml: special_zeta.self_scalar_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_zeta.self_scalar)
 _o.special_zeta_self_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_zeta_self_scalar))
 _o.special_zeta_self_scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.special_zeta_self_scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: special_zeta.other_scalar(Tensor self, Scalar other) -> Tensor
-_o.special_zeta_other_scalar.register('CompositeImplicitAutograd', _composite_special.special_zeta_scalar)
+_o.special_zeta_other_scalar.register('CompositeExplicitAutograd', _common_special.special_zeta_other_scalar)
 
 # schema/native_functions.yaml: special_zeta.other_scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of special_zeta.other_scalar)
 _o.special_zeta_other_scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.special_zeta_other_scalar))
@@ -3681,6 +3681,12 @@ _o.addmm.register('Meta', _meta_linalg.addmm)
 # schema/native_functions.yaml: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmm)
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+_o.addmm_.register('CPU', _cpu_linalg.addmm_)
+_o.addmm_.register('CUDA', _cuda_linalg.addmm_)
+_o.addmm_.register('Meta', _meta_linalg.addmm_)
+_o.addmm_.register("ADInplaceOrView", _inplace_or_view(_o.addmm_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)

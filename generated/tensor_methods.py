@@ -84,6 +84,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_addcmul_,
     _entry_addcmul_out,
     _entry_addmm,
+    _entry_addmm_,
     _entry_addmm_out,
     _entry_addmv,
     _entry_addmv_,
@@ -1990,6 +1991,23 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 
     except TypeError:
         _r = _hra(addmm, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
+    """addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(addmm_, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_addmm_(self, mat1, mat2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addmm_, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
         if _r is _NO:
             raise
         return _r
@@ -14078,6 +14096,7 @@ TENSOR_ATTRIBUTES = {
     'addcmul': addcmul,
     'addcmul_': addcmul_,
     'addmm': addmm,
+    'addmm_': addmm_,
     'addmv': addmv,
     'addmv_': addmv_,
     'addr': addr,

@@ -3,7 +3,7 @@ BackendSelect for factories, and the ADInplaceOrView kernels of mutating ops.
 """
 from __future__ import annotations
 
-from ..core.tensor import Tensor
+from ..core.tensor import Tensor, contiguous_strides
 from . import keys as K
 
 
@@ -116,13 +116,17 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
     """ADInplaceOrView kernel of a mutating op: redispatch, then bump the version
     counter of every mutated tensor (inference tensors have none)."""
     below = K.below(K.ADInplaceOrView)
-    # torch's fill_ allows expanded selves; in-place view ops (t_, set_) write no data
-    check_overlap = op.name not in ("fill_", "zero_") and "inplace_view" not in op.tags
+    # in-place view ops (t_, set_) write no data
+    check_overlap = op.name not in NO_INTERNAL_OVERLAP_CHECK and "inplace_view" not in op.tags
+    unchecked_if = NO_INTERNAL_OVERLAP_CHECK_IF.get(op.name)
+    expanded_warning = EXPANDED_DEPRECATED.get(op.name)
 
     cache = op._cache
 
     def kernel(keyset, *args):
-        if check_overlap:
+        if expanded_warning is not None:
+            _warn_if_expanded(args[0], expanded_warning)
+        if check_overlap and (unchecked_if is None or not unchecked_if(args[0])):
             try:
                 for i in mutated:
                     t = args[i]
@@ -148,6 +152,63 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
         return result
     kernel.__qualname__ = f"ADInplaceOrView[{op._cpp_name}]"
     return kernel
+
+
+# in-place ops whose torch kernels write an expanded (self-overlapping) self without the
+# internal overlap check (TensorIterator's, or at::assert_no_internal_overlap): fill_ and
+# zero_, fill_diagonal_ (a fill_ of the diagonal), and the indexing fills, which warn that it
+# is deprecated (their iterators set_check_mem_overlap(false))
+EXPANDED_DEPRECATED = {
+    "masked_fill_": "Use of masked_fill_ on expanded tensors is deprecated. Please clone() the "
+                    "tensor before performing this operation. This also applies to advanced "
+                    "indexing e.g. tensor[mask] = scalar",
+    "index_fill_": "Use of index_fill_ on expanded tensors is deprecated. Please clone() the "
+                   "tensor before performing this operation. This also applies to advanced "
+                   "indexing e.g. tensor[mask] = scalar",
+    "index_put_": "Use of index_put_ on expanded tensors is deprecated. Please clone() the "
+                  "tensor before performing this operation. This also applies to advanced "
+                  "indexing e.g. tensor[indices] = tensor",
+}
+NO_INTERNAL_OVERLAP_CHECK = frozenset({"fill_", "zero_", "fill_diagonal_",
+                                       *EXPANDED_DEPRECATED})
+
+
+def _triangle_in_place(self) -> bool:
+    """Whether torch's triu_/tril_ write self in place (its checkTrilTriuBatchContiguous with
+    zero strides allowed): up to 3 dims, or batch dims laid out as a contiguous batch of
+    matrices; else it computes a copy and copy_()s it back, which checks the overlap."""
+    sizes, strides = self._shape, self.stride()
+    if self.dim() <= 3 or strides == contiguous_strides(sizes):
+        return True
+    expected = sizes[-1] * sizes[-2]
+    for i in range(self.dim() - 3, -1, -1):
+        if i == 0 and (strides[0] == 0 or sizes[0] == 1):
+            continue
+        if strides[i] != expected:
+            return False
+        expected *= sizes[i]
+    return True
+
+
+# ... and for some selves: nan_to_num_ of an integral or bool self is torch's copy_ of self
+# into itself, which returns at once; triu_/tril_ in place (above)
+NO_INTERNAL_OVERLAP_CHECK_IF = {
+    "nan_to_num_": lambda self: not (self._dtype.is_floating_point or self._dtype.is_complex),
+    "triu_": _triangle_in_place, "tril_": _triangle_in_place}
+
+
+def _warn_if_expanded(t, message) -> None:
+    if 0 in t.stride() and _self_overlapping(t):
+        import warnings
+        warnings.warn(message, UserWarning, stacklevel=5)   # (the caller of the method)
+
+
+def _self_overlapping(t) -> bool:
+    try:
+        check_no_internal_overlap(t)
+    except RuntimeError:
+        return True
+    return False
 
 
 def check_no_partial_overlap(out, args) -> None:
@@ -192,16 +253,22 @@ def _dense_span(t):
 
 
 # checks torch makes before its overlap check that raise a RuntimeError subclass (which the
-# Meta run below cannot tell from TensorIterator's later errors), by op: its meta functions'
-# complex refusals (floor_, clamp_min_, ...), registered by kernels/common/_complex_support.py
+# Meta run below cannot tell from TensorIterator's later errors), by op (or op name): its meta
+# functions' complex refusals (floor_, clamp_min_, ...), registered by
+# kernels/common/_complex_support.py; addr_'s shape checks (kernels/composite/products.py)
 CHECKS_BEFORE_OVERLAP: dict = {}
 
 # in-place ops whose argument checks (shapes, dtypes, values) torch makes before its overlap
 # check (BLAS products, put_, renorm_; scatter's and index_add_'s meta functions), so every
 # error of their Meta kernel wins (but scatter_'s and scatter_reduce_'s `reduce` string,
 # which torch checks after it)
-ARGUMENT_CHECKS_FIRST = frozenset({"addbmm_", "addmv_", "baddbmm_", "put_", "renorm_", "scatter_",
-                                   "scatter_add_", "scatter_reduce_", "index_add_"})
+ARGUMENT_CHECKS_FIRST = frozenset({"addbmm_", "addmm_", "addmv_", "baddbmm_", "put_", "renorm_",
+                                   "scatter_", "scatter_add_", "scatter_reduce_", "index_add_"})
+
+# in-place BLAS products: torch's kernel refuses a bool self (its dtype switch, after the
+# argument checks) before its overlap check; the name its error gives, by op
+BOOL_REFUSED_BEFORE_OVERLAP = {"addmm_": "addmm_impl_cpu_", "addbmm_": "addmm_impl_cpu_",
+                               "addmv_": "addmv_impl_cpu", "baddbmm_": "baddbmm"}
 
 
 def _raise_after_meta_checks(op, args, error):
@@ -211,9 +278,12 @@ def _raise_after_meta_checks(op, args, error):
     raised (any error for the ARGUMENT_CHECKS_FIRST ops); else `error` (TensorIterator's
     shape and dtype RuntimeErrors come after its overlap check)."""
     from ..core.alloc import empty_meta
+    from ..core.dtype import bool_
     from ..core.tensor import Tensor
+    from ..kernels.common._errors import not_implemented_for
+    from ..kernels.meta.shape import REDUCE_ERROR
 
-    check = CHECKS_BEFORE_OVERLAP.get(op)
+    check = CHECKS_BEFORE_OVERLAP.get(op) or CHECKS_BEFORE_OVERLAP.get(op.name)
     if check is not None:
         check(args)
 
@@ -224,9 +294,15 @@ def _raise_after_meta_checks(op, args, error):
     if op.has_kernel_for("Meta"):
         try:
             op.call_at("Meta", *(twin(a) for a in args))
-        except RuntimeError:
-            if op.name in ARGUMENT_CHECKS_FIRST:
+        except RuntimeError as meta_error:
+            # (a composite's meta run meets the same overlap in the copy_ it ends with; the
+            # scatters' reduce string is checked after the overlap)
+            if op.name in ARGUMENT_CHECKS_FIRST and str(meta_error) != str(error) and \
+                    not str(meta_error).startswith(REDUCE_ERROR):
                 raise
+    kernel_name = BOOL_REFUSED_BEFORE_OVERLAP.get(op.name)
+    if kernel_name is not None and args[0]._dtype is bool_:
+        raise not_implemented_for(kernel_name, bool_)
     raise error
 
 

@@ -1,6 +1,7 @@
 """out= variants of max() / min(), which torch lets reduce an empty input to the identity
 (-inf / inf, the dtype's lowest / highest value) instead of raising; and of all/any,
-which write a bool or uint8 `out` whatever the input's dtype.
+which write a bool or uint8 `out` whatever the input's dtype. renorm runs here below
+autograd (its gradient is torch's renorm_backward, schema/derivatives.yaml).
 
     >>> ember.max(ember.empty(0), out=ember.empty(0))
     tensor(-inf)
@@ -9,6 +10,9 @@ import math
 
 import ember
 from ember.core.outputs import copy_to_out
+from ember.kernels.composite import products
+
+renorm = products.renorm
 
 
 def _extreme_or_identity(self, op):

@@ -41,11 +41,6 @@ fix = _alias("trunc")
 fix_ = _alias("trunc_")
 clip = _alias("clamp")
 clip_ = _alias("clamp_")
-multiply = _alias("mul")
-
-multiply_ = _alias("mul_")
-true_divide = _alias("div")
-true_divide_ = _alias("div_")
 greater = _alias("gt")
 greater_ = _alias("gt_")
 greater_equal = _alias("ge")
@@ -60,24 +55,57 @@ swapaxes_ = _alias("transpose_")
 swapdims_ = _alias("transpose_")
 
 
-def divide(self, other, rounding_mode=None):
-    if rounding_mode is None:
-        return ember.div(self, other)
-    return ember.div(self, other, rounding_mode=rounding_mode)
+# torch's C++ aliases call the overload of their own kind (divide.Scalar calls div.Scalar),
+# so autograd records that overload's node (DivBackward1): the overload by `other`'s type
+# and whether a rounding mode was passed (None included)
+_NO_MODE = object()
 
 
-def divide_(self, other, rounding_mode=None):
-    if rounding_mode is None:
-        return self.div_(other)
-    return self.div_(other, rounding_mode=rounding_mode)
+def _div_overload(packet, other, rounding_mode):
+    tensor = isinstance(other, ember.Tensor)
+    if rounding_mode is _NO_MODE:
+        return packet.Tensor if tensor else packet.Scalar
+    return packet.Tensor_mode if tensor else packet.Scalar_mode
+
+
+def divide(self, other, rounding_mode=_NO_MODE):
+    """Alias of `div` (true_divide too): div.Tensor, div.Scalar or their _mode overloads."""
+    op = _div_overload(ember.ops.aten.div, other, rounding_mode)
+    return op(self, other) if rounding_mode is _NO_MODE else op(self, other,
+                                                                rounding_mode=rounding_mode)
+
+
+def divide_(self, other, rounding_mode=_NO_MODE):
+    op = _div_overload(ember.ops.aten.div_, other, rounding_mode)
+    return op(self, other) if rounding_mode is _NO_MODE else op(self, other,
+                                                                rounding_mode=rounding_mode)
+
+
+true_divide = divide
+true_divide_ = divide_
+
+
+def multiply(self, other):
+    """Alias of `mul`: mul.Tensor or mul.Scalar by `other`'s type."""
+    mul = ember.ops.aten.mul
+    return (mul.Tensor if isinstance(other, ember.Tensor) else mul.Scalar)(self, other)
+
+
+def multiply_(self, other):
+    return ember.ops.aten.mul_.Tensor(self, other)
 
 
 def subtract(self, other, alpha=1):
-    return ember.sub(self, other, alpha=alpha)
+    """Alias of `sub`: sub.Tensor or sub.Scalar by `other`'s type."""
+    sub = ember.ops.aten.sub
+    return (sub.Tensor if isinstance(other, ember.Tensor) else sub.Scalar)(self, other,
+                                                                          alpha=alpha)
 
 
 def subtract_(self, other, alpha=1):
-    return self.sub_(other, alpha=alpha)
+    sub_ = ember.ops.aten.sub_
+    return (sub_.Tensor if isinstance(other, ember.Tensor) else sub_.Scalar)(self, other,
+                                                                            alpha=alpha)
 
 
 def square(self):

@@ -1,6 +1,7 @@
 """Products, norms and small Tensor utilities torch decomposes into other ops: kron, inner,
-vdot, tensordot, dist, renorm, addmv, addr, addbmm, type_as, sum_to_size, fill_diagonal_,
-isreal (autograd comes from the ops they call).
+vdot, tensordot, dist, addmv, addr, addbmm, type_as, sum_to_size, fill_diagonal_, isreal
+(autograd comes from the ops they call); renorm (CompositeExplicitAutograd: torch's
+renorm_backward, schema/derivatives.yaml).
 
     >>> ember.kron(ember.eye(2), ember.ones(1, 2))
     tensor([[1., 1., 0., 0.],
@@ -12,8 +13,9 @@ import ember
 from ember.core.factory_args import checked_scalar
 from ember.core.outputs import check_cast
 from ember.core.shapes import wrap_dim
+from ember.dispatch.registration import CHECKS_BEFORE_OVERLAP
 from ember.kernels.common._pointwise import opmath_dtype
-from ember.kernels.composite import unmutated, with_zero_grad_of
+from ember.kernels.composite import with_zero_grad_of
 from ember.kernels.meta.linalg import check_addmm_dtypes
 
 
@@ -107,21 +109,10 @@ def renorm(self, p, dim, maxnorm):
     # type: a norm beyond float16's range scales by 0, maxnorm=70000 is no inf)
     acc = {"dtype": ember.float32} if self.dtype in (ember.float16, ember.bfloat16) else {}
     norm = ember.linalg.vector_norm(self, p, others, keepdim=True, **acc)
-    scaled = norm > maxnorm
-    if self.requires_grad and ember.is_grad_enabled():
-        # the slices left alone pass grad through, whatever their norm's gradient (NaN for
-        # a NaN slice) would be: their norm is taken of zeros (torch's where() on its
-        # formula's result)
-        norm = ember.linalg.vector_norm(ember.where(scaled, self, 0.0), p, others, keepdim=True,
-                                        **acc)
-    factor = ember.where(scaled, maxnorm / (norm + 1e-7), ember.ones_like(norm))
+    factor = ember.where(norm > maxnorm, maxnorm / (norm + 1e-7), ember.ones_like(norm))
     # (torch rounds the factors to self's dtype; its result is contiguous, whatever self's
     # layout: a structured op's output)
     return (self * factor.to(self.dtype)).contiguous()
-
-
-def renorm_(self, p, dim, maxnorm):
-    return self.copy_(renorm(unmutated(self), p, dim, maxnorm))
 
 
 def _scaled(x, factor):
@@ -201,7 +192,24 @@ def addr(self, vec1, vec2, beta=1, alpha=1):
     return _add_scaled(self, ember.outer(vec1, vec2), beta, alpha, err, strict=True)
 
 
+def check_addr_inplace(self, vec1, vec2):
+    """torch's addr_ checks, made before its overlap check: 1-D vectors and a 2-D self of
+    their outer product's shape (in place, self is not broadcast)."""
+    for name, vec in (("vec1", vec1), ("vec2", vec2)):
+        if vec.dim() != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {vec.dim()}-D")
+    if self.dim() != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")
+    if tuple(self.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {list(self.shape)}, v1: {list(vec1.shape)}, "
+                           f"v2: {list(vec2.shape)}")
+
+
+CHECKS_BEFORE_OVERLAP["addr_"] = lambda args: check_addr_inplace(*args[:3])
+
+
 def addr_(self, vec1, vec2, beta=1, alpha=1):
+    check_addr_inplace(self, vec1, vec2)
     return _into(self, addr(self, vec1, vec2, beta, alpha))
 
 

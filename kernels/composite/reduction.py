@@ -9,6 +9,7 @@ import functools
 import math
 
 import ember
+from ember.autograd.graph import check_inplace
 from ember.core import dtype as D
 from ember.core.shapes import wrap_dim
 from ember.kernels.common._errors import not_implemented_for
@@ -288,7 +289,8 @@ def cumulative_trapezoid_dx(y, dx=1, dim=-1):
 def cov(self, correction=1, fweights=None, aweights=None):
     """The covariance of the rows (variables) over the columns (observations), with torch's
     frequency and observation weights and torch's corner cases (one observation, degrees of
-    freedom <= 0). Unlike torch, the input is never zeroed in place.
+    freedom <= 0). Unlike torch, the input is never zeroed in place (torch's refusal to do so
+    for an input requiring grad is kept).
 
         >>> ember.cov(ember.tensor([[0., 1., 2.], [2., 1., 0.]]))
         tensor([[ 1., -1.],
@@ -343,6 +345,10 @@ def cov(self, correction=1, fweights=None, aweights=None):
     if n == 1 and (fweights is None) != (aweights is None):
         # one observation, one kind of weights: the weighted average is the input itself, so
         # torch takes x - avg as zeros (integral inputs become float, as the subtraction would)
+        # by zeroing x in place, which autograd refuses for an input that requires grad and
+        # is a leaf or a leaf's view (ember makes the same check, then leaves the input alone)
+        if x.requires_grad and ember.is_grad_enabled():
+            check_inplace(x)
         x = ember.zeros_like(x, dtype=D.float32 if x._dtype.category < D.FLOAT else None)
     else:
         x = x - avg.unsqueeze(1)

@@ -62,10 +62,6 @@ def xlogy_scalar_(self, other):
     return self.xlogy_(wrap_number(_rounded(other, self.dtype), self))
 
 
-xlogy_scalar = _wrapped("xlogy")
-special_xlogy_scalar = _wrapped("xlogy")
-special_xlog1py_scalar = _wrapped("special_xlog1py")
-special_zeta_scalar = _wrapped("special_zeta")
 special_chebyshev_polynomial_t_scalar = _wrapped("special_chebyshev_polynomial_t")
 special_chebyshev_polynomial_u_scalar = _wrapped("special_chebyshev_polynomial_u")
 special_chebyshev_polynomial_v_scalar = _wrapped("special_chebyshev_polynomial_v")

@@ -50,7 +50,7 @@ def adjoint(self):
     if self.dim() == 0:
         warnings.warn("adjoint() is deprecated on 0-D tensors. Consider using x.conj().",
                       UserWarning, stacklevel=2)
-        return self.transpose(0, 0).conj()
+        return self.conj()      # (a real self itself, as torch: no view, no node)
     return self.transpose(-2, -1).conj()
 
 

@@ -97,6 +97,19 @@ def addmm(self, mat1, mat2, beta, alpha):
     return _finish(_scaled_product(self, mat1, mat2, beta, alpha, shape, dt, "addmm_impl_cpu_"), dt)
 
 
+def addmm_(self, mat1, mat2, beta, alpha):
+    """`self.addmm_(mat1, mat2)`: self = beta * self + alpha * (mat1 @ mat2), in place (self
+    has the product's shape).
+
+    >>> ember.ones(2, 2).addmm_(ember.ones(2, 3), ember.ones(3, 2))[0, 0]
+    tensor(4.)
+    """
+    shape = _meta.check_addmm(self, mat1, mat2, inplace=True)
+    out = _scaled_product(self, mat1, mat2, beta, alpha, shape, self._dtype, "addmm_impl_cpu_")
+    self._np[...] = out
+    return self
+
+
 # BLAS's gemm over the bias: C = A @ B + C in one call, as torch's addmm (copy the bias into
 # the result, then gemm with beta=1), instead of np.matmul and a second pass adding the
 # bias. With k <= 256 the product is summed in one block and added to C once, so the bits

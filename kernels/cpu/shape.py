@@ -16,6 +16,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.factory_args import checked_scalar
 from ember.core.tensor import Tensor, from_array
+from ember.kernels.common._errors import not_implemented_for
 
 from ..meta import shape as _m
 
@@ -68,12 +69,25 @@ def roll(self, shifts, dims):
     return _fresh(res, self._dtype)
 
 
+def _tri_mask(fn, a, k):
+    """The elements tril/triu keep, over a's last two dims."""
+    n, m = a.shape[-2:]
+    return np.tri(n, m, k, dtype=bool) if fn == "tril" else ~np.tri(n, m, k - 1, dtype=bool)
+
+
 def _tri(fn, a, k):
     if a.size == 0:
         return a.copy()
-    n, m = a.shape[-2:]
-    mask = np.tri(n, m, k, dtype=bool) if fn == "tril" else ~np.tri(n, m, k - 1, dtype=bool)
-    return np.where(mask, a, np.zeros((), a.dtype))
+    return np.where(_tri_mask(fn, a, k), a, np.zeros((), a.dtype))
+
+
+def _tri_into(fn, self, k):
+    """In place: only the dropped elements are written (zeros), as torch's kernel, so an
+    expanded self (whose elements share memory) reads 0 wherever one of them is dropped."""
+    a = self._np
+    if a.size:
+        a[..., ~_tri_mask(fn, a, k)] = 0
+    return self
 
 
 def tril(self, diagonal):
@@ -88,14 +102,12 @@ def triu(self, diagonal):
 
 def tril_(self, diagonal):
     _m.check_tri(self, "tril")
-    self._np[...] = _tri("tril", self._np, int(diagonal))
-    return self
+    return _tri_into("tril", self, int(diagonal))
 
 
 def triu_(self, diagonal):
     _m.check_tri(self, "triu")
-    self._np[...] = _tri("triu", self._np, int(diagonal))
-    return self
+    return _tri_into("triu", self, int(diagonal))
 
 
 # --- index_select, gather, scatter ---------------------------------------------------------------
@@ -230,6 +242,11 @@ _UFUNC_TWO = {"sum": np.add, "prod": np.multiply, "amax": np.maximum, "amin": np
 
 
 def _scatter_reduce_two_into(self, a, dim, index, src, reduce, include_self):
+    if reduce == "mean" and self._dtype is D.bool_:
+        # torch's kernel has no bool mean; with no index its count division (a floor
+        # division for integral types) refuses bool instead
+        raise not_implemented_for("div_floor_cpu" if index.numel() == 0 else
+                                  "scatter_gather_tensor_cpu_reduce_mean", D.bool_)
     if index.numel() == 0:
         return
     a = _as1d(a)
@@ -449,14 +466,14 @@ def _index_copy_into(a, dim, index, source):
 
 
 def index_copy(self, dim, index, source):
-    dim = _m.check_index_copy(self, dim, index, source)
+    dim = _m.check_index_copy(self, dim, index, source, IndexError)
     out = _copy_of(self)
     _index_copy_into(out._np, dim, index, source)
     return out
 
 
 def index_copy_(self, dim, index, source):
-    dim = _m.check_index_copy(self, dim, index, source)
+    dim = _m.check_index_copy(self, dim, index, source, IndexError)
     _index_copy_into(self._np, dim, index, source)
     return self
 

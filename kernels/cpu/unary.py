@@ -156,8 +156,8 @@ def _bool(fn):
 
 
 def _of_floats(fn, other):
-    """`fn` on floating arrays, `other(a)` (a bool array) on integral/bool ones."""
-    return lambda a: fn(a) if a.dtype.kind == "f" else other(a)
+    """`fn` on floating and complex arrays, `other(a)` (a bool array) on integral/bool ones."""
+    return lambda a: fn(a) if a.dtype.kind in "fc" else other(a)   # (complex: either part)
 
 
 def _falses(a):
@@ -248,4 +248,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     np.copyto(out._np, self._np)
     if self._dtype.category == D.FLOAT:
         _replace_nonfinite(out._np, self._dtype, nan, posinf, neginf)
+    elif self._dtype.is_complex:    # the real and imaginary parts each, as torch
+        for part in (out._np.real, out._np.imag):
+            _replace_nonfinite(part, self._dtype.to_real(), nan, posinf, neginf)
     return out

@@ -9,6 +9,7 @@ import numpy as np
 from ember.core import dtype as D
 from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.cuda import _launch as L
+from ember.kernels.cuda.copy import copy_
 from ember.kernels.meta import linalg as ML
 
 TILE = 16
@@ -55,3 +56,9 @@ def bmm(self, mat2):
 def addmm(self, mat1, mat2, beta, alpha):
     out = L.empty_like_meta(ML.addmm(self, mat1, mat2, beta, alpha), mat1._device)
     return _gemm(out, mat1, mat2, self if beta != 0 else None, alpha, beta)
+
+
+def addmm_(self, mat1, mat2, beta, alpha):
+    """addmm into a new buffer (self is the product's bias), copied into self."""
+    ML.addmm_(self, mat1, mat2, beta, alpha)
+    return copy_(self, addmm(self, mat1, mat2, beta, alpha), False)

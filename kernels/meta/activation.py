@@ -352,8 +352,8 @@ def glu_dim(self, dim: int) -> int:
 
 def glu_layout(self, dim: int) -> Layout:
     """glu's result: self's halves' shape, laid out like them (TensorIterator over views)."""
+    dim = glu_dim(self, dim)       # (torch's meta checks, then its kernel's dtype)
     dt = _float_dtype("glu_cpu", self)
-    dim = glu_dim(self, dim)
     shape = list(self._shape)
     shape[dim] //= 2
     shape = tuple(shape)

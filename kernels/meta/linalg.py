@@ -59,8 +59,9 @@ def check_addmm_dtypes(self, mat1, mat2) -> None:
                            f"{mat1._dtype.scalar_name} and {mat2._dtype.scalar_name}")
 
 
-def check_addmm(self, mat1, mat2) -> tuple:
-    """The (n, p) result shape of addmm; `self` must expand to it."""
+def check_addmm(self, mat1, mat2, inplace=False) -> tuple:
+    """The (n, p) result shape of addmm; `self` must expand to it (addmm_'s self must have
+    it: torch's structured in-place check)."""
     check_addmm_dtypes(self, mat1, mat2)
     if mat1.dim() != 2:
         raise RuntimeError(f"mat1 must be a matrix, got {mat1.dim()}-D tensor")
@@ -69,7 +70,12 @@ def check_addmm(self, mat1, mat2) -> tuple:
     (n, k), (k2, p) = mat1._shape, mat2._shape
     if k != k2:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({n}x{k} and {k2}x{p})")
-    _check_expands(self._shape, (n, p), self._dtype)
+    if inplace:
+        if tuple(self._shape) != (n, p):
+            raise RuntimeError(f"Bad in-place call: input tensor size {list(self._shape)} and "
+                               f"output tensor size {[n, p]} should match")
+    else:
+        _check_expands(self._shape, (n, p), self._dtype)
     return n, p
 
 
@@ -98,6 +104,11 @@ def bmm(self, mat2):
 
 def addmm(self, mat1, mat2, beta, alpha):
     return empty_meta(check_addmm(self, mat1, mat2), mat2._dtype)
+
+
+def addmm_(self, mat1, mat2, beta, alpha):
+    check_addmm(self, mat1, mat2, inplace=True)
+    return self
 
 
 # ---------------------------------------------------------------- torch.linalg

@@ -479,6 +479,10 @@ def check_histc(self, bins, min, max):
         raise RuntimeError(f"ember.histc: range of [{min:g}, {max:g}] is not finite")
     if min > max:
         raise RuntimeError("ember.histc: max must be larger than min")
+    if min != max:      # a given range in self's dtype, empty self too (float16's 70000)
+        from ember.core.factory_args import checked_scalar
+        for edge in (min, max):
+            checked_scalar(edge, dt)
 
 
 def histc(self, bins=100, min=0, max=0):

@@ -168,13 +168,12 @@ def check_scatter(name, self, dim, index, src, reduce=None) -> int:
     is_tensor = hasattr(src, "_dtype")
     if is_tensor and src._dtype is not self._dtype:
         raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
-    if reduce is not None and reduce not in _SCATTER_REDUCE:
-        raise RuntimeError("reduce argument must be either add or multiply.")
     if reduce is not None and is_tensor:
         warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and "
                       "will be removed in a future PyTorch release. Use torch.scatter_reduce "
                       "instead for more reduction options.", UserWarning, stacklevel=4)
     if index.numel() == 0:
+        _check_reduce(reduce, _SCATTER_REDUCE)
         return dim
     if max(len(index._shape), 1) != max(ndim, 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as self tensor")
@@ -191,7 +190,19 @@ def check_scatter(name, self, dim, index, src, reduce=None) -> int:
     elif bad:
         raise RuntimeError(f"Expected index {list(index._shape)} to be no larger than self "
                            f"{list(self._shape)} apart from dimension {dim}")
+    _check_reduce(reduce, _SCATTER_REDUCE)
     return dim
+
+
+# torch checks the reduce string after the shapes and after an in-place call's overlap check
+# (ember/dispatch/registration.py lets its error lose to the overlap error)
+REDUCE_ERROR = "reduce argument must be either "
+
+
+def _check_reduce(reduce, allowed):
+    if reduce is not None and reduce not in allowed:
+        raise RuntimeError(REDUCE_ERROR + ("add or multiply." if allowed is _SCATTER_REDUCE else
+                                           f"sum, prod, mean, amax or amin, got {reduce}"))
 
 
 def scatter(self, dim, index, src):
@@ -228,10 +239,9 @@ _REDUCE_TWO = ("sum", "prod", "mean", "amax", "amin", "max", "min")  # max/min: 
 
 
 def check_scatter_reduce_two(self, dim, index, src, reduce) -> int:
-    if reduce not in _REDUCE_TWO:
-        raise RuntimeError("reduce argument must be either sum, prod, mean, amax or amin, got "
-                           f"{reduce}")
-    return check_scatter("scatter_reduce", self, dim, index, src)
+    dim = check_scatter("scatter_reduce", self, dim, index, src)
+    _check_reduce(reduce, _REDUCE_TWO)
+    return dim
 
 
 def scatter_reduce_two(self, dim, index, src, reduce, include_self):
@@ -373,7 +383,9 @@ def _drop_dim(shape, dim):
     return list(shape[:dim]) + list(shape[dim + 1:]) if shape else []
 
 
-def check_index_copy(self, dim, index, source) -> int:
+def check_index_copy(self, dim, index, source, count_error=RuntimeError) -> int:
+    """torch's index_copy checks. The index count is its CPU kernel's check (an IndexError,
+    after an in-place call's overlap check), its meta function's RuntimeError."""
     ndim = len(self._shape)
     dim = wrap(dim, ndim)
     if len(index._shape) >= 2:
@@ -402,8 +414,8 @@ def check_index_copy(self, dim, index, source) -> int:
                            f"dimension {dim} and source slice shape: {' '.join(map(str, b))} "
                            "at dimension 0.")
     if sdim and n != source._shape[dim]:
-        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to "
-                         f"source.size(dim) ({source._shape[dim]})")
+        raise count_error(f"index_copy_(): Number of indices ({n}) should be equal to "
+                          f"source.size(dim) ({source._shape[dim]})")
     return dim
 
 
@@ -418,12 +430,19 @@ def index_copy_(self, dim, index, source):
 
 
 def check_index_fill(self, dim, index, value) -> int:
-    dim = wrap(dim, len(self._shape))
-    if index._dtype is not D.int64:
-        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    """torch's order: a tensor value's dims (int_Tensor, which then calls int_Scalar), the
+    index dtype, a complex value, the dim, the index's dims."""
     if hasattr(value, "_dtype") and value._shape:
         raise RuntimeError("index_fill_ only supports a 0-dimensional value tensor, but got "
                            f"tensor with {len(value._shape)} dimension(s).")
+    if index._dtype is not D.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    complex_value = value._dtype.is_complex if hasattr(value, "_dtype") else \
+        isinstance(value, complex)
+    if complex_value and not self._dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not "
+                           "supported")
+    dim = wrap(dim, len(self._shape))
     if len(index._shape) > 1:
         raise RuntimeError("Index has to be a vector/scalar")
     return dim

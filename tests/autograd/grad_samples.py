@@ -118,6 +118,11 @@ def _extra():
               name="beta_alpha"),
             S(make((3, 1), F32), transposed((3, 2), F32), make((2, 2), F32), beta=0,
               name="beta0")],
+        "addmm_.default": [
+            S(make((2, 2), F32), make((2, 3), F32), make((3, 2), F32), beta=0.5, alpha=2,
+              name="beta_alpha"),
+            S(transposed((2, 2), F32), make((2, 3), F32), strided((3, 2), F32), beta=0,
+              name="beta0_noncontiguous")],
         "view.default": [S(make((3, 4), F32), [2, 6], name="float32")],
         "permute.default": [S(make((2, 3, 2), F32), [1, 2, 0], name="cycle")],
         "transpose.int": [S(make((2, 3), F32), 0, 1, name="2d")],

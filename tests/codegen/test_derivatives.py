@@ -125,3 +125,68 @@ def test_current_schema_generates_and_is_current():
 def test_codegen_error_carries_location():
     err = CodegenError("schema/derivatives.yaml:7", "boom")
     assert str(err).startswith("schema/derivatives.yaml:7")
+
+
+def test_entries_without_a_differentiable_input_take_no_number(project):  # noqa: F811
+    """torch numbers a node only for an entry with a differentiable input: lt.Scalar's
+    (output_differentiability [False]) takes none, so lt_.Scalar's node is LtBackward0."""
+    ds, _ = _derivs(project, "- name: lt.Scalar(Tensor self, Scalar other) -> Tensor\n"
+                    "  output_differentiability: [False]\n  self: non_differentiable\n"
+                    "- name: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)\n"
+                    "  self: zeros_like(grad)\n")
+    assert [d.node for d in ds if d.inputs] == ["LtBackward0"]
+
+
+def _torch_node_names(path) -> dict[str, str]:
+    """'xlogy.Scalar_Other' -> 'XlogyBackward2': torch's numbering (tools/autograd/
+    load_derivatives.py) over its derivatives.yaml: per node prefix, in entry order, only
+    entries with a differentiable input (their Default dispatch's formulas)."""
+    import yaml
+    counts: dict[str, int] = {}
+    names = {}
+    for entry in yaml.safe_load(path.read_text()):
+        key = entry["name"].split("(")[0]
+        key = key if "." in key else f"{key}.default"
+        formulas = entry["dispatch"].get("Default", {}) if "dispatch" in entry else entry
+        if not any(k not in ("name", "output_differentiability", "dispatch", "result") and
+                   str(v).strip() != "non_differentiable" for k, v in formulas.items()):
+            continue
+        prefix = f"{camel(key.split('.')[0])}Backward"
+        names[key] = f"{prefix}{counts.get(prefix, 0)}"
+        counts[prefix] = counts.get(prefix, 0) + 1
+    return names
+
+
+def test_node_names_are_torchs():
+    """Every node of schema/derivatives.yaml that torch also has (and the `_copy` nodes of
+    view_copy ops, torch's '<view node>_copy') has torch's name: the overloads of an op in
+    torch's entry order (xlogy.Tensor, Scalar_Self, Scalar_Other: XlogyBackward0, 1, 2),
+    in-place views after their functional twins (TransposeBackward1)."""
+    torchgen = pytest.importorskip("torchgen")
+    from pathlib import Path
+
+    from test_faults import ROOT
+
+    from codegen.kernel_index import KernelIndex
+    from codegen.native import parse_native_functions
+    torch_yaml = Path(torchgen.__file__).parent / "packaged" / "autograd" / "derivatives.yaml"
+    if not torch_yaml.exists():
+        pytest.skip("torchgen ships no derivatives.yaml")
+    fns = parse_native_functions(load_yaml_list(ROOT / "schema" / "native_functions.yaml", "n"),
+                                 KernelIndex(ROOT / "kernels"))
+    helpers, fwd = helper_names(ROOT / "ember" / "autograd" / "formulas")
+    ours = parse_derivatives(load_yaml_list(ROOT / "schema" / "derivatives.yaml", "d"), fns,
+                             helpers, fwd)
+    theirs = _torch_node_names(torch_yaml)
+    # (lift_fresh_copy: ember's entry of its own, torch's the view_copy of lift_fresh)
+    differ = {}
+    for d in ours:
+        key = d.fn.qualified if "." in d.fn.qualified else f"{d.fn.qualified}.default"
+        base, overload = key.split(".")
+        view = theirs.get(f"{base.removesuffix('_copy')}.{overload}") if d.fn.view_copy_of \
+            else None
+        expected = f"{view}_copy" if view else theirs.get(key)
+        if d.inputs and expected and d.node != expected and key != "lift_fresh_copy.default":
+            differ[key] = (d.node, expected)
+    assert not differ, differ
+    assert len([d for d in ours if d.inputs]) > 300

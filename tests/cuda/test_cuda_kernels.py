@@ -86,6 +86,10 @@ def test_tiled_matmul_with_ragged_tiles_and_strides():
     bias, tbias = pair(rng.standard_normal(21).astype(np.float32))
     check_cuda(ember.addmm(bias.cuda(), ea.cuda(), eb.cuda(), beta=0.5, alpha=2),
                torch.addmm(tbias, ta, tb, beta=0.5, alpha=2), tol)
+    c, tc = pair(rng.standard_normal((37, 21)).astype(np.float32))
+    d = c.cuda()
+    assert d.addmm_(ea.cuda(), eb.cuda(), beta=0.5, alpha=2) is d
+    check_cuda(d, tc.addmm_(ta, tb, beta=0.5, alpha=2), tol)
     x, tx = pair(rng.standard_normal((3, 17, 9)).astype(np.float32))
     y, ty = pair(rng.standard_normal((3, 9, 18)).astype(np.float32))
     check_cuda(ember.bmm(x.cuda(), y.cuda()), torch.bmm(tx, ty), tol)

@@ -463,3 +463,185 @@ def test_trapezoid_gradients_with_infinite_samples():
     t = torch.tensor([1 + 1j]) + torch.tensor([complex(math.inf, -2)])
     assert to_np(e)[0] == complex(math.inf, -1)
     assert math.isinf(t[0].real) and math.isnan(t[0].imag)
+
+
+# --------------------------------------------------------------------------- addmm_
+def test_addmm_inplace_gradients():
+    """addmm_ (new) differentiates as addmm (AddmmBackward0 on self), real and complex,
+    double backward included; on a view of a non-leaf it rebases the base's history
+    (CopySlices)."""
+    rng = np.random.default_rng(0)
+    s, a, b = rng.normal(size=(2, 4)), rng.normal(size=(2, 3)), rng.normal(size=(3, 4))
+    results = check_grads(lambda lib, s, a, b: s.addmm_(a, b, beta=0.5, alpha=2), s, a, b,
+                          double=True, inplace=True)
+    assert [r[0].grad_fn.name() for r in results.values()] == ["AddmmBackward0"] * 2
+    check_grads(lambda lib, s, a, b: s.addmm_(a, b, beta=0.5, alpha=2), s + 1j * s[::-1],
+                a + 0j, b * (1 - 1j), cotangent=np.ones((2, 4)) * (0.5 + 1j), double=True,
+                inplace=True)
+
+    def on_a_view(lib, s, a, b):
+        base = s * 1
+        base[:, 1:3].addmm_(a, b[:, :2])
+        return base
+    results = check_grads(on_a_view, s, a, b, double=True)
+    assert [r[0].grad_fn.name() for r in results.values()] == [
+        "CopySlices", "torch::autograd::CopySlices"]
+
+
+
+# --------------------------------------------------------------------------- node names
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.xlogy(x, 3.0),                        # XlogyBackward2
+    lambda lib, x: lib.xlogy(3.0, x),                        # XlogyBackward1
+    lambda lib, x: lib.xlogy(x, x.detach() + 1),             # XlogyBackward0
+    lambda lib, x: lib.xlogy(0, x),
+    lambda lib, x: lib.special.xlogy(2, x),
+    lambda lib, x: x.clone().xlogy_(2.0),
+    lambda lib, x: lib.special.xlog1py(2.0, x),
+    lambda lib, x: lib.special.xlog1py(x, 2.0),
+    lambda lib, x: lib.special.zeta(2.0, x + 3),
+    lambda lib, x: lib.ops.aten.div.Scalar(x, 2.0),
+    lambda lib, x: lib.ops.aten.div.Tensor_mode(x, x.detach() + 3, rounding_mode=None),
+    lambda lib, x: lib.ops.aten.divide.Tensor_mode(x, x.detach() + 3, rounding_mode=None),
+    lambda lib, x: lib.ops.aten.true_divide.Scalar(x, 2.0),
+    lambda lib, x: lib.ops.aten.multiply.Scalar(x, 2.0),
+    lambda lib, x: lib.ops.aten.subtract.Scalar(x, 2.0),
+    lambda lib, x: lib.ops.aten.pow.Tensor_Scalar(x, 3),
+    lambda lib, x: lib.ops.aten.remainder.Scalar(x, 1.5),
+    lambda lib, x: lib.ops.aten.fmod.Scalar(x, 1.5),
+    lambda lib, x: lib.ops.aten.fill.Tensor(x, x.detach()[0]),
+    lambda lib, x: x.clone().fill_(x[0]),
+    lambda lib, x: x.clone().lt_(1.0),
+    lambda lib, x: x.clone().unsqueeze_(0),
+    lambda lib, x: x.clone().unsqueeze(0).squeeze_(0),
+    lambda lib, x: x.clone().reshape(2, 2).t_(),
+    lambda lib, x: x.clone().reshape(2, 2).transpose_(0, 1),
+    lambda lib, x: x.clone().as_strided_((2,), (2,)),
+    lambda lib, x: lib.mvlgamma(x + 3, 2).clone().mvlgamma_(1),
+    lambda lib, x: lib.select_copy(x, 0, 1),
+])
+def test_node_names_and_gradients_are_torchs(call):
+    """grad_fn.name() is torch's: torch numbers the nodes of an op's overloads by their
+    derivatives.yaml order (xlogy(t, 3.0) gave XlogyBackward1, torch's XlogyBackward2), skips
+    entries without a differentiable input (lt_.Scalar: LtBackward0), gives in-place views
+    nodes of their own (TransposeBackward1), names view_copy nodes '<view node>_copy'; the
+    Python-number-self overloads take torch's formulas (grad * self / other)."""
+    results = check_grads(call, np.array([0.5, 2.0, 0.0, 3.5]), double=True)
+    names = [out.grad_fn.name().removeprefix("torch::autograd::")
+             for out, _, _ in results.values()]
+    assert names[0] == names[1], names
+
+
+# --------------------------------------------------------------------------- renorm
+@pytest.mark.parametrize("p, maxnorm", [(256, 2.0), (256, 1e-5), (3, 0.5), (2, 1.0), (1.5, 0.1)])
+def test_renorm_gradient_follows_torchs_formula(p, maxnorm):
+    """renorm has torch's own derivative (renorm_backward, RenormBackward0): the norms in the
+    CPU accumulation dtype, float64 for float32, where |x| ** 256 of the float32 forward
+    overflows (the gradient was NaN, torch's -inf); float16 accumulates in float32."""
+    x = np.array([[1.3696, -2.3021, -4.5903], [-4.8347, 3.1327, 4.1276]])
+    for dtype in (np.float32, np.float64, np.float16):
+        results = check_grads(lambda lib, s: lib.renorm(s, p, 0, maxnorm), x.astype(dtype),
+                              cotangent=np.arange(6.0).reshape(2, 3) - 2, double=True)
+        assert [r[0].grad_fn.name() for r in results.values()] == ["RenormBackward0"] * 2
+    check_grads(lambda lib, s: s.renorm_(p, 1, maxnorm), x.astype(np.float32), inplace=True)
+
+
+# --------------------------------------------------------------------------- cov
+def _cov_call(input_of, **weights):
+    def call(lib):
+        dt = {"dtype": lib.float64}
+        kwargs = {k: (lib.tensor(v, **dt) if k == "aweights" else lib.tensor(v))
+                  for k, v in weights.items()}
+        return lib.cov(input_of(lib, dt), **kwargs)
+    return call
+
+
+@pytest.mark.parametrize("call", [
+    _cov_call(lambda lib, dt: lib.tensor([1.0], **dt, requires_grad=True), aweights=[4.97]),
+    _cov_call(lambda lib, dt: lib.tensor([[1.0]], **dt, requires_grad=True), fweights=[2]),
+    _cov_call(lambda lib, dt: lib.tensor([[1.0], [2.0]], **dt, requires_grad=True).t()[:, :1].t(),
+              aweights=[0.5]),
+    _cov_call(lambda lib, dt: lib.tensor([[1.0]], **dt, requires_grad=True), fweights=[2],
+              aweights=[0.5]),
+    _cov_call(lambda lib, dt: lib.tensor([[1.0]], **dt, requires_grad=True) * 2, aweights=[0.5]),
+    _cov_call(lambda lib, dt: lib.tensor([1.0, 3.0], **dt, requires_grad=True), aweights=[1, 2.]),
+])
+def test_cov_of_one_weighted_observation_refuses_a_leaf_like_torch(call):
+    """One observation with one kind of weights: torch zeroes the input's deviations in place,
+    which autograd refuses for a leaf (or a leaf's view) requiring grad; ember answered (it
+    computes the zeros without touching the input, and now makes torch's check)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            expected = call(torch)
+        except RuntimeError as e:
+            with pytest.raises(RuntimeError, match=str(e).split(".")[0]):
+                call(ember)
+            return
+        compare_tensor(call(ember), expected, "cov")
+
+
+# --------------------------------------------------------------------------- seed 3502
+def test_complex_isfinite_isinf_isnan_and_nan_to_num():
+    """isfinite/isinf/isnan of complex tensors read both parts (they answered True/False/False
+    whatever the values); nan_to_num replaces the non-finite parts of complex elements, and
+    its gradient is zero there (through isfinite)."""
+    z = np.array([1 + 1j, complex(-math.inf, 3), complex(2, math.nan), 4 + 0j,
+                  complex(math.nan, math.inf)])
+    for op in ("isfinite", "isinf", "isnan"):
+        e, t = (getattr(M, op)(M.tensor(z)) for M in (ember, torch))
+        np.testing.assert_array_equal(to_np(e), t.numpy())
+    for args in ((), (1.5, 2.0, -3.0)):
+        e, t = (M.nan_to_num(M.tensor(z), *args) for M in (ember, torch))
+        np.testing.assert_array_equal(to_np(e), t.numpy())
+    check_grads(lambda lib, x: x.nan_to_num_(), z, cotangent=W.tolist() + [1j, 2.0],
+                inplace=True)
+
+
+def test_seed_3502_gradients():
+    """celu's derivative reads alpha as a float32 (torch's alpha.toFloat(): 1e39 overflows);
+    cumprod's takes grad in self's dtype first (a complex self with dtype=float32 gets the
+    complex formula); 0 ** x's double backward is 0, not NaN, along the cotangent; unfold of
+    a 0-d self with size 0 has gradient 0."""
+    x = np.array([-3.5, 0.5])
+    for lib in (ember, torch):
+        t = lib.tensor(x, requires_grad=True)
+        with pytest.raises(RuntimeError, match="cannot be converted to type float without "
+                                               "overflow"):
+            lib.autograd.grad(lib.nn.functional.celu(t, 1e39).sum(), t)
+    check_grads(lambda lib, z: lib.cumprod(z, -1, dtype=lib.float32).to(lib.float64),
+                np.array([3.8 + 1j, 0.28 + 0j, -1.4 + 0j]))
+    second = []
+    for lib in (ember, torch):
+        e = lib.tensor([1.5, -2.1, 2.5], dtype=lib.float64, requires_grad=True)
+        cot = lib.ones(3, dtype=lib.float64, requires_grad=True)
+        g, = lib.autograd.grad(lib.float_power(-0.0, e), e, cot, create_graph=True)
+        second.append(lib.autograd.grad(g.sum(), cot)[0])
+    compare_tensor(*second, "second gradient along the cotangent")
+    for size in (0, 1):
+        check_grads(lambda lib, s, n=size: s.unfold(-1, n, 2), np.array(4.0), double=True)
+
+
+def test_adjoint_of_a_real_0d_tensor_is_itself():
+    """torch's adjoint of a 0-d tensor (deprecated) returns a real self itself (no view, no
+    grad_fn; the gradient fuzzer compares grad_fn.name()), a complex one's conj()."""
+    for lib in (ember, torch):
+        x = lib.tensor(2.0, requires_grad=True)
+        with warnings.catch_warnings():     # (torch warns once per process)
+            warnings.simplefilter("ignore")
+            assert x.adjoint() is x
+            z = lib.tensor(2.0 + 1j).adjoint()
+        assert z.is_conj() and z.resolve_conj().item() == 2 - 1j
+
+
+def test_known_hardswish_backward_at_nan_depends_on_the_lane():
+    """TORCH_SIMD_NAN (grad_support): torch's hardswish_backward at a NaN self gives NaN in
+    its vectorized lanes and grad in its scalar tail, so the element's position decides;
+    ember gives the scalar loop's grad everywhere."""
+    x = torch.zeros(17, dtype=torch.float64)
+    x[0] = x[16] = math.nan
+    g = torch.ops.aten.hardswish_backward(torch.full((17,), 2.0, dtype=torch.float64), x)
+    assert math.isnan(g[0]) and g[16] == 2.0
+    e = ember.ops.aten.hardswish_backward(ember.full((17,), 2.0, dtype=ember.float64),
+                                          ember_of(x.numpy()))
+    assert to_np(e)[[0, 16]].tolist() == [2.0, 2.0]

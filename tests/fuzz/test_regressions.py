@@ -71,6 +71,166 @@ def test_batched_product_and_take_put_errors(call):
     check_call(call)
 
 
+# --------------------------------------------------------------------------- addmm_
+def _bools(M, *shape):
+    return M.ones(*shape, dtype=M.bool)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.arange(6.0).reshape(2, 3).addmm_(M.arange(8.0).reshape(2, 4),
+                                                  M.arange(12.0).reshape(4, 3).t().t(),
+                                                  beta=0.5, alpha=-2),
+    lambda M: M.ones(3, 2).t().addmm_(M.ones(2, 4), M.ones(4, 3)),       # a transposed self
+    lambda M: M.ones(4, 4)[::2, 1:3].addmm_(M.ones(2, 3), M.ones(3, 2)),  # a strided view
+    lambda M: M.full((2, 2), 3, dtype=M.int64).addmm_(M.ones(2, 3, dtype=M.int64),
+                                                      M.ones(3, 2, dtype=M.int64), beta=0.5,
+                                                      alpha=2),
+    lambda M: M.ones(2, 2, dtype=M.float16).addmm_(M.ones(2, 3, dtype=M.float16),
+                                                   M.ones(3, 2, dtype=M.float16), alpha=0.1),
+    lambda M: M.tensor([[float("nan"), 1.0], [2.0, 3.0]]).addmm_(M.ones(2, 3), M.ones(3, 2),
+                                                                 beta=0),
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 0), M.ones(0, 2), beta=2),
+    lambda M: M.ones(1).expand(0, 2).addmm_(M.ones(0, 3), M.ones(3, 2)),
+    # errors: torch's structured in-place check (self has the product's shape), dtypes,
+    # sizes, factor overflow, bool, and the overlap check after all of them
+    lambda M: M.ones(2).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2, 2).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2, dtype=M.float64).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 3, dtype=M.float64), M.ones(3, 2)),
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 4), M.ones(3, 2)),
+    lambda M: M.ones(2, 2).addmm_(M.ones(3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2).addmm_(M.ones(2, 3), M.ones(3, 2), beta=1e39),
+    lambda M: M.ones(2, 2, dtype=M.int8).addmm_(M.ones(2, 3, dtype=M.int8),
+                                                M.ones(3, 2, dtype=M.int8), beta=300),
+    lambda M: _bools(M, 2, 2).addmm_(_bools(M, 2, 3), _bools(M, 3, 2)),
+    lambda M: _expanded(M, 2, 2).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: _expanded(M, 2, 2).addmm_(M.ones(2, 4), M.ones(3, 2)),
+    lambda M: _expanded(M, 3).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(2, 2, requires_grad=True).addmm_(M.ones(2, 3), M.ones(3, 2)),
+    lambda M: M.ones(3, 3, requires_grad=True)[:2, :2].addmm_(M.ones(2, 3), M.ones(3, 2)),
+])
+def test_addmm_inplace(call):
+    """addmm_ (missing: AttributeError): values, factors, layouts of self, and torch's
+    errors in its order."""
+    check_call(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: _expanded(M, 2, 2, dtype="bool").addmm_(_bools(M, 2, 3), _bools(M, 3, 2)),
+    lambda M: _expanded(M, 2, dtype="bool").addmv_(_bools(M, 2, 3), _bools(M, 3)),
+    lambda M: _expanded(M, 2, 2, dtype="bool").addbmm_(_bools(M, 2, 2, 3), _bools(M, 2, 3, 2)),
+    lambda M: _expanded(M, 2, 2, 2, dtype="bool").baddbmm_(_bools(M, 2, 2, 3),
+                                                           _bools(M, 2, 3, 2)),
+    lambda M: _expanded(M, 2, 2, dtype="bool").addr_(_bools(M, 2), _bools(M, 2)),
+])
+def test_bool_products_refused_before_the_overlap_check(call):
+    """torch's BLAS-product kernels refuse bool (their dtype switch) before they check an
+    expanded self's overlap (addr_, a TensorIterator op, checks the overlap first)."""
+    check_call(call)
+
+
+# --------------------------------------------------------------------------- scatter_reduce
+def _scatter_mean(M, shape, index, **kwargs):
+    src = M.ones(index.shape if hasattr(index, "shape") else (), dtype=M.bool)
+    return M.ops.aten.scatter_reduce.two(M.zeros(shape, dtype=M.bool), 0, index, src, "mean",
+                                         **kwargs)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: _scatter_mean(M, (0,), M.zeros(0, dtype=M.int64)),
+    lambda M: _scatter_mean(M, (3,), M.zeros(0, dtype=M.int64), include_self=False),
+    lambda M: _scatter_mean(M, (3,), M.tensor([0, 0])),
+    lambda M: _scatter_mean(M, (), M.tensor(0)),
+    lambda M: M.zeros(3, dtype=M.bool).scatter_reduce_(0, M.tensor([1]),
+                                                       M.ones(1, dtype=M.bool), "mean"),
+    lambda M: M.zeros(3, dtype=M.bool).scatter_reduce(0, M.tensor([1]),
+                                                      M.ones(1, dtype=M.bool), "amax"),
+    lambda M: M.zeros(3, dtype=M.bool).scatter_reduce(0, M.tensor([1, 1]),
+                                                      M.ones(2, dtype=M.bool), "sum"),
+])
+def test_scatter_reduce_mean_refuses_bool(call):
+    """torch has no bool scatter mean: 'scatter_gather_tensor_cpu_reduce_mean' refuses it, and
+    with no index its count division does ('div_floor_cpu'); ember answered."""
+    check_call(call)
+
+
+# --------------------------------------------------------------------------- expanded selves
+@pytest.mark.parametrize("call", [
+    # the reduce string is checked after the overlap (and after the index's shape)
+    lambda M: _expanded(M, 3).scatter_(0, M.tensor([0]), M.ones(1), reduce="bad"),
+    lambda M: _expanded(M, 3).scatter_(0, M.tensor([0]), 2.0, reduce="bad"),
+    lambda M: _expanded(M, 3).scatter_(0, M.zeros(0, dtype=M.int64), M.ones(1), reduce="bad"),
+    lambda M: _expanded(M, 3).scatter_reduce_(0, M.tensor([0]), M.ones(1), "bad"),
+    lambda M: _expanded(M, 3).scatter_(0, M.tensor([[0]]), M.ones(1, 1), reduce="bad"),
+    lambda M: M.zeros(3).scatter_(0, M.tensor([[0]]), M.ones(1, 1), reduce="bad"),
+    lambda M: M.zeros(3).scatter_reduce(0, M.tensor([[0]]), M.ones(1, 1), "bad"),
+    lambda M: M.zeros(3).scatter_reduce(0, M.tensor([0.0]), M.ones(1), "bad"),
+    lambda M: M.zeros(3).scatter_reduce(0, M.zeros(0, dtype=M.int64), M.ones(1), "bad"),
+    lambda M: M.zeros(3).scatter(0, M.zeros(0, dtype=M.int64), 1.0, reduce="bad"),
+    # index_fill_ (both overloads), index_put_, masked_fill_ write an expanded self (with a
+    # deprecation warning); their own checks still raise
+    lambda M: _expanded(M, 3).index_fill_(0, M.tensor([0]), M.tensor(1.0)),
+    lambda M: _expanded(M, 2, 3).index_fill_(1, M.tensor([0, 2]), 1.0),
+    lambda M: _expanded(M, 3).index_fill_(0, M.tensor([5]), 1.0),
+    lambda M: _expanded(M, 3).index_fill_(0, M.tensor([0]), M.tensor([1.0])),
+    lambda M: _expanded(M, 3).index_fill_(0, M.tensor([0]), 1j),
+    lambda M: M.zeros(3).index_fill_(0, M.tensor([0.0]), M.tensor([1.0])),
+    lambda M: _expanded(M, 3).index_put_((M.tensor([0]),), M.ones(1), accumulate=True),
+    lambda M: _expanded(M, 3).masked_fill_(M.tensor([True, False, False]), M.tensor(2.0)),
+    lambda M: _expanded(M, 2, 2).fill_diagonal_(3.0),
+    # triu_/tril_ write in place up to 3 dims or over a contiguous batch (zeros only), else
+    # copy back (the overlap check); nan_to_num_ of integers is a no-op
+    lambda M: _expanded(M, 2, 2).triu_(1),
+    lambda M: M.full((1, 1), 9, dtype=M.uint8).expand(1, 2).triu_(1),
+    lambda M: _expanded(M, 2, 1, 2, 2).tril_(-1),
+    lambda M: _expanded(M, 1, 1, 2, 1).tril_(),
+    lambda M: _expanded(M, 3, dtype="int64").nan_to_num_(),
+    lambda M: _expanded(M, 3).nan_to_num_(),
+    # addr_: vectors and self's shape before the overlap; casts and factors after it
+    lambda M: _expanded(M, 2, 2).addr_(M.ones(3), M.ones(2)),
+    lambda M: _expanded(M, 2, 2).addr_(M.ones(2, 1), M.ones(2)),
+    lambda M: _expanded(M, 2, 1).addr_(M.ones(2), M.ones(2)),
+    lambda M: _expanded(M, 2, 2, dtype="int64").addr_(M.ones(2), M.ones(2)),
+    lambda M: _expanded(M, 2, 2).addr_(M.ones(2), M.ones(2), beta=True),
+    lambda M: M.zeros(2, 1).addr_(M.ones(2), M.ones(2)),
+    lambda M: M.zeros(3).addr_(M.ones(2), M.ones(2)),
+    # index_copy_: the index count after the overlap
+    lambda M: _expanded(M, 2).index_copy_(0, M.zeros(0, dtype=M.int64), M.ones(2)),
+    lambda M: M.zeros(2).index_copy_(0, M.zeros(0, dtype=M.int64), M.ones(2)),
+])
+def test_expanded_inplace_targets_follow_torch(call):
+    """torch checks an in-place self's internal overlap in TensorIterator and in some meta
+    functions; masked_fill_, index_fill_ and index_put_ skip it (and warn), triu_/tril_
+    skip it when they write in place, fill_diagonal_ fills a view; the checks made before
+    and after it follow torch's order."""
+    check_call(call)
+
+
+def test_expanded_index_fill_warns_like_torch():
+    for M in (ember, torch):
+        with pytest.warns(UserWarning, match="Use of index_fill_ on expanded tensors is "
+                                             "deprecated"):
+            _expanded(M, 3).index_fill_(0, M.tensor([1]), 2.0)
+
+
+# --------------------------------------------------------------------------- seed 3501
+@pytest.mark.parametrize("call", [
+    lambda M: M.nn.functional.glu(M.zeros(0, dtype=M.bool), 1),
+    lambda M: M.nn.functional.glu(M.zeros(3, dtype=M.bool), 0),
+    lambda M: M.nn.functional.glu(M.zeros(2, dtype=M.bool), 0),
+    lambda M: M.histc(M.tensor([], dtype=M.float16), 1, 0, 70000),
+    lambda M: M.histc(M.tensor([1.0], dtype=M.float16), 1, -70000, 1),
+    lambda M: M.histc(M.tensor([], dtype=M.bfloat16), 1, 0, 1e39),
+    lambda M: M.histc(M.tensor([1.0], dtype=M.float16), 1, 70000, 70000),
+])
+def test_fuzz_seed_3501_findings(call):
+    """glu checks its dim and halving before refusing bool (torch's meta checks, then its
+    kernel's dtype); histc converts a given range to self's dtype (float16's 70000
+    overflows), empty self too, after the range checks."""
+    check_call(call)
+
+
 # --------------------------------------------------------------------------- factors
 @pytest.mark.parametrize("beta, alpha", [(0.5, 1), (1, 0.5), (2.5, 1.5), (-0.5, 1), (True, 1),
                                          (float("nan"), 1), (1e30, 1), (1 + 1j, 1)])

@@ -648,6 +648,20 @@ register("addmm.default", lambda: [
     S(make((4,), F32), make((3, 4), F32), make((4, 5), F32), name="self_broadcast_error")],
     tols=ACCUMULATING_ULPS)
 out_of("addmm.out", "addmm.default")
+register("addmm_.default", lambda: [
+    S(make((3, 5), dt, **_LA), make((3, 4), dt, **_LA), make((4, 5), dt, **_LA), name=dtname(dt))
+    for dt in (F32, F64, F16, BF16, I64)] + [
+    S(make((3, 5), F32), make((3, 4), F32), make((4, 5), F32), beta=0.5, alpha=2,
+      name="beta_alpha"),
+    S(np.full((3, 5), np.nan, np.float32), make((3, 4), F32), make((4, 5), F32), beta=0,
+      name="beta0_ignores_nan"),
+    S(transposed((3, 5), F32), transposed((3, 4), F32), strided((4, 5), F32),
+      name="noncontiguous"),
+    S(make((3, 5), F32), make((3, 0), F32), make((0, 5), F32), name="empty_k"),
+    S(make((5,), F32), make((3, 4), F32), make((4, 5), F32), name="self_shape_error"),
+    S(make((3, 5), F64), make((3, 4), F32), make((4, 5), F32), name="self_dtype_error"),
+    S(make((3, 5), F32), make((3, 4), F32), make((3, 5), F32), name="inner_mismatch_error")],
+    tols=ACCUMULATING_ULPS)
 register("matmul.default", lambda: [
     S(make((4,), F32), make((4,), F32), name="dot"),
     S(make((3, 4), F32), make((4,), F32), name="mv"),

@@ -109,7 +109,9 @@ def log_sigmoid_double_backward(grad, self):
 def celu_input_scale(alpha) -> float:
     """celu's elu input_scale in its derivative: 1 / alpha with alpha read as a float32
     (torch's `1.0 / alpha.toFloat()`)."""
-    return 1.0 / float(np.float32(alpha))
+    from ember.core import dtype as D
+    from ember.core.factory_args import checked_scalar
+    return 1.0 / float(np.float32(checked_scalar(alpha, D.float32)))   # (1e39 overflows)
 
 
 def prelu_kernel_backward_reduced(grad, self, weight):

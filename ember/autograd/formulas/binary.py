@@ -96,10 +96,11 @@ def pow_scalar_backward(grad, base, exponent, result):
     base = scalar_value(base)
     if exponent.is_complex():
         base = complex(base)
-    if base == 0:   # (result read as 1 where masked: no 0 * -inf reaches double backward)
+    if base == 0:   # (result read as 1 where masked: no 0 * -inf reaches double backward;
+        # grad times the masked factor, as torch, so d/dgrad is 0 there, not 0 * -inf)
         masked = _nonnegative(exponent)
         safe = ember.where(masked, result.new_ones(()), result)
-        g = zero_where(masked, grad * scale(safe, -math.inf).conj())
+        g = grad * zero_where(masked, scale(safe, -math.inf)).conj()
     else:
         g = grad * scale(result, _log_of_number(base)).conj()
     return grad_to_dtype(g, exponent.dtype)

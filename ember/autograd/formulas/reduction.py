@@ -170,9 +170,10 @@ def logsumexp_backward(grad, self, result, dim, keepdim):
     return grad * (self - result).exp().conj()
 
 
-def norm_backward(grad, self, ord, norm, dim, keepdim):
+def norm_backward(grad, self, ord, norm, dim, keepdim, cast=True):
     """torch's norm_backward (linalg_vector_norm): subgradient 0 at 0 for every order, the
-    gradient of max/min |x| shared by ties for +-inf, none (None) for ord 0."""
+    gradient of max/min |x| shared by ties for +-inf, none (None) for ord 0. `cast=False`
+    keeps the promoted dtype of self's and norm's (renorm_backward's float64 norm)."""
     p = float(scalar_value(ord))
     dtype = self.dtype
     if self.is_complex() and self.dtype.to_real() is not norm.dtype:   # dtype=: |x| as the norm's
@@ -199,7 +200,37 @@ def norm_backward(grad, self, ord, norm, dim, keepdim):
         g = _sgn(self) * _abs(self).pow(p - 1) * zero_where(norm == 0, grad / norm.pow(p - 1))
     else:
         g = self * _abs(self).pow(p - 2) * zero_where(norm == 0, grad / norm.pow(p - 1))
-    return grad_to_dtype(g, dtype)
+    return grad_to_dtype(g, dtype) if cast else g
+
+
+# the accumulation dtype torch's CPU kernels use (at::toAccumulateType on the CPU)
+_CPU_ACC = {"float16": "float32", "bfloat16": "float32", "float32": "float64",
+            "complex32": "complex64", "complex64": "complex128"}
+
+
+def renorm_backward(grad, self, p, dim, maxnorm):
+    """torch's renorm_backward: the norms (and grad's projections on self) in the CPU
+    accumulation dtype, float64 for float32, so a float32 |x| ** 256 that overflows the
+    forward's float32 norm is finite here; then maxnorm / n * (grad - nb / n), n = norm +
+    1e-7, nb the norm's gradient, in the slices whose norm is above maxnorm.
+
+        >>> x = ember.tensor([[3.0, 4.0]], requires_grad=True)
+        >>> ember.autograd.grad(x.renorm(2, 0, 1.0).sum(), x)[0]
+        tensor([[ 0.0320, -0.0240]])
+    """
+    dim = dim % self.ndim
+    others = [d for d in range(self.ndim) if d != dim]
+    acc = getattr(ember, _CPU_ACC.get(self.dtype.name, self.dtype.name))
+    real = acc.to_real() if acc.is_complex else acc
+    norm = ember.linalg.vector_norm(self, p, others, keepdim=True, dtype=acc)
+    projection = self.conj() * grad
+    if projection.is_complex():
+        projection = ember.real(projection)
+    projection = projection.sum(others, keepdim=True, dtype=real)
+    nb = norm_backward(projection, self, p, norm, others, True, cast=False)
+    invnorm = (norm + 1e-7).reciprocal()
+    grad_norm = maxnorm * invnorm * (grad - invnorm * nb)
+    return ember.where(norm > maxnorm, grad_norm.to(grad.dtype), grad)
 
 
 def cumsum_backward(grad, dim):

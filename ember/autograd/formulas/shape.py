@@ -148,8 +148,8 @@ def roll_backward(grad, shifts, dims):
 def index_select_backward(grad, shape, dim, index):
     """index_select's gradient: grad added (repeats accumulate) into zeros at the rows read."""
     shape = tuple(shape)
-    if not shape:
-        return grad.reshape(())
+    if not shape:       # a 0-d self's one window of size 1 (size 0: an empty one, grad 0)
+        return grad.sum().reshape(())
     dim = dim % len(shape)
     return grad.new_zeros(shape).index_put([None] * dim + [index.reshape(-1)], grad, True)
 
@@ -257,8 +257,8 @@ def put_self_backward(grad, index, source, accumulate):
 def unfold_backward(grad, shape, dim, size, step):
     """unfold's gradient: each window's gradient added back at the positions it covers."""
     shape = tuple(shape)
-    if not shape:
-        return grad.reshape(())
+    if not shape:       # a 0-d self's one window of size 1 (size 0: an empty one, grad 0)
+        return grad.sum().reshape(())
     dim = dim % len(shape)
     windows = grad.shape[dim]
     pos = (ember.arange(windows, device=grad.device).view(-1, 1) * step
