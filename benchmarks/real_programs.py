@@ -42,7 +42,7 @@ sys.path.insert(0, str(PROGRAMS))
 
 # isort: split
 from programs_harness import data, load, no_dropout, numpy_random
-from test_programs import TEXT, CharStream, Names
+from test_programs import TEXT, CharStream, Names, small_resnet
 
 DEFAULT_JSON = pathlib.Path(__file__).resolve().parent / "last_run_real_programs.json"
 
@@ -201,15 +201,7 @@ def resnet_case(variant):
     start = StartState()
 
     def prepare(fw, module):
-        if variant == "resnet":
-            model = module.ResNet(module.BasicBlock, [2, 1, 1, 1], num_classes=5,
-                                  zero_init_residual=True, planes=(8, 16, 16, 32))
-        else:
-            model = module.ResNet(
-                module.Bottleneck, [1, 1, 1, 1], num_classes=5, groups=2, width_per_group=8,
-                planes=(8, 8, 16, 16),
-                replace_stride_with_dilation=[False, True, True] if variant == "dilated"
-                else None)
+        model = small_resnet(module, variant)
         start.hook(fw)(model)
         x, y = data(fw, images), data(fw, labels)
         return lambda: module.train(model, x, y)

@@ -251,24 +251,26 @@ def test_makemore(kind):
     np.testing.assert_allclose(e_test, t_test, rtol=1e-5)
 
 
+def small_resnet(module, variant):
+    """The small ResNet of `variant` (resnet: BasicBlock; resnext: grouped Bottleneck;
+    dilated: resnext with dilation) from the program module `module`; the benchmark
+    (benchmarks/real_programs.py) trains the same ones."""
+    if variant == "resnet":
+        return module.ResNet(module.BasicBlock, [2, 1, 1, 1], num_classes=5,
+                             zero_init_residual=True, planes=(8, 16, 16, 32))
+    return module.ResNet(
+        module.Bottleneck, [1, 1, 1, 1], num_classes=5, groups=2, width_per_group=8,
+        planes=(8, 8, 16, 16),
+        replace_stride_with_dilation=[False, True, True] if variant == "dilated" else None)
+
+
 @pytest.mark.parametrize("variant", ["resnet", "resnext", "dilated"])
 def test_resnet(variant):
     tm, em = both("resnet")
     rng = np.random.default_rng(0)
     images = rng.standard_normal((4, 3, 32, 32)).astype(np.float32)
     labels = rng.integers(0, 5, 4)
-    models = []
-    for module in (tm, em):
-        if variant == "resnet":
-            model = module.ResNet(module.BasicBlock, [2, 1, 1, 1], num_classes=5,
-                                  zero_init_residual=True, planes=(8, 16, 16, 32))
-        else:
-            model = module.ResNet(
-                module.Bottleneck, [1, 1, 1, 1], num_classes=5, groups=2, width_per_group=8,
-                planes=(8, 8, 16, 16),
-                replace_stride_with_dilation=[False, True, True] if variant == "dilated"
-                else None)
-        models.append(model)
+    models = [small_resnet(module, variant) for module in (tm, em)]
     start = SameStart()
     start.torch_hook(models[0])
     start.ember_hook(models[1])
