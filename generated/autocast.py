@@ -637,6 +637,16 @@ def cpu_quantile_scalar(keyset, self, q, dim, keepdim, interpolation):
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.fp32: smooth_l1_loss
+def cpu_smooth_l1_loss(keyset, self, target, reduction, beta):
+    to = _FLOAT32
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.smooth_l1_loss.redispatch(keyset & _BELOW_CPU, _cast(self, to, 'cpu'), _cast(target, to, 'cpu'), reduction, beta)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.fp32: svd
 def cpu_svd(keyset, self, some, compute_uv):
     to = _FLOAT32
@@ -1397,6 +1407,16 @@ def cuda_sinh(keyset, self):
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.fp32: smooth_l1_loss
+def cuda_smooth_l1_loss(keyset, self, target, reduction, beta):
+    to = _FLOAT32
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.smooth_l1_loss.redispatch(keyset & _BELOW_CUDA, _cast(self, to, 'cuda'), _cast(target, to, 'cuda'), reduction, beta)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.fp32: softplus
 def cuda_softplus(keyset, self, beta, threshold):
     to = _FLOAT32
@@ -1696,6 +1716,7 @@ _o.prod_dim_int.register("AutocastCPU", cpu_prod_dim_int, with_keyset=True)
 _o.qr.register("AutocastCPU", cpu_qr, with_keyset=True)
 _o.quantile.register("AutocastCPU", cpu_quantile, with_keyset=True)
 _o.quantile_scalar.register("AutocastCPU", cpu_quantile_scalar, with_keyset=True)
+_o.smooth_l1_loss.register("AutocastCPU", cpu_smooth_l1_loss, with_keyset=True)
 _o.svd.register("AutocastCPU", cpu_svd, with_keyset=True)
 _o.trace.register("AutocastCPU", cpu_trace, with_keyset=True)
 _o.triangular_solve.register("AutocastCPU", cpu_triangular_solve, with_keyset=True)
@@ -1772,6 +1793,7 @@ _o.reciprocal.register("AutocastCUDA", cuda_reciprocal, with_keyset=True)
 _o.renorm.register("AutocastCUDA", cuda_renorm, with_keyset=True)
 _o.rsqrt.register("AutocastCUDA", cuda_rsqrt, with_keyset=True)
 _o.sinh.register("AutocastCUDA", cuda_sinh, with_keyset=True)
+_o.smooth_l1_loss.register("AutocastCUDA", cuda_smooth_l1_loss, with_keyset=True)
 _o.softplus.register("AutocastCUDA", cuda_softplus, with_keyset=True)
 _o.tan.register("AutocastCUDA", cuda_tan, with_keyset=True)
 _o.cumprod.register("AutocastCUDA", cuda_cumprod, with_keyset=True)

@@ -8,8 +8,8 @@ NumPy's complex `log` and `exp` are C's `clog` and `cexp`, so only the product n
 writing out. The Tensor_Scalar kernel's shortcuts (torch's pow_tensor_scalar_optimized_kernel)
 are here too: x * x and x * x * x by the textbook product, sqrt, and reciprocals.
 
-    >>> cpow(np.array([0j, 2 + 0j]), np.array([0j, 2 + 0j]))
-    array([nan+nanj,  4.+0.j])
+    >>> cpow(np.array([0j, 2 + 0j]), np.array([0j, 2 + 0j])).tolist()
+    [(nan+nanj), (4+0j)]
 """
 from __future__ import annotations
 

@@ -307,8 +307,10 @@ def div_mode(self, other, rounding_mode):
         return div(self, other)
     int_div_check(meta, other)
     if meta._dtype in _HALF and not _scalar_divisor(other):
-        fn = _floor_divide_stepwise if rounding_mode == "floor" else _trunc_divide
-        return _run(fn, meta, (self, other), meta._dtype)
+        step = _floor_divide_stepwise if rounding_mode == "floor" else _trunc_divide
+        half = meta._dtype.np       # (a number self, 7 // t, is rounded to the dtype too)
+        return _run(lambda a, b: step(np.asarray(a, half), np.asarray(b, half)), meta,
+                    (self, other), meta._dtype)
     fn = np.floor_divide if rounding_mode == "floor" else _trunc_divide
     return _general(fn, meta, (self, other), exact_other=True)
 

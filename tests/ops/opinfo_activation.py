@@ -42,9 +42,10 @@ def _with(samples, *args, **kwargs):
     return [S(*s.args, *args, name=s.name, **s.kwargs, **kwargs) for s in samples]
 
 
-def _float_unary(name, params=(), *, inplace=True, out=True, extra=()):
+def _float_unary(name, params=(), *, inplace=True, out=True, extra=(), tols=None):
     """gelu-like ops: a dtype sweep (integral/bool inputs must raise) with each parameter
-    set of `params` ((args, kwargs, label) triples), special values, and `extra`."""
+    set of `params` ((args, kwargs, label) triples), special values, and `extra`; `tols`:
+    the allowed errors per dtype, where they differ from helpers.ULPS."""
     params = params or (((), {}, ""),)
 
     def samples(inplace_=False):
@@ -63,16 +64,20 @@ def _float_unary(name, params=(), *, inplace=True, out=True, extra=()):
             return out_
         return make_samples
 
-    register(f"{name}.default", samples())
+    kw = {} if tols is None else {"tols": tols}
+    register(f"{name}.default", samples(), **kw)
     if out:
         out_of(f"{name}.out", f"{name}.default")
     if inplace:
-        register(f"{name}_.default", samples(True))
+        register(f"{name}_.default", samples(True), **kw)
 
 
 # ---- gelu / silu / softplus / leaky_relu / elu ---------------------------------------------
+# (torch's float32 tanh approximation cancels in 1 + tanh below x = -2: ~1e-5 relative,
+# ~55 eps at x = -2.88, where ember computes in float64)
 _float_unary("gelu", (((), {}, ""), ((), {"approximate": "tanh"}, "tanh")),
-             extra=(lambda: S(make((3, 4), F32), approximate="foo", name="bad_approximate_error"),))
+             extra=(lambda: S(make((3, 4), F32), approximate="foo", name="bad_approximate_error"),),
+             tols={"float32": 64})
 _float_unary("silu")
 _float_unary("softplus", (((), {}, ""), ((2, 1), {}, "beta2_threshold1"),
                           ((0.5, 3.0), {}, "beta_half")),

@@ -78,13 +78,21 @@ def test_sdpa_formulas_equal_torch(q, k, v):
             tfc.sdpa_backward_flop_count(grad, q, k, v)
 
 
-def test_sdpa_forward_counts_torch_formula():
-    """ember's attention decomposes into bmms: their count is torch's fused-kernel formula
-    (torch's CPU kernel has no formula and counts 0)."""
-    q = ember.ones(2, 3, 5, 4)
-    with efc.FlopCounterMode(display=False) as fc:
-        ember.nn.functional.scaled_dot_product_attention(q, q, q)
-    assert fc.get_total_flops() == tfc.sdpa_flop_count((2, 3, 5, 4), (2, 3, 5, 4), (2, 3, 5, 4))
+@pytest.mark.parametrize("shape,kwargs", [((2, 3, 5, 4), {}), ((2, 3, 5, 4), {"is_causal": True}),
+                                          ((2, 3, 5, 4), {"scale": 0.5}), ((3, 5, 4), {})])
+def test_sdpa_counts_what_torch_counts(shape, kwargs):
+    """4-D attention runs torch's CPU kernel in both libraries, which has no formula
+    (0 flops); 3-D attention decomposes into bmms, counted by their formula in both.
+    (With an attn_mask torch still runs its kernel and counts 0, ember decomposes.)"""
+    counts = []
+    for lib, mode in ((ember, efc.FlopCounterMode), (torch, tfc.FlopCounterMode)):
+        q = lib.ones(*shape)
+        with mode(display=False) as fc:
+            lib.nn.functional.scaled_dot_product_attention(q, q, q, **kwargs)
+        counts.append(fc.get_total_flops())
+    assert counts[0] == counts[1]
+    if len(shape) == 3:
+        assert counts[0] == tfc.sdpa_flop_count((1,) + shape, (1,) + shape, (1,) + shape)
 
 
 def test_custom_mapping_and_register_errors():
