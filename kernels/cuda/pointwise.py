@@ -10,7 +10,7 @@ and launches elementwise.cu's `<family>_<op>_<dtype>`.
 import numpy as np
 
 from ember.core import dtype as D
-from ember.core.tensor import contiguous_strides
+from ember.core.tensor import contiguous_strides, make_view
 from ember.kernels.common import _pointwise as P
 from ember.kernels.cpu.activation import _check_not_bool as check_not_bool
 from ember.kernels.cuda import _launch as L
@@ -362,9 +362,19 @@ def logical_not(self):
     return unary(MU.unary_bool, "logical_not", "logical_not")(self)
 
 
+def _complex_parts(self):
+    """The real and imaginary parts of a complex tensor, as views of its real dtype."""
+    dt, stride = self._dtype.to_real(), tuple(2 * s for s in self.stride())
+    return [make_view(self, self._shape, stride, 2 * self._offset + i, dt) for i in (0, 1)]
+
+
 def _classify(op, float_only_result):
-    """isnan / isinf / isfinite: bool results; integers and bool give `float_only_result`."""
+    """isnan / isinf / isfinite: bool results; integers and bool give `float_only_result`;
+    a complex element is NaN or infinite where a part is, finite where both are."""
     def kernel(self):
+        if self._dtype.is_complex:
+            re, im = (kernel(p) for p in _complex_parts(self))
+            return (logical_and if op == "isfinite" else logical_or)(re, im)
         out = L.empty_like_meta(MU.unary_bool(self), self._device)
         if self._dtype.category != D.FLOAT:
             return L.fill(out, float_only_result)

@@ -207,3 +207,19 @@ def test_layer_norm_forward_and_backward_on_cuda():
     check_cuda(y.detach(), ty.detach(), tol)
     for got, want in ((dx.grad, tx.grad), (dw.grad, tw.grad), (db.grad, tb.grad)):
         check_cuda(got, want, tol)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("op", ["isnan", "isinf", "isfinite"])
+def test_complex_classification_reads_both_parts(op, dtype):
+    """A complex element is NaN or infinite where either part is, finite where both are
+    (the kernels answered by dtype alone: every complex element finite)."""
+    inf, nan = float("inf"), float("nan")
+    values = [complex(1, inf), complex(nan, 0), 1 + 1j, complex(-inf, nan), complex(0, nan),
+              complex(inf, 2)]
+    t = torch.tensor(values, dtype=getattr(torch, dtype))
+    x = ember.tensor(values, dtype=getattr(ember, dtype), device="cuda")
+    for e, w in ((x, t), (x[::2], t[::2]), (x.reshape(2, 3).t(), t.reshape(2, 3).t())):
+        got = getattr(ember, op)(e)
+        assert got.device.type == "cuda" and got.dtype == ember.bool
+        np.testing.assert_array_equal(got.cpu().numpy(), getattr(torch, op)(w).numpy())
