@@ -22,13 +22,10 @@ GOOD_OP = """
 
 
 @pytest.fixture()
-def project(tmp_path):
-    """A copy of the schemas, templates and kernels with a freshly generated/."""
-    for d in ("schema", "templates", "kernels"):
-        shutil.copytree(ROOT / d, tmp_path / d)
-    shutil.copytree(ROOT / "ember" / "autograd" / "formulas",
-                    tmp_path / "ember" / "autograd" / "formulas")
-    assert main(["--root", str(tmp_path)]) == 0
+def project(generated_project, tmp_path):
+    """This test's own copy of the schemas, templates and kernels with a freshly generated/
+    (conftest's `generated_project`)."""
+    shutil.copytree(generated_project, tmp_path, dirs_exist_ok=True)
     return tmp_path
 
 
