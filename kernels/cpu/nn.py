@@ -592,76 +592,92 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             if output_mask[2] else None)
 
 
-def _bn_like_input(arr, input):
+def _bn_like_input(input, acc):
+    """batch norm's result for `input` (its layout: channels_last stays so) and the
+    (N, C, L) array the compiled loops write: the result's own, or a scratch one in `acc`
+    (float16/bfloat16) that _bn_store rounds into it."""
     out = empty_cpu(input._shape, input._dtype, _meta.batch_norm_strides(input))
-    out._np[...] = arr
+    arr = _channels_view(out._np)
+    return out, (arr if arr.dtype == acc else np.empty(arr.shape, acc))
+
+
+def _bn_store(out, arr):
+    """Round the scratch array of _bn_like_input into the result (nothing when it is it)."""
+    dst = _channels_view(out._np)
+    if dst is not arr and not np.shares_memory(dst, arr):
+        dst[...] = arr
     return out
+
+
+def _channels_view(a):
+    """(N, C, *spatial) as (N, C, L): a view for contiguous and channels_last arrays."""
+    return a.reshape(a.shape[0], a.shape[1], -1) if a.ndim != 3 else a
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Per-channel (dim 1) normalisation with batch statistics (training; the running
     statistics are updated in place with `momentum`, the variance unbiased) or the running
-    ones (eval); (out, save_mean, save_invstd), the saved ones empty in eval."""
+    ones (eval); (out, save_mean, save_invstd), the saved ones empty in eval. Computed as
+    torch's CPU kernel (_batch_norm_loop): statistics accumulated in float64, then
+    out = x * alpha + beta per channel.
+
+        >>> out, mean, invstd = ember.native_batch_norm(ember.tensor([[1.], [3.]]), None,
+        ...                                             None, None, None, True, 0.1, 0.)
+        >>> out.flatten(), mean
+        (tensor([-1.,  1.]), tensor([2.]))
+    """
     sdt = _meta.check_batch_norm(input, weight, bias, running_mean, running_var, training)
     if input._dtype.category != D.FLOAT:
         raise not_implemented_for("batch_norm", input._dtype)
     acc = _acc_of(input)
-    x = input._np.astype(acc, copy=False)
-    c = input._shape[1]
-    view = (1, c) + (1,) * (input.dim() - 2)
-    rdims = (0,) + tuple(range(2, input.dim()))
-    if training:
-        mean = x.mean(axis=rdims, keepdims=True)
-        var = ((x - mean) ** 2).mean(axis=rdims, keepdims=True)
-        invstd = 1 / np.sqrt(var + eps)
-        if running_mean is not None:
-            n = input.numel() // c
-            with np.errstate(divide="ignore", invalid="ignore"):
-                unbiased = var.reshape(c) * (n / (n - 1)) if n > 1 else var.reshape(c) * np.inf
-            rm, rv = running_mean._np, running_var._np
-            rm[...] = ((1 - momentum) * rm.astype(acc) + momentum * mean.reshape(c)).astype(rm.dtype)
-            rv[...] = ((1 - momentum) * rv.astype(acc) + momentum * unbiased).astype(rv.dtype)
-        save = (mean.reshape(c), invstd.reshape(c))
-    else:
-        mean = running_mean._np.astype(acc).reshape(view)
-        invstd = 1 / np.sqrt(running_var._np.astype(acc).reshape(view) + eps)
-        save = (np.zeros(0, acc), np.zeros(0, acc))
-    out = (x - mean) * invstd
-    if weight is not None:
-        out = out * _param(weight, acc, view)
-    if bias is not None:
-        out = out + _param(bias, acc, view)
-    return (_bn_like_input(out, input), from_array(np.array(save[0], dtype=sdt.np), sdt),
-            from_array(np.array(save[1], dtype=sdt.np), sdt))
+    x = _channels_view(input._np.astype(acc, copy=False))
+    c = x.shape[1]
+    none = np.empty(0, acc)
+    w, b = (none if p is None else p._np.astype(acc, copy=False) for p in (weight, bias))
+    rm, rv = (none if p is None else np.ascontiguousarray(p._np, acc)
+              for p in (running_mean, running_var))
+    mean, invstd = np.empty(c, acc), np.empty(c, acc)
+    out, arr = _bn_like_input(input, acc)
+    compiled("_batch_norm_loop").forward(x, w, b, rm, rv, bool(training), float(momentum),
+                                         float(eps), arr, mean, invstd)
+    if training and running_mean is not None:
+        for run, new in ((running_mean._np, rm), (running_var._np, rv)):
+            if not np.shares_memory(run, new):     # (converted or copied: write back)
+                run[...] = new
+    if not training:        # (two arrays: the outputs do not share storage)
+        mean, invstd = np.empty(0, acc), np.empty(0, acc)
+    return (_bn_store(out, arr), from_array(mean.astype(sdt.np, copy=False), sdt),
+            from_array(invstd.astype(sdt.np, copy=False), sdt))
 
 
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
                                save_invstd, train, eps, output_mask):
     """(grad_input, grad_weight, grad_bias) of batch norm (the saved batch statistics in
-    training, the running ones in eval), None where output_mask is False."""
+    training, the running ones in eval), None where output_mask is False: one compiled
+    pass per channel for the sums, one for grad_input (_batch_norm_loop.backward)."""
     _meta.check_param_dtypes(input, weight, running_mean, running_var, save_mean, save_invstd)
     if input._dtype.category != D.FLOAT:
         raise not_implemented_for("batch_norm_backward_cpu", input._dtype)
     acc = _acc_of(input)
-    c = input._shape[1]
-    view = (1, c) + (1,) * (input.dim() - 2)
-    rdims = (0,) + tuple(range(2, input.dim()))
-    go = grad_out._np.astype(acc, copy=False)
-    x = input._np.astype(acc, copy=False)
-    w = _param(weight, acc, view)
+    go = _channels_view(grad_out._np.astype(acc, copy=False))
+    x = _channels_view(input._np.astype(acc, copy=False))
+    c = x.shape[1]
+    w = np.ones(c, acc) if weight is None else weight._np.astype(acc, copy=False)
     if train:
-        mean = save_mean._np.astype(acc).reshape(view)
-        invstd = save_invstd._np.astype(acc).reshape(view)
-        dx, dw, db = _norm_grads(go, x, mean, invstd, w, rdims, rdims)
+        mean, invstd = save_mean._np.astype(acc), save_invstd._np.astype(acc)
     else:
-        mean = running_mean._np.astype(acc).reshape(view)
-        invstd = 1 / np.sqrt(running_var._np.astype(acc).reshape(view) + eps)
-        dx = go * invstd if w is None else go * w * invstd
-        dw, db = (go * (x - mean) * invstd).sum(axis=rdims), go.sum(axis=rdims)
+        mean = running_mean._np.astype(acc)
+        invstd = (1 / np.sqrt(running_var._np.astype(acc) + eps)).astype(acc)
+    dw, db = np.empty(c), np.empty(c)
+    if output_mask[0]:
+        out, dx = _bn_like_input(input, acc)
+    else:
+        out, dx = None, np.empty((0, 0, 0), acc)
+    compiled("_batch_norm_loop").backward(go, x, w, mean, invstd, bool(train), dx, dw, db)
     wdt = weight._dtype if weight is not None else input._dtype
-    return (_bn_like_input(dx, input) if output_mask[0] else None,
-            from_array(np.array(dw, dtype=wdt.np).reshape(c), wdt) if output_mask[1] else None,
-            from_array(np.array(db, dtype=wdt.np).reshape(c), wdt) if output_mask[2] else None)
+    return (_bn_store(out, dx) if output_mask[0] else None,
+            from_array(dw.astype(wdt.np), wdt) if output_mask[1] else None,
+            from_array(db.astype(wdt.np), wdt) if output_mask[2] else None)
 
 
 def _nll2d_rows(self, target):
