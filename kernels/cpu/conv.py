@@ -140,6 +140,12 @@ def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
     wm = w.reshape(groups, o // groups, ck // groups)
     if bias is not None:
         bias = bias.reshape(groups, o // groups, 1)
+    if _pointwise(kern, padding):       # one matmul over the channels, no im2col
+        xs = _strided_positions(x, stride)[(slice(None),) * 2 + tuple(map(slice, out))]
+        y = np.matmul(wm, xs.reshape(n, groups, x.shape[1] // groups, ll))
+        if bias is not None:
+            y += bias
+        return y.reshape((n, o) + tuple(out))
     if n * ll <= _ONE_GEMM_POSITIONS and n:
         return _conv_forward_one_gemm(x, wm, kern, stride, padding, dilation, out, bias)
     y = np.empty((n, groups, o // groups, ll), np.result_type(x, w))
@@ -161,6 +167,19 @@ def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
 # ResNet on 32x32 images), conv_forward makes one GEMM of the batch, (g, Og, Cg*K) @
 # (g, Cg*K, N*L), rather than one per image of a few columns each (2-3x faster at 2x2).
 _ONE_GEMM_POSITIONS = 256
+
+
+def _pointwise(kern, padding):
+    """Whether a convolution is pointwise (a 1x1 kernel, no padding): each output position
+    reads the input position `stride` times its own, a matmul over the channels."""
+    return all(k == 1 for k in kern) and not any(padding)
+
+
+def _strided_positions(x, stride):
+    """The input positions a pointwise convolution reads, (N, C, *out) (a view)."""
+    if all(s == 1 for s in stride):
+        return x
+    return x[(slice(None),) * 2 + tuple(slice(None, None, s) for s in stride)]
 
 
 def _conv_forward_one_gemm(x, wm, kern, stride, padding, dilation, out, bias):
@@ -250,13 +269,18 @@ def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     block of images one batched matmul W^T @ gy whose rows are tap-major (K, Cg), then per
     kernel tap one strided add of its (b, g, Cg, *out) slab (contiguous over Cg and the
     positions) into the input positions it reads (clipped to the input)."""
-    if all(k == 1 for k in w.shape[2:]) and tuple(in_spatial) == tuple(gy.shape[2:]) \
-            and not any(padding):           # a pointwise convolution: one matmul
+    if _pointwise(w.shape[2:], padding):  # one matmul, put at the positions read
         n, o = gy.shape[:2]
         og, cg = o // groups, w.shape[1]
-        gx = np.matmul(w.reshape(groups, og, cg).transpose(0, 2, 1),
-                       gy.reshape(n, groups, og, int(np.prod(in_spatial))))
-        return gx.reshape((n, groups * cg) + tuple(in_spatial))
+        out = tuple(gy.shape[2:])
+        cols = np.matmul(w.reshape(groups, og, cg).transpose(0, 2, 1),
+                         gy.reshape(n, groups, og, int(np.prod(out))))
+        cols = cols.reshape((n, groups * cg) + out)
+        if tuple(in_spatial) == out:
+            return cols
+        gx = np.zeros((n, groups * cg) + tuple(in_spatial), cols.dtype)
+        _strided_positions(gx, stride)[(slice(None),) * 2 + tuple(map(slice, out))] = cols
+        return gx
     n, o = gy.shape[:2]
     out = tuple(gy.shape[2:])
     cg, kern = w.shape[1], tuple(w.shape[2:])
@@ -304,8 +328,13 @@ def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     kern, out = tuple(kern), tuple(gy.shape[2:])
     ck = c * int(np.prod(kern))
     ll = int(np.prod(out))
-    gyt = gy.transpose((0,) + tuple(range(2, 2 + d)) + (1,))              # (N, *out, O)
     dt = np.result_type(x, gy)
+    if _pointwise(kern, padding):       # sum over the images of gy @ x^T, per group
+        xs = _strided_positions(x, stride)[(slice(None),) * 2 + tuple(map(slice, out))]
+        part = np.matmul(gy.reshape(n, groups, og, ll),
+                         xs.reshape(n, groups, cg, ll).transpose(0, 1, 3, 2))
+        return part.sum(axis=0).reshape((o, cg) + kern)
+    gyt = gy.transpose((0,) + tuple(range(2, 2 + d)) + (1,))              # (N, *out, O)
     acc = None      # (g, Og, Cg*K): the GEMMs' operands transposed for BLAS, not copied
     per = ck * ll * x.itemsize
     full = _block(n, per)

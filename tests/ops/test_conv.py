@@ -84,6 +84,11 @@ def test_conv2d_larger_against_torch(groups, stride, padding, dilation):
     ((2, 4, 3), (20, 2, 3), 2, 1, 2, 2),            # 1-d, dilated
     ((1, 2, 2, 2, 2), (10, 2, 2, 2, 2), 1, 1, 1, 1),  # 3-d
     ((0, 6, 2, 2), (16, 6, 3, 3), 1, 1, 1, 1),      # an empty batch
+    ((3, 6, 5, 4), (16, 6, 1, 1), 1, 1, 0, 1),      # pointwise: one matmul, no im2col
+    ((3, 6, 5, 4), (16, 3, 1, 1), 2, 2, 0, 1),      # pointwise, strided (odd size), grouped
+    ((2, 4, 5, 3, 2), (6, 4, 1, 1, 1), 1, (2, 1, 2), 0, 1),  # pointwise 3-d
+    ((0, 6, 3, 3), (4, 6, 1, 1), 1, 2, 0, 1),       # pointwise, an empty batch
+    ((2, 6, 3, 3), (4, 6, 1, 1), 1, 1, 1, 1),       # 1x1 with padding: not pointwise
 ])
 def test_conv_backward_few_output_positions(x_shape, w_shape, groups, stride, padding, dilation):
     """Fewer output positions (batch x map) than output channels per group, as in the deep
@@ -107,6 +112,34 @@ def test_conv_backward_few_output_positions(x_shape, w_shape, groups, stride, pa
             assert e.dtype == ember_of(x).dtype and e.shape == tuple(t.shape)
             assert e.stride() == t.stride()
             np.testing.assert_allclose(to_np(e), to_np(t), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("stride,output_padding,dilation", [(1, 0, 1), (2, 1, 1), (1, 1, 2)])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_pointwise_conv_transpose_against_torch(stride, output_padding, dilation, channels_last):
+    """A 1x1 transposed convolution (the input gradient's matmul put at the strided
+    positions) and its backward: torch's values and strides; gradcheck in float64."""
+    x, w, b = _rand(2, 6, 3, 4), _rand(6, 2, 1, 1, seed=1), _rand(4, seed=2)
+    g = _rand(2, 4, 3 * stride - stride + 1 + output_padding,
+              4 * stride - stride + 1 + output_padding, seed=3)
+
+    def run(lib, of):
+        xt = of(x)
+        if channels_last:
+            xt = xt.contiguous(memory_format=lib.channels_last)
+        xt, wt, bt = (a.requires_grad_() for a in (xt, of(w), of(b)))
+        y = lib.nn.functional.conv_transpose2d(xt, wt, bt, stride, 0, output_padding, 2,
+                                               dilation)
+        return [y, *lib.autograd.grad(y, (xt, wt, bt), of(g))]
+    for e, t in zip(run(ember, ember_of), run(torch, torch_of), strict=True):
+        assert e.shape == tuple(t.shape) and e.stride() == t.stride()
+        np.testing.assert_allclose(to_np(e.detach()), to_np(t.detach()), rtol=1e-10, atol=1e-10)
+    args = (ember_of(x[:1, :, :2, :3]).requires_grad_(), ember_of(w).requires_grad_())
+    assert ember.autograd.gradcheck(
+        lambda x, w: ember.conv_transpose2d(x, w, None, stride, 0, output_padding, 2, dilation),
+        args)
+    assert ember.autograd.gradcheck(lambda x, w: ember.conv2d(x, w.transpose(0, 1), None, 2),
+                                    args)
 
 
 def test_conv_same_even_kernel_warns():
