@@ -16,6 +16,7 @@ float16/bfloat16 compute in float32 and round once.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -135,8 +136,8 @@ def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
     written straight into the (N, O, *out) result, the bias added while it is in cache."""
     n, o = x.shape[0], w.shape[0]
     kern = tuple(w.shape[2:])
-    ck = x.shape[1] * int(np.prod(kern))
-    ll = int(np.prod(out))
+    ck = x.shape[1] * math.prod(kern)
+    ll = math.prod(out)
     wm = w.reshape(groups, o // groups, ck // groups)
     if bias is not None:
         bias = bias.reshape(groups, o // groups, 1)
@@ -185,7 +186,7 @@ def _strided_positions(x, stride):
 def _conv_forward_one_gemm(x, wm, kern, stride, padding, dilation, out, bias):
     """conv_forward as one GEMM over the batch's windows in (C, *k, N, *out) order."""
     n, c = x.shape[:2]
-    groups, og, ll = wm.shape[0], wm.shape[1], int(np.prod(out))
+    groups, og, ll = wm.shape[0], wm.shape[1], math.prod(out)
     cols = np.empty((c,) + kern + (n,) + tuple(out), x.dtype)
     for _, _, win in _window_blocks(x, kern, stride, padding, dilation, out, 1, True):
         np.copyto(cols, win)                                            # one block: the batch
@@ -224,14 +225,14 @@ def _input_grad_rows(gy, w, in_spatial, stride, padding, dilation, groups):
     d = len(out)
     cg, kern = w.shape[1], tuple(w.shape[2:])
     og, kl, kw = o // groups, kern[:-1], kern[-1]
-    klp = int(np.prod(kl))
+    klp = math.prod(kl)
     wi, dw, pw = in_spatial[-1], dilation[-1], padding[-1]
     # gyw[..., q] = gy[..., q - left]: input column x reads gy at x + pw - j*dw, that is
     # gyw[x + (kw - 1 - j) * dw], a window of gyw with the flipped kernel
     left = dw * (kw - 1) - pw
     width = wi + dw * (kw - 1)
     lo, hi = max(0, left), min(width, left + out[-1])
-    lp = int(np.prod(out[:-1])) * wi
+    lp = math.prod(out[:-1]) * wi
     per = max(o * kw, groups * klp * cg) * lp * gy.itemsize
     blk = _block(n, per)
     # each block of gy is widened into one reused buffer (its margins stay zero)
@@ -274,7 +275,7 @@ def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
         og, cg = o // groups, w.shape[1]
         out = tuple(gy.shape[2:])
         cols = np.matmul(w.reshape(groups, og, cg).transpose(0, 2, 1),
-                         gy.reshape(n, groups, og, int(np.prod(out))))
+                         gy.reshape(n, groups, og, math.prod(out)))
         cols = cols.reshape((n, groups * cg) + out)
         if tuple(in_spatial) == out:
             return cols
@@ -284,8 +285,8 @@ def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     n, o = gy.shape[:2]
     out = tuple(gy.shape[2:])
     cg, kern = w.shape[1], tuple(w.shape[2:])
-    og, kk = o // groups, int(np.prod(kern))
-    ll = int(np.prod(out))
+    og, kk = o // groups, math.prod(kern)
+    ll = math.prod(out)
     # few output positions (n * L < Og: deep layers of small images): the weight is read as
     # it lies, (g, Cg*K, Og) transposed for BLAS, rather than reordered (a copy of all of it)
     tap_major = n * ll >= og
@@ -326,8 +327,8 @@ def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     cg, og = c // groups, o // groups
     d = gy.ndim - 2
     kern, out = tuple(kern), tuple(gy.shape[2:])
-    ck = c * int(np.prod(kern))
-    ll = int(np.prod(out))
+    ck = c * math.prod(kern)
+    ll = math.prod(out)
     dt = np.result_type(x, gy)
     if _pointwise(kern, padding):       # sum over the images of gy @ x^T, per group
         xs = _strided_positions(x, stride)[(slice(None),) * 2 + tuple(map(slice, out))]
@@ -356,8 +357,8 @@ def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
 # ---------------------------------------------------------------- kernels
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
-    p = _meta.conv_params(input, weight, bias, stride, padding, dilation, transposed,
-                          output_padding, groups)
+    p = _meta.cached_conv_params(input, weight, bias, stride, padding, dilation, transposed,
+                                 output_padding, groups)
     _meta.check_conv_dtypes(input, weight, bias, transposed)
     dt = input._dtype
     acc = acc_dtype(dt)
@@ -377,7 +378,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
                          transposed, output_padding, groups, output_mask):
     p, _ = _meta.convolution_backward_shapes(grad_output, input, weight, bias_sizes, stride,
                                                   padding, dilation, transposed, output_padding,
-                                                  groups, output_mask)
+                                                  groups, output_mask,
+                                                  _meta.cached_conv_params)
     dt = input._dtype
     acc = acc_dtype(dt)
     gy = _arr(grad_output, acc)
@@ -477,8 +479,8 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     dt = self._dtype
     g = grad_output._np
     h, w = self._shape[-2:]
-    planes = int(np.prod(self._shape[:-2]))
-    idx = indices._np.reshape(planes, int(np.prod(indices._shape[-2:]))).astype(np.int64)
+    planes = math.prod(self._shape[:-2])
+    idx = indices._np.reshape(planes, math.prod(indices._shape[-2:])).astype(np.int64)
     flat = (np.arange(planes, dtype=np.int64)[:, None] * (h * w) + idx).ravel()
     gi = np.bincount(flat, weights=g.reshape(-1).astype(np.float64), minlength=planes * h * w)
     return _finish(gi.reshape(self._shape), dt, _meta.channels_last(self))
