@@ -29,6 +29,7 @@ from ..meta import conv as _meta
 from ._compiled import compiled
 
 _F32 = np.dtype(np.float32)
+_FLOATS = (_F32, np.dtype(np.float64))
 
 
 def acc_dtype(dt):
@@ -432,6 +433,13 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
     h, w = x.shape[-2:]
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = p.kernel, p.stride, p.padding, p.dilation
     oh, ow = p.out
+    shape, cl = p.shape, _meta.channels_last(self)
+    if x.dtype in _FLOATS:  # torch's loop, compiled
+        planes = x.reshape(-1, h, w)
+        vals, idx = np.empty((len(planes), oh, ow), x.dtype), np.empty((len(planes), oh, ow),
+                                                                       np.int64)
+        compiled("_pool_loop").max_pool2d(planes, kh, kw, sh, sw, ph, pw, dh, dw, vals, idx)
+        return _finish(vals.reshape(shape), dt, cl), _finish(idx.reshape(shape), D.int64, cl)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     rh = max(ph, (oh - 1) * sh + dh * (kh - 1) + 1 - h - ph)
     rw = max(pw, (ow - 1) * sw + dw * (kw - 1) + 1 - w - pw)
@@ -471,7 +479,6 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
         hh = np.where(bad, np.broadcast_to(fh, hh.shape), hh)
         ww = np.where(bad, np.broadcast_to(fw, ww.shape), ww)
         idx = (hh * w + ww).astype(np.int64)
-    shape, cl = p.shape, _meta.channels_last(self)
     return _finish(vals.reshape(shape), dt, cl), _finish(idx.reshape(shape), D.int64, cl)
 
 
@@ -484,6 +491,10 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     h, w = self._shape[-2:]
     planes = math.prod(self._shape[:-2])
     idx = indices._np.reshape(planes, math.prod(indices._shape[-2:])).astype(np.int64)
+    if g.dtype in _FLOATS and g.dtype == dt.np:     # torch's loop, compiled
+        gi = np.zeros((planes, h * w), g.dtype)
+        if compiled("_pool_loop").max_pool2d_backward(g.reshape(planes, -1), idx, gi):
+            return _finish(gi.reshape(self._shape), dt, _meta.channels_last(self))
     flat = (np.arange(planes, dtype=np.int64)[:, None] * (h * w) + idx).ravel()
     gi = np.bincount(flat, weights=g.reshape(-1).astype(np.float64), minlength=planes * h * w)
     return _finish(gi.reshape(self._shape), dt, _meta.channels_last(self))
@@ -637,8 +648,6 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     add_rows_at(gw, idx[keep], g[keep])
     return _finish(gw, dt)
 
-
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def add_rows_at(out, idx, rows):

@@ -158,6 +158,37 @@ def test_max_pool2d_backward_scatters_ties_once():
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64"])
+@pytest.mark.parametrize("channels_last", [False, True])
+@pytest.mark.parametrize("kernel,stride,padding,dilation,ceil_mode", [
+    (3, 2, 1, 1, False), (2, 1, 1, 2, True), ((2, 3), (1, 2), (1, 0), 1, True)])
+def test_max_pool2d_special_values_against_torch(dtype, channels_last, kernel, stride, padding,
+                                                 dilation, ceil_mode):
+    """max_pool2d (the compiled loop for float32/float64, NumPy otherwise) and its backward
+    with ties, NaN, -inf windows over padding, channels_last: torch's values, indices,
+    strides and input gradient."""
+    rng = np.random.default_rng(4)
+    x = rng.integers(-2, 3, (2, 3, 6, 5)).astype(np.float64)
+    if dtype.startswith("float"):
+        x[0, 0, :3, :3] = -np.inf
+        x[0, 1, 1, 1] = x[1, 2, 4, 3] = x[1, 2, 4, 4] = np.nan
+    args = (kernel, stride, padding, dilation, ceil_mode)
+
+    def run(lib, of):
+        xt = of(x).to(getattr(lib, dtype))
+        if channels_last:
+            xt = xt.contiguous(memory_format=lib.channels_last)
+        out, idx = lib.ops.aten.max_pool2d_with_indices(xt, *args)
+        res = [out, idx]
+        if dtype != "int64":
+            g = of(np.random.default_rng(5).standard_normal(tuple(out.shape))).to(xt.dtype)
+            res.append(lib.ops.aten.max_pool2d_with_indices_backward(g, xt, *args, idx))
+        return res
+    for e, t in zip(run(ember, ember_of), run(torch, torch_of), strict=True):
+        assert e.dtype == ember_of(t.numpy()).dtype and e.stride() == t.stride()
+        np.testing.assert_allclose(to_np(e.float()), to_np(t.float()), rtol=1e-3, atol=1e-3)
+
+
 def test_embedding_dense_backward_scale_grad_by_freq_is_differentiable():
     """ember's derivative of embedding_dense_backward divides by the index counts (torch's
     ignores scale_grad_by_freq): gradcheck in grad_output holds."""
