@@ -314,10 +314,18 @@ def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
         else:       # (b, g, Cg, *k, *out) seen as (b, g, *k, Cg, *out)
             cols = np.moveaxis(cols.reshape((b, groups, cg) + kern + out), 2, 2 + len(kern))
         dst = gxg[i:i + b]
+        if len(kern) == 2 and dst.size <= _COMPILED_COL2IM:
+            compiled("_conv_loop").col2im2d(cols, dst, *stride, *padding, *dilation)
+            continue
         for tap, (src_sl, dst_sl) in taps:
             dst[(slice(None),) * 3 + dst_sl] += cols[(slice(None),) * 2 + tap + (slice(None),)
                                                      + src_sl]
     return gx
+
+
+# Up to this many input-gradient elements per block, the 2-d col2im is one compiled call
+# (_conv_loop.col2im2d) rather than one NumPy add per kernel tap.
+_COMPILED_COL2IM = 1 << 16
 
 
 def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
@@ -332,14 +340,18 @@ def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     ck = c * math.prod(kern)
     ll = math.prod(out)
     dt = np.result_type(x, gy)
-    if _pointwise(kern, padding):       # sum over the images of gy @ x^T, per group
+    if _pointwise(kern, padding):       # one GEMM (g, Og, N*L) @ (g, N*L, Cg)
         xs = _strided_positions(x, stride)[(slice(None),) * 2 + tuple(map(slice, out))]
-        part = np.matmul(gy.reshape(n, groups, og, ll),
-                         xs.reshape(n, groups, cg, ll).transpose(0, 1, 3, 2))
-        return part.sum(axis=0).reshape((o, cg) + kern)
+        gyr = np.ascontiguousarray(gy.reshape(n, groups, og, ll).transpose(1, 2, 0, 3))
+        xr = np.ascontiguousarray(xs.reshape(n, groups, cg, ll).transpose(1, 0, 3, 2))
+        part = np.matmul(gyr.reshape(groups, og, n * ll), xr.reshape(groups, n * ll, cg))
+        return part.reshape((o, cg) + kern)
     gyt = gy.transpose((0,) + tuple(range(2, 2 + d)) + (1,))              # (N, *out, O)
-    # (g, Cg*K, Og) = windows (g, Cg*K, b*L) @ gy rows (g, b*L, Og), both as they lie (BLAS
-    # with a transposed second operand is 2x slower here: 122 vs 50 us at 147x1024x8)
+    # per block (g, Og, Cg*K) += gy (g, Og, b*L) @ windows (g, b*L, Cg*K), both operands
+    # transposed views; when the reduction b*L is the long side, (g, Cg*K, Og) = windows @ gy
+    # instead, neither transposed (OpenBLAS with a transposed second operand is 2.4x slower
+    # at 147x1024x8: 122 vs 50 us; at 4608x8x512 the first form is 4x faster)
+    rows_first = n * ll >= ck // groups
     acc = None
     per = ck * ll * x.itemsize
     full = _block(n, per)
@@ -347,15 +359,19 @@ def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     for i, b, win in _window_blocks(x, kern, stride, padding, dilation, out, per, True):
         cols = buf if b == full else np.empty((c,) + kern + (b,) + out, x.dtype)
         np.copyto(cols, win)                                            # (C, *k, b, *out)
-        g = np.ascontiguousarray(gyt[i:i + b]).reshape(b * ll, groups, og).transpose(1, 0, 2)
-        part = np.matmul(cols.reshape(groups, ck // groups, b * ll), g)
+        g = np.ascontiguousarray(gyt[i:i + b]).reshape(b * ll, groups, og)
+        cm = cols.reshape(groups, ck // groups, b * ll)
+        if rows_first:
+            part = np.matmul(cm, g.transpose(1, 0, 2)).transpose(0, 2, 1)
+        else:
+            part = np.matmul(g.transpose(1, 2, 0), cm.transpose(0, 2, 1))
         if acc is None:
             acc = part
         else:
             acc += part
     if acc is None:     # an empty batch
-        acc = np.zeros((groups, ck // groups, og), dt)
-    return acc.transpose(0, 2, 1).reshape((o, cg) + tuple(kern))
+        acc = np.zeros((groups, og, ck // groups), dt)
+    return acc.reshape((o, cg) + tuple(kern))
 
 
 # ---------------------------------------------------------------- kernels
