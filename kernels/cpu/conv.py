@@ -451,7 +451,7 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
     oh, ow = p.out
     shape, cl = p.shape, _meta.channels_last(self)
     if x.dtype in _FLOATS:  # torch's loop, compiled
-        planes = x.reshape(-1, h, w)
+        planes = x.reshape(math.prod(x.shape[:-2]), h, w)
         vals, idx = np.empty((len(planes), oh, ow), x.dtype), np.empty((len(planes), oh, ow),
                                                                        np.int64)
         compiled("_pool_loop").max_pool2d(planes, kh, kw, sh, sw, ph, pw, dh, dw, vals, idx)
@@ -509,7 +509,7 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     idx = indices._np.reshape(planes, math.prod(indices._shape[-2:])).astype(np.int64)
     if g.dtype in _FLOATS and g.dtype == dt.np:     # torch's loop, compiled
         gi = np.zeros((planes, h * w), g.dtype)
-        if compiled("_pool_loop").max_pool2d_backward(g.reshape(planes, -1), idx, gi):
+        if compiled("_pool_loop").max_pool2d_backward(g.reshape(idx.shape), idx, gi):
             return _finish(gi.reshape(self._shape), dt, _meta.channels_last(self))
     flat = (np.arange(planes, dtype=np.int64)[:, None] * (h * w) + idx).ravel()
     gi = np.bincount(flat, weights=g.reshape(-1).astype(np.float64), minlength=planes * h * w)
