@@ -596,11 +596,26 @@ def _adaptive_matrix(n_in, n_out, acc):
     return m.astype(acc) / (end - start).astype(acc)[:, None]
 
 
+def _even_windows(in_hw, out_hw):
+    """(kh, kw) when every adaptive window has the same size (input divisible by output),
+    else None."""
+    (h, w), (oh, ow) = in_hw, out_hw
+    if oh and ow and h % oh == 0 and w % ow == 0:
+        return h // oh, w // ow
+    return None
+
+
 def adaptive_avg_pool2d_kernel(self, output_size):
     shape = _meta.adaptive_avg_pool2d_shape(self, output_size)
     dt = self._dtype
     acc = acc_dtype(dt)
     x = _arr(self, acc)
+    if (k := _even_windows(x.shape[-2:], shape[-2:])) is not None:   # window sums / kh / kw
+        windows = x.reshape(x.shape[:-2] + (shape[-2], k[0], shape[-1], k[1]))
+        y = windows.sum(axis=(-3, -1))
+        y /= x.dtype.type(k[0])
+        y /= x.dtype.type(k[1])
+        return _finish(y, dt, _meta.channels_last(self))
     ah = _adaptive_matrix(x.shape[-2], shape[-2], acc)
     aw = _adaptive_matrix(x.shape[-1], shape[-1], acc)
     return _finish(np.matmul(np.matmul(ah, x), aw.T), dt, _meta.channels_last(self))
@@ -611,6 +626,13 @@ def adaptive_avg_pool2d_backward_kernel(grad_output, self):
     dt = self._dtype
     acc = acc_dtype(dt)
     g = _arr(grad_output, acc)
+    if (k := _even_windows(self._shape[-2:], g.shape[-2:])) is not None:  # g / kh / kw spread
+        share = g / g.dtype.type(k[0])
+        share /= g.dtype.type(k[1])
+        lead = g.shape[:-2]
+        spread = np.broadcast_to(share[..., :, None, :, None], lead + (g.shape[-2], k[0],
+                                                                       g.shape[-1], k[1]))
+        return _finish(spread.reshape(self._shape), dt, _meta.channels_last(self))
     ah = _adaptive_matrix(self._shape[-2], g.shape[-2], acc)
     aw = _adaptive_matrix(self._shape[-1], g.shape[-1], acc)
     return _finish(np.matmul(np.matmul(ah.T, g), aw), dt, _meta.channels_last(self))
