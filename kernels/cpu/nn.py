@@ -593,18 +593,17 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
 
 
 def _bn_like_input(input, acc):
-    """batch norm's result for `input` (its layout: channels_last stays so) and the
-    (N, C, L) array the compiled loops write: the result's own, or a scratch one in `acc`
-    (float16/bfloat16) that _bn_store rounds into it."""
+    """batch norm's result for `input` (its layout: channels_last stays so), the (N, C, L)
+    array the compiled loops write (the result's own, or a scratch one in `acc` for
+    float16/bfloat16) and the result's (N, C, L) view: _bn_store rounds the first into it."""
     out = empty_cpu(input._shape, input._dtype, _meta.batch_norm_strides(input))
-    arr = _channels_view(out._np)
-    return out, (arr if arr.dtype == acc else np.empty(arr.shape, acc))
-
-
-def _bn_store(out, arr):
-    """Round the scratch array of _bn_like_input into the result (nothing when it is it)."""
     dst = _channels_view(out._np)
-    if dst is not arr and not np.shares_memory(dst, arr):
+    return out, (dst if dst.dtype == acc else np.empty(dst.shape, acc)), dst
+
+
+def _bn_store(out, arr, dst):
+    """The result of _bn_like_input, with the scratch array rounded into it."""
+    if arr is not dst:
         dst[...] = arr
     return out
 
@@ -637,16 +636,16 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     rm, rv = (none if p is None else np.ascontiguousarray(p._np, acc)
               for p in (running_mean, running_var))
     mean, invstd = np.empty(c, acc), np.empty(c, acc)
-    out, arr = _bn_like_input(input, acc)
+    out, arr, dst = _bn_like_input(input, acc)
     compiled("_batch_norm_loop").forward(x, w, b, rm, rv, bool(training), float(momentum),
                                          float(eps), arr, mean, invstd)
     if training and running_mean is not None:
         for run, new in ((running_mean._np, rm), (running_var._np, rv)):
-            if not np.shares_memory(run, new):     # (converted or copied: write back)
+            if new is not run:      # (converted or made contiguous: write back)
                 run[...] = new
     if not training:        # (two arrays: the outputs do not share storage)
         mean, invstd = np.empty(0, acc), np.empty(0, acc)
-    return (_bn_store(out, arr), from_array(mean.astype(sdt.np, copy=False), sdt),
+    return (_bn_store(out, arr, dst), from_array(mean.astype(sdt.np, copy=False), sdt),
             from_array(invstd.astype(sdt.np, copy=False), sdt))
 
 
@@ -664,18 +663,18 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     c = x.shape[1]
     w = np.ones(c, acc) if weight is None else weight._np.astype(acc, copy=False)
     if train:
-        mean, invstd = save_mean._np.astype(acc), save_invstd._np.astype(acc)
+        mean, invstd = (t._np.astype(acc, copy=False) for t in (save_mean, save_invstd))
     else:
         mean = running_mean._np.astype(acc)
         invstd = (1 / np.sqrt(running_var._np.astype(acc) + eps)).astype(acc)
     dw, db = np.empty(c), np.empty(c)
     if output_mask[0]:
-        out, dx = _bn_like_input(input, acc)
+        out, dx, dst = _bn_like_input(input, acc)
     else:
-        out, dx = None, np.empty((0, 0, 0), acc)
+        dx = np.empty((0, 0, 0), acc)
     compiled("_batch_norm_loop").backward(go, x, w, mean, invstd, bool(train), dx, dw, db)
     wdt = weight._dtype if weight is not None else input._dtype
-    return (_bn_store(out, dx) if output_mask[0] else None,
+    return (_bn_store(out, dx, dst) if output_mask[0] else None,
             from_array(dw.astype(wdt.np), wdt) if output_mask[1] else None,
             from_array(db.astype(wdt.np), wdt) if output_mask[2] else None)
 
