@@ -162,11 +162,15 @@ def test_max_pool2d_backward_scatters_ties_once():
 @pytest.mark.parametrize("channels_last", [False, True])
 @pytest.mark.parametrize("kernel,stride,padding,dilation,ceil_mode", [
     (3, 2, 1, 1, False), (2, 1, 1, 2, True), ((2, 3), (1, 2), (1, 0), 1, True)])
+@pytest.mark.parametrize("compiled_up_to", [4096, 0])
 def test_max_pool2d_special_values_against_torch(dtype, channels_last, kernel, stride, padding,
-                                                 dilation, ceil_mode):
-    """max_pool2d (the compiled loop for float32/float64, NumPy otherwise) and its backward
-    with ties, NaN, -inf windows over padding, channels_last: torch's values, indices,
-    strides and input gradient."""
+                                                 dilation, ceil_mode, compiled_up_to,
+                                                 monkeypatch):
+    """max_pool2d (the compiled loop for small float maps, NumPy slabs for larger ones and
+    other dtypes: both paths) and its backward with ties, NaN, -inf windows over padding,
+    channels_last: torch's values, indices, strides and input gradient."""
+    from ember.kernels.cpu import conv
+    monkeypatch.setattr(conv, "_COMPILED_POOL", compiled_up_to)
     rng = np.random.default_rng(4)
     x = rng.integers(-2, 3, (2, 3, 6, 5)).astype(np.float64)
     if dtype.startswith("float"):
