@@ -2,9 +2,11 @@
 normalisation and the gradients of an (N, C, L) array in one call each, the way torch's
 CPU kernel (aten/src/ATen/native/cpu/batch_norm_kernel.cpp) computes them: the mean and
 the sum of squared deviations accumulated in float64 (torch's acc_type for float32), the
-running statistics updated in float64, the output as x * alpha + beta with alpha = invstd * weight, beta = bias - mean * alpha. The
-sums use four accumulators (a float64 add per element on one accumulator would wait on
-the previous one's latency). nn.py arranges the arrays.
+running statistics updated in float64, the output as x * alpha + beta with
+alpha = invstd * weight, beta = bias - mean * alpha. The sums use four accumulators (a
+float64 add per element on one accumulator would wait on the previous one's latency).
+channels_last batches run as (N*H*W, C) rows (`*_rows`: per-channel accumulators
+updated along each row, which vectorises). nn.py arranges the arrays.
 
     >>> x = np.arange(8, dtype=np.float32).reshape(2, 2, 2)
     >>> mean, varsum = np.empty(2, np.float32), np.empty(2)
@@ -70,35 +72,102 @@ def channel_stats(x, mean, varsum):
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
+def row_stats(x, mean, varsum):
+    """channel_stats of rows x (R, C) (a channels_last batch as (N*H*W, C)): per-channel
+    float64 sums, updated along each row (the row loop vectorises)."""
+    r, c = x.shape
+    s = np.zeros(c)
+    for i in range(r):
+        for ch in range(c):
+            s[ch] += x[i, ch]
+    for ch in range(c):
+        mean[ch] = s[ch] / r
+    v = np.zeros(c)
+    for i in range(r):
+        for ch in range(c):
+            d = x[i, ch] - mean[ch]
+            v[ch] += d * d
+    varsum[:] = v
+
+
+@numba.njit(inline="always")
+def _affine_params(mean, varsum, count, w, b, rm, rv, train, momentum, eps, invstd, alpha,
+                   beta):
+    """invstd (from varsum: train; from rv: eval, mean = rm), the running statistics'
+    update (train, rm of size > 0), alpha = invstd * w and beta = b - mean * alpha."""
+    t = mean.dtype.type
+    for ch in range(mean.size):
+        if train:
+            invstd[ch] = 1 / np.sqrt(varsum[ch] / count + eps)
+            if rm.size:
+                unbiased = varsum[ch] / (count - 1) if count > 1 else varsum[ch] / 0.0
+                rm[ch] = momentum * mean[ch] + (1 - momentum) * rm[ch]
+                rv[ch] = momentum * unbiased + (1 - momentum) * rv[ch]
+        else:
+            mean[ch] = rm[ch]
+            invstd[ch] = t(1) / np.sqrt(t(rv[ch]) + t(eps))
+        alpha[ch] = invstd[ch] * w[ch] if w.size else invstd[ch]
+        beta[ch] = (b[ch] if b.size else t(0)) - mean[ch] * alpha[ch]
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def forward(x, w, b, rm, rv, train, momentum, eps, out, mean, invstd):
     """Batch norm of x (N, C, L) into out: with the batch statistics (train; mean and invstd
     written, the running ones rm, rv updated when given: size 0 for none) or the running
     ones (eval); out = x * alpha + beta, alpha = invstd * w, beta = b - mean * alpha (w, b
     of size 0: none)."""
     n, c, ll = x.shape
-    count = n * ll
-    one = x.dtype.type(1)
+    varsum, alpha, beta = np.empty(c), np.empty(c, x.dtype), np.empty(c, x.dtype)
     if train:
-        varsum = np.empty(c)
         channel_stats(x, mean, varsum)
-        for ch in range(c):
-            invstd[ch] = 1 / np.sqrt(varsum[ch] / count + eps)
-            if rm.size:
-                unbiased = varsum[ch] / (count - 1) if count > 1 else varsum[ch] / 0.0
-                rm[ch] = momentum * mean[ch] + (1 - momentum) * rm[ch]
-                rv[ch] = momentum * unbiased + (1 - momentum) * rv[ch]
-    else:
-        for ch in range(c):
-            mean[ch] = rm[ch]
-            invstd[ch] = one / np.sqrt(x.dtype.type(rv[ch]) + x.dtype.type(eps))
+    _affine_params(mean, varsum, n * ll, w, b, rm, rv, train, momentum, eps, invstd, alpha,
+                   beta)
     for i in range(n):
         for ch in range(c):
-            a = invstd[ch] * w[ch] if w.size else invstd[ch]
-            z = b[ch] if b.size else x.dtype.type(0)
-            beta = z - mean[ch] * a
+            a, z = alpha[ch], beta[ch]
             xi, oi = x[i, ch], out[i, ch]
             for j in range(ll):
-                oi[j] = xi[j] * a + beta
+                oi[j] = xi[j] * a + z
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def forward_rows(x, w, b, rm, rv, train, momentum, eps, out, mean, invstd):
+    """forward for rows x, out (R, C) (channels_last batches)."""
+    r, c = x.shape
+    varsum, alpha, beta = np.empty(c), np.empty(c, x.dtype), np.empty(c, x.dtype)
+    if train:
+        row_stats(x, mean, varsum)
+    _affine_params(mean, varsum, r, w, b, rm, rv, train, momentum, eps, invstd, alpha, beta)
+    for i in range(r):
+        for ch in range(c):
+            out[i, ch] = x[i, ch] * alpha[ch] + beta[ch]
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def backward_rows(go, x, w, mean, invstd, train, dx, dw, db):
+    """backward for rows go, x, dx (R, C) (channels_last batches; dx of 0 rows: none)."""
+    r, c = x.shape
+    s, dot = np.zeros(c), np.zeros(c)
+    for i in range(r):
+        for ch in range(c):
+            g = go[i, ch]
+            s[ch] += g
+            dot[ch] += (x[i, ch] - mean[ch]) * g
+    k, gm, scale = np.empty(c, x.dtype), np.empty(c, x.dtype), np.empty(c, x.dtype)
+    for ch in range(c):
+        db[ch] = s[ch]
+        dw[ch] = dot[ch] * invstd[ch]
+        k[ch] = dot[ch] * invstd[ch] * invstd[ch] / r
+        gm[ch] = s[ch] / r
+        scale[ch] = invstd[ch] * w[ch]
+    if dx.shape[0] != r:
+        return
+    for i in range(r):
+        for ch in range(c):
+            if train:
+                dx[i, ch] = (go[i, ch] - gm[ch] - (x[i, ch] - mean[ch]) * k[ch]) * scale[ch]
+            else:
+                dx[i, ch] = go[i, ch] * scale[ch]
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")

@@ -12,6 +12,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
+from ember.core.tensor import channels_last as _CHANNELS_LAST
 from ember.core.tensor import from_array
 from ember.kernels.common._errors import not_implemented_for
 
@@ -592,12 +593,24 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             if output_mask[2] else None)
 
 
-def _bn_like_input(input, acc):
-    """batch norm's result for `input` (its layout: channels_last stays so), the (N, C, L)
-    array the compiled loops write (the result's own, or a scratch one in `acc` for
-    float16/bfloat16) and the result's (N, C, L) view: _bn_store rounds the first into it."""
+def _bn_rows(input):
+    """Whether batch norm runs on (N*H*W, C) rows: a channels_last input (and result)."""
+    return input.dim() == 4 and input.suggest_memory_format() is _CHANNELS_LAST
+
+
+def _bn_view(a, rows):
+    """(N, C, *spatial) as (N, C, L), or as (N*L, C) `rows`: views of contiguous (resp.
+    channels_last) arrays, copies of others."""
+    a = a.reshape(a.shape[0], a.shape[1], -1)
+    return a.transpose(0, 2, 1).reshape(-1, a.shape[1]) if rows else a
+
+
+def _bn_like_input(input, acc, rows):
+    """batch norm's result for `input` (its layout: channels_last stays so), the array the
+    compiled loops write (the result's own _bn_view, or a scratch one in `acc` for
+    float16/bfloat16) and the result's _bn_view: _bn_store rounds the first into it."""
     out = empty_cpu(input._shape, input._dtype, _meta.batch_norm_strides(input))
-    dst = _channels_view(out._np)
+    dst = _bn_view(out._np, rows)
     return out, (dst if dst.dtype == acc else np.empty(dst.shape, acc)), dst
 
 
@@ -606,11 +619,6 @@ def _bn_store(out, arr, dst):
     if arr is not dst:
         dst[...] = arr
     return out
-
-
-def _channels_view(a):
-    """(N, C, *spatial) as (N, C, L): a view for contiguous and channels_last arrays."""
-    return a.reshape(a.shape[0], a.shape[1], -1) if a.ndim != 3 else a
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
@@ -629,16 +637,19 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     if input._dtype.category != D.FLOAT:
         raise not_implemented_for("batch_norm", input._dtype)
     acc = _acc_of(input)
-    x = _channels_view(input._np.astype(acc, copy=False))
-    c = x.shape[1]
+    rows = _bn_rows(input)
+    x = _bn_view(input._np.astype(acc, copy=False), rows)
+    c = input._shape[1]
     none = np.empty(0, acc)
     w, b = (none if p is None else p._np.astype(acc, copy=False) for p in (weight, bias))
     rm, rv = (none if p is None else np.ascontiguousarray(p._np, acc)
               for p in (running_mean, running_var))
     mean, invstd = np.empty(c, acc), np.empty(c, acc)
-    out, arr, dst = _bn_like_input(input, acc)
-    compiled("_batch_norm_loop").forward(x, w, b, rm, rv, bool(training), float(momentum),
-                                         float(eps), arr, mean, invstd)
+    out, arr, dst = _bn_like_input(input, acc, rows)
+    loops = compiled("_batch_norm_loop")
+    (loops.forward_rows if rows else loops.forward)(x, w, b, rm, rv, bool(training),
+                                                    float(momentum), float(eps), arr, mean,
+                                                    invstd)
     if training and running_mean is not None:
         for run, new in ((running_mean._np, rm), (running_var._np, rv)):
             if new is not run:      # (converted or made contiguous: write back)
@@ -658,9 +669,10 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     if input._dtype.category != D.FLOAT:
         raise not_implemented_for("batch_norm_backward_cpu", input._dtype)
     acc = _acc_of(input)
-    go = _channels_view(grad_out._np.astype(acc, copy=False))
-    x = _channels_view(input._np.astype(acc, copy=False))
-    c = x.shape[1]
+    rows = _bn_rows(input)
+    go = _bn_view(grad_out._np.astype(acc, copy=False), rows)
+    x = _bn_view(input._np.astype(acc, copy=False), rows)
+    c = input._shape[1]
     w = np.ones(c, acc) if weight is None else weight._np.astype(acc, copy=False)
     if train:
         mean, invstd = (t._np.astype(acc, copy=False) for t in (save_mean, save_invstd))
@@ -669,10 +681,12 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         invstd = (1 / np.sqrt(running_var._np.astype(acc) + eps)).astype(acc)
     dw, db = np.empty(c), np.empty(c)
     if output_mask[0]:
-        out, dx, dst = _bn_like_input(input, acc)
+        out, dx, dst = _bn_like_input(input, acc, rows)
     else:
-        dx = np.empty((0, 0, 0), acc)
-    compiled("_batch_norm_loop").backward(go, x, w, mean, invstd, bool(train), dx, dw, db)
+        dx = np.empty((0,) * x.ndim, acc)
+    loops = compiled("_batch_norm_loop")
+    (loops.backward_rows if rows else loops.backward)(go, x, w, mean, invstd, bool(train), dx,
+                                                      dw, db)
     wdt = weight._dtype if weight is not None else input._dtype
     return (_bn_store(out, dx, dst) if output_mask[0] else None,
             from_array(dw.astype(wdt.np), wdt) if output_mask[1] else None,

@@ -71,9 +71,10 @@ def test_batch_norm_updates_running_stats_in_place(shape, momentum):
     ("bfloat16", (4, 3, 4, 4), "channels_last")])
 @pytest.mark.parametrize("training", [True, False])
 def test_batch_norm_kernels_match_torch(dtype, shape, layout, training):
-    """native_batch_norm and its backward (the compiled per-channel loops) against torch's
-    kernels in float32 and the half types (float32 parameters), contiguous, channels_last
-    and strided inputs: values, saved statistics, running statistics, dtypes, strides."""
+    """native_batch_norm and its backward (the compiled per-channel loops; on (N*H*W, C)
+    rows for channels_last) against torch's kernels in float32 and the half types (float32
+    parameters), contiguous, channels_last and strided inputs: values, saved statistics,
+    running statistics, dtypes, strides, with and without grad_input."""
     rng = np.random.default_rng(2)
     x, g = (rng.standard_normal(shape).astype(np.float32) * 3 + 1 for _ in range(2))
     c = shape[1]
@@ -94,7 +95,10 @@ def test_batch_norm_kernels_match_torch(dtype, shape, layout, training):
         grads = lib.ops.aten.native_batch_norm_backward(
             gt, xt, params[0], params[2], params[3], out[1], out[2], training, 1e-4,
             [True, True, True])
-        return [*out, params[2], params[3], *grads]
+        _, *param_grads = lib.ops.aten.native_batch_norm_backward(  # (no grad_input)
+            gt, xt, params[0], params[2], params[3], out[1], out[2], training, 1e-4,
+            [False, True, True])
+        return [*out, params[2], params[3], *grads, *param_grads]
 
     tol = 1e-5 if dtype == "float32" else 2e-2
     for e, t in zip(run(ember, ember_of), run(torch, torch_of), strict=True):
