@@ -16,6 +16,7 @@ float16/bfloat16 compute in float32 and round once.
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
@@ -28,6 +29,7 @@ from ..meta import conv as _meta
 from ._compiled import compiled
 
 _F32 = np.dtype(np.float32)
+_FLOATS = (_F32, np.dtype(np.float64))
 
 
 def acc_dtype(dt):
@@ -135,11 +137,17 @@ def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
     written straight into the (N, O, *out) result, the bias added while it is in cache."""
     n, o = x.shape[0], w.shape[0]
     kern = tuple(w.shape[2:])
-    ck = x.shape[1] * int(np.prod(kern))
-    ll = int(np.prod(out))
+    ck = x.shape[1] * math.prod(kern)
+    ll = math.prod(out)
     wm = w.reshape(groups, o // groups, ck // groups)
     if bias is not None:
         bias = bias.reshape(groups, o // groups, 1)
+    if _pointwise(kern, padding):       # one matmul over the channels, no im2col
+        xs = _strided_positions(x, stride)[(slice(None),) * 2 + tuple(map(slice, out))]
+        y = np.matmul(wm, xs.reshape(n, groups, x.shape[1] // groups, ll))
+        if bias is not None:
+            y += bias
+        return y.reshape((n, o) + tuple(out))
     if n * ll <= _ONE_GEMM_POSITIONS and n:
         return _conv_forward_one_gemm(x, wm, kern, stride, padding, dilation, out, bias)
     y = np.empty((n, groups, o // groups, ll), np.result_type(x, w))
@@ -163,10 +171,23 @@ def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
 _ONE_GEMM_POSITIONS = 256
 
 
+def _pointwise(kern, padding):
+    """Whether a convolution is pointwise (a 1x1 kernel, no padding): each output position
+    reads the input position `stride` times its own, a matmul over the channels."""
+    return all(k == 1 for k in kern) and not any(padding)
+
+
+def _strided_positions(x, stride):
+    """The input positions a pointwise convolution reads, (N, C, *out) (a view)."""
+    if all(s == 1 for s in stride):
+        return x
+    return x[(slice(None),) * 2 + tuple(slice(None, None, s) for s in stride)]
+
+
 def _conv_forward_one_gemm(x, wm, kern, stride, padding, dilation, out, bias):
     """conv_forward as one GEMM over the batch's windows in (C, *k, N, *out) order."""
     n, c = x.shape[:2]
-    groups, og, ll = wm.shape[0], wm.shape[1], int(np.prod(out))
+    groups, og, ll = wm.shape[0], wm.shape[1], math.prod(out)
     cols = np.empty((c,) + kern + (n,) + tuple(out), x.dtype)
     for _, _, win in _window_blocks(x, kern, stride, padding, dilation, out, 1, True):
         np.copyto(cols, win)                                            # one block: the batch
@@ -205,14 +226,14 @@ def _input_grad_rows(gy, w, in_spatial, stride, padding, dilation, groups):
     d = len(out)
     cg, kern = w.shape[1], tuple(w.shape[2:])
     og, kl, kw = o // groups, kern[:-1], kern[-1]
-    klp = int(np.prod(kl))
+    klp = math.prod(kl)
     wi, dw, pw = in_spatial[-1], dilation[-1], padding[-1]
     # gyw[..., q] = gy[..., q - left]: input column x reads gy at x + pw - j*dw, that is
     # gyw[x + (kw - 1 - j) * dw], a window of gyw with the flipped kernel
     left = dw * (kw - 1) - pw
     width = wi + dw * (kw - 1)
     lo, hi = max(0, left), min(width, left + out[-1])
-    lp = int(np.prod(out[:-1])) * wi
+    lp = math.prod(out[:-1]) * wi
     per = max(o * kw, groups * klp * cg) * lp * gy.itemsize
     blk = _block(n, per)
     # each block of gy is widened into one reused buffer (its margins stay zero)
@@ -250,18 +271,23 @@ def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     block of images one batched matmul W^T @ gy whose rows are tap-major (K, Cg), then per
     kernel tap one strided add of its (b, g, Cg, *out) slab (contiguous over Cg and the
     positions) into the input positions it reads (clipped to the input)."""
-    if all(k == 1 for k in w.shape[2:]) and tuple(in_spatial) == tuple(gy.shape[2:]) \
-            and not any(padding):           # a pointwise convolution: one matmul
+    if _pointwise(w.shape[2:], padding):  # one matmul, put at the positions read
         n, o = gy.shape[:2]
         og, cg = o // groups, w.shape[1]
-        gx = np.matmul(w.reshape(groups, og, cg).transpose(0, 2, 1),
-                       gy.reshape(n, groups, og, int(np.prod(in_spatial))))
-        return gx.reshape((n, groups * cg) + tuple(in_spatial))
+        out = tuple(gy.shape[2:])
+        cols = np.matmul(w.reshape(groups, og, cg).transpose(0, 2, 1),
+                         gy.reshape(n, groups, og, math.prod(out)))
+        cols = cols.reshape((n, groups * cg) + out)
+        if tuple(in_spatial) == out:
+            return cols
+        gx = np.zeros((n, groups * cg) + tuple(in_spatial), cols.dtype)
+        _strided_positions(gx, stride)[(slice(None),) * 2 + tuple(map(slice, out))] = cols
+        return gx
     n, o = gy.shape[:2]
     out = tuple(gy.shape[2:])
     cg, kern = w.shape[1], tuple(w.shape[2:])
-    og, kk = o // groups, int(np.prod(kern))
-    ll = int(np.prod(out))
+    og, kk = o // groups, math.prod(kern)
+    ll = math.prod(out)
     # few output positions (n * L < Og: deep layers of small images): the weight is read as
     # it lies, (g, Cg*K, Og) transposed for BLAS, rather than reordered (a copy of all of it)
     tap_major = n * ll >= og
@@ -288,33 +314,57 @@ def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
         else:       # (b, g, Cg, *k, *out) seen as (b, g, *k, Cg, *out)
             cols = np.moveaxis(cols.reshape((b, groups, cg) + kern + out), 2, 2 + len(kern))
         dst = gxg[i:i + b]
+        if len(kern) == 2 and dst.size <= _COMPILED_COL2IM:
+            compiled("_conv_loop").col2im2d(cols, dst, *stride, *padding, *dilation)
+            continue
         for tap, (src_sl, dst_sl) in taps:
             dst[(slice(None),) * 3 + dst_sl] += cols[(slice(None),) * 2 + tap + (slice(None),)
                                                      + src_sl]
     return gx
 
 
+# Up to this many input-gradient elements per block, the 2-d col2im is one compiled call
+# (_conv_loop.col2im2d) rather than one NumPy add per kernel tap.
+_COMPILED_COL2IM = 1 << 16
+
+
 def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     """The adjoint of conv_forward in w: per group and block of images one GEMM
-    (Cg*K, b*L) @ (b*L, Og) of the windows of x and gy in (N, *out, O) order, summed."""
+    (Cg*K, b*L) @ (b*L, Og) of the windows of x and gy in (N, *out, O) order, summed and
+    transposed to (O, Cg, *k)."""
     n, o = gy.shape[:2]
     c = x.shape[1]
     cg, og = c // groups, o // groups
     d = gy.ndim - 2
     kern, out = tuple(kern), tuple(gy.shape[2:])
-    ck = c * int(np.prod(kern))
-    ll = int(np.prod(out))
-    gyt = gy.transpose((0,) + tuple(range(2, 2 + d)) + (1,))              # (N, *out, O)
+    ck = c * math.prod(kern)
+    ll = math.prod(out)
     dt = np.result_type(x, gy)
-    acc = None      # (g, Og, Cg*K): the GEMMs' operands transposed for BLAS, not copied
+    if _pointwise(kern, padding):       # one GEMM (g, Og, N*L) @ (g, N*L, Cg)
+        xs = _strided_positions(x, stride)[(slice(None),) * 2 + tuple(map(slice, out))]
+        gyr = np.ascontiguousarray(gy.reshape(n, groups, og, ll).transpose(1, 2, 0, 3))
+        xr = np.ascontiguousarray(xs.reshape(n, groups, cg, ll).transpose(1, 0, 3, 2))
+        part = np.matmul(gyr.reshape(groups, og, n * ll), xr.reshape(groups, n * ll, cg))
+        return part.reshape((o, cg) + kern)
+    gyt = gy.transpose((0,) + tuple(range(2, 2 + d)) + (1,))              # (N, *out, O)
+    # per block (g, Og, Cg*K) += gy (g, Og, b*L) @ windows (g, b*L, Cg*K), both operands
+    # transposed views; when the reduction b*L is the long side, (g, Cg*K, Og) = windows @ gy
+    # instead, neither transposed (OpenBLAS with a transposed second operand is 2.4x slower
+    # at 147x1024x8: 122 vs 50 us; at 4608x8x512 the first form is 4x faster)
+    rows_first = n * ll >= ck // groups
+    acc = None
     per = ck * ll * x.itemsize
     full = _block(n, per)
     buf = np.empty((c,) + kern + (full,) + out, x.dtype)
     for i, b, win in _window_blocks(x, kern, stride, padding, dilation, out, per, True):
         cols = buf if b == full else np.empty((c,) + kern + (b,) + out, x.dtype)
         np.copyto(cols, win)                                            # (C, *k, b, *out)
-        g = np.ascontiguousarray(gyt[i:i + b]).reshape(b * ll, groups, og).transpose(1, 2, 0)
-        part = np.matmul(g, cols.reshape(groups, ck // groups, b * ll).transpose(0, 2, 1))
+        g = np.ascontiguousarray(gyt[i:i + b]).reshape(b * ll, groups, og)
+        cm = cols.reshape(groups, ck // groups, b * ll)
+        if rows_first:
+            part = np.matmul(cm, g.transpose(1, 0, 2)).transpose(0, 2, 1)
+        else:
+            part = np.matmul(g.transpose(1, 2, 0), cm.transpose(0, 2, 1))
         if acc is None:
             acc = part
         else:
@@ -327,8 +377,8 @@ def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
 # ---------------------------------------------------------------- kernels
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups):
-    p = _meta.conv_params(input, weight, bias, stride, padding, dilation, transposed,
-                          output_padding, groups)
+    p = _meta.cached_conv_params(input, weight, bias, stride, padding, dilation, transposed,
+                                 output_padding, groups)
     _meta.check_conv_dtypes(input, weight, bias, transposed)
     dt = input._dtype
     acc = acc_dtype(dt)
@@ -348,7 +398,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
                          transposed, output_padding, groups, output_mask):
     p, _ = _meta.convolution_backward_shapes(grad_output, input, weight, bias_sizes, stride,
                                                   padding, dilation, transposed, output_padding,
-                                                  groups, output_mask)
+                                                  groups, output_mask,
+                                                  _meta.cached_conv_params)
     dt = input._dtype
     acc = acc_dtype(dt)
     gy = _arr(grad_output, acc)
@@ -398,6 +449,14 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
     h, w = x.shape[-2:]
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = p.kernel, p.stride, p.padding, p.dilation
     oh, ow = p.out
+    shape, cl = p.shape, _meta.channels_last(self)
+    if x.dtype in _FLOATS and x.size and x.size // (h * w) * oh * ow <= _COMPILED_POOL:
+        # small maps: torch's loop, compiled (the NumPy steps below cost ~40 calls)
+        planes = x.reshape(math.prod(x.shape[:-2]), h, w)
+        vals, idx = np.empty((len(planes), oh, ow), x.dtype), np.empty((len(planes), oh, ow),
+                                                                       np.int64)
+        compiled("_pool_loop").max_pool2d(planes, kh, kw, sh, sw, ph, pw, dh, dw, vals, idx)
+        return _finish(vals.reshape(shape), dt, cl), _finish(idx.reshape(shape), D.int64, cl)
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     rh = max(ph, (oh - 1) * sh + dh * (kh - 1) + 1 - h - ph)
     rw = max(pw, (ow - 1) * sw + dw * (kw - 1) + 1 - w - pw)
@@ -437,8 +496,13 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
         hh = np.where(bad, np.broadcast_to(fh, hh.shape), hh)
         ww = np.where(bad, np.broadcast_to(fw, ww.shape), ww)
         idx = (hh * w + ww).astype(np.int64)
-    shape, cl = p.shape, _meta.channels_last(self)
     return _finish(vals.reshape(shape), dt, cl), _finish(idx.reshape(shape), D.int64, cl)
+
+
+# Up to this many outputs, max_pool2d runs _pool_loop.max_pool2d (one compiled scan per
+# output: ~2.7 ns a tap here); above, the vectorised NumPy slabs are faster (ResNet-18's
+# 8x64x16x16 k3/s2: 631 vs 916 us; 4x8x16x16: 111 vs 58 us).
+_COMPILED_POOL = 4096
 
 
 def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation,
@@ -448,8 +512,12 @@ def max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, pad
     dt = self._dtype
     g = grad_output._np
     h, w = self._shape[-2:]
-    planes = int(np.prod(self._shape[:-2]))
-    idx = indices._np.reshape(planes, int(np.prod(indices._shape[-2:]))).astype(np.int64)
+    planes = math.prod(self._shape[:-2])
+    idx = indices._np.reshape(planes, math.prod(indices._shape[-2:])).astype(np.int64)
+    if g.dtype in _FLOATS and g.dtype == dt.np:     # torch's loop, compiled
+        gi = np.zeros((planes, h * w), g.dtype)
+        if compiled("_pool_loop").max_pool2d_backward(g.reshape(idx.shape), idx, gi):
+            return _finish(gi.reshape(self._shape), dt, _meta.channels_last(self))
     flat = (np.arange(planes, dtype=np.int64)[:, None] * (h * w) + idx).ravel()
     gi = np.bincount(flat, weights=g.reshape(-1).astype(np.float64), minlength=planes * h * w)
     return _finish(gi.reshape(self._shape), dt, _meta.channels_last(self))
@@ -535,11 +603,26 @@ def _adaptive_matrix(n_in, n_out, acc):
     return m.astype(acc) / (end - start).astype(acc)[:, None]
 
 
+def _even_windows(in_hw, out_hw):
+    """(kh, kw) when every adaptive window has the same size (input divisible by output),
+    else None."""
+    (h, w), (oh, ow) = in_hw, out_hw
+    if oh and ow and h % oh == 0 and w % ow == 0:
+        return h // oh, w // ow
+    return None
+
+
 def adaptive_avg_pool2d_kernel(self, output_size):
     shape = _meta.adaptive_avg_pool2d_shape(self, output_size)
     dt = self._dtype
     acc = acc_dtype(dt)
     x = _arr(self, acc)
+    if (k := _even_windows(x.shape[-2:], shape[-2:])) is not None:   # window sums / kh / kw
+        windows = x.reshape(x.shape[:-2] + (shape[-2], k[0], shape[-1], k[1]))
+        y = windows.sum(axis=(-3, -1))
+        y /= x.dtype.type(k[0])
+        y /= x.dtype.type(k[1])
+        return _finish(y, dt, _meta.channels_last(self))
     ah = _adaptive_matrix(x.shape[-2], shape[-2], acc)
     aw = _adaptive_matrix(x.shape[-1], shape[-1], acc)
     return _finish(np.matmul(np.matmul(ah, x), aw.T), dt, _meta.channels_last(self))
@@ -550,6 +633,13 @@ def adaptive_avg_pool2d_backward_kernel(grad_output, self):
     dt = self._dtype
     acc = acc_dtype(dt)
     g = _arr(grad_output, acc)
+    if (k := _even_windows(self._shape[-2:], g.shape[-2:])) is not None:  # g / kh / kw spread
+        share = g / g.dtype.type(k[0])
+        share /= g.dtype.type(k[1])
+        lead = g.shape[:-2]
+        spread = np.broadcast_to(share[..., :, None, :, None], lead + (g.shape[-2], k[0],
+                                                                       g.shape[-1], k[1]))
+        return _finish(spread.reshape(self._shape), dt, _meta.channels_last(self))
     ah = _adaptive_matrix(self._shape[-2], g.shape[-2], acc)
     aw = _adaptive_matrix(self._shape[-1], g.shape[-1], acc)
     return _finish(np.matmul(np.matmul(ah.T, g), aw), dt, _meta.channels_last(self))
@@ -603,8 +693,6 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     add_rows_at(gw, idx[keep], g[keep])
     return _finish(gw, dt)
 
-
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
 
 
 def add_rows_at(out, idx, rows):

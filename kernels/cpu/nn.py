@@ -12,6 +12,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
+from ember.core.tensor import channels_last as _CHANNELS_LAST
 from ember.core.tensor import from_array
 from ember.kernels.common._errors import not_implemented_for
 
@@ -592,76 +593,104 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             if output_mask[2] else None)
 
 
-def _bn_like_input(arr, input):
+def _bn_rows(input):
+    """Whether batch norm runs on (N*H*W, C) rows: a channels_last input (and result)."""
+    return input.dim() == 4 and input.suggest_memory_format() is _CHANNELS_LAST
+
+
+def _bn_view(a, rows):
+    """(N, C, *spatial) as (N, C, L), or as (N*L, C) `rows`: views of contiguous (resp.
+    channels_last) arrays, copies of others."""
+    a = a.reshape(a.shape[0], a.shape[1], -1)
+    return a.transpose(0, 2, 1).reshape(-1, a.shape[1]) if rows else a
+
+
+def _bn_like_input(input, acc, rows):
+    """batch norm's result for `input` (its layout: channels_last stays so), the array the
+    compiled loops write (the result's own _bn_view, or a scratch one in `acc` for
+    float16/bfloat16) and the result's _bn_view: _bn_store rounds the first into it."""
     out = empty_cpu(input._shape, input._dtype, _meta.batch_norm_strides(input))
-    out._np[...] = arr
+    dst = _bn_view(out._np, rows)
+    return out, (dst if dst.dtype == acc else np.empty(dst.shape, acc)), dst
+
+
+def _bn_store(out, arr, dst):
+    """The result of _bn_like_input, with the scratch array rounded into it."""
+    if arr is not dst:
+        dst[...] = arr
     return out
 
 
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """Per-channel (dim 1) normalisation with batch statistics (training; the running
     statistics are updated in place with `momentum`, the variance unbiased) or the running
-    ones (eval); (out, save_mean, save_invstd), the saved ones empty in eval."""
+    ones (eval); (out, save_mean, save_invstd), the saved ones empty in eval. Computed as
+    torch's CPU kernel (_batch_norm_loop): statistics accumulated in float64, then
+    out = x * alpha + beta per channel.
+
+        >>> out, mean, invstd = ember.native_batch_norm(ember.tensor([[1.], [3.]]), None,
+        ...                                             None, None, None, True, 0.1, 0.)
+        >>> out.flatten(), mean
+        (tensor([-1.,  1.]), tensor([2.]))
+    """
     sdt = _meta.check_batch_norm(input, weight, bias, running_mean, running_var, training)
     if input._dtype.category != D.FLOAT:
         raise not_implemented_for("batch_norm", input._dtype)
     acc = _acc_of(input)
-    x = input._np.astype(acc, copy=False)
+    rows = _bn_rows(input)
+    x = _bn_view(input._np.astype(acc, copy=False), rows)
     c = input._shape[1]
-    view = (1, c) + (1,) * (input.dim() - 2)
-    rdims = (0,) + tuple(range(2, input.dim()))
-    if training:
-        mean = x.mean(axis=rdims, keepdims=True)
-        var = ((x - mean) ** 2).mean(axis=rdims, keepdims=True)
-        invstd = 1 / np.sqrt(var + eps)
-        if running_mean is not None:
-            n = input.numel() // c
-            with np.errstate(divide="ignore", invalid="ignore"):
-                unbiased = var.reshape(c) * (n / (n - 1)) if n > 1 else var.reshape(c) * np.inf
-            rm, rv = running_mean._np, running_var._np
-            rm[...] = ((1 - momentum) * rm.astype(acc) + momentum * mean.reshape(c)).astype(rm.dtype)
-            rv[...] = ((1 - momentum) * rv.astype(acc) + momentum * unbiased).astype(rv.dtype)
-        save = (mean.reshape(c), invstd.reshape(c))
-    else:
-        mean = running_mean._np.astype(acc).reshape(view)
-        invstd = 1 / np.sqrt(running_var._np.astype(acc).reshape(view) + eps)
-        save = (np.zeros(0, acc), np.zeros(0, acc))
-    out = (x - mean) * invstd
-    if weight is not None:
-        out = out * _param(weight, acc, view)
-    if bias is not None:
-        out = out + _param(bias, acc, view)
-    return (_bn_like_input(out, input), from_array(np.array(save[0], dtype=sdt.np), sdt),
-            from_array(np.array(save[1], dtype=sdt.np), sdt))
+    none = np.empty(0, acc)
+    w, b = (none if p is None else p._np.astype(acc, copy=False) for p in (weight, bias))
+    rm, rv = (none if p is None else np.ascontiguousarray(p._np, acc)
+              for p in (running_mean, running_var))
+    mean, invstd = np.empty(c, acc), np.empty(c, acc)
+    out, arr, dst = _bn_like_input(input, acc, rows)
+    loops = compiled("_batch_norm_loop")
+    (loops.forward_rows if rows else loops.forward)(x, w, b, rm, rv, bool(training),
+                                                    float(momentum), float(eps), arr, mean,
+                                                    invstd)
+    if training and running_mean is not None:
+        for run, new in ((running_mean._np, rm), (running_var._np, rv)):
+            if new is not run:      # (converted or made contiguous: write back)
+                run[...] = new
+    if not training:        # (two arrays: the outputs do not share storage)
+        mean, invstd = np.empty(0, acc), np.empty(0, acc)
+    return (_bn_store(out, arr, dst), from_array(mean.astype(sdt.np, copy=False), sdt),
+            from_array(invstd.astype(sdt.np, copy=False), sdt))
 
 
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
                                save_invstd, train, eps, output_mask):
     """(grad_input, grad_weight, grad_bias) of batch norm (the saved batch statistics in
-    training, the running ones in eval), None where output_mask is False."""
+    training, the running ones in eval), None where output_mask is False: one compiled
+    pass per channel for the sums, one for grad_input (_batch_norm_loop.backward)."""
     _meta.check_param_dtypes(input, weight, running_mean, running_var, save_mean, save_invstd)
     if input._dtype.category != D.FLOAT:
         raise not_implemented_for("batch_norm_backward_cpu", input._dtype)
     acc = _acc_of(input)
+    rows = _bn_rows(input)
+    go = _bn_view(grad_out._np.astype(acc, copy=False), rows)
+    x = _bn_view(input._np.astype(acc, copy=False), rows)
     c = input._shape[1]
-    view = (1, c) + (1,) * (input.dim() - 2)
-    rdims = (0,) + tuple(range(2, input.dim()))
-    go = grad_out._np.astype(acc, copy=False)
-    x = input._np.astype(acc, copy=False)
-    w = _param(weight, acc, view)
+    w = np.ones(c, acc) if weight is None else weight._np.astype(acc, copy=False)
     if train:
-        mean = save_mean._np.astype(acc).reshape(view)
-        invstd = save_invstd._np.astype(acc).reshape(view)
-        dx, dw, db = _norm_grads(go, x, mean, invstd, w, rdims, rdims)
+        mean, invstd = (t._np.astype(acc, copy=False) for t in (save_mean, save_invstd))
     else:
-        mean = running_mean._np.astype(acc).reshape(view)
-        invstd = 1 / np.sqrt(running_var._np.astype(acc).reshape(view) + eps)
-        dx = go * invstd if w is None else go * w * invstd
-        dw, db = (go * (x - mean) * invstd).sum(axis=rdims), go.sum(axis=rdims)
+        mean = running_mean._np.astype(acc)
+        invstd = (1 / np.sqrt(running_var._np.astype(acc) + eps)).astype(acc)
+    dw, db = np.empty(c), np.empty(c)
+    if output_mask[0]:
+        out, dx, dst = _bn_like_input(input, acc, rows)
+    else:
+        dx = np.empty((0,) * x.ndim, acc)
+    loops = compiled("_batch_norm_loop")
+    (loops.backward_rows if rows else loops.backward)(go, x, w, mean, invstd, bool(train), dx,
+                                                      dw, db)
     wdt = weight._dtype if weight is not None else input._dtype
-    return (_bn_like_input(dx, input) if output_mask[0] else None,
-            from_array(np.array(dw, dtype=wdt.np).reshape(c), wdt) if output_mask[1] else None,
-            from_array(np.array(db, dtype=wdt.np).reshape(c), wdt) if output_mask[2] else None)
+    return (_bn_store(out, dx, dst) if output_mask[0] else None,
+            from_array(dw.astype(wdt.np), wdt) if output_mask[1] else None,
+            from_array(db.astype(wdt.np), wdt) if output_mask[2] else None)
 
 
 def _nll2d_rows(self, target):

@@ -9,6 +9,7 @@ contiguous.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ember.core import dtype as D
@@ -69,7 +70,28 @@ def conv_output_size(size, k, s, p, d):
 def conv_params(input, weight, bias, stride, padding, dilation, transposed, output_padding,
                 groups) -> ConvParams:
     """torch's _convolution checks (check_shape_forward), in its order."""
-    wshape, ishape = weight._shape, input._shape
+    return conv_params_of(input._shape, weight._shape, None if bias is None else bias._shape,
+                          stride, padding, dilation, transposed, output_padding, groups)
+
+
+def _hashable(v):
+    return v if isinstance(v, int) else tuple(v)
+
+
+def cached_conv_params(input, weight, bias, stride, padding, dilation, transposed,
+                       output_padding, groups) -> ConvParams:
+    """conv_params remembered per shapes and arguments, for concrete (int) shapes: a
+    training loop checks the same few convolutions at every step. Errors are not
+    remembered (each call raises again)."""
+    return _conv_params_cached(
+        tuple(input._shape), tuple(weight._shape), None if bias is None else tuple(bias._shape),
+        _hashable(stride), _hashable(padding), _hashable(dilation), bool(transposed),
+        _hashable(output_padding), groups)
+
+
+def conv_params_of(ishape, wshape, bshape, stride, padding, dilation, transposed, output_padding,
+                   groups) -> ConvParams:
+    """conv_params on the input's, weight's and bias's shapes (`bshape` None: no bias)."""
     k = len(wshape)
     dim = k - 2
     if dim <= 0:
@@ -104,10 +126,10 @@ def conv_params(input, weight, bias, stride, padding, dilation, transposed, outp
             raise RuntimeError(f"Given groups={groups}, weight of size {_sizes(wshape)}, expected "
                                f"input{_sizes(ishape)} to have {wshape[1] * groups} channels, but "
                                f"got {ishape[1]} channels instead")
-        if bias is not None and (bias.dim() != 1 or bias._shape[0] != wshape[0]):
+        if bshape is not None and (len(bshape) != 1 or bshape[0] != wshape[0]):
             raise RuntimeError(f"Given weight of size {_sizes(wshape)}, expected bias to be "
                                f"1-dimensional with {wshape[0]} elements, but got bias of size "
-                               f"{_sizes(bias._shape)} instead")
+                               f"{_sizes(bshape)} instead")
         padded = [n + 2 * p for n, p in zip(spatial, padding)]
         kern = [d * (n - 1) + 1 for n, d in zip(wshape[2:], dilation)]
         if any(a < b for a, b in zip(padded, kern)):
@@ -124,10 +146,10 @@ def conv_params(input, weight, bias, stride, padding, dilation, transposed, outp
                                f"input{_sizes(ishape)} to have {wshape[0]} channels, but got "
                                f"{ishape[1]} channels instead")
         channels = wshape[1] * groups
-        if bias is not None and (bias.dim() != 1 or bias._shape[0] != channels):
+        if bshape is not None and (len(bshape) != 1 or bshape[0] != channels):
             raise RuntimeError(f"Given transposed=1, weight of size {_sizes(wshape)}, expected "
                                f"bias to be 1-dimensional with {channels} elements, but got "
-                               f"bias of size {_sizes(bias._shape)} instead")
+                               f"bias of size {_sizes(bshape)} instead")
         if any(op >= s and op >= d for op, s, d in zip(output_padding, stride, dilation)):
             # torch computes 1-d transposed convolutions in 2-d (a leading height of 1)
             names = ("height", "width") if dim == 1 else ("depth", "height", "width")[-dim:]
@@ -147,6 +169,9 @@ def conv_params(input, weight, bias, stride, padding, dilation, transposed, outp
                                f"({' x '.join(map(str, out))}). Output size is too small")
     return ConvParams(dim, stride, padding, dilation, bool(transposed), output_padding, groups,
                       (ishape[0], channels) + out)
+
+
+_conv_params_cached = functools.lru_cache(maxsize=256)(conv_params_of)
 
 
 def check_conv_dtypes(input, weight, bias, transposed=False):
@@ -174,10 +199,12 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 
 
 def convolution_backward_shapes(grad_output, input, weight, bias_sizes, stride, padding, dilation,
-                                transposed, output_padding, groups, output_mask):
-    """(params, [shape or None] * 3) of convolution_backward's results."""
-    p = conv_params(input, weight, None, stride, padding, dilation, transposed, output_padding,
-                    groups)
+                                transposed, output_padding, groups, output_mask,
+                                params_of=conv_params):
+    """(params, [shape or None] * 3) of convolution_backward's results (`params_of`:
+    conv_params or the CPU's cached_conv_params)."""
+    p = params_of(input, weight, None, stride, padding, dilation, transposed, output_padding,
+                  groups)
     if tuple(grad_output._shape) != p.out_shape:
         raise RuntimeError(f"Expected grad_output of size {_sizes(p.out_shape)}, but got "
                            f"{_sizes(grad_output._shape)}")

@@ -373,6 +373,8 @@ def _adaptive_samples():
         S(make((0, 3, 5, 5), F32), [2, 2], name="empty_batch"),
         S(transposed((2, 3, 6, 5), F32), [2, 2], name="transposed"),
         S(_cl((2, 3, 7, 6)), [3, 4], name="channels_last"),
+        S(make((2, 3, 6, 8), F32), [3, 2], name="even_windows"),
+        S(_cl((2, 3, 4, 6)), [2, 3], name="even_windows_channels_last"),
         S(make((2, 3, 6, 6), I64), [2, 2], name="int64_error"),
         S(x, [4], name="output_size_error"),
         S(make((6, 6), F32), [2, 2], name="2d_error"),
@@ -395,6 +397,8 @@ def _adaptive_backward_samples():
         S(make((3, 2, 2), BF16), make((3, 5, 5), BF16), name="unbatched_bfloat16"),
         S(make((2, 3, 1, 1), F16), make((2, 3, 6, 6), F16), name="global_float16"),
         S(make((2, 3, 3, 4), F32), _cl((2, 3, 7, 6)), name="channels_last"),
+        S(make((2, 3, 3, 2), F32), make((2, 3, 6, 8), F32), name="even_windows"),
+        S(make((2, 3, 2, 3), F64), _cl((2, 3, 4, 6), F64), name="even_windows_channels_last"),
         S(make((2, 3, 3, 4), F64), x, name="dtype_error"),
     ]
 

@@ -84,6 +84,11 @@ def test_conv2d_larger_against_torch(groups, stride, padding, dilation):
     ((2, 4, 3), (20, 2, 3), 2, 1, 2, 2),            # 1-d, dilated
     ((1, 2, 2, 2, 2), (10, 2, 2, 2, 2), 1, 1, 1, 1),  # 3-d
     ((0, 6, 2, 2), (16, 6, 3, 3), 1, 1, 1, 1),      # an empty batch
+    ((3, 6, 5, 4), (16, 6, 1, 1), 1, 1, 0, 1),      # pointwise: one matmul, no im2col
+    ((3, 6, 5, 4), (16, 3, 1, 1), 2, 2, 0, 1),      # pointwise, strided (odd size), grouped
+    ((2, 4, 5, 3, 2), (6, 4, 1, 1, 1), 1, (2, 1, 2), 0, 1),  # pointwise 3-d
+    ((0, 6, 3, 3), (4, 6, 1, 1), 1, 2, 0, 1),       # pointwise, an empty batch
+    ((2, 6, 3, 3), (4, 6, 1, 1), 1, 1, 1, 1),       # 1x1 with padding: not pointwise
 ])
 def test_conv_backward_few_output_positions(x_shape, w_shape, groups, stride, padding, dilation):
     """Fewer output positions (batch x map) than output channels per group, as in the deep
@@ -109,6 +114,34 @@ def test_conv_backward_few_output_positions(x_shape, w_shape, groups, stride, pa
             np.testing.assert_allclose(to_np(e), to_np(t), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("stride,output_padding,dilation", [(1, 0, 1), (2, 1, 1), (1, 1, 2)])
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_pointwise_conv_transpose_against_torch(stride, output_padding, dilation, channels_last):
+    """A 1x1 transposed convolution (the input gradient's matmul put at the strided
+    positions) and its backward: torch's values and strides; gradcheck in float64."""
+    x, w, b = _rand(2, 6, 3, 4), _rand(6, 2, 1, 1, seed=1), _rand(4, seed=2)
+    g = _rand(2, 4, 3 * stride - stride + 1 + output_padding,
+              4 * stride - stride + 1 + output_padding, seed=3)
+
+    def run(lib, of):
+        xt = of(x)
+        if channels_last:
+            xt = xt.contiguous(memory_format=lib.channels_last)
+        xt, wt, bt = (a.requires_grad_() for a in (xt, of(w), of(b)))
+        y = lib.nn.functional.conv_transpose2d(xt, wt, bt, stride, 0, output_padding, 2,
+                                               dilation)
+        return [y, *lib.autograd.grad(y, (xt, wt, bt), of(g))]
+    for e, t in zip(run(ember, ember_of), run(torch, torch_of), strict=True):
+        assert e.shape == tuple(t.shape) and e.stride() == t.stride()
+        np.testing.assert_allclose(to_np(e.detach()), to_np(t.detach()), rtol=1e-10, atol=1e-10)
+    args = (ember_of(x[:1, :, :2, :3]).requires_grad_(), ember_of(w).requires_grad_())
+    assert ember.autograd.gradcheck(
+        lambda x, w: ember.conv_transpose2d(x, w, None, stride, 0, output_padding, 2, dilation),
+        args)
+    assert ember.autograd.gradcheck(lambda x, w: ember.conv2d(x, w.transpose(0, 1), None, 2),
+                                    args)
+
+
 def test_conv_same_even_kernel_warns():
     x, w = ember_of(_rand(1, 2, 5, 5)), ember_of(_rand(3, 2, 2, 2, seed=1))
     with pytest.warns(UserWarning, match="padding='same'"):
@@ -123,6 +156,41 @@ def test_max_pool2d_backward_scatters_ties_once():
     tx = torch.ones(1, 1, 3, 3, requires_grad=True)
     torch.nn.functional.max_pool2d(tx, 2, 1).sum().backward()
     np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64"])
+@pytest.mark.parametrize("channels_last", [False, True])
+@pytest.mark.parametrize("kernel,stride,padding,dilation,ceil_mode", [
+    (3, 2, 1, 1, False), (2, 1, 1, 2, True), ((2, 3), (1, 2), (1, 0), 1, True)])
+@pytest.mark.parametrize("compiled_up_to", [4096, 0])
+def test_max_pool2d_special_values_against_torch(dtype, channels_last, kernel, stride, padding,
+                                                 dilation, ceil_mode, compiled_up_to,
+                                                 monkeypatch):
+    """max_pool2d (the compiled loop for small float maps, NumPy slabs for larger ones and
+    other dtypes: both paths) and its backward with ties, NaN, -inf windows over padding,
+    channels_last: torch's values, indices, strides and input gradient."""
+    from ember.kernels.cpu import conv
+    monkeypatch.setattr(conv, "_COMPILED_POOL", compiled_up_to)
+    rng = np.random.default_rng(4)
+    x = rng.integers(-2, 3, (2, 3, 6, 5)).astype(np.float64)
+    if dtype.startswith("float"):
+        x[0, 0, :3, :3] = -np.inf
+        x[0, 1, 1, 1] = x[1, 2, 4, 3] = x[1, 2, 4, 4] = np.nan
+    args = (kernel, stride, padding, dilation, ceil_mode)
+
+    def run(lib, of):
+        xt = of(x).to(getattr(lib, dtype))
+        if channels_last:
+            xt = xt.contiguous(memory_format=lib.channels_last)
+        out, idx = lib.ops.aten.max_pool2d_with_indices(xt, *args)
+        res = [out, idx]
+        if dtype != "int64":
+            g = of(np.random.default_rng(5).standard_normal(tuple(out.shape))).to(xt.dtype)
+            res.append(lib.ops.aten.max_pool2d_with_indices_backward(g, xt, *args, idx))
+        return res
+    for e, t in zip(run(ember, ember_of), run(torch, torch_of), strict=True):
+        assert e.dtype == ember_of(t.numpy()).dtype and e.stride() == t.stride()
+        np.testing.assert_allclose(to_np(e.float()), to_np(t.float()), rtol=1e-3, atol=1e-3)
 
 
 def test_embedding_dense_backward_scale_grad_by_freq_is_differentiable():

@@ -64,6 +64,49 @@ def test_batch_norm_updates_running_stats_in_place(shape, momentum):
     np.testing.assert_allclose(e_rv.numpy(), t_rv.numpy(), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("dtype,shape,layout", [
+    ("float32", (4, 8, 5, 3), "contiguous"), ("float32", (4, 8, 5, 3), "channels_last"),
+    ("float32", (3, 4, 2, 3, 2), "contiguous"), ("float32", (6, 5), "contiguous"),
+    ("float32", (2, 3, 7, 1), "transposed"), ("float16", (4, 3, 4, 4), "contiguous"),
+    ("bfloat16", (4, 3, 4, 4), "channels_last")])
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_kernels_match_torch(dtype, shape, layout, training):
+    """native_batch_norm and its backward (the compiled per-channel loops; on (N*H*W, C)
+    rows for channels_last) against torch's kernels in float32 and the half types (float32
+    parameters), contiguous, channels_last and strided inputs: values, saved statistics,
+    running statistics, dtypes, strides, with and without grad_input."""
+    rng = np.random.default_rng(2)
+    x, g = (rng.standard_normal(shape).astype(np.float32) * 3 + 1 for _ in range(2))
+    c = shape[1]
+    pdt = "float32" if dtype != "float32" else dtype
+    w, b, rm = (rng.standard_normal(c).astype(np.float32) for _ in range(3))
+    rv = rng.uniform(0.5, 2, c).astype(np.float32)
+
+    def run(lib, of):
+        def t(a, dt):
+            return of(a).to(getattr(lib, dt))
+        xt, gt = t(x, dtype), t(g, dtype)
+        if layout == "channels_last":
+            xt, gt = (a.contiguous(memory_format=lib.channels_last) for a in (xt, gt))
+        elif layout == "transposed":
+            xt = xt.transpose(0, 2).contiguous().transpose(0, 2)
+        params = [t(a, pdt) for a in (w, b, rm, rv)]
+        out = lib.ops.aten.native_batch_norm(xt, *params, training, 0.2, 1e-4)
+        grads = lib.ops.aten.native_batch_norm_backward(
+            gt, xt, params[0], params[2], params[3], out[1], out[2], training, 1e-4,
+            [True, True, True])
+        _, *param_grads = lib.ops.aten.native_batch_norm_backward(  # (no grad_input)
+            gt, xt, params[0], params[2], params[3], out[1], out[2], training, 1e-4,
+            [False, True, True])
+        return [*out, params[2], params[3], *grads, *param_grads]
+
+    tol = 1e-5 if dtype == "float32" else 2e-2
+    for e, t in zip(run(ember, ember_of), run(torch, torch_of), strict=True):
+        assert str(e.dtype) == str(t.dtype).replace("torch", "ember")
+        assert e.shape == tuple(t.shape) and e.stride() == t.stride()
+        np.testing.assert_allclose(e.float().numpy(), t.float().numpy(), rtol=tol, atol=tol)
+
+
 def test_batch_norm_refuses_running_stats_requiring_grad():
     x = ember.randn(2, 3, requires_grad=True)
     rm, rv = ember.zeros(3, requires_grad=True), ember.ones(3)
