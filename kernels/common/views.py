@@ -37,12 +37,17 @@ def view(self, size):
     >>> ember.from_numpy(np.zeros((2, 3))).view(-1).stride()
     (1,)
     """
-    shape = R.infer_size(R.int_list(size), self.numel())
+    old_shape = self._shape
+    numel = 1
+    for n in old_shape:
+        numel *= n
+    shape = R.view_shape(size, numel)
     a = self._np
-    if a is not None and a.size and self.stride() == contiguous_strides(self._shape):
+    old_stride = self._stride or self.stride()
+    if a is not None and numel and old_stride == contiguous_strides(old_shape):
         # exactly contiguous (size-1 dims included): NumPy's reshape is the same view
         return make_view(self, shape, contiguous_strides(shape), self._offset, arr=a.reshape(shape))
-    stride = R.compute_stride(self._shape, self.stride(), shape)
+    stride = R.compute_stride(old_shape, old_stride, shape)
     if stride is None:
         raise RuntimeError(R.VIEW_ERROR)
     return make_view(self, shape, stride, self._offset)

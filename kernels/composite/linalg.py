@@ -85,10 +85,12 @@ def linear(input, weight, bias):
     if bias is not None:
         if len(input._shape) == 2:      # (the entries: a composite's inner ops skip the bindings)
             return _ops._entry_addmm(bias, input, _ops._entry_t(weight), 1, 1)
-        if input.dim() >= 3 and input.is_contiguous() and (input.dim() == 3 or bias.dim() == 1):
-            flat = input.flatten(0, -2)
-            out = ember.addmm(bias, flat, weight.t())
-            return out.view(input.shape[:-1] + (weight._shape[0],))
+        shape = input._shape
+        if len(shape) >= 3 and input.is_contiguous() and (len(shape) == 3 or bias.dim() == 1):
+            # torch's _flatten_nd_linear: reshape to 2-D, addmm, view back
+            flat = _ops._entry_reshape(input, (_prod(shape[:-1]), shape[-1]))
+            out = _ops._entry_addmm(bias, flat, _ops._entry_t(weight), 1, 1)
+            return _ops._entry_view(out, shape[:-1] + (weight._shape[0],))
     out = ember.matmul(input, weight.t())
     return out if bias is None else ember.add(out, bias)
 

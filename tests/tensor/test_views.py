@@ -206,11 +206,13 @@ CASES = [
     ((6,), _m("view", 2, 3)), ((), _m("view", 1, 1)), ((), _m("view", -1)), ((1,), _m("view", [])),
     ((0, 3), _m("view", -1)), ((0, 3), _m("view", 3, 0, 2)), ((0, 3), _m("view", 0, -1)),
     ((2, 3), _m("view", 7)), ((2, 3), _m("view", -1, -1)), ((2, 3), _m("view", 4, -1)),
-    ((2, 3), _m("view", -2, 3)),
+    ((2, 3), _m("view", -2, 3)), ((2, 1, 4), _m("view", 8)), ((2, 1, 4), _m("view", 4, 1, 2)),
+    ((2, 3, 4), _m("view", 2, 3, 4)), ((2, 3), _m("view", [2, np.int64(3)])),
     # reshape (views when possible, copies otherwise)
     ((2, 3, 4), _m("reshape", 6, 4)), ((2, 3, 4), _m("reshape", (-1,))),
     ((2, 3, 4), _m("reshape", 4, 3, 2)), ((), _m("reshape", 1)), ((0, 4), _m("reshape", 2, 0, 2)),
-    ((2, 3), _m("reshape", 5)),
+    ((2, 3), _m("reshape", 5)), ((2, 3, 4), _m("reshape", [2, -1])), ((2, 3, 4), _m("reshape", 2, 3, 4)),
+    ((2, 1, 4), _m("reshape", 4, 2)), ((2, 3, 4), _m("reshape", 6, -2)),
     # view_as / reshape_as / expand_as
     ((2, 3, 4), _f("view_as", lambda L, x: x.view_as(L.other((6, 4))))),
     ((2, 3, 4), _f("reshape_as", lambda L, x: x.reshape_as(L.other((4, 6))))),
