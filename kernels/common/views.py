@@ -53,6 +53,19 @@ def view(self, size):
     return make_view(self, shape, stride, self._offset)
 
 
+def unsafe_view(self, size):
+    """torch's _unsafe_view: view's layout and errors over self's storage, but a plain
+    tensor, not a tracked view (no _base): reshape's copy and matmul's result, whose input
+    nothing else holds.
+
+    >>> ember.from_numpy(np.zeros(6))._unsafe_view((2, 3))._is_view()
+    False
+    """
+    v = view(self, size)
+    v._base = None
+    return v
+
+
 def view_dtype(self, dtype):
     """`x.view(ember.int16)`: the same bytes read as another dtype. A different itemsize
     scales the last dim (which must have stride 1), the other strides and the offset.

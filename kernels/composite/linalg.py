@@ -45,9 +45,10 @@ def matmul(self, other):
     if d1 >= 3 and d2 <= 2:
         batch_rows = self.shape[:-1]
         folded = self.reshape(_prod(batch_rows), self._shape[-1])
+        # (torch's: the result is an _unsafe_view, UnsafeViewBackward0, not a tracked view)
         if d2 == 1:
-            return _mv(folded, other).view(batch_rows)
-        return ember.mm(folded, other).view(batch_rows + (other._shape[1],))
+            return _ops._entry__unsafe_view(_mv(folded, other), batch_rows)
+        return _ops._entry__unsafe_view(ember.mm(folded, other), batch_rows + (other._shape[1],))
     return _batched(self, other, d1, d2)
 
 
@@ -65,7 +66,7 @@ def _batched(a, b, d1, d2):
     else:
         b3 = b.expand(batch + (k2, p)).reshape(size, k2, p)
     out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
-    return ember.bmm(a3, b3).view(out_shape)
+    return _ops._entry__unsafe_view(ember.bmm(a3, b3), out_shape)
 
 
 def _prod(shape):

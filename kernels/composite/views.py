@@ -24,8 +24,9 @@ _index = operator.index
 def reshape(self, shape):
     """A view when the strides allow one (see `view`), else a contiguous copy reshaped.
 
-    >>> ember.arange(6.0).view(2, 3).t().reshape(6).is_contiguous()   # copied
-    True
+    >>> y = ember.arange(6.0).view(2, 3).t().reshape(6)     # copied: not a view
+    >>> y.is_contiguous(), y._is_view()
+    (True, False)
     """
     old_shape, old_stride = self._shape, self._stride or self.stride()
     numel = 1
@@ -34,7 +35,9 @@ def reshape(self, shape):
     shape = R.view_shape(shape, numel)
     if (old_stride != contiguous_strides(old_shape)      # (contiguous: view computes the rest)
             and R.compute_stride(old_shape, old_stride, shape) is None):
-        self = self.clone(memory_format=ember.contiguous_format)
+        # torch's copy: clone, then _unsafe_view (a plain tensor, UnsafeViewBackward0)
+        copy = _ops._entry_clone(self, ember.contiguous_format)
+        return _ops._entry__unsafe_view(copy, shape)
     return _ops._entry_view(self, shape)     # (the entry: no overload to resolve)
 
 
@@ -127,11 +130,6 @@ def unsafe_split_with_sizes(self, split_sizes, dim=0):
 
 def unsafe_chunk(self, chunks, dim=0):
     return chunk(self, chunks, dim)
-
-
-def unsafe_view(self, size):
-    """torch's _unsafe_view: view's result and errors (its gradient reshapes back)."""
-    return self.view(size)
 
 
 def flatten(self, start_dim, end_dim):
