@@ -207,16 +207,24 @@ def unsqueeze(self, dim):
     d = R.wrap(dim, ndim + 1)
     stride = self.stride()
     new_stride = 1 if d >= ndim else self._shape[d] * stride[d]
-    return make_view(self, self._shape[:d] + (1,) + self._shape[d:],
-                     stride[:d] + (new_stride,) + stride[d:], self._offset)
+    shape = self._shape[:d] + (1,) + self._shape[d:]
+    return make_view(self, shape, stride[:d] + (new_stride,) + stride[d:], self._offset,
+                     arr=_with_unit_dims(self._np, shape))
+
+
+def _with_unit_dims(a, shape):
+    """The NumPy view of `a` with size-1 dims added or removed (a reshape that never
+    copies: the other dims keep their order and strides), None without an array."""
+    return None if a is None else a.reshape(shape)
 
 
 def _squeeze_dims(self, dims):
     """The view without the size-1 dims among `dims` (wrapped)."""
     shape, stride = self._shape, self.stride()
     keep = [d for d in range(len(shape)) if shape[d] != 1 or d not in dims]
-    return make_view(self, tuple(shape[d] for d in keep), tuple(stride[d] for d in keep),
-                     self._offset)
+    new_shape = tuple(shape[d] for d in keep)
+    return make_view(self, new_shape, tuple(stride[d] for d in keep), self._offset,
+                     arr=_with_unit_dims(self._np, new_shape))
 
 
 def squeeze(self):
