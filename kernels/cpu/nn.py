@@ -6,6 +6,7 @@ loss ops, vectorised NumPy. float16/bfloat16 compute in float32 and round once.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -435,13 +436,22 @@ def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _above_diagonal(n, m):
+    """The (n, m) bool mask of the positions a causal row may not see (j > i), read-only."""
+    mask = np.triu(np.ones((n, m), bool), 1)
+    mask.flags.writeable = False
+    return mask
+
+
 def _attention_scores(q, k, is_causal, attn_mask, scale):
     """q k^T * scale with the causal or given mask applied (-inf where masked)."""
     e = q.shape[-1]
     s = scale if scale is not None else (1.0 / math.sqrt(e) if e else math.inf)
-    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * q.dtype.type(s)
+    scores = np.matmul(q, np.swapaxes(k, -1, -2))
+    scores *= q.dtype.type(s)
     if is_causal:
-        scores[..., np.triu(np.ones(scores.shape[-2:], bool), 1)] = -np.inf
+        np.copyto(scores, -np.inf, where=_above_diagonal(*scores.shape[-2:]))
     if attn_mask is not None:
         m = attn_mask._np
         scores = np.where(m, scores, -np.inf) if m.dtype == np.bool_ else scores + m
@@ -457,17 +467,25 @@ def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scal
     (ember.Size([1, 1, 2, 3]), [[[0.0, 0.6931471824645996]]])
     """
     dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
-    b, h, n, _ = query._shape
     with np.errstate(all="ignore"):
-        scores, _ = _attention_scores(query._np, key._np, is_causal, attn_mask, scale)
-        top = scores.max(-1, keepdims=True)
-        e = np.exp(scores - top)
+        e, _ = _attention_scores(query._np, key._np, is_causal, attn_mask, scale)
+        top = e.max(-1, keepdims=True)
+        e -= top                                # e = exp(scores - top), in place
+        np.exp(e, out=e)
         total = e.sum(-1, keepdims=True)
-        out = np.matmul(e / total, value._np)
+        e /= total
+        out = np.matmul(e, value._np)
         lse = (top + np.log(total))[..., 0]
-    lse_t = empty_cpu((b, h, n), dt, _meta.flash_attention_lse_strides(b, h, n))
-    lse_t._np[...] = lse
-    return from_array(np.ascontiguousarray(out), dt), lse_t
+    return from_array(np.ascontiguousarray(out), dt), _heads_second(lse, dt)
+
+
+def _heads_second(r, dt):
+    """A tensor of r's (b, h, n, ...) values laid out as torch's flash kernel writes them:
+    (b, n, h, ...) in memory, dims 1 and 2 swapped (_meta.flash_attention_lse_strides and
+    flash_attention_grad_strides)."""
+    a = np.empty((r.shape[0], r.shape[2], r.shape[1]) + r.shape[3:], dt.np).swapaxes(1, 2)
+    a[...] = r
+    return from_array(a, dt)
 
 
 def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
@@ -482,12 +500,7 @@ def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dr
         ds = p * (dp - (g * out._np).sum(-1, keepdims=True))
         grads = (np.matmul(ds, k) * q.dtype.type(s), np.matmul(np.swapaxes(ds, -1, -2), q) *
                  q.dtype.type(s), np.matmul(np.swapaxes(p, -1, -2), g))
-    results = []
-    for t, r in zip((query, key, value), grads):
-        o = empty_cpu(t._shape, dt, _meta.flash_attention_grad_strides(t._shape))
-        o._np[...] = r
-        results.append(o)
-    return tuple(results)
+    return tuple(_heads_second(r, dt) for r in grads)
 
 
 # --------------------------------------------------------------------------- normalisation
