@@ -416,7 +416,7 @@ def cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoo
 
 # --------------------------------------------------------------------------- normalisation
 def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
-    return ember.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+    return _ops._entry_native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,

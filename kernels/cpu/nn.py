@@ -505,7 +505,21 @@ def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dr
 
 # --------------------------------------------------------------------------- normalisation
 def _acc_of(t):
-    return np.float32 if t._dtype is D.float16 or t._dtype is D.bfloat16 else t._dtype.np
+    """The NumPy dtype the norm kernels compute in: float32 for float16/bfloat16 inputs."""
+    return _F32 if t._dtype is D.float16 or t._dtype is D.bfloat16 else t._dtype.np
+
+
+_F32 = np.dtype(np.float32)
+
+
+def _owned(a, dt):
+    """A tensor of dt over `a`, a fresh C-contiguous array of the kernel (cast if needed)."""
+    return from_array(a if a.dtype == dt.np else a.astype(dt.np), dt)
+
+
+#: the "no weight/bias" argument of the compiled norm loops: a 0-d array per dtype
+_NO_PARAM = {np.dtype(np.float32): np.zeros((), np.float32),
+             np.dtype(np.float64): np.zeros((), np.float64)}
 
 
 def _param(p, acc, shape):
@@ -535,19 +549,26 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         raise not_implemented_for("LayerNormKernelImpl", input._dtype)
     acc = _acc_of(input)
     x = input._np.astype(acc, copy=False)
-    rdims = tuple(range(axis, input.dim()))
-    nshape = tuple(input._shape[axis:])
     rows = _short_rows(x.reshape(x.shape[:axis] + (-1,)), axis) if x.size else None
-    if rows is not None:    # the steps below in one compiled pass per row (the same bits)
+    dt = input._dtype
+    if rows is not None and sdt.np == acc:
+        # the steps of _layer_norm_np in one compiled pass per row (the same bits), the
+        # statistics written in place in their result arrays
+        out, mean, rstd = np.empty_like(rows), np.empty(stats, acc), np.empty(stats, acc)
+        w, b = (_NO_PARAM[acc] if p is None else _param(p, acc, -1) for p in (weight, bias))
+        compiled("_rows_loop").layer_norm(rows, w, b, acc.type(eps), out, mean.reshape(-1),
+                                          rstd.reshape(-1))
+        return _owned(out.reshape(x.shape), dt), from_array(mean, sdt), from_array(rstd, sdt)
+    if rows is not None:    # (float16/bfloat16 statistics)
         out, mean, rstd = np.empty_like(rows), np.empty(len(rows), acc), np.empty(len(rows), acc)
-        none = np.zeros((), acc)
-        params = [none if p is None else _param(p, acc, -1) for p in (weight, bias)]
-        compiled("_rows_loop").layer_norm(rows, *params, np.dtype(acc).type(eps), out, mean, rstd)
+        w, b = (_NO_PARAM[acc] if p is None else _param(p, acc, -1) for p in (weight, bias))
+        compiled("_rows_loop").layer_norm(rows, w, b, acc.type(eps), out, mean, rstd)
         out = out.reshape(x.shape)
         mean, rstd = mean.reshape(stats), rstd.reshape(stats)
     else:
+        rdims = tuple(range(axis, input.dim()))
+        nshape = tuple(input._shape[axis:])
         out, mean, rstd = _layer_norm_np(x, weight, bias, eps, acc, rdims, nshape, stats)
-    dt = input._dtype
     return (from_array(np.ascontiguousarray(out, dtype=dt.np), dt),
             from_array(np.array(mean.reshape(stats), dtype=sdt.np, order="C"), sdt),
             from_array(np.array(rstd.reshape(stats), dtype=sdt.np, order="C"), sdt))
@@ -593,8 +614,10 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             np.zeros(rows_x.shape[1], acc)
         compiled("_rows_loop").layer_norm_backward(
             rows_g, rows_x, mean.reshape(-1), rstd.reshape(-1),
-            np.zeros((), acc) if w is None else w.reshape(-1), dx, dw, db)
-        dx, dw, db = dx.reshape(x.shape), dw.reshape(nshape), db.reshape(nshape)
+            _NO_PARAM[acc] if w is None else w.reshape(-1), dx, dw, db)
+        return (_owned(dx.reshape(x.shape), input._dtype) if output_mask[0] else None,
+                _owned(dw.reshape(nshape), weight._dtype) if output_mask[1] else None,
+                _owned(db.reshape(nshape), bias._dtype) if output_mask[2] else None)
     else:
         dx, dw, db = _norm_grads(go, x, mean, rstd, w, rdims, tuple(range(axis)))
     dt = input._dtype
