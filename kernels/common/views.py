@@ -58,7 +58,7 @@ def unsafe_view(self, size):
     tensor, not a tracked view (no _base): reshape's copy and matmul's result, whose input
     nothing else holds.
 
-    >>> ember.from_numpy(np.zeros(6))._unsafe_view((2, 3))._is_view()
+    >>> ember._unsafe_view(ember.from_numpy(np.zeros(6)), (2, 3))._is_view()
     False
     """
     v = view(self, size)
