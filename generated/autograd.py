@@ -330,6 +330,7 @@ _c_select_int = _o.select_int._cache
 _c_diagonal = _o.diagonal._cache
 _c_split_Tensor = _o.split_Tensor._cache
 _c_split_with_sizes = _o.split_with_sizes._cache
+_c__unsafe_view = _o._unsafe_view._cache
 _c_unbind_int = _o.unbind_int._cache
 _c_alias = _o.alias._cache
 _c_t_ = _o.t_._cache
@@ -2645,6 +2646,35 @@ class LinalgMatrixExpBackward0(_Node):
 # schema/derivatives.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 class ViewBackward0(_Node):
     """Backward of view, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: _unsafe_view(Tensor self, SymInt[] size) -> Tensor
+class UnsafeViewBackward0(_Node):
+    """Backward of _unsafe_view, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -20223,6 +20253,29 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
+# schema/native_functions.yaml: _unsafe_view(Tensor self, SymInt[] size) -> Tensor (derivative: schema/derivatives.yaml: _unsafe_view(Tensor self, SymInt[] size) -> Tensor)
+def _ag__unsafe_view(ks, self, size):
+    _ks = ks & _BELOW
+    _k = _c__unsafe_view.get(_ks)
+    if _k is None:
+        _k = _o._unsafe_view._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(self, size)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(UnsafeViewBackward0, (_e_self,), (True,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[] (derivative: schema/derivatives.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[])
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
@@ -25613,6 +25666,7 @@ _o.select_int.register("Autograd", _ag_select_int, with_keyset=True)
 _o.diagonal.register("Autograd", _ag_diagonal, with_keyset=True)
 _o.split_Tensor.register("Autograd", _ag_split_Tensor, with_keyset=True)
 _o.split_with_sizes.register("Autograd", _ag_split_with_sizes, with_keyset=True)
+_o._unsafe_view.register("Autograd", _ag__unsafe_view, with_keyset=True)
 _o.unbind_int.register("Autograd", _ag_unbind_int, with_keyset=True)
 _o.alias.register("Autograd", _ag_alias, with_keyset=True)
 _o.t_.register("Autograd", _ag_t_, with_keyset=True)

@@ -4234,7 +4234,7 @@ _o.unsafe_split_with_sizes.register('CompositeImplicitAutograd', _composite_view
 _o.unsafe_chunk.register('CompositeImplicitAutograd', _composite_views.unsafe_chunk)
 
 # schema/native_functions.yaml: _unsafe_view(Tensor self, SymInt[] size) -> Tensor
-_o._unsafe_view.register('CompositeImplicitAutograd', _composite_views.unsafe_view)
+_o._unsafe_view.register('CompositeExplicitAutograd', _common_views.unsafe_view)
 
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)

@@ -456,6 +456,7 @@ LOWERINGS = {
     aten.addmm.default: _addmm,
     aten.permute.default: lambda a, kw, node: f"{a[0]}.transpose({a[1]})",
     aten.view.default: lambda a, kw, node: f"{a[0]}.reshape({a[1]})",
+    aten._unsafe_view.default: lambda a, kw, node: f"{a[0]}.reshape({a[1]})",  # (reshape's copy)
     aten.expand.default: lambda a, kw, node: (
         f"np.broadcast_to({a[0]}, {_result_shape(node)})" if not kw else None),
     aten.unsqueeze.default: _reshape, aten.squeeze.dim: _reshape, aten.squeeze.dims: _reshape,
@@ -486,7 +487,8 @@ for _name, _ufn in (("le", "less_equal"), ("lt", "less"), ("ge", "greater_equal"
 EXACT_RESULT = {aten.full_like.default, aten.gather.default, aten.scatter.value,
                 aten._log_softmax.default, aten.scalar_tensor.default}
 # ops whose result is a view of (or is) their first argument: they share its buffer
-VIEWS = {aten.permute.default, aten.view.default, aten.expand.default, aten.unsqueeze.default,
+VIEWS = {aten.permute.default, aten.view.default, aten._unsafe_view.default,
+         aten.expand.default, aten.unsqueeze.default,
          aten.squeeze.dim, aten.squeeze.dims, aten.detach.default, aten.alias.default,
          aten.slice.Tensor, aten.select.int, aten.copy_.default}
 

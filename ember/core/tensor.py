@@ -483,8 +483,7 @@ def _strides_of_array(a: np.ndarray) -> tuple:
     strides (NumPy gives them zeros)."""
     if a.size == 0 and a.flags.c_contiguous:
         return contiguous_strides(a.shape)
-    isz = a.itemsize
-    return tuple(s // isz for s in a.strides)
+    return tuple(map(a.itemsize.__rfloordiv__, a.strides))     # (s // itemsize for each)
 
 
 def _check_has_data(t, what):

@@ -83,6 +83,25 @@ def infer_size(shape, numel: int) -> tuple:
     raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
 
 
+def view_shape(size, numel: int) -> tuple:
+    """`infer_size(int_list(size), numel)` for a view/reshape `size` argument, with one
+    pass for the common call (a tuple or list of non-negative Python ints, no -1).
+
+    >>> view_shape([2, 3], 6), view_shape((-1, 3), 6)
+    ((2, 3), (2, 3))
+    """
+    if size.__class__ is tuple or size.__class__ is list:
+        n = 1
+        for s in size:
+            if s.__class__ is not int or s < 0:
+                break
+            n *= s
+        else:
+            if n == numel:
+                return tuple(size)
+    return infer_size(int_list(size), numel)
+
+
 def compute_stride(oldshape, oldstride, newshape):
     """Strides that let a tensor of (oldshape, oldstride) be viewed as newshape, or None
     when no such strides exist (torch's `at::detail::computeStride`).

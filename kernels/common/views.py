@@ -37,15 +37,33 @@ def view(self, size):
     >>> ember.from_numpy(np.zeros((2, 3))).view(-1).stride()
     (1,)
     """
-    shape = R.infer_size(R.int_list(size), self.numel())
+    old_shape = self._shape
+    numel = 1
+    for n in old_shape:
+        numel *= n
+    shape = R.view_shape(size, numel)
     a = self._np
-    if a is not None and a.size and self.stride() == contiguous_strides(self._shape):
+    old_stride = self._stride or self.stride()
+    if a is not None and numel and old_stride == contiguous_strides(old_shape):
         # exactly contiguous (size-1 dims included): NumPy's reshape is the same view
         return make_view(self, shape, contiguous_strides(shape), self._offset, arr=a.reshape(shape))
-    stride = R.compute_stride(self._shape, self.stride(), shape)
+    stride = R.compute_stride(old_shape, old_stride, shape)
     if stride is None:
         raise RuntimeError(R.VIEW_ERROR)
     return make_view(self, shape, stride, self._offset)
+
+
+def unsafe_view(self, size):
+    """torch's _unsafe_view: view's layout and errors over self's storage, but a plain
+    tensor, not a tracked view (no _base): reshape's copy and matmul's result, whose input
+    nothing else holds.
+
+    >>> ember._unsafe_view(ember.from_numpy(np.zeros(6)), (2, 3))._is_view()
+    False
+    """
+    v = view(self, size)
+    v._base = None
+    return v
 
 
 def view_dtype(self, dtype):
@@ -189,16 +207,24 @@ def unsqueeze(self, dim):
     d = R.wrap(dim, ndim + 1)
     stride = self.stride()
     new_stride = 1 if d >= ndim else self._shape[d] * stride[d]
-    return make_view(self, self._shape[:d] + (1,) + self._shape[d:],
-                     stride[:d] + (new_stride,) + stride[d:], self._offset)
+    shape = self._shape[:d] + (1,) + self._shape[d:]
+    return make_view(self, shape, stride[:d] + (new_stride,) + stride[d:], self._offset,
+                     arr=_with_unit_dims(self._np, shape))
+
+
+def _with_unit_dims(a, shape):
+    """The NumPy view of `a` with size-1 dims added or removed (a reshape that never
+    copies: the other dims keep their order and strides), None without an array."""
+    return None if a is None else a.reshape(shape)
 
 
 def _squeeze_dims(self, dims):
     """The view without the size-1 dims among `dims` (wrapped)."""
     shape, stride = self._shape, self.stride()
     keep = [d for d in range(len(shape)) if shape[d] != 1 or d not in dims]
-    return make_view(self, tuple(shape[d] for d in keep), tuple(stride[d] for d in keep),
-                     self._offset)
+    new_shape = tuple(shape[d] for d in keep)
+    return make_view(self, new_shape, tuple(stride[d] for d in keep), self._offset,
+                     arr=_with_unit_dims(self._np, new_shape))
 
 
 def squeeze(self):

@@ -3,7 +3,7 @@
     >>> ember.stack([ember.zeros(2), ember.ones(2)], dim=1).tolist()
     [[0.0, 1.0], [0.0, 1.0]]
 """
-import ember
+from ember._generated import ops as _ops
 from ember.core.shapes import wrap_dim
 
 
@@ -17,4 +17,5 @@ def stack(tensors, dim):
         if t._shape != shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got "
                                f"{list(shape)} at entry 0 and {list(t._shape)} at entry {i}")
-    return ember.cat([t.unsqueeze(dim) for t in tensors], dim)
+    unsqueeze = _ops._entry_unsqueeze   # (the entries: no bindings to go through)
+    return _ops._entry_cat([unsqueeze(t, dim) for t in tensors], dim)

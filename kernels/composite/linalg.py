@@ -45,9 +45,10 @@ def matmul(self, other):
     if d1 >= 3 and d2 <= 2:
         batch_rows = self.shape[:-1]
         folded = self.reshape(_prod(batch_rows), self._shape[-1])
+        # (torch's: the result is an _unsafe_view, UnsafeViewBackward0, not a tracked view)
         if d2 == 1:
-            return _mv(folded, other).view(batch_rows)
-        return ember.mm(folded, other).view(batch_rows + (other._shape[1],))
+            return _ops._entry__unsafe_view(_mv(folded, other), batch_rows)
+        return _ops._entry__unsafe_view(ember.mm(folded, other), batch_rows + (other._shape[1],))
     return _batched(self, other, d1, d2)
 
 
@@ -65,7 +66,7 @@ def _batched(a, b, d1, d2):
     else:
         b3 = b.expand(batch + (k2, p)).reshape(size, k2, p)
     out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
-    return ember.bmm(a3, b3).view(out_shape)
+    return _ops._entry__unsafe_view(ember.bmm(a3, b3), out_shape)
 
 
 def _prod(shape):
@@ -85,10 +86,12 @@ def linear(input, weight, bias):
     if bias is not None:
         if len(input._shape) == 2:      # (the entries: a composite's inner ops skip the bindings)
             return _ops._entry_addmm(bias, input, _ops._entry_t(weight), 1, 1)
-        if input.dim() >= 3 and input.is_contiguous() and (input.dim() == 3 or bias.dim() == 1):
-            flat = input.flatten(0, -2)
-            out = ember.addmm(bias, flat, weight.t())
-            return out.view(input.shape[:-1] + (weight._shape[0],))
+        shape = input._shape
+        if len(shape) >= 3 and input.is_contiguous() and (len(shape) == 3 or bias.dim() == 1):
+            # torch's _flatten_nd_linear: reshape to 2-D, addmm, view back
+            flat = _ops._entry_reshape(input, (_prod(shape[:-1]), shape[-1]))
+            out = _ops._entry_addmm(bias, flat, _ops._entry_t(weight), 1, 1)
+            return _ops._entry_view(out, shape[:-1] + (weight._shape[0],))
     out = ember.matmul(input, weight.t())
     return out if bias is None else ember.add(out, bias)
 

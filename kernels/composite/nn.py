@@ -416,7 +416,7 @@ def cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoo
 
 # --------------------------------------------------------------------------- normalisation
 def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
-    return ember.native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
+    return _ops._entry_native_layer_norm(input, normalized_shape, weight, bias, eps)[0]
 
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
@@ -469,8 +469,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set "
                            "when is_causal=True")
     if _flash_attention_applies(query, key, value, attn_mask, dropout_p):
-        return ember._scaled_dot_product_flash_attention_for_cpu(
-            query, key, value, 0.0, is_causal, scale=scale)[0]
+        return _ops._entry__scaled_dot_product_flash_attention_for_cpu(
+            query, key, value, 0.0, is_causal, None, scale)[0]
     e = query._shape[-1]
     s = (1.0 / math.sqrt(e) if e else float("inf")) if scale is None else scale
     root = math.sqrt(abs(s))

@@ -378,8 +378,16 @@ def broadcast_to(self, size):
 
 
 def broadcast_tensors(tensors):
-    shape = ember.broadcast_shapes(*[t.shape for t in tensors])
-    return [t.expand(shape) for t in tensors]
+    """The tensors expanded to their broadcast shape; those already of that shape come back
+    themselves (torch's expand_outplace: no expand, no view, no ExpandBackward0).
+
+    >>> a = ember.zeros(2, 3)
+    >>> b, c = ember.broadcast_tensors(a, ember.zeros(3))
+    >>> b is a, c.shape
+    (True, ember.Size([2, 3]))
+    """
+    shape = tuple(ember.broadcast_shapes(*[t._shape for t in tensors]))
+    return [t if tuple(t._shape) == shape else t.expand(shape) for t in tensors]
 
 
 def cartesian_prod(tensors):

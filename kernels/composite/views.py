@@ -15,6 +15,7 @@ import warnings
 import ember
 from ember._generated import ops as _ops
 from ember.core.sym import index_or_symint
+from ember.core.tensor import contiguous_strides
 from ember.kernels.common import _view_rules as R
 
 _index = operator.index
@@ -23,12 +24,20 @@ _index = operator.index
 def reshape(self, shape):
     """A view when the strides allow one (see `view`), else a contiguous copy reshaped.
 
-    >>> ember.arange(6.0).view(2, 3).t().reshape(6).is_contiguous()   # copied
-    True
+    >>> y = ember.arange(6.0).view(2, 3).t().reshape(6)     # copied: not a view
+    >>> y.is_contiguous(), y._is_view()
+    (True, False)
     """
-    shape = R.infer_size(R.int_list(shape), self.numel())
-    if R.compute_stride(self._shape, self.stride(), shape) is None:
-        self = self.clone(memory_format=ember.contiguous_format)
+    old_shape, old_stride = self._shape, self._stride or self.stride()
+    numel = 1
+    for n in old_shape:
+        numel *= n
+    shape = R.view_shape(shape, numel)
+    if (old_stride != contiguous_strides(old_shape)      # (contiguous: view computes the rest)
+            and R.compute_stride(old_shape, old_stride, shape) is None):
+        # torch's copy: clone, then _unsafe_view (a plain tensor, UnsafeViewBackward0)
+        copy = _ops._entry_clone(self, ember.contiguous_format)
+        return _ops._entry__unsafe_view(copy, shape)
     return _ops._entry_view(self, shape)     # (the entry: no overload to resolve)
 
 
@@ -123,11 +132,6 @@ def unsafe_chunk(self, chunks, dim=0):
     return chunk(self, chunks, dim)
 
 
-def unsafe_view(self, size):
-    """torch's _unsafe_view: view's result and errors (its gradient reshapes back)."""
-    return self.view(size)
-
-
 def flatten(self, start_dim, end_dim):
     """Merges dims start_dim..end_dim into one (a view when possible, like reshape).
     A 0-d tensor becomes 1-d; when there is nothing to merge, self is returned.
@@ -135,19 +139,19 @@ def flatten(self, start_dim, end_dim):
     >>> ember.zeros(2, 3, 4).flatten(0, 1).shape
     ember.Size([6, 4])
     """
-    ndim = self.dim()
+    ndim = len(self._shape)
     start, end = R.wrap(start_dim, ndim), R.wrap(end_dim, ndim)
     if start > end:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if ndim == 0:
-        return self.reshape(1)
+        return _ops._entry_reshape(self, (1,))
     if start == end:
         return self
-    shape = self.shape
+    shape = self._shape
     merged = 1
     for n in shape[start:end + 1]:
         merged *= n
-    return self.reshape(tuple(shape[:start]) + (merged,) + tuple(shape[end + 1:]))
+    return _ops._entry_reshape(self, shape[:start] + (merged,) + shape[end + 1:])
 
 
 def unflatten(self, dim, sizes):
@@ -156,7 +160,7 @@ def unflatten(self, dim, sizes):
     >>> ember.zeros(2, 12).unflatten(1, (3, -1)).shape
     ember.Size([2, 3, 4])
     """
-    ndim = self.dim()
+    ndim = len(self._shape)
     d = R.wrap(dim, ndim)
     sizes = R.int_list(sizes)
     if not sizes:
@@ -164,7 +168,7 @@ def unflatten(self, dim, sizes):
     if ndim == 0:
         raise RuntimeError("unflatten got an unexpected error:\n"
                            "Dimension specified as 0 but tensor has no dimensions")
-    n = self.shape[d]
+    n = self._shape[d]
     try:
         inferred = R.infer_size(sizes, n)
     except RuntimeError as e:
@@ -172,8 +176,8 @@ def unflatten(self, dim, sizes):
             raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to "
                                f"the size of dim {d} ({n}) in the input tensor") from None
         raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
-    shape = self.shape
-    return self.view(tuple(shape[:d]) + inferred + tuple(shape[d + 1:]))
+    shape = self._shape
+    return _ops._entry_view(self, shape[:d] + inferred + shape[d + 1:])
 
 
 def movedim_intlist(self, source, destination):

@@ -669,17 +669,16 @@ def constant_pad_nd(self, pad, value):
 
 # ---------------------------------------------------------------- embedding
 def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
-    _meta.embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    _meta.check_embedding(weight, indices)
     idx = indices._np
     n = weight._shape[0]
-    if idx.size and (idx.min() < 0 or idx.max() >= n):
+    if idx.size and (np.minimum.reduce(idx, None) < 0 or np.maximum.reduce(idx, None) >= n):
         raise IndexError("index out of range in self")
     return from_array(np.ascontiguousarray(weight._np[idx]), weight._dtype)
 
 
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
-    _meta.embedding_dense_backward(grad_output, indices, num_weights, padding_idx,
-                                   scale_grad_by_freq)
+    _meta.check_indices(indices, "embedding_backward", 2)
     dt = grad_output._dtype
     acc = acc_dtype(dt)
     d = grad_output._shape[-1]

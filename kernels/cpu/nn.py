@@ -6,6 +6,7 @@ loss ops, vectorised NumPy. float16/bfloat16 compute in float32 and round once.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -436,13 +437,22 @@ def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _above_diagonal(n, m):
+    """The (n, m) bool mask of the positions a causal row may not see (j > i), read-only."""
+    mask = np.triu(np.ones((n, m), bool), 1)
+    mask.flags.writeable = False
+    return mask
+
+
 def _attention_scores(q, k, is_causal, attn_mask, scale):
     """q k^T * scale with the causal or given mask applied (-inf where masked)."""
     e = q.shape[-1]
     s = scale if scale is not None else (1.0 / math.sqrt(e) if e else math.inf)
-    scores = np.matmul(q, np.swapaxes(k, -1, -2)) * q.dtype.type(s)
+    scores = np.matmul(q, np.swapaxes(k, -1, -2))
+    scores *= q.dtype.type(s)
     if is_causal:
-        scores[..., np.triu(np.ones(scores.shape[-2:], bool), 1)] = -np.inf
+        np.copyto(scores, -np.inf, where=_above_diagonal(*scores.shape[-2:]))
     if attn_mask is not None:
         m = attn_mask._np
         scores = np.where(m, scores, -np.inf) if m.dtype == np.bool_ else scores + m
@@ -458,17 +468,25 @@ def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scal
     (ember.Size([1, 1, 2, 3]), [[[0.0, 0.6931471824645996]]])
     """
     dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
-    b, h, n, _ = query._shape
     with np.errstate(all="ignore"):
-        scores, _ = _attention_scores(query._np, key._np, is_causal, attn_mask, scale)
-        top = scores.max(-1, keepdims=True)
-        e = np.exp(scores - top)
+        e, _ = _attention_scores(query._np, key._np, is_causal, attn_mask, scale)
+        top = e.max(-1, keepdims=True)
+        e -= top                                # e = exp(scores - top), in place
+        np.exp(e, out=e)
         total = e.sum(-1, keepdims=True)
-        out = np.matmul(e / total, value._np)
+        e /= total
+        out = np.matmul(e, value._np)
         lse = (top + np.log(total))[..., 0]
-    lse_t = empty_cpu((b, h, n), dt, _meta.flash_attention_lse_strides(b, h, n))
-    lse_t._np[...] = lse
-    return from_array(np.ascontiguousarray(out), dt), lse_t
+    return from_array(np.ascontiguousarray(out), dt), _heads_second(lse, dt)
+
+
+def _heads_second(r, dt):
+    """A tensor of r's (b, h, n, ...) values laid out as torch's flash kernel writes them:
+    (b, n, h, ...) in memory, dims 1 and 2 swapped (_meta.flash_attention_lse_strides and
+    flash_attention_grad_strides)."""
+    a = np.empty((r.shape[0], r.shape[2], r.shape[1]) + r.shape[3:], dt.np).swapaxes(1, 2)
+    a[...] = r
+    return from_array(a, dt)
 
 
 def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
@@ -483,17 +501,26 @@ def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dr
         ds = p * (dp - (g * out._np).sum(-1, keepdims=True))
         grads = (np.matmul(ds, k) * q.dtype.type(s), np.matmul(np.swapaxes(ds, -1, -2), q) *
                  q.dtype.type(s), np.matmul(np.swapaxes(p, -1, -2), g))
-    results = []
-    for t, r in zip((query, key, value), grads):
-        o = empty_cpu(t._shape, dt, _meta.flash_attention_grad_strides(t._shape))
-        o._np[...] = r
-        results.append(o)
-    return tuple(results)
+    return tuple(_heads_second(r, dt) for r in grads)
 
 
 # --------------------------------------------------------------------------- normalisation
 def _acc_of(t):
-    return np.float32 if t._dtype is D.float16 or t._dtype is D.bfloat16 else t._dtype.np
+    """The NumPy dtype the norm kernels compute in: float32 for float16/bfloat16 inputs."""
+    return _F32 if t._dtype is D.float16 or t._dtype is D.bfloat16 else t._dtype.np
+
+
+_F32 = np.dtype(np.float32)
+
+
+def _owned(a, dt):
+    """A tensor of dt over `a`, a fresh C-contiguous array of the kernel (cast if needed)."""
+    return from_array(a if a.dtype == dt.np else a.astype(dt.np), dt)
+
+
+#: the "no weight/bias" argument of the compiled norm loops: a 0-d array per dtype
+_NO_PARAM = {np.dtype(np.float32): np.zeros((), np.float32),
+             np.dtype(np.float64): np.zeros((), np.float64)}
 
 
 def _param(p, acc, shape):
@@ -523,19 +550,26 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
         raise not_implemented_for("LayerNormKernelImpl", input._dtype)
     acc = _acc_of(input)
     x = input._np.astype(acc, copy=False)
-    rdims = tuple(range(axis, input.dim()))
-    nshape = tuple(input._shape[axis:])
     rows = _short_rows(x.reshape(x.shape[:axis] + (-1,)), axis) if x.size else None
-    if rows is not None:    # the steps below in one compiled pass per row (the same bits)
+    dt = input._dtype
+    if rows is not None and sdt.np == acc:
+        # the steps of _layer_norm_np in one compiled pass per row (the same bits), the
+        # statistics written in place in their result arrays
+        out, mean, rstd = np.empty_like(rows), np.empty(stats, acc), np.empty(stats, acc)
+        w, b = (_NO_PARAM[acc] if p is None else _param(p, acc, -1) for p in (weight, bias))
+        compiled("_rows_loop").layer_norm(rows, w, b, acc.type(eps), out, mean.reshape(-1),
+                                          rstd.reshape(-1))
+        return _owned(out.reshape(x.shape), dt), from_array(mean, sdt), from_array(rstd, sdt)
+    if rows is not None:    # (float16/bfloat16 statistics)
         out, mean, rstd = np.empty_like(rows), np.empty(len(rows), acc), np.empty(len(rows), acc)
-        none = np.zeros((), acc)
-        params = [none if p is None else _param(p, acc, -1) for p in (weight, bias)]
-        compiled("_rows_loop").layer_norm(rows, *params, np.dtype(acc).type(eps), out, mean, rstd)
+        w, b = (_NO_PARAM[acc] if p is None else _param(p, acc, -1) for p in (weight, bias))
+        compiled("_rows_loop").layer_norm(rows, w, b, acc.type(eps), out, mean, rstd)
         out = out.reshape(x.shape)
         mean, rstd = mean.reshape(stats), rstd.reshape(stats)
     else:
+        rdims = tuple(range(axis, input.dim()))
+        nshape = tuple(input._shape[axis:])
         out, mean, rstd = _layer_norm_np(x, weight, bias, eps, acc, rdims, nshape, stats)
-    dt = input._dtype
     return (from_array(np.ascontiguousarray(out, dtype=dt.np), dt),
             from_array(np.array(mean.reshape(stats), dtype=sdt.np, order="C"), sdt),
             from_array(np.array(rstd.reshape(stats), dtype=sdt.np, order="C"), sdt))
@@ -581,8 +615,10 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             np.zeros(rows_x.shape[1], acc)
         compiled("_rows_loop").layer_norm_backward(
             rows_g, rows_x, mean.reshape(-1), rstd.reshape(-1),
-            np.zeros((), acc) if w is None else w.reshape(-1), dx, dw, db)
-        dx, dw, db = dx.reshape(x.shape), dw.reshape(nshape), db.reshape(nshape)
+            _NO_PARAM[acc] if w is None else w.reshape(-1), dx, dw, db)
+        return (_owned(dx.reshape(x.shape), input._dtype) if output_mask[0] else None,
+                _owned(dw.reshape(nshape), weight._dtype) if output_mask[1] else None,
+                _owned(db.reshape(nshape), bias._dtype) if output_mask[2] else None)
     else:
         dx, dw, db = _norm_grads(go, x, mean, rstd, w, rdims, tuple(range(axis)))
     dt = input._dtype

@@ -475,10 +475,15 @@ def check_indices(indices, fn, pos):
                            f"(while checking arguments for {fn})")
 
 
-def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
-    if weight.dim() != 2:
+def check_embedding(weight, indices):
+    """embedding's checks (the CPU kernel's too): a 2-D weight, int64/int32 indices."""
+    if len(weight._shape) != 2:
         raise RuntimeError("'weight' must be 2-D")
     check_indices(indices, "embedding", 1)
+
+
+def embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    check_embedding(weight, indices)
     return empty_meta(tuple(indices._shape) + (weight._shape[1],), weight._dtype)
 
 

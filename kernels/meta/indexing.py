@@ -36,18 +36,22 @@ def cat_layout(tensors, dim, meta=False):
     meta: raise like torch's Meta kernel, an IndexError when the first tensor is 0-d."""
     if len(tensors) == 0:
         raise ValueError("ember.cat(): expected a non-empty list of Tensors")
-    dev = tensors[0]._device
+    dev, dt = tensors[0]._device, tensors[0]._dtype
+    promote = False
+    kept = []      # (position, tensor) of those the shape checks do not skip
     for i, t in enumerate(tensors):
         if t._device is not dev and t._device != dev:
             raise RuntimeError("Expected all tensors to be on the same device, but found at "
                                f"least two devices, {dev} and {t._device}!")
-        if not t._shape:
+        s = t._shape
+        if not s:
             err = IndexError if meta and not tensors[0]._shape else RuntimeError
             raise err(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-    dt = tensors[0]._dtype
-    if any(t._dtype is not dt for t in tensors):
+        promote = promote or t._dtype is not dt
+        if not _skipped(t):
+            kept.append((i, t))
+    if promote:
         dt = D.result_type(*tensors)
-    kept = [(i, t) for i, t in enumerate(tensors) if not _skipped(t)]
     if not kept:
         return [], 0, (0,), (1,), dt
     first = kept[0][1]._shape
@@ -58,11 +62,12 @@ def cat_layout(tensors, dim, meta=False):
         if len(s) != len(first):
             raise RuntimeError("Tensors must have same number of dimensions: got "
                                f"{len(first)} and {len(s)}")
-        for d, (a, b) in enumerate(zip(first, s)):
-            if d != dim and a != b:
-                raise RuntimeError(f"Sizes of tensors must match except in dimension {dim}. "
-                                   f"Expected size {a} but got size {b} for tensor number {i} "
-                                   "in the list.")
+        if s != first and (s[:dim] != first[:dim] or s[dim + 1:] != first[dim + 1:]):
+            for d, (a, b) in enumerate(zip(first, s)):
+                if d != dim and a != b:
+                    raise RuntimeError(f"Sizes of tensors must match except in dimension "
+                                       f"{dim}. Expected size {a} but got size {b} for tensor "
+                                       f"number {i} in the list.")
         size += s[dim]
     shape = first[:dim] + (size,) + first[dim + 1:]
     use_cl = len(shape) == 4 and all(t.suggest_memory_format() is channels_last for t in tensors)

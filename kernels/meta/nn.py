@@ -352,20 +352,22 @@ def check_param_dtypes(input, *params):
 
 def check_layer_norm(input, normalized_shape, weight, bias):
     """(axis, stats shape) of layer norm over the trailing `normalized_shape` dims."""
-    ns = [int(n) for n in normalized_shape]
+    ns = tuple(map(int, normalized_shape))
     if len(ns) < 1:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., "
-                           f"containing at least one element, but got normalized_shape = {ns}")
+                           "containing at least one element, but got normalized_shape = []")
     for name, p in (("weight", weight), ("bias", bias)):
-        if p is not None and list(p._shape) != ns:
+        if p is not None and tuple(p._shape) != ns:
             raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got "
-                               f"{name} of shape {list(p._shape)} and normalized_shape = {ns}")
-    shape = list(input._shape)
-    if len(shape) < len(ns) or shape[len(shape) - len(ns):] != ns:
-        raise RuntimeError(f"Given normalized_shape={ns}, expected input with shape "
-                           f"[*{''.join(f', {n}' for n in ns)}], but got input of size{shape}")
+                               f"{name} of shape {list(p._shape)} and normalized_shape = "
+                               f"{list(ns)}")
+    shape = tuple(input._shape)
     axis = len(shape) - len(ns)
-    return axis, tuple(shape[:axis]) + (1,) * len(ns)
+    if axis < 0 or shape[axis:] != ns:
+        raise RuntimeError(f"Given normalized_shape={list(ns)}, expected input with shape "
+                           f"[*{''.join(f', {n}' for n in ns)}], but got input of "
+                           f"size{list(shape)}")
+    return axis, shape[:axis] + (1,) * len(ns)
 
 
 def native_layer_norm(input, normalized_shape, weight, bias, eps):

@@ -287,6 +287,19 @@ def test_nonzero_as_tuple_and_varargs_apis():
     check(ember.cartesian_prod(ea, ea), torch.cartesian_prod(ta, ta))
 
 
+@pytest.mark.parametrize("shapes", [[(3, 1), (3, 1)], [(3, 1), (3, 2)], [(2,), (3, 2)], [(4,)]])
+def test_broadcast_tensors_keeps_the_tensors_already_of_the_shape(shapes):
+    """torch's expand_outplace: a tensor of the broadcast shape comes back itself (no
+    expand, no view, its own grad_fn); the others are expanded views."""
+    results = []
+    for lib in (torch, ember):
+        xs = [lib.ones(s, requires_grad=True) * 1 for s in shapes]
+        outs = lib.broadcast_tensors(*xs)
+        results.append([(o is x, o._is_view(), o.grad_fn.name(), tuple(o.shape), o.stride())
+                        for o, x in zip(outs, xs)])
+    assert results[1] == results[0]
+
+
 def test_block_diag_varargs():
     ea, ta = pair(np.ones((2, 2), np.float32))
     eb, tb = pair(np.arange(3, dtype=np.int64))

@@ -206,11 +206,13 @@ CASES = [
     ((6,), _m("view", 2, 3)), ((), _m("view", 1, 1)), ((), _m("view", -1)), ((1,), _m("view", [])),
     ((0, 3), _m("view", -1)), ((0, 3), _m("view", 3, 0, 2)), ((0, 3), _m("view", 0, -1)),
     ((2, 3), _m("view", 7)), ((2, 3), _m("view", -1, -1)), ((2, 3), _m("view", 4, -1)),
-    ((2, 3), _m("view", -2, 3)),
+    ((2, 3), _m("view", -2, 3)), ((2, 1, 4), _m("view", 8)), ((2, 1, 4), _m("view", 4, 1, 2)),
+    ((2, 3, 4), _m("view", 2, 3, 4)), ((2, 3), _m("view", [2, np.int64(3)])),
     # reshape (views when possible, copies otherwise)
     ((2, 3, 4), _m("reshape", 6, 4)), ((2, 3, 4), _m("reshape", (-1,))),
     ((2, 3, 4), _m("reshape", 4, 3, 2)), ((), _m("reshape", 1)), ((0, 4), _m("reshape", 2, 0, 2)),
-    ((2, 3), _m("reshape", 5)),
+    ((2, 3), _m("reshape", 5)), ((2, 3, 4), _m("reshape", [2, -1])), ((2, 3, 4), _m("reshape", 2, 3, 4)),
+    ((2, 1, 4), _m("reshape", 4, 2)), ((2, 3, 4), _m("reshape", 6, -2)),
     # view_as / reshape_as / expand_as
     ((2, 3, 4), _f("view_as", lambda L, x: x.view_as(L.other((6, 4))))),
     ((2, 3, 4), _f("reshape_as", lambda L, x: x.reshape_as(L.other((4, 6))))),
@@ -363,6 +365,35 @@ def test_reshape_copies_only_when_needed():
     check_layout(c, tc)
     np.testing.assert_array_equal(c.numpy(), tc.numpy())
     assert c.untyped_storage().data_ptr() != e_root.untyped_storage().data_ptr()
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda lib, x: x.reshape(6), (2, 3)),                 # a view
+    (lambda lib, x: x.t().reshape(6), (2, 3)),             # a copy: clone + _unsafe_view
+    (lambda lib, x: x.t().flatten(), (2, 3)),
+    (lambda lib, x: x.flatten(0, 1), (2, 3, 4)),
+    (lambda lib, x: x.unflatten(-1, (2, 2)), (2, 3, 4)),
+    (lambda lib, x: x @ x.transpose(-1, -2), (2, 3, 4)),   # matmul's bmm, then _unsafe_view
+    (lambda lib, x: x @ x[0, 0], (2, 3, 4)),               # folded mv
+    (lambda lib, x: lib.nn.functional.linear(x, x[0], x[1, 1]), (2, 3, 3)),  # linear's N-D
+    (lambda lib, x: lib.nn.functional.linear(x.transpose(0, 1), x[0]), (2, 3, 3)),  # matmul
+])
+def test_view_ness_and_grad_fn_of_reshapes_and_matmul(make, shape):
+    """Same _is_view(), _base-ness, grad_fn name, layout, values and gradients as torch."""
+    data = np.random.default_rng(0).standard_normal(shape)
+    outs, grads = [], []
+    for lib in (torch, ember):
+        x = lib.tensor(data, requires_grad=True)
+        y = make(lib, x * 1)
+        y.backward(lib.ones_like(y))
+        outs.append(y)
+        grads.append(x.grad.numpy())
+    t, e = outs
+    check_layout(e, t)
+    assert (e._is_view(), e._base is None, e.grad_fn.name()) == \
+        (t._is_view(), t._base is None, t.grad_fn.name())
+    np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-12)
+    np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
 
 
 def test_flatten_returns_self_when_nothing_to_merge():
