@@ -346,6 +346,7 @@ _c_set_ = _o.set_._cache
 _c_lift_fresh = _o.lift_fresh._cache
 _c_lift_fresh_copy = _o.lift_fresh_copy._cache
 _c_cat = _o.cat._cache
+_c_stack = _o.stack._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
 _c_index_put = _o.index_put._cache
@@ -3528,6 +3529,34 @@ class CatBackward0(_Node):
     @property
     def _saved_to_args_sizes_tensors(self):
         return self._s_to_args_sizes_tensors
+
+
+# schema/derivatives.yaml: stack(Tensor[] tensors, int dim=0) -> Tensor
+class StackBackward0(_Node):
+    """Backward of stack, from schema/derivatives.yaml."""
+    __slots__ = ('_s_dim', '_s_to_args_dtypes_tensors', '_nlist')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('tensors',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _L = _node._nlist
+        grad = grads[0]
+        _r_tensors = [None] * _L
+        if any(_n[0:0 + _L]):
+            dim = _node._s_dim
+            to_args_dtypes_tensors = _node._s_to_args_dtypes_tensors
+            _r_tensors = _H.stack_tensors_backward(grad, dim, to_args_dtypes_tensors)
+        return (*_r_tensors,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_to_args_dtypes_tensors(self):
+        return self._s_to_args_dtypes_tensors
 
 
 # schema/derivatives.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
@@ -20616,6 +20645,32 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
+# schema/native_functions.yaml: stack(Tensor[] tensors, int dim=0) -> Tensor (derivative: schema/derivatives.yaml: stack(Tensor[] tensors, int dim=0) -> Tensor)
+def _ag_stack(ks, tensors, dim):
+    _ks = ks & _BELOW
+    _k = _c_stack.get(_ks)
+    if _k is None:
+        _k = _o.stack._fill(_ks)
+    _m = _tls.masks
+    _tls.masks = (_m[0], _m[1] & _BELOW_AD_INPLACE)
+    try:
+        _out = _k(tensors, dim)
+    finally:
+        _tls.masks = _m
+    if not _tls.grad_enabled:
+        return _out
+    _e_tensors = [None if _t is None else _edge(_t) for _t in tensors]
+    _a_tensors = any(_x is not None for _x in _e_tensors)
+    if not (_a_tensors):
+        return _out
+    _node = _new_node(StackBackward0, (*[_x or _NO_EDGE for _x in _e_tensors],), (*[_x is not None for _x in _e_tensors],))
+    _node._nlist = len(tensors)
+    _node._s_dim = dim
+    _node._s_to_args_dtypes_tensors = _H.to_args_dtypes(tensors)
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor (derivative: schema/derivatives.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
@@ -25683,6 +25738,8 @@ _o.lift_fresh.register("Autograd", _ag_lift_fresh, with_keyset=True)
 _o.lift_fresh_copy.register("Autograd", _ag_lift_fresh_copy, with_keyset=True)
 _o.cat.register("Autograd", _ag_cat, with_keyset=True)
 _o.cat_out.register("Autograd", _autograd_out(_o.cat_out), with_keyset=True)
+_o.stack.register("Autograd", _ag_stack, with_keyset=True)
+_o.stack_out.register("Autograd", _autograd_out(_o.stack_out), with_keyset=True)
 _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
 _o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)

@@ -1438,6 +1438,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_stack_out,
     _entry_std,
     _entry_std_correction,
     _entry_std_correction_out,
@@ -17665,17 +17666,19 @@ def squeeze_copy(*args, **kwargs):
 
 
 # schema/native_functions.yaml: stack(Tensor[] tensors, int dim=0) -> Tensor
-def stack(tensors, dim=0):
+def stack(tensors, dim=0, *, out=None):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
-        _r = _htf(stack, (tensors,), (tensors, dim), {})
+        _r = _htf(stack, (tensors,), (tensors, dim), {'out': out})
         if _r is not _NO:
             return _r
     try:
-        return _entry_stack(tensors, dim)
+        if out is None:
+            return _entry_stack(tensors, dim)
+        return _entry_stack_out(tensors, dim, out)
 
     except TypeError:
-        _r = _hra(stack, (tensors,), (tensors, dim), {})
+        _r = _hra(stack, (tensors,), (tensors, dim), {'out': out})
         if _r is _NO:
             raise
         return _r

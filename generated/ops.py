@@ -32014,6 +32014,37 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
+# schema/native_functions.yaml: stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of stack)
+stack_out = _Op("aten", 'stack', 'out',
+    'stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'dim', 'out'), 2, tags=())
+_e_stack_out = stack_out._entry_cache
+
+
+def _bind_stack_out(tensors, dim=0, *, out):
+    return (tensors, dim, out)
+
+
+def _entry_stack_out(tensors, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(stack_out, (tensors, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_stack_out[ks]
+    except KeyError:
+        _k = stack_out._fill_entry(ks)
+    return _k(tensors, dim, out)
+
+
+stack_out._bind = _bind_stack_out
+stack_out._entry = _entry_stack_out
+_aten._packet('stack')._add(stack_out)
+
+
 # schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',

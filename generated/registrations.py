@@ -11,6 +11,7 @@ from ember.kernels.common import activation as _common_activation
 from ember.kernels.common import complex_views as _common_complex_views
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
+from ember.kernels.common import joining as _common_joining
 from ember.kernels.common import random as _common_random
 from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import scatter_views as _common_scatter_views
@@ -23,7 +24,6 @@ from ember.kernels.composite import complex as _composite_complex
 from ember.kernels.composite import conv as _composite_conv
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import fft as _composite_fft
-from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
 from ember.kernels.composite import nn as _composite_nn
 from ember.kernels.composite import products as _composite_products
@@ -4317,7 +4317,11 @@ _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: stack(Tensor[] tensors, int dim=0) -> Tensor
-_o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
+_o.stack.register('CompositeExplicitAutograd', _common_joining.stack)
+
+# schema/native_functions.yaml: stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of stack)
+_o.stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.stack))
+_o.stack_out.register("ADInplaceOrView", _inplace_or_view(_o.stack_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 _o.index_Tensor.register('CPU', _cpu_indexing.index)

@@ -1445,6 +1445,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_stack_out,
     _entry_std,
     _entry_std_correction,
     _entry_std_correction_out,

@@ -303,7 +303,7 @@ NODE_NAMES_DIFFER: dict[str, str] = {
         "addr.default", "cdist.default", "diag.default", "diag_embed.default",
         "diagflat.default", "dist.default", "ldexp.Tensor", "ldexp_.default", "narrow_copy.default",
         "norm.Scalar", "norm.ScalarOpt_dim", "repeat_interleave.self_int",
-        "rot90.default", "sgn_.default", "stack.default", "vdot.default", "special_ndtr.default",
+        "rot90.default", "sgn_.default", "vdot.default", "special_ndtr.default",
         "trapz.x", "trapz.dx", "trapezoid.x", "trapezoid.dx", "cumulative_trapezoid.x",
         "max.other", "min.other",                                       # torch: Maximum
         "zero.default",           # torch's functional zero takes zero_'s node (ZeroBackward0)

@@ -120,6 +120,8 @@ def test_stack_edge_cases_and_errors():
                 "Dimension out of range")
     raises_like(lambda: ember.stack([]), lambda: torch.stack([]),
                 "stack expects a non-empty TensorList")
+    a, ta = ember.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
+    assert ember.stack([a, a]).grad_fn.name() == torch.stack([ta, ta]).grad_fn.name()
 
 
 # --- index -----------------------------------------------------------------------------------

@@ -55,6 +55,11 @@ def cat_tensors_backward(grad, sizes, dtypes, dim):
     return out
 
 
+def stack_tensors_backward(grad, dim, dtypes):
+    """stack's gradient: input i's is grad's slice i along the new dim (in its dtype)."""
+    return [grad_to_dtype(grad.select(dim, i), dtype) for i, dtype in enumerate(dtypes)]
+
+
 def index_backward(grad, shape, indices):
     """index's gradient: grad added (repeats accumulate) into zeros at the indexed places."""
     return grad.new_zeros(tuple(shape)).index_put(indices, grad, True)
