@@ -127,15 +127,22 @@ def frombuffer(buffer, *, dtype, count=-1, offset=0, requires_grad=False):
     return t.requires_grad_(requires_grad) if requires_grad else t
 
 
-# --- threads: NumPy's kernels follow its BLAS; these record torch's settings ----------------
+# --- threads: the intra-op count is the BLAS libraries' (NumPy's, SciPy's) ------------------
 _threads = {"intra": os.cpu_count() or 1, "interop": os.cpu_count() or 1, "interop_set": False}
 
 
 def set_num_threads(int):
-    """Sets the intra-op thread count (recorded: NumPy's BLAS picks its own at start-up)."""
+    """Sets the intra-op thread count: the threads of every BLAS library loaded (through
+    threadpoolctl), as torch's count is its own kernels'.
+
+    >>> ember.get_num_threads() >= 1       # ember.set_num_threads(1): one BLAS thread
+    True
+    """
     if int <= 0:
         raise RuntimeError("Expected number of threads to be positive, but got " + str(int))
     _threads["intra"] = int
+    from threadpoolctl import threadpool_limits
+    threadpool_limits(limits=int, user_api="blas")     # applies now, for the process
 
 
 def get_num_threads() -> int:
