@@ -45,6 +45,7 @@ from fuzz_support import (
     _torch_view,
     aten,
     call,
+    finite_parts,
     reject_if,
     short,
 )
@@ -56,7 +57,6 @@ from helpers import (
     dtype_name,
     ember_of,
     np_dtype,
-    real_pairs,
     to_np,
     torch_of,
 )
@@ -414,18 +414,12 @@ def compare_tensor(e, t, what: str, precision: str | None = None):
         return
     if precision and name in PRECISION and PRECISION.index(precision) < PRECISION.index(name):
         name = precision
-    if ref.dtype.kind == "c":
-        # C++'s and NumPy's complex products differ where a part is infinite or NaN (inf *
-        # (1 + 0j) is inf + nanj in one, inf + 0j in the other): the same elements must
-        # be non-finite, the finite ones close
-        bad_e, bad_t = ~np.isfinite(actual), ~np.isfinite(ref)
-        np.testing.assert_array_equal(bad_e, bad_t, err_msg=f"{what} non-finite elements")
-        actual, ref = np.where(bad_t, 0, actual), np.where(bad_t, 0, ref)
+    # (complex: the same elements non-finite, the finite ones close)
+    actual, ref = finite_parts(actual, ref, what)
     # gradients are sums of products computed in another order than torch's: a few ulps of
     # the largest value (at least 1); second gradients differentiate those formulas again
     ulps = ACCUMULATING_ULPS[name] * (SECOND_ORDER_FACTOR if "second" in what else 1)
-    assert_close_ulps(real_pairs(actual), real_pairs(ref), name, ulps, 1.0,
-                      err_msg=f"{what} values")
+    assert_close_ulps(actual, ref, name, ulps, 1.0, err_msg=f"{what} values")
 
 
 def _same_errors(e_exc, t_exc, same_type=True) -> bool:
