@@ -176,9 +176,11 @@ TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
 # vectorized loop, the scalar tail of the loop, its create_graph formula), so is not
 # specified: their cases with non-finite inputs are dropped
 TORCH_NONFINITE_UNSPECIFIED = {
-    "elu_.default": "elu_backward(is_result=True) of a NaN result: NaN in torch's vectorized "
-                    "lanes, grad * scale in its scalar tail (the same call, by position); NaN "
-                    "(0 * inf) from its create_graph formula at infinite results",
+    **dict.fromkeys(["elu_.default", "celu_.default", "selu_.default"],
+                    "elu_backward(is_result=True) of a NaN result (celu_ and selu_ are elu_ "
+                    "in torch too): NaN in torch's vectorized lanes, grad * scale in its "
+                    "scalar tail (the same call, by position); NaN (0 * inf) from its "
+                    "create_graph formula at infinite results"),
     **dict.fromkeys(["hardtanh.default", "hardtanh_.default"],
                     "hardtanh_backward at NaN: 0 in torch's vectorized lanes, grad in its "
                     "scalar tail (16 NaNs give 0s, 3 give grads)"),
