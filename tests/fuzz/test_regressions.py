@@ -377,3 +377,28 @@ def test_digamma_near_its_zeros_is_compared_to_one():
     assert (np.abs(e - exact) < np.abs(t - exact)).all()
     assert (np.abs(e - t) < 8 * np.finfo(np.float64).eps).all()
     assert (np.abs(e - t) > 1000 * np.spacing(np.abs(exact))).all()
+
+
+# --------------------------------------------------------------------------- meta + CPU 0-d
+@pytest.mark.parametrize("call", [
+    lambda M: M.ones(2, 3, device="meta") + M.tensor(2.0),
+    lambda M: M.tensor(2.0) * M.ones(2, 3, device="meta"),
+    lambda M: M.where(M.ones(2, 3, device="meta") > 0, M.tensor(1.0),
+                      M.ones(2, 3, device="meta")),
+    lambda M: M.ones(2, 3, device="meta").add_(M.tensor(1.0)),
+    lambda M: M.addcmul(M.ones(2, 3, device="meta"), M.tensor(2.0), M.tensor(3.0)),
+    lambda M: M.ones(()) + M.ones((), device="meta"),
+    lambda M: M.ones(2, 3, device="meta") * M.tensor([2.0]),      # not 0-d: refused
+    lambda M: M.ones(3) + M.ones((), device="meta"),               # a Meta 0-d: refused
+])
+def test_meta_tensor_with_a_cpu_scalar_tensor(call):
+    """torch lets a 0-d CPU tensor join tensors of any device, Meta included (the result is
+    on the other device); ember refused it with Meta tensors."""
+    try:
+        t = call(torch)
+    except RuntimeError:
+        raises_like(lambda: call(ember), lambda: call(torch), "is not on the expected device")
+        return
+    e = call(ember)
+    assert (tuple(e.shape), str(e.device), e.dtype.name) == \
+        (tuple(t.shape), str(t.device), str(t.dtype).removeprefix("torch."))
