@@ -938,15 +938,15 @@ class MulBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(grad * _H.conjugate(other), self_shape, self_dtype)
         if _n[1]:
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(grad * _H.conjugate(self), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -956,15 +956,15 @@ class MulBackward0(_Node):
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
+            other = _A.arr(_unpack(_node._s_other, _node)) if _n[0] else None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
             if _n[0]:
-                other = _A.arr(_unpack(_node._s_other, _node))
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
                 _r_self = _A.out(_A.reduce_to(_A.mul(grad, _A.conjugate(other)), self_shape, self_dtype), _grads, other)
             if _n[1]:
                 other_dtype = _node._s_other_dtype
                 other_shape = _node._s_other_shape
-                self = _A.arr(_unpack(_node._s_self, _node))
                 _r_other = _A.out(_A.reduce_to(_A.mul(grad, _A.conjugate(self)), other_shape, other_dtype), _grads, self)
             return (_r_self, _r_other)
         except _A.Fallback:
@@ -1049,14 +1049,13 @@ class DivBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.div_other_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -1123,16 +1122,15 @@ class DivBackward2(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             rounding_mode = _node._s_rounding_mode
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype, rounding_mode)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             rounding_mode = _node._s_rounding_mode
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.div_other_backward(grad, self, other, rounding_mode)
         return (_r_self, _r_other)
 
@@ -1170,9 +1168,9 @@ class PowBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             exponent = _node._s_exponent
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.pow_backward(grad, self, exponent)
         return (_r_self,)
 
@@ -1199,14 +1197,12 @@ class PowBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_exponent = None
+        exponent = _unpack(_node._s_exponent, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[1] else None
         if _n[0]:
-            exponent = _unpack(_node._s_exponent, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.pow_backward_self(grad, self, exponent)
         if _n[1]:
-            exponent = _unpack(_node._s_exponent, _node)
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_exponent = _H.pow_backward_exponent(grad, self, exponent, result)
         return (_r_self, _r_exponent)
 
@@ -1236,9 +1232,9 @@ class PowBackward2(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_exponent = None
+        exponent = _unpack(_node._s_exponent, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            exponent = _unpack(_node._s_exponent, _node)
-            result = _unpack(_node._s_result, _node)
             self = _node._s_self
             _r_exponent = _H.pow_scalar_backward(grad, self, exponent, result)
         return (_r_exponent,)
@@ -1270,13 +1266,12 @@ class WhereBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        condition = _unpack(_node._s_condition, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            condition = _unpack(_node._s_condition, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.grad_where(condition, grad), self_shape, self_dtype)
         if _n[1]:
-            condition = _unpack(_node._s_condition, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
             _r_other = _H.reduce_to(_H.zero_where(condition, grad), other_shape, other_dtype)
@@ -1318,10 +1313,10 @@ class ClampBackward0(_Node):
         _r_self = None
         _r_min = None
         _r_max = None
+        max = _unpack(_node._s_max, _node) if _n[0] or _n[1] or _n[2] else None
+        min = _unpack(_node._s_min, _node) if _n[0] or _n[1] or _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            max = _unpack(_node._s_max, _node)
-            min = _unpack(_node._s_min, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_min, _r_max = _H.clamp_backward_min_max(grad, self, min, max)
         return (_r_self, _r_min, _r_max)
 
@@ -1351,10 +1346,10 @@ class ClampBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             max = _node._s_max
             min = _node._s_min
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.clamp_backward(grad, self, min, max)
         return (_r_self,)
 
@@ -1384,8 +1379,8 @@ class MaskedFillBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        mask = _unpack(_node._s_mask, _node)
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
@@ -1418,13 +1413,12 @@ class MaskedFillBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_value = None
+        mask = _unpack(_node._s_mask, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
         if _n[1]:
-            mask = _unpack(_node._s_mask, _node)
             value_dtype = _node._s_value_dtype
             _r_value = _H.grad_to_dtype(_H.grad_where(mask, grad).sum(), value_dtype)
         return (_r_self, _r_value)
@@ -1487,8 +1481,8 @@ class ExpBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = grad * result.conj()
         return (_r_self,)
 
@@ -1497,8 +1491,8 @@ class ExpBackward0(_Node):
             _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
+            result = _A.arr(_unpack(_node._s_result, _node))
             if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
                 _r_self = _A.out(_A.mul(grad, _A.conj(result)), _grads, result)
             return (_r_self,)
         except _A.Fallback:
@@ -1522,8 +1516,8 @@ class LogBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad / self.conj()
         return (_r_self,)
 
@@ -1545,8 +1539,8 @@ class ReluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.threshold_backward(grad, result, 0)
         return (_r_self,)
 
@@ -1569,10 +1563,10 @@ class ThresholdBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_grad_output = _H.reduce_to(_F.threshold_backward(grad, self, threshold), grad_output_shape, grad_output_dtype)
         if _n[1]:
@@ -1619,8 +1613,8 @@ class SigmoidBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
@@ -1642,8 +1636,8 @@ class TanhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.tanh_backward(grad, result)
         return (_r_self,)
 
@@ -1793,11 +1787,11 @@ class AmaxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.amax_backward(grad, self, result, dim, keepdim)
         return (_r_self,)
 
@@ -1832,15 +1826,15 @@ class MmBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_mat2 = None
+        mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            mat2 = _unpack(_node._s_mat2, _node)
             self_shape = _node._s_self_shape
             self_stride = _node._s_self_stride
             _r_self = _H.mm_mat1_backward(grad, mat2, self_shape, self_stride, 1)
         if _n[1]:
             mat2_shape = _node._s_mat2_shape
             mat2_stride = _node._s_mat2_stride
-            self = _unpack(_node._s_self, _node)
             _r_mat2 = _H.mm_mat2_backward(grad, self, mat2_shape, mat2_stride, 1)
         return (_r_self, _r_mat2)
 
@@ -1850,15 +1844,15 @@ class MmBackward0(_Node):
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat2 = None
+            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[0] else None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
             if _n[0]:
-                mat2 = _A.arr(_unpack(_node._s_mat2, _node))
                 self_shape = _node._s_self_shape
                 self_stride = _node._s_self_stride
                 _r_self = _A.out(_A.mm_mat1_backward(grad, mat2, self_shape, self_stride, 1), _grads, mat2)
             if _n[1]:
                 mat2_shape = _node._s_mat2_shape
                 mat2_stride = _node._s_mat2_stride
-                self = _A.arr(_unpack(_node._s_self, _node))
                 _r_mat2 = _A.out(_A.mm_mat2_backward(grad, self, mat2_shape, mat2_stride, 1), _grads, self)
             return (_r_self, _r_mat2)
         except _A.Fallback:
@@ -1903,11 +1897,11 @@ class BmmBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_mat2 = None
+        mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            mat2 = _unpack(_node._s_mat2, _node)
             _r_self = grad.bmm(mat2.transpose(1, 2).conj())
         if _n[1]:
-            self = _unpack(_node._s_self, _node)
             _r_mat2 = self.transpose(1, 2).conj().bmm(grad)
         return (_r_self, _r_mat2)
 
@@ -1917,11 +1911,11 @@ class BmmBackward0(_Node):
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat2 = None
+            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[0] else None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
             if _n[0]:
-                mat2 = _A.arr(_unpack(_node._s_mat2, _node))
                 _r_self = _A.out(_A.bmm(grad, _A.conj(_A.transpose(mat2, 1, 2))), _grads, mat2)
             if _n[1]:
-                self = _A.arr(_unpack(_node._s_self, _node))
                 _r_mat2 = _A.out(_A.bmm(_A.conj(_A.transpose(self, 1, 2)), grad), _grads, self)
             return (_r_self, _r_mat2)
         except _A.Fallback:
@@ -1951,6 +1945,8 @@ class AddmmBackward0(_Node):
         _r_self = None
         _r_mat1 = None
         _r_mat2 = None
+        mat1 = _unpack(_node._s_mat1, _node) if _n[2] else None
+        mat2 = _unpack(_node._s_mat2, _node) if _n[1] else None
         if _n[0]:
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
@@ -1960,11 +1956,9 @@ class AddmmBackward0(_Node):
             alpha = _node._s_alpha
             mat1_shape = _node._s_mat1_shape
             mat1_stride = _node._s_mat1_stride
-            mat2 = _unpack(_node._s_mat2, _node)
             _r_mat1 = _H.mm_mat1_backward(grad, mat2, mat1_shape, mat1_stride, alpha)
         if _n[2]:
             alpha = _node._s_alpha
-            mat1 = _unpack(_node._s_mat1, _node)
             mat2_shape = _node._s_mat2_shape
             mat2_stride = _node._s_mat2_stride
             _r_mat2 = _H.mm_mat2_backward(grad, mat1, mat2_shape, mat2_stride, alpha)
@@ -1977,6 +1971,8 @@ class AddmmBackward0(_Node):
             _r_self = None
             _r_mat1 = None
             _r_mat2 = None
+            mat1 = _A.arr(_unpack(_node._s_mat1, _node)) if _n[2] else None
+            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[1] else None
             if _n[0]:
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
@@ -1986,11 +1982,9 @@ class AddmmBackward0(_Node):
                 alpha = _node._s_alpha
                 mat1_shape = _node._s_mat1_shape
                 mat1_stride = _node._s_mat1_stride
-                mat2 = _A.arr(_unpack(_node._s_mat2, _node))
                 _r_mat1 = _A.out(_A.mm_mat1_backward(grad, mat2, mat1_shape, mat1_stride, alpha), _grads, mat2)
             if _n[2]:
                 alpha = _node._s_alpha
-                mat1 = _A.arr(_unpack(_node._s_mat1, _node))
                 mat2_shape = _node._s_mat2_shape
                 mat2_stride = _node._s_mat2_stride
                 _r_mat2 = _A.out(_A.mm_mat2_backward(grad, mat1, mat2_shape, mat2_stride, alpha), _grads, mat1)
@@ -2053,11 +2047,11 @@ class LinalgSolveExBackward0(_Node):
         grad_result = grads[0]
         _r_A = None
         _r_B = None
+        A = _unpack(_node._s_A, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            A = _unpack(_node._s_A, _node)
             B_shape = _node._s_B_shape
             left = _node._s_left
-            result = _unpack(_node._s_result, _node)
             _r_A, _r_B = _H.linalg_solve_backward(grad_result, A, B_shape, result, left)
         return (_r_A, _r_B)
 
@@ -2091,8 +2085,8 @@ class LinalgInvExBackward0(_Node):
         _n = _node._needs
         grad_inverse = grads[0]
         _r_A = None
+        inverse = _unpack(_node._s_inverse, _node)
         if _n[0]:
-            inverse = _unpack(_node._s_inverse, _node)
             _r_A = _H.linalg_inv_backward(grad_inverse, inverse)
         return (_r_A,)
 
@@ -2114,9 +2108,9 @@ class LinalgDetBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_A = None
+        A = _unpack(_node._s_A, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            A = _unpack(_node._s_A, _node)
-            result = _unpack(_node._s_result, _node)
             _r_A = _H.linalg_det_backward(grad, A, result)
         return (_r_A,)
 
@@ -2143,9 +2137,9 @@ class LinalgSlogdetBackward0(_Node):
         grad_logabsdet = grads[1]
         grad_sign = grads[0]
         _r_A = None
+        A = _unpack(_node._s_A, _node)
+        sign = _unpack(_node._s_sign, _node)
         if _n[0]:
-            A = _unpack(_node._s_A, _node)
-            sign = _unpack(_node._s_sign, _node)
             _r_A = _H.linalg_slogdet_backward(grad_sign, grad_logabsdet, A, sign)
         return (_r_A,)
 
@@ -2171,8 +2165,8 @@ class LinalgCholeskyExBackward0(_Node):
         _n = _node._needs
         grad_L = grads[0]
         _r_self = None
+        L = _unpack(_node._s_L, _node)
         if _n[0]:
-            L = _unpack(_node._s_L, _node)
             upper = _node._s_upper
             _r_self = _H.cholesky_backward(grad_L, upper, L)
         return (_r_self,)
@@ -2200,9 +2194,9 @@ class LinalgQrBackward0(_Node):
         grad_Q = grads[0]
         grad_R = grads[1]
         _r_A = None
+        Q = _unpack(_node._s_Q, _node)
+        R = _unpack(_node._s_R, _node)
         if _n[0]:
-            Q = _unpack(_node._s_Q, _node)
-            R = _unpack(_node._s_R, _node)
             mode = _node._s_mode
             _r_A = _H.linalg_qr_backward(grad_Q, grad_R, Q, R, mode)
         return (_r_A,)
@@ -2235,10 +2229,10 @@ class LinalgSvdBackward0(_Node):
         grad_U = grads[0]
         grad_Vh = grads[2]
         _r_A = None
+        U = _unpack(_node._s_U, _node)
+        S = _unpack(_node._s_S, _node)
+        Vh = _unpack(_node._s_Vh, _node)
         if _n[0]:
-            S = _unpack(_node._s_S, _node)
-            U = _unpack(_node._s_U, _node)
-            Vh = _unpack(_node._s_Vh, _node)
             full_matrices = _node._s_full_matrices
             _r_A = _H.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
         return (_r_A,)
@@ -2274,9 +2268,9 @@ class LinalgEighBackward0(_Node):
         grad_eigenvalues = grads[0]
         grad_eigenvectors = grads[1]
         _r_self = None
+        eigenvalues = _unpack(_node._s_eigenvalues, _node)
+        eigenvectors = _unpack(_node._s_eigenvectors, _node)
         if _n[0]:
-            eigenvalues = _unpack(_node._s_eigenvalues, _node)
-            eigenvectors = _unpack(_node._s_eigenvectors, _node)
             _r_self = _H.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
         return (_r_self,)
 
@@ -2352,9 +2346,9 @@ class LinalgEigBackward0(_Node):
         grad_eigenvalues = grads[0]
         grad_eigenvectors = grads[1]
         _r_self = None
+        eigenvalues = _unpack(_node._s_eigenvalues, _node)
+        eigenvectors = _unpack(_node._s_eigenvectors, _node)
         if _n[0]:
-            eigenvalues = _unpack(_node._s_eigenvalues, _node)
-            eigenvectors = _unpack(_node._s_eigenvectors, _node)
             self_dtype = _node._s_self_dtype
             _r_self = _H.linalg_eig_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors, self_dtype)
         return (_r_self,)
@@ -2387,10 +2381,10 @@ class LinalgLstsqBackward0(_Node):
         grad_solution = grads[0]
         _r_self = None
         _r_b = None
+        b = _unpack(_node._s_b, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        solution = _unpack(_node._s_solution, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            b = _unpack(_node._s_b, _node)
-            self = _unpack(_node._s_self, _node)
-            solution = _unpack(_node._s_solution, _node)
             _r_self, _r_b = _H.linalg_lstsq_backward(grad_solution, grad_residuals, self, b, solution)
         return (_r_self, _r_b)
 
@@ -2421,10 +2415,10 @@ class LinalgLuBackward0(_Node):
         grad_L = grads[1]
         grad_U = grads[2]
         _r_A = None
+        P = _unpack(_node._s_P, _node)
+        L = _unpack(_node._s_L, _node)
+        U = _unpack(_node._s_U, _node)
         if _n[0]:
-            L = _unpack(_node._s_L, _node)
-            P = _unpack(_node._s_P, _node)
-            U = _unpack(_node._s_U, _node)
             _r_A = _H.linalg_lu_backward(grad_L, grad_U, P, L, U)
         return (_r_A,)
 
@@ -2454,9 +2448,9 @@ class LinalgLuFactorExBackward0(_Node):
         _n = _node._needs
         grad_LU = grads[0]
         _r_A = None
+        LU = _unpack(_node._s_LU, _node)
+        pivots = _unpack(_node._s_pivots, _node)
         if _n[0]:
-            LU = _unpack(_node._s_LU, _node)
-            pivots = _unpack(_node._s_pivots, _node)
             _r_A = _H.lu_factor_ex_backward(grad_LU, LU, pivots)
         return (_r_A,)
 
@@ -2506,13 +2500,13 @@ class LinalgLuSolveBackward0(_Node):
         grad = grads[0]
         _r_LU = None
         _r_B = None
+        LU = _unpack(_node._s_LU, _node) if _n[0] or _n[1] else None
+        pivots = _unpack(_node._s_pivots, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
             B_shape = _node._s_B_shape
-            LU = _unpack(_node._s_LU, _node)
             adjoint = _node._s_adjoint
             left = _node._s_left
-            pivots = _unpack(_node._s_pivots, _node)
-            result = _unpack(_node._s_result, _node)
             _r_LU, _r_B = _H.linalg_lu_solve_backward(grad, LU, pivots, B_shape, result, left, adjoint)
         return (_r_LU, _r_B)
 
@@ -2555,11 +2549,11 @@ class LinalgSolveTriangularBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_B = None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
             B_shape = _node._s_B_shape
             left = _node._s_left
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             unitriangular = _node._s_unitriangular
             upper = _node._s_upper
             _r_self, _r_B = _H.linalg_solve_triangular_backward(grad, self, B_shape, result, upper, left, unitriangular)
@@ -2604,9 +2598,9 @@ class LinalgHouseholderProductBackward0(_Node):
         grad = grads[0]
         _r_input = None
         _r_tau = None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] else None
+        tau = _unpack(_node._s_tau, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            input = _unpack(_node._s_input, _node)
-            tau = _unpack(_node._s_tau, _node)
             _r_input, _r_tau = _H.householder_product_backward(grad, input, tau)
         return (_r_input, _r_tau)
 
@@ -2632,8 +2626,8 @@ class LinalgMatrixExpBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.matrix_exp_backward(self, grad)
         return (_r_self,)
 
@@ -3513,8 +3507,8 @@ class IndexBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        indices = [_unpack(_s, _node) for _s in _node._s_indices]
         if _n[0]:
-            indices = [_unpack(_s, _node) for _s in _node._s_indices]
             self_shape = _node._s_self_shape
             _r_self = _H.index_backward(grad, self_shape, indices)
         return (_r_self,)
@@ -3542,12 +3536,11 @@ class IndexPutBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_values = None
+        indices = [_unpack(_s, _node) for _s in _node._s_indices] if _n[0] or _n[1] else None
         if _n[0]:
             accumulate = _node._s_accumulate
-            indices = [_unpack(_s, _node) for _s in _node._s_indices]
             _r_self = _H.index_put_self_backward(grad, indices, accumulate)
         if _n[1]:
-            indices = [_unpack(_s, _node) for _s in _node._s_indices]
             values_dtype = _node._s_values_dtype
             values_shape = _node._s_values_shape
             _r_values = _H.reduce_to(_F.index(grad, indices), values_shape, values_dtype)
@@ -3703,9 +3696,9 @@ class IndexSelectBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.index_select_backward(grad, self_shape, dim, index)
         return (_r_self,)
@@ -3736,9 +3729,9 @@ class GatherBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.gather_backward(grad, self_shape, dim, index)
         return (_r_self,)
@@ -3770,13 +3763,12 @@ class ScatterBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_src = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.scatter(dim, index, 0)
         if _n[1]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_src = grad.gather(dim, index)
         return (_r_self, _r_src)
 
@@ -3802,9 +3794,9 @@ class ScatterBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.scatter(dim, index, 0)
         return (_r_self,)
 
@@ -3866,11 +3858,11 @@ class ScatterAddBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_src = None
+        index = _unpack(_node._s_index, _node) if _n[1] else None
         if _n[0]:
             _r_self = grad
         if _n[1]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_src = grad.gather(dim, index)
         return (_r_self, _r_src)
 
@@ -3897,14 +3889,14 @@ class ScatterReduceBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_src = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        src = _unpack(_node._s_src, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
             dim = _node._s_dim
             include_self = _node._s_include_self
-            index = _unpack(_node._s_index, _node)
             reduce = _node._s_reduce
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
-            src = _unpack(_node._s_src, _node)
             _r_self, _r_src = _H.scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
         return (_r_self, _r_src)
 
@@ -3950,9 +3942,9 @@ class MaskedSelectBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        mask = _unpack(_node._s_mask, _node)
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.masked_select_backward(grad, self, mask)
         return (_r_self,)
 
@@ -3978,9 +3970,9 @@ class TopkBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
         return (_r_self,)
@@ -4011,9 +4003,9 @@ class SortBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
         return (_r_self,)
@@ -4044,9 +4036,9 @@ class SortBackward1(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
         return (_r_self,)
@@ -4307,12 +4299,12 @@ class IndexAddBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        index = _unpack(_node._s_index, _node) if _n[1] else None
         if _n[0]:
             _r_self = grad
         if _n[1]:
             alpha = _node._s_alpha
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             source_shape = _node._s_source_shape
             _r_source = _H.maybe_multiply(_H.index_source_backward(grad, dim, index, source_shape), alpha)
         return (_r_self, _r_source)
@@ -4348,13 +4340,12 @@ class IndexCopyBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.index_fill(dim, index, 0)
         if _n[1]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             source_shape = _node._s_source_shape
             _r_source = _H.index_source_backward(grad, dim, index, source_shape)
         return (_r_self, _r_source)
@@ -4385,9 +4376,9 @@ class IndexFillBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.index_fill(dim, index, 0)
         return (_r_self,)
 
@@ -4414,13 +4405,12 @@ class IndexFillBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_value = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.index_fill(dim, index, 0)
         if _n[1]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             value_dtype = _node._s_value_dtype
             _r_value = _H.index_fill_value_backward(grad, dim, index, value_dtype)
         return (_r_self, _r_value)
@@ -4452,13 +4442,12 @@ class MaskedScatterBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        mask = _unpack(_node._s_mask, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
         if _n[1]:
-            mask = _unpack(_node._s_mask, _node)
             source_shape = _node._s_source_shape
             _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
         return (_r_self, _r_source)
@@ -4494,11 +4483,10 @@ class MaskedScatterBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        mask = _unpack(_node._s_mask, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             _r_self = _H.zero_where(mask, grad)
         if _n[1]:
-            mask = _unpack(_node._s_mask, _node)
             source_shape = _node._s_source_shape
             _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
         return (_r_self, _r_source)
@@ -4525,8 +4513,8 @@ class TakeBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
-            index = _unpack(_node._s_index, _node)
             self_shape = _node._s_self_shape
             _r_self = grad.new_zeros(self_shape).put(index, grad, True)
         return (_r_self,)
@@ -4554,13 +4542,12 @@ class PutBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
+        source = _unpack(_node._s_source, _node) if _n[0] else None
         if _n[0]:
             accumulate = _node._s_accumulate
-            index = _unpack(_node._s_index, _node)
-            source = _unpack(_node._s_source, _node)
             _r_self = _H.put_self_backward(grad, index, source, accumulate)
         if _n[1]:
-            index = _unpack(_node._s_index, _node)
             source_shape = _node._s_source_shape
             _r_source = grad.take(index).reshape(source_shape)
         return (_r_self, _r_source)
@@ -4648,8 +4635,8 @@ class AbsBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.sgn()
         return (_r_self,)
 
@@ -4688,22 +4675,10 @@ class Exp2Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = grad * (result * 0.6931471805599453).conj()
+            _r_self = grad * _H.mul_number(result, 0.6931471805599453).conj()
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
-                _r_self = _A.out(_A.mul(grad, _A.conj(_A.mul(result, 0.6931471805599453))), _grads, result)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
     @property
     def _saved_result(self):
@@ -4723,8 +4698,8 @@ class Expm1Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = grad * (result.conj() + 1)
         return (_r_self,)
 
@@ -4733,8 +4708,8 @@ class Expm1Backward0(_Node):
             _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
+            result = _A.arr(_unpack(_node._s_result, _node))
             if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
                 _r_self = _A.out(_A.mul(grad, _A.add(_A.conj(result), 1)), _grads, result)
             return (_r_self,)
         except _A.Fallback:
@@ -4758,9 +4733,9 @@ class Log2Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = grad / (self.conj() * 0.6931471805599453)
+            _r_self = grad / _H.mul_number(self.conj(), 0.6931471805599453)
         return (_r_self,)
 
     @property
@@ -4781,9 +4756,9 @@ class Log10Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = grad / (self.conj() * 2.3025850929940455)
+            _r_self = grad / _H.mul_number(self.conj(), 2.3025850929940455)
         return (_r_self,)
 
     @property
@@ -4804,8 +4779,8 @@ class Log1PBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad / (self + 1).conj()
         return (_r_self,)
 
@@ -4827,9 +4802,9 @@ class SqrtBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = grad / (2 * result.conj())
+            _r_self = grad / _H.mul_number(result.conj(), 2)
         return (_r_self,)
 
     @property
@@ -4850,9 +4825,9 @@ class RsqrtBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = -0.5 * grad * result.pow(3).conj()
+            _r_self = _H.mul_number(grad, -0.5) * result.pow(3).conj()
         return (_r_self,)
 
     @property
@@ -4873,8 +4848,8 @@ class ReciprocalBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = -grad * (result * result).conj()
         return (_r_self,)
 
@@ -4883,8 +4858,8 @@ class ReciprocalBackward0(_Node):
             _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
+            result = _A.arr(_unpack(_node._s_result, _node))
             if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
                 _r_self = _A.out(_A.mul(_A.neg(grad), _A.conj(_A.mul(result, result))), _grads, result)
             return (_r_self,)
         except _A.Fallback:
@@ -4908,8 +4883,8 @@ class SinBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.cos().conj()
         return (_r_self,)
 
@@ -4931,8 +4906,8 @@ class CosBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * -self.sin().conj()
         return (_r_self,)
 
@@ -4954,8 +4929,8 @@ class TanBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = grad * (1 + result.pow(2)).conj()
         return (_r_self,)
 
@@ -4977,8 +4952,8 @@ class AsinBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * (-self * self + 1).rsqrt().conj()
         return (_r_self,)
 
@@ -5000,8 +4975,8 @@ class AcosBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * -(-self * self + 1).rsqrt().conj()
         return (_r_self,)
 
@@ -5023,8 +4998,8 @@ class AtanBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad / (self * self + 1).conj()
         return (_r_self,)
 
@@ -5046,8 +5021,8 @@ class SinhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.cosh().conj()
         return (_r_self,)
 
@@ -5069,8 +5044,8 @@ class CoshBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.sinh().conj()
         return (_r_self,)
 
@@ -5092,9 +5067,9 @@ class ErfBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = 1.1283791670955126 * (-self.pow(2)).exp() * grad
+            _r_self = _H.mul_number((-self.pow(2)).exp(), 1.1283791670955126) * grad
         return (_r_self,)
 
     @property
@@ -5228,8 +5203,8 @@ class NanToNumBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.isfinite()
         return (_r_self,)
 
@@ -5251,8 +5226,8 @@ class DigammaBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.polygamma_backward(grad, 0, self)
         return (_r_self,)
 
@@ -5274,8 +5249,8 @@ class LgammaBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.digamma()
         return (_r_self,)
 
@@ -5297,9 +5272,9 @@ class PolygammaBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             n = _node._s_n
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.polygamma_backward(grad, n, self)
         return (_r_self,)
 
@@ -5325,9 +5300,9 @@ class PolygammaBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             n = _node._s_n
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.polygamma_backward(grad, n, self)
         return (_r_self,)
 
@@ -5353,9 +5328,9 @@ class MvlgammaBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             p = _node._s_p
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.mvlgamma_backward(grad, self, p)
         return (_r_self,)
 
@@ -5381,9 +5356,9 @@ class ErfinvBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = 0.886226925452758 * self.erfinv().pow(2).exp() * grad
+            _r_self = _H.mul_number(self.erfinv().pow(2).exp(), 0.886226925452758) * grad
         return (_r_self,)
 
     @property
@@ -5404,9 +5379,9 @@ class ErfcBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = -1.1283791670955126 * (-self.pow(2)).exp() * grad
+            _r_self = _H.mul_number((-self.pow(2)).exp(), -1.1283791670955126) * grad
         return (_r_self,)
 
     @property
@@ -5427,8 +5402,8 @@ class I0Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.i0_backward(grad, self)
         return (_r_self,)
 
@@ -5450,9 +5425,9 @@ class SpecialI0EBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.i0e_backward(grad, self, result)
         return (_r_self,)
 
@@ -5478,9 +5453,9 @@ class SpecialI1Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.i1_backward(grad, self, result)
         return (_r_self,)
 
@@ -5506,9 +5481,9 @@ class SpecialI1EBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.i1e_backward(grad, self, result)
         return (_r_self,)
 
@@ -5534,9 +5509,9 @@ class SpecialNdtrBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = 0.3989422804014327 * (self.pow(2) * -0.5).exp() * grad
+            _r_self = _H.mul_number(_H.mul_number(self.pow(2), -0.5).exp(), 0.3989422804014327) * grad
         return (_r_self,)
 
     @property
@@ -5557,9 +5532,9 @@ class SpecialNdtriBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = 2.5066282746310002 * (result.pow(2) * 0.5).exp() * grad
+            _r_self = _H.mul_number(_H.mul_number(result.pow(2), 0.5).exp(), 2.5066282746310002) * grad
         return (_r_self,)
 
     @property
@@ -5580,10 +5555,10 @@ class SpecialLogNdtrBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
-            _r_self = 0.3989422804014327 * (-(result + self.pow(2) * 0.5)).exp() * grad
+            _r_self = _H.mul_number((-(result + _H.mul_number(self.pow(2), 0.5))).exp(), 0.3989422804014327) * grad
         return (_r_self,)
 
     @property
@@ -5608,24 +5583,11 @@ class SpecialErfcxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
-            _r_self = (2.0 * self * result - 1.1283791670955126) * grad
+            _r_self = (_H.mul_number(self, 2.0) * result - 1.1283791670955126) * grad
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
-                self = _A.arr(_unpack(_node._s_self, _node))
-                _r_self = _A.out(_A.mul(_A.sub(_A.mul(_A.mul(2.0, self), result), 1.1283791670955126), grad), _grads, result, self)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
     @property
     def _saved_result(self):
@@ -5649,8 +5611,8 @@ class SpecialEntrBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * -(1 + self.log())
         return (_r_self,)
 
@@ -5672,9 +5634,9 @@ class LogitBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             eps = _node._s_eps
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.logit_backward(grad, self, eps)
         return (_r_self,)
 
@@ -5700,8 +5662,8 @@ class SincBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.sinc_backward(grad, self)
         return (_r_self,)
 
@@ -5723,19 +5685,8 @@ class Deg2RadBackward0(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = grad * 0.017453292519943295
+            _r_self = _H.mul_number(grad, 0.017453292519943295)
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                _r_self = _A.out(_A.mul(grad, 0.017453292519943295), _grads)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
 
 # schema/derivatives.yaml: rad2deg(Tensor self) -> Tensor
@@ -5751,19 +5702,8 @@ class Rad2DegBackward0(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = grad * 57.29577951308232
+            _r_self = _H.mul_number(grad, 57.29577951308232)
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                _r_self = _A.out(_A.mul(grad, 57.29577951308232), _grads)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
 
 # schema/derivatives.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
@@ -5779,8 +5719,8 @@ class FrexpBackward0(_Node):
         _n = _node._needs
         grad_mantissa = grads[0]
         _r_self = None
+        exponent = _unpack(_node._s_exponent, _node)
         if _n[0]:
-            exponent = _unpack(_node._s_exponent, _node)
             _r_self = grad_mantissa / exponent.exp2()
         return (_r_self,)
 
@@ -5803,11 +5743,11 @@ class IgammaBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             raise _not_implemented('igamma: input')
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.igamma_other_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -5834,11 +5774,11 @@ class IgammacBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             raise _not_implemented('igammac: input')
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.igamma_other_backward(grad, self, other, True)
         return (_r_self, _r_other)
 
@@ -5864,8 +5804,8 @@ class AcoshBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.acosh_backward(grad, self)
         return (_r_self,)
 
@@ -5903,8 +5843,8 @@ class AsinhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * (self.pow(2) + 1).rsqrt().conj()
         return (_r_self,)
 
@@ -5942,8 +5882,8 @@ class AtanhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad / (1 - self.pow(2)).conj()
         return (_r_self,)
 
@@ -5982,17 +5922,16 @@ class HypotBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(grad * self / result, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            result = _unpack(_node._s_result, _node)
             _r_other = _H.reduce_to(grad * other / result, other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -6039,9 +5978,9 @@ class CopysignBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
+        result = _unpack(_node._s_result, _node) if _n[0] else None
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.copysign_backward(grad, self, result)
         if _n[1]:
             other_dtype = _node._s_other_dtype
@@ -6080,9 +6019,9 @@ class NextafterBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.grad_where(self != other, grad), self_shape, self_dtype)
@@ -6131,9 +6070,9 @@ class LogaddexpBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.logaddexp_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -6160,9 +6099,9 @@ class Logaddexp2Backward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.logaddexp_backward(grad, self, other, True)
         return (_r_self, _r_other)
 
@@ -6189,9 +6128,9 @@ class FmaxBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.fmax_fmin_backward(grad, self, other, self >= other)
         return (_r_self, _r_other)
 
@@ -6218,9 +6157,9 @@ class FminBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.fmax_fmin_backward(grad, self, other, self <= other)
         return (_r_self, _r_other)
 
@@ -6266,9 +6205,9 @@ class XlogyBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.xlogy_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -6295,9 +6234,9 @@ class SpecialXlog1PyBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.xlogy_backward(grad, self, other, True)
         return (_r_self, _r_other)
 
@@ -6323,8 +6262,8 @@ class XlogyBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_other = None
+        other = _unpack(_node._s_other, _node)
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self = _node._s_self
             _r_other = grad * self / other
         return (_r_other,)
@@ -6351,9 +6290,9 @@ class XlogyBackward2(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             other = _node._s_other
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.xlogy_other_scalar_backward(grad, self, other)
         return (_r_self,)
 
@@ -6379,8 +6318,8 @@ class SpecialXlog1PyBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_other = None
+        other = _unpack(_node._s_other, _node)
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self = _node._s_self
             _r_other = grad * self / (other + 1)
         return (_r_other,)
@@ -6407,9 +6346,9 @@ class SpecialXlog1PyBackward2(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             other = _node._s_other
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.xlogy_other_scalar_backward(grad, self, other, True)
         return (_r_self,)
 
@@ -6436,11 +6375,11 @@ class SpecialZetaBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             raise _not_implemented('zeta')
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.zeta_other_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -6466,8 +6405,8 @@ class SpecialZetaBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_other = None
+        other = _unpack(_node._s_other, _node)
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self = _node._s_self
             _r_other = grad * -self * _F.special_zeta(self + 1.0, other)
         return (_r_other,)
@@ -6584,8 +6523,8 @@ class AngleBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.angle_backward(grad, self)
         return (_r_self,)
 
@@ -6607,9 +6546,9 @@ class SgnBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.sgn_backward(self, grad, result)
         return (_r_self,)
 
@@ -6636,8 +6575,8 @@ class PolarBackward0(_Node):
         grad = grads[0]
         _r_abs = None
         _r_angle = None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            result = _unpack(_node._s_result, _node)
             _r_abs, _r_angle = _H.polar_backward(grad, result)
         return (_r_abs, _r_angle)
 
@@ -6777,16 +6716,16 @@ class ConvolutionBackward0(_Node):
         _r_input = None
         _r_weight = None
         _r_bias = None
+        bias = _unpack(_node._s_bias, _node) if _n[0] or _n[1] or _n[2] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            bias = _unpack(_node._s_bias, _node)
             dilation = _node._s_dilation
             groups = _node._s_groups
-            input = _unpack(_node._s_input, _node)
             output_padding = _node._s_output_padding
             padding = _node._s_padding
             stride = _node._s_stride
             transposed = _node._s_transposed
-            weight = _unpack(_node._s_weight, _node)
             _r_input, _r_weight, _r_bias = _H.convolution_backward_formula(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
         return (_r_input, _r_weight, _r_bias)
 
@@ -6841,16 +6780,16 @@ class ConvolutionBackwardBackward0(_Node):
         _r_grad_output = None
         _r_input = None
         _r_weight = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[0] or _n[1] or _n[2] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
             dilation = _node._s_dilation
-            grad_output = _unpack(_node._s_grad_output, _node)
             groups = _node._s_groups
-            input = _unpack(_node._s_input, _node)
             output_padding = _node._s_output_padding
             padding = _node._s_padding
             stride = _node._s_stride
             transposed = _node._s_transposed
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output, _r_input, _r_weight = _H.convolution_double_backward(grads[0], grads[1], grads[2], grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups)
         return (_r_grad_output, _r_input, _r_weight)
 
@@ -6903,13 +6842,13 @@ class MaxPool2DWithIndicesBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result1 = _unpack(_node._s_result1, _node)
         if _n[0]:
             ceil_mode = _node._s_ceil_mode
             dilation = _node._s_dilation
             kernel_size = _node._s_kernel_size
             padding = _node._s_padding
-            result1 = _unpack(_node._s_result1, _node)
-            self = _unpack(_node._s_self, _node)
             stride = _node._s_stride
             _r_self = _F.max_pool2d_with_indices_backward(grads[0], self, kernel_size, stride, padding, dilation, ceil_mode, result1)
         return (_r_self,)
@@ -6957,8 +6896,8 @@ class MaxPool2DWithIndicesBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        indices = _unpack(_node._s_indices, _node) if _n[0] else None
         if _n[0]:
-            indices = _unpack(_node._s_indices, _node)
             _r_grad_output = _H.max_pool_double_backward(grad, indices)
         if _n[1]:
             self_shape = _node._s_self_shape
@@ -6987,13 +6926,13 @@ class AvgPool2DBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             ceil_mode = _node._s_ceil_mode
             count_include_pad = _node._s_count_include_pad
             divisor_override = _node._s_divisor_override
             kernel_size = _node._s_kernel_size
             padding = _node._s_padding
-            self = _unpack(_node._s_self, _node)
             stride = _node._s_stride
             _r_self = _F.avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         return (_r_self,)
@@ -7095,8 +7034,8 @@ class AdaptiveAvgPool2DBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F._adaptive_avg_pool2d_backward(grad, self)
         return (_r_self,)
 
@@ -7170,8 +7109,8 @@ class EmbeddingBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_weight = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
-            indices = _unpack(_node._s_indices, _node)
             padding_idx = _node._s_padding_idx
             scale_grad_by_freq = _node._s_scale_grad_by_freq
             weight_shape = _node._s_weight_shape
@@ -7208,8 +7147,8 @@ class EmbeddingDenseBackwardBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_grad_output = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
-            indices = _unpack(_node._s_indices, _node)
             padding_idx = _node._s_padding_idx
             scale_grad_by_freq = _node._s_scale_grad_by_freq
             _r_grad_output = _H.embedding_dense_double_backward(grad, indices, padding_idx, scale_grad_by_freq)
@@ -7242,11 +7181,11 @@ class DotBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_tensor = None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
+        tensor = _unpack(_node._s_tensor, _node) if _n[0] else None
         if _n[0]:
-            tensor = _unpack(_node._s_tensor, _node)
             _r_self = grad * tensor.conj()
         if _n[1]:
-            self = _unpack(_node._s_self, _node)
             _r_tensor = grad * self.conj()
         return (_r_self, _r_tensor)
 
@@ -7256,11 +7195,11 @@ class DotBackward0(_Node):
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_tensor = None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
+            tensor = _A.arr(_unpack(_node._s_tensor, _node)) if _n[0] else None
             if _n[0]:
-                tensor = _A.arr(_unpack(_node._s_tensor, _node))
                 _r_self = _A.out(_A.mul(grad, _A.conj(tensor)), _grads, tensor)
             if _n[1]:
-                self = _A.arr(_unpack(_node._s_self, _node))
                 _r_tensor = _A.out(_A.mul(grad, _A.conj(self)), _grads, self)
             return (_r_self, _r_tensor)
         except _A.Fallback:
@@ -7289,11 +7228,11 @@ class MvBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_vec = None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
+        vec = _unpack(_node._s_vec, _node) if _n[0] else None
         if _n[0]:
-            vec = _unpack(_node._s_vec, _node)
             _r_self = grad.unsqueeze(1) * vec.conj()
         if _n[1]:
-            self = _unpack(_node._s_self, _node)
             _r_vec = self.t().conj().mv(grad)
         return (_r_self, _r_vec)
 
@@ -7321,6 +7260,8 @@ class BaddbmmBackward0(_Node):
         _r_self = None
         _r_batch1 = None
         _r_batch2 = None
+        batch1 = _unpack(_node._s_batch1, _node) if _n[2] else None
+        batch2 = _unpack(_node._s_batch2, _node) if _n[1] else None
         if _n[0]:
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
@@ -7328,11 +7269,9 @@ class BaddbmmBackward0(_Node):
             _r_self = _H.reduce_to(_H.maybe_multiply(grad, _H.conjugate(beta)), self_shape, self_dtype)
         if _n[1]:
             alpha = _node._s_alpha
-            batch2 = _unpack(_node._s_batch2, _node)
             _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), _H.conjugate(alpha))
         if _n[2]:
             alpha = _node._s_alpha
-            batch1 = _unpack(_node._s_batch1, _node)
             _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), _H.conjugate(alpha))
         return (_r_self, _r_batch1, _r_batch2)
 
@@ -7343,6 +7282,8 @@ class BaddbmmBackward0(_Node):
             _r_self = None
             _r_batch1 = None
             _r_batch2 = None
+            batch1 = _A.arr(_unpack(_node._s_batch1, _node)) if _n[2] else None
+            batch2 = _A.arr(_unpack(_node._s_batch2, _node)) if _n[1] else None
             if _n[0]:
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
@@ -7350,11 +7291,9 @@ class BaddbmmBackward0(_Node):
                 _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(grad, _A.conjugate(beta)), self_shape, self_dtype), _grads)
             if _n[1]:
                 alpha = _node._s_alpha
-                batch2 = _A.arr(_unpack(_node._s_batch2, _node))
                 _r_batch1 = _A.out(_A.maybe_multiply(_A.bmm(grad, _A.conj(_A.transpose(batch2, 1, 2))), _A.conjugate(alpha)), _grads, batch2)
             if _n[2]:
                 alpha = _node._s_alpha
-                batch1 = _A.arr(_unpack(_node._s_batch1, _node))
                 _r_batch2 = _A.out(_A.maybe_multiply(_A.bmm(_A.conj(_A.transpose(batch1, 1, 2)), grad), _A.conjugate(alpha)), _grads, batch1)
             return (_r_self, _r_batch1, _r_batch2)
         except _A.Fallback:
@@ -7398,9 +7337,9 @@ class SoftmaxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
-            result = _unpack(_node._s_result, _node)
             self_dtype = _node._s_self_dtype
             _r_self = _F._softmax_backward_data(grad, result, dim, self_dtype)
         return (_r_self,)
@@ -7431,9 +7370,9 @@ class LogSoftmaxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
-            result = _unpack(_node._s_result, _node)
             self_dtype = _node._s_self_dtype
             _r_self = _F._log_softmax_backward_data(grad, result, dim, self_dtype)
         return (_r_self,)
@@ -7465,15 +7404,14 @@ class SoftmaxBackwardDataBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_output = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
             input_dtype = _node._s_input_dtype
-            output = _unpack(_node._s_output, _node)
             _r_grad_output = _F._softmax_backward_data(grad, output, dim, input_dtype)
         if _n[1]:
             dim = _node._s_dim
-            grad_output = _unpack(_node._s_grad_output, _node)
-            output = _unpack(_node._s_output, _node)
             _r_output = _H.softmax_double_backward(grad, grad_output, dim, output)
         return (_r_grad_output, _r_output)
 
@@ -7508,14 +7446,13 @@ class LogSoftmaxBackwardDataBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_output = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            output = _unpack(_node._s_output, _node)
             _r_grad_output = _H.log_softmax_double_backward_grad_output(grad, dim, output)
         if _n[1]:
             dim = _node._s_dim
-            grad_output = _unpack(_node._s_grad_output, _node)
-            output = _unpack(_node._s_output, _node)
             _r_output = _H.log_softmax_double_backward_output(grad, grad_output, dim, output)
         return (_r_grad_output, _r_output)
 
@@ -7717,15 +7654,15 @@ class RemainderBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(grad, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='floor'), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -7818,15 +7755,15 @@ class FmodBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(grad, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='trunc'), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -7869,17 +7806,15 @@ class MaximumBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -7922,17 +7857,15 @@ class MinimumBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -7975,9 +7908,9 @@ class Atan2Backward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.atan2_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -8051,19 +7984,18 @@ class LerpBackward1(_Node):
         _r_self = None
         _r_end = None
         _r_weight = None
+        end = _unpack(_node._s_end, _node) if _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _H.reduce_to(grad * (1 - weight).conj(), self_shape, self_dtype)
         if _n[1]:
             end_dtype = _node._s_end_dtype
             end_shape = _node._s_end_shape
-            weight = _unpack(_node._s_weight, _node)
             _r_end = _H.reduce_to(grad * weight.conj(), end_shape, end_dtype)
         if _n[2]:
-            end = _unpack(_node._s_end, _node)
-            self = _unpack(_node._s_self, _node)
             weight_dtype = _node._s_weight_dtype
             weight_shape = _node._s_weight_shape
             _r_weight = _H.reduce_to(grad * (end - self).conj(), weight_shape, weight_dtype)
@@ -8076,19 +8008,18 @@ class LerpBackward1(_Node):
             _r_self = None
             _r_end = None
             _r_weight = None
+            end = _A.arr(_unpack(_node._s_end, _node)) if _n[2] else None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[2] else None
+            weight = _A.arr(_unpack(_node._s_weight, _node)) if _n[0] or _n[1] else None
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
-                weight = _A.arr(_unpack(_node._s_weight, _node))
                 _r_self = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.sub(1, weight))), self_shape, self_dtype), _grads, weight)
             if _n[1]:
                 end_dtype = _node._s_end_dtype
                 end_shape = _node._s_end_shape
-                weight = _A.arr(_unpack(_node._s_weight, _node))
                 _r_end = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(weight)), end_shape, end_dtype), _grads, weight)
             if _n[2]:
-                end = _A.arr(_unpack(_node._s_end, _node))
-                self = _A.arr(_unpack(_node._s_self, _node))
                 weight_dtype = _node._s_weight_dtype
                 weight_shape = _node._s_weight_shape
                 _r_weight = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.sub(end, self))), weight_shape, weight_dtype), _grads, end, self)
@@ -8148,6 +8079,8 @@ class AddcmulBackward0(_Node):
         _r_self = None
         _r_tensor1 = None
         _r_tensor2 = None
+        tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
+        tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
@@ -8155,11 +8088,9 @@ class AddcmulBackward0(_Node):
         if _n[1]:
             tensor1_dtype = _node._s_tensor1_dtype
             tensor1_shape = _node._s_tensor1_shape
-            tensor2 = _unpack(_node._s_tensor2, _node)
             value = _node._s_value
             _r_tensor1 = _H.reduce_to(grad * (tensor2 * value).conj(), tensor1_shape, tensor1_dtype)
         if _n[2]:
-            tensor1 = _unpack(_node._s_tensor1, _node)
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
@@ -8173,6 +8104,8 @@ class AddcmulBackward0(_Node):
             _r_self = None
             _r_tensor1 = None
             _r_tensor2 = None
+            tensor1 = _A.arr(_unpack(_node._s_tensor1, _node)) if _n[2] else None
+            tensor2 = _A.arr(_unpack(_node._s_tensor2, _node)) if _n[1] else None
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
@@ -8180,11 +8113,9 @@ class AddcmulBackward0(_Node):
             if _n[1]:
                 tensor1_dtype = _node._s_tensor1_dtype
                 tensor1_shape = _node._s_tensor1_shape
-                tensor2 = _A.arr(_unpack(_node._s_tensor2, _node))
                 value = _node._s_value
                 _r_tensor1 = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.mul(tensor2, value))), tensor1_shape, tensor1_dtype), _grads, tensor2)
             if _n[2]:
-                tensor1 = _A.arr(_unpack(_node._s_tensor1, _node))
                 tensor2_dtype = _node._s_tensor2_dtype
                 tensor2_shape = _node._s_tensor2_shape
                 value = _node._s_value
@@ -8245,6 +8176,8 @@ class AddcdivBackward0(_Node):
         _r_self = None
         _r_tensor1 = None
         _r_tensor2 = None
+        tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
+        tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] or _n[2] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
@@ -8252,12 +8185,9 @@ class AddcdivBackward0(_Node):
         if _n[1]:
             tensor1_dtype = _node._s_tensor1_dtype
             tensor1_shape = _node._s_tensor1_shape
-            tensor2 = _unpack(_node._s_tensor2, _node)
             value = _node._s_value
             _r_tensor1 = _H.reduce_to(grad * _H.scalar_over(value, tensor2).conj(), tensor1_shape, tensor1_dtype)
         if _n[2]:
-            tensor1 = _unpack(_node._s_tensor1, _node)
-            tensor2 = _unpack(_node._s_tensor2, _node)
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
@@ -8939,9 +8869,9 @@ class GeluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             approximate = _node._s_approximate
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.gelu_backward(grad, self, approximate=approximate)
         return (_r_self,)
 
@@ -8968,16 +8898,15 @@ class GeluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             approximate = _node._s_approximate
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.gelu_backward(grad, self, approximate=approximate), grad_output_shape, grad_output_dtype)
         if _n[1]:
             approximate = _node._s_approximate
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.gelu_double_backward(grad, grad_output, self, approximate), self_shape, self_dtype)
@@ -9025,8 +8954,8 @@ class SiluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.silu_backward(grad, self)
         return (_r_self,)
 
@@ -9049,14 +8978,13 @@ class SiluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.silu_backward(grad, self), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.silu_double_backward(grad, grad_output, self), self_shape, self_dtype)
@@ -9100,9 +9028,9 @@ class SoftplusBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             beta = _node._s_beta
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_self = _F.softplus_backward(grad, self, beta, threshold)
         return (_r_self,)
@@ -9134,17 +9062,16 @@ class SoftplusBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             beta = _node._s_beta
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_grad_output = _H.reduce_to(_F.softplus_backward(grad, self, beta, threshold), grad_output_shape, grad_output_dtype)
         if _n[1]:
             beta = _node._s_beta
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             threshold = _node._s_threshold
@@ -9197,9 +9124,9 @@ class LeakyReluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             negative_slope = _node._s_negative_slope
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.leaky_relu_backward(grad, self, negative_slope, False)
         return (_r_self,)
 
@@ -9225,9 +9152,9 @@ class LeakyReluBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             negative_slope = _node._s_negative_slope
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.leaky_relu_backward(grad, result, negative_slope, True)
         return (_r_self,)
 
@@ -9254,11 +9181,11 @@ class LeakyReluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             negative_slope = _node._s_negative_slope
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.leaky_relu_backward(grad, self, negative_slope, False), grad_output_shape, grad_output_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9304,11 +9231,11 @@ class EluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             alpha = _node._s_alpha
             input_scale = _node._s_input_scale
             scale = _node._s_scale
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.elu_backward(grad, alpha, scale, input_scale, False, self)
         return (_r_self,)
 
@@ -9342,10 +9269,10 @@ class EluBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             alpha = _node._s_alpha
             input_scale = _node._s_input_scale
-            result = _unpack(_node._s_result, _node)
             scale = _node._s_scale
             _r_self = _F.elu_backward(grad, alpha, scale, input_scale, True, result)
         return (_r_self,)
@@ -9381,6 +9308,8 @@ class EluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self_or_result = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self_or_result = _unpack(_node._s_self_or_result, _node) if _n[0] or _n[1] else None
         if _n[0]:
             alpha = _node._s_alpha
             grad_output_dtype = _node._s_grad_output_dtype
@@ -9388,15 +9317,12 @@ class EluBackwardBackward0(_Node):
             input_scale = _node._s_input_scale
             is_result = _node._s_is_result
             scale = _node._s_scale
-            self_or_result = _unpack(_node._s_self_or_result, _node)
             _r_grad_output = _H.reduce_to(_F.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result), grad_output_shape, grad_output_dtype)
         if _n[1]:
             alpha = _node._s_alpha
-            grad_output = _unpack(_node._s_grad_output, _node)
             input_scale = _node._s_input_scale
             is_result = _node._s_is_result
             scale = _node._s_scale
-            self_or_result = _unpack(_node._s_self_or_result, _node)
             self_or_result_dtype = _node._s_self_or_result_dtype
             self_or_result_shape = _node._s_self_or_result_shape
             _r_self_or_result = _H.reduce_to(_H.elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result), self_or_result_shape, self_or_result_dtype)
@@ -9456,10 +9382,10 @@ class HardtanhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             max_val = _node._s_max_val
             min_val = _node._s_min_val
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.hardtanh_backward(grad, self, min_val, max_val)
         return (_r_self,)
 
@@ -9490,12 +9416,12 @@ class HardtanhBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             max_val = _node._s_max_val
             min_val = _node._s_min_val
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.hardtanh_backward(grad, self, min_val, max_val), grad_output_shape, grad_output_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9545,8 +9471,8 @@ class HardswishBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.hardswish_backward(grad, self)
         return (_r_self,)
 
@@ -9569,14 +9495,13 @@ class HardswishBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.hardswish_backward(grad, self), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.hardswish_double_backward(grad, grad_output, self), self_shape, self_dtype)
@@ -9620,8 +9545,8 @@ class HardsigmoidBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.hardsigmoid_backward(grad, self)
         return (_r_self,)
 
@@ -9644,10 +9569,10 @@ class HardsigmoidBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.hardsigmoid_backward(grad, self), grad_output_shape, grad_output_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9689,8 +9614,8 @@ class MishBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.mish_backward(grad, self)
         return (_r_self,)
 
@@ -9713,14 +9638,13 @@ class MishBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.mish_backward(grad, self), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.mish_double_backward(grad, grad_output, self), self_shape, self_dtype)
@@ -9764,9 +9688,9 @@ class HardshrinkBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             lambd = _node._s_lambd
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.hardshrink_backward(grad, self, lambd)
         return (_r_self,)
 
@@ -9793,11 +9717,11 @@ class HardshrinkBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_out = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_out_dtype = _node._s_grad_out_dtype
             grad_out_shape = _node._s_grad_out_shape
             lambd = _node._s_lambd
-            self = _unpack(_node._s_self, _node)
             _r_grad_out = _H.reduce_to(_F.hardshrink_backward(grad, self, lambd), grad_out_shape, grad_out_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9843,9 +9767,9 @@ class SoftshrinkBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             lambd = _node._s_lambd
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.softshrink_backward(grad, self, lambd)
         return (_r_self,)
 
@@ -9872,11 +9796,11 @@ class SoftshrinkBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             lambd = _node._s_lambd
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.softshrink_backward(grad, self, lambd), grad_output_shape, grad_output_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9922,9 +9846,9 @@ class GluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             dim = _node._s_dim
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.glu_backward(grad, self, dim)
         return (_r_self,)
 
@@ -9951,14 +9875,13 @@ class GluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.glu_double_backward_grad_output(grad, self, dim)
         if _n[1]:
             dim = _node._s_dim
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.glu_double_backward(grad, grad_output, self, dim)
         return (_r_grad_output, _r_self)
 
@@ -9988,9 +9911,9 @@ class LogSigmoidBackward0(_Node):
         _n = _node._needs
         grad_output = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        buffer = _unpack(_node._s_buffer, _node)
         if _n[0]:
-            buffer = _unpack(_node._s_buffer, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.log_sigmoid_backward(grad_output, self, buffer)
         return (_r_self,)
 
@@ -10017,15 +9940,14 @@ class LogSigmoidBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        buffer = _unpack(_node._s_buffer, _node) if _n[0] else None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            buffer = _unpack(_node._s_buffer, _node)
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.log_sigmoid_backward(grad, self, buffer), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.log_sigmoid_double_backward(grad * grad_output, self), self_shape, self_dtype)
@@ -10073,9 +9995,9 @@ class CeluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             alpha = _node._s_alpha
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.elu_backward(grad, alpha, 1, _H.celu_input_scale(alpha), False, self)
         return (_r_self,)
 
@@ -10101,9 +10023,9 @@ class CeluBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             alpha = _node._s_alpha
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.elu_backward(grad, alpha, 1, _H.celu_input_scale(alpha), True, result)
         return (_r_self,)
 
@@ -10130,9 +10052,9 @@ class PreluKernelBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_weight = None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            self = _unpack(_node._s_self, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self, _r_weight = _H.prelu_kernel_backward_reduced(grad, self, weight)
         return (_r_self, _r_weight)
 
@@ -10159,10 +10081,10 @@ class PreluKernelBackwardBackward0(_Node):
         _r_grad_output = None
         _r_self = None
         _r_weight = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[0] or _n[1] or _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output, _r_self, _r_weight = _H.prelu_double_backward(grads[0], grads[1], grad_output, self, weight)
         return (_r_grad_output, _r_self, _r_weight)
 
@@ -10192,10 +10114,10 @@ class RreluWithNoiseBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        noise = _unpack(_node._s_noise, _node)
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             lower = _node._s_lower
-            noise = _unpack(_node._s_noise, _node)
-            self = _unpack(_node._s_self, _node)
             training = _node._s_training
             upper = _node._s_upper
             _r_self = _F.rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False)
@@ -10235,10 +10157,10 @@ class RreluWithNoiseBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        noise = _unpack(_node._s_noise, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             lower = _node._s_lower
-            noise = _unpack(_node._s_noise, _node)
-            result = _unpack(_node._s_result, _node)
             training = _node._s_training
             upper = _node._s_upper
             _r_self = _F.rrelu_with_noise_backward(grad, result, noise, lower, upper, training, True)
@@ -10277,10 +10199,10 @@ class RreluWithNoiseFunctionalBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        noise_out = _unpack(_node._s_noise_out, _node)
         if _n[0]:
             lower = _node._s_lower
-            noise_out = _unpack(_node._s_noise_out, _node)
-            self = _unpack(_node._s_self, _node)
             training = _node._s_training
             upper = _node._s_upper
             _r_self = _F.rrelu_with_noise_backward(grads[0], self, noise_out, lower, upper, training, False)
@@ -10321,12 +10243,12 @@ class RreluWithNoiseBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        noise = _unpack(_node._s_noise, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             lower = _node._s_lower
-            noise = _unpack(_node._s_noise, _node)
-            self = _unpack(_node._s_self, _node)
             training = _node._s_training
             upper = _node._s_upper
             _r_grad_output = _H.reduce_to(_F.rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False), grad_output_shape, grad_output_dtype)
@@ -10386,8 +10308,8 @@ class ThresholdBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_self = _F.threshold_backward(grad, self, threshold)
         return (_r_self,)
@@ -10414,8 +10336,8 @@ class ThresholdBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_self = _F.threshold_backward(grad, self, threshold)
         return (_r_self,)
@@ -10443,17 +10365,16 @@ class SigmoidBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_output = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            output = _unpack(_node._s_output, _node)
             _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            output = _unpack(_node._s_output, _node)
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(grad.conj() * grad_output * (-2 * output.conj() + 1), output_shape, output_dtype)
+            _r_output = _H.reduce_to(grad.conj() * grad_output * (_H.mul_number(output.conj(), -2) + 1), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -10495,17 +10416,16 @@ class TanhBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_output = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            output = _unpack(_node._s_output, _node)
             _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            output = _unpack(_node._s_output, _node)
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(-2 * output.conj() * grad_output * grad.conj(), output_shape, output_dtype)
+            _r_output = _H.reduce_to(_H.mul_number(output.conj(), -2) * grad_output * grad.conj(), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -10546,9 +10466,9 @@ class ClampMinBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             min = _node._s_min
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.grad_where(self >= min, grad)
         return (_r_self,)
 
@@ -10575,17 +10495,15 @@ class ClampMinBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_min = None
+        min = _unpack(_node._s_min, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            min = _unpack(_node._s_min, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.grad_where(self >= min, grad), self_shape, self_dtype)
         if _n[1]:
-            min = _unpack(_node._s_min, _node)
             min_dtype = _node._s_min_dtype
             min_shape = _node._s_min_shape
-            self = _unpack(_node._s_self, _node)
             _r_min = _H.reduce_to(_H.grad_where(self < min, grad), min_shape, min_dtype)
         return (_r_self, _r_min)
 
@@ -10627,9 +10545,9 @@ class ClampMaxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             max = _node._s_max
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.grad_where(self <= max, grad)
         return (_r_self,)
 
@@ -10656,17 +10574,15 @@ class ClampMaxBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_max = None
+        max = _unpack(_node._s_max, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            max = _unpack(_node._s_max, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.grad_where(self <= max, grad), self_shape, self_dtype)
         if _n[1]:
-            max = _unpack(_node._s_max, _node)
             max_dtype = _node._s_max_dtype
             max_shape = _node._s_max_shape
-            self = _unpack(_node._s_self, _node)
             _r_max = _H.reduce_to(_H.grad_where(self > max, grad), max_shape, max_dtype)
         return (_r_self, _r_max)
 
@@ -10707,13 +10623,13 @@ class NllLossBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        target = _unpack(_node._s_target, _node)
+        weight = _unpack(_node._s_weight, _node)
+        total_weight = _unpack(_node._s_total_weight, _node)
         if _n[0]:
             ignore_index = _node._s_ignore_index
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            total_weight = _unpack(_node._s_total_weight, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _F.nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight)
         return (_r_self,)
 
@@ -10756,12 +10672,12 @@ class NllLossBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        target = _unpack(_node._s_target, _node) if _n[0] else None
+        total_weight = _unpack(_node._s_total_weight, _node) if _n[0] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] else None
         if _n[0]:
             ignore_index = _node._s_ignore_index
             reduction = _node._s_reduction
-            target = _unpack(_node._s_target, _node)
-            total_weight = _unpack(_node._s_total_weight, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output = _H.nll_loss_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
         if _n[1]:
             _r_self = _F.zeros_like(grad)
@@ -10802,17 +10718,14 @@ class BinaryCrossEntropyBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_target = None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        target = _unpack(_node._s_target, _node) if _n[0] or _n[1] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
         if _n[0]:
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _F.binary_cross_entropy_backward(grad, self, target, weight, reduction)
         if _n[1]:
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_target = _H.binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
         return (_r_self, _r_target)
 
@@ -10847,17 +10760,15 @@ class SmoothL1LossBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_target = None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        target = _unpack(_node._s_target, _node) if _n[0] or _n[1] else None
         if _n[0]:
             beta = _node._s_beta
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_self = _F.smooth_l1_loss_backward(grad, self, target, reduction, beta)
         if _n[1]:
             beta = _node._s_beta
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_target = _F.smooth_l1_loss_backward(grad, target, self, reduction, beta)
         return (_r_self, _r_target)
 
@@ -10893,26 +10804,20 @@ class SmoothL1LossBackwardBackward0(_Node):
         _r_grad_output = None
         _r_self = None
         _r_target = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[0] or _n[1] or _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] or _n[2] else None
+        target = _unpack(_node._s_target, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0]:
             beta = _node._s_beta
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_grad_output = _H.smooth_l1_loss_double_backward_grad_output(grad, self, target, reduction, beta, grad_output)
         if _n[1]:
             beta = _node._s_beta
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_self = _H.smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta, self)
         if _n[2]:
             beta = _node._s_beta
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_target = _H.smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta, target).neg()
         return (_r_grad_output, _r_self, _r_target)
 
@@ -10952,26 +10857,18 @@ class BinaryCrossEntropyBackwardBackward0(_Node):
         _r_grad_output = None
         _r_self = None
         _r_target = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[0] or _n[1] or _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] or _n[2] else None
+        target = _unpack(_node._s_target, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0]:
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output = _H.binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction, grad_output)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _H.binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
         if _n[2]:
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_target = _H.binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction)
         return (_r_grad_output, _r_self, _r_target)
 
@@ -11010,16 +10907,16 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
         _r_query = None
         _r_key = None
         _r_value = None
+        attn_mask = _unpack(_node._s_attn_mask, _node) if _n[0] or _n[1] or _n[2] else None
+        key = _unpack(_node._s_key, _node) if _n[0] or _n[1] or _n[2] else None
+        query = _unpack(_node._s_query, _node) if _n[0] or _n[1] or _n[2] else None
+        value = _unpack(_node._s_value, _node) if _n[0] or _n[1] or _n[2] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] or _n[2] else None
+        logsumexp = _unpack(_node._s_logsumexp, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            attn_mask = _unpack(_node._s_attn_mask, _node)
             dropout_p = _node._s_dropout_p
             is_causal = _node._s_is_causal
-            key = _unpack(_node._s_key, _node)
-            logsumexp = _unpack(_node._s_logsumexp, _node)
-            output = _unpack(_node._s_output, _node)
-            query = _unpack(_node._s_query, _node)
             scale = _node._s_scale
-            value = _unpack(_node._s_value, _node)
             _r_query, _r_key, _r_value = _H.flash_attention_cpu_backward(grads[0], query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask, scale)
         return (_r_query, _r_key, _r_value)
 
@@ -11095,14 +10992,14 @@ class NativeLayerNormBackward0(_Node):
         _r_input = None
         _r_weight = None
         _r_bias = None
+        bias = _unpack(_node._s_bias, _node) if _n[0] or _n[1] or _n[2] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
+        result1 = _unpack(_node._s_result1, _node) if _n[0] or _n[1] or _n[2] else None
+        result2 = _unpack(_node._s_result2, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            bias = _unpack(_node._s_bias, _node)
             eps = _node._s_eps
-            input = _unpack(_node._s_input, _node)
             normalized_shape = _node._s_normalized_shape
-            result1 = _unpack(_node._s_result1, _node)
-            result2 = _unpack(_node._s_result2, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_input, _r_weight, _r_bias = _H.layer_norm_backward_composite(grads[0], input, normalized_shape, weight, bias, eps, result1, result2)
         return (_r_input, _r_weight, _r_bias)
 
@@ -11151,13 +11048,13 @@ class NativeLayerNormBackwardBackward0(_Node):
         _r_mean = None
         _r_rstd = None
         _r_weight = None
+        grad_out = _unpack(_node._s_grad_out, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        mean = _unpack(_node._s_mean, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        rstd = _unpack(_node._s_rstd, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
         if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
-            grad_out = _unpack(_node._s_grad_out, _node)
-            input = _unpack(_node._s_input, _node)
-            mean = _unpack(_node._s_mean, _node)
             normalized_shape = _node._s_normalized_shape
-            rstd = _unpack(_node._s_rstd, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight = _H.layer_norm_backward_vjp(grads, grad_out, input, normalized_shape, mean, rstd, weight)
         return (_r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight)
 
@@ -11200,16 +11097,16 @@ class NativeBatchNormBackward0(_Node):
         _r_input = None
         _r_weight = None
         _r_bias = None
+        bias = _unpack(_node._s_bias, _node) if _n[0] or _n[1] or _n[2] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] else None
+        running_mean = _unpack(_node._s_running_mean, _node) if _n[0] or _n[1] or _n[2] else None
+        running_var = _unpack(_node._s_running_var, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
+        result1 = _unpack(_node._s_result1, _node) if _n[0] or _n[1] or _n[2] else None
+        result2 = _unpack(_node._s_result2, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            bias = _unpack(_node._s_bias, _node)
             eps = _node._s_eps
-            input = _unpack(_node._s_input, _node)
-            result1 = _unpack(_node._s_result1, _node)
-            result2 = _unpack(_node._s_result2, _node)
-            running_mean = _unpack(_node._s_running_mean, _node)
-            running_var = _unpack(_node._s_running_var, _node)
             training = _node._s_training
-            weight = _unpack(_node._s_weight, _node)
             _r_input, _r_weight, _r_bias = _H.batch_norm_backward_composite(grads[0], input, weight, bias, running_mean, running_var, training, eps, result1, result2)
         return (_r_input, _r_weight, _r_bias)
 
@@ -11266,16 +11163,16 @@ class NativeBatchNormBackwardBackward0(_Node):
         _r_weight = None
         _r_save_mean = None
         _r_save_invstd = None
+        grad_out = _unpack(_node._s_grad_out, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        running_mean = _unpack(_node._s_running_mean, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        running_var = _unpack(_node._s_running_var, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        save_invstd = _unpack(_node._s_save_invstd, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        save_mean = _unpack(_node._s_save_mean, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
         if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
             eps = _node._s_eps
-            grad_out = _unpack(_node._s_grad_out, _node)
-            input = _unpack(_node._s_input, _node)
-            running_mean = _unpack(_node._s_running_mean, _node)
-            running_var = _unpack(_node._s_running_var, _node)
-            save_invstd = _unpack(_node._s_save_invstd, _node)
-            save_mean = _unpack(_node._s_save_mean, _node)
             train = _node._s_train
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd = _H.batch_norm_backward_vjp(grads, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps)
         return (_r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd)
 
@@ -11328,13 +11225,13 @@ class NllLoss2DBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        target = _unpack(_node._s_target, _node)
+        weight = _unpack(_node._s_weight, _node)
+        total_weight = _unpack(_node._s_total_weight, _node)
         if _n[0]:
             ignore_index = _node._s_ignore_index
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            total_weight = _unpack(_node._s_total_weight, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _F.nll_loss2d_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight)
         return (_r_self,)
 
@@ -11377,12 +11274,12 @@ class NllLoss2DBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        target = _unpack(_node._s_target, _node) if _n[0] else None
+        total_weight = _unpack(_node._s_total_weight, _node) if _n[0] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] else None
         if _n[0]:
             ignore_index = _node._s_ignore_index
             reduction = _node._s_reduction
-            target = _unpack(_node._s_target, _node)
-            total_weight = _unpack(_node._s_total_weight, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output = _H.nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
         if _n[1]:
             _r_self = _F.zeros_like(grad)
@@ -11422,9 +11319,9 @@ class ProdBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.prod_backward(grad, self, result)
         return (_r_self,)
 
@@ -11450,11 +11347,11 @@ class ProdBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.prod_backward(grad, self, result, dim, keepdim)
         return (_r_self,)
 
@@ -11488,11 +11385,11 @@ class AminBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.amax_backward(grad, self, result, dim, keepdim)
         return (_r_self,)
 
@@ -11526,9 +11423,9 @@ class MaxBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -11564,9 +11461,9 @@ class MaxBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.evenly_distribute_backward(grad, self, result)
         return (_r_self,)
 
@@ -11592,9 +11489,9 @@ class MinBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -11630,9 +11527,9 @@ class MinBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.evenly_distribute_backward(grad, self, result)
         return (_r_self,)
 
@@ -11659,17 +11556,15 @@ class MaxBackward2(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.minmax_other_backward(grad, self, other, self < other, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.minmax_other_backward(grad, self, other, self > other, other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -11712,17 +11607,15 @@ class MinBackward2(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.minmax_other_backward(grad, self, other, self > other, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.minmax_other_backward(grad, self, other, self < other, other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -11764,11 +11657,11 @@ class VarBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             correction = _node._s_correction
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.var_backward(grad, self, dim, correction, keepdim)
         return (_r_self,)
 
@@ -11802,12 +11695,12 @@ class StdBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             correction = _node._s_correction
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.std_backward(result, grad, self, dim, correction, keepdim)
         return (_r_self,)
 
@@ -11844,11 +11737,11 @@ class VarMeanBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             correction = _node._s_correction
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
         return (_r_self,)
 
@@ -11881,12 +11774,12 @@ class StdMeanBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result0 = _unpack(_node._s_result0, _node)
         if _n[0]:
             correction = _node._s_correction
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result0 = _unpack(_node._s_result0, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim)
         return (_r_self,)
 
@@ -11924,11 +11817,11 @@ class LogsumexpBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.logsumexp_backward(grad, self, result, dim, keepdim)
         return (_r_self,)
 
@@ -11962,12 +11855,12 @@ class LinalgVectorNormBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
             ord = _node._s_ord
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.norm_backward(grad, self, ord, result, dim, keepdim)
         return (_r_self,)
 
@@ -12005,11 +11898,11 @@ class RenormBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             dim = _node._s_dim
             maxnorm = _node._s_maxnorm
             p = _node._s_p
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.renorm_backward(grad, self, p, dim, maxnorm)
         return (_r_self,)
 
@@ -12070,10 +11963,10 @@ class CumprodBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             _r_self = _H.cumprod_backward(grad.to(self_dtype), self, dim, result)
         return (_r_self,)
@@ -12108,10 +12001,10 @@ class NansumBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.nansum_backward(grad, self, dim, keepdim)
         return (_r_self,)
 
@@ -12141,9 +12034,9 @@ class MedianBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.evenly_distribute_backward(grad, self, result)
         return (_r_self,)
 
@@ -12169,9 +12062,9 @@ class NanmedianBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.evenly_distribute_backward(grad, self, result)
         return (_r_self,)
 
@@ -12197,9 +12090,9 @@ class MedianBackward1(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -12235,9 +12128,9 @@ class NanmedianBackward1(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -12273,9 +12166,9 @@ class KthvalueBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -12311,9 +12204,9 @@ class ModeBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -12349,10 +12242,10 @@ class CummaxBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.cummaxmin_backward(grad_values, self, indices, dim)
         return (_r_self,)
 
@@ -12382,10 +12275,10 @@ class CumminBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.cummaxmin_backward(grad_values, self, indices, dim)
         return (_r_self,)
 
@@ -12415,10 +12308,10 @@ class LogcumsumexpBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.logcumsumexp_backward(grad, self, result, dim)
         return (_r_self,)
 
@@ -12449,12 +12342,12 @@ class AminmaxBackward0(_Node):
         grad_max = grads[1]
         grad_min = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        min = _unpack(_node._s_min, _node)
+        max = _unpack(_node._s_max, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            max = _unpack(_node._s_max, _node)
-            min = _unpack(_node._s_min, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.aminmax_backward(grad_min, grad_max, self, min, max, dim, keepdim)
         return (_r_self,)
 
@@ -12788,10 +12681,10 @@ class BernoulliBackward2(_Node):
         grad = grads[0]
         _r_self = None
         _r_p = None
+        p = _unpack(_node._s_p, _node) if _n[1] else None
         if _n[0]:
             _r_self = _F.zeros_like(grad)
         if _n[1]:
-            p = _unpack(_node._s_p, _node)
             _r_p = _F.zeros_like(p)
         return (_r_self, _r_p)
 
@@ -12812,9 +12705,9 @@ class NativeDropoutBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_input = None
+        result1 = _unpack(_node._s_result1, _node)
         if _n[0]:
             p = _node._s_p
-            result1 = _unpack(_node._s_result1, _node)
             train = _node._s_train
             _r_input = _F.native_dropout_backward(grads[0], result1, _H.dropout_grad_scale(p, train))
         return (_r_input,)
@@ -12846,8 +12739,8 @@ class NativeDropoutBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_mask = None
+        mask = _unpack(_node._s_mask, _node) if _n[0] else None
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             scale = _node._s_scale
             _r_grad_output = _F.native_dropout_backward(grad, mask, scale)
         if _n[1]:
