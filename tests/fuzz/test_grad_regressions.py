@@ -645,3 +645,14 @@ def test_known_hardswish_backward_at_nan_depends_on_the_lane():
     e = ember.ops.aten.hardswish_backward(ember.full((17,), 2.0, dtype=ember.float64),
                                           ember_of(x.numpy()))
     assert to_np(e)[[0, 16]].tolist() == [2.0, 2.0]
+
+
+def test_seed_3651_gradients():
+    """Complex Scalars in the gradient fuzzer: var/std's backward reads a complex correction
+    with no imaginary part as torch (it raised TypeError); celu/elu with such a parameter
+    differentiate as with the real one."""
+    x = np.array([[1e4, 1e4], [1.5, -2.0]])
+    for op in ("var", "std"):
+        check_grads(lambda lib, t, op=op: getattr(lib, op)(t, [-1], correction=0j), x)
+    check_grads(lambda lib, t: lib.nn.functional.celu(t, 2 + 0j), x, double=True)
+    check_grads(lambda lib, t: lib.nn.functional.elu(t, 1.5 + 0j), x, double=True)
