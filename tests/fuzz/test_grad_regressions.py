@@ -656,3 +656,18 @@ def test_seed_3651_gradients():
         check_grads(lambda lib, t, op=op: getattr(lib, op)(t, [-1], correction=0j), x)
     check_grads(lambda lib, t: lib.nn.functional.celu(t, 2 + 0j), x, double=True)
     check_grads(lambda lib, t: lib.nn.functional.elu(t, 1.5 + 0j), x, double=True)
+
+
+def test_known_pow_second_gradient_of_a_nan_self_broadcast_away():
+    """TORCH_SECOND_ORDER_NAN (float_power.Tensor_Tensor): self = [nan] and an empty
+    exponent give an empty result; the second gradient with respect to self (through the
+    exponent's gradient result * log(self)) is torch's sum-then-divide 0 / nan = NaN,
+    ember's divide-then-sum over no elements 0."""
+    second = {}
+    for lib in (ember, torch):
+        s = lib.tensor([math.nan], dtype=lib.float64, requires_grad=True)
+        e = lib.tensor([], dtype=lib.float64, requires_grad=True)
+        out = lib.float_power(s, e)
+        _, ge = lib.autograd.grad(out, (s, e), lib.ones(0, dtype=lib.float64), create_graph=True)
+        second[lib] = lib.autograd.grad(ge, s, lib.ones(0, dtype=lib.float64))[0].tolist()
+    assert math.isnan(second[torch][0]) and second[ember] == [0.0]
