@@ -176,7 +176,8 @@ def _raise_refusal(error, args):
 # ops whose Scalar arguments are parameters, not operands: a complex one does not promote
 # the tensor, and the kernel's conversion refuses its imaginary part (torch's
 # `alpha.to<scalar_t>()`: "value cannot be converted to type float without overflow")
-SCALAR_PARAMETERS = ("elu", "leaky_relu", "softplus", "threshold", "hardtanh")
+SCALAR_PARAMETERS = ("elu", "leaky_relu", "softplus", "threshold", "threshold_backward",
+                     "hardtanh")
 
 
 def _refusal(op, error):

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
+from ember.core.factory_args import checked_scalar
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
@@ -367,6 +368,8 @@ def threshold_backward(grad_output, self, threshold):
     >>> threshold_backward(from_array(np.ones(2)), from_array(np.array([-1., 2.])), 0)
     tensor([0., 1.], dtype=ember.float64)
     """
+    if isinstance(threshold, complex):     # (threshold's complex parameter, imaginary part 0)
+        threshold = checked_scalar(threshold, P.opmath_dtype(self._dtype))
     g, x = grad_output._np, self._np
     # (a C-contiguous self gives a C-contiguous result whatever the gradient's strides:
     # torch's TensorIterator lays the output out like self, its first operand)

@@ -40,7 +40,7 @@ def check_approximate(approximate) -> None:
 
 
 def check_inplace_negative_slope(is_result, slope, what) -> None:
-    if is_result and not slope >= 0:   # (NaN too, as torch's check)
+    if is_result and not real_scalar(slope) >= 0:   # (NaN too, as torch's check)
         raise RuntimeError(f"In-place {what} backward calculation is triggered with a negative "
                            "slope which is not supported. This is caused by calling in-place "
                            "forward function with a negative slope, please call out-of-place "

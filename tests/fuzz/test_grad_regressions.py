@@ -671,3 +671,15 @@ def test_known_pow_second_gradient_of_a_nan_self_broadcast_away():
         _, ge = lib.autograd.grad(out, (s, e), lib.ones(0, dtype=lib.float64), create_graph=True)
         second[lib] = lib.autograd.grad(ge, s, lib.ones(0, dtype=lib.float64))[0].tolist()
     assert math.isnan(second[torch][0]) and second[ember] == [0.0]
+
+
+def test_seed_3652_gradients():
+    """The in-place activations' backward reads a complex slope/alpha with no imaginary part
+    (its negative-slope check raised TypeError), threshold_backward a complex threshold (it
+    refused the real self at the Complex key)."""
+    x = np.array([[3.5, -0.75], [1.25, -2.0]])
+    for fn in (lambda lib, t: lib.nn.functional.elu_(t * 1, 1.5 + 0j),
+               lambda lib, t: lib.nn.functional.celu_(t * 1, 1.5 + 0j),
+               lambda lib, t: lib.nn.functional.leaky_relu_(t * 1, 1.5 + 0j),
+               lambda lib, t: lib.threshold(t, 1 + 0j, 2.0)):
+        check_grads(fn, x, double=True)
