@@ -97,6 +97,10 @@ GRAD_OPS = {name: s for name, s in FUZZ_OPS.items()
 # EMBER_FUZZ_KNOWN=0 runs them as ordinary tests. (A case whose *forward* disagrees for an
 # op of the forward fuzzer's KNOWN table is dropped: that is the forward fuzzer's business.)
 GRAD_KNOWN: dict[str, str] = {
+    **dict.fromkeys(["special_i1.default", "special_i1e.default"],
+                    "float32 second gradients near 0 (x = 1e-6): torch's and ember's formulas "
+                    "both cancel (i1'' exact 3.75e-07, torch 0.125, ember 0), differently; a "
+                    "series near 0 (as sinc_backward's) would fix ember's"),
     "as_strided_scatter.default": "torch's self gradient keeps grad inside the scattered "
                                   "window and zeroes the rest, the opposite of the right one "
                                   "(torch's own gradcheck fails); ember's passes gradcheck "
@@ -245,6 +249,21 @@ TORCH_COMPLEX_ADD_NAN = dict.fromkeys(
     ["trapz.x", "trapezoid.x", "cumulative_trapezoid.x"],
     "torch's complex add (self + alpha * other, a complex product) turns an infinite part "
     "of other into NaN in the other part; ember's sum keeps the finite part")
+
+# torch's float32 sinc double backward differentiates its closed form (pi x cos(pi x) -
+# sin(pi x)) / (pi x^2), which cancels near 0: sinc''(1e-6) is 0 in torch, -3.2454 at 1e-3
+# (exact -3.2899); ember's derivative is a Taylor series for |pi x| < 0.5 (-3.28987 at
+# both). Double-backward cases with a float32 leaf in 0 < |x| < 0.01 are dropped
+TORCH_FLOAT32_CANCELLATION = dict.fromkeys(
+    ["sinc.default", "sinc_.default"],
+    "torch's float32 second derivative of sinc cancels near 0 (ember's series does not)")
+
+
+def _small_float32(leaves) -> bool:
+    import torch
+    return any(x.dtype == torch.float32 and bool(((x != 0) & (x.abs() < 0.01)).any())
+               for x in leaves)
+
 
 # ops whose torch create_graph formula disagrees with torch's own first-order kernel: their
 # double-backward cases are dropped (the first-order ones are compared)
@@ -545,7 +564,8 @@ def run_grad_case(spec: OpSpec, case: Case, seed: int, double: bool):
     t_cots = [c.requires_grad_(double) for c, _ in cot_arrays]
     e_cots = [ember_of(to_np(c.detach())).to(e_outs[i].dtype).requires_grad_(double)
               for c, i in cot_arrays]
-    reject_if(double and spec.name in TORCH_CREATE_GRAPH_DIFFERS)
+    reject_if(double and spec.name in TORCH_CREATE_GRAPH_DIFFERS
+              or double and spec.name in TORCH_FLOAT32_CANCELLATION and _small_float32(t_leaves))
     reject_if(spec.name in TORCH_NONFINITE_UNSPECIFIED and
               any(not bool(x.isfinite().all()) for x in t_leaves)
               or spec.name in TORCH_NEGATIVE_ZERO_PATH and

@@ -683,3 +683,20 @@ def test_seed_3652_gradients():
                lambda lib, t: lib.nn.functional.leaky_relu_(t * 1, 1.5 + 0j),
                lambda lib, t: lib.threshold(t, 1 + 0j, 2.0)):
         check_grads(fn, x, double=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sinc_second_derivative_near_zero(dtype):
+    """sinc's derivative is a Taylor series for |pi x| < 0.5: its second derivative near 0 is
+    -pi^2/3 + pi^4 x^2 / 10 (torch's float32 closed form cancels: 0 at 1e-6, -3.2454 at
+    1e-3; TORCH_FLOAT32_CANCELLATION), and the first derivative is torch's away from 0."""
+    xs = [1e-6, -1e-3, 0.02, 0.1, 0.3, -1.7, 4.2]
+    x = ember.tensor(xs, dtype=getattr(ember, dtype), requires_grad=True)
+    g, = ember.autograd.grad(ember.sinc(x).sum(), x, create_graph=True)
+    gg, = ember.autograd.grad(g.sum(), x)
+    u = np.pi * np.array(xs[:2])
+    exact = -np.pi ** 2 / 3 + np.pi ** 2 * u ** 2 / 10
+    np.testing.assert_allclose(to_np(gg)[:2], exact, rtol=1e-6)
+    t = torch.tensor(xs, dtype=getattr(torch, dtype), requires_grad=True)
+    tg, = torch.autograd.grad(torch.sinc(t).sum(), t)
+    np.testing.assert_allclose(to_np(g.detach())[3:], tg.numpy()[3:], rtol=1e-6, atol=1e-6)
