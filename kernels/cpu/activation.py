@@ -186,10 +186,12 @@ def leaky_relu_(self, negative_slope=0.01):
 
 def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
     M.check_inplace_negative_slope(self_is_result, negative_slope, "leakyReLu")
+    layout = M.float_backward_layout(grad_output, self, "leaky_relu_backward_cpu", True)
+    if isinstance(negative_slope, complex):     # (torch's to<scalar_t>: no imaginary part)
+        negative_slope, = P.opmath_scalars(layout._dtype, negative_slope)
 
     def fn(g, a):
         return np.where(a > 0, g, g * negative_slope)
-    layout = M.float_backward_layout(grad_output, self, "leaky_relu_backward_cpu", True)
     return _run(layout, fn, grad_output, self)
 
 
