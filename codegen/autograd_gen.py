@@ -47,6 +47,37 @@ def _list_input(d: Derivative):
     return next((n for n, is_list in d.inputs if is_list), None)
 
 
+_TENSOR_KINDS = ("tensor", "tensor_list", "output")
+
+
+def _unpacked_first(d: Derivative) -> list[str]:
+    """The saved tensors apply() unpacks before any formula, once each, in torch's order
+    (its generated nodes unpack every saved variable first: the inputs by name, then the
+    outputs), so saved_tensors_hooks see torch's unpack calls."""
+    inputs = sorted(s.local for s in d.saved if s.kind in ("tensor", "tensor_list"))
+    outputs = [s.local for s in sorted((s for s in d.saved if s.kind == "output"),
+                                       key=lambda s: s.output_index)]
+    return inputs + outputs
+
+
+def _unpack_first_line(d: Derivative, local: str, array: bool = False) -> str:
+    """The unpacking of saved tensor `local` at the top of apply(), under the condition the
+    forward saved it on (_save_lines: an input whose formula uses it needs a gradient)."""
+    kind = next(s.kind for s in d.saved if s.local == local)
+    if kind == "tensor_list":
+        value = f"[_unpack(_s, _node) for _s in _node._s_{local}]"
+    else:
+        value = f"_unpack(_node._s_{local}, _node)"
+        value = f"_A.arr({value})" if array else value
+    if len(d.inputs) == 1:
+        return f"{local} = {value}"
+    pos = _positions(d)
+    users = [n for f in d.formulas if local in f.uses for n in f.inputs]
+    conds = dict.fromkeys(f"any(_n[{pos[n]}])" if ":" in pos[n] else f"_n[{pos[n]}]"
+                          for n in users)
+    return f"{local} = {value} if {' or '.join(conds)} else None"
+
+
 def _unpack_line(d: Derivative, local: str) -> str:
     s = next(s for s in d.saved if s.local == local)
     if s.kind in ("tensor", "output"):
@@ -128,6 +159,9 @@ def node_class(d: Derivative, entries: dict | None = None) -> str:
             lines.append(f"{IND*2}{g} = grads[{rets.index(g[5:])}]")
     for name, is_list in d.inputs:
         lines.append(f"{IND*2}_r_{name} = [None] * _L" if is_list else f"{IND*2}_r_{name} = None")
+    if any(f.kind != "not_implemented" for f in d.formulas):
+        lines += [f"{IND*2}{_unpack_first_line(d, local)}" for local in _unpacked_first(d)]
+    kinds = {s.local: s.kind for s in d.saved}
     pos = _positions(d)
     for f in d.formulas:
         conds = [f"any(_n[{pos[n]}])" if ":" in pos[n] else f"_n[{pos[n]}]" for n in f.inputs]
@@ -136,7 +170,8 @@ def node_class(d: Derivative, entries: dict | None = None) -> str:
             lines.append(f"{IND*3}raise _not_implemented({f.code!r})")
             continue
         for local in f.uses:
-            lines.append(f"{IND*3}{_unpack_line(d, local)}")
+            if kinds[local] not in _TENSOR_KINDS:
+                lines.append(f"{IND*3}{_unpack_line(d, local)}")
         targets = ", ".join(f"_r_{n}" for n in f.inputs)
         lines.append(f"{IND*3}{targets} = {f.code}")
     parts = [f"*_r_{n}" if is_list else f"_r_{n}" for n, is_list in d.inputs]
@@ -172,15 +207,17 @@ def _apply_array(d: Derivative) -> list[str]:
             lines.append(f"{IND*3}{g} = _A.arr(_grads[{rets.index(g[5:])}])")
     for name, _ in d.inputs:
         lines.append(f"{IND*3}_r_{name} = None")
+    # (apply's order; a saved tensor a hook unpacks as no plain CPU tensor makes the node
+    # fall back to apply, which unpacks again)
+    lines += [f"{IND*3}{_unpack_first_line(d, local, array=True)}"
+              for local in _unpacked_first(d)]
     pos = _positions(d)
     kinds = {s.local: s.kind for s in d.saved}
     for f in d.formulas:
         lines.append(f"{IND*3}if {' or '.join(f'_n[{pos[n]}]' for n in f.inputs)}:")
         for local in f.uses:
-            line = _unpack_line(d, local)
-            if kinds[local] in ("tensor", "output"):
-                line = f"{local} = _A.arr(_unpack(_node._s_{local}, _node))"
-            lines.append(f"{IND*4}{line}")
+            if kinds[local] not in _TENSOR_KINDS:
+                lines.append(f"{IND*4}{_unpack_line(d, local)}")
         sources = "".join(f", {u}" for u in f.uses if kinds[u] in ("tensor", "output"))
         lines.append(f"{IND*4}_r_{f.inputs[0]} = _A.out({f.array_code}, _grads{sources})")
     parts = [f"_r_{n}" for n, _ in d.inputs]

@@ -343,6 +343,20 @@ def _bound_names(tree) -> set[str]:
     return bound
 
 
+def _number(node):
+    """The value of a number literal (`2`, `-0.5`; not a bool), else None."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        value = _number(node.operand)
+        return None if value is None else (-value if isinstance(node.op, ast.USub) else value)
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+        return node.value
+    return None
+
+
+def _helper_call(name, *args):
+    return ast.Call(ast.Attribute(ast.Name("_H", ast.Load()), name, ast.Load()), list(args), [])
+
+
 class _Rewriter(ast.NodeTransformer):
     def __init__(self, ctx: _Context, loc, bound):
         self.ctx, self.loc, self.bound = ctx, loc, bound
@@ -361,6 +375,20 @@ class _Rewriter(ast.NodeTransformer):
                               self.ctx.rets.index(name) if name in self.ctx.rets else -1)
         self.uses.add(local)
         return ast.Name(local, ast.Load())
+
+    def visit_BinOp(self, node):
+        """`2 * t`, `t * 2`, `t / 2` with a number literal: torch's C++ formulas run these as
+        mul.Scalar / div.Scalar (`operator*(Scalar, Tensor)`), so they call
+        _H.mul_number / _H.div_number (the Scalar overload when the other side is a
+        tensor), not Python's operators (mul.Tensor with a wrapped number)."""
+        self.generic_visit(node)
+        left, right = _number(node.left), _number(node.right)
+        if isinstance(node.op, ast.Mult) and (left is None) != (right is None):
+            tensor, number = (node.right, node.left) if right is None else (node.left, node.right)
+            return _helper_call("mul_number", tensor, number)
+        if isinstance(node.op, ast.Div) and left is None and right is not None:
+            return _helper_call("div_number", node.left, node.right)
+        return node
 
     def visit_Attribute(self, node):
         if self._is_value_source(node.value) and node.attr in SAVED_ATTRS:

@@ -940,15 +940,15 @@ class MulBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(grad * _H.conjugate(other), self_shape, self_dtype)
         if _n[1]:
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(grad * _H.conjugate(self), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -958,15 +958,15 @@ class MulBackward0(_Node):
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
+            other = _A.arr(_unpack(_node._s_other, _node)) if _n[0] else None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
             if _n[0]:
-                other = _A.arr(_unpack(_node._s_other, _node))
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
                 _r_self = _A.out(_A.reduce_to(_A.mul(grad, _A.conjugate(other)), self_shape, self_dtype), _grads, other)
             if _n[1]:
                 other_dtype = _node._s_other_dtype
                 other_shape = _node._s_other_shape
-                self = _A.arr(_unpack(_node._s_self, _node))
                 _r_other = _A.out(_A.reduce_to(_A.mul(grad, _A.conjugate(self)), other_shape, other_dtype), _grads, self)
             return (_r_self, _r_other)
         except _A.Fallback:
@@ -1051,14 +1051,13 @@ class DivBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.div_other_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -1125,16 +1124,15 @@ class DivBackward2(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             rounding_mode = _node._s_rounding_mode
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype, rounding_mode)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             rounding_mode = _node._s_rounding_mode
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.div_other_backward(grad, self, other, rounding_mode)
         return (_r_self, _r_other)
 
@@ -1172,9 +1170,9 @@ class PowBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             exponent = _node._s_exponent
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.pow_backward(grad, self, exponent)
         return (_r_self,)
 
@@ -1201,14 +1199,12 @@ class PowBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_exponent = None
+        exponent = _unpack(_node._s_exponent, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[1] else None
         if _n[0]:
-            exponent = _unpack(_node._s_exponent, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.pow_backward_self(grad, self, exponent)
         if _n[1]:
-            exponent = _unpack(_node._s_exponent, _node)
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_exponent = _H.pow_backward_exponent(grad, self, exponent, result)
         return (_r_self, _r_exponent)
 
@@ -1238,9 +1234,9 @@ class PowBackward2(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_exponent = None
+        exponent = _unpack(_node._s_exponent, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            exponent = _unpack(_node._s_exponent, _node)
-            result = _unpack(_node._s_result, _node)
             self = _node._s_self
             _r_exponent = _H.pow_scalar_backward(grad, self, exponent, result)
         return (_r_exponent,)
@@ -1272,13 +1268,12 @@ class WhereBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        condition = _unpack(_node._s_condition, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            condition = _unpack(_node._s_condition, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.grad_where(condition, grad), self_shape, self_dtype)
         if _n[1]:
-            condition = _unpack(_node._s_condition, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
             _r_other = _H.reduce_to(_H.zero_where(condition, grad), other_shape, other_dtype)
@@ -1320,10 +1315,10 @@ class ClampBackward0(_Node):
         _r_self = None
         _r_min = None
         _r_max = None
+        max = _unpack(_node._s_max, _node) if _n[0] or _n[1] or _n[2] else None
+        min = _unpack(_node._s_min, _node) if _n[0] or _n[1] or _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            max = _unpack(_node._s_max, _node)
-            min = _unpack(_node._s_min, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_min, _r_max = _H.clamp_backward_min_max(grad, self, min, max)
         return (_r_self, _r_min, _r_max)
 
@@ -1353,10 +1348,10 @@ class ClampBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             max = _node._s_max
             min = _node._s_min
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.clamp_backward(grad, self, min, max)
         return (_r_self,)
 
@@ -1386,8 +1381,8 @@ class MaskedFillBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        mask = _unpack(_node._s_mask, _node)
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
@@ -1420,13 +1415,12 @@ class MaskedFillBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_value = None
+        mask = _unpack(_node._s_mask, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
         if _n[1]:
-            mask = _unpack(_node._s_mask, _node)
             value_dtype = _node._s_value_dtype
             _r_value = _H.grad_to_dtype(_H.grad_where(mask, grad).sum(), value_dtype)
         return (_r_self, _r_value)
@@ -1489,8 +1483,8 @@ class ExpBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = grad * result.conj()
         return (_r_self,)
 
@@ -1499,8 +1493,8 @@ class ExpBackward0(_Node):
             _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
+            result = _A.arr(_unpack(_node._s_result, _node))
             if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
                 _r_self = _A.out(_A.mul(grad, _A.conj(result)), _grads, result)
             return (_r_self,)
         except _A.Fallback:
@@ -1524,8 +1518,8 @@ class LogBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad / self.conj()
         return (_r_self,)
 
@@ -1547,8 +1541,8 @@ class ReluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.threshold_backward(grad, result, 0)
         return (_r_self,)
 
@@ -1571,10 +1565,10 @@ class ThresholdBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_grad_output = _H.reduce_to(_F.threshold_backward(grad, self, threshold), grad_output_shape, grad_output_dtype)
         if _n[1]:
@@ -1621,8 +1615,8 @@ class SigmoidBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
@@ -1644,8 +1638,8 @@ class TanhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.tanh_backward(grad, result)
         return (_r_self,)
 
@@ -1795,11 +1789,11 @@ class AmaxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.amax_backward(grad, self, result, dim, keepdim)
         return (_r_self,)
 
@@ -1834,15 +1828,15 @@ class MmBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_mat2 = None
+        mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            mat2 = _unpack(_node._s_mat2, _node)
             self_shape = _node._s_self_shape
             self_stride = _node._s_self_stride
             _r_self = _H.mm_mat1_backward(grad, mat2, self_shape, self_stride, 1)
         if _n[1]:
             mat2_shape = _node._s_mat2_shape
             mat2_stride = _node._s_mat2_stride
-            self = _unpack(_node._s_self, _node)
             _r_mat2 = _H.mm_mat2_backward(grad, self, mat2_shape, mat2_stride, 1)
         return (_r_self, _r_mat2)
 
@@ -1852,15 +1846,15 @@ class MmBackward0(_Node):
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat2 = None
+            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[0] else None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
             if _n[0]:
-                mat2 = _A.arr(_unpack(_node._s_mat2, _node))
                 self_shape = _node._s_self_shape
                 self_stride = _node._s_self_stride
                 _r_self = _A.out(_A.mm_mat1_backward(grad, mat2, self_shape, self_stride, 1), _grads, mat2)
             if _n[1]:
                 mat2_shape = _node._s_mat2_shape
                 mat2_stride = _node._s_mat2_stride
-                self = _A.arr(_unpack(_node._s_self, _node))
                 _r_mat2 = _A.out(_A.mm_mat2_backward(grad, self, mat2_shape, mat2_stride, 1), _grads, self)
             return (_r_self, _r_mat2)
         except _A.Fallback:
@@ -1905,11 +1899,11 @@ class BmmBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_mat2 = None
+        mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
-            mat2 = _unpack(_node._s_mat2, _node)
             _r_self = grad.bmm(mat2.transpose(1, 2).conj())
         if _n[1]:
-            self = _unpack(_node._s_self, _node)
             _r_mat2 = self.transpose(1, 2).conj().bmm(grad)
         return (_r_self, _r_mat2)
 
@@ -1919,11 +1913,11 @@ class BmmBackward0(_Node):
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat2 = None
+            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[0] else None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
             if _n[0]:
-                mat2 = _A.arr(_unpack(_node._s_mat2, _node))
                 _r_self = _A.out(_A.bmm(grad, _A.conj(_A.transpose(mat2, 1, 2))), _grads, mat2)
             if _n[1]:
-                self = _A.arr(_unpack(_node._s_self, _node))
                 _r_mat2 = _A.out(_A.bmm(_A.conj(_A.transpose(self, 1, 2)), grad), _grads, self)
             return (_r_self, _r_mat2)
         except _A.Fallback:
@@ -1953,6 +1947,8 @@ class AddmmBackward0(_Node):
         _r_self = None
         _r_mat1 = None
         _r_mat2 = None
+        mat1 = _unpack(_node._s_mat1, _node) if _n[2] else None
+        mat2 = _unpack(_node._s_mat2, _node) if _n[1] else None
         if _n[0]:
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
@@ -1962,11 +1958,9 @@ class AddmmBackward0(_Node):
             alpha = _node._s_alpha
             mat1_shape = _node._s_mat1_shape
             mat1_stride = _node._s_mat1_stride
-            mat2 = _unpack(_node._s_mat2, _node)
             _r_mat1 = _H.mm_mat1_backward(grad, mat2, mat1_shape, mat1_stride, alpha)
         if _n[2]:
             alpha = _node._s_alpha
-            mat1 = _unpack(_node._s_mat1, _node)
             mat2_shape = _node._s_mat2_shape
             mat2_stride = _node._s_mat2_stride
             _r_mat2 = _H.mm_mat2_backward(grad, mat1, mat2_shape, mat2_stride, alpha)
@@ -1979,6 +1973,8 @@ class AddmmBackward0(_Node):
             _r_self = None
             _r_mat1 = None
             _r_mat2 = None
+            mat1 = _A.arr(_unpack(_node._s_mat1, _node)) if _n[2] else None
+            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[1] else None
             if _n[0]:
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
@@ -1988,11 +1984,9 @@ class AddmmBackward0(_Node):
                 alpha = _node._s_alpha
                 mat1_shape = _node._s_mat1_shape
                 mat1_stride = _node._s_mat1_stride
-                mat2 = _A.arr(_unpack(_node._s_mat2, _node))
                 _r_mat1 = _A.out(_A.mm_mat1_backward(grad, mat2, mat1_shape, mat1_stride, alpha), _grads, mat2)
             if _n[2]:
                 alpha = _node._s_alpha
-                mat1 = _A.arr(_unpack(_node._s_mat1, _node))
                 mat2_shape = _node._s_mat2_shape
                 mat2_stride = _node._s_mat2_stride
                 _r_mat2 = _A.out(_A.mm_mat2_backward(grad, mat1, mat2_shape, mat2_stride, alpha), _grads, mat1)
@@ -2055,11 +2049,11 @@ class LinalgSolveExBackward0(_Node):
         grad_result = grads[0]
         _r_A = None
         _r_B = None
+        A = _unpack(_node._s_A, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            A = _unpack(_node._s_A, _node)
             B_shape = _node._s_B_shape
             left = _node._s_left
-            result = _unpack(_node._s_result, _node)
             _r_A, _r_B = _H.linalg_solve_backward(grad_result, A, B_shape, result, left)
         return (_r_A, _r_B)
 
@@ -2093,8 +2087,8 @@ class LinalgInvExBackward0(_Node):
         _n = _node._needs
         grad_inverse = grads[0]
         _r_A = None
+        inverse = _unpack(_node._s_inverse, _node)
         if _n[0]:
-            inverse = _unpack(_node._s_inverse, _node)
             _r_A = _H.linalg_inv_backward(grad_inverse, inverse)
         return (_r_A,)
 
@@ -2116,9 +2110,9 @@ class LinalgDetBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_A = None
+        A = _unpack(_node._s_A, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            A = _unpack(_node._s_A, _node)
-            result = _unpack(_node._s_result, _node)
             _r_A = _H.linalg_det_backward(grad, A, result)
         return (_r_A,)
 
@@ -2145,9 +2139,9 @@ class LinalgSlogdetBackward0(_Node):
         grad_logabsdet = grads[1]
         grad_sign = grads[0]
         _r_A = None
+        A = _unpack(_node._s_A, _node)
+        sign = _unpack(_node._s_sign, _node)
         if _n[0]:
-            A = _unpack(_node._s_A, _node)
-            sign = _unpack(_node._s_sign, _node)
             _r_A = _H.linalg_slogdet_backward(grad_sign, grad_logabsdet, A, sign)
         return (_r_A,)
 
@@ -2173,8 +2167,8 @@ class LinalgCholeskyExBackward0(_Node):
         _n = _node._needs
         grad_L = grads[0]
         _r_self = None
+        L = _unpack(_node._s_L, _node)
         if _n[0]:
-            L = _unpack(_node._s_L, _node)
             upper = _node._s_upper
             _r_self = _H.cholesky_backward(grad_L, upper, L)
         return (_r_self,)
@@ -2202,9 +2196,9 @@ class LinalgQrBackward0(_Node):
         grad_Q = grads[0]
         grad_R = grads[1]
         _r_A = None
+        Q = _unpack(_node._s_Q, _node)
+        R = _unpack(_node._s_R, _node)
         if _n[0]:
-            Q = _unpack(_node._s_Q, _node)
-            R = _unpack(_node._s_R, _node)
             mode = _node._s_mode
             _r_A = _H.linalg_qr_backward(grad_Q, grad_R, Q, R, mode)
         return (_r_A,)
@@ -2237,10 +2231,10 @@ class LinalgSvdBackward0(_Node):
         grad_U = grads[0]
         grad_Vh = grads[2]
         _r_A = None
+        U = _unpack(_node._s_U, _node)
+        S = _unpack(_node._s_S, _node)
+        Vh = _unpack(_node._s_Vh, _node)
         if _n[0]:
-            S = _unpack(_node._s_S, _node)
-            U = _unpack(_node._s_U, _node)
-            Vh = _unpack(_node._s_Vh, _node)
             full_matrices = _node._s_full_matrices
             _r_A = _H.svd_backward(grad_U, grad_S, grad_Vh, U, S, Vh, full_matrices)
         return (_r_A,)
@@ -2276,9 +2270,9 @@ class LinalgEighBackward0(_Node):
         grad_eigenvalues = grads[0]
         grad_eigenvectors = grads[1]
         _r_self = None
+        eigenvalues = _unpack(_node._s_eigenvalues, _node)
+        eigenvectors = _unpack(_node._s_eigenvectors, _node)
         if _n[0]:
-            eigenvalues = _unpack(_node._s_eigenvalues, _node)
-            eigenvectors = _unpack(_node._s_eigenvectors, _node)
             _r_self = _H.eigh_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors)
         return (_r_self,)
 
@@ -2354,9 +2348,9 @@ class LinalgEigBackward0(_Node):
         grad_eigenvalues = grads[0]
         grad_eigenvectors = grads[1]
         _r_self = None
+        eigenvalues = _unpack(_node._s_eigenvalues, _node)
+        eigenvectors = _unpack(_node._s_eigenvectors, _node)
         if _n[0]:
-            eigenvalues = _unpack(_node._s_eigenvalues, _node)
-            eigenvectors = _unpack(_node._s_eigenvectors, _node)
             self_dtype = _node._s_self_dtype
             _r_self = _H.linalg_eig_backward(grad_eigenvalues, grad_eigenvectors, eigenvalues, eigenvectors, self_dtype)
         return (_r_self,)
@@ -2389,10 +2383,10 @@ class LinalgLstsqBackward0(_Node):
         grad_solution = grads[0]
         _r_self = None
         _r_b = None
+        b = _unpack(_node._s_b, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        solution = _unpack(_node._s_solution, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            b = _unpack(_node._s_b, _node)
-            self = _unpack(_node._s_self, _node)
-            solution = _unpack(_node._s_solution, _node)
             _r_self, _r_b = _H.linalg_lstsq_backward(grad_solution, grad_residuals, self, b, solution)
         return (_r_self, _r_b)
 
@@ -2423,10 +2417,10 @@ class LinalgLuBackward0(_Node):
         grad_L = grads[1]
         grad_U = grads[2]
         _r_A = None
+        P = _unpack(_node._s_P, _node)
+        L = _unpack(_node._s_L, _node)
+        U = _unpack(_node._s_U, _node)
         if _n[0]:
-            L = _unpack(_node._s_L, _node)
-            P = _unpack(_node._s_P, _node)
-            U = _unpack(_node._s_U, _node)
             _r_A = _H.linalg_lu_backward(grad_L, grad_U, P, L, U)
         return (_r_A,)
 
@@ -2456,9 +2450,9 @@ class LinalgLuFactorExBackward0(_Node):
         _n = _node._needs
         grad_LU = grads[0]
         _r_A = None
+        LU = _unpack(_node._s_LU, _node)
+        pivots = _unpack(_node._s_pivots, _node)
         if _n[0]:
-            LU = _unpack(_node._s_LU, _node)
-            pivots = _unpack(_node._s_pivots, _node)
             _r_A = _H.lu_factor_ex_backward(grad_LU, LU, pivots)
         return (_r_A,)
 
@@ -2508,13 +2502,13 @@ class LinalgLuSolveBackward0(_Node):
         grad = grads[0]
         _r_LU = None
         _r_B = None
+        LU = _unpack(_node._s_LU, _node) if _n[0] or _n[1] else None
+        pivots = _unpack(_node._s_pivots, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
             B_shape = _node._s_B_shape
-            LU = _unpack(_node._s_LU, _node)
             adjoint = _node._s_adjoint
             left = _node._s_left
-            pivots = _unpack(_node._s_pivots, _node)
-            result = _unpack(_node._s_result, _node)
             _r_LU, _r_B = _H.linalg_lu_solve_backward(grad, LU, pivots, B_shape, result, left, adjoint)
         return (_r_LU, _r_B)
 
@@ -2557,11 +2551,11 @@ class LinalgSolveTriangularBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_B = None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
             B_shape = _node._s_B_shape
             left = _node._s_left
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             unitriangular = _node._s_unitriangular
             upper = _node._s_upper
             _r_self, _r_B = _H.linalg_solve_triangular_backward(grad, self, B_shape, result, upper, left, unitriangular)
@@ -2606,9 +2600,9 @@ class LinalgHouseholderProductBackward0(_Node):
         grad = grads[0]
         _r_input = None
         _r_tau = None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] else None
+        tau = _unpack(_node._s_tau, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            input = _unpack(_node._s_input, _node)
-            tau = _unpack(_node._s_tau, _node)
             _r_input, _r_tau = _H.householder_product_backward(grad, input, tau)
         return (_r_input, _r_tau)
 
@@ -2634,8 +2628,8 @@ class LinalgMatrixExpBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.matrix_exp_backward(self, grad)
         return (_r_self,)
 
@@ -3572,8 +3566,8 @@ class IndexBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        indices = [_unpack(_s, _node) for _s in _node._s_indices]
         if _n[0]:
-            indices = [_unpack(_s, _node) for _s in _node._s_indices]
             self_shape = _node._s_self_shape
             _r_self = _H.index_backward(grad, self_shape, indices)
         return (_r_self,)
@@ -3601,12 +3595,11 @@ class IndexPutBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_values = None
+        indices = [_unpack(_s, _node) for _s in _node._s_indices] if _n[0] or _n[1] else None
         if _n[0]:
             accumulate = _node._s_accumulate
-            indices = [_unpack(_s, _node) for _s in _node._s_indices]
             _r_self = _H.index_put_self_backward(grad, indices, accumulate)
         if _n[1]:
-            indices = [_unpack(_s, _node) for _s in _node._s_indices]
             values_dtype = _node._s_values_dtype
             values_shape = _node._s_values_shape
             _r_values = _H.reduce_to(_F.index(grad, indices), values_shape, values_dtype)
@@ -3762,9 +3755,9 @@ class IndexSelectBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.index_select_backward(grad, self_shape, dim, index)
         return (_r_self,)
@@ -3795,9 +3788,9 @@ class GatherBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.gather_backward(grad, self_shape, dim, index)
         return (_r_self,)
@@ -3829,13 +3822,12 @@ class ScatterBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_src = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.scatter(dim, index, 0)
         if _n[1]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_src = grad.gather(dim, index)
         return (_r_self, _r_src)
 
@@ -3861,9 +3853,9 @@ class ScatterBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.scatter(dim, index, 0)
         return (_r_self,)
 
@@ -3925,11 +3917,11 @@ class ScatterAddBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_src = None
+        index = _unpack(_node._s_index, _node) if _n[1] else None
         if _n[0]:
             _r_self = grad
         if _n[1]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_src = grad.gather(dim, index)
         return (_r_self, _r_src)
 
@@ -3956,14 +3948,14 @@ class ScatterReduceBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_src = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        src = _unpack(_node._s_src, _node) if _n[0] or _n[1] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
             dim = _node._s_dim
             include_self = _node._s_include_self
-            index = _unpack(_node._s_index, _node)
             reduce = _node._s_reduce
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
-            src = _unpack(_node._s_src, _node)
             _r_self, _r_src = _H.scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
         return (_r_self, _r_src)
 
@@ -4009,9 +4001,9 @@ class MaskedSelectBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        mask = _unpack(_node._s_mask, _node)
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.masked_select_backward(grad, self, mask)
         return (_r_self,)
 
@@ -4037,9 +4029,9 @@ class TopkBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
         return (_r_self,)
@@ -4070,9 +4062,9 @@ class SortBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
         return (_r_self,)
@@ -4103,9 +4095,9 @@ class SortBackward1(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
         return (_r_self,)
@@ -4366,12 +4358,12 @@ class IndexAddBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        index = _unpack(_node._s_index, _node) if _n[1] else None
         if _n[0]:
             _r_self = grad
         if _n[1]:
             alpha = _node._s_alpha
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             source_shape = _node._s_source_shape
             _r_source = _H.maybe_multiply(_H.index_source_backward(grad, dim, index, source_shape), alpha)
         return (_r_self, _r_source)
@@ -4407,13 +4399,12 @@ class IndexCopyBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.index_fill(dim, index, 0)
         if _n[1]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             source_shape = _node._s_source_shape
             _r_source = _H.index_source_backward(grad, dim, index, source_shape)
         return (_r_self, _r_source)
@@ -4444,9 +4435,9 @@ class IndexFillBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.index_fill(dim, index, 0)
         return (_r_self,)
 
@@ -4473,13 +4464,12 @@ class IndexFillBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_value = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             _r_self = grad.index_fill(dim, index, 0)
         if _n[1]:
             dim = _node._s_dim
-            index = _unpack(_node._s_index, _node)
             value_dtype = _node._s_value_dtype
             _r_value = _H.index_fill_value_backward(grad, dim, index, value_dtype)
         return (_r_self, _r_value)
@@ -4511,13 +4501,12 @@ class MaskedScatterBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        mask = _unpack(_node._s_mask, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
         if _n[1]:
-            mask = _unpack(_node._s_mask, _node)
             source_shape = _node._s_source_shape
             _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
         return (_r_self, _r_source)
@@ -4553,11 +4542,10 @@ class MaskedScatterBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        mask = _unpack(_node._s_mask, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             _r_self = _H.zero_where(mask, grad)
         if _n[1]:
-            mask = _unpack(_node._s_mask, _node)
             source_shape = _node._s_source_shape
             _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
         return (_r_self, _r_source)
@@ -4584,8 +4572,8 @@ class TakeBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        index = _unpack(_node._s_index, _node)
         if _n[0]:
-            index = _unpack(_node._s_index, _node)
             self_shape = _node._s_self_shape
             _r_self = grad.new_zeros(self_shape).put(index, grad, True)
         return (_r_self,)
@@ -4613,13 +4601,12 @@ class PutBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_source = None
+        index = _unpack(_node._s_index, _node) if _n[0] or _n[1] else None
+        source = _unpack(_node._s_source, _node) if _n[0] else None
         if _n[0]:
             accumulate = _node._s_accumulate
-            index = _unpack(_node._s_index, _node)
-            source = _unpack(_node._s_source, _node)
             _r_self = _H.put_self_backward(grad, index, source, accumulate)
         if _n[1]:
-            index = _unpack(_node._s_index, _node)
             source_shape = _node._s_source_shape
             _r_source = grad.take(index).reshape(source_shape)
         return (_r_self, _r_source)
@@ -4707,8 +4694,8 @@ class AbsBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.sgn()
         return (_r_self,)
 
@@ -4747,22 +4734,10 @@ class Exp2Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = grad * (result * 0.6931471805599453).conj()
+            _r_self = grad * _H.mul_number(result, 0.6931471805599453).conj()
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
-                _r_self = _A.out(_A.mul(grad, _A.conj(_A.mul(result, 0.6931471805599453))), _grads, result)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
     @property
     def _saved_result(self):
@@ -4782,8 +4757,8 @@ class Expm1Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = grad * (result.conj() + 1)
         return (_r_self,)
 
@@ -4792,8 +4767,8 @@ class Expm1Backward0(_Node):
             _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
+            result = _A.arr(_unpack(_node._s_result, _node))
             if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
                 _r_self = _A.out(_A.mul(grad, _A.add(_A.conj(result), 1)), _grads, result)
             return (_r_self,)
         except _A.Fallback:
@@ -4817,9 +4792,9 @@ class Log2Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = grad / (self.conj() * 0.6931471805599453)
+            _r_self = grad / _H.mul_number(self.conj(), 0.6931471805599453)
         return (_r_self,)
 
     @property
@@ -4840,9 +4815,9 @@ class Log10Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = grad / (self.conj() * 2.3025850929940455)
+            _r_self = grad / _H.mul_number(self.conj(), 2.3025850929940455)
         return (_r_self,)
 
     @property
@@ -4863,8 +4838,8 @@ class Log1PBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad / (self + 1).conj()
         return (_r_self,)
 
@@ -4886,9 +4861,9 @@ class SqrtBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = grad / (2 * result.conj())
+            _r_self = grad / _H.mul_number(result.conj(), 2)
         return (_r_self,)
 
     @property
@@ -4909,9 +4884,9 @@ class RsqrtBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = -0.5 * grad * result.pow(3).conj()
+            _r_self = _H.mul_number(grad, -0.5) * result.pow(3).conj()
         return (_r_self,)
 
     @property
@@ -4932,8 +4907,8 @@ class ReciprocalBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = -grad * (result * result).conj()
         return (_r_self,)
 
@@ -4942,8 +4917,8 @@ class ReciprocalBackward0(_Node):
             _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
+            result = _A.arr(_unpack(_node._s_result, _node))
             if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
                 _r_self = _A.out(_A.mul(_A.neg(grad), _A.conj(_A.mul(result, result))), _grads, result)
             return (_r_self,)
         except _A.Fallback:
@@ -4967,8 +4942,8 @@ class SinBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.cos().conj()
         return (_r_self,)
 
@@ -4990,8 +4965,8 @@ class CosBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * -self.sin().conj()
         return (_r_self,)
 
@@ -5013,8 +4988,8 @@ class TanBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
             _r_self = grad * (1 + result.pow(2)).conj()
         return (_r_self,)
 
@@ -5036,8 +5011,8 @@ class AsinBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * (-self * self + 1).rsqrt().conj()
         return (_r_self,)
 
@@ -5059,8 +5034,8 @@ class AcosBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * -(-self * self + 1).rsqrt().conj()
         return (_r_self,)
 
@@ -5082,8 +5057,8 @@ class AtanBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad / (self * self + 1).conj()
         return (_r_self,)
 
@@ -5105,8 +5080,8 @@ class SinhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.cosh().conj()
         return (_r_self,)
 
@@ -5128,8 +5103,8 @@ class CoshBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.sinh().conj()
         return (_r_self,)
 
@@ -5151,9 +5126,9 @@ class ErfBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = 1.1283791670955126 * (-self.pow(2)).exp() * grad
+            _r_self = _H.mul_number((-self.pow(2)).exp(), 1.1283791670955126) * grad
         return (_r_self,)
 
     @property
@@ -5287,8 +5262,8 @@ class NanToNumBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.isfinite()
         return (_r_self,)
 
@@ -5310,8 +5285,8 @@ class DigammaBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.polygamma_backward(grad, 0, self)
         return (_r_self,)
 
@@ -5333,8 +5308,8 @@ class LgammaBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * self.digamma()
         return (_r_self,)
 
@@ -5356,9 +5331,9 @@ class PolygammaBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             n = _node._s_n
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.polygamma_backward(grad, n, self)
         return (_r_self,)
 
@@ -5384,9 +5359,9 @@ class PolygammaBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             n = _node._s_n
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.polygamma_backward(grad, n, self)
         return (_r_self,)
 
@@ -5412,9 +5387,9 @@ class MvlgammaBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             p = _node._s_p
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.mvlgamma_backward(grad, self, p)
         return (_r_self,)
 
@@ -5440,9 +5415,9 @@ class ErfinvBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = 0.886226925452758 * self.erfinv().pow(2).exp() * grad
+            _r_self = _H.mul_number(self.erfinv().pow(2).exp(), 0.886226925452758) * grad
         return (_r_self,)
 
     @property
@@ -5463,9 +5438,9 @@ class ErfcBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = -1.1283791670955126 * (-self.pow(2)).exp() * grad
+            _r_self = _H.mul_number((-self.pow(2)).exp(), -1.1283791670955126) * grad
         return (_r_self,)
 
     @property
@@ -5486,8 +5461,8 @@ class I0Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.i0_backward(grad, self)
         return (_r_self,)
 
@@ -5509,9 +5484,9 @@ class SpecialI0EBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.i0e_backward(grad, self, result)
         return (_r_self,)
 
@@ -5537,9 +5512,9 @@ class SpecialI1Backward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.i1_backward(grad, self, result)
         return (_r_self,)
 
@@ -5565,9 +5540,9 @@ class SpecialI1EBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.i1e_backward(grad, self, result)
         return (_r_self,)
 
@@ -5593,9 +5568,9 @@ class SpecialNdtrBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
-            _r_self = 0.3989422804014327 * (self.pow(2) * -0.5).exp() * grad
+            _r_self = _H.mul_number(_H.mul_number(self.pow(2), -0.5).exp(), 0.3989422804014327) * grad
         return (_r_self,)
 
     @property
@@ -5616,9 +5591,9 @@ class SpecialNdtriBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = 2.5066282746310002 * (result.pow(2) * 0.5).exp() * grad
+            _r_self = _H.mul_number(_H.mul_number(result.pow(2), 0.5).exp(), 2.5066282746310002) * grad
         return (_r_self,)
 
     @property
@@ -5639,10 +5614,10 @@ class SpecialLogNdtrBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
-            _r_self = 0.3989422804014327 * (-(result + self.pow(2) * 0.5)).exp() * grad
+            _r_self = _H.mul_number((-(result + _H.mul_number(self.pow(2), 0.5))).exp(), 0.3989422804014327) * grad
         return (_r_self,)
 
     @property
@@ -5667,24 +5642,11 @@ class SpecialErfcxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
-            _r_self = (2.0 * self * result - 1.1283791670955126) * grad
+            _r_self = (_H.mul_number(self, 2.0) * result - 1.1283791670955126) * grad
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
-                self = _A.arr(_unpack(_node._s_self, _node))
-                _r_self = _A.out(_A.mul(_A.sub(_A.mul(_A.mul(2.0, self), result), 1.1283791670955126), grad), _grads, result, self)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
     @property
     def _saved_result(self):
@@ -5708,8 +5670,8 @@ class SpecialEntrBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * -(1 + self.log())
         return (_r_self,)
 
@@ -5731,9 +5693,9 @@ class LogitBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             eps = _node._s_eps
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.logit_backward(grad, self, eps)
         return (_r_self,)
 
@@ -5759,8 +5721,8 @@ class SincBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.sinc_backward(grad, self)
         return (_r_self,)
 
@@ -5782,19 +5744,8 @@ class Deg2RadBackward0(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = grad * 0.017453292519943295
+            _r_self = _H.mul_number(grad, 0.017453292519943295)
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                _r_self = _A.out(_A.mul(grad, 0.017453292519943295), _grads)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
 
 # schema/derivatives.yaml: rad2deg(Tensor self) -> Tensor
@@ -5810,19 +5761,8 @@ class Rad2DegBackward0(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = grad * 57.29577951308232
+            _r_self = _H.mul_number(grad, 57.29577951308232)
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_self = None
-            if _n[0]:
-                _r_self = _A.out(_A.mul(grad, 57.29577951308232), _grads)
-            return (_r_self,)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
 
 # schema/derivatives.yaml: frexp.Tensor(Tensor self) -> (Tensor mantissa, Tensor exponent)
@@ -5838,8 +5778,8 @@ class FrexpBackward0(_Node):
         _n = _node._needs
         grad_mantissa = grads[0]
         _r_self = None
+        exponent = _unpack(_node._s_exponent, _node)
         if _n[0]:
-            exponent = _unpack(_node._s_exponent, _node)
             _r_self = grad_mantissa / exponent.exp2()
         return (_r_self,)
 
@@ -5862,11 +5802,11 @@ class IgammaBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             raise _not_implemented('igamma: input')
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.igamma_other_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -5893,11 +5833,11 @@ class IgammacBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             raise _not_implemented('igammac: input')
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.igamma_other_backward(grad, self, other, True)
         return (_r_self, _r_other)
 
@@ -5923,8 +5863,8 @@ class AcoshBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.acosh_backward(grad, self)
         return (_r_self,)
 
@@ -5962,8 +5902,8 @@ class AsinhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad * (self.pow(2) + 1).rsqrt().conj()
         return (_r_self,)
 
@@ -6001,8 +5941,8 @@ class AtanhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = grad / (1 - self.pow(2)).conj()
         return (_r_self,)
 
@@ -6041,17 +5981,16 @@ class HypotBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(grad * self / result, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            result = _unpack(_node._s_result, _node)
             _r_other = _H.reduce_to(grad * other / result, other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -6098,9 +6037,9 @@ class CopysignBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
+        result = _unpack(_node._s_result, _node) if _n[0] else None
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.copysign_backward(grad, self, result)
         if _n[1]:
             other_dtype = _node._s_other_dtype
@@ -6139,9 +6078,9 @@ class NextafterBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.grad_where(self != other, grad), self_shape, self_dtype)
@@ -6190,9 +6129,9 @@ class LogaddexpBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.logaddexp_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -6219,9 +6158,9 @@ class Logaddexp2Backward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.logaddexp_backward(grad, self, other, True)
         return (_r_self, _r_other)
 
@@ -6248,9 +6187,9 @@ class FmaxBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.fmax_fmin_backward(grad, self, other, self >= other)
         return (_r_self, _r_other)
 
@@ -6277,9 +6216,9 @@ class FminBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.fmax_fmin_backward(grad, self, other, self <= other)
         return (_r_self, _r_other)
 
@@ -6325,9 +6264,9 @@ class XlogyBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.xlogy_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -6354,9 +6293,9 @@ class SpecialXlog1PyBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.xlogy_backward(grad, self, other, True)
         return (_r_self, _r_other)
 
@@ -6382,8 +6321,8 @@ class XlogyBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_other = None
+        other = _unpack(_node._s_other, _node)
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self = _node._s_self
             _r_other = grad * self / other
         return (_r_other,)
@@ -6410,9 +6349,9 @@ class XlogyBackward2(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             other = _node._s_other
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.xlogy_other_scalar_backward(grad, self, other)
         return (_r_self,)
 
@@ -6438,8 +6377,8 @@ class SpecialXlog1PyBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_other = None
+        other = _unpack(_node._s_other, _node)
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self = _node._s_self
             _r_other = grad * self / (other + 1)
         return (_r_other,)
@@ -6466,9 +6405,9 @@ class SpecialXlog1PyBackward2(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             other = _node._s_other
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.xlogy_other_scalar_backward(grad, self, other, True)
         return (_r_self,)
 
@@ -6495,11 +6434,11 @@ class SpecialZetaBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             raise _not_implemented('zeta')
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.zeta_other_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -6525,8 +6464,8 @@ class SpecialZetaBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_other = None
+        other = _unpack(_node._s_other, _node)
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
             self = _node._s_self
             _r_other = grad * -self * _F.special_zeta(self + 1.0, other)
         return (_r_other,)
@@ -6643,8 +6582,8 @@ class AngleBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.angle_backward(grad, self)
         return (_r_self,)
 
@@ -6666,9 +6605,9 @@ class SgnBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.sgn_backward(self, grad, result)
         return (_r_self,)
 
@@ -6695,8 +6634,8 @@ class PolarBackward0(_Node):
         grad = grads[0]
         _r_abs = None
         _r_angle = None
+        result = _unpack(_node._s_result, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            result = _unpack(_node._s_result, _node)
             _r_abs, _r_angle = _H.polar_backward(grad, result)
         return (_r_abs, _r_angle)
 
@@ -6836,16 +6775,16 @@ class ConvolutionBackward0(_Node):
         _r_input = None
         _r_weight = None
         _r_bias = None
+        bias = _unpack(_node._s_bias, _node) if _n[0] or _n[1] or _n[2] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            bias = _unpack(_node._s_bias, _node)
             dilation = _node._s_dilation
             groups = _node._s_groups
-            input = _unpack(_node._s_input, _node)
             output_padding = _node._s_output_padding
             padding = _node._s_padding
             stride = _node._s_stride
             transposed = _node._s_transposed
-            weight = _unpack(_node._s_weight, _node)
             _r_input, _r_weight, _r_bias = _H.convolution_backward_formula(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
         return (_r_input, _r_weight, _r_bias)
 
@@ -6900,16 +6839,16 @@ class ConvolutionBackwardBackward0(_Node):
         _r_grad_output = None
         _r_input = None
         _r_weight = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[0] or _n[1] or _n[2] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
             dilation = _node._s_dilation
-            grad_output = _unpack(_node._s_grad_output, _node)
             groups = _node._s_groups
-            input = _unpack(_node._s_input, _node)
             output_padding = _node._s_output_padding
             padding = _node._s_padding
             stride = _node._s_stride
             transposed = _node._s_transposed
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output, _r_input, _r_weight = _H.convolution_double_backward(grads[0], grads[1], grads[2], grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups)
         return (_r_grad_output, _r_input, _r_weight)
 
@@ -6962,13 +6901,13 @@ class MaxPool2DWithIndicesBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result1 = _unpack(_node._s_result1, _node)
         if _n[0]:
             ceil_mode = _node._s_ceil_mode
             dilation = _node._s_dilation
             kernel_size = _node._s_kernel_size
             padding = _node._s_padding
-            result1 = _unpack(_node._s_result1, _node)
-            self = _unpack(_node._s_self, _node)
             stride = _node._s_stride
             _r_self = _F.max_pool2d_with_indices_backward(grads[0], self, kernel_size, stride, padding, dilation, ceil_mode, result1)
         return (_r_self,)
@@ -7016,8 +6955,8 @@ class MaxPool2DWithIndicesBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        indices = _unpack(_node._s_indices, _node) if _n[0] else None
         if _n[0]:
-            indices = _unpack(_node._s_indices, _node)
             _r_grad_output = _H.max_pool_double_backward(grad, indices)
         if _n[1]:
             self_shape = _node._s_self_shape
@@ -7046,13 +6985,13 @@ class AvgPool2DBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             ceil_mode = _node._s_ceil_mode
             count_include_pad = _node._s_count_include_pad
             divisor_override = _node._s_divisor_override
             kernel_size = _node._s_kernel_size
             padding = _node._s_padding
-            self = _unpack(_node._s_self, _node)
             stride = _node._s_stride
             _r_self = _F.avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         return (_r_self,)
@@ -7154,8 +7093,8 @@ class AdaptiveAvgPool2DBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F._adaptive_avg_pool2d_backward(grad, self)
         return (_r_self,)
 
@@ -7229,8 +7168,8 @@ class EmbeddingBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_weight = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
-            indices = _unpack(_node._s_indices, _node)
             padding_idx = _node._s_padding_idx
             scale_grad_by_freq = _node._s_scale_grad_by_freq
             weight_shape = _node._s_weight_shape
@@ -7267,8 +7206,8 @@ class EmbeddingDenseBackwardBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_grad_output = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
-            indices = _unpack(_node._s_indices, _node)
             padding_idx = _node._s_padding_idx
             scale_grad_by_freq = _node._s_scale_grad_by_freq
             _r_grad_output = _H.embedding_dense_double_backward(grad, indices, padding_idx, scale_grad_by_freq)
@@ -7301,11 +7240,11 @@ class DotBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_tensor = None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
+        tensor = _unpack(_node._s_tensor, _node) if _n[0] else None
         if _n[0]:
-            tensor = _unpack(_node._s_tensor, _node)
             _r_self = grad * tensor.conj()
         if _n[1]:
-            self = _unpack(_node._s_self, _node)
             _r_tensor = grad * self.conj()
         return (_r_self, _r_tensor)
 
@@ -7315,11 +7254,11 @@ class DotBackward0(_Node):
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_tensor = None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
+            tensor = _A.arr(_unpack(_node._s_tensor, _node)) if _n[0] else None
             if _n[0]:
-                tensor = _A.arr(_unpack(_node._s_tensor, _node))
                 _r_self = _A.out(_A.mul(grad, _A.conj(tensor)), _grads, tensor)
             if _n[1]:
-                self = _A.arr(_unpack(_node._s_self, _node))
                 _r_tensor = _A.out(_A.mul(grad, _A.conj(self)), _grads, self)
             return (_r_self, _r_tensor)
         except _A.Fallback:
@@ -7348,11 +7287,11 @@ class MvBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_vec = None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
+        vec = _unpack(_node._s_vec, _node) if _n[0] else None
         if _n[0]:
-            vec = _unpack(_node._s_vec, _node)
             _r_self = grad.unsqueeze(1) * vec.conj()
         if _n[1]:
-            self = _unpack(_node._s_self, _node)
             _r_vec = self.t().conj().mv(grad)
         return (_r_self, _r_vec)
 
@@ -7380,6 +7319,8 @@ class BaddbmmBackward0(_Node):
         _r_self = None
         _r_batch1 = None
         _r_batch2 = None
+        batch1 = _unpack(_node._s_batch1, _node) if _n[2] else None
+        batch2 = _unpack(_node._s_batch2, _node) if _n[1] else None
         if _n[0]:
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
@@ -7387,11 +7328,9 @@ class BaddbmmBackward0(_Node):
             _r_self = _H.reduce_to(_H.maybe_multiply(grad, _H.conjugate(beta)), self_shape, self_dtype)
         if _n[1]:
             alpha = _node._s_alpha
-            batch2 = _unpack(_node._s_batch2, _node)
             _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), _H.conjugate(alpha))
         if _n[2]:
             alpha = _node._s_alpha
-            batch1 = _unpack(_node._s_batch1, _node)
             _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), _H.conjugate(alpha))
         return (_r_self, _r_batch1, _r_batch2)
 
@@ -7402,6 +7341,8 @@ class BaddbmmBackward0(_Node):
             _r_self = None
             _r_batch1 = None
             _r_batch2 = None
+            batch1 = _A.arr(_unpack(_node._s_batch1, _node)) if _n[2] else None
+            batch2 = _A.arr(_unpack(_node._s_batch2, _node)) if _n[1] else None
             if _n[0]:
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
@@ -7409,11 +7350,9 @@ class BaddbmmBackward0(_Node):
                 _r_self = _A.out(_A.reduce_to(_A.maybe_multiply(grad, _A.conjugate(beta)), self_shape, self_dtype), _grads)
             if _n[1]:
                 alpha = _node._s_alpha
-                batch2 = _A.arr(_unpack(_node._s_batch2, _node))
                 _r_batch1 = _A.out(_A.maybe_multiply(_A.bmm(grad, _A.conj(_A.transpose(batch2, 1, 2))), _A.conjugate(alpha)), _grads, batch2)
             if _n[2]:
                 alpha = _node._s_alpha
-                batch1 = _A.arr(_unpack(_node._s_batch1, _node))
                 _r_batch2 = _A.out(_A.maybe_multiply(_A.bmm(_A.conj(_A.transpose(batch1, 1, 2)), grad), _A.conjugate(alpha)), _grads, batch1)
             return (_r_self, _r_batch1, _r_batch2)
         except _A.Fallback:
@@ -7457,9 +7396,9 @@ class SoftmaxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
-            result = _unpack(_node._s_result, _node)
             self_dtype = _node._s_self_dtype
             _r_self = _F._softmax_backward_data(grad, result, dim, self_dtype)
         return (_r_self,)
@@ -7490,9 +7429,9 @@ class LogSoftmaxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
-            result = _unpack(_node._s_result, _node)
             self_dtype = _node._s_self_dtype
             _r_self = _F._log_softmax_backward_data(grad, result, dim, self_dtype)
         return (_r_self,)
@@ -7524,15 +7463,14 @@ class SoftmaxBackwardDataBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_output = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
             input_dtype = _node._s_input_dtype
-            output = _unpack(_node._s_output, _node)
             _r_grad_output = _F._softmax_backward_data(grad, output, dim, input_dtype)
         if _n[1]:
             dim = _node._s_dim
-            grad_output = _unpack(_node._s_grad_output, _node)
-            output = _unpack(_node._s_output, _node)
             _r_output = _H.softmax_double_backward(grad, grad_output, dim, output)
         return (_r_grad_output, _r_output)
 
@@ -7567,14 +7505,13 @@ class LogSoftmaxBackwardDataBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_output = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            output = _unpack(_node._s_output, _node)
             _r_grad_output = _H.log_softmax_double_backward_grad_output(grad, dim, output)
         if _n[1]:
             dim = _node._s_dim
-            grad_output = _unpack(_node._s_grad_output, _node)
-            output = _unpack(_node._s_output, _node)
             _r_output = _H.log_softmax_double_backward_output(grad, grad_output, dim, output)
         return (_r_grad_output, _r_output)
 
@@ -7776,15 +7713,15 @@ class RemainderBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(grad, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='floor'), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -7877,15 +7814,15 @@ class FmodBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[1] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(grad, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='trunc'), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -7928,17 +7865,15 @@ class MaximumBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -7981,17 +7916,15 @@ class MinimumBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -8034,9 +7967,9 @@ class Atan2Backward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self, _r_other = _H.atan2_backward(grad, self, other)
         return (_r_self, _r_other)
 
@@ -8110,19 +8043,18 @@ class LerpBackward1(_Node):
         _r_self = None
         _r_end = None
         _r_weight = None
+        end = _unpack(_node._s_end, _node) if _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _H.reduce_to(grad * (1 - weight).conj(), self_shape, self_dtype)
         if _n[1]:
             end_dtype = _node._s_end_dtype
             end_shape = _node._s_end_shape
-            weight = _unpack(_node._s_weight, _node)
             _r_end = _H.reduce_to(grad * weight.conj(), end_shape, end_dtype)
         if _n[2]:
-            end = _unpack(_node._s_end, _node)
-            self = _unpack(_node._s_self, _node)
             weight_dtype = _node._s_weight_dtype
             weight_shape = _node._s_weight_shape
             _r_weight = _H.reduce_to(grad * (end - self).conj(), weight_shape, weight_dtype)
@@ -8135,19 +8067,18 @@ class LerpBackward1(_Node):
             _r_self = None
             _r_end = None
             _r_weight = None
+            end = _A.arr(_unpack(_node._s_end, _node)) if _n[2] else None
+            self = _A.arr(_unpack(_node._s_self, _node)) if _n[2] else None
+            weight = _A.arr(_unpack(_node._s_weight, _node)) if _n[0] or _n[1] else None
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
-                weight = _A.arr(_unpack(_node._s_weight, _node))
                 _r_self = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.sub(1, weight))), self_shape, self_dtype), _grads, weight)
             if _n[1]:
                 end_dtype = _node._s_end_dtype
                 end_shape = _node._s_end_shape
-                weight = _A.arr(_unpack(_node._s_weight, _node))
                 _r_end = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(weight)), end_shape, end_dtype), _grads, weight)
             if _n[2]:
-                end = _A.arr(_unpack(_node._s_end, _node))
-                self = _A.arr(_unpack(_node._s_self, _node))
                 weight_dtype = _node._s_weight_dtype
                 weight_shape = _node._s_weight_shape
                 _r_weight = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.sub(end, self))), weight_shape, weight_dtype), _grads, end, self)
@@ -8207,6 +8138,8 @@ class AddcmulBackward0(_Node):
         _r_self = None
         _r_tensor1 = None
         _r_tensor2 = None
+        tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
+        tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
@@ -8214,11 +8147,9 @@ class AddcmulBackward0(_Node):
         if _n[1]:
             tensor1_dtype = _node._s_tensor1_dtype
             tensor1_shape = _node._s_tensor1_shape
-            tensor2 = _unpack(_node._s_tensor2, _node)
             value = _node._s_value
             _r_tensor1 = _H.reduce_to(grad * (tensor2 * value).conj(), tensor1_shape, tensor1_dtype)
         if _n[2]:
-            tensor1 = _unpack(_node._s_tensor1, _node)
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
@@ -8232,6 +8163,8 @@ class AddcmulBackward0(_Node):
             _r_self = None
             _r_tensor1 = None
             _r_tensor2 = None
+            tensor1 = _A.arr(_unpack(_node._s_tensor1, _node)) if _n[2] else None
+            tensor2 = _A.arr(_unpack(_node._s_tensor2, _node)) if _n[1] else None
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
@@ -8239,11 +8172,9 @@ class AddcmulBackward0(_Node):
             if _n[1]:
                 tensor1_dtype = _node._s_tensor1_dtype
                 tensor1_shape = _node._s_tensor1_shape
-                tensor2 = _A.arr(_unpack(_node._s_tensor2, _node))
                 value = _node._s_value
                 _r_tensor1 = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.mul(tensor2, value))), tensor1_shape, tensor1_dtype), _grads, tensor2)
             if _n[2]:
-                tensor1 = _A.arr(_unpack(_node._s_tensor1, _node))
                 tensor2_dtype = _node._s_tensor2_dtype
                 tensor2_shape = _node._s_tensor2_shape
                 value = _node._s_value
@@ -8304,6 +8235,8 @@ class AddcdivBackward0(_Node):
         _r_self = None
         _r_tensor1 = None
         _r_tensor2 = None
+        tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
+        tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] or _n[2] else None
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
@@ -8311,12 +8244,9 @@ class AddcdivBackward0(_Node):
         if _n[1]:
             tensor1_dtype = _node._s_tensor1_dtype
             tensor1_shape = _node._s_tensor1_shape
-            tensor2 = _unpack(_node._s_tensor2, _node)
             value = _node._s_value
             _r_tensor1 = _H.reduce_to(grad * _H.scalar_over(value, tensor2).conj(), tensor1_shape, tensor1_dtype)
         if _n[2]:
-            tensor1 = _unpack(_node._s_tensor1, _node)
-            tensor2 = _unpack(_node._s_tensor2, _node)
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
@@ -8998,9 +8928,9 @@ class GeluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             approximate = _node._s_approximate
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.gelu_backward(grad, self, approximate=approximate)
         return (_r_self,)
 
@@ -9027,16 +8957,15 @@ class GeluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             approximate = _node._s_approximate
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.gelu_backward(grad, self, approximate=approximate), grad_output_shape, grad_output_dtype)
         if _n[1]:
             approximate = _node._s_approximate
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.gelu_double_backward(grad, grad_output, self, approximate), self_shape, self_dtype)
@@ -9084,8 +9013,8 @@ class SiluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.silu_backward(grad, self)
         return (_r_self,)
 
@@ -9108,14 +9037,13 @@ class SiluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.silu_backward(grad, self), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.silu_double_backward(grad, grad_output, self), self_shape, self_dtype)
@@ -9159,9 +9087,9 @@ class SoftplusBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             beta = _node._s_beta
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_self = _F.softplus_backward(grad, self, beta, threshold)
         return (_r_self,)
@@ -9193,17 +9121,16 @@ class SoftplusBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             beta = _node._s_beta
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_grad_output = _H.reduce_to(_F.softplus_backward(grad, self, beta, threshold), grad_output_shape, grad_output_dtype)
         if _n[1]:
             beta = _node._s_beta
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             threshold = _node._s_threshold
@@ -9256,9 +9183,9 @@ class LeakyReluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             negative_slope = _node._s_negative_slope
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.leaky_relu_backward(grad, self, negative_slope, False)
         return (_r_self,)
 
@@ -9284,9 +9211,9 @@ class LeakyReluBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             negative_slope = _node._s_negative_slope
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.leaky_relu_backward(grad, result, negative_slope, True)
         return (_r_self,)
 
@@ -9313,11 +9240,11 @@ class LeakyReluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             negative_slope = _node._s_negative_slope
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.leaky_relu_backward(grad, self, negative_slope, False), grad_output_shape, grad_output_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9363,11 +9290,11 @@ class EluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             alpha = _node._s_alpha
             input_scale = _node._s_input_scale
             scale = _node._s_scale
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.elu_backward(grad, alpha, scale, input_scale, False, self)
         return (_r_self,)
 
@@ -9401,10 +9328,10 @@ class EluBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             alpha = _node._s_alpha
             input_scale = _node._s_input_scale
-            result = _unpack(_node._s_result, _node)
             scale = _node._s_scale
             _r_self = _F.elu_backward(grad, alpha, scale, input_scale, True, result)
         return (_r_self,)
@@ -9440,6 +9367,8 @@ class EluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self_or_result = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self_or_result = _unpack(_node._s_self_or_result, _node) if _n[0] or _n[1] else None
         if _n[0]:
             alpha = _node._s_alpha
             grad_output_dtype = _node._s_grad_output_dtype
@@ -9447,15 +9376,12 @@ class EluBackwardBackward0(_Node):
             input_scale = _node._s_input_scale
             is_result = _node._s_is_result
             scale = _node._s_scale
-            self_or_result = _unpack(_node._s_self_or_result, _node)
             _r_grad_output = _H.reduce_to(_F.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result), grad_output_shape, grad_output_dtype)
         if _n[1]:
             alpha = _node._s_alpha
-            grad_output = _unpack(_node._s_grad_output, _node)
             input_scale = _node._s_input_scale
             is_result = _node._s_is_result
             scale = _node._s_scale
-            self_or_result = _unpack(_node._s_self_or_result, _node)
             self_or_result_dtype = _node._s_self_or_result_dtype
             self_or_result_shape = _node._s_self_or_result_shape
             _r_self_or_result = _H.reduce_to(_H.elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result), self_or_result_shape, self_or_result_dtype)
@@ -9515,10 +9441,10 @@ class HardtanhBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             max_val = _node._s_max_val
             min_val = _node._s_min_val
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.hardtanh_backward(grad, self, min_val, max_val)
         return (_r_self,)
 
@@ -9549,12 +9475,12 @@ class HardtanhBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             max_val = _node._s_max_val
             min_val = _node._s_min_val
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.hardtanh_backward(grad, self, min_val, max_val), grad_output_shape, grad_output_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9604,8 +9530,8 @@ class HardswishBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.hardswish_backward(grad, self)
         return (_r_self,)
 
@@ -9628,14 +9554,13 @@ class HardswishBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.hardswish_backward(grad, self), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.hardswish_double_backward(grad, grad_output, self), self_shape, self_dtype)
@@ -9679,8 +9604,8 @@ class HardsigmoidBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.hardsigmoid_backward(grad, self)
         return (_r_self,)
 
@@ -9703,10 +9628,10 @@ class HardsigmoidBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.hardsigmoid_backward(grad, self), grad_output_shape, grad_output_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9748,8 +9673,8 @@ class MishBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.mish_backward(grad, self)
         return (_r_self,)
 
@@ -9772,14 +9697,13 @@ class MishBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.mish_backward(grad, self), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.mish_double_backward(grad, grad_output, self), self_shape, self_dtype)
@@ -9823,9 +9747,9 @@ class HardshrinkBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             lambd = _node._s_lambd
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.hardshrink_backward(grad, self, lambd)
         return (_r_self,)
 
@@ -9852,11 +9776,11 @@ class HardshrinkBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_out = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_out_dtype = _node._s_grad_out_dtype
             grad_out_shape = _node._s_grad_out_shape
             lambd = _node._s_lambd
-            self = _unpack(_node._s_self, _node)
             _r_grad_out = _H.reduce_to(_F.hardshrink_backward(grad, self, lambd), grad_out_shape, grad_out_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9902,9 +9826,9 @@ class SoftshrinkBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             lambd = _node._s_lambd
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.softshrink_backward(grad, self, lambd)
         return (_r_self,)
 
@@ -9931,11 +9855,11 @@ class SoftshrinkBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             lambd = _node._s_lambd
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.softshrink_backward(grad, self, lambd), grad_output_shape, grad_output_dtype)
         if _n[1]:
             self_dtype = _node._s_self_dtype
@@ -9981,9 +9905,9 @@ class GluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             dim = _node._s_dim
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.glu_backward(grad, self, dim)
         return (_r_self,)
 
@@ -10010,14 +9934,13 @@ class GluBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
             dim = _node._s_dim
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.glu_double_backward_grad_output(grad, self, dim)
         if _n[1]:
             dim = _node._s_dim
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.glu_double_backward(grad, grad_output, self, dim)
         return (_r_grad_output, _r_self)
 
@@ -10047,9 +9970,9 @@ class LogSigmoidBackward0(_Node):
         _n = _node._needs
         grad_output = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        buffer = _unpack(_node._s_buffer, _node)
         if _n[0]:
-            buffer = _unpack(_node._s_buffer, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.log_sigmoid_backward(grad_output, self, buffer)
         return (_r_self,)
 
@@ -10076,15 +9999,14 @@ class LogSigmoidBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        buffer = _unpack(_node._s_buffer, _node) if _n[0] else None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            buffer = _unpack(_node._s_buffer, _node)
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            self = _unpack(_node._s_self, _node)
             _r_grad_output = _H.reduce_to(_F.log_sigmoid_backward(grad, self, buffer), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.log_sigmoid_double_backward(grad * grad_output, self), self_shape, self_dtype)
@@ -10132,9 +10054,9 @@ class CeluBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             alpha = _node._s_alpha
-            self = _unpack(_node._s_self, _node)
             _r_self = _F.elu_backward(grad, alpha, 1, _H.celu_input_scale(alpha), False, self)
         return (_r_self,)
 
@@ -10160,9 +10082,9 @@ class CeluBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             alpha = _node._s_alpha
-            result = _unpack(_node._s_result, _node)
             _r_self = _F.elu_backward(grad, alpha, 1, _H.celu_input_scale(alpha), True, result)
         return (_r_self,)
 
@@ -10189,9 +10111,9 @@ class PreluKernelBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_weight = None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
         if _n[0] or _n[1]:
-            self = _unpack(_node._s_self, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self, _r_weight = _H.prelu_kernel_backward_reduced(grad, self, weight)
         return (_r_self, _r_weight)
 
@@ -10218,10 +10140,10 @@ class PreluKernelBackwardBackward0(_Node):
         _r_grad_output = None
         _r_self = None
         _r_weight = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[0] or _n[1] or _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            self = _unpack(_node._s_self, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output, _r_self, _r_weight = _H.prelu_double_backward(grads[0], grads[1], grad_output, self, weight)
         return (_r_grad_output, _r_self, _r_weight)
 
@@ -10251,10 +10173,10 @@ class RreluWithNoiseBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        noise = _unpack(_node._s_noise, _node)
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             lower = _node._s_lower
-            noise = _unpack(_node._s_noise, _node)
-            self = _unpack(_node._s_self, _node)
             training = _node._s_training
             upper = _node._s_upper
             _r_self = _F.rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False)
@@ -10294,10 +10216,10 @@ class RreluWithNoiseBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        noise = _unpack(_node._s_noise, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             lower = _node._s_lower
-            noise = _unpack(_node._s_noise, _node)
-            result = _unpack(_node._s_result, _node)
             training = _node._s_training
             upper = _node._s_upper
             _r_self = _F.rrelu_with_noise_backward(grad, result, noise, lower, upper, training, True)
@@ -10336,10 +10258,10 @@ class RreluWithNoiseFunctionalBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        noise_out = _unpack(_node._s_noise_out, _node)
         if _n[0]:
             lower = _node._s_lower
-            noise_out = _unpack(_node._s_noise_out, _node)
-            self = _unpack(_node._s_self, _node)
             training = _node._s_training
             upper = _node._s_upper
             _r_self = _F.rrelu_with_noise_backward(grads[0], self, noise_out, lower, upper, training, False)
@@ -10380,12 +10302,12 @@ class RreluWithNoiseBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        noise = _unpack(_node._s_noise, _node) if _n[0] else None
+        self = _unpack(_node._s_self, _node) if _n[0] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
             lower = _node._s_lower
-            noise = _unpack(_node._s_noise, _node)
-            self = _unpack(_node._s_self, _node)
             training = _node._s_training
             upper = _node._s_upper
             _r_grad_output = _H.reduce_to(_F.rrelu_with_noise_backward(grad, self, noise, lower, upper, training, False), grad_output_shape, grad_output_dtype)
@@ -10445,8 +10367,8 @@ class ThresholdBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_self = _F.threshold_backward(grad, self, threshold)
         return (_r_self,)
@@ -10473,8 +10395,8 @@ class ThresholdBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
-            self = _unpack(_node._s_self, _node)
             threshold = _node._s_threshold
             _r_self = _F.threshold_backward(grad, self, threshold)
         return (_r_self,)
@@ -10502,17 +10424,16 @@ class SigmoidBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_output = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            output = _unpack(_node._s_output, _node)
             _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            output = _unpack(_node._s_output, _node)
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(grad.conj() * grad_output * (-2 * output.conj() + 1), output_shape, output_dtype)
+            _r_output = _H.reduce_to(grad.conj() * grad_output * (_H.mul_number(output.conj(), -2) + 1), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -10554,17 +10475,16 @@ class TanhBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_output = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[1] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] else None
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            output = _unpack(_node._s_output, _node)
             _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
-            output = _unpack(_node._s_output, _node)
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(-2 * output.conj() * grad_output * grad.conj(), output_shape, output_dtype)
+            _r_output = _H.reduce_to(_H.mul_number(output.conj(), -2) * grad_output * grad.conj(), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -10605,9 +10525,9 @@ class ClampMinBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             min = _node._s_min
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.grad_where(self >= min, grad)
         return (_r_self,)
 
@@ -10634,17 +10554,15 @@ class ClampMinBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_min = None
+        min = _unpack(_node._s_min, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            min = _unpack(_node._s_min, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.grad_where(self >= min, grad), self_shape, self_dtype)
         if _n[1]:
-            min = _unpack(_node._s_min, _node)
             min_dtype = _node._s_min_dtype
             min_shape = _node._s_min_shape
-            self = _unpack(_node._s_self, _node)
             _r_min = _H.reduce_to(_H.grad_where(self < min, grad), min_shape, min_dtype)
         return (_r_self, _r_min)
 
@@ -10686,9 +10604,9 @@ class ClampMaxBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             max = _node._s_max
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.grad_where(self <= max, grad)
         return (_r_self,)
 
@@ -10715,17 +10633,15 @@ class ClampMaxBackward1(_Node):
         grad = grads[0]
         _r_self = None
         _r_max = None
+        max = _unpack(_node._s_max, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            max = _unpack(_node._s_max, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.reduce_to(_H.grad_where(self <= max, grad), self_shape, self_dtype)
         if _n[1]:
-            max = _unpack(_node._s_max, _node)
             max_dtype = _node._s_max_dtype
             max_shape = _node._s_max_shape
-            self = _unpack(_node._s_self, _node)
             _r_max = _H.reduce_to(_H.grad_where(self > max, grad), max_shape, max_dtype)
         return (_r_self, _r_max)
 
@@ -10766,13 +10682,13 @@ class NllLossBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        target = _unpack(_node._s_target, _node)
+        weight = _unpack(_node._s_weight, _node)
+        total_weight = _unpack(_node._s_total_weight, _node)
         if _n[0]:
             ignore_index = _node._s_ignore_index
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            total_weight = _unpack(_node._s_total_weight, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _F.nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight)
         return (_r_self,)
 
@@ -10815,12 +10731,12 @@ class NllLossBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        target = _unpack(_node._s_target, _node) if _n[0] else None
+        total_weight = _unpack(_node._s_total_weight, _node) if _n[0] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] else None
         if _n[0]:
             ignore_index = _node._s_ignore_index
             reduction = _node._s_reduction
-            target = _unpack(_node._s_target, _node)
-            total_weight = _unpack(_node._s_total_weight, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output = _H.nll_loss_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
         if _n[1]:
             _r_self = _F.zeros_like(grad)
@@ -10861,17 +10777,14 @@ class BinaryCrossEntropyBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_target = None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        target = _unpack(_node._s_target, _node) if _n[0] or _n[1] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
         if _n[0]:
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _F.binary_cross_entropy_backward(grad, self, target, weight, reduction)
         if _n[1]:
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_target = _H.binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
         return (_r_self, _r_target)
 
@@ -10906,17 +10819,15 @@ class SmoothL1LossBackward0(_Node):
         grad = grads[0]
         _r_self = None
         _r_target = None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
+        target = _unpack(_node._s_target, _node) if _n[0] or _n[1] else None
         if _n[0]:
             beta = _node._s_beta
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_self = _F.smooth_l1_loss_backward(grad, self, target, reduction, beta)
         if _n[1]:
             beta = _node._s_beta
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_target = _F.smooth_l1_loss_backward(grad, target, self, reduction, beta)
         return (_r_self, _r_target)
 
@@ -10952,26 +10863,20 @@ class SmoothL1LossBackwardBackward0(_Node):
         _r_grad_output = None
         _r_self = None
         _r_target = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[0] or _n[1] or _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] or _n[2] else None
+        target = _unpack(_node._s_target, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0]:
             beta = _node._s_beta
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_grad_output = _H.smooth_l1_loss_double_backward_grad_output(grad, self, target, reduction, beta, grad_output)
         if _n[1]:
             beta = _node._s_beta
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_self = _H.smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta, self)
         if _n[2]:
             beta = _node._s_beta
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
             _r_target = _H.smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta, target).neg()
         return (_r_grad_output, _r_self, _r_target)
 
@@ -11011,26 +10916,18 @@ class BinaryCrossEntropyBackwardBackward0(_Node):
         _r_grad_output = None
         _r_self = None
         _r_target = None
+        grad_output = _unpack(_node._s_grad_output, _node) if _n[0] or _n[1] or _n[2] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] or _n[2] else None
+        target = _unpack(_node._s_target, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0]:
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output = _H.binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction, grad_output)
         if _n[1]:
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _H.binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
         if _n[2]:
-            grad_output = _unpack(_node._s_grad_output, _node)
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_target = _H.binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction)
         return (_r_grad_output, _r_self, _r_target)
 
@@ -11069,16 +10966,16 @@ class ScaledDotProductFlashAttentionForCpuBackward0(_Node):
         _r_query = None
         _r_key = None
         _r_value = None
+        attn_mask = _unpack(_node._s_attn_mask, _node) if _n[0] or _n[1] or _n[2] else None
+        key = _unpack(_node._s_key, _node) if _n[0] or _n[1] or _n[2] else None
+        query = _unpack(_node._s_query, _node) if _n[0] or _n[1] or _n[2] else None
+        value = _unpack(_node._s_value, _node) if _n[0] or _n[1] or _n[2] else None
+        output = _unpack(_node._s_output, _node) if _n[0] or _n[1] or _n[2] else None
+        logsumexp = _unpack(_node._s_logsumexp, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            attn_mask = _unpack(_node._s_attn_mask, _node)
             dropout_p = _node._s_dropout_p
             is_causal = _node._s_is_causal
-            key = _unpack(_node._s_key, _node)
-            logsumexp = _unpack(_node._s_logsumexp, _node)
-            output = _unpack(_node._s_output, _node)
-            query = _unpack(_node._s_query, _node)
             scale = _node._s_scale
-            value = _unpack(_node._s_value, _node)
             _r_query, _r_key, _r_value = _H.flash_attention_cpu_backward(grads[0], query, key, value, output, logsumexp, dropout_p, is_causal, attn_mask, scale)
         return (_r_query, _r_key, _r_value)
 
@@ -11154,14 +11051,14 @@ class NativeLayerNormBackward0(_Node):
         _r_input = None
         _r_weight = None
         _r_bias = None
+        bias = _unpack(_node._s_bias, _node) if _n[0] or _n[1] or _n[2] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
+        result1 = _unpack(_node._s_result1, _node) if _n[0] or _n[1] or _n[2] else None
+        result2 = _unpack(_node._s_result2, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            bias = _unpack(_node._s_bias, _node)
             eps = _node._s_eps
-            input = _unpack(_node._s_input, _node)
             normalized_shape = _node._s_normalized_shape
-            result1 = _unpack(_node._s_result1, _node)
-            result2 = _unpack(_node._s_result2, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_input, _r_weight, _r_bias = _H.layer_norm_backward_composite(grads[0], input, normalized_shape, weight, bias, eps, result1, result2)
         return (_r_input, _r_weight, _r_bias)
 
@@ -11210,13 +11107,13 @@ class NativeLayerNormBackwardBackward0(_Node):
         _r_mean = None
         _r_rstd = None
         _r_weight = None
+        grad_out = _unpack(_node._s_grad_out, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        mean = _unpack(_node._s_mean, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        rstd = _unpack(_node._s_rstd, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
         if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
-            grad_out = _unpack(_node._s_grad_out, _node)
-            input = _unpack(_node._s_input, _node)
-            mean = _unpack(_node._s_mean, _node)
             normalized_shape = _node._s_normalized_shape
-            rstd = _unpack(_node._s_rstd, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight = _H.layer_norm_backward_vjp(grads, grad_out, input, normalized_shape, mean, rstd, weight)
         return (_r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight)
 
@@ -11259,16 +11156,16 @@ class NativeBatchNormBackward0(_Node):
         _r_input = None
         _r_weight = None
         _r_bias = None
+        bias = _unpack(_node._s_bias, _node) if _n[0] or _n[1] or _n[2] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] else None
+        running_mean = _unpack(_node._s_running_mean, _node) if _n[0] or _n[1] or _n[2] else None
+        running_var = _unpack(_node._s_running_var, _node) if _n[0] or _n[1] or _n[2] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] else None
+        result1 = _unpack(_node._s_result1, _node) if _n[0] or _n[1] or _n[2] else None
+        result2 = _unpack(_node._s_result2, _node) if _n[0] or _n[1] or _n[2] else None
         if _n[0] or _n[1] or _n[2]:
-            bias = _unpack(_node._s_bias, _node)
             eps = _node._s_eps
-            input = _unpack(_node._s_input, _node)
-            result1 = _unpack(_node._s_result1, _node)
-            result2 = _unpack(_node._s_result2, _node)
-            running_mean = _unpack(_node._s_running_mean, _node)
-            running_var = _unpack(_node._s_running_var, _node)
             training = _node._s_training
-            weight = _unpack(_node._s_weight, _node)
             _r_input, _r_weight, _r_bias = _H.batch_norm_backward_composite(grads[0], input, weight, bias, running_mean, running_var, training, eps, result1, result2)
         return (_r_input, _r_weight, _r_bias)
 
@@ -11325,16 +11222,16 @@ class NativeBatchNormBackwardBackward0(_Node):
         _r_weight = None
         _r_save_mean = None
         _r_save_invstd = None
+        grad_out = _unpack(_node._s_grad_out, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        input = _unpack(_node._s_input, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        running_mean = _unpack(_node._s_running_mean, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        running_var = _unpack(_node._s_running_var, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        save_invstd = _unpack(_node._s_save_invstd, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        save_mean = _unpack(_node._s_save_mean, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
         if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
             eps = _node._s_eps
-            grad_out = _unpack(_node._s_grad_out, _node)
-            input = _unpack(_node._s_input, _node)
-            running_mean = _unpack(_node._s_running_mean, _node)
-            running_var = _unpack(_node._s_running_var, _node)
-            save_invstd = _unpack(_node._s_save_invstd, _node)
-            save_mean = _unpack(_node._s_save_mean, _node)
             train = _node._s_train
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd = _H.batch_norm_backward_vjp(grads, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps)
         return (_r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd)
 
@@ -11387,13 +11284,13 @@ class NllLoss2DBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        target = _unpack(_node._s_target, _node)
+        weight = _unpack(_node._s_weight, _node)
+        total_weight = _unpack(_node._s_total_weight, _node)
         if _n[0]:
             ignore_index = _node._s_ignore_index
             reduction = _node._s_reduction
-            self = _unpack(_node._s_self, _node)
-            target = _unpack(_node._s_target, _node)
-            total_weight = _unpack(_node._s_total_weight, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_self = _F.nll_loss2d_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight)
         return (_r_self,)
 
@@ -11436,12 +11333,12 @@ class NllLoss2DBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_self = None
+        target = _unpack(_node._s_target, _node) if _n[0] else None
+        total_weight = _unpack(_node._s_total_weight, _node) if _n[0] else None
+        weight = _unpack(_node._s_weight, _node) if _n[0] else None
         if _n[0]:
             ignore_index = _node._s_ignore_index
             reduction = _node._s_reduction
-            target = _unpack(_node._s_target, _node)
-            total_weight = _unpack(_node._s_total_weight, _node)
-            weight = _unpack(_node._s_weight, _node)
             _r_grad_output = _H.nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
         if _n[1]:
             _r_self = _F.zeros_like(grad)
@@ -11481,9 +11378,9 @@ class ProdBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.prod_backward(grad, self, result)
         return (_r_self,)
 
@@ -11509,11 +11406,11 @@ class ProdBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.prod_backward(grad, self, result, dim, keepdim)
         return (_r_self,)
 
@@ -11547,11 +11444,11 @@ class AminBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.amax_backward(grad, self, result, dim, keepdim)
         return (_r_self,)
 
@@ -11585,9 +11482,9 @@ class MaxBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -11623,9 +11520,9 @@ class MaxBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.evenly_distribute_backward(grad, self, result)
         return (_r_self,)
 
@@ -11651,9 +11548,9 @@ class MinBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -11689,9 +11586,9 @@ class MinBackward1(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.evenly_distribute_backward(grad, self, result)
         return (_r_self,)
 
@@ -11718,17 +11615,15 @@ class MaxBackward2(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.minmax_other_backward(grad, self, other, self < other, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.minmax_other_backward(grad, self, other, self > other, other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -11771,17 +11666,15 @@ class MinBackward2(_Node):
         grad = grads[0]
         _r_self = None
         _r_other = None
+        other = _unpack(_node._s_other, _node) if _n[0] or _n[1] else None
+        self = _unpack(_node._s_self, _node) if _n[0] or _n[1] else None
         if _n[0]:
-            other = _unpack(_node._s_other, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
             _r_self = _H.minmax_other_backward(grad, self, other, self > other, self_shape, self_dtype)
         if _n[1]:
-            other = _unpack(_node._s_other, _node)
             other_dtype = _node._s_other_dtype
             other_shape = _node._s_other_shape
-            self = _unpack(_node._s_self, _node)
             _r_other = _H.minmax_other_backward(grad, self, other, self < other, other_shape, other_dtype)
         return (_r_self, _r_other)
 
@@ -11823,11 +11716,11 @@ class VarBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             correction = _node._s_correction
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.var_backward(grad, self, dim, correction, keepdim)
         return (_r_self,)
 
@@ -11861,12 +11754,12 @@ class StdBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             correction = _node._s_correction
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.std_backward(result, grad, self, dim, correction, keepdim)
         return (_r_self,)
 
@@ -11903,11 +11796,11 @@ class VarMeanBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             correction = _node._s_correction
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
         return (_r_self,)
 
@@ -11940,12 +11833,12 @@ class StdMeanBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result0 = _unpack(_node._s_result0, _node)
         if _n[0]:
             correction = _node._s_correction
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result0 = _unpack(_node._s_result0, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim)
         return (_r_self,)
 
@@ -11983,11 +11876,11 @@ class LogsumexpBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.logsumexp_backward(grad, self, result, dim, keepdim)
         return (_r_self,)
 
@@ -12021,12 +11914,12 @@ class LinalgVectorNormBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
             ord = _node._s_ord
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.norm_backward(grad, self, ord, result, dim, keepdim)
         return (_r_self,)
 
@@ -12064,11 +11957,11 @@ class RenormBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             dim = _node._s_dim
             maxnorm = _node._s_maxnorm
             p = _node._s_p
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.renorm_backward(grad, self, p, dim, maxnorm)
         return (_r_self,)
 
@@ -12129,10 +12022,10 @@ class CumprodBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             self_dtype = _node._s_self_dtype
             _r_self = _H.cumprod_backward(grad.to(self_dtype), self, dim, result)
         return (_r_self,)
@@ -12167,10 +12060,10 @@ class NansumBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.nansum_backward(grad, self, dim, keepdim)
         return (_r_self,)
 
@@ -12200,9 +12093,9 @@ class MedianBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.evenly_distribute_backward(grad, self, result)
         return (_r_self,)
 
@@ -12228,9 +12121,9 @@ class NanmedianBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.evenly_distribute_backward(grad, self, result)
         return (_r_self,)
 
@@ -12256,9 +12149,9 @@ class MedianBackward1(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -12294,9 +12187,9 @@ class NanmedianBackward1(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -12332,9 +12225,9 @@ class KthvalueBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -12370,9 +12263,9 @@ class ModeBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
             keepdim = _node._s_keepdim
             self_shape = _node._s_self_shape
             _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
@@ -12408,10 +12301,10 @@ class CummaxBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.cummaxmin_backward(grad_values, self, indices, dim)
         return (_r_self,)
 
@@ -12441,10 +12334,10 @@ class CumminBackward0(_Node):
         _n = _node._needs
         grad_values = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        indices = _unpack(_node._s_indices, _node)
         if _n[0]:
             dim = _node._s_dim
-            indices = _unpack(_node._s_indices, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.cummaxmin_backward(grad_values, self, indices, dim)
         return (_r_self,)
 
@@ -12474,10 +12367,10 @@ class LogcumsumexpBackward0(_Node):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
         if _n[0]:
             dim = _node._s_dim
-            result = _unpack(_node._s_result, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.logcumsumexp_backward(grad, self, result, dim)
         return (_r_self,)
 
@@ -12508,12 +12401,12 @@ class AminmaxBackward0(_Node):
         grad_max = grads[1]
         grad_min = grads[0]
         _r_self = None
+        self = _unpack(_node._s_self, _node)
+        min = _unpack(_node._s_min, _node)
+        max = _unpack(_node._s_max, _node)
         if _n[0]:
             dim = _node._s_dim
             keepdim = _node._s_keepdim
-            max = _unpack(_node._s_max, _node)
-            min = _unpack(_node._s_min, _node)
-            self = _unpack(_node._s_self, _node)
             _r_self = _H.aminmax_backward(grad_min, grad_max, self, min, max, dim, keepdim)
         return (_r_self,)
 
@@ -12847,10 +12740,10 @@ class BernoulliBackward2(_Node):
         grad = grads[0]
         _r_self = None
         _r_p = None
+        p = _unpack(_node._s_p, _node) if _n[1] else None
         if _n[0]:
             _r_self = _F.zeros_like(grad)
         if _n[1]:
-            p = _unpack(_node._s_p, _node)
             _r_p = _F.zeros_like(p)
         return (_r_self, _r_p)
 
@@ -12871,9 +12764,9 @@ class NativeDropoutBackward0(_Node):
     def apply(_node, grads):
         _n = _node._needs
         _r_input = None
+        result1 = _unpack(_node._s_result1, _node)
         if _n[0]:
             p = _node._s_p
-            result1 = _unpack(_node._s_result1, _node)
             train = _node._s_train
             _r_input = _F.native_dropout_backward(grads[0], result1, _H.dropout_grad_scale(p, train))
         return (_r_input,)
@@ -12905,8 +12798,8 @@ class NativeDropoutBackwardBackward0(_Node):
         grad = grads[0]
         _r_grad_output = None
         _r_mask = None
+        mask = _unpack(_node._s_mask, _node) if _n[0] else None
         if _n[0]:
-            mask = _unpack(_node._s_mask, _node)
             scale = _node._s_scale
             _r_grad_output = _F.native_dropout_backward(grad, mask, scale)
         if _n[1]:

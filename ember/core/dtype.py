@@ -65,9 +65,9 @@ class dtype:
             return self
         try:
             return _COMPLEX_OF[self]
-        except KeyError:
-            raise TypeError(f"ember has no complex counterpart of {self!r} (it has no "
-                            "complex32)") from None
+        except KeyError:    # (torch's complex32: its CPU kernels refuse it, the same type)
+            raise NotImplementedError(f"ember has no complex counterpart of {self!r} (torch's "
+                                      "'ComplexHalf' is not implemented)") from None
 
 
 bool_ = dtype("bool", np.bool_, BOOL, 0)

@@ -208,9 +208,23 @@ def checked_scalar(value, dt: D.dtype):
     return v
 
 
+def real_scalar(value) -> float:
+    """A Scalar parameter read as a double, as torch's `Scalar.toDouble()`: a complex one only
+    without an imaginary part ("value cannot be converted to type double without overflow").
+
+    >>> real_scalar(2 + 0j), real_scalar(True)
+    (2.0, 1.0)
+    """
+    return float(checked_scalar(value, D.float64))
+
+
 def _checked_complex(v: complex, dt: D.dtype):
     """A complex Scalar converted to `dt`: a real dtype takes it only without an imaginary
-    part (torch's checked_convert)."""
+    part, complex64 only with parts in float32's range (torch's checked_convert)."""
+    if dt is D.complex64 and any(abs(x) > _FLOAT_MAX[D.float32] and not math.isinf(x)
+                                 for x in (v.real, v.imag)):
+        raise RuntimeError("value cannot be converted to type c10::complex<float> without "
+                           "overflow")
     if dt.is_complex:
         return v
     if dt is D.bool_:

@@ -173,11 +173,21 @@ def _raise_refusal(error, args):
         raise exc(text.format(dtype=complex_dtype_of(args).scalar_name))
 
 
+# ops whose Scalar arguments are parameters, not operands: a complex one does not promote
+# the tensor, and the kernel's conversion refuses its imaginary part (torch's
+# `alpha.to<scalar_t>()`: "value cannot be converted to type float without overflow")
+SCALAR_PARAMETERS = ("elu", "leaky_relu", "softplus", "threshold", "threshold_backward",
+                     "hardtanh")
+
+
 def _refusal(op, error):
     """The kernel at the Complex key of an op without complex kernels: torch's error (Meta
     tensors pass, as torch's meta functions have no dtype dispatch)."""
+    parameters_only = op.name.rstrip("_") in SCALAR_PARAMETERS
+
     def refuse(keyset, *args):
-        if keyset & K.META_BIT:
+        if keyset & K.META_BIT or parameters_only and not any(
+                getattr(a, "_dtype", D.bool_).is_complex for a in args):
             return op.redispatch(keyset & _BELOW, *args)
         _raise_refusal(error, args)
         return op.redispatch(keyset & _BELOW, *args)    # (declined: no dtype check here)

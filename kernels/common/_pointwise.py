@@ -33,7 +33,7 @@ def check_same_device(*tensors) -> None:
         elif t._device != first._device:
             cpu_scalar = (t._device.type == "cpu" and t.dim() == 0) or (
                 first._device.type == "cpu" and first.dim() == 0)
-            if not (cpu_scalar and "meta" not in (t._device.type, first._device.type)):
+            if not cpu_scalar:
                 raise RuntimeError(f"Tensor on device {t._device} is not on the expected device "
                                    f"{first._device}!")
 

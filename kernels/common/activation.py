@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 
 import ember
+from ember.core.factory_args import real_scalar
 from ember.core.outputs import copy_to_out
 from ember.dispatch.keys import ADINPLACE_BIT, AUTOGRAD_BIT
 from ember.dispatch.tls import excluding
@@ -21,9 +22,10 @@ from ember.kernels.meta import activation as M
 
 def _input_scale(alpha) -> float:
     """elu's input_scale for celu: 1 / alpha (torch's ZeroDivisionError check for 0)."""
+    alpha = real_scalar(alpha)
     if alpha == 0:
         raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
-    return 1.0 / float(alpha)
+    return 1.0 / alpha
 
 
 def celu(self, alpha=1.0):

@@ -97,8 +97,12 @@ def dist(self, other, p=2):
 
 def renorm(self, p, dim, maxnorm):
     """Each slice along `dim` with a p-norm above maxnorm scaled down to maxnorm."""
+    if isinstance(p, complex):
+        raise RuntimeError("renorm: p must be real-valued")  # noqa: TRY004 (torch's type)
     if not p > 0:         # (NaN fails these checks too, as torch's)
         raise RuntimeError("renorm: non-positive-norm not supported")
+    if isinstance(maxnorm, complex):
+        raise RuntimeError("renorm: maxnorm must be real-valued")  # noqa: TRY004
     if not maxnorm >= 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     if self.dim() <= 1:

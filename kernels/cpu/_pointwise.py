@@ -20,6 +20,8 @@ from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
 
+from ._compiled import compiled
+
 _quiet = np.errstate  # ops that may divide by zero / overflow run under _quiet(all="ignore")
 _HALF = P.HALF
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -148,8 +150,30 @@ def promoted(a: D.dtype, b: D.dtype) -> D.dtype:
     return r
 
 
+def _is_complex_call(self, other) -> bool:
+    """Whether a binary op of `self` and `other` computes in a complex dtype."""
+    return self._dtype.is_complex or other.__class__ is complex or \
+        isinstance(other, Tensor) and other._dtype.is_complex
+
+
+def _complex_routed(kernel, complex_kernel):
+    """`kernel`, except for complex operands, which `complex_kernel()` (built on first
+    use: numba's loops of _complex_loop.py) computes."""
+    made = []
+
+    def routed(self, other, *alpha):
+        if _is_complex_call(self, other):
+            if not made:
+                made.append(complex_kernel())
+            return made[0](self, other, *alpha)
+        return kernel(self, other, *alpha)
+    routed.__name__ = routed.__qualname__ = kernel.__name__
+    routed.__doc__ = kernel.__doc__
+    return routed
+
+
 def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
-            min_category=D.BOOL, scaled=None):
+            min_category=D.BOOL, scaled=None, complex_loop=None):
     """A functional kernel `k(self, other)` for a NumPy ufunc.
 
     Fast path: the ufunc straight on the ready arrays when NumPy's result already is
@@ -160,8 +184,36 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
     `quiet`: NumPy's floating-point warnings off; `float_only`: the result is floating
     (true division), computed in it; `exact_other`: see _opmath_args.
     `scaled(self, other, alpha)` makes it `k(self, other, alpha=1)` (add, sub): that
-    function runs for any alpha but 1.
+    function runs for any alpha but 1. `complex_loop`: the name of the _complex_loop.py
+    ufunc complex operands take (torch's roundings) instead of `ufunc`.
     """
+    if complex_loop is not None:
+        def complex_kernel():
+            return _binary(getattr(compiled("_complex_loop"), complex_loop), layout, quiet,
+                           float_only, exact_other, min_category, scaled)
+        kernel = _complex_routed(_python_binary(ufunc, layout, quiet, float_only, exact_other,
+                                                min_category, scaled), complex_kernel)
+    else:
+        kernel = _python_binary(ufunc, layout, quiet, float_only, exact_other, min_category,
+                                scaled)
+    if speedups is None or quiet:
+        return kernel
+    # the first fast paths in C (same operands, same result), the rest in `kernel`: two
+    # tensors of one dtype, or a float `other` where _scalar_fast takes it (complex ones
+    # in `kernel` when it routes them)
+    real = complex_loop is not None
+    fast = speedups.FastBinary(ufunc, kernel, tuple(d for d in D.ALL_DTYPES
+                                                    if d.category >= min_category and
+                                                    not (real and d.is_complex)),
+                               _DOUBLE[:1] if real else _DOUBLE,
+                               (D.float32,) if real else (D.float32, D.complex64))
+    fast.__name__ = fast.__qualname__ = ufunc.__name__
+    fast.__module__, fast.__doc__ = kernel.__module__, kernel.__doc__
+    return fast
+
+
+def _python_binary(ufunc, layout, quiet, float_only, exact_other, min_category, scaled):
+    """_binary's kernel in Python."""
     if float_only:
         min_category = D.FLOAT
 
@@ -210,16 +262,7 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False,
         return _general(ufunc, out, (self, other), compute_dt=compute,
                         exact_other=exact_other)
     kernel.__name__ = kernel.__qualname__ = ufunc.__name__
-    if speedups is None or quiet:
-        return kernel
-    # the first fast paths in C (same operands, same result), the rest in `kernel`: two
-    # tensors of one dtype, or a float `other` where _scalar_fast takes it
-    fast = speedups.FastBinary(ufunc, kernel, tuple(d for d in D.ALL_DTYPES
-                                                    if d.category >= min_category),
-                               _DOUBLE, (D.float32, D.complex64))
-    fast.__name__ = fast.__qualname__ = ufunc.__name__
-    fast.__module__, fast.__doc__ = kernel.__module__, kernel.__doc__
-    return fast
+    return kernel
 
 
 def _row_major_pair(ufunc, self, other, dt, min_category, quiet):
@@ -258,10 +301,16 @@ def _compute_into(ufunc, args, o, np_cdt):
         np.copyto(o, ufunc(*args), casting="unsafe")
 
 
-def _inplace(ufunc, meta, functional, quiet=False, float_result=False):
+def _inplace(ufunc, meta, functional, quiet=False, float_result=False, complex_loop=None):
     """An in-place kernel `k_(self, other)`: ufunc(out=self) when NumPy's result is torch's,
     else torch's checks and the `functional` kernel's result copied into self.
-    `float_result` ops (true division) keep an integral self on the checked slow path."""
+    `float_result` ops (true division) keep an integral self on the checked slow path;
+    `complex_loop`: as for _binary."""
+    if complex_loop is not None:
+        return _complex_routed(
+            _inplace(ufunc, meta, functional, quiet, float_result),
+            lambda: _inplace(getattr(compiled("_complex_loop"), complex_loop), meta,
+                             functional, quiet, float_result))
 
     def kernel(self, other):
         a = self._np

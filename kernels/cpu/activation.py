@@ -14,6 +14,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
+from ember.core.factory_args import checked_scalar
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
@@ -185,10 +186,12 @@ def leaky_relu_(self, negative_slope=0.01):
 
 def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
     M.check_inplace_negative_slope(self_is_result, negative_slope, "leakyReLu")
+    layout = M.float_backward_layout(grad_output, self, "leaky_relu_backward_cpu", True)
+    if isinstance(negative_slope, complex):     # (torch's to<scalar_t>: no imaginary part)
+        negative_slope, = P.opmath_scalars(layout._dtype, negative_slope)
 
     def fn(g, a):
         return np.where(a > 0, g, g * negative_slope)
-    layout = M.float_backward_layout(grad_output, self, "leaky_relu_backward_cpu", True)
     return _run(layout, fn, grad_output, self)
 
 
@@ -367,6 +370,8 @@ def threshold_backward(grad_output, self, threshold):
     >>> threshold_backward(from_array(np.ones(2)), from_array(np.array([-1., 2.])), 0)
     tensor([0., 1.], dtype=ember.float64)
     """
+    if isinstance(threshold, complex):     # (threshold's complex parameter, imaginary part 0)
+        threshold = checked_scalar(threshold, P.opmath_dtype(self._dtype))
     g, x = grad_output._np, self._np
     # (a C-contiguous self gives a C-contiguous result whatever the gradient's strides:
     # torch's TensorIterator lays the output out like self, its first operand)

@@ -58,10 +58,11 @@ def _scaled(ufunc, layout):
 add = _binary(np.add, M.mul_layout, scaled=_scaled(np.add, M.mul_layout))
 sub = _binary(np.subtract, M.sub_layout, min_category=D.INT,  # (bool: torch's error)
               scaled=_scaled(np.subtract, M.sub_layout))
-mul = _binary(np.multiply, M.mul_layout, exact_other=True)
+# complex operands: torch's roundings (kernels/cpu/_complex_loop.py)
+mul = _binary(np.multiply, M.mul_layout, exact_other=True, complex_loop="mul")
 _add_ = _inplace(np.add, M.mul_, add)
 _sub_ = _inplace(np.subtract, M.mul_, sub)
-mul_ = _inplace(np.multiply, M.mul_, mul)
+mul_ = _inplace(np.multiply, M.mul_, mul, complex_loop="mul")
 
 
 def mul_scalar_(self, other):
@@ -247,10 +248,11 @@ add_ = _scaled_(np.add, _add_, add)
 sub_ = _scaled_(np.subtract, _sub_, sub)
 
 
-div = _binary(np.true_divide, M.div_layout, quiet=True, float_only=True, exact_other=True)
+div = _binary(np.true_divide, M.div_layout, quiet=True, float_only=True, exact_other=True,
+              complex_loop="div")
 
 
-div_ = _inplace(np.true_divide, M.div_, div, quiet=True, float_result=True)
+div_ = _inplace(np.true_divide, M.div_, div, quiet=True, float_result=True, complex_loop="div")
 
 
 def int_div_check(layout, divisor):

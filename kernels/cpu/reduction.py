@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 
 from ember.core import dtype as D
-from ember.core.factory_args import checked_scalar
+from ember.core.factory_args import checked_scalar, real_scalar
 from ember.core.tensor import from_array
 from ember.kernels.common._errors import not_implemented_for
 
@@ -225,7 +225,7 @@ def _var_mean(self, dim, correction, keepdim, name, op):
     empty reduction gives nan, whatever the correction)."""
     _meta.var_dtype(self, name)
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
-    c = 1.0 if correction is None else float(correction)
+    c = 1.0 if correction is None else real_scalar(correction)
     a = _as(self._np, _C128 if self._dtype.is_complex else _F64)
     n = _count(self._shape, axis)
     if n - c <= 0:
@@ -565,7 +565,7 @@ def histc(self, bins=100, min=0, max=0):
     _meta.check_histc(self, bins, min, max)
     dt = self._dtype
     a = self._np.ravel()
-    lo, hi = float(min), float(max)
+    lo, hi = real_scalar(min), real_scalar(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())
     if not (np.isfinite(lo) and np.isfinite(hi)):

@@ -11,6 +11,7 @@ import warnings
 import numpy as np
 
 from ember.core import dtype as D
+from ember.core.factory_args import real_scalar
 from ember.core.tensor import contiguous_strides
 from ember.kernels.cuda import _launch as L
 from ember.kernels.cuda import pointwise as _pw
@@ -191,7 +192,7 @@ def _var_mean(self, dim, correction, keepdim, name, op):
     on the device (16-bit floats computed in float32)."""
     dt = MR.var_dtype(self, name)
     dims, shape = MR.reduce_layout(self, dim, keepdim)
-    c = 1.0 if correction is None else float(correction)
+    c = 1.0 if correction is None else real_scalar(correction)
     n = math.prod(self._shape[d] for d in dims)
     if n - c <= 0:
         warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "

@@ -9,7 +9,7 @@ same `*_layout` functions, so both backends agree and raise the same errors.
 from __future__ import annotations
 
 from ember.core import dtype as D
-from ember.core.factory_args import checked_scalar, like_strides
+from ember.core.factory_args import checked_scalar, like_strides, real_scalar
 from ember.core.outputs import check_cast
 from ember.core.shapes import broadcast_shapes, elementwise_strides, wrap_dim
 from ember.core.tensor import Tensor, contiguous_strides
@@ -40,7 +40,7 @@ def check_approximate(approximate) -> None:
 
 
 def check_inplace_negative_slope(is_result, slope, what) -> None:
-    if is_result and not slope >= 0:   # (NaN too, as torch's check)
+    if is_result and not real_scalar(slope) >= 0:   # (NaN too, as torch's check)
         raise RuntimeError(f"In-place {what} backward calculation is triggered with a negative "
                            "slope which is not supported. This is caused by calling in-place "
                            "forward function with a negative slope, please call out-of-place "
@@ -323,6 +323,7 @@ def softshrink_layout(self, lambd) -> Layout:
     """softshrink: floating inputs, lambd in [0, the dtype's largest value]."""
     layout = float_unary_layout(self, "softshrink_check")
     dt = self._dtype
+    lambd = real_scalar(lambd)
     top = finfo(dt).max
     if not 0 <= lambd <= top:
         raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype "

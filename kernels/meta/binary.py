@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from ember.core import dtype as D
 from ember.core.shapes import broadcast_shapes, expand_strides, meta_elementwise_strides
-from ember.core.tensor import contiguous_strides
+from ember.core.tensor import Tensor, contiguous_strides
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.meta._pointwise import (
+    NUMBER,
     Layout,
     _inplace,
     _layout,
@@ -333,8 +334,42 @@ def rsub(self, other, alpha=1):
     return _meta(rsub_layout(self, other, alpha))
 
 
+def _pointwise(*operands):
+    """(shape, strides) of a pointwise reference over operand layouts (shape, strides)."""
+    shape = broadcast_shapes(*(x[0] for x in operands))
+    return shape, meta_elementwise_strides(shape, list(operands))
+
+
+def _floor_divide_reference(a, b, dt) -> tuple:
+    """Strides of torch's Meta floor_divide of layouts a and b (converted to `dt`): its
+    reference's chain of pointwise ops (torch._refs._floor_divide_float / _integer), whose
+    last where() puts `ne(b, 0)` first."""
+    f = _pointwise
+    shape = broadcast_shapes(a[0], b[0])        # (expanded to one shape first)
+    a, b = ((shape, expand_strides(x[0], x[1], shape)) for x in (a, b))
+    if dt.category != D.FLOAT:
+        quotient = f(a, b)
+        if dt is D.uint8 or dt is D.bool_:
+            return quotient[1]
+        offset = f(f(f(a), f(b)), f(f(a, b)))
+        return f(quotient, f(offset))[1]
+    mod = f(a, b)
+    div = f(f(a, mod), b)
+    mask = f(f(mod), f(f(a), f(b)))
+    div = f(mask, f(div), div)
+    floor = f(div)
+    floor = f(f(f(div, floor)), f(floor), floor)
+    basic = f(a, b)
+    floor = f(f(div), floor, f(f(basic), NUMBER, NUMBER))
+    return f(f(b), floor, basic)[1]
+
+
 def floor_divide(self, other):
-    return _meta(floor_divide_layout(self, other))
+    lay = floor_divide_layout(self, other)
+    if isinstance(other, Tensor) and isinstance(self, Tensor) and 0 not in lay._shape:
+        a, b = (P._cast_copy_layout(t, lay._dtype) for t in (self, other))
+        lay = Layout(lay._shape, _floor_divide_reference(a, b, lay._dtype), lay._dtype)
+    return _meta(lay)
 
 
 def remainder(self, other):

@@ -465,10 +465,12 @@ def aminmax(self, dim=None, keepdim=False):
 def check_histc(self, bins, min, max):
     """torch's errors: its kernels' dtype errors (bool fails in linspace, a given uint8 range
     that does not fit uint8 in the conversion), then bins and the range."""
+    from ember.core.factory_args import real_scalar
     from ember.kernels.common._errors import not_implemented_for
     dt = self._dtype
     if dt is D.bool_:
         raise not_implemented_for("linspace_cpu", dt)
+    min, max = real_scalar(min), real_scalar(max)
     if dt is D.uint8 and min != max and not (0 <= min <= 255 and 0 <= max <= 255):
         raise RuntimeError("value cannot be converted to type uint8_t without overflow")
     if not dt.is_floating_point:

@@ -11,8 +11,11 @@ after torch's dtype checks, shared with kernels/cpu/special.py so both backends 
 """
 from __future__ import annotations
 
+import functools
+
 from ember.core import dtype as D
-from ember.core.tensor import contiguous_strides
+from ember.core.shapes import expand_strides, meta_elementwise_strides
+from ember.core.tensor import Tensor, contiguous_strides
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.meta._pointwise import Layout, _inplace, _layout, _meta
@@ -143,7 +146,22 @@ special_scaled_modified_bessel_k1 = _float_op("special_scaled_modified_bessel_k1
 special_spherical_bessel_j0 = _float_op("special_spherical_bessel_j0")
 special_airy_ai = _float_op("special_airy_ai")
 
-copysign = _float_op("copysign")
+def copysign(self, other):
+    """torch's Meta copysign is its reference, where(signbit(other), -abs(self), abs(self))
+    over the operands converted to the float result and expanded to the result's shape: the
+    sign's layout leads the result's
+    (a contiguous self and a transposed other give the transposed layout, TensorIterator's
+    CPU result the contiguous one)."""
+    lay = float_layout("copysign", self, other)
+    if not (isinstance(other, Tensor) and isinstance(self, Tensor)):
+        return _meta(lay)
+    shape = lay._shape      # (the reference expands both operands first)
+    a, b = ((shape, expand_strides(*P._cast_copy_layout(t, lay._dtype), shape))
+            for t in (self, other))
+    sign = (shape, meta_elementwise_strides(shape, [b]))
+    magnitude = (shape, meta_elementwise_strides(shape, [a]))
+    stride = meta_elementwise_strides(shape, [sign, magnitude, magnitude])
+    return _meta(Layout(lay._shape, stride, lay._dtype))
 xlogy = _float_op("xlogy")
 special_xlog1py = _float_op("special_xlog1py")
 special_zeta = _float_op("special_zeta")
@@ -162,7 +180,27 @@ special_legendre_polynomial_p = _float_op("special_legendre_polynomial_p")
 
 hypot = _promote_op("hypot")
 nextafter = _promote_op("nextafter")
-logaddexp = _promote_op("logaddexp")
+def _pointwise(shape, *operands):
+    """(shape, strides) of a pointwise reference over operand layouts of `shape`."""
+    return shape, meta_elementwise_strides(shape, list(operands))
+
+
+def logaddexp(self, other):
+    """torch's Meta logaddexp is its reference over the operands expanded to one shape:
+    mask = a >= b, max_/min_ = where(mask, ...), then where(~isfinite(a) & (a == b), a,
+    max_ + log1p(exp(min_ - max_))): the inf mask leads the result's layout."""
+    lay = promote_layout("logaddexp", self, other, allowed=PROMOTE["logaddexp"])
+    if not (isinstance(other, Tensor) and isinstance(self, Tensor)):
+        return _meta(lay)
+    shape = lay._shape
+    a, b = ((shape, expand_strides(*P._cast_copy_layout(t, lay._dtype), shape))
+            for t in (self, other))
+    f = functools.partial(_pointwise, shape)
+    mask = f(a, b)
+    largest, smallest = f(mask, a, b), f(mask, b, a)
+    infinite = f(f(f(a)), f(a, b))
+    stride = f(infinite, a, f(largest, f(f(f(smallest, largest)))))[1]
+    return _meta(Layout(shape, stride, lay._dtype))
 logaddexp2 = _promote_op("logaddexp2")
 gcd = _promote_op("gcd")
 lcm = _promote_op("lcm")

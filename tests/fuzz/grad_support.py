@@ -45,6 +45,7 @@ from fuzz_support import (
     _torch_view,
     aten,
     call,
+    finite_parts,
     reject_if,
     short,
 )
@@ -56,7 +57,6 @@ from helpers import (
     dtype_name,
     ember_of,
     np_dtype,
-    real_pairs,
     to_np,
     torch_of,
 )
@@ -97,6 +97,10 @@ GRAD_OPS = {name: s for name, s in FUZZ_OPS.items()
 # EMBER_FUZZ_KNOWN=0 runs them as ordinary tests. (A case whose *forward* disagrees for an
 # op of the forward fuzzer's KNOWN table is dropped: that is the forward fuzzer's business.)
 GRAD_KNOWN: dict[str, str] = {
+    **dict.fromkeys(["special_i1.default", "special_i1e.default"],
+                    "float32 second gradients near 0 (x = 1e-6): torch's and ember's formulas "
+                    "both cancel (i1'' exact 3.75e-07, torch 0.125, ember 0), differently; a "
+                    "series near 0 (as sinc_backward's) would fix ember's"),
     "as_strided_scatter.default": "torch's self gradient keeps grad inside the scattered "
                                   "window and zeroes the rest, the opposite of the right one "
                                   "(torch's own gradcheck fails); ember's passes gradcheck "
@@ -168,6 +172,12 @@ TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
     "infinite or zero inputs: torch's second gradient of its masked formulas is NaN in "
     "elements where ember's is a number (inf * 0 in a where() branch that is not taken)"))
 TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
+    ["float_power.Tensor_Tensor", "float_power_.Tensor"],
+    "as pow.Tensor_Tensor; and a NaN self with an exponent that broadcasts it away (empty): "
+    "torch's exponent gradient takes log(self) on self's shape, so its double backward "
+    "divides the reduced (empty, 0) gradient by self: 0 / NaN; ember takes the log after "
+    "the broadcast, its derivative an empty sum, 0 (test_grad_regressions shows it)"))
+TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
     ["renorm.default", "renorm_.default"],
     "a slice whose norm is NaN (not rescaled): torch's renorm_backward differentiated again "
     "is NaN there, ember's 0 (the slice passes grad through unchanged)"))
@@ -176,9 +186,11 @@ TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
 # vectorized loop, the scalar tail of the loop, its create_graph formula), so is not
 # specified: their cases with non-finite inputs are dropped
 TORCH_NONFINITE_UNSPECIFIED = {
-    "elu_.default": "elu_backward(is_result=True) of a NaN result: NaN in torch's vectorized "
-                    "lanes, grad * scale in its scalar tail (the same call, by position); NaN "
-                    "(0 * inf) from its create_graph formula at infinite results",
+    **dict.fromkeys(["elu_.default", "celu_.default", "selu_.default"],
+                    "elu_backward(is_result=True) of a NaN result (celu_ and selu_ are elu_ "
+                    "in torch too): NaN in torch's vectorized lanes, grad * scale in its "
+                    "scalar tail (the same call, by position); NaN (0 * inf) from its "
+                    "create_graph formula at infinite results"),
     **dict.fromkeys(["hardtanh.default", "hardtanh_.default"],
                     "hardtanh_backward at NaN: 0 in torch's vectorized lanes, grad in its "
                     "scalar tail (16 NaNs give 0s, 3 give grads)"),
@@ -237,6 +249,21 @@ TORCH_COMPLEX_ADD_NAN = dict.fromkeys(
     ["trapz.x", "trapezoid.x", "cumulative_trapezoid.x"],
     "torch's complex add (self + alpha * other, a complex product) turns an infinite part "
     "of other into NaN in the other part; ember's sum keeps the finite part")
+
+# torch's float32 sinc double backward differentiates its closed form (pi x cos(pi x) -
+# sin(pi x)) / (pi x^2), which cancels near 0: sinc''(1e-6) is 0 in torch, -3.2454 at 1e-3
+# (exact -3.2899); ember's derivative is a Taylor series for |pi x| < 0.5 (-3.28987 at
+# both). Double-backward cases with a float32 leaf in 0 < |x| < 0.01 are dropped
+TORCH_FLOAT32_CANCELLATION = dict.fromkeys(
+    ["sinc.default", "sinc_.default"],
+    "torch's float32 second derivative of sinc cancels near 0 (ember's series does not)")
+
+
+def _small_float32(leaves) -> bool:
+    import torch
+    return any(x.dtype == torch.float32 and bool(((x != 0) & (x.abs() < 0.01)).any())
+               for x in leaves)
+
 
 # ops whose torch create_graph formula disagrees with torch's own first-order kernel: their
 # double-backward cases are dropped (the first-order ones are compared)
@@ -415,18 +442,12 @@ def compare_tensor(e, t, what: str, precision: str | None = None):
         return
     if precision and name in PRECISION and PRECISION.index(precision) < PRECISION.index(name):
         name = precision
-    if ref.dtype.kind == "c":
-        # C++'s and NumPy's complex products differ where a part is infinite or NaN (inf *
-        # (1 + 0j) is inf + nanj in one, inf + 0j in the other): the same elements must
-        # be non-finite, the finite ones close
-        bad_e, bad_t = ~np.isfinite(actual), ~np.isfinite(ref)
-        np.testing.assert_array_equal(bad_e, bad_t, err_msg=f"{what} non-finite elements")
-        actual, ref = np.where(bad_t, 0, actual), np.where(bad_t, 0, ref)
+    # (complex: the same elements non-finite, the finite ones close)
+    actual, ref = finite_parts(actual, ref, what)
     # gradients are sums of products computed in another order than torch's: a few ulps of
     # the largest value (at least 1); second gradients differentiate those formulas again
     ulps = ACCUMULATING_ULPS[name] * (SECOND_ORDER_FACTOR if "second" in what else 1)
-    assert_close_ulps(real_pairs(actual), real_pairs(ref), name, ulps, 1.0,
-                      err_msg=f"{what} values")
+    assert_close_ulps(actual, ref, name, ulps, 1.0, err_msg=f"{what} values")
 
 
 def _same_errors(e_exc, t_exc, same_type=True) -> bool:
@@ -544,7 +565,8 @@ def run_grad_case(spec: OpSpec, case: Case, seed: int, double: bool):
     t_cots = [c.requires_grad_(double) for c, _ in cot_arrays]
     e_cots = [ember_of(to_np(c.detach())).to(e_outs[i].dtype).requires_grad_(double)
               for c, i in cot_arrays]
-    reject_if(double and spec.name in TORCH_CREATE_GRAPH_DIFFERS)
+    reject_if(double and spec.name in TORCH_CREATE_GRAPH_DIFFERS
+              or double and spec.name in TORCH_FLOAT32_CANCELLATION and _small_float32(t_leaves))
     reject_if(spec.name in TORCH_NONFINITE_UNSPECIFIED and
               any(not bool(x.isfinite().all()) for x in t_leaves)
               or spec.name in TORCH_NEGATIVE_ZERO_PATH and

@@ -11,6 +11,7 @@ Local runs (the default profile) draw new examples each time, and may find new f
 
     .venv/bin/python -m pytest tests/fuzz -q -k "add.Tensor"
     EMBER_FUZZ_EXAMPLES=2000 .venv/bin/python -m pytest tests/fuzz -q -x   # a long run
+    EMBER_FUZZ_SHRINK=0 ...  # report the first failing example of each op, unshrunk
     EMBER_FUZZ_KNOWN=0 ...   # also run the ops of the KNOWN list (to see what still fails)
 """
 import os
@@ -25,6 +26,8 @@ given, settings, st, HealthCheck = (hypothesis.given, hypothesis.settings,
 
 EXAMPLES = int(os.environ.get("EMBER_FUZZ_EXAMPLES", "30"))
 USE_KNOWN = os.environ.get("EMBER_FUZZ_KNOWN", "1") != "0"
+SKIPPED_PHASES = {hypothesis.Phase.explain} | (
+    {hypothesis.Phase.shrink} if os.environ.get("EMBER_FUZZ_SHRINK") == "0" else set())
 
 
 def _param(name):
@@ -36,7 +39,7 @@ def _param(name):
 @pytest.mark.parametrize("name", [_param(n) for n in FUZZ_OPS])
 @settings(max_examples=EXAMPLES, deadline=None, database=None,
           suppress_health_check=list(HealthCheck),
-          phases=[p for p in hypothesis.Phase if p is not hypothesis.Phase.explain])
+          phases=[p for p in hypothesis.Phase if p not in SKIPPED_PHASES])
 @given(data=st.data())
 def test_matches_torch(name, data):
     """Same error type, or same values, dtype, shape and strides as torch."""

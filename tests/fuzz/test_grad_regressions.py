@@ -645,3 +645,58 @@ def test_known_hardswish_backward_at_nan_depends_on_the_lane():
     e = ember.ops.aten.hardswish_backward(ember.full((17,), 2.0, dtype=ember.float64),
                                           ember_of(x.numpy()))
     assert to_np(e)[[0, 16]].tolist() == [2.0, 2.0]
+
+
+def test_seed_3651_gradients():
+    """Complex Scalars in the gradient fuzzer: var/std's backward reads a complex correction
+    with no imaginary part as torch (it raised TypeError); celu/elu with such a parameter
+    differentiate as with the real one."""
+    x = np.array([[1e4, 1e4], [1.5, -2.0]])
+    for op in ("var", "std"):
+        check_grads(lambda lib, t, op=op: getattr(lib, op)(t, [-1], correction=0j), x)
+    check_grads(lambda lib, t: lib.nn.functional.celu(t, 2 + 0j), x, double=True)
+    check_grads(lambda lib, t: lib.nn.functional.elu(t, 1.5 + 0j), x, double=True)
+
+
+def test_known_pow_second_gradient_of_a_nan_self_broadcast_away():
+    """TORCH_SECOND_ORDER_NAN (float_power.Tensor_Tensor): self = [nan] and an empty
+    exponent give an empty result; the second gradient with respect to self (through the
+    exponent's gradient result * log(self)) is torch's sum-then-divide 0 / nan = NaN,
+    ember's divide-then-sum over no elements 0."""
+    second = {}
+    for lib in (ember, torch):
+        s = lib.tensor([math.nan], dtype=lib.float64, requires_grad=True)
+        e = lib.tensor([], dtype=lib.float64, requires_grad=True)
+        out = lib.float_power(s, e)
+        _, ge = lib.autograd.grad(out, (s, e), lib.ones(0, dtype=lib.float64), create_graph=True)
+        second[lib] = lib.autograd.grad(ge, s, lib.ones(0, dtype=lib.float64))[0].tolist()
+    assert math.isnan(second[torch][0]) and second[ember] == [0.0]
+
+
+def test_seed_3652_gradients():
+    """The in-place activations' backward reads a complex slope/alpha with no imaginary part
+    (its negative-slope check raised TypeError), threshold_backward a complex threshold (it
+    refused the real self at the Complex key)."""
+    x = np.array([[3.5, -0.75], [1.25, -2.0]])
+    for fn in (lambda lib, t: lib.nn.functional.elu_(t * 1, 1.5 + 0j),
+               lambda lib, t: lib.nn.functional.celu_(t * 1, 1.5 + 0j),
+               lambda lib, t: lib.nn.functional.leaky_relu_(t * 1, 1.5 + 0j),
+               lambda lib, t: lib.threshold(t, 1 + 0j, 2.0)):
+        check_grads(fn, x, double=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_sinc_second_derivative_near_zero(dtype):
+    """sinc's derivative is a Taylor series for |pi x| < 0.5: its second derivative near 0 is
+    -pi^2/3 + pi^4 x^2 / 10 (torch's float32 closed form cancels: 0 at 1e-6, -3.2454 at
+    1e-3; TORCH_FLOAT32_CANCELLATION), and the first derivative is torch's away from 0."""
+    xs = [1e-6, -1e-3, 0.02, 0.1, 0.3, -1.7, 4.2]
+    x = ember.tensor(xs, dtype=getattr(ember, dtype), requires_grad=True)
+    g, = ember.autograd.grad(ember.sinc(x).sum(), x, create_graph=True)
+    gg, = ember.autograd.grad(g.sum(), x)
+    u = np.pi * np.array(xs[:2])
+    exact = -np.pi ** 2 / 3 + np.pi ** 2 * u ** 2 / 10
+    np.testing.assert_allclose(to_np(gg)[:2], exact, rtol=1e-6)
+    t = torch.tensor(xs, dtype=getattr(torch, dtype), requires_grad=True)
+    tg, = torch.autograd.grad(torch.sinc(t).sum(), t)
+    np.testing.assert_allclose(to_np(g.detach())[3:], tg.numpy()[3:], rtol=1e-6, atol=1e-6)

@@ -231,6 +231,58 @@ def test_fuzz_seed_3501_findings(call):
     check_call(call)
 
 
+# --------------------------------------------------------------------------- seed 3601
+_X = [-1.5, 2.0]
+
+
+@pytest.mark.parametrize("call", [
+    # a complex Scalar where torch reads a double: its imaginary part must be 0
+    lambda M: M.nn.functional.celu(M.tensor(_X), 1 - 1j),
+    lambda M: M.nn.functional.celu(M.tensor(_X), 2 + 0j),
+    lambda M: M.nn.functional.elu(M.tensor(_X), 1.5 + 0j),
+    lambda M: M.nn.functional.elu(M.tensor(_X), 1.5 + 1j),
+    lambda M: M.nn.functional.softshrink(M.tensor(_X), 1 - 1j),
+    lambda M: M.nn.functional.softshrink(M.tensor(_X), 0.5 + 0j),
+    lambda M: M.threshold(M.tensor(_X), 0j, 1 + 1j),
+    lambda M: M.threshold(M.tensor(_X), 0j, 1 + 0j),
+    lambda M: M.nn.functional.leaky_relu(M.tensor(_X), 0.5 + 0j),
+    lambda M: M.nn.functional.softplus(M.tensor(_X), 2 + 0j, 3 + 1j),
+    lambda M: M.var(M.tensor(_X), correction=1 + 1j),
+    lambda M: M.std(M.tensor(_X), correction=1 + 0j),
+    lambda M: M.histc(M.tensor(_X), 4, 1 + 2j, 3),
+    lambda M: M.histc(M.tensor(_X), 4, -2 + 0j, 3),
+    # renorm's own refusals; complex64 range; float16 with a complex number (complex32)
+    lambda M: M.renorm(M.tensor([_X]), 2, 0, 1.5 + 0j),
+    lambda M: M.renorm(M.tensor([_X]), 2 + 0j, 0, 1.5),
+    lambda M: M.where(M.tensor([True, False]), 1e5, 1e39 + 1j),
+    lambda M: M.full((2,), 1e39 + 1j, dtype=M.complex64),
+])
+def test_fuzz_seed_3601_findings(call):
+    """Complex Scalars (the fuzzers' new draws): where torch reads a real parameter
+    (Scalar.toDouble()) ember raised a Python TypeError from float(complex) or refused the
+    real tensor at the Complex key; where and full did not check complex64's range; a
+    float16 tensor with a complex number raised TypeError (torch: complex32 refusals)."""
+    check_call(call)
+
+
+def test_float16_with_a_complex_number_raises_like_torch():
+    """torch computes in complex32, then refuses (NotImplementedError for its kernels,
+    RuntimeError for conversions); ember, which has no complex32, raises
+    NotImplementedError (a RuntimeError), not TypeError."""
+    for call in (lambda M: M.div(M.tensor(_X, dtype=M.float16), 1j, rounding_mode="floor"),
+                 lambda M: M.threshold(M.tensor(_X, dtype=M.float16), 0.0, 1e39 + 1j)):
+        raises_like(lambda c=call: c(ember), lambda c=call: c(torch))
+
+
+def test_known_complex_bound_of_clamp():
+    """COMPLEX_BOUNDS (fuzz_support): torch reads clamp's Scalar bounds as doubles (0j
+    clamps a float16 self, no promotion); ember promotes a complex bound and refuses."""
+    x = [-1.0, 2.0]
+    assert torch.clamp(torch.tensor(x, dtype=torch.float16), 0j, 0j).dtype == torch.float16
+    with pytest.raises(NotImplementedError, match="clamp is not supported for complex"):
+        ember.clamp(ember.tensor(x), 0j, 0j)
+
+
 # --------------------------------------------------------------------------- factors
 @pytest.mark.parametrize("beta, alpha", [(0.5, 1), (1, 0.5), (2.5, 1.5), (-0.5, 1), (True, 1),
                                          (float("nan"), 1), (1e30, 1), (1 + 1j, 1)])
@@ -377,3 +429,28 @@ def test_digamma_near_its_zeros_is_compared_to_one():
     assert (np.abs(e - exact) < np.abs(t - exact)).all()
     assert (np.abs(e - t) < 8 * np.finfo(np.float64).eps).all()
     assert (np.abs(e - t) > 1000 * np.spacing(np.abs(exact))).all()
+
+
+# --------------------------------------------------------------------------- meta + CPU 0-d
+@pytest.mark.parametrize("call", [
+    lambda M: M.ones(2, 3, device="meta") + M.tensor(2.0),
+    lambda M: M.tensor(2.0) * M.ones(2, 3, device="meta"),
+    lambda M: M.where(M.ones(2, 3, device="meta") > 0, M.tensor(1.0),
+                      M.ones(2, 3, device="meta")),
+    lambda M: M.ones(2, 3, device="meta").add_(M.tensor(1.0)),
+    lambda M: M.addcmul(M.ones(2, 3, device="meta"), M.tensor(2.0), M.tensor(3.0)),
+    lambda M: M.ones(()) + M.ones((), device="meta"),
+    lambda M: M.ones(2, 3, device="meta") * M.tensor([2.0]),      # not 0-d: refused
+    lambda M: M.ones(3) + M.ones((), device="meta"),               # a Meta 0-d: refused
+])
+def test_meta_tensor_with_a_cpu_scalar_tensor(call):
+    """torch lets a 0-d CPU tensor join tensors of any device, Meta included (the result is
+    on the other device); ember refused it with Meta tensors."""
+    try:
+        t = call(torch)
+    except RuntimeError:
+        raises_like(lambda: call(ember), lambda: call(torch), "is not on the expected device")
+        return
+    e = call(ember)
+    assert (tuple(e.shape), str(e.device), e.dtype.name) == \
+        (tuple(t.shape), str(t.device), str(t.dtype).removeprefix("torch."))

@@ -5,6 +5,25 @@ from __future__ import annotations
 import ember
 
 
+def mul_number(x, number):
+    """x * number as torch's C++ formulas compute `number * x`: aten.mul.Scalar for a
+    tensor x (the generated formulas call this for a number literal operand).
+
+    >>> mul_number(ember.tensor([1.5]), 2).tolist(), mul_number(3, 2)
+    ([3.0], 6)
+    """
+    if isinstance(x, ember.Tensor):
+        return ember.ops.aten.mul.Scalar(x, number)
+    return x * number
+
+
+def div_number(x, number):
+    """x / number as torch's C++ formulas compute it: aten.div.Scalar for a tensor x."""
+    if isinstance(x, ember.Tensor):
+        return ember.ops.aten.div.Scalar(x, number)
+    return x / number
+
+
 def forward_value(fn):
     """Marks a helper whose call on inputs is computed at forward time and saved."""
     fn.forward_value = True

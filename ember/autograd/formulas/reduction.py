@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 import ember
+from ember.core.factory_args import real_scalar
 
 from .common import (
     expand_grad,
@@ -124,7 +125,7 @@ def minmax_other_backward(grad, self, other, lose, shape, dtype):
 
 def var_backward(grad, self, dim, correction, keepdim):
     """torch's var_backward: (2 / (N - correction) * grad) * (self - mean)."""
-    c = 1.0 if correction is None else float(scalar_value(correction))
+    c = 1.0 if correction is None else real_scalar(correction)
     if self.ndim == 0 or dim is None:
         dof = self.numel() - c
         if dof <= 0:

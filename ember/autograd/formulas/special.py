@@ -86,15 +86,26 @@ def acosh_backward(grad, self):
     return grad * (self * self - 1).rsqrt()
 
 
+# sinc'(x) = pi f'(pi x), f(u) = sin(u) / u: f'(u) = u * sum_k C[k] u^(2k) near 0, where the
+# closed form (u cos u - sin u) / u^2 cancels (float32 at x = 1e-3: 3% off, its derivative
+# worse); 8 terms reach float64's precision for |u| < 0.5
+_SINC_SERIES = [(-1) ** k * 2 * k / math.factorial(2 * k + 1) for k in range(1, 9)]
+
+
 def sinc_backward(grad, self):
-    """grad * conj((cos(pi x) pi x - sin(pi x)) / (pi x^2)); where x^2 is 0 (torch's mask:
-    also where it underflows) the derivative's Taylor term -pi^2 x / 3, which is 0 (as
-    torch's) and whose own derivative is sinc''(0) = -pi^2 / 3 (torch's double backward
-    gives NaN there); the quotient is computed at 1 there, so no NaN leaks through."""
-    zero = self * self == 0
-    x = ember.where(zero, self.new_ones(()), self)
+    """grad * conj(sinc'(x)): the closed form (cos(pi x) pi x - sin(pi x)) / (pi x^2) for
+    |pi x| >= 0.5, its Taylor series below (no cancellation, in double backward either:
+    sinc''(0) = -pi^2 / 3, where torch's double backward gives NaN); the closed form is
+    computed at 1 there, so no NaN leaks through."""
+    small = (self * math.pi).abs() < 0.5
+    x = ember.where(small, self.new_ones(()), self)
     px = x * math.pi
-    d = ember.where(zero, self * (-math.pi ** 2 / 3), (px * px.cos() - px.sin()) / (px * x))
+    u = self * math.pi
+    u2 = u * u
+    series = _SINC_SERIES[-1]
+    for c in reversed(_SINC_SERIES[:-1]):
+        series = series * u2 + c
+    d = ember.where(small, u * series * math.pi, (px * px.cos() - px.sin()) / (px * x))
     return grad * d.conj()
 
 
