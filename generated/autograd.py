@@ -411,6 +411,8 @@ _c_bernoulli_p = _o.bernoulli_p._cache
 _c_bernoulli_Tensor = _o.bernoulli_Tensor._cache
 _c_bernoulli__Tensor = _o.bernoulli__Tensor._cache
 _c_bernoulli__float = _o.bernoulli__float._cache
+_c__thnn_fused_lstm_cell = _o._thnn_fused_lstm_cell._cache
+_c__thnn_fused_gru_cell = _o._thnn_fused_gru_cell._cache
 _c_native_dropout = _o.native_dropout._cache
 _c_native_dropout_backward = _o.native_dropout_backward._cache
 _c_normal_Tensor_float = _o.normal_Tensor_float._cache
@@ -12800,6 +12802,113 @@ class BernoulliBackward2(_Node):
         return _unpack(self._s_p, self)
 
 
+# schema/derivatives.yaml: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
+class ThnnFusedLstmCellBackward0(_Node):
+    """Backward of _thnn_fused_lstm_cell, from schema/derivatives.yaml."""
+    __slots__ = ('_s_cx', '_s_hidden_bias', '_s_hidden_gates', '_s_input_bias', '_s_input_gates', '_s_result1', '_s_result2')
+    _saved_slots = ('_s_cx', '_s_hidden_bias', '_s_hidden_gates', '_s_input_bias', '_s_input_gates', '_s_result1', '_s_result2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input_gates', 'hidden_gates', 'cx', 'input_bias', 'hidden_bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input_gates = None
+        _r_hidden_gates = None
+        _r_cx = None
+        _r_input_bias = None
+        _r_hidden_bias = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            cx = _unpack(_node._s_cx, _node)
+            hidden_bias = _unpack(_node._s_hidden_bias, _node)
+            hidden_gates = _unpack(_node._s_hidden_gates, _node)
+            input_bias = _unpack(_node._s_input_bias, _node)
+            input_gates = _unpack(_node._s_input_gates, _node)
+            result1 = _unpack(_node._s_result1, _node)
+            result2 = _unpack(_node._s_result2, _node)
+            _r_input_gates, _r_hidden_gates, _r_cx, _r_input_bias, _r_hidden_bias = _H.fused_lstm_cell_grads(grads[0], grads[1], input_gates, hidden_gates, cx, input_bias, hidden_bias, result1, result2)
+        return (_r_input_gates, _r_hidden_gates, _r_cx, _r_input_bias, _r_hidden_bias)
+
+    @property
+    def _saved_cx(self):
+        return _unpack(self._s_cx, self)
+
+    @property
+    def _saved_hidden_bias(self):
+        return _unpack(self._s_hidden_bias, self)
+
+    @property
+    def _saved_hidden_gates(self):
+        return _unpack(self._s_hidden_gates, self)
+
+    @property
+    def _saved_input_bias(self):
+        return _unpack(self._s_input_bias, self)
+
+    @property
+    def _saved_input_gates(self):
+        return _unpack(self._s_input_gates, self)
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+    @property
+    def _saved_result2(self):
+        return _unpack(self._s_result2, self)
+
+
+# schema/derivatives.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor)
+class ThnnFusedGruCellBackward0(_Node):
+    """Backward of _thnn_fused_gru_cell, from schema/derivatives.yaml."""
+    __slots__ = ('_s_hidden_bias', '_s_hidden_gates', '_s_hx', '_s_input_bias', '_s_input_gates', '_s_result1')
+    _saved_slots = ('_s_hidden_bias', '_s_hidden_gates', '_s_hx', '_s_input_bias', '_s_input_gates', '_s_result1')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input_gates', 'hidden_gates', 'hx', 'input_bias', 'hidden_bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input_gates = None
+        _r_hidden_gates = None
+        _r_hx = None
+        _r_input_bias = None
+        _r_hidden_bias = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            hidden_bias = _unpack(_node._s_hidden_bias, _node)
+            hidden_gates = _unpack(_node._s_hidden_gates, _node)
+            hx = _unpack(_node._s_hx, _node)
+            input_bias = _unpack(_node._s_input_bias, _node)
+            input_gates = _unpack(_node._s_input_gates, _node)
+            result1 = _unpack(_node._s_result1, _node)
+            _r_input_gates, _r_hidden_gates, _r_hx, _r_input_bias, _r_hidden_bias = _H.fused_gru_cell_grads(grads[0], input_gates, hidden_gates, hx, input_bias, hidden_bias, result1)
+        return (_r_input_gates, _r_hidden_gates, _r_hx, _r_input_bias, _r_hidden_bias)
+
+    @property
+    def _saved_hidden_bias(self):
+        return _unpack(self._s_hidden_bias, self)
+
+    @property
+    def _saved_hidden_gates(self):
+        return _unpack(self._s_hidden_gates, self)
+
+    @property
+    def _saved_hx(self):
+        return _unpack(self._s_hx, self)
+
+    @property
+    def _saved_input_bias(self):
+        return _unpack(self._s_input_bias, self)
+
+    @property
+    def _saved_input_gates(self):
+        return _unpack(self._s_input_gates, self)
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+
 # schema/derivatives.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 class NativeDropoutBackward0(_Node):
     """Backward of native_dropout, from schema/derivatives.yaml."""
@@ -21999,6 +22108,70 @@ def _ag_bernoulli__float(ks, self, p, generator):
     return _out
 
 
+# schema/native_functions.yaml: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor))
+def _ag__thnn_fused_lstm_cell(ks, input_gates, hidden_gates, cx, input_bias, hidden_bias):
+    _ks = ks & _BELOW
+    _k = _c__thnn_fused_lstm_cell.get(_ks)
+    if _k is None:
+        _k = _o._thnn_fused_lstm_cell._fill(_ks)
+    _out = _k(input_gates, hidden_gates, cx, input_bias, hidden_bias)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input_gates = _edge(input_gates)
+    _e_hidden_gates = _edge(hidden_gates)
+    _e_cx = _edge(cx)
+    _e_input_bias = None if input_bias is None else _edge(input_bias)
+    _e_hidden_bias = None if hidden_bias is None else _edge(hidden_bias)
+    if not (_e_input_gates is not None or _e_hidden_gates is not None or _e_cx is not None or _e_input_bias is not None or _e_hidden_bias is not None):
+        return _out
+    _node = _new_node(ThnnFusedLstmCellBackward0, (_e_input_gates or _NO_EDGE, _e_hidden_gates or _NO_EDGE, _e_cx or _NO_EDGE, _e_input_bias or _NO_EDGE, _e_hidden_bias or _NO_EDGE), (_e_input_gates is not None, _e_hidden_gates is not None, _e_cx is not None, _e_input_bias is not None, _e_hidden_bias is not None))
+    if _e_input_gates is not None or _e_hidden_gates is not None or _e_cx is not None or _e_input_bias is not None or _e_hidden_bias is not None:
+        _node._s_cx = _save(cx)
+        _node._s_hidden_bias = _save(hidden_bias)
+        _node._s_hidden_gates = _save(hidden_gates)
+        _node._s_input_bias = _save(input_bias)
+        _node._s_input_gates = _save(input_gates)
+    result0 = _out[0]
+    result1 = _out[1]
+    result2 = _out[2]
+    if _e_input_gates is not None or _e_hidden_gates is not None or _e_cx is not None or _e_input_bias is not None or _e_hidden_bias is not None:
+        _node._s_result1 = _save_output(result1, 1)
+        _node._s_result2 = _save_output(result2, 2)
+    _set_history_many(_out, _node, (True, True, False))
+    return _out
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor))
+def _ag__thnn_fused_gru_cell(ks, input_gates, hidden_gates, hx, input_bias, hidden_bias):
+    _ks = ks & _BELOW
+    _k = _c__thnn_fused_gru_cell.get(_ks)
+    if _k is None:
+        _k = _o._thnn_fused_gru_cell._fill(_ks)
+    _out = _k(input_gates, hidden_gates, hx, input_bias, hidden_bias)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input_gates = _edge(input_gates)
+    _e_hidden_gates = _edge(hidden_gates)
+    _e_hx = _edge(hx)
+    _e_input_bias = None if input_bias is None else _edge(input_bias)
+    _e_hidden_bias = None if hidden_bias is None else _edge(hidden_bias)
+    if not (_e_input_gates is not None or _e_hidden_gates is not None or _e_hx is not None or _e_input_bias is not None or _e_hidden_bias is not None):
+        return _out
+    _node = _new_node(ThnnFusedGruCellBackward0, (_e_input_gates or _NO_EDGE, _e_hidden_gates or _NO_EDGE, _e_hx or _NO_EDGE, _e_input_bias or _NO_EDGE, _e_hidden_bias or _NO_EDGE), (_e_input_gates is not None, _e_hidden_gates is not None, _e_hx is not None, _e_input_bias is not None, _e_hidden_bias is not None))
+    if _e_input_gates is not None or _e_hidden_gates is not None or _e_hx is not None or _e_input_bias is not None or _e_hidden_bias is not None:
+        _node._s_hidden_bias = _save(hidden_bias)
+        _node._s_hidden_gates = _save(hidden_gates)
+        _node._s_hx = _save(hx)
+        _node._s_input_bias = _save(input_bias)
+        _node._s_input_gates = _save(input_gates)
+    result0 = _out[0]
+    result1 = _out[1]
+    if _e_input_gates is not None or _e_hidden_gates is not None or _e_hx is not None or _e_input_bias is not None or _e_hidden_bias is not None:
+        _node._s_result1 = _save_output(result1, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
 # schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor))
 def _ag_native_dropout(ks, input, p, train):
     _ks = ks & _BELOW
@@ -25761,6 +25934,14 @@ _o.bernoulli_Tensor.register("Autograd", _ag_bernoulli_Tensor, with_keyset=True)
 _o.bernoulli_Tensor_out.register("Autograd", _autograd_out(_o.bernoulli_Tensor_out), with_keyset=True)
 _o.bernoulli__Tensor.register("Autograd", _ag_bernoulli__Tensor, with_keyset=True)
 _o.bernoulli__float.register("Autograd", _ag_bernoulli__float, with_keyset=True)
+_o._thnn_fused_lstm_cell.register("Autograd", _ag__thnn_fused_lstm_cell, with_keyset=True)
+_o._thnn_fused_lstm_cell_out.register("Autograd", _autograd_out(_o._thnn_fused_lstm_cell_out), with_keyset=True)
+_o._thnn_fused_lstm_cell_backward_impl.register("Autograd", _autograd_not_implemented(_o._thnn_fused_lstm_cell_backward_impl), with_keyset=True)
+_o._thnn_fused_lstm_cell_backward_impl_out.register("Autograd", _autograd_out(_o._thnn_fused_lstm_cell_backward_impl_out), with_keyset=True)
+_o._thnn_fused_gru_cell.register("Autograd", _ag__thnn_fused_gru_cell, with_keyset=True)
+_o._thnn_fused_gru_cell_out.register("Autograd", _autograd_out(_o._thnn_fused_gru_cell_out), with_keyset=True)
+_o._thnn_fused_gru_cell_backward.register("Autograd", _autograd_not_implemented(_o._thnn_fused_gru_cell_backward), with_keyset=True)
+_o._thnn_fused_gru_cell_backward_out.register("Autograd", _autograd_out(_o._thnn_fused_gru_cell_backward_out), with_keyset=True)
 _o.native_dropout.register("Autograd", _ag_native_dropout, with_keyset=True)
 _o.native_dropout_backward.register("Autograd", _ag_native_dropout_backward, with_keyset=True)
 _o.native_dropout_backward_out.register("Autograd", _autograd_out(_o.native_dropout_backward_out), with_keyset=True)

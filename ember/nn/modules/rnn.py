@@ -18,6 +18,10 @@ import warnings
 
 import ember
 
+from ...core.tensor import Tensor
+from ...dispatch import observers as _observers
+from ...dispatch.keys import FULL
+from ...dispatch.tls import state as _tls
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -30,6 +34,27 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 # ---------------------------------------------------------------- one time step
+def _fused_ok(*tensors) -> bool:
+    """Whether a step may run as one fused cell op (_thnn_fused_lstm_cell/_gru_cell) in
+    place of its decomposed ops: nobody can see the ops a step runs. Plain float32/float64
+    CPU tensors, and no dispatch or function mode (make_fx, fake tensors, subclasses' modes),
+    no key included or excluded (autocast, functionalize, inference mode), no profiler and
+    no saved-tensor hooks. Otherwise the step decomposes as torch's CPU cells do."""
+    s = _tls
+    if (s.dispatch_modes or s.function_modes or s.saved_hooks or s.masks != _DEFAULT_MASKS
+            or _observers.active is not None):
+        return False
+    for t in tensors:
+        if t.__class__ not in _PLAIN or t._dtype not in _FUSED_DTYPES or t.device.type != "cpu":
+            return False
+    return True
+
+
+_DEFAULT_MASKS = (0, FULL)
+_PLAIN = (Tensor, Parameter)
+_FUSED_DTYPES = (ember.float32, ember.float64)
+
+
 def _input_part(mode, x, w_ih, b_ih, b_hh):
     """x @ w_ih.T plus the biases that do not depend on h (GRU keeps b_hh for its n gate)."""
     if b_ih is not None and mode != "GRU":
@@ -37,10 +62,19 @@ def _input_part(mode, x, w_ih, b_ih, b_hh):
     return F.linear(x, w_ih, b_ih)
 
 
-def _step(mode, xw, state, w_hh, b_hh, w_hr, w_hh_t=None):
+def _step(mode, xw, state, w_hh, b_hh, w_hr, w_hh_t=None, fused=False):
     """One step of the cell from its input part xw; state is (h,) or (h, c). `w_hh_t`:
-    w_hh.t() made once for all the steps of a sequence (one backward node, not one each)."""
+    w_hh.t() made once for all the steps of a sequence (one backward node, not one each).
+    `fused` (see `_fused_ok`): the gates' nonlinearities in one op, the same sums."""
     h = state[0]
+    if fused and mode == "GRU":
+        hidden = ember.linear(h, w_hh, b_hh) if w_hh_t is None else \
+            (h.mm(w_hh_t) if b_hh is None else ember.addmm(b_hh, h, w_hh_t))
+        return (ember._thnn_fused_gru_cell(xw, hidden, h)[0],)
+    if fused and mode == "LSTM":
+        h, c, _ = ember._thnn_fused_lstm_cell(xw, h.mm(w_hh.t() if w_hh_t is None else w_hh_t),
+                                              state[1])
+        return (h if w_hr is None else h.matmul(w_hr.t()), c)
     if mode == "GRU":
         xr, xz, xn = xw.chunk(3, 1)
         hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, 1)
@@ -67,7 +101,8 @@ def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse):
     Returns the packed outputs and the final state, each sequence's state after its own
     last step (the batch shrinks as sequences end, longest first)."""
     w_hh, b_hh, w_hr = weights
-    w_hh_t = None if mode == "GRU" else w_hh.t()
+    fused = mode in ("LSTM", "GRU") and _fused_ok(xw, w_hh, *hidden)
+    w_hh_t = None if mode == "GRU" and not fused else w_hh.t()
     steps = list(enumerate(xw.split(batch_sizes)))
     outputs, done = [], []
     if reverse:
@@ -82,7 +117,7 @@ def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse):
             state = tuple(s[:bs] for s in state)
         elif bs > cur:
             state = tuple(ember.cat([s, h0[cur:bs]]) for s, h0 in zip(state, hidden))
-        state = _step(mode, x, state, w_hh, b_hh, w_hr, w_hh_t)
+        state = _step(mode, x, state, w_hh, b_hh, w_hr, w_hh_t, fused)
         outputs.append(state[0])
     if reverse:
         outputs.reverse()
@@ -425,7 +460,8 @@ class RNNCellBase(Module):
         """The step on batched input and state tuple."""
         mode = self._mode
         xw = _input_part(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        return _step(mode, xw, state, self.weight_hh, self.bias_hh, None)
+        fused = mode in ("LSTM", "GRU") and _fused_ok(xw, self.weight_hh, *state)
+        return _step(mode, xw, state, self.weight_hh, self.bias_hh, None, fused=fused)
 
     def forward(self, input, hx=None):
         name = self._name
