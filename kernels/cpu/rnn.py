@@ -4,6 +4,11 @@ pre-activations, in NumPy, with the formulas and rounding steps of the decompose
 (ember.nn's sigmoid/tanh/mul/add ops): the same bits when both compute the same sums.
 float16/bfloat16 compute in float32 and round once.
 
+The array-level steps (`_lstm_step`, `_gru_step` and their backward) also serve whole
+layers: `layer_forward` / `layer_backward` run a layer's time loop on float32/float64
+arrays for ember.nn's RNN/LSTM/GRU on the plain eager path (one autograd node per layer
+and direction instead of two per time step; ember/nn/modules/rnn.py).
+
     >>> gates = ember.zeros(1, 8)
     >>> hy, cy, workspace = ember._thnn_fused_lstm_cell(gates, gates, ember.ones(1, 2))
     >>> cy
@@ -20,15 +25,72 @@ from .linalg import _acc, _as, _finish
 _sigmoid = sp.expit     # (ember's sigmoid kernel: the same ufunc)
 
 
-def _gates(input_gates, hidden_gates, input_bias, hidden_bias, acc):
-    """input_gates + hidden_gates (+ input_bias + hidden_bias, in torch's order)."""
-    gates = _as(input_gates._np, acc) + _as(hidden_gates._np, acc)
-    if input_bias is not None:
-        gates += _as(input_bias._np, acc)
-        gates += _as(hidden_bias._np, acc)
-    return gates
+# --------------------------------------------------------------------------- array steps
+def _lstm_step(gates, cx, h):
+    """(hy, cy, workspace) from the summed gates (B, 4H) and cx (B, H)."""
+    workspace = np.empty_like(gates)
+    i, f, g, o = (workspace[:, k * h:(k + 1) * h] for k in range(4))
+    with np.errstate(all="ignore"):
+        _sigmoid(gates[:, :2 * h], out=workspace[:, :2 * h])
+        np.tanh(gates[:, 2 * h:3 * h], out=g)
+        _sigmoid(gates[:, 3 * h:], out=o)
+        cy = f * cx
+        cy += i * g
+        hy = o * np.tanh(cy)
+    return hy, cy, workspace
 
 
+def _lstm_step_backward(ghy, gcy, cx, cy, workspace, h):
+    """(grad_gates (B, 4H), grad_cx); ghy or gcy None count as zeros (not both)."""
+    i, f, g, o = (workspace[:, k * h:(k + 1) * h] for k in range(4))
+    grad_gates = np.empty_like(workspace)
+    gi, gf, gg, go = (grad_gates[:, k * h:(k + 1) * h] for k in range(4))
+    with np.errstate(all="ignore"):
+        if ghy is not None:
+            tanh_cy = np.tanh(cy)
+            gcx = ghy * o * (1 - tanh_cy * tanh_cy)
+            np.multiply(ghy * tanh_cy, (1 - o) * o, out=go)
+            if gcy is not None:
+                gcx += gcy
+        else:
+            gcx = gcy.copy()
+            go[...] = 0
+        np.multiply(gcx * g, (1 - i) * i, out=gi)
+        np.multiply(gcx * cx, (1 - f) * f, out=gf)
+        np.multiply(gcx * i, 1 - g * g, out=gg)
+        gcx *= f
+    return grad_gates, gcx
+
+
+def _gru_step(xg, hg, hx, h):
+    """(hy, workspace (B, 5H): r, z, n, hx, h_n) from the gates' halves (B, 3H)."""
+    workspace = np.empty((hx.shape[0], 5 * h), hx.dtype)
+    r, z, n, h0, hn = (workspace[:, k * h:(k + 1) * h] for k in range(5))
+    with np.errstate(all="ignore"):
+        _sigmoid(xg[:, :2 * h] + hg[:, :2 * h], out=workspace[:, :2 * h])
+        hn[...] = hg[:, 2 * h:]
+        np.tanh(xg[:, 2 * h:] + r * hn, out=n)
+        h0[...] = hx
+        hy = n + z * (hx - n)
+    return hy, workspace
+
+
+def _gru_step_backward(go, workspace, h):
+    """(grad of the input gates (B, 3H), of the hidden gates (B, 3H), of hx)."""
+    r, z, n, hx, hn = (workspace[:, k * h:(k + 1) * h] for k in range(5))
+    grad_x = np.empty((go.shape[0], 3 * h), go.dtype)
+    gr, gz, gn = (grad_x[:, k * h:(k + 1) * h] for k in range(3))
+    with np.errstate(all="ignore"):
+        np.multiply(go * (hx - n), (1 - z) * z, out=gz)
+        grad_hx = go * z
+        np.multiply(go * (1 - z), 1 - n * n, out=gn)
+        np.multiply(gn * hn, (1 - r) * r, out=gr)
+        grad_h = grad_x.copy()
+        np.multiply(gn, r, out=grad_h[:, 2 * h:])
+    return grad_x, grad_h, grad_hx
+
+
+# --------------------------------------------------------------------------- the ops
 def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
     """(hy, cy, workspace): gates i, f, g, o of input_gates + hidden_gates (+ biases),
     cy = sigmoid(f) * cx + sigmoid(i) * tanh(g), hy = sigmoid(o) * tanh(cy); the workspace
@@ -36,16 +98,11 @@ def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=
     batch, h, dt = _meta.check_fused_cell("_thnn_fused_lstm_cell", input_gates, hidden_gates,
                                           input_bias, hidden_bias, cx, 4)
     acc = _acc(dt)
-    gates = _gates(input_gates, hidden_gates, input_bias, hidden_bias, acc)
-    workspace = np.empty_like(gates)
-    with np.errstate(all="ignore"):
-        i, f, g, o = (workspace[:, k * h:(k + 1) * h] for k in range(4))
-        _sigmoid(gates[:, :2 * h], out=workspace[:, :2 * h])
-        np.tanh(gates[:, 2 * h:3 * h], out=g)
-        _sigmoid(gates[:, 3 * h:], out=o)
-        cy = f * _as(cx._np, acc).reshape(batch, h)
-        cy += i * g
-        hy = o * np.tanh(cy)
+    gates = _as(input_gates._np, acc) + _as(hidden_gates._np, acc)
+    if input_bias is not None:  # (torch's order: the gates' sum, then each bias)
+        gates += _as(input_bias._np, acc)
+        gates += _as(hidden_bias._np, acc)
+    hy, cy, workspace = _lstm_step(gates, _as(cx._np, acc).reshape(batch, h), h)
     return _finish(hy, dt), _finish(cy, dt), _finish(workspace, dt)
 
 
@@ -57,24 +114,11 @@ def fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
     if grad_hy is None and grad_cy is None:
         return None, None, None
     acc = _acc(dt)
-    ws = _as(workspace._np, acc)
-    i, f, g, o = (ws[:, k * h:(k + 1) * h] for k in range(4))
-    grad_gates = np.empty((batch, 4 * h), acc)
-    gi, gf, gg, go = (grad_gates[:, k * h:(k + 1) * h] for k in range(4))
-    tanh_cy = np.tanh(_as(cy._np, acc).reshape(batch, h))
-    if grad_hy is not None:
-        ghy = _as(grad_hy._np, acc).reshape(batch, h)
-        gcx = ghy * o * (1 - tanh_cy * tanh_cy)
-        np.multiply(ghy * tanh_cy, (1 - o) * o, out=go)
-    else:
-        gcx = np.zeros((batch, h), acc)
-        go[...] = 0
-    if grad_cy is not None:
-        gcx += _as(grad_cy._np, acc).reshape(batch, h)
-    np.multiply(gcx * g, (1 - i) * i, out=gi)
-    np.multiply(gcx * _as(cx._np, acc).reshape(batch, h), (1 - f) * f, out=gf)
-    np.multiply(gcx * i, 1 - g * g, out=gg)
-    grad_cx = gcx * f
+
+    def arr(t):
+        return None if t is None else _as(t._np, acc).reshape(batch, -1)
+    grad_gates, grad_cx = _lstm_step_backward(arr(grad_hy), arr(grad_cy), arr(cx), arr(cy),
+                                              arr(workspace), h)
     grad_bias = _finish(grad_gates.sum(0), dt) if has_bias else None
     return _finish(grad_gates, dt), _finish(grad_cx, dt), grad_bias
 
@@ -90,14 +134,7 @@ def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=N
     if input_bias is not None:
         xg = xg + _as(input_bias._np, acc)
         hg = hg + _as(hidden_bias._np, acc)
-    workspace = np.empty((batch, 5 * h), acc)
-    r, z, n, h0, hn = (workspace[:, k * h:(k + 1) * h] for k in range(5))
-    with np.errstate(all="ignore"):
-        _sigmoid(xg[:, :2 * h] + hg[:, :2 * h], out=workspace[:, :2 * h])
-        hn[...] = hg[:, 2 * h:]
-        np.tanh(xg[:, 2 * h:] + r * hn, out=n)
-        h0[...] = _as(hx._np, acc).reshape(batch, h)
-        hy = n + z * (h0 - n)
+    hy, workspace = _gru_step(xg, hg, _as(hx._np, acc).reshape(batch, h), h)
     return _finish(hy, dt), _finish(workspace, dt)
 
 
@@ -107,18 +144,89 @@ def fused_gru_cell_backward(grad_hy, workspace, has_bias):
     has_bias. The two gates' gradients differ only in the n gate (x_n's and h_n's)."""
     batch, h, dt = _meta.check_gru_backward(grad_hy, workspace)
     acc = _acc(dt)
-    ws = _as(workspace._np, acc)
-    r, z, n, hx, hn = (ws[:, k * h:(k + 1) * h] for k in range(5))
-    go = _as(grad_hy._np, acc).reshape(batch, h)
-    grad_x = np.empty((batch, 3 * h), acc)
-    gr, gz, gn = (grad_x[:, k * h:(k + 1) * h] for k in range(3))
-    np.multiply(go * (hx - n), (1 - z) * z, out=gz)
-    grad_hx = go * z
-    np.multiply(go * (1 - z), 1 - n * n, out=gn)
-    np.multiply(gn * hn, (1 - r) * r, out=gr)
-    grad_h = grad_x.copy()
-    np.multiply(gn, r, out=grad_h[:, 2 * h:])
+    grad_x, grad_h, grad_hx = _gru_step_backward(
+        _as(grad_hy._np, acc).reshape(batch, h), _as(workspace._np, acc), h)
     biases = (_finish(grad_x.sum(0), dt), _finish(grad_h.sum(0), dt)) if has_bias else \
         (None, None)
     return (_finish(grad_x, dt), _finish(grad_h, dt), _finish(grad_hx, dt), *biases)
 
+
+# --------------------------------------------------------------------------- whole layers
+def _hidden_gates(h, w_hh_t, b_hh):
+    """h @ w_hh.T (+ b_hh): the bits of ember's mm (addmm: the product, then the bias)."""
+    out = np.matmul(h, w_hh_t)
+    if b_hh is not None:
+        out += b_hh
+    return out
+
+
+def _layer_forward(mode, xw, w_hh, b_hh, h0, c0, reverse):
+    """One layer and direction over xw (T * B, G), the time steps of ember.nn's decomposed
+    `_step` in arrays (the same bits): (outputs (T * B, H), h_T, c_T, saved), `saved` what
+    `_layer_backward` needs. LSTM's and RNN_TANH's b_hh is already in xw (None here)."""
+    batch, h = h0.shape
+    steps = xw.shape[0] // batch
+    w_hh_t = w_hh.T
+    out = np.empty((steps * batch, h), xw.dtype)
+    state, c = h0, c0
+    saved = []
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        rows = slice(t * batch, (t + 1) * batch)
+        x = xw[rows]
+        if mode == "LSTM":
+            hy, c_new, ws = _lstm_step(x + np.matmul(state, w_hh_t), c, h)
+            saved.append((state, c, c_new, ws))
+            c = c_new
+        elif mode == "GRU":
+            hy, ws = _gru_step(x, _hidden_gates(state, w_hh_t, b_hh), state, h)
+            saved.append((state, ws))
+        else:   # RNN_TANH
+            hy = np.tanh(np.matmul(state, w_hh_t) + x)
+            saved.append((state, hy))
+        out[rows] = hy
+        state = hy
+    return out, state, c, saved
+
+
+def _layer_backward(mode, saved, grad_out, grad_h, grad_c, w_hh, has_b_hh, reverse):
+    """The gradients of `_layer_forward`'s (outputs, h_T, c_T) w.r.t. (xw, h0, c0, w_hh,
+    b_hh), time step after time step backwards; grad_out (T * B, H) or None, grad_h and
+    grad_c (B, H) or None (zeros)."""
+    batch, h = saved[0][0].shape
+    steps = len(saved)
+    gates = w_hh.shape[0]
+    grad_xw = np.empty((steps * batch, gates), w_hh.dtype)
+    grad_w = np.zeros((gates, h), w_hh.dtype)
+    grad_b = np.zeros(gates, w_hh.dtype) if has_b_hh else None
+    order = range(steps - 1, -1, -1) if reverse else range(steps)
+    gh = grad_h
+    for k, t in zip(range(steps - 1, -1, -1), reversed(order)):
+        rows = slice(t * batch, (t + 1) * batch)
+        if grad_out is not None:
+            gh = grad_out[rows] if gh is None else gh + grad_out[rows]
+        if mode == "LSTM":
+            prev, cx, cy, ws = saved[k]
+            if gh is None and grad_c is None:
+                gg, grad_c = np.zeros((batch, gates), w_hh.dtype), np.zeros_like(cx)
+            else:
+                gg, grad_c = _lstm_step_backward(gh, grad_c, cx, cy, ws, h)
+            gh_gates = gg
+        elif mode == "GRU":
+            prev, ws = saved[k]
+            if gh is None:
+                gh = np.zeros_like(prev)
+            gg, gh_gates, ghx = _gru_step_backward(gh, ws, h)
+            if grad_b is not None:
+                grad_b += gh_gates.sum(0)
+        else:
+            prev, hy = saved[k]
+            if gh is None:
+                gh = np.zeros_like(prev)
+            gg = gh * (1 - hy * hy)
+            gh_gates = gg
+        grad_xw[rows] = gg
+        grad_w += gh_gates.T @ prev
+        gh = gh_gates @ w_hh
+        if mode == "GRU":
+            gh += ghx
+    return grad_xw, gh, grad_c, grad_w, grad_b

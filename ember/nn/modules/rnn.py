@@ -18,10 +18,12 @@ import warnings
 
 import ember
 
-from ...core.tensor import Tensor
+from ...autograd.function import Function
+from ...core.tensor import Tensor, from_array
 from ...dispatch import observers as _observers
 from ...dispatch.keys import FULL
 from ...dispatch.tls import state as _tls
+from ...kernels.cpu import rnn as _cpu_rnn
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -95,13 +97,74 @@ def _step(mode, xw, state, w_hh, b_hh, w_hr, w_hh_t=None, fused=False):
     return (h if w_hr is None else h.matmul(w_hr.t()), c)
 
 
-def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse):
+class _FusedLayer(Function):
+    """One layer and direction of an RNN_TANH, LSTM or GRU as one autograd node: the time
+    loop in arrays (kernels/cpu/rnn.py, the decomposed steps' bits), for the plain eager
+    path (`_fused_ok`) over sequences whose batch never shrinks. Under create_graph the
+    backward recomputes the layer in ember ops, so double backward works.
+
+    forward(mode, reverse, xw, h0, c0, w_hh, b_hh) -> (outputs (T * B, H), h_T, c_T);
+    c0 and c_T for LSTM only, b_hh for GRU only (the others have it in xw)."""
+
+    @staticmethod
+    def forward(ctx, mode, reverse, xw, h0, c0, w_hh, b_hh):
+        ctx.set_materialize_grads(False)
+        ctx.mode, ctx.reverse = mode, reverse
+        ctx.save_for_backward(xw, h0, c0, w_hh, b_hh)
+        out, h, c, ctx.steps = _cpu_rnn._layer_forward(
+            mode, xw._np, w_hh._np, _array(b_hh), h0._np, _array(c0), reverse)
+        dt = xw._dtype
+        return (from_array(out, dt), from_array(h.copy(), dt),
+                None if c is None else from_array(c.copy(), dt))
+
+    @staticmethod
+    def backward(ctx, grad_out, grad_h, grad_c):
+        xw, h0, c0, w_hh, b_hh = ctx.saved_tensors
+        if ember.is_grad_enabled():
+            return (None, None, *_layer_grads_in_ops(ctx, (xw, h0, c0, w_hh, b_hh),
+                                                     (grad_out, grad_h, grad_c)))
+        grads = _cpu_rnn._layer_backward(
+            ctx.mode, ctx.steps, _array(grad_out), _array(grad_h), _array(grad_c), w_hh._np,
+            b_hh is not None, ctx.reverse)
+        dt = xw._dtype
+        return (None, None, *(None if g is None or t is None else from_array(g, dt)
+                              for g, t in zip(grads, (xw, h0, c0, w_hh, b_hh))))
+
+
+def _array(t):
+    return None if t is None else t._np
+
+
+def _layer_grads_in_ops(ctx, inputs, grads):
+    """_FusedLayer's gradients under create_graph: the layer again in ember ops (the
+    decomposed steps), differentiated with a graph (torch's ops for the same cell)."""
+    xw, h0, c0, w_hh, b_hh = inputs
+    wanted = [t for t, need in zip(inputs, ctx.needs_input_grad[2:]) if need]
+    with ember.enable_grad():
+        hidden = (h0,) if c0 is None else (h0, c0)
+        batch = h0.shape[0]
+        out, state = _run_direction(ctx.mode, xw, [batch] * (xw.shape[0] // batch), hidden,
+                                    (w_hh, b_hh, None), ctx.reverse, allow_fused=False)
+    pairs = [(o, g) for o, g in zip((out, *state), grads) if g is not None]
+    found = iter(ember.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                                     create_graph=True, allow_unused=True))
+    return tuple(next(found) if need else None for need in ctx.needs_input_grad[2:])
+
+
+def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse, allow_fused=True):
     """Run one layer and direction over packed input parts xw (sum(batch_sizes), G).
 
     Returns the packed outputs and the final state, each sequence's state after its own
     last step (the batch shrinks as sequences end, longest first)."""
     w_hh, b_hh, w_hr = weights
-    fused = mode in ("LSTM", "GRU") and _fused_ok(xw, w_hh, *hidden)
+    fused = allow_fused and mode != "RNN_RELU" and _fused_ok(
+        xw, *hidden, *(w for w in weights if w is not None))
+    if fused and w_hr is None and batch_sizes and batch_sizes[0] == batch_sizes[-1] > 0:
+        h, c = hidden if mode == "LSTM" else (hidden[0], None)
+        out, h, c = _FusedLayer.apply(mode, reverse, xw, h, c, w_hh,
+                                      b_hh if mode == "GRU" else None)
+        return out, ((h, c) if mode == "LSTM" else (h,))
+    fused = fused and mode != "RNN_TANH"
     w_hh_t = None if mode == "GRU" and not fused else w_hh.t()
     steps = list(enumerate(xw.split(batch_sizes)))
     outputs, done = [], []
