@@ -230,3 +230,43 @@ def _layer_backward(mode, saved, grad_out, grad_h, grad_c, w_hh, has_b_hh, rever
         if mode == "GRU":
             gh += ghx
     return grad_xw, gh, grad_c, grad_w, grad_b
+
+
+def _cell_backward(mode, grad_hy, grad_cy, x, h, c, cy, workspace, w_ih, w_hh, has_bias):
+    """The gradients of an LSTMCell's or GRUCell's step (x @ w_ih.T + b_ih, h @ w_hh.T +
+    b_hh into the fused cell) w.r.t. (x, h, c, w_ih, w_hh, b_ih, b_hh), from the fused
+    cell's workspace; None for c and the biases where they do not apply."""
+    hidden = h.shape[1]
+    if mode == "LSTM":
+        if grad_hy is None and grad_cy is None:
+            return (None,) * 7
+        gates, grad_c = _lstm_step_backward(grad_hy, grad_cy, c, cy, workspace, hidden)
+        grad_h = gates @ w_hh
+        gates_h = gates
+    else:
+        if grad_hy is None:
+            return (None,) * 7
+        gates, gates_h, grad_hx = _gru_step_backward(grad_hy, workspace, hidden)
+        grad_h = gates_h @ w_hh
+        grad_h += grad_hx
+        grad_c = None
+    biases = (gates.sum(0), gates_h.sum(0) if mode == "GRU" else gates.sum(0)) if has_bias \
+        else (None, None)
+    return (gates @ w_ih, grad_h, grad_c, gates.T @ x, gates_h.T @ h, *biases)
+
+
+def _cell_forward(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
+    """An LSTMCell's or GRUCell's step in arrays, the bits of ember.nn's decomposed ops
+    (linear/addmm: the product, then the bias; LSTM adds b_ih + b_hh first):
+    (h', c' or None, workspace)."""
+    xw = np.matmul(x, w_ih.T)
+    hidden = h.shape[1]
+    if mode == "LSTM":
+        if b_ih is not None:
+            xw += b_ih + b_hh
+        xw += np.matmul(h, w_hh.T)
+        return _lstm_step(xw, c, hidden)
+    if b_ih is not None:
+        xw += b_ih
+    hy, workspace = _gru_step(xw, _hidden_gates(h, w_hh.T, b_hh), h, hidden)
+    return hy, None, workspace

@@ -119,36 +119,87 @@ class _FusedLayer(Function):
 
     @staticmethod
     def backward(ctx, grad_out, grad_h, grad_c):
-        xw, h0, c0, w_hh, b_hh = ctx.saved_tensors
+        inputs = ctx.saved_tensors
+        xw, w_hh, b_hh = inputs[0], inputs[3], inputs[4]
         if ember.is_grad_enabled():
-            return (None, None, *_layer_grads_in_ops(ctx, (xw, h0, c0, w_hh, b_hh),
-                                                     (grad_out, grad_h, grad_c)))
+            def layer(xw, h0, c0, w_hh, b_hh):
+                batch = h0.shape[0]
+                out, state = _run_direction(
+                    ctx.mode, xw, [batch] * (xw.shape[0] // batch),
+                    (h0,) if c0 is None else (h0, c0), (w_hh, b_hh, None), ctx.reverse,
+                    allow_fused=False)
+                return (out, *state)
+            return (None, None, *_grads_in_ops(ctx, layer, inputs, (grad_out, grad_h, grad_c),
+                                               skip=2))
         grads = _cpu_rnn._layer_backward(
             ctx.mode, ctx.steps, _array(grad_out), _array(grad_h), _array(grad_c), w_hh._np,
             b_hh is not None, ctx.reverse)
-        dt = xw._dtype
-        return (None, None, *(None if g is None or t is None else from_array(g, dt)
-                              for g, t in zip(grads, (xw, h0, c0, w_hh, b_hh))))
+        return (None, None, *_tensors(grads, inputs, xw._dtype))
+
+
+class _FusedCell(Function):
+    """An LSTMCell's or GRUCell's step as one autograd node on the plain eager path
+    (`_fused_ok`): the forward runs the decomposed cell's ops without autograd (the same
+    bits), the backward is kernels/cpu/rnn.py's `_cell_backward` in arrays; under
+    create_graph it recomputes the cell in ember ops.
+
+    forward(mode, x, h, c, w_ih, w_hh, b_ih, b_hh) -> (h', c') for LSTM (c None for GRU,
+    whose result is h')."""
+
+    @staticmethod
+    def forward(ctx, mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
+        ctx.set_materialize_grads(False)
+        ctx.mode = mode
+        hy, cy, ctx.workspace = _cpu_rnn._cell_forward(
+            mode, x._np, h._np, _array(c), w_ih._np, w_hh._np, _array(b_ih), _array(b_hh))
+        dt = x._dtype
+        hy = from_array(hy, dt)
+        cy = None if cy is None else from_array(cy, dt)
+        ctx.save_for_backward(x, h, c, w_ih, w_hh, b_ih, b_hh, cy)
+        return hy if cy is None else (hy, cy)
+
+    @staticmethod
+    def backward(ctx, grad_hy, grad_cy=None):
+        x, h, c, w_ih, w_hh, b_ih, b_hh, cy = ctx.saved_tensors
+        inputs = (x, h, c, w_ih, w_hh, b_ih, b_hh)
+        if ember.is_grad_enabled():
+            def cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
+                return _cell_ops(ctx.mode, x, (h,) if c is None else (h, c), w_ih, w_hh, b_ih,
+                                 b_hh)
+            return (None, *_grads_in_ops(ctx, cell, inputs, (grad_hy, grad_cy), skip=1))
+        grads = _cpu_rnn._cell_backward(
+            ctx.mode, _array(grad_hy), _array(grad_cy), x._np, h._np, _array(c), _array(cy),
+            ctx.workspace, w_ih._np, w_hh._np, b_ih is not None)
+        return (None, *_tensors(grads, inputs, x._dtype))
+
+
+def _cell_ops(mode, x, state, w_ih, w_hh, b_ih, b_hh):
+    """A cell's step in ember ops, as torch's CPU cells decompose it."""
+    return _step(mode, _input_part(mode, x, w_ih, b_ih, b_hh), state, w_hh, b_hh, None)
 
 
 def _array(t):
     return None if t is None else t._np
 
 
-def _layer_grads_in_ops(ctx, inputs, grads):
-    """_FusedLayer's gradients under create_graph: the layer again in ember ops (the
-    decomposed steps), differentiated with a graph (torch's ops for the same cell)."""
-    xw, h0, c0, w_hh, b_hh = inputs
-    wanted = [t for t, need in zip(inputs, ctx.needs_input_grad[2:]) if need]
+def _tensors(arrays, inputs, dt):
+    """Gradient arrays as tensors; None for inputs that were None."""
+    return tuple(None if a is None or t is None else from_array(a, dt)
+                 for a, t in zip(arrays, inputs))
+
+
+def _grads_in_ops(ctx, fn, inputs, grads, skip):
+    """A fused node's gradients under create_graph: `fn` (the same computation in ember
+    ops, as torch's CPU cells run it) on the saved inputs, differentiated with a graph.
+    `skip`: the forward's leading non-tensor arguments (not in `inputs`)."""
+    needs = ctx.needs_input_grad[skip:]
+    wanted = [t for t, need in zip(inputs, needs) if need]
     with ember.enable_grad():
-        hidden = (h0,) if c0 is None else (h0, c0)
-        batch = h0.shape[0]
-        out, state = _run_direction(ctx.mode, xw, [batch] * (xw.shape[0] // batch), hidden,
-                                    (w_hh, b_hh, None), ctx.reverse, allow_fused=False)
-    pairs = [(o, g) for o, g in zip((out, *state), grads) if g is not None]
+        outputs = fn(*inputs)
+    pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None]
     found = iter(ember.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
                                      create_graph=True, allow_unused=True))
-    return tuple(next(found) if need else None for need in ctx.needs_input_grad[2:])
+    return tuple(next(found) if need else None for need in needs)
 
 
 def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse, allow_fused=True):
@@ -522,9 +573,13 @@ class RNNCellBase(Module):
     def _cell(self, input, state):
         """The step on batched input and state tuple."""
         mode = self._mode
-        xw = _input_part(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        fused = mode in ("LSTM", "GRU") and _fused_ok(xw, self.weight_hh, *state)
-        return _step(mode, xw, state, self.weight_hh, self.bias_hh, None, fused=fused)
+        weights = (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        if mode in ("LSTM", "GRU") and _fused_ok(input, *state, *(w for w in weights if w
+                                                                   is not None)):
+            out = _FusedCell.apply(mode, input, state[0], state[1] if mode == "LSTM" else
+                                   None, *weights)
+            return out if mode == "LSTM" else (out,)
+        return _cell_ops(mode, input, state, *weights)
 
     def forward(self, input, hx=None):
         name = self._name
