@@ -5,7 +5,7 @@ pre-activations, in NumPy, with the formulas and rounding steps of the decompose
 float16/bfloat16 compute in float32 and round once.
 
 The array-level steps (`_lstm_step`, `_gru_step` and their backward) also serve whole
-layers: `layer_forward` / `layer_backward` run a layer's time loop on float32/float64
+layers: `_layer_forward` / `_layer_backward` run a layer's time loop on float32/float64
 arrays for ember.nn's RNN/LSTM/GRU on the plain eager path (one autograd node per layer
 and direction instead of two per time step; ember/nn/modules/rnn.py).
 
@@ -25,18 +25,26 @@ from .linalg import _acc, _as, _finish
 _sigmoid = sp.expit     # (ember's sigmoid kernel: the same ufunc)
 
 
+def _quiet(fn):
+    """Runs fn with NumPy's floating-point warnings off (torch's kernels do not warn)."""
+    def run(*args, **kwargs):
+        with np.errstate(all="ignore"):
+            return fn(*args, **kwargs)
+    run.__doc__, run.__name__ = fn.__doc__, fn.__name__
+    return run
+
+
 # --------------------------------------------------------------------------- array steps
 def _lstm_step(gates, cx, h):
     """(hy, cy, workspace) from the summed gates (B, 4H) and cx (B, H)."""
     workspace = np.empty_like(gates)
     i, f, g, o = (workspace[:, k * h:(k + 1) * h] for k in range(4))
-    with np.errstate(all="ignore"):
-        _sigmoid(gates[:, :2 * h], out=workspace[:, :2 * h])
-        np.tanh(gates[:, 2 * h:3 * h], out=g)
-        _sigmoid(gates[:, 3 * h:], out=o)
-        cy = f * cx
-        cy += i * g
-        hy = o * np.tanh(cy)
+    _sigmoid(gates[:, :2 * h], out=workspace[:, :2 * h])
+    np.tanh(gates[:, 2 * h:3 * h], out=g)
+    _sigmoid(gates[:, 3 * h:], out=o)
+    cy = f * cx
+    cy += i * g
+    hy = o * np.tanh(cy)
     return hy, cy, workspace
 
 
@@ -45,20 +53,19 @@ def _lstm_step_backward(ghy, gcy, cx, cy, workspace, h):
     i, f, g, o = (workspace[:, k * h:(k + 1) * h] for k in range(4))
     grad_gates = np.empty_like(workspace)
     gi, gf, gg, go = (grad_gates[:, k * h:(k + 1) * h] for k in range(4))
-    with np.errstate(all="ignore"):
-        if ghy is not None:
-            tanh_cy = np.tanh(cy)
-            gcx = ghy * o * (1 - tanh_cy * tanh_cy)
-            np.multiply(ghy * tanh_cy, (1 - o) * o, out=go)
-            if gcy is not None:
-                gcx += gcy
-        else:
-            gcx = gcy.copy()
-            go[...] = 0
-        np.multiply(gcx * g, (1 - i) * i, out=gi)
-        np.multiply(gcx * cx, (1 - f) * f, out=gf)
-        np.multiply(gcx * i, 1 - g * g, out=gg)
-        gcx *= f
+    if ghy is not None:
+        tanh_cy = np.tanh(cy)
+        gcx = ghy * o * (1 - tanh_cy * tanh_cy)
+        np.multiply(ghy * tanh_cy, (1 - o) * o, out=go)
+        if gcy is not None:
+            gcx += gcy
+    else:
+        gcx = gcy.copy()
+        go[...] = 0
+    np.multiply(gcx * g, (1 - i) * i, out=gi)
+    np.multiply(gcx * cx, (1 - f) * f, out=gf)
+    np.multiply(gcx * i, 1 - g * g, out=gg)
+    gcx *= f
     return grad_gates, gcx
 
 
@@ -66,12 +73,11 @@ def _gru_step(xg, hg, hx, h):
     """(hy, workspace (B, 5H): r, z, n, hx, h_n) from the gates' halves (B, 3H)."""
     workspace = np.empty((hx.shape[0], 5 * h), hx.dtype)
     r, z, n, h0, hn = (workspace[:, k * h:(k + 1) * h] for k in range(5))
-    with np.errstate(all="ignore"):
-        _sigmoid(xg[:, :2 * h] + hg[:, :2 * h], out=workspace[:, :2 * h])
-        hn[...] = hg[:, 2 * h:]
-        np.tanh(xg[:, 2 * h:] + r * hn, out=n)
-        h0[...] = hx
-        hy = n + z * (hx - n)
+    _sigmoid(xg[:, :2 * h] + hg[:, :2 * h], out=workspace[:, :2 * h])
+    hn[...] = hg[:, 2 * h:]
+    np.tanh(xg[:, 2 * h:] + r * hn, out=n)
+    h0[...] = hx
+    hy = n + z * (hx - n)
     return hy, workspace
 
 
@@ -80,17 +86,17 @@ def _gru_step_backward(go, workspace, h):
     r, z, n, hx, hn = (workspace[:, k * h:(k + 1) * h] for k in range(5))
     grad_x = np.empty((go.shape[0], 3 * h), go.dtype)
     gr, gz, gn = (grad_x[:, k * h:(k + 1) * h] for k in range(3))
-    with np.errstate(all="ignore"):
-        np.multiply(go * (hx - n), (1 - z) * z, out=gz)
-        grad_hx = go * z
-        np.multiply(go * (1 - z), 1 - n * n, out=gn)
-        np.multiply(gn * hn, (1 - r) * r, out=gr)
-        grad_h = grad_x.copy()
-        np.multiply(gn, r, out=grad_h[:, 2 * h:])
+    np.multiply(go * (hx - n), (1 - z) * z, out=gz)
+    grad_hx = go * z
+    np.multiply(go * (1 - z), 1 - n * n, out=gn)
+    np.multiply(gn * hn, (1 - r) * r, out=gr)
+    grad_h = grad_x.copy()
+    np.multiply(gn, r, out=grad_h[:, 2 * h:])
     return grad_x, grad_h, grad_hx
 
 
 # --------------------------------------------------------------------------- the ops
+@_quiet
 def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
     """(hy, cy, workspace): gates i, f, g, o of input_gates + hidden_gates (+ biases),
     cy = sigmoid(f) * cx + sigmoid(i) * tanh(g), hy = sigmoid(o) * tanh(cy); the workspace
@@ -106,6 +112,7 @@ def fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=
     return _finish(hy, dt), _finish(cy, dt), _finish(workspace, dt)
 
 
+@_quiet
 def fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
     """(grad_gates, grad_cx, grad_bias) of fused_lstm_cell from its saved cy and
     workspace; grad_bias (the gates' gradient summed over the batch) when has_bias.
@@ -123,6 +130,7 @@ def fused_lstm_cell_backward(grad_hy, grad_cy, cx, cy, workspace, has_bias):
     return _finish(grad_gates, dt), _finish(grad_cx, dt), grad_bias
 
 
+@_quiet
 def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
     """(hy, workspace): gates r, z, n; r = sigmoid(x_r + h_r), z = sigmoid(x_z + h_z),
     n = tanh(x_n + r * h_n), hy = n + z * (hx - n); the workspace holds r, z, n, hx, h_n
@@ -138,6 +146,7 @@ def fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=N
     return _finish(hy, dt), _finish(workspace, dt)
 
 
+@_quiet
 def fused_gru_cell_backward(grad_hy, workspace, has_bias):
     """(grad_input_gates, grad_hidden_gates, grad_hx, grad_input_bias, grad_hidden_bias) of
     fused_gru_cell from its workspace; the bias gradients (sums over the batch) when
@@ -160,44 +169,52 @@ def _hidden_gates(h, w_hh_t, b_hh):
     return out
 
 
-def _layer_forward(mode, xw, w_hh, b_hh, h0, c0, reverse):
-    """One layer and direction over xw (T * B, G), the time steps of ember.nn's decomposed
-    `_step` in arrays (the same bits): (outputs (T * B, H), h_T, c_T, saved), `saved` what
-    `_layer_backward` needs. LSTM's and RNN_TANH's b_hh is already in xw (None here)."""
+@_quiet
+def _layer_forward(mode, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
+    """One layer and direction of an RNN_TANH, LSTM or GRU over x (T * B, I) from h0 (and
+    c0), in arrays with the bits of ember.nn's decomposed ops (x @ w_ih.T + bias, then each
+    time step's `_step`): (outputs (T * B, H), h_T, c_T or None, saved), `saved` what
+    `_layer_backward` needs. A cell's step is the layer with T = 1."""
     batch, h = h0.shape
-    steps = xw.shape[0] // batch
+    steps = x.shape[0] // batch
+    # _input_part: linear(x, w_ih, b_ih (+ b_hh but for GRU)): addmm's product, then bias
+    xw = np.matmul(x, w_ih.T)
+    if b_ih is not None:
+        xw += b_ih if mode == "GRU" else b_ih + b_hh
     w_hh_t = w_hh.T
     out = np.empty((steps * batch, h), xw.dtype)
     state, c = h0, c0
     saved = []
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         rows = slice(t * batch, (t + 1) * batch)
-        x = xw[rows]
+        gates = xw[rows]
         if mode == "LSTM":
-            hy, c_new, ws = _lstm_step(x + np.matmul(state, w_hh_t), c, h)
+            hy, c_new, ws = _lstm_step(gates + np.matmul(state, w_hh_t), c, h)
             saved.append((state, c, c_new, ws))
             c = c_new
         elif mode == "GRU":
-            hy, ws = _gru_step(x, _hidden_gates(state, w_hh_t, b_hh), state, h)
+            hy, ws = _gru_step(gates, _hidden_gates(state, w_hh_t, b_hh), state, h)
             saved.append((state, ws))
         else:   # RNN_TANH
-            hy = np.tanh(np.matmul(state, w_hh_t) + x)
+            hy = np.tanh(np.matmul(state, w_hh_t) + gates)
             saved.append((state, hy))
         out[rows] = hy
         state = hy
     return out, state, c, saved
 
 
-def _layer_backward(mode, saved, grad_out, grad_h, grad_c, w_hh, has_b_hh, reverse):
-    """The gradients of `_layer_forward`'s (outputs, h_T, c_T) w.r.t. (xw, h0, c0, w_hh,
-    b_hh), time step after time step backwards; grad_out (T * B, H) or None, grad_h and
-    grad_c (B, H) or None (zeros)."""
+@_quiet
+def _layer_backward(mode, saved, grad_out, grad_h, grad_c, x, w_ih, w_hh, has_bias, reverse):
+    """The gradients of `_layer_forward`'s (outputs, h_T, c_T) w.r.t. (x, h0, c0, w_ih,
+    w_hh, b_ih, b_hh), time step after time step backwards; grad_out (T * B, H), grad_h
+    and grad_c (B, H) may be None (zeros). None for c0 and the biases where they do not
+    apply."""
     batch, h = saved[0][0].shape
     steps = len(saved)
     gates = w_hh.shape[0]
     grad_xw = np.empty((steps * batch, gates), w_hh.dtype)
-    grad_w = np.zeros((gates, h), w_hh.dtype)
-    grad_b = np.zeros(gates, w_hh.dtype) if has_b_hh else None
+    grad_w_hh = np.zeros((gates, h), w_hh.dtype)
+    grad_b_hh = np.zeros(gates, w_hh.dtype) if has_bias and mode == "GRU" else None
     order = range(steps - 1, -1, -1) if reverse else range(steps)
     gh = grad_h
     for k, t in zip(range(steps - 1, -1, -1), reversed(order)):
@@ -210,63 +227,23 @@ def _layer_backward(mode, saved, grad_out, grad_h, grad_c, w_hh, has_b_hh, rever
                 gg, grad_c = np.zeros((batch, gates), w_hh.dtype), np.zeros_like(cx)
             else:
                 gg, grad_c = _lstm_step_backward(gh, grad_c, cx, cy, ws, h)
-            gh_gates = gg
+            gg_h = gg
         elif mode == "GRU":
             prev, ws = saved[k]
-            if gh is None:
-                gh = np.zeros_like(prev)
-            gg, gh_gates, ghx = _gru_step_backward(gh, ws, h)
-            if grad_b is not None:
-                grad_b += gh_gates.sum(0)
+            gg, gg_h, ghx = _gru_step_backward(np.zeros_like(prev) if gh is None else gh, ws,
+                                               h)
+            if grad_b_hh is not None:
+                grad_b_hh += gg_h.sum(0)
         else:
             prev, hy = saved[k]
-            if gh is None:
-                gh = np.zeros_like(prev)
-            gg = gh * (1 - hy * hy)
-            gh_gates = gg
+            gg = gg_h = np.zeros_like(prev) if gh is None else gh * (1 - hy * hy)
         grad_xw[rows] = gg
-        grad_w += gh_gates.T @ prev
-        gh = gh_gates @ w_hh
+        grad_w_hh += gg_h.T @ prev
+        gh = gg_h @ w_hh
         if mode == "GRU":
             gh += ghx
-    return grad_xw, gh, grad_c, grad_w, grad_b
-
-
-def _cell_backward(mode, grad_hy, grad_cy, x, h, c, cy, workspace, w_ih, w_hh, has_bias):
-    """The gradients of an LSTMCell's or GRUCell's step (x @ w_ih.T + b_ih, h @ w_hh.T +
-    b_hh into the fused cell) w.r.t. (x, h, c, w_ih, w_hh, b_ih, b_hh), from the fused
-    cell's workspace; None for c and the biases where they do not apply."""
-    hidden = h.shape[1]
-    if mode == "LSTM":
-        if grad_hy is None and grad_cy is None:
-            return (None,) * 7
-        gates, grad_c = _lstm_step_backward(grad_hy, grad_cy, c, cy, workspace, hidden)
-        grad_h = gates @ w_hh
-        gates_h = gates
-    else:
-        if grad_hy is None:
-            return (None,) * 7
-        gates, gates_h, grad_hx = _gru_step_backward(grad_hy, workspace, hidden)
-        grad_h = gates_h @ w_hh
-        grad_h += grad_hx
-        grad_c = None
-    biases = (gates.sum(0), gates_h.sum(0) if mode == "GRU" else gates.sum(0)) if has_bias \
-        else (None, None)
-    return (gates @ w_ih, grad_h, grad_c, gates.T @ x, gates_h.T @ h, *biases)
-
-
-def _cell_forward(mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
-    """An LSTMCell's or GRUCell's step in arrays, the bits of ember.nn's decomposed ops
-    (linear/addmm: the product, then the bias; LSTM adds b_ih + b_hh first):
-    (h', c' or None, workspace)."""
-    xw = np.matmul(x, w_ih.T)
-    hidden = h.shape[1]
-    if mode == "LSTM":
-        if b_ih is not None:
-            xw += b_ih + b_hh
-        xw += np.matmul(h, w_hh.T)
-        return _lstm_step(xw, c, hidden)
-    if b_ih is not None:
-        xw += b_ih
-    hy, workspace = _gru_step(xw, _hidden_gates(h, w_hh.T, b_hh), h, hidden)
-    return hy, None, workspace
+    grad_b_ih = grad_xw.sum(0) if has_bias else None
+    if has_bias and mode != "GRU":
+        grad_b_hh = grad_b_ih.copy()
+    return (grad_xw @ w_ih, gh, grad_c if mode == "LSTM" else None, grad_xw.T @ x, grad_w_hh,
+            grad_b_ih, grad_b_hh)

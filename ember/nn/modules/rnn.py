@@ -98,108 +98,86 @@ def _step(mode, xw, state, w_hh, b_hh, w_hr, w_hh_t=None, fused=False):
 
 
 class _FusedLayer(Function):
-    """One layer and direction of an RNN_TANH, LSTM or GRU as one autograd node: the time
-    loop in arrays (kernels/cpu/rnn.py, the decomposed steps' bits), for the plain eager
-    path (`_fused_ok`) over sequences whose batch never shrinks. Under create_graph the
+    """One layer and direction of an RNN_TANH, LSTM or GRU as one autograd node, its input
+    projection included: the time loop in arrays (kernels/cpu/rnn.py, the decomposed ops'
+    bits), for the plain eager path (`_fused_ok`) over sequences whose batch never shrinks;
+    LSTMCell's and GRUCell's step is the layer with one time step. Under create_graph the
     backward recomputes the layer in ember ops, so double backward works.
 
-    forward(mode, reverse, xw, h0, c0, w_hh, b_hh) -> (outputs (T * B, H), h_T, c_T);
-    c0 and c_T for LSTM only, b_hh for GRU only (the others have it in xw)."""
+    forward(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh) -> (outputs (T * B, H), h_T,
+    c_T); c0 and c_T for LSTM only (else None)."""
 
     @staticmethod
-    def forward(ctx, mode, reverse, xw, h0, c0, w_hh, b_hh):
+    def forward(ctx, mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh):
         ctx.set_materialize_grads(False)
         ctx.mode, ctx.reverse = mode, reverse
-        ctx.save_for_backward(xw, h0, c0, w_hh, b_hh)
+        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
         out, h, c, ctx.steps = _cpu_rnn._layer_forward(
-            mode, xw._np, w_hh._np, _array(b_hh), h0._np, _array(c0), reverse)
-        dt = xw._dtype
+            mode, x._np, w_ih._np, w_hh._np, _array(b_ih), _array(b_hh), h0._np, _array(c0),
+            reverse)
+        dt = x._dtype
         return (from_array(out, dt), from_array(h.copy(), dt),
                 None if c is None else from_array(c.copy(), dt))
 
     @staticmethod
     def backward(ctx, grad_out, grad_h, grad_c):
         inputs = ctx.saved_tensors
-        xw, w_hh, b_hh = inputs[0], inputs[3], inputs[4]
+        x, w_ih, w_hh, b_ih = inputs[0], inputs[3], inputs[4], inputs[5]
         if ember.is_grad_enabled():
-            def layer(xw, h0, c0, w_hh, b_hh):
-                batch = h0.shape[0]
-                out, state = _run_direction(
-                    ctx.mode, xw, [batch] * (xw.shape[0] // batch),
-                    (h0,) if c0 is None else (h0, c0), (w_hh, b_hh, None), ctx.reverse,
-                    allow_fused=False)
-                return (out, *state)
-            return (None, None, *_grads_in_ops(ctx, layer, inputs, (grad_out, grad_h, grad_c),
-                                               skip=2))
+            return (None, None, *_grads_in_ops(ctx, inputs, (grad_out, grad_h, grad_c)))
         grads = _cpu_rnn._layer_backward(
-            ctx.mode, ctx.steps, _array(grad_out), _array(grad_h), _array(grad_c), w_hh._np,
-            b_hh is not None, ctx.reverse)
-        return (None, None, *_tensors(grads, inputs, xw._dtype))
-
-
-class _FusedCell(Function):
-    """An LSTMCell's or GRUCell's step as one autograd node on the plain eager path
-    (`_fused_ok`): the forward runs the decomposed cell's ops without autograd (the same
-    bits), the backward is kernels/cpu/rnn.py's `_cell_backward` in arrays; under
-    create_graph it recomputes the cell in ember ops.
-
-    forward(mode, x, h, c, w_ih, w_hh, b_ih, b_hh) -> (h', c') for LSTM (c None for GRU,
-    whose result is h')."""
-
-    @staticmethod
-    def forward(ctx, mode, x, h, c, w_ih, w_hh, b_ih, b_hh):
-        ctx.set_materialize_grads(False)
-        ctx.mode = mode
-        hy, cy, ctx.workspace = _cpu_rnn._cell_forward(
-            mode, x._np, h._np, _array(c), w_ih._np, w_hh._np, _array(b_ih), _array(b_hh))
+            ctx.mode, ctx.steps, _array(grad_out), _array(grad_h), _array(grad_c), x._np,
+            w_ih._np, w_hh._np, b_ih is not None, ctx.reverse)
         dt = x._dtype
-        hy = from_array(hy, dt)
-        cy = None if cy is None else from_array(cy, dt)
-        ctx.save_for_backward(x, h, c, w_ih, w_hh, b_ih, b_hh, cy)
-        return hy if cy is None else (hy, cy)
-
-    @staticmethod
-    def backward(ctx, grad_hy, grad_cy=None):
-        x, h, c, w_ih, w_hh, b_ih, b_hh, cy = ctx.saved_tensors
-        inputs = (x, h, c, w_ih, w_hh, b_ih, b_hh)
-        if ember.is_grad_enabled():
-            def cell(x, h, c, w_ih, w_hh, b_ih, b_hh):
-                return _cell_ops(ctx.mode, x, (h,) if c is None else (h, c), w_ih, w_hh, b_ih,
-                                 b_hh)
-            return (None, *_grads_in_ops(ctx, cell, inputs, (grad_hy, grad_cy), skip=1))
-        grads = _cpu_rnn._cell_backward(
-            ctx.mode, _array(grad_hy), _array(grad_cy), x._np, h._np, _array(c), _array(cy),
-            ctx.workspace, w_ih._np, w_hh._np, b_ih is not None)
-        return (None, *_tensors(grads, inputs, x._dtype))
+        return (None, None, *(None if a is None or t is None else from_array(a, dt)
+                              for a, t in zip(grads, inputs)))
 
 
-def _cell_ops(mode, x, state, w_ih, w_hh, b_ih, b_hh):
-    """A cell's step in ember ops, as torch's CPU cells decompose it."""
-    return _step(mode, _input_part(mode, x, w_ih, b_ih, b_hh), state, w_hh, b_hh, None)
+def _layer_ops(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh):
+    """_FusedLayer's computation in ember ops: the decomposed steps torch's CPU runs."""
+    batch = h0.shape[0]
+    xw = _input_part(mode, x, w_ih, b_ih, b_hh)
+    out, state = _run_direction(mode, xw, [batch] * (x.shape[0] // batch),
+                                (h0,) if c0 is None else (h0, c0), (w_hh, b_hh, None),
+                                reverse, allow_fused=False)
+    return (out, *state)
+
+
+def _grads_in_ops(ctx, inputs, grads):
+    """_FusedLayer's gradients under create_graph: the layer again in ember ops on the
+    saved inputs, differentiated with a graph."""
+    needs = ctx.needs_input_grad[2:]
+    wanted = [t for t, need in zip(inputs, needs) if need]
+    with ember.enable_grad():
+        outputs = _layer_ops(ctx.mode, ctx.reverse, *inputs)
+    pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None]
+    found = iter(ember.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                                     create_graph=True, allow_unused=True))
+    return tuple(next(found) if need else None for need in needs)
 
 
 def _array(t):
     return None if t is None else t._np
 
 
-def _tensors(arrays, inputs, dt):
-    """Gradient arrays as tensors; None for inputs that were None."""
-    return tuple(None if a is None or t is None else from_array(a, dt)
-                 for a, t in zip(arrays, inputs))
-
-
-def _grads_in_ops(ctx, fn, inputs, grads, skip):
-    """A fused node's gradients under create_graph: `fn` (the same computation in ember
-    ops, as torch's CPU cells run it) on the saved inputs, differentiated with a graph.
-    `skip`: the forward's leading non-tensor arguments (not in `inputs`)."""
-    needs = ctx.needs_input_grad[skip:]
-    wanted = [t for t, need in zip(inputs, needs) if need]
-    with ember.enable_grad():
-        outputs = fn(*inputs)
-    pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None]
-    found = iter(ember.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
-                                     create_graph=True, allow_unused=True))
-    return tuple(next(found) if need else None for need in needs)
+def _fused_layer(mode, x, batch_sizes, hidden, weights, reverse):
+    """(outputs, final state) of one layer and direction through _FusedLayer, or None
+    when it does not apply: a mode or subclass could see the ops (`_fused_ok`), RNN_RELU,
+    projections, a batch that shrinks (packed sequences of different lengths)."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    if mode == "RNN_RELU" or w_hr is not None or not batch_sizes or \
+            not batch_sizes[0] == batch_sizes[-1] > 0 or \
+            not _fused_ok(x, *hidden, *(w for w in weights if w is not None)):
+        return None
+    # (shapes that do not fit: the ops' own errors, from the decomposed path)
+    state_shape = (batch_sizes[0], w_hh.shape[1])
+    if x.shape != (batch_sizes[0] * len(batch_sizes), w_ih.shape[1]) or \
+            any(s.shape != state_shape for s in hidden):
+        return None
+    lstm = mode == "LSTM"
+    out, h, c = _FusedLayer.apply(mode, reverse, x, hidden[0], hidden[1] if lstm else None,
+                                  w_ih, w_hh, b_ih, b_hh)
+    return out, ((h, c) if lstm else (h,))
 
 
 def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse, allow_fused=True):
@@ -208,14 +186,8 @@ def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse, allow_fused=
     Returns the packed outputs and the final state, each sequence's state after its own
     last step (the batch shrinks as sequences end, longest first)."""
     w_hh, b_hh, w_hr = weights
-    fused = allow_fused and mode != "RNN_RELU" and _fused_ok(
+    fused = allow_fused and mode in ("LSTM", "GRU") and _fused_ok(
         xw, *hidden, *(w for w in weights if w is not None))
-    if fused and w_hr is None and batch_sizes and batch_sizes[0] == batch_sizes[-1] > 0:
-        h, c = hidden if mode == "LSTM" else (hidden[0], None)
-        out, h, c = _FusedLayer.apply(mode, reverse, xw, h, c, w_hh,
-                                      b_hh if mode == "GRU" else None)
-        return out, ((h, c) if mode == "LSTM" else (h,))
-    fused = fused and mode != "RNN_TANH"
     w_hh_t = None if mode == "GRU" and not fused else w_hh.t()
     steps = list(enumerate(xw.split(batch_sizes)))
     outputs, done = [], []
@@ -455,10 +427,16 @@ class RNNBase(Module):
                 w = dict(zip(("w_ih", "w_hh", "b_ih", "b_hh", "w_hr")
                              if self.bias else ("w_ih", "w_hh", "w_hr"),
                              self.all_weights[k]))
-                xw = _input_part(self.mode, data, w["w_ih"], w.get("b_ih"), w.get("b_hh"))
-                out, final = _run_direction(
-                    self.mode, xw, batch_sizes, tuple(s[k] for s in state),
-                    (w["w_hh"], w.get("b_hh"), w.get("w_hr")), reverse=direction == 1)
+                hidden = tuple(s[k] for s in state)
+                result = _fused_layer(self.mode, data, batch_sizes, hidden,
+                                      (w["w_ih"], w["w_hh"], w.get("b_ih"), w.get("b_hh"),
+                                       w.get("w_hr")), direction == 1)
+                if result is None:
+                    xw = _input_part(self.mode, data, w["w_ih"], w.get("b_ih"), w.get("b_hh"))
+                    result = _run_direction(self.mode, xw, batch_sizes, hidden,
+                                            (w["w_hh"], w.get("b_hh"), w.get("w_hr")),
+                                            reverse=direction == 1)
+                out, final = result
                 outs.append(out)
                 finals.append(final)
             data = outs[0] if directions == 1 else ember.cat(outs, 1)
@@ -574,12 +552,13 @@ class RNNCellBase(Module):
         """The step on batched input and state tuple."""
         mode = self._mode
         weights = (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
-        if mode in ("LSTM", "GRU") and _fused_ok(input, *state, *(w for w in weights if w
-                                                                   is not None)):
-            out = _FusedCell.apply(mode, input, state[0], state[1] if mode == "LSTM" else
-                                   None, *weights)
-            return out if mode == "LSTM" else (out,)
-        return _cell_ops(mode, input, state, *weights)
+        if mode in ("LSTM", "GRU"):
+            result = _fused_layer(mode, input, [input.shape[0]], state, (*weights, None),
+                                  False)
+            if result is not None:
+                return result[1]
+        w_ih, w_hh, b_ih, b_hh = weights
+        return _step(mode, _input_part(mode, input, w_ih, b_ih, b_hh), state, w_hh, b_hh, None)
 
     def forward(self, input, hx=None):
         name = self._name
