@@ -1626,6 +1626,18 @@ class SigmoidBackward0(_Node):
             _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                result = _A.arr(_unpack(_node._s_result, _node))
+                _r_self = _A.out(_A.sigmoid_backward(grad, result), _grads, result)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_result(self):
         return _unpack(self._s_result, self)
@@ -1648,6 +1660,18 @@ class TanhBackward0(_Node):
             result = _unpack(_node._s_result, _node)
             _r_self = _F.tanh_backward(grad, result)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                result = _A.arr(_unpack(_node._s_result, _node))
+                _r_self = _A.out(_A.tanh_backward(grad, result), _grads, result)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_result(self):
@@ -3178,6 +3202,22 @@ class SliceBackward0(_Node):
             _r_self = _H.slice_backward(grad, self_shape, dim, start, end, step)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                end = _node._s_end
+                self_shape = _node._s_self_shape
+                start = _node._s_start
+                step = _node._s_step
+                _r_self = _A.out(_A.slice_backward(grad, self_shape, dim, start, end, step), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -3217,6 +3257,20 @@ class SelectBackward0(_Node):
             self_shape = _node._s_self_shape
             _r_self = _H.select_backward(grad, self_shape, dim, index)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                index = _node._s_index
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.select_backward(grad, self_shape, dim, index), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
@@ -10458,6 +10512,27 @@ class SigmoidBackwardBackward0(_Node):
             _r_output = _H.reduce_to(grad.conj() * grad_output * (-2 * output.conj() + 1), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_grad_output = None
+            _r_output = None
+            if _n[0]:
+                grad_output_dtype = _node._s_grad_output_dtype
+                grad_output_shape = _node._s_grad_output_shape
+                output = _A.arr(_unpack(_node._s_output, _node))
+                _r_grad_output = _A.out(_A.reduce_to(_A.sigmoid_backward(grad, _A.conj(output)), grad_output_shape, grad_output_dtype), _grads, output)
+            if _n[1]:
+                grad_output = _A.arr(_unpack(_node._s_grad_output, _node))
+                output = _A.arr(_unpack(_node._s_output, _node))
+                output_dtype = _node._s_output_dtype
+                output_shape = _node._s_output_shape
+                _r_output = _A.out(_A.reduce_to(_A.mul(_A.mul(_A.conj(grad), grad_output), _A.add(_A.mul(-2, _A.conj(output)), 1)), output_shape, output_dtype), _grads, grad_output, output)
+            return (_r_grad_output, _r_output)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_grad_output(self):
         return _unpack(self._s_grad_output, self)
@@ -10509,6 +10584,27 @@ class TanhBackwardBackward0(_Node):
             output_shape = _node._s_output_shape
             _r_output = _H.reduce_to(-2 * output.conj() * grad_output * grad.conj(), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_grad_output = None
+            _r_output = None
+            if _n[0]:
+                grad_output_dtype = _node._s_grad_output_dtype
+                grad_output_shape = _node._s_grad_output_shape
+                output = _A.arr(_unpack(_node._s_output, _node))
+                _r_grad_output = _A.out(_A.reduce_to(_A.tanh_backward(grad, _A.conj(output)), grad_output_shape, grad_output_dtype), _grads, output)
+            if _n[1]:
+                grad_output = _A.arr(_unpack(_node._s_grad_output, _node))
+                output = _A.arr(_unpack(_node._s_output, _node))
+                output_dtype = _node._s_output_dtype
+                output_shape = _node._s_output_shape
+                _r_output = _A.out(_A.reduce_to(_A.mul(_A.mul(_A.mul(-2, _A.conj(output)), grad_output), _A.conj(grad)), output_shape, output_dtype), _grads, grad_output, output)
+            return (_r_grad_output, _r_output)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_grad_output(self):
@@ -13721,6 +13817,22 @@ class SliceBackward0_copy(_Node):
             _r_self = _H.slice_backward(grad, self_shape, dim, start, end, step)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                end = _node._s_end
+                self_shape = _node._s_self_shape
+                start = _node._s_start
+                step = _node._s_step
+                _r_self = _A.out(_A.slice_backward(grad, self_shape, dim, start, end, step), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -13760,6 +13872,20 @@ class SelectBackward0_copy(_Node):
             self_shape = _node._s_self_shape
             _r_self = _H.select_backward(grad, self_shape, dim, index)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                index = _node._s_index
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.select_backward(grad, self_shape, dim, index), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
