@@ -240,10 +240,10 @@ def _index_into_zeros(grad, shape, dim, index):
     if not _float(grad) or not all(n.__class__ is int for n in shape):
         return None
     out = np.zeros(tuple(shape), grad.dtype)
-    view = out[(slice(None),) * (dim % len(shape)) + (index,)]
-    if view.shape != grad.shape:
+    where = (slice(None),) * (dim % len(shape)) + (index,)
+    if out[where].shape != grad.shape:      # (a 1-D select: a NumPy scalar, shape ())
         return None
-    view[...] = grad
+    out[where] = grad
     return out
 
 
