@@ -18,7 +18,7 @@ import warnings
 
 import ember
 
-from ...autograd.function import Function
+from ...autograd.graph import NO_EDGE, Node, gradient_edge, new_node, save, set_history_many, unpack
 from ...core.tensor import Tensor, from_array
 from ...dispatch import observers as _observers
 from ...dispatch.keys import FULL
@@ -97,44 +97,37 @@ def _step(mode, xw, state, w_hh, b_hh, w_hr, w_hh_t=None, fused=False):
     return (h if w_hr is None else h.matmul(w_hr.t()), c)
 
 
-class _FusedLayer(Function):
-    """One layer and direction of an RNN_TANH, LSTM or GRU as one autograd node, its input
-    projection included: the time loop in arrays (kernels/cpu/rnn.py, the decomposed ops'
-    bits), for the plain eager path (`_fused_ok`) over sequences whose batch never shrinks;
-    LSTMCell's and GRUCell's step is the layer with one time step. Under create_graph the
-    backward recomputes the layer in ember ops, so double backward works.
+class FusedRnnLayerBackward(Node):
+    """The backward of one layer and direction of an RNN_TANH, LSTM or GRU run as one step
+    of the graph, its input projection included (`_fused_layer`): the time loop backwards
+    in arrays (kernels/cpu/rnn.py); under create_graph, the layer again in ember ops,
+    differentiated with a graph (double backward). Inputs: x, h0, c0, w_ih, w_hh, b_ih,
+    b_hh; outputs: (outputs (T * B, H), h_T, c_T)."""
 
-    forward(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh) -> (outputs (T * B, H), h_T,
-    c_T); c0 and c_T for LSTM only (else None)."""
+    __slots__ = ("_s_inputs", "mode", "reverse", "steps")
+    _saved_list_slots = ("_s_inputs",)
+    _release_after_backward = True
+    materialize_grads = False
 
-    @staticmethod
-    def forward(ctx, mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh):
-        ctx.set_materialize_grads(False)
-        ctx.mode, ctx.reverse = mode, reverse
-        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
-        out, h, c, ctx.steps = _cpu_rnn._layer_forward(
-            mode, x._np, w_ih._np, w_hh._np, _array(b_ih), _array(b_hh), h0._np, _array(c0),
-            reverse)
-        dt = x._dtype
-        return (from_array(out, dt), from_array(h.copy(), dt),
-                None if c is None else from_array(c.copy(), dt))
+    def release_variables(self) -> None:
+        super().release_variables()
+        self.steps = None
 
-    @staticmethod
-    def backward(ctx, grad_out, grad_h, grad_c):
-        inputs = ctx.saved_tensors
+    def apply(self, grads):
+        inputs = [unpack(s, self) for s in self._s_inputs]
+        if _tls.grad_enabled:
+            return _grads_in_ops(self, inputs, grads)
         x, w_ih, w_hh, b_ih = inputs[0], inputs[3], inputs[4], inputs[5]
-        if ember.is_grad_enabled():
-            return (None, None, *_grads_in_ops(ctx, inputs, (grad_out, grad_h, grad_c)))
-        grads = _cpu_rnn._layer_backward(
-            ctx.mode, ctx.steps, _array(grad_out), _array(grad_h), _array(grad_c), x._np,
-            w_ih._np, w_hh._np, b_ih is not None, ctx.reverse)
+        arrays = _cpu_rnn._layer_backward(
+            self.mode, self.steps, *(None if g is None else g._np for g in grads), x._np,
+            w_ih._np, w_hh._np, b_ih is not None, self.reverse)
         dt = x._dtype
-        return (None, None, *(None if a is None or t is None else from_array(a, dt)
-                              for a, t in zip(grads, inputs)))
+        return tuple(None if a is None or not need else from_array(a, dt)
+                     for a, need in zip(arrays, self._needs))
 
 
 def _layer_ops(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh):
-    """_FusedLayer's computation in ember ops: the decomposed steps torch's CPU runs."""
+    """`_fused_layer`'s computation in ember ops: the decomposed steps torch's CPU runs."""
     batch = h0.shape[0]
     xw = _input_part(mode, x, w_ih, b_ih, b_hh)
     out, state = _run_direction(mode, xw, [batch] * (x.shape[0] // batch),
@@ -143,13 +136,13 @@ def _layer_ops(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh):
     return (out, *state)
 
 
-def _grads_in_ops(ctx, inputs, grads):
-    """_FusedLayer's gradients under create_graph: the layer again in ember ops on the
-    saved inputs, differentiated with a graph."""
-    needs = ctx.needs_input_grad[2:]
+def _grads_in_ops(node, inputs, grads):
+    """FusedRnnLayerBackward's gradients under create_graph: the layer again in ember ops
+    on the saved inputs, differentiated with a graph."""
+    needs = node._needs
     wanted = [t for t, need in zip(inputs, needs) if need]
     with ember.enable_grad():
-        outputs = _layer_ops(ctx.mode, ctx.reverse, *inputs)
+        outputs = _layer_ops(node.mode, node.reverse, *inputs)
     pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None]
     found = iter(ember.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
                                      create_graph=True, allow_unused=True))
@@ -161,8 +154,8 @@ def _array(t):
 
 
 def _fused_layer(mode, x, batch_sizes, hidden, weights, reverse):
-    """(outputs, final state) of one layer and direction through _FusedLayer, or None
-    when it does not apply: a mode or subclass could see the ops (`_fused_ok`), RNN_RELU,
+    """(outputs, final state) of one layer and direction as one step of the graph
+    (FusedRnnLayerBackward), the time loop in arrays, or None when it does not apply: a mode or subclass could see the ops (`_fused_ok`), RNN_RELU,
     projections, a batch that shrinks (packed sequences of different lengths)."""
     w_ih, w_hh, b_ih, b_hh, w_hr = weights
     if mode == "RNN_RELU" or w_hr is not None or not batch_sizes or \
@@ -175,8 +168,22 @@ def _fused_layer(mode, x, batch_sizes, hidden, weights, reverse):
             any(s.shape != state_shape for s in hidden):
         return None
     lstm = mode == "LSTM"
-    out, h, c = _FusedLayer.apply(mode, reverse, x, hidden[0], hidden[1] if lstm else None,
-                                  w_ih, w_hh, b_ih, b_hh)
+    c0 = hidden[1] if lstm else None
+    out, h, c, steps = _cpu_rnn._layer_forward(
+        mode, x._np, w_ih._np, w_hh._np, _array(b_ih), _array(b_hh), hidden[0]._np,
+        _array(c0), reverse)
+    dt = x._dtype
+    out, h = from_array(out, dt), from_array(h.copy(), dt)
+    c = None if c is None else from_array(c.copy(), dt)
+    if _tls.grad_enabled:
+        inputs = (x, hidden[0], c0, w_ih, w_hh, b_ih, b_hh)
+        edges = [None if t is None else gradient_edge(t) for t in inputs]
+        if any(e is not None for e in edges):
+            node = new_node(FusedRnnLayerBackward, tuple(e or NO_EDGE for e in edges),
+                            tuple(e is not None for e in edges))
+            node.mode, node.reverse, node.steps = mode, reverse, steps
+            node._s_inputs = [save(t) for t in inputs]
+            set_history_many((out, h, c), node)
     return out, ((h, c) if lstm else (h,))
 
 
