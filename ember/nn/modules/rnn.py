@@ -1,9 +1,16 @@
 """Recurrent layers: RNN, LSTM, GRU and their single-step cells, with torch's parameter
 names (weight_ih_l0, bias_hh_l1_reverse, weight_hr_l0 ...), initialisation and checks.
 
-The recurrences are composites of ember ops (linear, sigmoid, tanh ...), so autograd comes
-for free. Every layer works on "packed" data, time step after time step: a plain
-(T, B, *) input is a packed sequence whose batch never shrinks::
+The recurrences are composites of ember ops (linear, sigmoid, tanh ...), as torch's CPU
+runs them, so autograd comes for free. Every layer works on "packed" data, time step after
+time step: a plain (T, B, *) input is a packed sequence whose batch never shrinks.
+
+On the plain eager path (`_fused_ok`: plain float32/float64 CPU tensors, no mode,
+subclass, autocast, profiler or saved-tensor hooks that could see the ops) a layer and
+direction of RNN_TANH/LSTM/GRU, and an LSTMCell/GRUCell step, runs its time loop in
+arrays with the same bits and records one graph node (FusedRnnLayerBackward); packed
+batches that shrink and projections step through the fused cell ops
+(_thnn_fused_lstm_cell, _thnn_fused_gru_cell) instead::
 
     >>> lstm = ember.nn.LSTM(10, 20, num_layers=2, bidirectional=True)
     >>> out, (h, c) = lstm(ember.randn(5, 3, 10))
