@@ -412,7 +412,9 @@ _c_bernoulli_Tensor = _o.bernoulli_Tensor._cache
 _c_bernoulli__Tensor = _o.bernoulli__Tensor._cache
 _c_bernoulli__float = _o.bernoulli__float._cache
 _c__thnn_fused_lstm_cell = _o._thnn_fused_lstm_cell._cache
+_c__thnn_fused_lstm_cell_backward_impl = _o._thnn_fused_lstm_cell_backward_impl._cache
 _c__thnn_fused_gru_cell = _o._thnn_fused_gru_cell._cache
+_c__thnn_fused_gru_cell_backward = _o._thnn_fused_gru_cell_backward._cache
 _c_native_dropout = _o.native_dropout._cache
 _c_native_dropout_backward = _o.native_dropout_backward._cache
 _c_normal_Tensor_float = _o.normal_Tensor_float._cache
@@ -12954,6 +12956,26 @@ class ThnnFusedLstmCellBackward0(_Node):
         return _unpack(self._s_result2, self)
 
 
+# schema/derivatives.yaml: _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)
+class ThnnFusedLstmCellBackwardImplBackward0(_Node):
+    """Backward of _thnn_fused_lstm_cell_backward_impl, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_hy', 'grad_cy', 'cx', 'cy', 'workspace')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_hy = None
+        _r_grad_cy = None
+        _r_cx = None
+        _r_cy = None
+        _r_workspace = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            raise _not_implemented('_thnn_fused_lstm_cell_backward_impl')
+        return (_r_grad_hy, _r_grad_cy, _r_cx, _r_cy, _r_workspace)
+
+
 # schema/derivatives.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor)
 class ThnnFusedGruCellBackward0(_Node):
     """Backward of _thnn_fused_gru_cell, from schema/derivatives.yaml."""
@@ -13003,6 +13025,23 @@ class ThnnFusedGruCellBackward0(_Node):
     @property
     def _saved_result1(self):
         return _unpack(self._s_result1, self)
+
+
+# schema/derivatives.yaml: _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+class ThnnFusedGruCellBackwardBackward0(_Node):
+    """Backward of _thnn_fused_gru_cell_backward, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_hy', 'workspace')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_hy = None
+        _r_workspace = None
+        if _n[0] or _n[1]:
+            raise _not_implemented('_thnn_fused_gru_cell_backward')
+        return (_r_grad_hy, _r_workspace)
 
 
 # schema/derivatives.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
@@ -22267,6 +22306,27 @@ def _ag__thnn_fused_lstm_cell(ks, input_gates, hidden_gates, cx, input_bias, hid
     return _out
 
 
+# schema/native_functions.yaml: _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor))
+def _ag__thnn_fused_lstm_cell_backward_impl(ks, grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    _ks = ks & _BELOW
+    _k = _c__thnn_fused_lstm_cell_backward_impl.get(_ks)
+    if _k is None:
+        _k = _o._thnn_fused_lstm_cell_backward_impl._fill(_ks)
+    _out = _k(grad_hy, grad_cy, cx, cy, workspace, has_bias)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_hy = None if grad_hy is None else _edge(grad_hy)
+    _e_grad_cy = None if grad_cy is None else _edge(grad_cy)
+    _e_cx = _edge(cx)
+    _e_cy = _edge(cy)
+    _e_workspace = _edge(workspace)
+    if not (_e_grad_hy is not None or _e_grad_cy is not None or _e_cx is not None or _e_cy is not None or _e_workspace is not None):
+        return _out
+    _node = _new_node(ThnnFusedLstmCellBackwardImplBackward0, (_e_grad_hy or _NO_EDGE, _e_grad_cy or _NO_EDGE, _e_cx or _NO_EDGE, _e_cy or _NO_EDGE, _e_workspace or _NO_EDGE), (_e_grad_hy is not None, _e_grad_cy is not None, _e_cx is not None, _e_cy is not None, _e_workspace is not None))
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
 # schema/native_functions.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor))
 def _ag__thnn_fused_gru_cell(ks, input_gates, hidden_gates, hx, input_bias, hidden_bias):
     _ks = ks & _BELOW
@@ -22295,6 +22355,24 @@ def _ag__thnn_fused_gru_cell(ks, input_gates, hidden_gates, hx, input_bias, hidd
     if _e_input_gates is not None or _e_hidden_gates is not None or _e_hx is not None or _e_input_bias is not None or _e_hidden_bias is not None:
         _node._s_result1 = _save_output(result1, 1)
     _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor))
+def _ag__thnn_fused_gru_cell_backward(ks, grad_hy, workspace, has_bias):
+    _ks = ks & _BELOW
+    _k = _c__thnn_fused_gru_cell_backward.get(_ks)
+    if _k is None:
+        _k = _o._thnn_fused_gru_cell_backward._fill(_ks)
+    _out = _k(grad_hy, workspace, has_bias)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_hy = _edge(grad_hy)
+    _e_workspace = _edge(workspace)
+    if not (_e_grad_hy is not None or _e_workspace is not None):
+        return _out
+    _node = _new_node(ThnnFusedGruCellBackwardBackward0, (_e_grad_hy or _NO_EDGE, _e_workspace or _NO_EDGE), (_e_grad_hy is not None, _e_workspace is not None))
+    _set_history_many(_out, _node, (True, True, True, True, True))
     return _out
 
 
@@ -26062,11 +26140,11 @@ _o.bernoulli__Tensor.register("Autograd", _ag_bernoulli__Tensor, with_keyset=Tru
 _o.bernoulli__float.register("Autograd", _ag_bernoulli__float, with_keyset=True)
 _o._thnn_fused_lstm_cell.register("Autograd", _ag__thnn_fused_lstm_cell, with_keyset=True)
 _o._thnn_fused_lstm_cell_out.register("Autograd", _autograd_out(_o._thnn_fused_lstm_cell_out), with_keyset=True)
-_o._thnn_fused_lstm_cell_backward_impl.register("Autograd", _autograd_not_implemented(_o._thnn_fused_lstm_cell_backward_impl), with_keyset=True)
+_o._thnn_fused_lstm_cell_backward_impl.register("Autograd", _ag__thnn_fused_lstm_cell_backward_impl, with_keyset=True)
 _o._thnn_fused_lstm_cell_backward_impl_out.register("Autograd", _autograd_out(_o._thnn_fused_lstm_cell_backward_impl_out), with_keyset=True)
 _o._thnn_fused_gru_cell.register("Autograd", _ag__thnn_fused_gru_cell, with_keyset=True)
 _o._thnn_fused_gru_cell_out.register("Autograd", _autograd_out(_o._thnn_fused_gru_cell_out), with_keyset=True)
-_o._thnn_fused_gru_cell_backward.register("Autograd", _autograd_not_implemented(_o._thnn_fused_gru_cell_backward), with_keyset=True)
+_o._thnn_fused_gru_cell_backward.register("Autograd", _ag__thnn_fused_gru_cell_backward, with_keyset=True)
 _o._thnn_fused_gru_cell_backward_out.register("Autograd", _autograd_out(_o._thnn_fused_gru_cell_backward_out), with_keyset=True)
 _o.native_dropout.register("Autograd", _ag_native_dropout, with_keyset=True)
 _o.native_dropout_backward.register("Autograd", _ag_native_dropout_backward, with_keyset=True)
