@@ -19,7 +19,7 @@ from .fft import *
 from .linalg import *
 from .nn import *
 from .random import *
-from .rnn import *
 from .reduction import *
+from .rnn import *
 from .shape import *
 from .special import *
