@@ -413,6 +413,10 @@ _c_bernoulli_p = _o.bernoulli_p._cache
 _c_bernoulli_Tensor = _o.bernoulli_Tensor._cache
 _c_bernoulli__Tensor = _o.bernoulli__Tensor._cache
 _c_bernoulli__float = _o.bernoulli__float._cache
+_c__thnn_fused_lstm_cell = _o._thnn_fused_lstm_cell._cache
+_c__thnn_fused_lstm_cell_backward_impl = _o._thnn_fused_lstm_cell_backward_impl._cache
+_c__thnn_fused_gru_cell = _o._thnn_fused_gru_cell._cache
+_c__thnn_fused_gru_cell_backward = _o._thnn_fused_gru_cell_backward._cache
 _c_native_dropout = _o.native_dropout._cache
 _c_native_dropout_backward = _o.native_dropout_backward._cache
 _c_normal_Tensor_float = _o.normal_Tensor_float._cache
@@ -1620,6 +1624,18 @@ class SigmoidBackward0(_Node):
             _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                result = _A.arr(_unpack(_node._s_result, _node))
+                _r_self = _A.out(_A.sigmoid_backward(grad, result), _grads, result)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_result(self):
         return _unpack(self._s_result, self)
@@ -1642,6 +1658,18 @@ class TanhBackward0(_Node):
         if _n[0]:
             _r_self = _F.tanh_backward(grad, result)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                result = _A.arr(_unpack(_node._s_result, _node))
+                _r_self = _A.out(_A.tanh_backward(grad, result), _grads, result)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_result(self):
@@ -3201,6 +3229,22 @@ class SliceBackward0(_Node):
             _r_self = _H.slice_backward(grad, self_shape, dim, start, end, step)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                end = _node._s_end
+                self_shape = _node._s_self_shape
+                start = _node._s_start
+                step = _node._s_step
+                _r_self = _A.out(_A.slice_backward(grad, self_shape, dim, start, end, step), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -3240,6 +3284,20 @@ class SelectBackward0(_Node):
             self_shape = _node._s_self_shape
             _r_self = _H.select_backward(grad, self_shape, dim, index)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                index = _node._s_index
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.select_backward(grad, self_shape, dim, index), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
@@ -10436,6 +10494,27 @@ class SigmoidBackwardBackward0(_Node):
             _r_output = _H.reduce_to(grad.conj() * grad_output * (_H.mul_number(output.conj(), -2) + 1), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_grad_output = None
+            _r_output = None
+            if _n[0]:
+                grad_output_dtype = _node._s_grad_output_dtype
+                grad_output_shape = _node._s_grad_output_shape
+                output = _A.arr(_unpack(_node._s_output, _node))
+                _r_grad_output = _A.out(_A.reduce_to(_A.sigmoid_backward(grad, _A.conj(output)), grad_output_shape, grad_output_dtype), _grads, output)
+            if _n[1]:
+                grad_output = _A.arr(_unpack(_node._s_grad_output, _node))
+                output = _A.arr(_unpack(_node._s_output, _node))
+                output_dtype = _node._s_output_dtype
+                output_shape = _node._s_output_shape
+                _r_output = _A.out(_A.reduce_to(_A.mul(_A.mul(_A.conj(grad), grad_output), _A.add(_A.mul(-2, _A.conj(output)), 1)), output_shape, output_dtype), _grads, grad_output, output)
+            return (_r_grad_output, _r_output)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_grad_output(self):
         return _unpack(self._s_grad_output, self)
@@ -10486,6 +10565,27 @@ class TanhBackwardBackward0(_Node):
             output_shape = _node._s_output_shape
             _r_output = _H.reduce_to(_H.mul_number(output.conj(), -2) * grad_output * grad.conj(), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_grad_output = None
+            _r_output = None
+            if _n[0]:
+                grad_output_dtype = _node._s_grad_output_dtype
+                grad_output_shape = _node._s_grad_output_shape
+                output = _A.arr(_unpack(_node._s_output, _node))
+                _r_grad_output = _A.out(_A.reduce_to(_A.tanh_backward(grad, _A.conj(output)), grad_output_shape, grad_output_dtype), _grads, output)
+            if _n[1]:
+                grad_output = _A.arr(_unpack(_node._s_grad_output, _node))
+                output = _A.arr(_unpack(_node._s_output, _node))
+                output_dtype = _node._s_output_dtype
+                output_shape = _node._s_output_shape
+                _r_output = _A.out(_A.reduce_to(_A.mul(_A.mul(_A.mul(-2, _A.conj(output)), grad_output), _A.conj(grad)), output_shape, output_dtype), _grads, grad_output, output)
+            return (_r_grad_output, _r_output)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_grad_output(self):
@@ -12752,6 +12852,150 @@ class BernoulliBackward2(_Node):
         return _unpack(self._s_p, self)
 
 
+# schema/derivatives.yaml: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
+class ThnnFusedLstmCellBackward0(_Node):
+    """Backward of _thnn_fused_lstm_cell, from schema/derivatives.yaml."""
+    __slots__ = ('_s_cx', '_s_hidden_bias', '_s_hidden_gates', '_s_input_bias', '_s_input_gates', '_s_result1', '_s_result2')
+    _saved_slots = ('_s_cx', '_s_hidden_bias', '_s_hidden_gates', '_s_input_bias', '_s_input_gates', '_s_result1', '_s_result2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input_gates', 'hidden_gates', 'cx', 'input_bias', 'hidden_bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input_gates = None
+        _r_hidden_gates = None
+        _r_cx = None
+        _r_input_bias = None
+        _r_hidden_bias = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            cx = _unpack(_node._s_cx, _node)
+            hidden_bias = _unpack(_node._s_hidden_bias, _node)
+            hidden_gates = _unpack(_node._s_hidden_gates, _node)
+            input_bias = _unpack(_node._s_input_bias, _node)
+            input_gates = _unpack(_node._s_input_gates, _node)
+            result1 = _unpack(_node._s_result1, _node)
+            result2 = _unpack(_node._s_result2, _node)
+            _r_input_gates, _r_hidden_gates, _r_cx, _r_input_bias, _r_hidden_bias = _H.fused_lstm_cell_grads(grads[0], grads[1], input_gates, hidden_gates, cx, input_bias, hidden_bias, result1, result2)
+        return (_r_input_gates, _r_hidden_gates, _r_cx, _r_input_bias, _r_hidden_bias)
+
+    @property
+    def _saved_cx(self):
+        return _unpack(self._s_cx, self)
+
+    @property
+    def _saved_hidden_bias(self):
+        return _unpack(self._s_hidden_bias, self)
+
+    @property
+    def _saved_hidden_gates(self):
+        return _unpack(self._s_hidden_gates, self)
+
+    @property
+    def _saved_input_bias(self):
+        return _unpack(self._s_input_bias, self)
+
+    @property
+    def _saved_input_gates(self):
+        return _unpack(self._s_input_gates, self)
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+    @property
+    def _saved_result2(self):
+        return _unpack(self._s_result2, self)
+
+
+# schema/derivatives.yaml: _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)
+class ThnnFusedLstmCellBackwardImplBackward0(_Node):
+    """Backward of _thnn_fused_lstm_cell_backward_impl, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_hy', 'grad_cy', 'cx', 'cy', 'workspace')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_hy = None
+        _r_grad_cy = None
+        _r_cx = None
+        _r_cy = None
+        _r_workspace = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            raise _not_implemented('_thnn_fused_lstm_cell_backward_impl')
+        return (_r_grad_hy, _r_grad_cy, _r_cx, _r_cy, _r_workspace)
+
+
+# schema/derivatives.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor)
+class ThnnFusedGruCellBackward0(_Node):
+    """Backward of _thnn_fused_gru_cell, from schema/derivatives.yaml."""
+    __slots__ = ('_s_hidden_bias', '_s_hidden_gates', '_s_hx', '_s_input_bias', '_s_input_gates', '_s_result1')
+    _saved_slots = ('_s_hidden_bias', '_s_hidden_gates', '_s_hx', '_s_input_bias', '_s_input_gates', '_s_result1')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input_gates', 'hidden_gates', 'hx', 'input_bias', 'hidden_bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input_gates = None
+        _r_hidden_gates = None
+        _r_hx = None
+        _r_input_bias = None
+        _r_hidden_bias = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            hidden_bias = _unpack(_node._s_hidden_bias, _node)
+            hidden_gates = _unpack(_node._s_hidden_gates, _node)
+            hx = _unpack(_node._s_hx, _node)
+            input_bias = _unpack(_node._s_input_bias, _node)
+            input_gates = _unpack(_node._s_input_gates, _node)
+            result1 = _unpack(_node._s_result1, _node)
+            _r_input_gates, _r_hidden_gates, _r_hx, _r_input_bias, _r_hidden_bias = _H.fused_gru_cell_grads(grads[0], input_gates, hidden_gates, hx, input_bias, hidden_bias, result1)
+        return (_r_input_gates, _r_hidden_gates, _r_hx, _r_input_bias, _r_hidden_bias)
+
+    @property
+    def _saved_hidden_bias(self):
+        return _unpack(self._s_hidden_bias, self)
+
+    @property
+    def _saved_hidden_gates(self):
+        return _unpack(self._s_hidden_gates, self)
+
+    @property
+    def _saved_hx(self):
+        return _unpack(self._s_hx, self)
+
+    @property
+    def _saved_input_bias(self):
+        return _unpack(self._s_input_bias, self)
+
+    @property
+    def _saved_input_gates(self):
+        return _unpack(self._s_input_gates, self)
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+
+# schema/derivatives.yaml: _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+class ThnnFusedGruCellBackwardBackward0(_Node):
+    """Backward of _thnn_fused_gru_cell_backward, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_hy', 'workspace')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_hy = None
+        _r_workspace = None
+        if _n[0] or _n[1]:
+            raise _not_implemented('_thnn_fused_gru_cell_backward')
+        return (_r_grad_hy, _r_workspace)
+
+
 # schema/derivatives.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 class NativeDropoutBackward0(_Node):
     """Backward of native_dropout, from schema/derivatives.yaml."""
@@ -13564,6 +13808,22 @@ class SliceBackward0_copy(_Node):
             _r_self = _H.slice_backward(grad, self_shape, dim, start, end, step)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                end = _node._s_end
+                self_shape = _node._s_self_shape
+                start = _node._s_start
+                step = _node._s_step
+                _r_self = _A.out(_A.slice_backward(grad, self_shape, dim, start, end, step), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -13603,6 +13863,20 @@ class SelectBackward0_copy(_Node):
             self_shape = _node._s_self_shape
             _r_self = _H.select_backward(grad, self_shape, dim, index)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        try:
+            _n = _node._needs
+            grad = _A.arr(_grads[0])
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                index = _node._s_index
+                self_shape = _node._s_self_shape
+                _r_self = _A.out(_A.select_backward(grad, self_shape, dim, index), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
@@ -22000,6 +22274,109 @@ def _ag_bernoulli__float(ks, self, p, generator):
     return _out
 
 
+# schema/native_functions.yaml: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor))
+def _ag__thnn_fused_lstm_cell(ks, input_gates, hidden_gates, cx, input_bias, hidden_bias):
+    _ks = ks & _BELOW
+    _k = _c__thnn_fused_lstm_cell.get(_ks)
+    if _k is None:
+        _k = _o._thnn_fused_lstm_cell._fill(_ks)
+    _out = _k(input_gates, hidden_gates, cx, input_bias, hidden_bias)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input_gates = _edge(input_gates)
+    _e_hidden_gates = _edge(hidden_gates)
+    _e_cx = _edge(cx)
+    _e_input_bias = None if input_bias is None else _edge(input_bias)
+    _e_hidden_bias = None if hidden_bias is None else _edge(hidden_bias)
+    if not (_e_input_gates is not None or _e_hidden_gates is not None or _e_cx is not None or _e_input_bias is not None or _e_hidden_bias is not None):
+        return _out
+    _node = _new_node(ThnnFusedLstmCellBackward0, (_e_input_gates or _NO_EDGE, _e_hidden_gates or _NO_EDGE, _e_cx or _NO_EDGE, _e_input_bias or _NO_EDGE, _e_hidden_bias or _NO_EDGE), (_e_input_gates is not None, _e_hidden_gates is not None, _e_cx is not None, _e_input_bias is not None, _e_hidden_bias is not None))
+    if _e_input_gates is not None or _e_hidden_gates is not None or _e_cx is not None or _e_input_bias is not None or _e_hidden_bias is not None:
+        _node._s_cx = _save(cx)
+        _node._s_hidden_bias = _save(hidden_bias)
+        _node._s_hidden_gates = _save(hidden_gates)
+        _node._s_input_bias = _save(input_bias)
+        _node._s_input_gates = _save(input_gates)
+    result0 = _out[0]
+    result1 = _out[1]
+    result2 = _out[2]
+    if _e_input_gates is not None or _e_hidden_gates is not None or _e_cx is not None or _e_input_bias is not None or _e_hidden_bias is not None:
+        _node._s_result1 = _save_output(result1, 1)
+        _node._s_result2 = _save_output(result2, 2)
+    _set_history_many(_out, _node, (True, True, False))
+    return _out
+
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor))
+def _ag__thnn_fused_lstm_cell_backward_impl(ks, grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    _ks = ks & _BELOW
+    _k = _c__thnn_fused_lstm_cell_backward_impl.get(_ks)
+    if _k is None:
+        _k = _o._thnn_fused_lstm_cell_backward_impl._fill(_ks)
+    _out = _k(grad_hy, grad_cy, cx, cy, workspace, has_bias)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_hy = None if grad_hy is None else _edge(grad_hy)
+    _e_grad_cy = None if grad_cy is None else _edge(grad_cy)
+    _e_cx = _edge(cx)
+    _e_cy = _edge(cy)
+    _e_workspace = _edge(workspace)
+    if not (_e_grad_hy is not None or _e_grad_cy is not None or _e_cx is not None or _e_cy is not None or _e_workspace is not None):
+        return _out
+    _node = _new_node(ThnnFusedLstmCellBackwardImplBackward0, (_e_grad_hy or _NO_EDGE, _e_grad_cy or _NO_EDGE, _e_cx or _NO_EDGE, _e_cy or _NO_EDGE, _e_workspace or _NO_EDGE), (_e_grad_hy is not None, _e_grad_cy is not None, _e_cx is not None, _e_cy is not None, _e_workspace is not None))
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor))
+def _ag__thnn_fused_gru_cell(ks, input_gates, hidden_gates, hx, input_bias, hidden_bias):
+    _ks = ks & _BELOW
+    _k = _c__thnn_fused_gru_cell.get(_ks)
+    if _k is None:
+        _k = _o._thnn_fused_gru_cell._fill(_ks)
+    _out = _k(input_gates, hidden_gates, hx, input_bias, hidden_bias)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input_gates = _edge(input_gates)
+    _e_hidden_gates = _edge(hidden_gates)
+    _e_hx = _edge(hx)
+    _e_input_bias = None if input_bias is None else _edge(input_bias)
+    _e_hidden_bias = None if hidden_bias is None else _edge(hidden_bias)
+    if not (_e_input_gates is not None or _e_hidden_gates is not None or _e_hx is not None or _e_input_bias is not None or _e_hidden_bias is not None):
+        return _out
+    _node = _new_node(ThnnFusedGruCellBackward0, (_e_input_gates or _NO_EDGE, _e_hidden_gates or _NO_EDGE, _e_hx or _NO_EDGE, _e_input_bias or _NO_EDGE, _e_hidden_bias or _NO_EDGE), (_e_input_gates is not None, _e_hidden_gates is not None, _e_hx is not None, _e_input_bias is not None, _e_hidden_bias is not None))
+    if _e_input_gates is not None or _e_hidden_gates is not None or _e_hx is not None or _e_input_bias is not None or _e_hidden_bias is not None:
+        _node._s_hidden_bias = _save(hidden_bias)
+        _node._s_hidden_gates = _save(hidden_gates)
+        _node._s_hx = _save(hx)
+        _node._s_input_bias = _save(input_bias)
+        _node._s_input_gates = _save(input_gates)
+    result0 = _out[0]
+    result1 = _out[1]
+    if _e_input_gates is not None or _e_hidden_gates is not None or _e_hx is not None or _e_input_bias is not None or _e_hidden_bias is not None:
+        _node._s_result1 = _save_output(result1, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor))
+def _ag__thnn_fused_gru_cell_backward(ks, grad_hy, workspace, has_bias):
+    _ks = ks & _BELOW
+    _k = _c__thnn_fused_gru_cell_backward.get(_ks)
+    if _k is None:
+        _k = _o._thnn_fused_gru_cell_backward._fill(_ks)
+    _out = _k(grad_hy, workspace, has_bias)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_hy = _edge(grad_hy)
+    _e_workspace = _edge(workspace)
+    if not (_e_grad_hy is not None or _e_workspace is not None):
+        return _out
+    _node = _new_node(ThnnFusedGruCellBackwardBackward0, (_e_grad_hy or _NO_EDGE, _e_workspace or _NO_EDGE), (_e_grad_hy is not None, _e_workspace is not None))
+    _set_history_many(_out, _node, (True, True, True, True, True))
+    return _out
+
+
 # schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor))
 def _ag_native_dropout(ks, input, p, train):
     _ks = ks & _BELOW
@@ -25765,6 +26142,14 @@ _o.bernoulli_Tensor.register("Autograd", _ag_bernoulli_Tensor, with_keyset=True)
 _o.bernoulli_Tensor_out.register("Autograd", _autograd_out(_o.bernoulli_Tensor_out), with_keyset=True)
 _o.bernoulli__Tensor.register("Autograd", _ag_bernoulli__Tensor, with_keyset=True)
 _o.bernoulli__float.register("Autograd", _ag_bernoulli__float, with_keyset=True)
+_o._thnn_fused_lstm_cell.register("Autograd", _ag__thnn_fused_lstm_cell, with_keyset=True)
+_o._thnn_fused_lstm_cell_out.register("Autograd", _autograd_out(_o._thnn_fused_lstm_cell_out), with_keyset=True)
+_o._thnn_fused_lstm_cell_backward_impl.register("Autograd", _ag__thnn_fused_lstm_cell_backward_impl, with_keyset=True)
+_o._thnn_fused_lstm_cell_backward_impl_out.register("Autograd", _autograd_out(_o._thnn_fused_lstm_cell_backward_impl_out), with_keyset=True)
+_o._thnn_fused_gru_cell.register("Autograd", _ag__thnn_fused_gru_cell, with_keyset=True)
+_o._thnn_fused_gru_cell_out.register("Autograd", _autograd_out(_o._thnn_fused_gru_cell_out), with_keyset=True)
+_o._thnn_fused_gru_cell_backward.register("Autograd", _ag__thnn_fused_gru_cell_backward, with_keyset=True)
+_o._thnn_fused_gru_cell_backward_out.register("Autograd", _autograd_out(_o._thnn_fused_gru_cell_backward_out), with_keyset=True)
 _o.native_dropout.register("Autograd", _ag_native_dropout, with_keyset=True)
 _o.native_dropout_backward.register("Autograd", _ag_native_dropout_backward, with_keyset=True)
 _o.native_dropout_backward_out.register("Autograd", _autograd_out(_o.native_dropout_backward_out), with_keyset=True)

@@ -43,6 +43,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry__softmax_backward_data,
     _entry__softmax_backward_data_out,
     _entry__softmax_out,
+    _entry__thnn_fused_gru_cell,
+    _entry__thnn_fused_gru_cell_backward,
+    _entry__thnn_fused_gru_cell_backward_out,
+    _entry__thnn_fused_gru_cell_out,
+    _entry__thnn_fused_lstm_cell,
+    _entry__thnn_fused_lstm_cell_backward_impl,
+    _entry__thnn_fused_lstm_cell_backward_impl_out,
+    _entry__thnn_fused_lstm_cell_out,
     _entry__to_copy,
     _entry__to_copy_out,
     _entry__unique2,
@@ -1616,6 +1624,10 @@ __all__ = [
     '_scaled_dot_product_flash_attention_for_cpu_backward',
     '_softmax',
     '_softmax_backward_data',
+    '_thnn_fused_gru_cell',
+    '_thnn_fused_gru_cell_backward',
+    '_thnn_fused_lstm_cell',
+    '_thnn_fused_lstm_cell_backward_impl',
     '_to_copy',
     '_unique2',
     '_unsafe_view',
@@ -2588,6 +2600,82 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
 
     except TypeError:
         _r = _hra(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor)
+def _thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None, *, out=None):
+    """_thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor)"""
+    if _tf[0]:
+        _r = _htf(_thnn_fused_gru_cell, (input_gates, hidden_gates, hx, input_bias, hidden_bias), (input_gates, hidden_gates, hx, input_bias, hidden_bias), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry__thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias, hidden_bias)
+        return _entry__thnn_fused_gru_cell_out(input_gates, hidden_gates, hx, input_bias, hidden_bias, *out)
+
+    except TypeError:
+        _r = _hra(_thnn_fused_gru_cell, (input_gates, hidden_gates, hx, input_bias, hidden_bias), (input_gates, hidden_gates, hx, input_bias, hidden_bias), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+def _thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias, *, out=None):
+    """_thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        _r = _htf(_thnn_fused_gru_cell_backward, (grad_hy, workspace), (grad_hy, workspace, has_bias), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry__thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias)
+        return _entry__thnn_fused_gru_cell_backward_out(grad_hy, workspace, has_bias, *out)
+
+    except TypeError:
+        _r = _hra(_thnn_fused_gru_cell_backward, (grad_hy, workspace), (grad_hy, workspace, has_bias), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
+def _thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None, *, out=None):
+    """_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        _r = _htf(_thnn_fused_lstm_cell, (input_gates, hidden_gates, cx, input_bias, hidden_bias), (input_gates, hidden_gates, cx, input_bias, hidden_bias), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry__thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias, hidden_bias)
+        return _entry__thnn_fused_lstm_cell_out(input_gates, hidden_gates, cx, input_bias, hidden_bias, *out)
+
+    except TypeError:
+        _r = _hra(_thnn_fused_lstm_cell, (input_gates, hidden_gates, cx, input_bias, hidden_bias), (input_gates, hidden_gates, cx, input_bias, hidden_bias), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)
+def _thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias, *, out=None):
+    """_thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        _r = _htf(_thnn_fused_lstm_cell_backward_impl, (grad_hy, grad_cy, cx, cy, workspace), (grad_hy, grad_cy, cx, cy, workspace, has_bias), {'out': out})
+        if _r is not _NO:
+            return _r
+    try:
+        if out is None:
+            return _entry__thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias)
+        return _entry__thnn_fused_lstm_cell_backward_impl_out(grad_hy, grad_cy, cx, cy, workspace, has_bias, *out)
+
+    except TypeError:
+        _r = _hra(_thnn_fused_lstm_cell_backward_impl, (grad_hy, grad_cy, cx, cy, workspace), (grad_hy, grad_cy, cx, cy, workspace, has_bias), {'out': out})
         if _r is _NO:
             raise
         return _r

@@ -37809,6 +37809,264 @@ bernoulli__float._entry = _entry_bernoulli__float
 _aten._packet('bernoulli_')._add(bernoulli__float)
 
 
+# schema/native_functions.yaml: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
+_thnn_fused_lstm_cell = _Op("aten", '_thnn_fused_lstm_cell', 'default',
+    '_thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)',
+    ('input_gates', 'hidden_gates', 'cx', 'input_bias', 'hidden_bias'), 5, tags=())
+_e__thnn_fused_lstm_cell = _thnn_fused_lstm_cell._entry_cache
+
+
+def _bind__thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None):
+    return (input_gates, hidden_gates, cx, input_bias, hidden_bias)
+
+
+def _entry__thnn_fused_lstm_cell(input_gates, hidden_gates, cx, input_bias, hidden_bias):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input_gates._ks | hidden_gates._ks | cx._ks | (input_bias._ks if input_bias is not None else 0) | (hidden_bias._ks if hidden_bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_thnn_fused_lstm_cell, (input_gates, hidden_gates, cx, input_bias, hidden_bias)) from None
+    try:
+        _k = _e__thnn_fused_lstm_cell[ks]
+    except KeyError:
+        _k = _thnn_fused_lstm_cell._fill_entry(ks)
+    return _k(input_gates, hidden_gates, cx, input_bias, hidden_bias)
+
+
+_thnn_fused_lstm_cell._bind = _bind__thnn_fused_lstm_cell
+_thnn_fused_lstm_cell._entry = _entry__thnn_fused_lstm_cell
+_aten._packet('_thnn_fused_lstm_cell')._add(_thnn_fused_lstm_cell)
+
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell.out(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of _thnn_fused_lstm_cell)
+_thnn_fused_lstm_cell_out = _Op("aten", '_thnn_fused_lstm_cell', 'out',
+    '_thnn_fused_lstm_cell.out(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('input_gates', 'hidden_gates', 'cx', 'input_bias', 'hidden_bias', 'out0', 'out1', 'out2'), 5, tags=())
+_e__thnn_fused_lstm_cell_out = _thnn_fused_lstm_cell_out._entry_cache
+
+
+def _bind__thnn_fused_lstm_cell_out(input_gates, hidden_gates, cx, input_bias=None, hidden_bias=None, *, out0, out1, out2):
+    return (input_gates, hidden_gates, cx, input_bias, hidden_bias, out0, out1, out2)
+
+
+def _entry__thnn_fused_lstm_cell_out(input_gates, hidden_gates, cx, input_bias, hidden_bias, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input_gates._ks | hidden_gates._ks | cx._ks | (input_bias._ks if input_bias is not None else 0) | (hidden_bias._ks if hidden_bias is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_thnn_fused_lstm_cell_out, (input_gates, hidden_gates, cx, input_bias, hidden_bias, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    try:
+        _k = _e__thnn_fused_lstm_cell_out[ks]
+    except KeyError:
+        _k = _thnn_fused_lstm_cell_out._fill_entry(ks)
+    return _k(input_gates, hidden_gates, cx, input_bias, hidden_bias, out0, out1, out2)
+
+
+_thnn_fused_lstm_cell_out._bind = _bind__thnn_fused_lstm_cell_out
+_thnn_fused_lstm_cell_out._entry = _entry__thnn_fused_lstm_cell_out
+_aten._packet('_thnn_fused_lstm_cell')._add(_thnn_fused_lstm_cell_out)
+
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)
+_thnn_fused_lstm_cell_backward_impl = _Op("aten", '_thnn_fused_lstm_cell_backward_impl', 'default',
+    '_thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)',
+    ('grad_hy', 'grad_cy', 'cx', 'cy', 'workspace', 'has_bias'), 6, tags=())
+_e__thnn_fused_lstm_cell_backward_impl = _thnn_fused_lstm_cell_backward_impl._entry_cache
+
+
+def _bind__thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    return (grad_hy, grad_cy, cx, cy, workspace, has_bias)
+
+
+def _entry__thnn_fused_lstm_cell_backward_impl(grad_hy, grad_cy, cx, cy, workspace, has_bias):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((grad_hy._ks if grad_hy is not None else 0) | (grad_cy._ks if grad_cy is not None else 0) | cx._ks | cy._ks | workspace._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_thnn_fused_lstm_cell_backward_impl, (grad_hy, grad_cy, cx, cy, workspace, has_bias)) from None
+    try:
+        _k = _e__thnn_fused_lstm_cell_backward_impl[ks]
+    except KeyError:
+        _k = _thnn_fused_lstm_cell_backward_impl._fill_entry(ks)
+    return _k(grad_hy, grad_cy, cx, cy, workspace, has_bias)
+
+
+_thnn_fused_lstm_cell_backward_impl._bind = _bind__thnn_fused_lstm_cell_backward_impl
+_thnn_fused_lstm_cell_backward_impl._entry = _entry__thnn_fused_lstm_cell_backward_impl
+_aten._packet('_thnn_fused_lstm_cell_backward_impl')._add(_thnn_fused_lstm_cell_backward_impl)
+
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell_backward_impl.out(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of _thnn_fused_lstm_cell_backward_impl)
+_thnn_fused_lstm_cell_backward_impl_out = _Op("aten", '_thnn_fused_lstm_cell_backward_impl', 'out',
+    '_thnn_fused_lstm_cell_backward_impl.out(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('grad_hy', 'grad_cy', 'cx', 'cy', 'workspace', 'has_bias', 'out0', 'out1', 'out2'), 6, tags=())
+_e__thnn_fused_lstm_cell_backward_impl_out = _thnn_fused_lstm_cell_backward_impl_out._entry_cache
+
+
+def _bind__thnn_fused_lstm_cell_backward_impl_out(grad_hy, grad_cy, cx, cy, workspace, has_bias, *, out0, out1, out2):
+    return (grad_hy, grad_cy, cx, cy, workspace, has_bias, out0, out1, out2)
+
+
+def _entry__thnn_fused_lstm_cell_backward_impl_out(grad_hy, grad_cy, cx, cy, workspace, has_bias, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((grad_hy._ks if grad_hy is not None else 0) | (grad_cy._ks if grad_cy is not None else 0) | cx._ks | cy._ks | workspace._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_thnn_fused_lstm_cell_backward_impl_out, (grad_hy, grad_cy, cx, cy, workspace, has_bias, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    try:
+        _k = _e__thnn_fused_lstm_cell_backward_impl_out[ks]
+    except KeyError:
+        _k = _thnn_fused_lstm_cell_backward_impl_out._fill_entry(ks)
+    return _k(grad_hy, grad_cy, cx, cy, workspace, has_bias, out0, out1, out2)
+
+
+_thnn_fused_lstm_cell_backward_impl_out._bind = _bind__thnn_fused_lstm_cell_backward_impl_out
+_thnn_fused_lstm_cell_backward_impl_out._entry = _entry__thnn_fused_lstm_cell_backward_impl_out
+_aten._packet('_thnn_fused_lstm_cell_backward_impl')._add(_thnn_fused_lstm_cell_backward_impl_out)
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor)
+_thnn_fused_gru_cell = _Op("aten", '_thnn_fused_gru_cell', 'default',
+    '_thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor)',
+    ('input_gates', 'hidden_gates', 'hx', 'input_bias', 'hidden_bias'), 5, tags=())
+_e__thnn_fused_gru_cell = _thnn_fused_gru_cell._entry_cache
+
+
+def _bind__thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None):
+    return (input_gates, hidden_gates, hx, input_bias, hidden_bias)
+
+
+def _entry__thnn_fused_gru_cell(input_gates, hidden_gates, hx, input_bias, hidden_bias):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input_gates._ks | hidden_gates._ks | hx._ks | (input_bias._ks if input_bias is not None else 0) | (hidden_bias._ks if hidden_bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_thnn_fused_gru_cell, (input_gates, hidden_gates, hx, input_bias, hidden_bias)) from None
+    try:
+        _k = _e__thnn_fused_gru_cell[ks]
+    except KeyError:
+        _k = _thnn_fused_gru_cell._fill_entry(ks)
+    return _k(input_gates, hidden_gates, hx, input_bias, hidden_bias)
+
+
+_thnn_fused_gru_cell._bind = _bind__thnn_fused_gru_cell
+_thnn_fused_gru_cell._entry = _entry__thnn_fused_gru_cell
+_aten._packet('_thnn_fused_gru_cell')._add(_thnn_fused_gru_cell)
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell.out(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of _thnn_fused_gru_cell)
+_thnn_fused_gru_cell_out = _Op("aten", '_thnn_fused_gru_cell', 'out',
+    '_thnn_fused_gru_cell.out(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('input_gates', 'hidden_gates', 'hx', 'input_bias', 'hidden_bias', 'out0', 'out1'), 5, tags=())
+_e__thnn_fused_gru_cell_out = _thnn_fused_gru_cell_out._entry_cache
+
+
+def _bind__thnn_fused_gru_cell_out(input_gates, hidden_gates, hx, input_bias=None, hidden_bias=None, *, out0, out1):
+    return (input_gates, hidden_gates, hx, input_bias, hidden_bias, out0, out1)
+
+
+def _entry__thnn_fused_gru_cell_out(input_gates, hidden_gates, hx, input_bias, hidden_bias, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input_gates._ks | hidden_gates._ks | hx._ks | (input_bias._ks if input_bias is not None else 0) | (hidden_bias._ks if hidden_bias is not None else 0) | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_thnn_fused_gru_cell_out, (input_gates, hidden_gates, hx, input_bias, hidden_bias, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    try:
+        _k = _e__thnn_fused_gru_cell_out[ks]
+    except KeyError:
+        _k = _thnn_fused_gru_cell_out._fill_entry(ks)
+    return _k(input_gates, hidden_gates, hx, input_bias, hidden_bias, out0, out1)
+
+
+_thnn_fused_gru_cell_out._bind = _bind__thnn_fused_gru_cell_out
+_thnn_fused_gru_cell_out._entry = _entry__thnn_fused_gru_cell_out
+_aten._packet('_thnn_fused_gru_cell')._add(_thnn_fused_gru_cell_out)
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+_thnn_fused_gru_cell_backward = _Op("aten", '_thnn_fused_gru_cell_backward', 'default',
+    '_thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)',
+    ('grad_hy', 'workspace', 'has_bias'), 3, tags=())
+_e__thnn_fused_gru_cell_backward = _thnn_fused_gru_cell_backward._entry_cache
+
+
+def _bind__thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias):
+    return (grad_hy, workspace, has_bias)
+
+
+def _entry__thnn_fused_gru_cell_backward(grad_hy, workspace, has_bias):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_hy._ks | workspace._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_thnn_fused_gru_cell_backward, (grad_hy, workspace, has_bias)) from None
+    try:
+        _k = _e__thnn_fused_gru_cell_backward[ks]
+    except KeyError:
+        _k = _thnn_fused_gru_cell_backward._fill_entry(ks)
+    return _k(grad_hy, workspace, has_bias)
+
+
+_thnn_fused_gru_cell_backward._bind = _bind__thnn_fused_gru_cell_backward
+_thnn_fused_gru_cell_backward._entry = _entry__thnn_fused_gru_cell_backward
+_aten._packet('_thnn_fused_gru_cell_backward')._add(_thnn_fused_gru_cell_backward)
+
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell_backward.out(Tensor grad_hy, Tensor workspace, bool has_bias, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!)) (autogen of _thnn_fused_gru_cell_backward)
+_thnn_fused_gru_cell_backward_out = _Op("aten", '_thnn_fused_gru_cell_backward', 'out',
+    '_thnn_fused_gru_cell_backward.out(Tensor grad_hy, Tensor workspace, bool has_bias, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!))',
+    ('grad_hy', 'workspace', 'has_bias', 'out0', 'out1', 'out2', 'out3', 'out4'), 3, tags=())
+_e__thnn_fused_gru_cell_backward_out = _thnn_fused_gru_cell_backward_out._entry_cache
+
+
+def _bind__thnn_fused_gru_cell_backward_out(grad_hy, workspace, has_bias, *, out0, out1, out2, out3, out4):
+    return (grad_hy, workspace, has_bias, out0, out1, out2, out3, out4)
+
+
+def _entry__thnn_fused_gru_cell_backward_out(grad_hy, workspace, has_bias, out0, out1, out2, out3, out4):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_hy._ks | workspace._ks | out0._ks | out1._ks | out2._ks | out3._ks | out4._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_thnn_fused_gru_cell_backward_out, (grad_hy, workspace, has_bias, out0, out1, out2, out3, out4)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    if not out3._ks & _ADINPLACE:
+        _inplace_on_inference(out3)
+    if not out4._ks & _ADINPLACE:
+        _inplace_on_inference(out4)
+    try:
+        _k = _e__thnn_fused_gru_cell_backward_out[ks]
+    except KeyError:
+        _k = _thnn_fused_gru_cell_backward_out._fill_entry(ks)
+    return _k(grad_hy, workspace, has_bias, out0, out1, out2, out3, out4)
+
+
+_thnn_fused_gru_cell_backward_out._bind = _bind__thnn_fused_gru_cell_backward_out
+_thnn_fused_gru_cell_backward_out._entry = _entry__thnn_fused_gru_cell_backward_out
+_aten._packet('_thnn_fused_gru_cell_backward')._add(_thnn_fused_gru_cell_backward_out)
+
+
 # schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 native_dropout = _Op("aten", 'native_dropout', 'default',
     'native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)',

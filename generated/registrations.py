@@ -44,6 +44,7 @@ from ember.kernels.cpu import linalg as _cpu_linalg
 from ember.kernels.cpu import nn as _cpu_nn
 from ember.kernels.cpu import random as _cpu_random
 from ember.kernels.cpu import reduction as _cpu_reduction
+from ember.kernels.cpu import rnn as _cpu_rnn
 from ember.kernels.cpu import shape as _cpu_shape
 from ember.kernels.cpu import special as _cpu_special
 from ember.kernels.cpu import unary as _cpu_unary
@@ -71,6 +72,7 @@ from ember.kernels.meta import linalg as _meta_linalg
 from ember.kernels.meta import nn as _meta_nn
 from ember.kernels.meta import random as _meta_random
 from ember.kernels.meta import reduction as _meta_reduction
+from ember.kernels.meta import rnn as _meta_rnn
 from ember.kernels.meta import shape as _meta_shape
 from ember.kernels.meta import special as _meta_special
 from ember.kernels.meta import unary as _meta_unary
@@ -5088,6 +5090,38 @@ _o.bernoulli__float.register('CPU', _cpu_random.bernoulli__float)
 _o.bernoulli__float.register('CUDA', _cuda_random.bernoulli__float)
 _o.bernoulli__float.register('Meta', _meta_random.bernoulli__float)
 _o.bernoulli__float.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__float, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor, Tensor)
+_o._thnn_fused_lstm_cell.register('CPU', _cpu_rnn.fused_lstm_cell)
+_o._thnn_fused_lstm_cell.register('Meta', _meta_rnn.fused_lstm_cell)
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell.out(Tensor input_gates, Tensor hidden_gates, Tensor cx, Tensor? input_bias=None, Tensor? hidden_bias=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of _thnn_fused_lstm_cell)
+_o._thnn_fused_lstm_cell_out.register('CompositeExplicitAutograd', _autogen_out(_o._thnn_fused_lstm_cell))
+_o._thnn_fused_lstm_cell_out.register("ADInplaceOrView", _inplace_or_view(_o._thnn_fused_lstm_cell_out, (5, 6, 7)), with_keyset=True)
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell_backward_impl(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor)
+_o._thnn_fused_lstm_cell_backward_impl.register('CPU', _cpu_rnn.fused_lstm_cell_backward)
+_o._thnn_fused_lstm_cell_backward_impl.register('Meta', _meta_rnn.fused_lstm_cell_backward)
+
+# schema/native_functions.yaml: _thnn_fused_lstm_cell_backward_impl.out(Tensor? grad_hy, Tensor? grad_cy, Tensor cx, Tensor cy, Tensor workspace, bool has_bias, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of _thnn_fused_lstm_cell_backward_impl)
+_o._thnn_fused_lstm_cell_backward_impl_out.register('CompositeExplicitAutograd', _autogen_out(_o._thnn_fused_lstm_cell_backward_impl))
+_o._thnn_fused_lstm_cell_backward_impl_out.register("ADInplaceOrView", _inplace_or_view(_o._thnn_fused_lstm_cell_backward_impl_out, (6, 7, 8)), with_keyset=True)
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None) -> (Tensor, Tensor)
+_o._thnn_fused_gru_cell.register('CPU', _cpu_rnn.fused_gru_cell)
+_o._thnn_fused_gru_cell.register('Meta', _meta_rnn.fused_gru_cell)
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell.out(Tensor input_gates, Tensor hidden_gates, Tensor hx, Tensor? input_bias=None, Tensor? hidden_bias=None, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of _thnn_fused_gru_cell)
+_o._thnn_fused_gru_cell_out.register('CompositeExplicitAutograd', _autogen_out(_o._thnn_fused_gru_cell))
+_o._thnn_fused_gru_cell_out.register("ADInplaceOrView", _inplace_or_view(_o._thnn_fused_gru_cell_out, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell_backward(Tensor grad_hy, Tensor workspace, bool has_bias) -> (Tensor, Tensor, Tensor, Tensor, Tensor)
+_o._thnn_fused_gru_cell_backward.register('CPU', _cpu_rnn.fused_gru_cell_backward)
+_o._thnn_fused_gru_cell_backward.register('Meta', _meta_rnn.fused_gru_cell_backward)
+
+# schema/native_functions.yaml: _thnn_fused_gru_cell_backward.out(Tensor grad_hy, Tensor workspace, bool has_bias, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2, Tensor(d!) out3, Tensor(e!) out4) -> (Tensor(a!), Tensor(b!), Tensor(c!), Tensor(d!), Tensor(e!)) (autogen of _thnn_fused_gru_cell_backward)
+_o._thnn_fused_gru_cell_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._thnn_fused_gru_cell_backward))
+_o._thnn_fused_gru_cell_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._thnn_fused_gru_cell_backward_out, (3, 4, 5, 6, 7)), with_keyset=True)
 
 # schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 _o.native_dropout.register('CPU', _cpu_random.native_dropout)

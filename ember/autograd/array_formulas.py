@@ -207,6 +207,59 @@ def zeros_for(grad, shape, dtype):
     return _op(_H.zeros_for, grad, shape, dtype)
 
 
+def _same_plain(a, b) -> bool:
+    """Two C-contiguous float arrays of one shape and dtype (the pointwise kernels' result
+    is then a fresh C-contiguous array computed in that dtype)."""
+    return _plain(a) and _plain(b) and a.dtype == b.dtype and a.shape == b.shape
+
+
+def sigmoid_backward(grad, output):
+    """The CPU kernel's g * ((1 - y) * y) (kernels/cpu/activation.py)."""
+    if _same_plain(grad, output):
+        with np.errstate(all="ignore"):
+            return grad * ((1 - output) * output)
+    return _op(_ember_op("sigmoid_backward"), grad, output)
+
+
+def tanh_backward(grad, output):
+    """The CPU kernel's g * (1 - y * y)."""
+    if _same_plain(grad, output):
+        with np.errstate(all="ignore"):
+            return grad * (1 - output * output)
+    return _op(_ember_op("tanh_backward"), grad, output)
+
+
+def _ember_op(name):
+    import ember
+    return getattr(ember, name)
+
+
+def _index_into_zeros(grad, shape, dim, index):
+    """Zeros of `shape` with grad written at `index` along dim (select's and slice's
+    backward: new_zeros, then a copy into the view); None where the arrays cannot serve."""
+    if not _float(grad) or not all(n.__class__ is int for n in shape):
+        return None
+    out = np.zeros(tuple(shape), grad.dtype)
+    where = (slice(None),) * (dim % len(shape)) + (index,)
+    if out[where].shape != grad.shape:      # (a 1-D select: a NumPy scalar, shape ())
+        return None
+    out[where] = grad
+    return out
+
+
+# --- formula helpers (ember/autograd/formulas/shape.py) ---------------------------------
+def select_backward(grad, shape, dim, index):
+    out = _index_into_zeros(grad, shape, dim, index) if index.__class__ is int else None
+    return _op(_H.select_backward, grad, shape, dim, index) if out is None else out
+
+
+def slice_backward(grad, shape, dim, start, end, step):
+    plain = all(v is None or v.__class__ is int for v in (start, end)) and \
+        step.__class__ is int and step > 0
+    out = _index_into_zeros(grad, shape, dim, slice(start, end, step)) if plain else None
+    return _op(_H.slice_backward, grad, shape, dim, start, end, step) if out is None else out
+
+
 # --- formula helpers (ember/autograd/formulas/common.py) --------------------------------
 def sum_to_size(grad, shape):
     gshape = grad.shape

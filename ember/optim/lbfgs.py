@@ -145,6 +145,8 @@ class LBFGS(Optimizer):
                           for p in self._params], 0)
 
     def _add_grad(self, step_size, update) -> None:
+        # (a tensor alpha as the number torch's Scalar takes from it: add_'s fast path)
+        step_size = step_size if step_size.__class__ in (int, float) else float(step_size)
         offset = 0
         for p in self._params:
             numel = p.numel()
@@ -218,17 +220,19 @@ class LBFGS(Optimizer):
                     ro.append(1.0 / ys)
                     H_diag = ys / y.dot(y)
                 num_old = len(old_dirs)
+                # (the alphas below as the numbers torch's add_ takes from these 0-d
+                # tensors: add_'s fast path, the same fused multiply-adds)
                 if "al" not in state:
                     state["al"] = [None] * history_size
                 al = state["al"]
                 q = flat_grad.neg()
                 for i in range(num_old - 1, -1, -1):
                     al[i] = old_stps[i].dot(q) * ro[i]
-                    q.add_(old_dirs[i], alpha=-al[i])
+                    q.add_(old_dirs[i], alpha=-float(al[i]))
                 d = r = q.mul(H_diag)
                 for i in range(num_old):
                     be_i = old_dirs[i].dot(r) * ro[i]
-                    r.add_(old_stps[i], alpha=al[i] - be_i)
+                    r.add_(old_stps[i], alpha=float(al[i] - be_i))
             if prev_flat_grad is None:
                 prev_flat_grad = flat_grad.clone()
             else:

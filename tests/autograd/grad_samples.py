@@ -159,6 +159,18 @@ def _extra():
     out["div_.Tensor"] = [S(make((2, 3), F32), make((3,), F32, low=1, high=3), name="float32")]
     out["mul_.Scalar"] = [S(make((2, 3), F32), 2.5, name="float32")]
     out["index.Tensor"].append(S(make((2, 3), F32), [I64_ZERO_D], name="0d_index"))
+    # the fused recurrent cells: gates (B, 4H) / (B, 3H), the state (B, H), biases (G,)
+    for op, gates in (("_thnn_fused_lstm_cell", 8), ("_thnn_fused_gru_cell", 6)):
+        out[f"{op}.default"] = [
+            S(make((3, gates), F32), make((3, gates), F32), make((3, 2), F32), name="no_bias"),
+            S(make((3, gates), F32), make((3, gates), F32), make((3, 2), F32),
+              make((gates,), F32), make((gates,), F32), name="biases")]
+    out["_thnn_fused_lstm_cell_backward_impl.default"] = [
+        S(make((3, 2), F32), make((3, 2), F32), make((3, 2), F32), make((3, 2), F32),
+          make((3, 8), F32, low=0.1, high=0.9), True, name="not_implemented")]
+    out["_thnn_fused_gru_cell_backward.default"] = [
+        S(make((2, 2), F32), make((2, 10), F32, low=0.1, high=0.9), True,
+          name="not_implemented")]
     for module in opinfo.FAMILY_MODULES:
         for name, samples in module.grad_extra().items():
             out.setdefault(name, []).extend(samples)

@@ -442,15 +442,16 @@ def _bce_samples():
 
 
 def _functional_into_out(functional, *out_names):
-    """A torch reference for an out= overload: the functional op copied into the outs
-    (torch's binary_cross_entropy.out writes the unreduced loss into out before reducing
+    """A torch reference for an out= overload: the functional op (or a torch function)
+    copied into the outs (torch's binary_cross_entropy.out writes the unreduced loss into out before reducing
     it; native_batch_norm.out assumes out has the input's layout)."""
     out_names = out_names or ("out",)
 
     def ref(*args, **kwargs):
         import torch
         outs = [kwargs.pop(n) for n in out_names]
-        results = getattr(torch.ops.aten, functional).default(*args, **kwargs)
+        fn = functional if callable(functional) else getattr(torch.ops.aten, functional).default
+        results = fn(*args, **kwargs)
         results = results if isinstance(results, tuple) else (results,)
         for out, result in zip(outs, results):
             if out.numel() == 0:
@@ -828,3 +829,77 @@ register("nll_loss2d.default", lambda: [
 out_of("nll_loss2d.out", "nll_loss2d.default")
 register("ger.default", _outer_samples)   # torch.ger: outer under its old name
 out_of("ger.out", "ger.default")
+
+
+# --------------------------------------------------------------------------- fused cells
+# torch has CUDA kernels only: the references are its CPU cells' formulas (the errors and
+# the None bias gradients: tests/nn/test_rnn_fused.py)
+def _torch_lstm_cell(ig, hg, cx, ib=None, hb=None):
+    import torch
+    gates = ig + hg if ib is None else ig + hg + ib + hb
+    i, f, g, o = gates.chunk(4, 1)
+    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+    cy = f * cx + i * g
+    return o * cy.tanh(), cy, torch.cat([i, f, g, o], 1)
+
+
+def _torch_lstm_cell_backward(ghy, gcy, cx, cy, workspace, has_bias):
+    import torch
+    i, f, g, o = workspace.chunk(4, 1)
+    t = cy.tanh()
+    gc = ghy * o * (1 - t * t) + gcy
+    gates = torch.cat([gc * g * (1 - i) * i, gc * cx * (1 - f) * f, gc * i * (1 - g * g),
+                       ghy * t * (1 - o) * o], 1)
+    return gates, gc * f, gates.sum(0) if has_bias else None
+
+
+def _torch_gru_cell(ig, hg, hx, ib=None, hb=None):
+    import torch
+    if ib is not None:
+        ig, hg = ig + ib, hg + hb
+    xr, xz, xn = ig.chunk(3, 1)
+    hr, hz, hn = hg.chunk(3, 1)
+    r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
+    n = (xn + r * hn).tanh()
+    return n + z * (hx - n), torch.cat([r, z, n, hx, hn], 1)
+
+
+def _torch_gru_cell_backward(ghy, workspace, has_bias):
+    import torch
+    r, z, n, hx, hn = workspace.chunk(5, 1)
+    gz = ghy * (hx - n) * (1 - z) * z
+    gn = ghy * (1 - z) * (1 - n * n)
+    gr = gn * hn * (1 - r) * r
+    gx, gh = torch.cat([gr, gz, gn], 1), torch.cat([gr, gz, gn * r], 1)
+    return gx, gh, ghy * z, gx.sum(0), gh.sum(0)
+
+
+def _cell_samples(gates):
+    return [S(make((3, gates * 2), F32), make((3, gates * 2), F32), make((3, 2), F32),
+              name="no_bias"),
+            S(make((2, gates * 3), F64), make((2, gates * 3), F64), make((2, 3), F64),
+              make((gates * 3,), F64), make((gates * 3,), F64), name="biases")]
+
+
+for _op, _gates, _ref, _outs in (
+        ("_thnn_fused_lstm_cell", 4, _torch_lstm_cell, ("out0", "out1", "out2")),
+        ("_thnn_fused_gru_cell", 3, _torch_gru_cell, ("out0", "out1"))):
+    register(f"{_op}.default", lambda g=_gates: _cell_samples(g), ref=_ref,
+             tols=ACCUMULATING_ULPS)
+    out_of(f"{_op}.out", f"{_op}.default", ref=_functional_into_out(_ref, *_outs),
+           errors=False)
+
+register("_thnn_fused_lstm_cell_backward_impl.default", lambda: [
+    S(make((3, 2), F32), make((3, 2), F32), make((3, 2), F32), make((3, 2), F32),
+      make((3, 8), F32, low=0.1, high=0.9), True, name="has_bias"),
+    S(make((2, 3), F64), make((2, 3), F64), make((2, 3), F64), make((2, 3), F64),
+      make((2, 12), F64, low=0.1, high=0.9), True, name="float64")],
+    ref=_torch_lstm_cell_backward, tols=ACCUMULATING_ULPS)
+out_of("_thnn_fused_lstm_cell_backward_impl.out", "_thnn_fused_lstm_cell_backward_impl.default",
+       ref=_functional_into_out(_torch_lstm_cell_backward, "out0", "out1", "out2"))
+register("_thnn_fused_gru_cell_backward.default", lambda: [
+    S(make((3, 2), F32), make((3, 10), F32, low=0.1, high=0.9), True, name="has_bias")],
+    ref=_torch_gru_cell_backward, tols=ACCUMULATING_ULPS)
+out_of("_thnn_fused_gru_cell_backward.out", "_thnn_fused_gru_cell_backward.default",
+       ref=_functional_into_out(_torch_gru_cell_backward, "out0", "out1", "out2", "out3",
+                                "out4"))

@@ -20,5 +20,6 @@ from .linalg import *
 from .nn import *
 from .random import *
 from .reduction import *
+from .rnn import *
 from .shape import *
 from .special import *

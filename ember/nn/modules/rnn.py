@@ -1,9 +1,16 @@
 """Recurrent layers: RNN, LSTM, GRU and their single-step cells, with torch's parameter
 names (weight_ih_l0, bias_hh_l1_reverse, weight_hr_l0 ...), initialisation and checks.
 
-The recurrences are composites of ember ops (linear, sigmoid, tanh ...), so autograd comes
-for free. Every layer works on "packed" data, time step after time step: a plain
-(T, B, *) input is a packed sequence whose batch never shrinks::
+The recurrences are composites of ember ops (linear, sigmoid, tanh ...), as torch's CPU
+runs them, so autograd comes for free. Every layer works on "packed" data, time step after
+time step: a plain (T, B, *) input is a packed sequence whose batch never shrinks.
+
+On the plain eager path (`_fused_ok`: plain float32/float64 CPU tensors, no mode,
+subclass, autocast, profiler or saved-tensor hooks that could see the ops) a layer and
+direction of RNN_TANH/LSTM/GRU, and an LSTMCell/GRUCell step, runs its time loop in
+arrays with the same bits and records one graph node (FusedRnnLayerBackward); packed
+batches that shrink and projections step through the fused cell ops
+(_thnn_fused_lstm_cell, _thnn_fused_gru_cell) instead::
 
     >>> lstm = ember.nn.LSTM(10, 20, num_layers=2, bidirectional=True)
     >>> out, (h, c) = lstm(ember.randn(5, 3, 10))
@@ -18,6 +25,12 @@ import warnings
 
 import ember
 
+from ...autograd.graph import NO_EDGE, Node, gradient_edge, new_node, save, set_history_many, unpack
+from ...core.tensor import Tensor, from_array
+from ...dispatch import observers as _observers
+from ...dispatch.keys import FULL
+from ...dispatch.tls import state as _tls
+from ...kernels.cpu import rnn as _cpu_rnn
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
@@ -30,6 +43,27 @@ _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
 # ---------------------------------------------------------------- one time step
+def _fused_ok(*tensors) -> bool:
+    """Whether a step may run as one fused cell op (_thnn_fused_lstm_cell/_gru_cell) in
+    place of its decomposed ops: nobody can see the ops a step runs. Plain float32/float64
+    CPU tensors, and no dispatch or function mode (make_fx, fake tensors, subclasses' modes),
+    no key included or excluded (autocast, functionalize, inference mode), no profiler and
+    no saved-tensor hooks. Otherwise the step decomposes as torch's CPU cells do."""
+    s = _tls
+    if (s.dispatch_modes or s.function_modes or s.saved_hooks or s.masks != _DEFAULT_MASKS
+            or _observers.active is not None):
+        return False
+    for t in tensors:
+        if t.__class__ not in _PLAIN or t._dtype not in _FUSED_DTYPES or t.device.type != "cpu":
+            return False
+    return True
+
+
+_DEFAULT_MASKS = (0, FULL)
+_PLAIN = (Tensor, Parameter)
+_FUSED_DTYPES = (ember.float32, ember.float64)
+
+
 def _input_part(mode, x, w_ih, b_ih, b_hh):
     """x @ w_ih.T plus the biases that do not depend on h (GRU keeps b_hh for its n gate)."""
     if b_ih is not None and mode != "GRU":
@@ -37,10 +71,19 @@ def _input_part(mode, x, w_ih, b_ih, b_hh):
     return F.linear(x, w_ih, b_ih)
 
 
-def _step(mode, xw, state, w_hh, b_hh, w_hr, w_hh_t=None):
+def _step(mode, xw, state, w_hh, b_hh, w_hr, w_hh_t=None, fused=False):
     """One step of the cell from its input part xw; state is (h,) or (h, c). `w_hh_t`:
-    w_hh.t() made once for all the steps of a sequence (one backward node, not one each)."""
+    w_hh.t() made once for all the steps of a sequence (one backward node, not one each).
+    `fused` (see `_fused_ok`): the gates' nonlinearities in one op, the same sums."""
     h = state[0]
+    if fused and mode == "GRU":
+        hidden = ember.linear(h, w_hh, b_hh) if w_hh_t is None else \
+            (h.mm(w_hh_t) if b_hh is None else ember.addmm(b_hh, h, w_hh_t))
+        return (ember._thnn_fused_gru_cell(xw, hidden, h)[0],)
+    if fused and mode == "LSTM":
+        h, c, _ = ember._thnn_fused_lstm_cell(xw, h.mm(w_hh.t() if w_hh_t is None else w_hh_t),
+                                              state[1])
+        return (h if w_hr is None else h.matmul(w_hr.t()), c)
     if mode == "GRU":
         xr, xz, xn = xw.chunk(3, 1)
         hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, 1)
@@ -61,13 +104,105 @@ def _step(mode, xw, state, w_hh, b_hh, w_hr, w_hh_t=None):
     return (h if w_hr is None else h.matmul(w_hr.t()), c)
 
 
-def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse):
+class FusedRnnLayerBackward(Node):
+    """The backward of one layer and direction of an RNN_TANH, LSTM or GRU run as one step
+    of the graph, its input projection included (`_fused_layer`): the time loop backwards
+    in arrays (kernels/cpu/rnn.py); under create_graph, the layer again in ember ops,
+    differentiated with a graph (double backward). Inputs: x, h0, c0, w_ih, w_hh, b_ih,
+    b_hh; outputs: (outputs (T * B, H), h_T, c_T)."""
+
+    __slots__ = ("_s_inputs", "mode", "reverse", "steps")
+    _saved_list_slots = ("_s_inputs",)
+    _release_after_backward = True
+    materialize_grads = False
+
+    def release_variables(self) -> None:
+        super().release_variables()
+        self.steps = None
+
+    def apply(self, grads):
+        inputs = [unpack(s, self) for s in self._s_inputs]
+        if _tls.grad_enabled:
+            return _grads_in_ops(self, inputs, grads)
+        x, w_ih, w_hh, b_ih = inputs[0], inputs[3], inputs[4], inputs[5]
+        arrays = _cpu_rnn._layer_backward(
+            self.mode, self.steps, *(None if g is None else g._np for g in grads), x._np,
+            w_ih._np, w_hh._np, b_ih is not None, self.reverse)
+        dt = x._dtype
+        return tuple(None if a is None or not need else from_array(a, dt)
+                     for a, need in zip(arrays, self._needs))
+
+
+def _layer_ops(mode, reverse, x, h0, c0, w_ih, w_hh, b_ih, b_hh):
+    """`_fused_layer`'s computation in ember ops: the decomposed steps torch's CPU runs."""
+    batch = h0.shape[0]
+    xw = _input_part(mode, x, w_ih, b_ih, b_hh)
+    out, state = _run_direction(mode, xw, [batch] * (x.shape[0] // batch),
+                                (h0,) if c0 is None else (h0, c0), (w_hh, b_hh, None),
+                                reverse, allow_fused=False)
+    return (out, *state)
+
+
+def _grads_in_ops(node, inputs, grads):
+    """FusedRnnLayerBackward's gradients under create_graph: the layer again in ember ops
+    on the saved inputs, differentiated with a graph."""
+    needs = node._needs
+    wanted = [t for t, need in zip(inputs, needs) if need]
+    with ember.enable_grad():
+        outputs = _layer_ops(node.mode, node.reverse, *inputs)
+    pairs = [(o, g) for o, g in zip(outputs, grads) if g is not None]
+    found = iter(ember.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs],
+                                     create_graph=True, allow_unused=True))
+    return tuple(next(found) if need else None for need in needs)
+
+
+def _array(t):
+    return None if t is None else t._np
+
+
+def _fused_layer(mode, x, batch_sizes, hidden, weights, reverse):
+    """(outputs, final state) of one layer and direction as one step of the graph
+    (FusedRnnLayerBackward), the time loop in arrays, or None when it does not apply: a mode or subclass could see the ops (`_fused_ok`), RNN_RELU,
+    projections, a batch that shrinks (packed sequences of different lengths)."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    if mode == "RNN_RELU" or w_hr is not None or not batch_sizes or \
+            not batch_sizes[0] == batch_sizes[-1] > 0 or \
+            not _fused_ok(x, *hidden, *(w for w in weights if w is not None)):
+        return None
+    # (shapes that do not fit: the ops' own errors, from the decomposed path)
+    state_shape = (batch_sizes[0], w_hh.shape[1])
+    if x.shape != (batch_sizes[0] * len(batch_sizes), w_ih.shape[1]) or \
+            any(s.shape != state_shape for s in hidden):
+        return None
+    lstm = mode == "LSTM"
+    c0 = hidden[1] if lstm else None
+    out, h, c, steps = _cpu_rnn._layer_forward(
+        mode, x._np, w_ih._np, w_hh._np, _array(b_ih), _array(b_hh), hidden[0]._np,
+        _array(c0), reverse)
+    dt = x._dtype
+    out, h = from_array(out, dt), from_array(h.copy(), dt)
+    c = None if c is None else from_array(c.copy(), dt)
+    if _tls.grad_enabled:
+        inputs = (x, hidden[0], c0, w_ih, w_hh, b_ih, b_hh)
+        edges = [None if t is None else gradient_edge(t) for t in inputs]
+        if any(e is not None for e in edges):
+            node = new_node(FusedRnnLayerBackward, tuple(e or NO_EDGE for e in edges),
+                            tuple(e is not None for e in edges))
+            node.mode, node.reverse, node.steps = mode, reverse, steps
+            node._s_inputs = [save(t) for t in inputs]
+            set_history_many((out, h, c), node)
+    return out, ((h, c) if lstm else (h,))
+
+
+def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse, allow_fused=True):
     """Run one layer and direction over packed input parts xw (sum(batch_sizes), G).
 
     Returns the packed outputs and the final state, each sequence's state after its own
     last step (the batch shrinks as sequences end, longest first)."""
     w_hh, b_hh, w_hr = weights
-    w_hh_t = None if mode == "GRU" else w_hh.t()
+    fused = allow_fused and mode in ("LSTM", "GRU") and _fused_ok(
+        xw, *hidden, *(w for w in weights if w is not None))
+    w_hh_t = None if mode == "GRU" and not fused else w_hh.t()
     steps = list(enumerate(xw.split(batch_sizes)))
     outputs, done = [], []
     if reverse:
@@ -82,7 +217,7 @@ def _run_direction(mode, xw, batch_sizes, hidden, weights, reverse):
             state = tuple(s[:bs] for s in state)
         elif bs > cur:
             state = tuple(ember.cat([s, h0[cur:bs]]) for s, h0 in zip(state, hidden))
-        state = _step(mode, x, state, w_hh, b_hh, w_hr, w_hh_t)
+        state = _step(mode, x, state, w_hh, b_hh, w_hr, w_hh_t, fused)
         outputs.append(state[0])
     if reverse:
         outputs.reverse()
@@ -306,10 +441,16 @@ class RNNBase(Module):
                 w = dict(zip(("w_ih", "w_hh", "b_ih", "b_hh", "w_hr")
                              if self.bias else ("w_ih", "w_hh", "w_hr"),
                              self.all_weights[k]))
-                xw = _input_part(self.mode, data, w["w_ih"], w.get("b_ih"), w.get("b_hh"))
-                out, final = _run_direction(
-                    self.mode, xw, batch_sizes, tuple(s[k] for s in state),
-                    (w["w_hh"], w.get("b_hh"), w.get("w_hr")), reverse=direction == 1)
+                hidden = tuple(s[k] for s in state)
+                result = _fused_layer(self.mode, data, batch_sizes, hidden,
+                                      (w["w_ih"], w["w_hh"], w.get("b_ih"), w.get("b_hh"),
+                                       w.get("w_hr")), direction == 1)
+                if result is None:
+                    xw = _input_part(self.mode, data, w["w_ih"], w.get("b_ih"), w.get("b_hh"))
+                    result = _run_direction(self.mode, xw, batch_sizes, hidden,
+                                            (w["w_hh"], w.get("b_hh"), w.get("w_hr")),
+                                            reverse=direction == 1)
+                out, final = result
                 outs.append(out)
                 finals.append(final)
             data = outs[0] if directions == 1 else ember.cat(outs, 1)
@@ -424,8 +565,14 @@ class RNNCellBase(Module):
     def _cell(self, input, state):
         """The step on batched input and state tuple."""
         mode = self._mode
-        xw = _input_part(mode, input, self.weight_ih, self.bias_ih, self.bias_hh)
-        return _step(mode, xw, state, self.weight_hh, self.bias_hh, None)
+        weights = (self.weight_ih, self.weight_hh, self.bias_ih, self.bias_hh)
+        if mode in ("LSTM", "GRU"):
+            result = _fused_layer(mode, input, [input.shape[0]], state, (*weights, None),
+                                  False)
+            if result is not None:
+                return result[1]
+        w_ih, w_hh, b_ih, b_hh = weights
+        return _step(mode, _input_part(mode, input, w_ih, b_ih, b_hh), state, w_hh, b_hh, None)
 
     def forward(self, input, hx=None):
         name = self._name
