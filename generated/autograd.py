@@ -1629,8 +1629,8 @@ class SigmoidBackward0(_Node):
             _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
+            result = _A.arr(_unpack(_node._s_result, _node))
             if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
                 _r_self = _A.out(_A.sigmoid_backward(grad, result), _grads, result)
             return (_r_self,)
         except _A.Fallback:
@@ -1664,8 +1664,8 @@ class TanhBackward0(_Node):
             _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
+            result = _A.arr(_unpack(_node._s_result, _node))
             if _n[0]:
-                result = _A.arr(_unpack(_node._s_result, _node))
                 _r_self = _A.out(_A.tanh_backward(grad, result), _grads, result)
             return (_r_self,)
         except _A.Fallback:
@@ -10494,27 +10494,6 @@ class SigmoidBackwardBackward0(_Node):
             _r_output = _H.reduce_to(grad.conj() * grad_output * (_H.mul_number(output.conj(), -2) + 1), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_grad_output = None
-            _r_output = None
-            if _n[0]:
-                grad_output_dtype = _node._s_grad_output_dtype
-                grad_output_shape = _node._s_grad_output_shape
-                output = _A.arr(_unpack(_node._s_output, _node))
-                _r_grad_output = _A.out(_A.reduce_to(_A.sigmoid_backward(grad, _A.conj(output)), grad_output_shape, grad_output_dtype), _grads, output)
-            if _n[1]:
-                grad_output = _A.arr(_unpack(_node._s_grad_output, _node))
-                output = _A.arr(_unpack(_node._s_output, _node))
-                output_dtype = _node._s_output_dtype
-                output_shape = _node._s_output_shape
-                _r_output = _A.out(_A.reduce_to(_A.mul(_A.mul(_A.conj(grad), grad_output), _A.add(_A.mul(-2, _A.conj(output)), 1)), output_shape, output_dtype), _grads, grad_output, output)
-            return (_r_grad_output, _r_output)
-        except _A.Fallback:
-            return _node.apply(_grads)
-
     @property
     def _saved_grad_output(self):
         return _unpack(self._s_grad_output, self)
@@ -10565,27 +10544,6 @@ class TanhBackwardBackward0(_Node):
             output_shape = _node._s_output_shape
             _r_output = _H.reduce_to(_H.mul_number(output.conj(), -2) * grad_output * grad.conj(), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
-
-    def _apply_array(_node, _grads):
-        try:
-            _n = _node._needs
-            grad = _A.arr(_grads[0])
-            _r_grad_output = None
-            _r_output = None
-            if _n[0]:
-                grad_output_dtype = _node._s_grad_output_dtype
-                grad_output_shape = _node._s_grad_output_shape
-                output = _A.arr(_unpack(_node._s_output, _node))
-                _r_grad_output = _A.out(_A.reduce_to(_A.tanh_backward(grad, _A.conj(output)), grad_output_shape, grad_output_dtype), _grads, output)
-            if _n[1]:
-                grad_output = _A.arr(_unpack(_node._s_grad_output, _node))
-                output = _A.arr(_unpack(_node._s_output, _node))
-                output_dtype = _node._s_output_dtype
-                output_shape = _node._s_output_shape
-                _r_output = _A.out(_A.reduce_to(_A.mul(_A.mul(_A.mul(-2, _A.conj(output)), grad_output), _A.conj(grad)), output_shape, output_dtype), _grads, grad_output, output)
-            return (_r_grad_output, _r_output)
-        except _A.Fallback:
-            return _node.apply(_grads)
 
     @property
     def _saved_grad_output(self):
@@ -12868,14 +12826,14 @@ class ThnnFusedLstmCellBackward0(_Node):
         _r_cx = None
         _r_input_bias = None
         _r_hidden_bias = None
+        cx = _unpack(_node._s_cx, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        hidden_bias = _unpack(_node._s_hidden_bias, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        hidden_gates = _unpack(_node._s_hidden_gates, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        input_bias = _unpack(_node._s_input_bias, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        input_gates = _unpack(_node._s_input_gates, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        result1 = _unpack(_node._s_result1, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        result2 = _unpack(_node._s_result2, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
         if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
-            cx = _unpack(_node._s_cx, _node)
-            hidden_bias = _unpack(_node._s_hidden_bias, _node)
-            hidden_gates = _unpack(_node._s_hidden_gates, _node)
-            input_bias = _unpack(_node._s_input_bias, _node)
-            input_gates = _unpack(_node._s_input_gates, _node)
-            result1 = _unpack(_node._s_result1, _node)
-            result2 = _unpack(_node._s_result2, _node)
             _r_input_gates, _r_hidden_gates, _r_cx, _r_input_bias, _r_hidden_bias = _H.fused_lstm_cell_grads(grads[0], grads[1], input_gates, hidden_gates, cx, input_bias, hidden_bias, result1, result2)
         return (_r_input_gates, _r_hidden_gates, _r_cx, _r_input_bias, _r_hidden_bias)
 
@@ -12944,13 +12902,13 @@ class ThnnFusedGruCellBackward0(_Node):
         _r_hx = None
         _r_input_bias = None
         _r_hidden_bias = None
+        hidden_bias = _unpack(_node._s_hidden_bias, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        hidden_gates = _unpack(_node._s_hidden_gates, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        hx = _unpack(_node._s_hx, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        input_bias = _unpack(_node._s_input_bias, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        input_gates = _unpack(_node._s_input_gates, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
+        result1 = _unpack(_node._s_result1, _node) if _n[0] or _n[1] or _n[2] or _n[3] or _n[4] else None
         if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
-            hidden_bias = _unpack(_node._s_hidden_bias, _node)
-            hidden_gates = _unpack(_node._s_hidden_gates, _node)
-            hx = _unpack(_node._s_hx, _node)
-            input_bias = _unpack(_node._s_input_bias, _node)
-            input_gates = _unpack(_node._s_input_gates, _node)
-            result1 = _unpack(_node._s_result1, _node)
             _r_input_gates, _r_hidden_gates, _r_hx, _r_input_bias, _r_hidden_bias = _H.fused_gru_cell_grads(grads[0], input_gates, hidden_gates, hx, input_bias, hidden_bias, result1)
         return (_r_input_gates, _r_hidden_gates, _r_hx, _r_input_bias, _r_hidden_bias)
 
