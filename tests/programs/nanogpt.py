@@ -205,7 +205,7 @@ def train(train_data, model_state, max_iters=6, batch_size=4, block_size=8,
                                            device_type)
     if compile:
         print("compiling the model... (takes a ~minute)")
-        unoptimized_model = model
+        unoptimized_model = model  # noqa: F841  (nanoGPT keeps it for checkpoints)
         model = torch.compile(model) # requires PyTorch 2.0
 
     @torch.no_grad()
