@@ -2,6 +2,9 @@
 torch's cell formulas (values, gradients, gradcheck, Meta shapes and errors), and ember.nn's
 fast path (fused cells, one node per layer) against its decomposed path: the same forward
 bits, the same gradients, and the decomposed ops whenever a mode could see them."""
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from nn_compare import assert_close, pair, to_ember
@@ -13,25 +16,12 @@ from ember.utils._python_dispatch import TorchDispatchMode
 
 torch = pytest.importorskip("torch")
 
+sys.path.insert(0, str(Path(__file__).parents[1] / "ops"))
+# torch's CPU cell formulas (torch has no CPU kernel for the fused ops), shared with the opinfo
+from opinfo_nn import _torch_gru_cell as torch_gru_cell
+from opinfo_nn import _torch_lstm_cell as torch_lstm_cell
+
 TOL = {torch.float64: {"rtol": 1e-7, "atol": 1e-9}, torch.float32: {"rtol": 1e-5, "atol": 1e-6}}
-
-
-def torch_lstm_cell(ig, hg, cx, ib=None, hb=None):
-    gates = ig + hg if ib is None else ig + hg + ib + hb
-    i, f, g, o = gates.chunk(4, 1)
-    i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
-    cy = f * cx + i * g
-    return o * cy.tanh(), cy, torch.cat([i, f, g, o], 1)
-
-
-def torch_gru_cell(ig, hg, hx, ib=None, hb=None):
-    if ib is not None:
-        ig, hg = ig + ib, hg + hb
-    xr, xz, xn = ig.chunk(3, 1)
-    hr, hz, hn = hg.chunk(3, 1)
-    r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
-    n = (xn + r * hn).tanh()
-    return n + z * (hx - n), torch.cat([r, z, n, hx, hn], 1)
 
 
 CELLS = {"lstm": (ember._thnn_fused_lstm_cell, torch_lstm_cell, 4),
