@@ -957,6 +957,26 @@ def cuda_chain_matmul(keyset, matrices):
         _restore(saved)
 
 
+# schema/autocast.yaml: cuda.lower_precision_fp: _thnn_fused_gru_cell
+def cuda__thnn_fused_gru_cell(keyset, input_gates, hidden_gates, hx, input_bias, hidden_bias):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o._thnn_fused_gru_cell.redispatch(keyset & _BELOW_CUDA, _cast(input_gates, to, 'cuda'), _cast(hidden_gates, to, 'cuda'), _cast(hx, to, 'cuda'), _cast(input_bias, to, 'cuda'), _cast(hidden_bias, to, 'cuda'))
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: _thnn_fused_lstm_cell
+def cuda__thnn_fused_lstm_cell(keyset, input_gates, hidden_gates, cx, input_bias, hidden_bias):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o._thnn_fused_lstm_cell.redispatch(keyset & _BELOW_CUDA, _cast(input_gates, to, 'cuda'), _cast(hidden_gates, to, 'cuda'), _cast(cx, to, 'cuda'), _cast(input_bias, to, 'cuda'), _cast(hidden_bias, to, 'cuda'))
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cuda.lower_precision_fp: conv1d
 def cuda_conv1d(keyset, input, weight, bias, stride, padding, dilation, groups):
     to = _lower_dtype('cuda')
@@ -1748,6 +1768,8 @@ _o.addr.register("AutocastCUDA", cuda_addr, with_keyset=True)
 _o.baddbmm.register("AutocastCUDA", cuda_baddbmm, with_keyset=True)
 _o.bmm.register("AutocastCUDA", cuda_bmm, with_keyset=True)
 _o.chain_matmul.register("AutocastCUDA", cuda_chain_matmul, with_keyset=True)
+_o._thnn_fused_gru_cell.register("AutocastCUDA", cuda__thnn_fused_gru_cell, with_keyset=True)
+_o._thnn_fused_lstm_cell.register("AutocastCUDA", cuda__thnn_fused_lstm_cell, with_keyset=True)
 _o.conv1d.register("AutocastCUDA", cuda_conv1d, with_keyset=True)
 _o.conv2d.register("AutocastCUDA", cuda_conv2d, with_keyset=True)
 _o.conv3d.register("AutocastCUDA", cuda_conv3d, with_keyset=True)

@@ -94,12 +94,16 @@ def _gelu_backward_np(approximate):
         if approximate == "none" and g.dtype == a.dtype == np.float32:
             return compiled("_activation_loop").gelu_backward(g, a)
         if approximate == "tanh":
+            # in float64, rounded once: below x = -2 the two halves cancel, and float32 steps
+            # (torch's too) lose up to ~1e-6 of a result near 1e-5
+            out_dtype = np.result_type(g, a)
+            a = a.astype(np.float64, copy=False)
             x_sq = a * a
             inner = _K_BETA_TANH * (a + _K_KAPPA * x_sq * a)
             t = np.tanh(inner)
             left_derivative = 0.5 * (1 + t)
             right_derivative = 0.5 * a * (1 - t * t) * _K_BETA_TANH * (1 + 3 * _K_KAPPA * x_sq)
-            return g * (left_derivative + right_derivative)
+            return (g * (left_derivative + right_derivative)).astype(out_dtype, copy=False)
         # in a's dtype, as torch's kernel (float64 temporaries had cost twice the time)
         cdf = special.erf(a * math.sqrt(0.5))
         cdf += 1

@@ -25,6 +25,7 @@ from test_schema_ops import (
     materialize,
     outputs,
     to_meta,
+    torch_op,
     torch_ref,
 )
 
@@ -175,6 +176,15 @@ def cuda_wrappers_on_meta(monkeypatch):
     yield
 
 
+# CUDA-only ops in torch: their OpInfo reference is a Python formula, which autocast cannot
+# see, so the CUDA test calls torch's own op; its fake kernel fails on None biases (skipped)
+TORCH_CUDA_ONLY = {"_thnn_fused_lstm_cell.default", "_thnn_fused_gru_cell.default"}
+
+
+def _torch_cuda_op(name, t_args):
+    return torch_op(name) if name in TORCH_CUDA_ONLY else torch_ref(OPS[name], t_args)
+
+
 @pytest.mark.parametrize("name,policy,sample", cases("cuda"))
 def test_cuda_policy_matches_torch(name, policy, sample, cuda_wrappers_on_meta):
     from torch._subclasses.fake_tensor import FakeTensorMode
@@ -195,9 +205,11 @@ def test_cuda_policy_matches_torch(name, policy, sample, cuda_wrappers_on_meta):
         torch.set_autocast_dtype("cuda", torch.float16)
         try:
             with mode:
-                t_res, t_exc = call(torch_ref(OPS[name], t_args), t_args, t_kwargs)
+                t_res, t_exc = call(_torch_cuda_op(name, t_args), t_args, t_kwargs)
         finally:
             torch.set_autocast_enabled("cuda", False)
+        if t_exc is not None and e_exc is None and name in TORCH_CUDA_ONLY:
+            continue
         if e_exc is not None and t_exc is None and \
                 call(ember_op(name), e_args, e_kwargs)[1] is not None:
             continue  # an error sample that fake CUDA kernels do not check (not autocast's)

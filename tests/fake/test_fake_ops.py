@@ -28,9 +28,11 @@ DATA_DEPENDENT = {"index.Tensor", "argwhere.default", "one_hot.default",
 
 # torch's fakes of these run its Meta reference, whose strides differ from the CPU
 # result's on some layouts (torch: logical_and of an expanded and a transposed (3, 4) is
-# (1, 3) on the CPU, (4, 1) on fakes); test_meta_pointwise_strides.py compares them with
-# torch's fakes, here only the rest of the metadata is compared
-REFERENCE_STRIDES = {"logical_and.default", "logical_or.default", "logical_xor.default"}
+# (1, 3) on the CPU, (4, 1) on fakes); test_meta_pointwise_strides.py and
+# tests/ops/test_meta_reference_strides compare them with torch's fakes, here only the rest
+# of the metadata is compared
+REFERENCE_STRIDES = {"logical_and.default", "logical_or.default", "logical_xor.default",
+                     "copysign.Tensor", "floor_divide.default", "logaddexp.default"}
 
 
 def _fakes(mode, x):

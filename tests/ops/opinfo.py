@@ -951,6 +951,7 @@ register("stack.default", lambda: [
     S([transposed((3, 4), F32), make((3, 4), F32)], 2, name="transposed"),
     S([make((2, 3), F32), make((3, 2), F32)], name="size_mismatch_error"),
     S([make((2, 3), F32)], 3, name="dim_error")])
+out_of("stack.out", "stack.default")
 
 
 def _idx(*values):
