@@ -9,7 +9,6 @@ import numpy as np
 from ember._generated import ops as _ops
 from ember.core.shapes import wrap_dim
 from ember.core.tensor import from_array
-from ember.dispatch.keys import CONJ_BIT
 
 
 def stack(tensors, dim):
@@ -33,12 +32,13 @@ def stack(tensors, dim):
 
 def _cpu_arrays_of_one_dtype(tensors):
     """The tensors' NumPy arrays when all are CPU tensors of the first one's dtype (no
-    promotion to do), else None."""
+    promotion to do), else None. (Conjugated inputs arrive resolved: the Conjugate key's
+    fallback runs before this kernel.)"""
     dtype = tensors[0]._dtype
     arrays = []
     for t in tensors:
         a = t._np
-        if a is None or t._dtype is not dtype or t._device.type != "cpu" or t._ks & CONJ_BIT:
+        if a is None or t._dtype is not dtype or t._device.type != "cpu":
             return None
         arrays.append(a)
     return arrays

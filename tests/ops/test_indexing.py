@@ -122,6 +122,10 @@ def test_stack_edge_cases_and_errors():
                 "stack expects a non-empty TensorList")
     a, ta = ember.ones(2, requires_grad=True), torch.ones(2, requires_grad=True)
     assert ember.stack([a, a]).grad_fn.name() == torch.stack([ta, ta]).grad_fn.name()
+    # conjugated views (a lazy bit over the same data) stack their conjugate values
+    z = np.array([1 + 2j, 3 - 1j], np.complex64)
+    ez, tz = ember.from_numpy(z).conj(), torch.from_numpy(z).conj()
+    check(ember.stack([ez, ember.from_numpy(z)], 1), torch.stack([tz, torch.from_numpy(z)], 1))
 
 
 # --- index -----------------------------------------------------------------------------------
