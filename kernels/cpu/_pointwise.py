@@ -10,6 +10,7 @@ agree on shape, dtype and strides. The kernels themselves live in the family mod
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -305,12 +306,10 @@ def _inplace(ufunc, meta, functional, quiet=False, float_result=False, complex_l
     """An in-place kernel `k_(self, other)`: ufunc(out=self) when NumPy's result is torch's,
     else torch's checks and the `functional` kernel's result copied into self.
     `float_result` ops (true division) keep an integral self on the checked slow path;
-    `complex_loop`: as for _binary."""
-    if complex_loop is not None:
-        return _complex_routed(
-            _inplace(ufunc, meta, functional, quiet, float_result),
-            lambda: _inplace(getattr(compiled("_complex_loop"), complex_loop), meta,
-                             functional, quiet, float_result))
+    `complex_loop`: as for _binary (a complex self takes that ufunc; a real self with a
+    complex other fails torch's checks on the slow path)."""
+    complex_ufunc = None if complex_loop is None else functools.cache(
+        lambda: getattr(compiled("_complex_loop"), complex_loop))
 
     def kernel(self, other):
         a = self._np
@@ -322,10 +321,12 @@ def _inplace(ufunc, meta, functional, quiet=False, float_result=False, complex_l
             else:
                 fast, b = _scalar_fast(self, other), other
             if fast:
+                f = ufunc if complex_ufunc is None or not self._dtype.is_complex else \
+                    complex_ufunc()
                 if quiet:
-                    quiet_call(ufunc, a, b, out=a)
+                    quiet_call(f, a, b, out=a)
                 else:
-                    ufunc(a, b, out=a)
+                    f(a, b, out=a)
                 return self
         meta(self, other)
         if a is None:
