@@ -47,7 +47,8 @@ def _check_dtypes(fn, tensors):
         raise RuntimeError(f"\"{fn}\" not implemented for '{dt.scalar_name}'")
     for t in tensors[1:]:
         if t is not None and t._dtype is not dt:
-            raise RuntimeError(f"expected scalar type {dt.scalar_name} but found {t._dtype.scalar_name}")
+            raise RuntimeError(f"expected scalar type {dt.scalar_name} but found "
+                               f"{t._dtype.scalar_name}")
     return dt
 
 

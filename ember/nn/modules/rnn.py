@@ -162,8 +162,9 @@ def _array(t):
 
 def _fused_layer(mode, x, batch_sizes, hidden, weights, reverse):
     """(outputs, final state) of one layer and direction as one step of the graph
-    (FusedRnnLayerBackward), the time loop in arrays, or None when it does not apply: a mode or subclass could see the ops (`_fused_ok`), RNN_RELU,
-    projections, a batch that shrinks (packed sequences of different lengths)."""
+    (FusedRnnLayerBackward), the time loop in arrays, or None when it does not apply: a
+    mode or subclass could see the ops (`_fused_ok`), RNN_RELU, projections, a batch that
+    shrinks (packed sequences of different lengths)."""
     w_ih, w_hh, b_ih, b_hh, w_hr = weights
     if mode == "RNN_RELU" or w_hr is not None or not batch_sizes or \
             not batch_sizes[0] == batch_sizes[-1] > 0 or \
