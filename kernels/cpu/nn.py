@@ -401,6 +401,16 @@ def _opmath(t, dt):
     return a if a.dtype == want else a.astype(want)
 
 
+def _same_float_arrays(self, target):
+    """self's and target's arrays when they are float32/float64 of one dtype and one shape
+    (no broadcasting or promotion to lay out), else None."""
+    dt, a, b = self._dtype, self._np, target._np
+    if (dt is D.float32 or dt is D.float64) and target._dtype is dt and \
+            self._shape == target._shape and a is not None and b is not None:
+        return a, b
+    return None
+
+
 def smooth_l1_loss(self, target, reduction, beta):
     """0.5 * d^2 / beta where d = |self - target| < beta, else d - 0.5 * beta; the mean
     (an empty one is NaN), the sum or each element (reduction 1, 2, 0).
@@ -410,6 +420,14 @@ def smooth_l1_loss(self, target, reduction, beta):
     """
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    arrays = _same_float_arrays(self, target) if reduction else None
+    if arrays is not None:          # a reduced loss of one float dtype and shape: no layout
+        dt = self._dtype
+        with np.errstate(all="ignore"):
+            d = np.abs(arrays[0] - arrays[1])
+            loss = np.where(d < beta, 0.5 * d * d / beta, d - 0.5 * beta)
+            r = (loss.mean() if loss.size else np.nan) if reduction == 1 else loss.sum()
+        return from_array(np.array(r, dt.np), dt)
     shape, strides, dt = _meta.smooth_l1_layout(self, target)
     with np.errstate(all="ignore"):
         d = np.abs(_opmath(self, dt) - _opmath(target, dt))
@@ -424,14 +442,34 @@ def smooth_l1_loss(self, target, reduction, beta):
 
 
 def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
-    """d(loss)/d(self): grad * (self - target) / beta inside beta, grad * sign outside
-    (divided by numel for the mean), contiguous."""
+    """d(loss)/d(self), contiguous, with torch's bits: its vectorized CPU loop (contiguous
+    self and target of one shape) computes norm * (x / beta, or +-1 outside) * grad, its
+    scalar loop (a broadcast operand) norm * x * grad / beta (norm is 1/numel for the mean).
+
+    >>> g = from_array(np.array(1.0))
+    >>> smooth_l1_loss_backward(g, from_array(np.array([0.5, -3.0])), from_array(np.zeros(2)),
+    ...                         2, 1.0).tolist()
+    [0.5, -1.0]
+    """
+    arrays = _same_float_arrays(self, target)
+    if arrays is not None and arrays[0].flags.c_contiguous and arrays[1].flags.c_contiguous \
+            and grad_output._dtype is self._dtype and grad_output._np is not None \
+            and grad_output._shape in ((), self._shape):
+        a, b = arrays
+        dt = a.dtype
+        norm = dt.type(1.0 / a.size if reduction == 1 and a.size else 1.0)
+        one = dt.type(1)
+        with np.errstate(all="ignore"):
+            x = a - b
+            slope = np.where(np.abs(x) >= beta, np.where(x > 0, one, -one), x / dt.type(beta))
+            r = norm * slope * np.broadcast_to(grad_output._np, x.shape)
+        return from_array(np.ascontiguousarray(r), self._dtype)
     shape, strides, dt = _meta.smooth_l1_backward_layout(grad_output, self, target)
     norm = 1.0 / self.numel() if reduction == 1 and self.numel() else 1.0
     x = _opmath(self, dt) - _opmath(target, dt)
-    g = norm * _opmath(grad_output, dt)
-    with np.errstate(all="ignore"):
-        r = np.where(x <= -beta, -g, np.where(x >= beta, g, g * x / beta))
+    g = _opmath(grad_output, dt)
+    with np.errstate(all="ignore"):     # (the scalar loop's order)
+        r = np.where(x <= -beta, -norm * g, np.where(x >= beta, norm * g, norm * x * g / beta))
     out = empty_cpu(shape, self._dtype, strides)
     np.copyto(out._np, np.broadcast_to(r, shape), casting="unsafe")
     return out
