@@ -351,6 +351,20 @@ def _power(a, b, out=None, casting=None):
 
 
 def pow(self, exponent):
+    a, dt = self._np, self._dtype
+    if (exponent.__class__ is float or exponent.__class__ is int and
+            -2 ** 63 <= exponent < 2 ** 63) and a is not None and \
+            (dt is D.float32 or dt is D.float64) and a.flags.c_contiguous and \
+            exponent not in (0, 1):
+        # a contiguous float tensor to a number power: self's dtype and layout, no layout
+        # rules to run (x ** 2, mingpt's gelu's pow(x, 3.0))
+        if dt is D.float64:
+            P.scalar_arg(exponent, dt)
+        if exponent == 2:
+            return from_array(np.multiply(a, a), dt)
+        special = _POW_SPECIAL.get(exponent)
+        r = quiet_call(special, a) if special else quiet_call(_power, a, exponent)
+        return from_array(np.asarray(r, dt.np), dt)
     meta = M.pow_layout(self, exponent)
     if meta._dtype is not D.float32:  # (float32 takes the exponent as a double)
         P.scalar_arg(exponent, meta._dtype)
