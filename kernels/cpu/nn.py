@@ -475,9 +475,10 @@ def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scal
         np.exp(e, out=e)
         total = e.sum(-1, keepdims=True)
         e /= total
-        out = np.matmul(e, value._np)
+        out = empty_cpu(query._shape, dt, _meta.flash_attention_out_strides(query))
+        np.matmul(e, value._np, out=out._np)
         lse = (top + np.log(total))[..., 0]
-    return from_array(np.ascontiguousarray(out), dt), _heads_second(lse, dt)
+    return out, _heads_second(lse, dt)
 
 
 def _heads_second(r, dt):
