@@ -468,6 +468,14 @@ def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scal
     (ember.Size([1, 1, 2, 3]), [[[0.0, 0.6931471824645996]]])
     """
     dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    out = empty_cpu(query._shape, dt, _meta.flash_attention_out_strides(query))
+    if _short_attention(query, key, value, attn_mask):
+        b, h, n, _ = query._shape
+        lse = np.empty((b, n, h), dt.np).swapaxes(1, 2)
+        compiled("_attention_loop").forward(query._np, key._np, value._np,
+                                            _attention_scale(query, scale), is_causal,
+                                            out._np, lse)
+        return out, from_array(lse, dt)
     with np.errstate(all="ignore"):
         e, _ = _attention_scores(query._np, key._np, is_causal, attn_mask, scale)
         top = e.max(-1, keepdims=True)
@@ -475,25 +483,55 @@ def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scal
         np.exp(e, out=e)
         total = e.sum(-1, keepdims=True)
         e /= total
-        out = empty_cpu(query._shape, dt, _meta.flash_attention_out_strides(query))
         np.matmul(e, value._np, out=out._np)
         lse = (top + np.log(total))[..., 0]
     return out, _heads_second(lse, dt)
+
+
+_SHORT_ATTENTION = 32 * 32 * 32  # query rows x keys x head size up to which the loops win
+
+
+def _short_attention(query, key, value, attn_mask) -> bool:
+    """Whether _attention_loop takes this attention: no mask, float32/float64, nothing
+    empty, and short enough for its scalar loops to beat NumPy's calls."""
+    _, _, n, e = query._shape
+    m = key._shape[2]
+    return (attn_mask is None and 0 < n * m * max(e, value._shape[3]) <= _SHORT_ATTENTION
+            and query._np is not None and key._np is not None and value._np is not None)
+
+
+def _attention_scale(query, scale):
+    """The scores' factor in the query's dtype: `scale`, or 1 / sqrt(head size)."""
+    e = query._shape[-1]
+    return query._dtype.np.type(scale if scale is not None else 1.0 / math.sqrt(e))
 
 
 def _heads_second(r, dt):
     """A tensor of r's (b, h, n, ...) values laid out as torch's flash kernel writes them:
     (b, n, h, ...) in memory, dims 1 and 2 swapped (_meta.flash_attention_lse_strides and
     flash_attention_grad_strides)."""
-    a = np.empty((r.shape[0], r.shape[2], r.shape[1]) + r.shape[3:], dt.np).swapaxes(1, 2)
+    a = _heads_second_empty(r.shape, dt)
     a[...] = r
     return from_array(a, dt)
+
+
+def _heads_second_empty(shape, dt):
+    """An uninitialized (b, h, n, ...) array laid out (b, n, h, ...) in memory."""
+    return np.empty((shape[0], shape[2], shape[1]) + tuple(shape[3:]), dt.np).swapaxes(1, 2)
 
 
 def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
                                  is_causal, attn_mask, scale):
     """(d query, d key, d value), the probabilities recomputed from the logsumexp."""
     dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    if _short_attention(query, key, value, attn_mask) and grad_out._dtype is dt and \
+            out._dtype is dt and logsumexp._dtype is dt:
+        grads = tuple(_heads_second_empty(t._shape, dt) for t in (query, key, value))
+        compiled("_attention_loop").backward(grad_out._np, query._np, key._np, value._np,
+                                             out._np, logsumexp._np,
+                                             _attention_scale(query, scale), is_causal,
+                                             *grads)
+        return tuple(from_array(a, dt) for a in grads)
     q, k, v, g = query._np, key._np, value._np, grad_out._np
     with np.errstate(all="ignore"):
         scores, s = _attention_scores(q, k, is_causal, attn_mask, scale)
