@@ -581,8 +581,37 @@ def _norm_grads(go, x, mean, rstd, w, rdims, bdims):
     return dx, np.multiply(go, xhat, out=tmp).sum(axis=bdims), go.sum(axis=bdims)
 
 
+def _last_dim_rows(input, normalized_shape, *params):
+    """The (rows, n) view of input's array when layer norm runs over its last dim only
+    (0 < n <= 128; a C-contiguous float32/float64 array) with parameters that are None or
+    C-contiguous (n,) arrays of its dtype, else None: the setup of the compiled row loops
+    without the general checks (all of which these pass)."""
+    a, dt = input._np, input._dtype
+    if (dt is not D.float32 and dt is not D.float64) or a is None or not a.size or \
+            not a.flags.c_contiguous or not isinstance(normalized_shape, (tuple, list)) or \
+            len(normalized_shape) != 1:
+        return None
+    n = a.shape[-1]
+    if not 0 < n <= 128 or normalized_shape[0] != n:
+        return None
+    for p in params:
+        if p is not None and (p._dtype is not dt or p._shape != (n,) or p._np is None
+                              or not p._np.flags.c_contiguous):
+            return None
+    return a.reshape(-1, n)
+
+
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(x - mean) * rstd * weight + bias over the trailing dims; (out, mean, rstd)."""
+    rows = _last_dim_rows(input, normalized_shape, weight, bias)
+    if rows is not None:  # (the compiled pass below, set up in fewer steps)
+        dt, acc = input._dtype, rows.dtype
+        out, mean, rstd = np.empty_like(rows), np.empty(len(rows), acc), np.empty(len(rows), acc)
+        w, b = (_NO_PARAM[acc] if p is None else p._np for p in (weight, bias))
+        compiled("_rows_loop").layer_norm(rows, w, b, acc.type(eps), out, mean, rstd)
+        stats = input._shape[:-1] + (1,)
+        return (from_array(out.reshape(input._shape), dt), from_array(mean.reshape(stats), dt),
+                from_array(rstd.reshape(stats), dt))
     axis, stats = _meta.check_layer_norm(input, normalized_shape, weight, bias)
     sdt = _meta.check_param_dtypes(input, weight, bias)
     if input._dtype.category != D.FLOAT:
@@ -635,6 +664,13 @@ def _layer_norm_np(x, weight, bias, eps, acc, rdims, nshape, stats):
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
                                output_mask):
     """(grad_input, grad_weight, grad_bias), None where output_mask is False."""
+    rows_x = _last_dim_rows(input, normalized_shape, weight, bias)
+    if rows_x is not None and rows_x.shape[1] > 1 and _like_rows(grad_out, input) and \
+            _like_rows(mean, input) and _like_rows(rstd, input):
+        _meta.check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
+        return _layer_norm_backward_rows(grad_out._np.reshape(rows_x.shape), rows_x,
+                                         mean._np.reshape(-1), rstd._np.reshape(-1), weight,
+                                         bias, output_mask, input)
     axis, stats = _meta.check_layer_norm(input, normalized_shape, weight, bias)
     _meta.check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
     if input._dtype.category != D.FLOAT:
@@ -650,14 +686,8 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     if rows_g is not None and rows_x is not None and rows_x.shape[1] > 1:
         # _norm_grads in one compiled pass per row (the same bits; for rows of one element
         # NumPy's sums over the rows are pairwise, not row by row)
-        dx, dw, db = np.empty_like(rows_x), np.zeros(rows_x.shape[1], acc), \
-            np.zeros(rows_x.shape[1], acc)
-        compiled("_rows_loop").layer_norm_backward(
-            rows_g, rows_x, mean.reshape(-1), rstd.reshape(-1),
-            _NO_PARAM[acc] if w is None else w.reshape(-1), dx, dw, db)
-        return (_owned(dx.reshape(x.shape), input._dtype) if output_mask[0] else None,
-                _owned(dw.reshape(nshape), weight._dtype) if output_mask[1] else None,
-                _owned(db.reshape(nshape), bias._dtype) if output_mask[2] else None)
+        return _layer_norm_backward_rows(rows_g, rows_x, mean.reshape(-1), rstd.reshape(-1),
+                                         weight, bias, output_mask, input, w)
     else:
         dx, dw, db = _norm_grads(go, x, mean, rstd, w, rdims, tuple(range(axis)))
     dt = input._dtype
@@ -666,6 +696,26 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             if output_mask[1] else None,
             from_array(np.array(db, dtype=bias._dtype.np), bias._dtype)
             if output_mask[2] else None)
+
+
+def _like_rows(t, input) -> bool:
+    """Whether t (a gradient, mean or rstd) is a C-contiguous array of input's dtype."""
+    return t._dtype is input._dtype and t._np is not None and t._np.flags.c_contiguous
+
+
+def _layer_norm_backward_rows(rows_g, rows_x, mean, rstd, weight, bias, output_mask, input,
+                              w=None):
+    """native_layer_norm_backward's compiled pass over (rows, n) arrays (mean and rstd
+    flat, `w`: the weight's array in their dtype)."""
+    acc, n = rows_x.dtype, rows_x.shape[1]
+    if w is None and weight is not None:
+        w = weight._np
+    dx, dw, db = np.empty_like(rows_x), np.zeros(n, acc), np.zeros(n, acc)
+    compiled("_rows_loop").layer_norm_backward(
+        rows_g, rows_x, mean, rstd, _NO_PARAM[acc] if w is None else w.reshape(-1), dx, dw, db)
+    return (_owned(dx.reshape(input._shape), input._dtype) if output_mask[0] else None,
+            _owned(dw.reshape(weight._shape), weight._dtype) if output_mask[1] else None,
+            _owned(db.reshape(bias._shape), bias._dtype) if output_mask[2] else None)
 
 
 def _bn_rows(input):

@@ -514,3 +514,28 @@ def test_flash_attention_loops_match_the_numpy_path(layout, causal, dtype, monke
         assert a.stride() == b.stride() and a.dtype == b.dtype
         np.testing.assert_allclose(a.numpy(), b.numpy(), **tol)
     assert np.isnan(loops[0].numpy()).any() == (layout == "nan_row")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("params", ["both", "weight", "none"])
+def test_layer_norm_last_dim_setup_gives_the_general_bits(params, dtype, monkeypatch):
+    """native_layer_norm(_backward) over the last dim of contiguous arrays set up the
+    compiled row loops directly; the general setup gives the same bits and layouts."""
+    from ember.kernels.cpu import nn as cpu_nn
+    rng = np.random.default_rng(6)
+    x, g = (ember_of(rng.standard_normal((3, 2, 8)).astype(dtype)) for _ in range(2))
+    w = ember_of(rng.standard_normal(8).astype(dtype)) if params != "none" else None
+    b = ember_of(rng.standard_normal(8).astype(dtype)) if params == "both" else None
+    mask = [True, w is not None, b is not None]
+
+    def run():
+        out, mean, rstd = cpu_nn.native_layer_norm(x, [8], w, b, 1e-5)
+        return (out, mean, rstd, *cpu_nn.native_layer_norm_backward(g, x, [8], mean, rstd, w, b,
+                                                                     mask))
+    fast = run()
+    monkeypatch.setattr(cpu_nn, "_last_dim_rows", lambda *args: None)
+    for a, r in zip(fast, run(), strict=True):
+        assert (a is None) == (r is None)
+        if a is not None:
+            assert a.stride() == r.stride() and a.shape == r.shape and a.dtype == r.dtype
+            assert a.numpy().tobytes() == r.numpy().tobytes()
