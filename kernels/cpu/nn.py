@@ -524,8 +524,11 @@ def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dr
                                  is_causal, attn_mask, scale):
     """(d query, d key, d value), the probabilities recomputed from the logsumexp."""
     dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
-    if _short_attention(query, key, value, attn_mask) and grad_out._dtype is dt and \
-            out._dtype is dt and logsumexp._dtype is dt:
+    rows = query._shape[:3]
+    if _short_attention(query, key, value, attn_mask) and \
+            all(t._dtype is dt and t._np is not None for t in (grad_out, out, logsumexp)) and \
+            grad_out._shape == out._shape == rows + (value._shape[3],) and \
+            logsumexp._shape == rows:  # (the loops read these shapes unchecked)
         grads = tuple(_heads_second_empty(t._shape, dt) for t in (query, key, value))
         compiled("_attention_loop").backward(grad_out._np, query._np, key._np, value._np,
                                              out._np, logsumexp._np,
@@ -665,8 +668,10 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
                                output_mask):
     """(grad_input, grad_weight, grad_bias), None where output_mask is False."""
     rows_x = _last_dim_rows(input, normalized_shape, weight, bias)
-    if rows_x is not None and rows_x.shape[1] > 1 and _like_rows(grad_out, input) and \
-            _like_rows(mean, input) and _like_rows(rstd, input):
+    if rows_x is not None and rows_x.shape[1] > 1 and grad_out._shape == input._shape and \
+            all(_like_rows(t, input, size) for t, size in ((grad_out, rows_x.size),
+                                                           (mean, len(rows_x)),
+                                                           (rstd, len(rows_x)))):
         _meta.check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
         return _layer_norm_backward_rows(grad_out._np.reshape(rows_x.shape), rows_x,
                                          mean._np.reshape(-1), rstd._np.reshape(-1), weight,
@@ -698,9 +703,12 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             if output_mask[2] else None)
 
 
-def _like_rows(t, input) -> bool:
-    """Whether t (a gradient, mean or rstd) is a C-contiguous array of input's dtype."""
-    return t._dtype is input._dtype and t._np is not None and t._np.flags.c_contiguous
+def _like_rows(t, input, size) -> bool:
+    """Whether t (a gradient, mean or rstd) is a C-contiguous array of input's dtype with
+    `size` elements (the compiled loops read them unchecked)."""
+    a = t._np
+    return t._dtype is input._dtype and a is not None and a.flags.c_contiguous and \
+        a.size == size
 
 
 def _layer_norm_backward_rows(rows_g, rows_x, mean, rstd, weight, bias, output_mask, input,
