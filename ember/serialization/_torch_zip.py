@@ -20,6 +20,7 @@ import math
 import mmap as _mmap
 import os
 import pickle
+import re
 import secrets
 import struct
 import sys
@@ -33,15 +34,11 @@ from ..core.device import META
 from ..core.device import device as _device
 from ..core.storage import Storage
 from ..core.tensor import Size, Tensor, make_tensor
+from . import _torch_globals as G
 
 ALIGNMENT = 64  # storage records start at multiples of this in the file (as torch's)
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")  # a zip local file header (30 bytes)
 _ZIP64_EXTRA = 20  # what zipfile adds to the local header of a record over 2 GiB
-_STORAGE_NAMES = {"BoolStorage": D.bool_, "ByteStorage": D.uint8, "CharStorage": D.int8,
-                  "ShortStorage": D.int16, "IntStorage": D.int32, "LongStorage": D.int64,
-                  "HalfStorage": D.float16, "BFloat16Storage": D.bfloat16,
-                  "FloatStorage": D.float32, "DoubleStorage": D.float64,
-                  "ComplexFloatStorage": D.complex64, "ComplexDoubleStorage": D.complex128}
 _TORCH_ONLY_DTYPES = ("complex32", "uint16", "uint32", "uint64",
                       "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
                       "qint8", "quint8", "qint32", "quint4x2", "bits8", "bits16")
@@ -130,7 +127,7 @@ def _torch_names() -> dict:
              "torch.storage.UntypedStorage": StorageType("UntypedStorage", D.uint8),
              "torch.UntypedStorage": StorageType("UntypedStorage", D.uint8)}
     names |= {f"torch.{dt.name}": dt for dt in D.ALL_DTYPES}
-    names |= {f"torch.{name}": StorageType(name, dt) for name, dt in _STORAGE_NAMES.items()}
+    names |= {f"torch.{name}": StorageType(name, dt) for name, dt in G.STORAGE_NAMES.items()}
     for f in (_rebuild_tensor, _rebuild_tensor_v2, _rebuild_parameter,
               _rebuild_parameter_with_state, _rebuild_meta_tensor_no_storage):
         names[f"torch._utils.{f.__name__}"] = f
@@ -346,26 +343,6 @@ def _place(storage: Storage, location: str, map_location) -> Storage:
 
 
 # --- save -----------------------------------------------------------------------------------
-class _TorchName:
-    """A global of torch's, written by name (ember never imports torch)."""
-
-    def __init__(self, module: str, name: str):
-        self.module, self.name = module, name
-
-    def __call__(self, *args):  # (pickle wants the callable of a reduction to be callable)
-        raise TypeError(f"{self.module}.{self.name} is a name for pickles only")
-
-
-_REBUILD_TENSOR = _TorchName("torch._utils", "_rebuild_tensor_v2")
-_REBUILD_PARAMETER = _TorchName("torch._utils", "_rebuild_parameter")
-_REBUILD_META = _TorchName("torch._utils", "_rebuild_meta_tensor_no_storage")
-_ORDERED_DICT = _TorchName("collections", "OrderedDict")
-_SIZE = _TorchName("torch", "Size")
-_DEVICE = _TorchName("torch", "device")
-_DTYPE_NAMES = {dt: _TorchName("torch", dt.name) for dt in D.ALL_DTYPES}
-_STORAGE_TYPES = {dt: _TorchName("torch", name) for name, dt in _STORAGE_NAMES.items()}
-
-
 class _StorageId(tuple):
     """The persistent id of a storage: ("storage", storage type, record, location, numel)."""
 
@@ -377,22 +354,13 @@ class _Reduction:
         self.value = value
 
 
-class _Pickler(pickle._Pickler):
-    """pickle's Python pickler, writing ember's tensors, dtypes, sizes and devices as
-    torch's globals, and each storage as a persistent id naming its record."""
-
-    dispatch = pickle._Pickler.dispatch.copy()
+class _TorchReductions:
+    """What a pickler of torch's format does with ember's tensors, sizes and devices: torch's
+    reductions, each storage a persistent id naming its record."""
 
     def __init__(self, file):
         super().__init__(file, protocol=2)
         self.storages = {}  # storage key -> (record key, dtype, storage): in saving order
-
-    def save_torch_name(self, obj: _TorchName):
-        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
-        self.memoize(obj)
-
-    dispatch[_TorchName] = save_torch_name
-    dispatch[D.dtype] = lambda self, dt: self.save(_DTYPE_NAMES[dt])
 
     def persistent_id(self, obj):
         return tuple(obj) if type(obj) is _StorageId else None
@@ -402,22 +370,22 @@ class _Pickler(pickle._Pickler):
             from ..nn import Parameter
             if isinstance(obj, Parameter):
                 data = _Reduction(self.reduce_tensor(obj, False))
-                return _REBUILD_PARAMETER, (data, obj.requires_grad, _empty_hooks())
+                return G.REBUILD_PARAMETER, (data, obj.requires_grad, _empty_hooks())
             return self.reduce_tensor(obj, obj.requires_grad)
-        if isinstance(obj, _Reduction):
+        if type(obj) is _Reduction:
             return obj.value
         if isinstance(obj, Size):
-            return _SIZE, (tuple(obj),)
+            return G.SIZE, (tuple(obj),)
         if isinstance(obj, _device):
-            return _DEVICE, (str(obj),)
+            return G.DEVICE, (str(obj),)
         return NotImplemented
 
     def reduce_tensor(self, t: Tensor, requires_grad: bool):
         shape, stride = tuple(t.shape), tuple(t.stride())
         if t.device.type == "meta":
-            return _REBUILD_META, (t.dtype, shape, stride, requires_grad)
-        return _REBUILD_TENSOR, (self.storage_id(t), t.storage_offset(), shape, stride,
-                                 requires_grad, _empty_hooks())
+            return G.REBUILD_META, (t.dtype, shape, stride, requires_grad)
+        return G.REBUILD_TENSOR, (self.storage_id(t), t.storage_offset(), shape, stride,
+                                  requires_grad, _empty_hooks())
 
     def storage_id(self, t: Tensor) -> tuple:
         """The persistent id of `t`'s storage: one record per storage, however many
@@ -430,19 +398,84 @@ class _Pickler(pickle._Pickler):
         if dtype is not t.dtype:
             raise RuntimeError("Cannot save multiple tensors or storages that view the same "
                                "data as different types")
-        return _StorageId(("storage", _STORAGE_TYPES[dtype], record, str(t.device),
+        return _StorageId(("storage", G.STORAGE_TYPES[dtype], record, str(t.device),
                            st.nbytes() // dtype.itemsize))
 
 
 def _empty_hooks():
-    return _Reduction((_ORDERED_DICT, ()))
+    return _Reduction((G.ORDERED_DICT, ()))
+
+
+class _PythonPickler(_TorchReductions, pickle._Pickler):
+    """pickle's Python pickler, writing torch's globals by name: the reference of
+    `_Pickler`'s bytes, and what pickles objects `_Pickler` cannot tell apart from
+    its stand-ins."""
+
+    dispatch = pickle._Pickler.dispatch.copy()
+
+    def save_torch_name(self, obj: G.TorchName):
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[G.TorchName] = save_torch_name
+    dispatch[D.dtype] = lambda self, dt: self.save(G.DTYPE_NAMES[dt])
+
+
+_DTYPE_ATTRIBUTES = {value: name for name, value in vars(D).items() if type(value) is D.dtype}
+# the global lines pickle's C pickler writes for torch's globals -> torch's names
+_RENAMES = {f"c{D.__name__}\n{_DTYPE_ATTRIBUTES[dt]}\n".encode(): f"ctorch\n{dt.name}\n".encode()
+            for dt in D.ALL_DTYPES}
+_RENAMES |= {f"c{G.__name__}\n{g.attribute}\n".encode(): f"c{g.module}\n{g.name}\n".encode()
+             for g in G.STAND_INS}
+_STAND_IN_MODULES = (f"{D.__name__}\n".encode(), f"{G.__name__}\n".encode())
+_STAND_IN_GLOBAL = re.compile(b"|".join(re.escape(line) for line in _RENAMES))
+
+
+class _Pickler(_TorchReductions, pickle.Pickler):
+    """pickle's C pickler, writing a dtype or a stand-in of torch's globals as a global of
+    its ember module (`rename` turns them into torch's names); the same bytes as
+    `_PythonPickler`, several times faster."""
+
+    def __init__(self, file):
+        super().__init__(file)
+        self.stand_ins_written = 0
+
+    def reducer_override(self, obj):
+        cls = type(obj)
+        if cls is D.dtype:  # (each object comes here once: the pickler memoizes its global)
+            self.stand_ins_written += 1
+            return _DTYPE_ATTRIBUTES[obj]
+        if cls is G.TorchName:
+            self.stand_ins_written += 1
+            return obj.attribute
+        return super().reducer_override(obj)
+
+    def rename(self, pickled: bytes):
+        """`pickled` with torch's names for the stand-ins, or None if the stand-ins' module
+        names appear in it other than in the globals this pickler wrote (in a string, or
+        in another global of these modules): then only the Python pickler is sound."""
+        if sum(pickled.count(module) for module in _STAND_IN_MODULES) != self.stand_ins_written:
+            return None
+        return _STAND_IN_GLOBAL.sub(lambda line: _RENAMES[line[0]], pickled)
+
+
+def _pickled(obj):
+    """`obj` pickled as torch.save does, and the storages it holds (record, dtype, storage)."""
+    data = io.BytesIO()
+    pickler = _Pickler(data)
+    pickler.dump(obj)
+    pickled = pickler.rename(data.getvalue())
+    if pickled is None:
+        data = io.BytesIO()
+        pickler = _PythonPickler(data)
+        pickler.dump(obj)
+        pickled = data.getvalue()
+    return pickled, list(pickler.storages.values())
 
 
 def save(obj, f, archive_name: str) -> None:
     """Writes `obj` to the binary file object `f` as torch.save does."""
-    data = io.BytesIO()
-    pickler = _Pickler(data)
-    pickler.dump(obj)
+    pickled, storages = _pickled(obj)
     with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as archive:
         start = archive.fp.tell()
 
@@ -457,11 +490,11 @@ def save(obj, f, archive_name: str) -> None:
             with archive.open(info, "w", force_zip64=size > zipfile.ZIP64_LIMIT) as out:
                 out.write(payload)
 
-        write("data.pkl", data.getbuffer())
+        write("data.pkl", pickled)
         write(".format_version", b"1")
         write(".storage_alignment", str(ALIGNMENT).encode())
         write("byteorder", sys.byteorder.encode())
-        for record, _, storage in pickler.storages.values():
+        for record, _, storage in storages:
             write(f"data/{record}", storage.bytes if storage.nbytes() else b"")
         write("version", b"3\n")
         write(".data/serialization_id", str(secrets.randbits(128)).zfill(40).encode())

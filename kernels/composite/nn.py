@@ -501,13 +501,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
 def _flash_attention_applies(query, key, value, attn_mask, dropout_p):
     """Whether torch's CPU kernel takes this attention (as torch picks it): 4-D float32 or
     float64 CPU tensors of one batch, heads and head size, no mask, no dropout, no empty
-    sequence (the math path below handles every other case)."""
+    sequence, the last dims of stride 1 (the math path below handles every other case)."""
     q, k, v = query._shape, key._shape, value._shape
     return (attn_mask is None and not dropout_p > 0.0 and len(q) == len(k) == len(v) == 4
             and query._dtype in (D.float32, D.float64) and query._device.type == "cpu"
             and key._device.type == "cpu" and value._device.type == "cpu"
             and q[:2] == k[:2] == v[:2] and q[3] == k[3] == v[3] and k[2] == v[2]
-            and q[2] > 0 and k[2] > 0 and q[3] > 0)
+            and q[2] > 0 and k[2] > 0 and q[3] > 0
+            and query.stride(-1) == key.stride(-1) == value.stride(-1) == 1)
 
 
 def _repeat_heads(t, heads):

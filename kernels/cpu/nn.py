@@ -506,6 +506,14 @@ def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scal
     (ember.Size([1, 1, 2, 3]), [[[0.0, 0.6931471824645996]]])
     """
     dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    out = empty_cpu(query._shape, dt, _meta.flash_attention_out_strides(query))
+    if _short_attention(query, key, value, attn_mask):
+        b, h, n, _ = query._shape
+        lse = np.empty((b, n, h), dt.np).swapaxes(1, 2)
+        compiled("_attention_loop").forward(query._np, key._np, value._np,
+                                            _attention_scale(query, scale), is_causal,
+                                            out._np, lse)
+        return out, from_array(lse, dt)
     with np.errstate(all="ignore"):
         e, _ = _attention_scores(query._np, key._np, is_causal, attn_mask, scale)
         top = e.max(-1, keepdims=True)
@@ -513,24 +521,58 @@ def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scal
         np.exp(e, out=e)
         total = e.sum(-1, keepdims=True)
         e /= total
-        out = np.matmul(e, value._np)
+        np.matmul(e, value._np, out=out._np)
         lse = (top + np.log(total))[..., 0]
-    return from_array(np.ascontiguousarray(out), dt), _heads_second(lse, dt)
+    return out, _heads_second(lse, dt)
+
+
+_SHORT_ATTENTION = 32 * 32 * 32  # query rows x keys x head size up to which the loops win
+
+
+def _short_attention(query, key, value, attn_mask) -> bool:
+    """Whether _attention_loop takes this attention: no mask, float32/float64, nothing
+    empty, and short enough for its scalar loops to beat NumPy's calls."""
+    _, _, n, e = query._shape
+    m = key._shape[2]
+    return (attn_mask is None and 0 < n * m * max(e, value._shape[3]) <= _SHORT_ATTENTION
+            and query._np is not None and key._np is not None and value._np is not None)
+
+
+def _attention_scale(query, scale):
+    """The scores' factor in the query's dtype: `scale`, or 1 / sqrt(head size)."""
+    e = query._shape[-1]
+    return query._dtype.np.type(scale if scale is not None else 1.0 / math.sqrt(e))
 
 
 def _heads_second(r, dt):
     """A tensor of r's (b, h, n, ...) values laid out as torch's flash kernel writes them:
     (b, n, h, ...) in memory, dims 1 and 2 swapped (_meta.flash_attention_lse_strides and
     flash_attention_grad_strides)."""
-    a = np.empty((r.shape[0], r.shape[2], r.shape[1]) + r.shape[3:], dt.np).swapaxes(1, 2)
+    a = _heads_second_empty(r.shape, dt)
     a[...] = r
     return from_array(a, dt)
+
+
+def _heads_second_empty(shape, dt):
+    """An uninitialized (b, h, n, ...) array laid out (b, n, h, ...) in memory."""
+    return np.empty((shape[0], shape[2], shape[1]) + tuple(shape[3:]), dt.np).swapaxes(1, 2)
 
 
 def flash_attention_cpu_backward(grad_out, query, key, value, out, logsumexp, dropout_p,
                                  is_causal, attn_mask, scale):
     """(d query, d key, d value), the probabilities recomputed from the logsumexp."""
     dt = _meta.flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
+    rows = query._shape[:3]
+    if _short_attention(query, key, value, attn_mask) and \
+            all(t._dtype is dt and t._np is not None for t in (grad_out, out, logsumexp)) and \
+            grad_out._shape == out._shape == rows + (value._shape[3],) and \
+            logsumexp._shape == rows:  # (the loops read these shapes unchecked)
+        grads = tuple(_heads_second_empty(t._shape, dt) for t in (query, key, value))
+        compiled("_attention_loop").backward(grad_out._np, query._np, key._np, value._np,
+                                             out._np, logsumexp._np,
+                                             _attention_scale(query, scale), is_causal,
+                                             *grads)
+        return tuple(from_array(a, dt) for a in grads)
     q, k, v, g = query._np, key._np, value._np, grad_out._np
     with np.errstate(all="ignore"):
         scores, s = _attention_scores(q, k, is_causal, attn_mask, scale)
@@ -580,8 +622,37 @@ def _norm_grads(go, x, mean, rstd, w, rdims, bdims):
     return dx, np.multiply(go, xhat, out=tmp).sum(axis=bdims), go.sum(axis=bdims)
 
 
+def _last_dim_rows(input, normalized_shape, *params):
+    """The (rows, n) view of input's array when layer norm runs over its last dim only
+    (0 < n <= 128; a C-contiguous float32/float64 array) with parameters that are None or
+    C-contiguous (n,) arrays of its dtype, else None: the setup of the compiled row loops
+    without the general checks (all of which these pass)."""
+    a, dt = input._np, input._dtype
+    if (dt is not D.float32 and dt is not D.float64) or a is None or not a.size or \
+            not a.flags.c_contiguous or not isinstance(normalized_shape, (tuple, list)) or \
+            len(normalized_shape) != 1:
+        return None
+    n = a.shape[-1]
+    if not 0 < n <= 128 or normalized_shape[0] != n:
+        return None
+    for p in params:
+        if p is not None and (p._dtype is not dt or p._shape != (n,) or p._np is None
+                              or not p._np.flags.c_contiguous):
+            return None
+    return a.reshape(-1, n)
+
+
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(x - mean) * rstd * weight + bias over the trailing dims; (out, mean, rstd)."""
+    rows = _last_dim_rows(input, normalized_shape, weight, bias)
+    if rows is not None:  # (the compiled pass below, set up in fewer steps)
+        dt, acc = input._dtype, rows.dtype
+        out, mean, rstd = np.empty_like(rows), np.empty(len(rows), acc), np.empty(len(rows), acc)
+        w, b = (_NO_PARAM[acc] if p is None else p._np for p in (weight, bias))
+        compiled("_rows_loop").layer_norm(rows, w, b, acc.type(eps), out, mean, rstd)
+        stats = input._shape[:-1] + (1,)
+        return (from_array(out.reshape(input._shape), dt), from_array(mean.reshape(stats), dt),
+                from_array(rstd.reshape(stats), dt))
     axis, stats = _meta.check_layer_norm(input, normalized_shape, weight, bias)
     sdt = _meta.check_param_dtypes(input, weight, bias)
     if input._dtype.category != D.FLOAT:
@@ -634,6 +705,15 @@ def _layer_norm_np(x, weight, bias, eps, acc, rdims, nshape, stats):
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
                                output_mask):
     """(grad_input, grad_weight, grad_bias), None where output_mask is False."""
+    rows_x = _last_dim_rows(input, normalized_shape, weight, bias)
+    if rows_x is not None and rows_x.shape[1] > 1 and grad_out._shape == input._shape and \
+            all(_like_rows(t, input, size) for t, size in ((grad_out, rows_x.size),
+                                                           (mean, len(rows_x)),
+                                                           (rstd, len(rows_x)))):
+        _meta.check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
+        return _layer_norm_backward_rows(grad_out._np.reshape(rows_x.shape), rows_x,
+                                         mean._np.reshape(-1), rstd._np.reshape(-1), weight,
+                                         bias, output_mask, input)
     axis, stats = _meta.check_layer_norm(input, normalized_shape, weight, bias)
     _meta.check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
     if input._dtype.category != D.FLOAT:
@@ -649,14 +729,8 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     if rows_g is not None and rows_x is not None and rows_x.shape[1] > 1:
         # _norm_grads in one compiled pass per row (the same bits; for rows of one element
         # NumPy's sums over the rows are pairwise, not row by row)
-        dx, dw, db = np.empty_like(rows_x), np.zeros(rows_x.shape[1], acc), \
-            np.zeros(rows_x.shape[1], acc)
-        compiled("_rows_loop").layer_norm_backward(
-            rows_g, rows_x, mean.reshape(-1), rstd.reshape(-1),
-            _NO_PARAM[acc] if w is None else w.reshape(-1), dx, dw, db)
-        return (_owned(dx.reshape(x.shape), input._dtype) if output_mask[0] else None,
-                _owned(dw.reshape(nshape), weight._dtype) if output_mask[1] else None,
-                _owned(db.reshape(nshape), bias._dtype) if output_mask[2] else None)
+        return _layer_norm_backward_rows(rows_g, rows_x, mean.reshape(-1), rstd.reshape(-1),
+                                         weight, bias, output_mask, input, w)
     else:
         dx, dw, db = _norm_grads(go, x, mean, rstd, w, rdims, tuple(range(axis)))
     dt = input._dtype
@@ -665,6 +739,29 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             if output_mask[1] else None,
             from_array(np.array(db, dtype=bias._dtype.np), bias._dtype)
             if output_mask[2] else None)
+
+
+def _like_rows(t, input, size) -> bool:
+    """Whether t (a gradient, mean or rstd) is a C-contiguous array of input's dtype with
+    `size` elements (the compiled loops read them unchecked)."""
+    a = t._np
+    return t._dtype is input._dtype and a is not None and a.flags.c_contiguous and \
+        a.size == size
+
+
+def _layer_norm_backward_rows(rows_g, rows_x, mean, rstd, weight, bias, output_mask, input,
+                              w=None):
+    """native_layer_norm_backward's compiled pass over (rows, n) arrays (mean and rstd
+    flat, `w`: the weight's array in their dtype)."""
+    acc, n = rows_x.dtype, rows_x.shape[1]
+    if w is None and weight is not None:
+        w = weight._np
+    dx, dw, db = np.empty_like(rows_x), np.zeros(n, acc), np.zeros(n, acc)
+    compiled("_rows_loop").layer_norm_backward(
+        rows_g, rows_x, mean, rstd, _NO_PARAM[acc] if w is None else w.reshape(-1), dx, dw, db)
+    return (_owned(dx.reshape(input._shape), input._dtype) if output_mask[0] else None,
+            _owned(dw.reshape(weight._shape), weight._dtype) if output_mask[1] else None,
+            _owned(db.reshape(bias._shape), bias._dtype) if output_mask[2] else None)
 
 
 def _bn_rows(input):

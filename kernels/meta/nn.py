@@ -318,10 +318,16 @@ def flash_attention_grad_strides(shape):
     return (n * h * e, e, h * e, 1)
 
 
+def flash_attention_out_strides(query) -> tuple:
+    """The output laid out as the query (torch's kernel writes it like empty_like(query)):
+    multi_head_attention_forward's (L, N, H, E) in memory stays a view after its permute."""
+    return like_strides(query._shape, query.stride(), None)
+
+
 def flash_attention_cpu(query, key, value, dropout_p, is_causal, attn_mask, scale):
     dt = flash_attention_cpu_layout(query, key, value, dropout_p, attn_mask)
     b, h, n, _ = query._shape
-    return (empty_meta((b, h, n, value._shape[3]), dt),
+    return (empty_meta(query._shape, dt, flash_attention_out_strides(query)),
             empty_meta((b, h, n), dt, flash_attention_lse_strides(b, h, n)))
 
 

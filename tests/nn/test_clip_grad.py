@@ -6,6 +6,7 @@ import pytest
 
 import ember
 from ember import nn
+from ember.utils._python_dispatch import TorchDispatchMode
 
 torch = pytest.importorskip("torch")
 
@@ -47,6 +48,36 @@ def test_clip_grad_norm_matches_torch(norm_type, max_norm, foreach):
     assert isinstance(ne, ember.Tensor) and ne.dim() == 0 and ne.dtype == ember.float32
     np.testing.assert_allclose(ne.item(), nt.item(), rtol=1e-6)
     assert_same_grads(pe, pt)
+
+
+class OpLog(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("norm_type", [2.0, 1.0, math.inf])
+def test_clip_grad_norm_array_path_gives_the_per_op_bits(dtype, norm_type):
+    """Plain CPU gradients are summed and scaled on their arrays; the per-op path
+    (foreach=False, or a dispatch mode watching: it sees every op) gives the same bits, and
+    both bump the gradients' version counters."""
+    fast, slow, watched = (params_with_grads(scale=3.0, dtype=dtype)[0] for _ in range(3))
+    versions = [p.grad._version for p in fast]
+    norms = [nn.utils.clip_grad_norm_(fast, 1.0, norm_type),
+             nn.utils.clip_grad_norm_(slow, 1.0, norm_type, foreach=False)]
+    with OpLog() as log:
+        norms.append(nn.utils.clip_grad_norm_(watched, 1.0, norm_type))
+    assert "aten.cat.default" in log.ops and "aten.linalg_vector_norm.default" in log.ops
+    assert sum(op.startswith("aten.mul_") for op in log.ops) == len(SHAPES)
+    assert len({(n.item(), n.dtype) for n in norms}) == 1
+    for ps in (slow, watched):
+        assert [p.grad.numpy().tobytes() for p in ps] == [p.grad.numpy().tobytes() for p in fast]
+    assert [p.grad._version for p in fast] == [v + 1 for v in versions]
 
 
 def test_clip_grad_norm_mixed_dtypes_match_torch():

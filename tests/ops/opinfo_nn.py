@@ -718,6 +718,11 @@ def _sdpa_samples():
             S(q, k, v, make((3, 5), BOOL), name="bool_mask"),
             S(q, k, v, rows_masked, name="bool_mask_dead_row"),
             S(q, k, v, make((2, 1, 3, 5), F32), name="float_mask"),
+            # torch's flash kernel: the output laid out as a query of unit last stride
+            S(View(make((3, 2, 2, 4), F32), "permute.default", ([1, 2, 0, 3],)), k,
+              make((2, 2, 5, 4), F32), None, 0.0, True, name="flash_sequence_first"),
+            S(transposed((2, 2, 4, 3), F32), k, make((2, 2, 5, 4), F32), None, 0.0, True,
+              name="flash_transposed_query_takes_the_math_path"),
             S(q, k, v, scale=0.3, name="scale"),
             S(q, k, v, scale=-0.5, name="negative_scale"),
             S(make((3, 4), F64), make((5, 4), F64), make((5, 2), F64), None, 0.0, True,
@@ -746,6 +751,8 @@ def _flash_cpu_samples():
             S(k, q, q, 0.0, True, name="causal_longer_query"),
             S(q, k, v, scale=0.3, name="scale"),
             S(transposed((2, 2, 4, 3), F32), k, v, 0.0, True, name="transposed_query"),
+            S(View(make((3, 2, 2, 4), F32), "permute.default", ([1, 2, 0, 3],)), k, v, 0.0,
+              True, name="sequence_first_query"),  # (MHA's layout: the output keeps it)
             S(q, k, make((2, 2, 5, 3), F32), name="head_size_error")]
     return out
 

@@ -480,3 +480,62 @@ def test_layer_norm_rows_like_numpy_and_torch(normalized, affine, layout, dtype)
                     for m, a in ((ember, ea), (torch, ta)))
     assert ga.stride() == gt.stride()
     np.testing.assert_allclose(ga.numpy(), gt.numpy(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("layout", ["contiguous", "sequence_first", "longer_keys",
+                                    "longer_queries", "nan_row"])
+def test_flash_attention_loops_match_the_numpy_path(layout, causal, dtype, monkeypatch):
+    """Short unmasked attention runs compiled loops (kernels/cpu/_attention_loop.py); the
+    NumPy path (taken above _SHORT_ATTENTION elements) gives the same values within float
+    rounding, NaN where it has NaN, and the same layouts, forward and backward."""
+    from ember.kernels.cpu import nn as cpu_nn
+    rng = np.random.default_rng(5)
+    n, m = {"longer_keys": (3, 7), "longer_queries": (7, 3)}.get(layout, (5, 5))
+    q, g = (rng.standard_normal((2, 3, n, 4)).astype(dtype) for _ in range(2))
+    k, v = (rng.standard_normal((2, 3, m, 4)).astype(dtype) for _ in range(2))
+    if layout == "nan_row":
+        q[1, 2, 3, 0] = np.nan
+    query = ember_of(q)
+    if layout == "sequence_first":  # (multi_head_attention_forward's query)
+        query = ember_of(np.ascontiguousarray(q.transpose(2, 0, 1, 3))).permute(1, 2, 0, 3)
+    key, value, grad = ember_of(k), ember_of(v), ember_of(g)
+
+    def run():
+        out, lse = cpu_nn.flash_attention_cpu(query, key, value, 0.0, causal, None, None)
+        grads = cpu_nn.flash_attention_cpu_backward(grad, query, key, value, out, lse, 0.0,
+                                                    causal, None, None)
+        return (out, lse, *grads)
+    loops = run()
+    monkeypatch.setattr(cpu_nn, "_SHORT_ATTENTION", 0)
+    tol = {"rtol": 1e-5, "atol": 1e-6} if dtype == np.float32 else {"rtol": 1e-10, "atol": 1e-12}
+    for a, b in zip(loops, run(), strict=True):
+        assert a.stride() == b.stride() and a.dtype == b.dtype
+        np.testing.assert_allclose(a.numpy(), b.numpy(), **tol)
+    assert np.isnan(loops[0].numpy()).any() == (layout == "nan_row")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("params", ["both", "weight", "none"])
+def test_layer_norm_last_dim_setup_gives_the_general_bits(params, dtype, monkeypatch):
+    """native_layer_norm(_backward) over the last dim of contiguous arrays set up the
+    compiled row loops directly; the general setup gives the same bits and layouts."""
+    from ember.kernels.cpu import nn as cpu_nn
+    rng = np.random.default_rng(6)
+    x, g = (ember_of(rng.standard_normal((3, 2, 8)).astype(dtype)) for _ in range(2))
+    w = ember_of(rng.standard_normal(8).astype(dtype)) if params != "none" else None
+    b = ember_of(rng.standard_normal(8).astype(dtype)) if params == "both" else None
+    mask = [True, w is not None, b is not None]
+
+    def run():
+        out, mean, rstd = cpu_nn.native_layer_norm(x, [8], w, b, 1e-5)
+        return (out, mean, rstd, *cpu_nn.native_layer_norm_backward(g, x, [8], mean, rstd, w, b,
+                                                                     mask))
+    fast = run()
+    monkeypatch.setattr(cpu_nn, "_last_dim_rows", lambda *args: None)
+    for a, r in zip(fast, run(), strict=True):
+        assert (a is None) == (r is None)
+        if a is not None:
+            assert a.stride() == r.stride() and a.shape == r.shape and a.dtype == r.dtype
+            assert a.numpy().tobytes() == r.numpy().tobytes()

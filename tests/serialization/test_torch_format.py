@@ -156,6 +156,72 @@ def test_the_archive_has_torchs_records(tmp_path):
             assert start % 64 == 0 and raw[start:start + info.file_size] == ze.read(info.filename)
 
 
+def nested_containers():
+    t = ember.arange(6.).reshape(2, 3)
+    looped = [t]
+    looped.append(looped)
+    return {"nested": [t, (t.t(), {"again": t[:, ::2], "p": ember.nn.Parameter(t.clone())})],
+            "looped": looped, "many": {i: float(i) for i in range(1003)},
+            "scalars": (2 ** 70, -1, 0.5, "\u00e9t\u00e9", b"", b"\x00\xff", bytearray(b"ab"),
+                        frozenset({1}), ember.int64, ember.bool, ember.float16),
+            "grad": ember.ones(3, requires_grad=True)}
+
+
+def optimizer_state():
+    p = ember.nn.Parameter(ember.ones(3))
+    opt = ember.optim.SGD([p], lr=0.1, momentum=0.9)
+    p.sum().backward()
+    opt.step()
+    return opt.state_dict()
+
+
+PICKLED_OBJECTS = {"shared": lambda: shared(ember), "model": lambda: language_model(ember),
+                   "state_dict": lambda: language_model(ember).state_dict(),
+                   "nested": nested_containers, "optimizer": optimizer_state}
+
+
+@pytest.mark.parametrize("name", list(PICKLED_OBJECTS))
+def test_the_c_pickler_writes_the_python_picklers_bytes(name):
+    """ember.save pickles with pickle's C pickler (stand-ins renamed to torch's globals): its
+    data.pkl and storage records are those of pickle's Python pickler, byte for byte."""
+    from ember.serialization import _torch_zip
+    obj = PICKLED_OBJECTS[name]()
+    buffer = io.BytesIO()
+    fast = _torch_zip._Pickler(buffer)
+    fast.dump(obj)
+    pickled = fast.rename(buffer.getvalue())
+    buffer = io.BytesIO()
+    reference = _torch_zip._PythonPickler(buffer)
+    reference.dump(obj)
+    assert pickled == buffer.getvalue()
+    assert list(fast.storages.values()) == list(reference.storages.values())
+    assert b"_torch_globals" not in pickled and b"ember.core.dtype" not in pickled
+
+
+def test_user_data_naming_the_stand_ins_is_saved_by_the_python_pickler():
+    """Strings or globals holding the stand-ins' module names keep their bytes: such objects
+    go to the Python pickler, and torch loads them as they were."""
+    from ember.serialization import _torch_globals, _torch_zip
+    tricky = [f"c{_torch_globals.__name__}\ntorch__Size\n", b"cember.core.dtype\nbool_\n",
+              f"{_torch_globals.__name__}\n", _torch_globals.SIZE]
+    for value in tricky:
+        obj = {"value": value, "t": ember.arange(3), "dtype": ember.bool}
+        buffer = io.BytesIO()
+        fast = _torch_zip._Pickler(buffer)
+        fast.dump(obj)
+        assert fast.rename(buffer.getvalue()) is None or value is _torch_globals.SIZE
+        loaded = torch.load(to_ember_file(obj), weights_only=False)
+        assert loaded["dtype"] is torch.bool and loaded["t"].tolist() == [0, 1, 2]
+        if value is _torch_globals.SIZE:
+            assert loaded["value"] is torch.Size
+        else:
+            assert loaded["value"] == value
+    with pytest.raises(pickle.UnpicklingError, match="ember.core.dtype"):
+        ember.load(to_ember_file({"class": ember.core.dtype.dtype}))
+    assert ember.load(to_ember_file({"class": ember.core.dtype.dtype}),
+                      weights_only=False)["class"] is ember.core.dtype.dtype
+
+
 def test_state_dicts_move_between_torch_and_ember_models():
     torch.manual_seed(0)
     tm = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 2),

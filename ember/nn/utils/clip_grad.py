@@ -6,18 +6,24 @@
     >>> bool(w.grad.norm() <= 1.0)
     True
 
-`foreach=` is accepted for torch compatibility; ember has no fused multi-tensor kernels,
-so both settings run the same per-tensor loop and give the same results.
+`foreach=` is accepted for torch compatibility: both settings give the same results. Plain
+contiguous float CPU gradients with nothing observing the ops (the optimizers' multi-tensor
+condition, ember/optim/_foreach.py) are summed and scaled straight on their NumPy arrays
+(unless foreach=False), with the bits of the ops the general path runs.
 """
 from __future__ import annotations
 
 import types
 import warnings
 
+import numpy as np
+
 import ember
 
 from ...autograd import no_grad
-from ...core.tensor import Tensor
+from ...core.tensor import Tensor, from_array
+from ...kernels.cpu import reduction as _cpu_reduction
+from ...optim._foreach import arrays_of, bump_versions
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm"]
@@ -47,8 +53,10 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
             # the norm of all the elements equals the norm of the norms (for every order but
             # 0, whose norm of norms counts the tensors that have a non-zero): three ops, not
             # one norm per tensor and a stack
-            total = ember.linalg_vector_norm(ember.cat([t.reshape(-1) for t in tensors]),
-                                             norm_type)
+            total = _total_norm_of_arrays(tensors, norm_type, foreach)
+            if total is None:
+                total = ember.linalg_vector_norm(ember.cat([t.reshape(-1) for t in tensors]),
+                                                 norm_type)
         else:
             norms = [ember.linalg_vector_norm(t, norm_type).to(device) for t in tensors]
             total = ember.linalg_vector_norm(ember.stack(norms), norm_type)
@@ -60,6 +68,16 @@ def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = F
     return total
 
 
+def _total_norm_of_arrays(tensors, norm_type, foreach):
+    """linalg_vector_norm(cat of the flattened tensors) run on their arrays (the CPU
+    kernel on their concatenation), or None when they do not take the array path."""
+    arrays = arrays_of(foreach, tensors)
+    if arrays is None:
+        return None
+    flat = from_array(np.concatenate([a.reshape(-1) for a in arrays[0]]), tensors[0].dtype)
+    return _cpu_reduction.linalg_vector_norm(flat, norm_type, None, False, None)
+
+
 def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None) -> None:
     """Scales the gradients by min(1, max_norm / (total_norm + 1e-6)), in place."""
     grads = [p.grad for p in _as_list(parameters) if p.grad is not None]
@@ -69,6 +87,12 @@ def clip_grads_with_norm_(parameters, max_norm: float, total_norm, foreach=None)
         coef = ember.clamp(float(max_norm) / (total_norm + 1e-6), max=1.0)
         if _one_cpu_dtype([coef, *grads]):
             coef = coef.item()  # (the same product as by the 0-d tensor, without its promotion)
+            arrays = arrays_of(foreach, grads)
+            if arrays is not None:  # (the bits of mul_ by a float: the float in their dtype)
+                for a in arrays[0]:
+                    np.multiply(a, a.dtype.type(coef), out=a)
+                bump_versions(grads)
+                return
         for g in grads:
             g.mul_(coef if isinstance(coef, float) else coef.to(g.device))
 
