@@ -690,3 +690,9 @@ def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, ar
         # a view of a normal tensor made in inference mode stays normal (torch's rule)
         autograd_hooks.mark_inference_view(v, base)
     return v
+
+
+py_make_view = make_view
+if speedups is not None:    # the common case in C (ember/_speedups.c), the rest in make_view
+    speedups.setup_views(make_view, _NO_HISTORY, K.COMPLEX_BIT, K.ADINPLACE_BIT)
+    make_view = speedups.make_view     # (py_make_view stays the reference)

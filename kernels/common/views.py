@@ -457,9 +457,13 @@ def unbind(self, dim):
 # --- aliases -----------------------------------------------------------------------------
 def detach(self):
     """A tensor sharing self's storage (and version counter) without autograd history;
-    like torch, it is not recorded as a view (`_base` is None)."""
-    v = make_view(self, self._shape, self.stride(), self._offset)
+    like torch, it is not recorded as a view (`_base` is None). It shares self's NumPy
+    array too (the same layout; the C-contiguity mark with it)."""
+    a = self._np
+    v = make_view(self, self._shape, self._stride or self.stride(), self._offset, arr=a)
     v._base = None
+    if a is not None:
+        v._contig = self._contig
     return v
 
 
