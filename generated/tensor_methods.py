@@ -3608,7 +3608,10 @@ def bmm(self, mat2):
 # schema/native_functions.yaml: broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def broadcast_to(self, *_size, size=None):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(broadcast_to, (self,), (self, size), {})
         if _r is not _NO:
@@ -4360,7 +4363,10 @@ def cosh_(self):
 
 # schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
 def _m0_count_nonzero(self, *_dim, dim=None):
-    dim = _ivar(_dim, dim, 'dim')
+    if dim is None and (len(_dim) != 1 or _dim[0].__class__ is int):
+        dim = _dim
+    else:
+        dim = _ivar(_dim, dim, 'dim')
     if isinstance(self, _Tensor) and _F['int[]'](dim):
         return (self, dim)
     return None
@@ -5065,7 +5071,10 @@ def _c0_dsplit(self, sections):
 
 # schema/native_functions.yaml: dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_dsplit(self, *_indices, indices=None):
-    indices = _ivar(_indices, indices, 'indices')
+    if indices is None and (len(_indices) != 1 or _indices[0].__class__ is int):
+        indices = _indices
+    else:
+        indices = _ivar(_indices, indices, 'indices')
     if isinstance(self, _Tensor) and _F['int[]'](indices):
         return (self, indices)
     return None
@@ -5096,6 +5105,9 @@ def dsplit(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `dsplit(t, 0)`: the (Tensor, int) overload, unresolved
+            return _c0_dsplit(args[0], args[1])
         return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
     except TypeError:
         _r = _hra_any(dsplit, args, kwargs)
@@ -5379,7 +5391,10 @@ def exp_(self):
 # schema/native_functions.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 def expand(self, *_size, size=None, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(expand, (self,), (self, size), {'implicit': implicit})
         if _r is not _NO:
@@ -5584,7 +5599,10 @@ def flatten(self, start_dim=0, end_dim=-1):
 # schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 def flip(self, *_dims, dims=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
-    dims = _ivar(_dims, dims, 'dims')
+    if dims is None and (len(_dims) != 1 or _dims[0].__class__ is int):
+        dims = _dims
+    else:
+        dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         _r = _htf(flip, (self,), (self, dims), {})
         if _r is not _NO:
@@ -6678,7 +6696,10 @@ def _c0_hsplit(self, sections):
 
 # schema/native_functions.yaml: hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_hsplit(self, *_indices, indices=None):
-    indices = _ivar(_indices, indices, 'indices')
+    if indices is None and (len(_indices) != 1 or _indices[0].__class__ is int):
+        indices = _indices
+    else:
+        indices = _ivar(_indices, indices, 'indices')
     if isinstance(self, _Tensor) and _F['int[]'](indices):
         return (self, indices)
     return None
@@ -6709,6 +6730,9 @@ def hsplit(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `hsplit(t, 0)`: the (Tensor, int) overload, unresolved
+            return _c0_hsplit(args[0], args[1])
         return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
     except TypeError:
         _r = _hra_any(hsplit, args, kwargs)
@@ -9506,7 +9530,10 @@ def negative_(self):
 # schema/native_functions.yaml: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
@@ -9561,7 +9588,10 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pi
 # schema/native_functions.yaml: new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
@@ -9580,7 +9610,10 @@ def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_
 # schema/native_functions.yaml: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
@@ -9807,7 +9840,10 @@ def outer(self, vec2):
 # schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 def permute(self, *_dims, dims=None):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
-    dims = _ivar(_dims, dims, 'dims')
+    if dims is None and (len(_dims) != 1 or _dims[0].__class__ is int):
+        dims = _dims
+    else:
+        dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         _r = _htf(permute, (self,), (self, dims), {})
         if _r is not _NO:
@@ -10487,7 +10523,10 @@ def renorm_(self, p, dim, maxnorm):
 # schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
 def repeat(self, *_repeats, repeats=None):
     """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
-    repeats = _ivar(_repeats, repeats, 'repeats')
+    if repeats is None and (len(_repeats) != 1 or _repeats[0].__class__ is int):
+        repeats = _repeats
+    else:
+        repeats = _ivar(_repeats, repeats, 'repeats')
     if _tf[0]:
         _r = _htf(repeat, (self,), (self, repeats), {})
         if _r is not _NO:
@@ -10556,7 +10595,10 @@ def repeat_interleave(*args, **kwargs):
 # schema/native_functions.yaml: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 def reshape(self, *_shape, shape=None):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
-    shape = _ivar(_shape, shape, 'shape')
+    if shape is None and (len(_shape) != 1 or _shape[0].__class__ is int):
+        shape = _shape
+    else:
+        shape = _ivar(_shape, shape, 'shape')
     if _tf[0]:
         _r = _htf(reshape, (self,), (self, shape), {})
         if _r is not _NO:
@@ -10591,7 +10633,10 @@ def reshape_as(self, other):
 # schema/native_functions.yaml: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
 def resize_(self, *_size, size=None, memory_format=None):
     """resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(resize_, (self,), (self, size), {'memory_format': memory_format})
         if _r is not _NO:
@@ -11635,7 +11680,10 @@ def _c1_squeeze(self, dim):
 
 # schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 def _m2_squeeze(self, *_dim, dim=None):
-    dim = _ivar(_dim, dim, 'dim')
+    if dim is None and (len(_dim) != 1 or _dim[0].__class__ is int):
+        dim = _dim
+    else:
+        dim = _ivar(_dim, dim, 'dim')
     if isinstance(self, _Tensor) and _F['int[]'](dim):
         return (self, dim)
     return None
@@ -11669,6 +11717,9 @@ def squeeze(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `squeeze(t, 0)`: the (Tensor, int) overload, unresolved
+            return _c1_squeeze(args[0], args[1])
         return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
     except TypeError:
         _r = _hra_any(squeeze, args, kwargs)
@@ -11701,7 +11752,10 @@ def _c1_squeeze_(self, dim):
 
 # schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
 def _m2_squeeze_(self, *_dim, dim=None):
-    dim = _ivar(_dim, dim, 'dim')
+    if dim is None and (len(_dim) != 1 or _dim[0].__class__ is int):
+        dim = _dim
+    else:
+        dim = _ivar(_dim, dim, 'dim')
     if isinstance(self, _Tensor) and _F['int[]'](dim):
         return (self, dim)
     return None
@@ -11735,6 +11789,9 @@ def squeeze_(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `squeeze_(t, 0)`: the (Tensor, int) overload, unresolved
+            return _c1_squeeze_(args[0], args[1])
         return _resolve(_cases_squeeze_, args, kwargs, 'squeeze_', _sigs_squeeze_)
     except TypeError:
         _r = _hra_any(squeeze_, args, kwargs)
@@ -11947,7 +12004,10 @@ def sum(*args, **kwargs):
 # schema/native_functions.yaml: sum_to_size(Tensor self, SymInt[] size) -> Tensor
 def sum_to_size(self, *_size, size=None):
     """sum_to_size(Tensor self, SymInt[] size) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(sum_to_size, (self,), (self, size), {})
         if _r is not _NO:
@@ -12251,7 +12311,10 @@ def tensor_split(*args, **kwargs):
 # schema/native_functions.yaml: tile(Tensor self, SymInt[] dims) -> Tensor
 def tile(self, *_dims, dims=None):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
-    dims = _ivar(_dims, dims, 'dims')
+    if dims is None and (len(_dims) != 1 or _dims[0].__class__ is int):
+        dims = _dims
+    else:
+        dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         _r = _htf(tile, (self,), (self, dims), {})
         if _r is not _NO:
@@ -12741,7 +12804,10 @@ def vdot(self, other):
 
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def _m0_view(self, *_size, size=None):
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if isinstance(self, _Tensor) and _F['SymInt[]'](size):
         return (self, size)
     return None
@@ -12829,7 +12895,10 @@ def _c0_vsplit(self, sections):
 
 # schema/native_functions.yaml: vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_vsplit(self, *_indices, indices=None):
-    indices = _ivar(_indices, indices, 'indices')
+    if indices is None and (len(_indices) != 1 or _indices[0].__class__ is int):
+        indices = _indices
+    else:
+        indices = _ivar(_indices, indices, 'indices')
     if isinstance(self, _Tensor) and _F['int[]'](indices):
         return (self, indices)
     return None
@@ -12860,6 +12929,9 @@ def vsplit(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `vsplit(t, 0)`: the (Tensor, int) overload, unresolved
+            return _c0_vsplit(args[0], args[1])
         return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
     except TypeError:
         _r = _hra_any(vsplit, args, kwargs)

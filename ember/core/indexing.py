@@ -56,6 +56,9 @@ def getitem(t: Tensor, index):
             return r
     tp = type(index)
     if tp is int:
+        shape = t._shape
+        if shape and -shape[0] <= index < shape[0]:    # (else _select raises torch's error)
+            return _entry_select_int(t, 0, index)
         return _select(t, 0, index, 0)
     if tp is slice:
         return _slice(t, 0, index)
@@ -66,7 +69,13 @@ def getitem(t: Tensor, index):
     if tp is bool:
         r = _entry_unsqueeze(t, 0)
         return _entry_index_Tensor(r, [_bool_index(r, index)])
-    if tp is not tuple and _is_int(index):
+    if tp is tuple and len(index) <= len(t._shape):
+        for it in index:
+            if it.__class__ is not slice and it.__class__ is not int:
+                break
+        else:
+            return _apply_ints_and_slices(t, index)
+    elif tp is not tuple and _is_int(index):
         return _select(t, 0, int(index), 0)
     result, adv = _apply(t, _as_items(index))
     if adv is None:
@@ -169,6 +178,20 @@ def _slice_int(x):
     except TypeError:
         raise TypeError("slice indices must be integers or None or have an __index__ "
                         "method") from None
+
+
+def _apply_ints_and_slices(t, items):
+    """`t[items]` for a tuple of ints and slices, no more than t has dims (the common index,
+    `x[:, -1]`, `x[:, :n]`): what _apply does for it, in one pass."""
+    result, dim = t, 0
+    for i, it in enumerate(items):
+        if it.__class__ is int:
+            result = _select(result, dim, it, i)
+            continue
+        if it.start is not None or it.stop is not None or it.step is not None:
+            result = _slice(result, dim, it)
+        dim += 1
+    return _entry_alias(t) if result is t else result
 
 
 def _apply(t, items):

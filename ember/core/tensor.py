@@ -615,8 +615,9 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
         # an empty view may sit past the end of its storage (torch allows it)
         byte_offset = 0 if 0 in tuple(shape) else offset * isz
         try:
-            t._np = np.ndarray(shape, dt.np, buffer=storage.bytes, offset=byte_offset,
-                               strides=[s * isz for s in stride])
+            # (positional: NumPy parses keyword arguments here for ~0.6 us)
+            t._np = np.ndarray(shape, dt.np, storage.bytes, byte_offset,
+                               tuple([s * isz for s in stride]))
         except ValueError:
             _check_np_span(shape, dt)
             raise
@@ -652,8 +653,8 @@ def _array_within(a, a_offset, shape, stride, offset, dt):
         byte_strides.append(st * isz)
     if start < 0 or end > a.nbytes or not a.flags.c_contiguous:
         return None                     # reaches outside `a` (NumPy would not always say)
-    try:
-        return np.ndarray(shape, dt.np, buffer=a, offset=start, strides=byte_strides)
+    try:        # (positional arguments: NumPy's keyword parsing costs ~0.6 us here)
+        return np.ndarray(shape, dt.np, a, start, tuple(byte_strides))
     except ValueError:
         _check_np_span(shape, dt)
         raise

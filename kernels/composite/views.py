@@ -29,12 +29,13 @@ def reshape(self, shape):
     (True, False)
     """
     old_shape, old_stride = self._shape, self._stride or self.stride()
+    if old_stride == contiguous_strides(old_shape):
+        return _ops._entry_view(self, shape)     # (view resolves the shape, with its errors)
     numel = 1
     for n in old_shape:
         numel *= n
     shape = R.view_shape(shape, numel)
-    if (old_stride != contiguous_strides(old_shape)      # (contiguous: view computes the rest)
-            and R.compute_stride(old_shape, old_stride, shape) is None):
+    if R.compute_stride(old_shape, old_stride, shape) is None:
         # torch's copy: clone, then _unsafe_view (a plain tensor, UnsafeViewBackward0)
         copy = _ops._entry_clone(self, ember.contiguous_format)
         return _ops._entry__unsafe_view(copy, shape)
