@@ -165,8 +165,13 @@ def _slice(t, dim, s):
             raise ValueError("slice step cannot be zero")
         if step < 0:
             raise ValueError("step must be greater than zero")
-    start = 0 if s.start is None else _slice_int(s.start)
-    stop = None if s.stop is None else _slice_int(s.stop)
+    start, stop = s.start, s.stop
+    if start is None:
+        start = 0
+    elif start.__class__ is not int:
+        start = _slice_int(start)
+    if stop is not None and stop.__class__ is not int:
+        stop = _slice_int(stop)
     if not t._shape:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     return _entry_slice_Tensor(t, dim, start, stop, step)
@@ -188,8 +193,12 @@ def _apply_ints_and_slices(t, items):
         if it.__class__ is int:
             result = _select(result, dim, it, i)
             continue
-        if it.start is not None or it.stop is not None or it.step is not None:
+        start, stop = it.start, it.stop
+        if it.step is not None or (start is not None and start.__class__ is not int) or (
+                stop is not None and stop.__class__ is not int):
             result = _slice(result, dim, it)
+        elif start is not None or stop is not None:     # (`:` alone keeps the dim as it is)
+            result = _entry_slice_Tensor(result, dim, 0 if start is None else start, stop, 1)
         dim += 1
     return _entry_alias(t) if result is t else result
 

@@ -254,8 +254,9 @@ def unsqueeze(self, dim):
     new_stride = 1 if d >= ndim else self._shape[d] * stride[d]
     shape = self._shape[:d] + (1,) + self._shape[d:]
     a = self._np
-    return make_view(self, shape, stride[:d] + (new_stride,) + stride[d:], self._offset,
-                     arr=None if a is None else a.reshape(shape))
+    if a is not None:
+        a = a[None] if d == 0 else a.reshape(shape)
+    return make_view(self, shape, stride[:d] + (new_stride,) + stride[d:], self._offset, arr=a)
 
 
 def _with_unit_dims(a, shape):
@@ -406,7 +407,10 @@ def slice(self, dim, start, end, step):
     shape = self._shape[:d] + ((end - start + step - 1) // step,) + self._shape[d + 1:]
     new_stride = stride[:d] + (stride[d] * step,) + stride[d + 1:]
     a = self._np
-    arr = None if a is None else a[(_ALL,) * d + (_py_slice(start, end, step), ...)]
+    if a is None:
+        arr = None
+    else:       # (no `...` needed: a slice never gives a NumPy scalar)
+        arr = a[_py_slice(start, end, step)] if d == 0 else a[(_ALL,) * d + (_py_slice(start, end, step),)]
     return make_view(self, shape, new_stride, self._offset + start * stride[d], arr=arr)
 
 
