@@ -37,6 +37,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__log_softmax_out,
     _entry__prelu_kernel,
     _entry__prelu_kernel_backward,
+    _entry__reshape_alias,
+    _entry__reshape_alias_copy,
     _entry__scaled_dot_product_flash_attention_for_cpu,
     _entry__scaled_dot_product_flash_attention_for_cpu_backward,
     _entry__softmax,
@@ -1620,6 +1622,7 @@ __all__ = [
     '_log_softmax_backward_data',
     '_prelu_kernel',
     '_prelu_kernel_backward',
+    '_reshape_alias_copy',
     '_scaled_dot_product_flash_attention_for_cpu',
     '_scaled_dot_product_flash_attention_for_cpu_backward',
     '_softmax',
@@ -2528,6 +2531,23 @@ def _prelu_kernel_backward(grad_output, input, weight):
 
     except TypeError:
         _r = _hra(_prelu_kernel_backward, (grad_output, input, weight), (grad_output, input, weight), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor (autogen of _reshape_alias)
+def _reshape_alias_copy(input, size, stride):
+    """_reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(_reshape_alias_copy, (input,), (input, size, stride), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__reshape_alias_copy(input, size, stride)
+
+    except TypeError:
+        _r = _hra(_reshape_alias_copy, (input,), (input, size, stride), {})
         if _r is _NO:
             raise
         return _r
@@ -6807,7 +6827,7 @@ def dsplit(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `dsplit(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c0_dsplit(args[0], args[1])
+            return _entry_dsplit_int(args[0], args[1])
         return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
     except TypeError:
         _r = _hra_any(dsplit, args, kwargs)
@@ -9314,7 +9334,7 @@ def hsplit(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `hsplit(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c0_hsplit(args[0], args[1])
+            return _entry_hsplit_int(args[0], args[1])
         return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
     except TypeError:
         _r = _hra_any(hsplit, args, kwargs)
@@ -17706,7 +17726,7 @@ def squeeze(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `squeeze(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c1_squeeze(args[0], args[1])
+            return _entry_squeeze_dim(args[0], args[1])
         return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
     except TypeError:
         _r = _hra_any(squeeze, args, kwargs)
@@ -17774,7 +17794,7 @@ def squeeze_copy(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `squeeze_copy(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c1_squeeze_copy(args[0], args[1])
+            return _entry_squeeze_copy_dim(args[0], args[1])
         return _resolve(_cases_squeeze_copy, args, kwargs, 'squeeze_copy', _sigs_squeeze_copy)
     except TypeError:
         _r = _hra_any(squeeze_copy, args, kwargs)
@@ -19239,7 +19259,7 @@ def vsplit(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `vsplit(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c0_vsplit(args[0], args[1])
+            return _entry_vsplit_int(args[0], args[1])
         return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
     except TypeError:
         _r = _hra_any(vsplit, args, kwargs)

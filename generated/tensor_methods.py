@@ -44,6 +44,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__log_softmax_out,
     _entry__prelu_kernel,
     _entry__prelu_kernel_backward,
+    _entry__reshape_alias,
+    _entry__reshape_alias_copy,
     _entry__scaled_dot_product_flash_attention_for_cpu,
     _entry__scaled_dot_product_flash_attention_for_cpu_backward,
     _entry__softmax,
@@ -4415,7 +4417,7 @@ def count_nonzero(*args, **kwargs):
                 if _i.__class__ is not int:
                     break
             else:
-                return _c0_count_nonzero(args[0], _ints)
+                return _entry_count_nonzero_dim_IntList(args[0], _ints)
         return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
     except TypeError:
         _r = _hra_any(count_nonzero, args, kwargs)
@@ -5107,7 +5109,7 @@ def dsplit(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `dsplit(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c0_dsplit(args[0], args[1])
+            return _entry_dsplit_int(args[0], args[1])
         return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
     except TypeError:
         _r = _hra_any(dsplit, args, kwargs)
@@ -6732,7 +6734,7 @@ def hsplit(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `hsplit(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c0_hsplit(args[0], args[1])
+            return _entry_hsplit_int(args[0], args[1])
         return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
     except TypeError:
         _r = _hra_any(hsplit, args, kwargs)
@@ -11719,7 +11721,7 @@ def squeeze(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `squeeze(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c1_squeeze(args[0], args[1])
+            return _entry_squeeze_dim(args[0], args[1])
         return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
     except TypeError:
         _r = _hra_any(squeeze, args, kwargs)
@@ -11791,7 +11793,7 @@ def squeeze_(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `squeeze_(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c1_squeeze_(args[0], args[1])
+            return _entry_squeeze__dim(args[0], args[1])
         return _resolve(_cases_squeeze_, args, kwargs, 'squeeze_', _sigs_squeeze_)
     except TypeError:
         _r = _hra_any(squeeze_, args, kwargs)
@@ -12856,7 +12858,7 @@ def view(*args, **kwargs):
                 if _i.__class__ is not int:
                     break
             else:
-                return _c0_view(args[0], _ints)
+                return _entry_view(args[0], _ints)
         return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
     except TypeError:
         _r = _hra_any(view, args, kwargs)
@@ -12931,7 +12933,7 @@ def vsplit(*args, **kwargs):
     try:
         if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
             # the common call, `vsplit(t, 0)`: the (Tensor, int) overload, unresolved
-            return _c0_vsplit(args[0], args[1])
+            return _entry_vsplit_int(args[0], args[1])
         return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
     except TypeError:
         _r = _hra_any(vsplit, args, kwargs)

@@ -67,13 +67,36 @@ def view(self, size):
     stride = R.compute_stride(old_shape, old_stride, shape)
     if stride is None:
         raise RuntimeError(R.VIEW_ERROR)
-    return make_view(self, shape, stride, self._offset)
+    return make_view(self, shape, stride, self._offset, arr=_reshaped_array(a, shape))
 
 
 # (a contiguous input's shape, view's size argument of plain ints) -> the view's shape and
 # strides, and the input's strides: a repeated view of a contiguous tensor (an attention
 # head split, every step) skips the shape arithmetic
 _CONTIGUOUS_VIEWS = {}
+
+
+def reshape_alias(self, size, stride):
+    """torch's _reshape_alias: reshape's view of a tensor whose strides allow one (computed
+    by reshape: `compute_stride`), with self's storage offset.
+
+    >>> x = ember.from_numpy(np.zeros((2, 3, 4))).transpose(0, 1)
+    >>> ember.ops.aten._reshape_alias(x, (3, 2, 2, 2), (4, 12, 2, 1)).stride()
+    (4, 12, 2, 1)
+    """
+    shape, stride = tuple(R.int_list(size)), tuple(R.int_list(stride))
+    return make_view(self, shape, stride, self._offset, arr=_reshaped_array(self._np, shape))
+
+
+def _reshaped_array(a, shape):
+    """NumPy's view of `a` reshaped to `shape` (which its strides allow), or None when NumPy
+    would copy (then make_view builds the array from the storage)."""
+    if a is None or not a.size:
+        return None
+    arr = a.reshape(shape)
+    if arr.base is a or (a.base is not None and arr.base is a.base):
+        return arr
+    return None
 
 
 def unsafe_view(self, size):
