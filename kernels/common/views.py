@@ -335,6 +335,32 @@ def expand(self, size, implicit):
     >>> ember.from_numpy(np.zeros((3, 1))).expand(2, -1, 4).stride()
     (0, 1, 0)
     """
+    shape, stride = self._shape, self._stride or self.stride()
+    try:
+        new_shape, new_stride = _EXPANSIONS[shape, stride, size]
+        for n in size:      # (2.0 finds 2's entry: it gets int_list's TypeError below)
+            if n.__class__ is not int:
+                break
+        else:
+            return make_view(self, new_shape, new_stride, self._offset,
+                             arr=_expanded_array(self._np, new_shape, new_stride))
+    except (KeyError, TypeError):   # (TypeError: a list, or symbolic sizes, unhashable)
+        pass
+    new_shape, new_stride = _expansion(self, size)
+    if size.__class__ is tuple and len(_EXPANSIONS) < 4096 and all(
+            n.__class__ is int for n in size + shape + stride):
+        _EXPANSIONS[shape, stride, size] = new_shape, new_stride
+    return make_view(self, new_shape, new_stride, self._offset,
+                     arr=_expanded_array(self._np, new_shape, new_stride))
+
+
+# (shape, strides, expand's size argument of plain ints) -> the expanded shape and strides:
+# a repeated expand (a bias, a mask, a reduction's gradient) skips the checks
+_EXPANSIONS = {}
+
+
+def _expansion(self, size):
+    """expand's shape and strides, with torch's checks and errors."""
     sizes = size if size.__class__ is tuple else R.int_list(size)   # (checked one by one below)
     shape = self._shape
     # a 0-d tensor (a sum's gradient); (each size compared alone: min() of symbolic sizes
@@ -342,7 +368,7 @@ def expand(self, size, implicit):
     if not shape:
         sizes = R.int_list(sizes)
         if all(n >= 0 for n in sizes):
-            return make_view(self, sizes, (0,) * len(sizes), self._offset)
+            return tuple(sizes), (0,) * len(sizes)
     stride = self._stride or self.stride()
     ndim, tensor_dim = len(sizes), len(shape)
     if ndim < tensor_dim:
@@ -378,8 +404,7 @@ def expand(self, size, implicit):
                                    f"{list(shape)}")
             n, st = target, 0
         new_shape[i], new_stride[i] = n, st
-    return make_view(self, new_shape, new_stride, self._offset,
-                     arr=_expanded_array(self._np, new_shape, new_stride))
+    return tuple(new_shape), tuple(new_stride)
 
 
 def _expanded_array(a, shape, stride):
@@ -388,9 +413,8 @@ def _expanded_array(a, shape, stride):
     view is empty (make_view then finds it the general way)."""
     if a is None or 0 in shape or not a.flags.c_contiguous:
         return None
-    isz = a.itemsize
     # (positional arguments: NumPy parses keyword arguments for ~0.6 us)
-    return np.ndarray(shape, a.dtype, a, 0, tuple([s * isz for s in stride]))
+    return np.ndarray(shape, a.dtype, a, 0, tuple(map(a.itemsize.__mul__, stride)))
 
 
 def _type_string(self):

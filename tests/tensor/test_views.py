@@ -425,13 +425,19 @@ def test_reshape_of_a_non_contiguous_tensor_under_modes_is_a_view(mode):
 
 
 def test_cached_view_plans_keep_errors():
-    """A repeated view or permute (served from a remembered plan) still refuses what the
-    first call refuses: float sizes, and a non-contiguous input goes the general way."""
+    """A repeated view, permute or expand (served from a remembered plan) gives the same
+    view and still refuses what the first call refuses: float sizes, and a non-contiguous
+    input goes the general way."""
     x = ember.arange(24.0).view(2, 3, 4) * 1
+    b = x[:, :1]
     for _ in range(2):
         assert x.view(6, 4).stride() == (4, 1) and x.permute(2, 0, 1).stride() == (1, 12, 4)
+        e = b.expand(5, 2, 3, 4)
+        assert e.stride() == (0, 12, 0, 1) and e._base is x
+        np.testing.assert_array_equal(e.numpy(), np.broadcast_to(b.numpy(), (5, 2, 3, 4)))
     for call in (lambda: ember.ops.aten.view.default(x, (6.0, 4)),
-                 lambda: ember.ops.aten.permute.default(x, (2.0, 0, 1))):
+                 lambda: ember.ops.aten.permute.default(x, (2.0, 0, 1)),
+                 lambda: ember.ops.aten.expand.default(b, (5, 2, 3.0, 4))):
         with pytest.raises(TypeError):
             call()
     with pytest.raises(RuntimeError, match="view size is not compatible"):
