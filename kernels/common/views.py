@@ -487,6 +487,9 @@ def select(self, dim, index):
         arr = a[index]
     else:
         arr = a[(_ALL,) * d + (index, ...)]    # (`...` keeps a 0-d view)
+    if d == 0:
+        return make_view(self, self._shape[1:], stride[1:], self._offset + index * stride[0],
+                         arr=arr)
     return make_view(self, _drop(self._shape, d), _drop(stride, d),
                      self._offset + index * stride[d], arr=arr)
 
