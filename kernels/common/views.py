@@ -451,14 +451,14 @@ def slice(self, dim, start, end, step):
     start = min(max(start, 0), n)
     end = min(max(end, start), n)
     stride = self._stride or self.stride()
-    shape = self._shape[:d] + ((end - start + step - 1) // step,) + self._shape[d + 1:]
-    new_stride = stride[:d] + (stride[d] * step,) + stride[d + 1:]
+    shape, new_stride = list(self._shape), list(stride)
+    shape[d] = (end - start + step - 1) // step
+    new_stride[d] *= step
     a = self._np
-    if a is None:
-        arr = None
-    else:       # (no `...` needed: a slice never gives a NumPy scalar)
-        arr = a[_py_slice(start, end, step)] if d == 0 else a[(_ALL,) * d + (_py_slice(start, end, step),)]
-    return make_view(self, shape, new_stride, self._offset + start * stride[d], arr=arr)
+    if a is not None:       # (no `...` needed: a slice never gives a NumPy scalar)
+        s = _py_slice(start, end, step)
+        a = a[s] if d == 0 else a[_ALL, s] if d == 1 else a[(_ALL,) * d + (s,)]
+    return make_view(self, shape, new_stride, self._offset + start * stride[d], arr=a)
 
 
 def select(self, dim, index):
