@@ -213,6 +213,7 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
         })
     return {"name": name, "cases": cases, "single": len(cases) == 1,
             "int_list_first": _int_list_first(cases),
+            "int_case": _int_case(cases),
             "number_self": any(c["number_self"] for c in cases),
             "schemas": [str(b.fn.schema) for b in bindings],
             "python_module": bindings[0].fn.python_module}
@@ -227,6 +228,21 @@ def _int_list_first(cases: list[dict]) -> bool:
             and not first["requires_grad"] and not first["tensor_only"]
             and [t for _, t in first["checks"]] in (["Tensor", "int[]"], ["Tensor", "SymInt[]"])
             and first["checks"][1][0] == first["varargs"])
+
+
+def _int_case(cases: list[dict]) -> dict | None:
+    """The overload of an overloaded binding that a call with a tensor and one plain int
+    (`squeeze(0)`) resolves to, when it is `(Tensor self, int dim)` and no overload before
+    it takes two positional arguments: its resolver then calls it directly."""
+    for c in cases:
+        if c["max_positional"] is not None and c["max_positional"] < 2:
+            continue
+        simple = (c["varargs"] is None and not c["out"] and not c["requires_grad"]
+                  and not c["tensor_only"] and c["max_positional"] == 2)
+        if simple and [t for _, t in c["checks"]] in (["Tensor", "int"], ["Tensor", "SymInt"]):
+            return c
+        return None
+    return None
 
 
 def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:

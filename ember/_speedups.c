@@ -20,6 +20,8 @@
      recorded op calls (twins: ember/autograd/graph.py's py_* functions).
    - fma_update(x, y, z), in _speedups_fma.c: an optimizer's `z += y * x` with one fused
      multiply-add per element (twin: kernels/cpu/_fma_loop.py's fma_inplace).
+   - make_view(base, shape, stride, offset, dt=None, arr=None): a view over base's storage
+     when the kernel has the view's NumPy array (twin: ember.core.tensor.py_make_view).
 
    setup(...) hands over the Tensor class and the constants once, at import.
 */
@@ -232,6 +234,120 @@ has_dtype(PyObject *dtypes, PyObject *dt)
         if (PyTuple_GET_ITEM(dtypes, i) == dt)
             return 1;
     return 0;
+}
+
+/* --- make_view: a view of a tensor over its storage ---------------------------------------
+
+   make_view(base, shape, stride, offset, dt=None, arr=None) does what its Python twin
+   (ember.core.tensor.py_make_view) does when the kernel passes the view's NumPy array `arr`
+   and base is a CPU tensor outside inference mode: a plain Tensor sharing base's storage
+   (made first when base has none yet), keyset base's without history (the Complex key
+   following dt), _base the root of base's views. Every other call goes to the twin. */
+static PyObject *py_make_view;
+static long view_no_history, view_complex_bit, view_adinplace_bit;
+static const char *const make_view_names[6] = {"base", "shape", "stride", "offset", "dt", "arr"};
+
+static PyObject *
+as_tuple(PyObject *seq)
+{
+    return PyTuple_CheckExact(seq) ? Py_NewRef(seq) : PySequence_Tuple(seq);
+}
+
+static PyObject *
+make_view(PyObject *mod, PyObject *const *args, Py_ssize_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *given[6] = {NULL, NULL, NULL, NULL, Py_None, Py_None};
+    Py_ssize_t nkw = kwnames == NULL ? 0 : PyTuple_GET_SIZE(kwnames);
+    if (py_make_view == NULL || nargs > 6)
+        goto twin;
+    for (Py_ssize_t i = 0; i < nargs; i++)
+        given[i] = args[i];
+    for (Py_ssize_t i = 0; i < nkw; i++) {
+        PyObject *name = PyTuple_GET_ITEM(kwnames, i);
+        int at = -1;
+        for (int j = nargs; j < 6 && at < 0; j++)
+            if (PyUnicode_CompareWithASCIIString(name, make_view_names[j]) == 0)
+                at = j;
+        if (at < 0)
+            goto twin;          /* unknown or repeated: the twin raises */
+        given[at] = args[nargs + i];
+    }
+    PyObject *base = given[0], *arr = given[5], *dt = given[4];
+    if (given[3] == NULL || arr == Py_None || !PyObject_TypeCheck(base, tensor_type))
+        goto twin;
+    PyObject *ks_obj = SLOT(base, off_ks), *root = SLOT(base, off_base);
+    PyObject *st = SLOT(base, off_storage);
+    if (ks_obj == NULL || root == NULL || st == NULL)
+        goto twin;
+    long ks = PyLong_AsLong(ks_obj);
+    if (ks == -1 && PyErr_Occurred())
+        return NULL;
+    if (inference_flag && (ks & view_adinplace_bit))
+        goto twin;              /* (autograd marks such views) */
+    if (dt == Py_None)
+        dt = SLOT(base, off_dtype);
+    if (dt == NULL)
+        goto twin;
+    if (st == Py_None) {        /* a kernel's result: its storage is made on first use */
+        PyObject *a = SLOT(base, off_np);
+        if (a == NULL || a == Py_None)
+            goto twin;
+        st = speedups_storage_of_array(a);
+        if (st == NULL) {
+            if (PyErr_Occurred())
+                return NULL;
+            goto twin;
+        }
+        Py_SETREF(SLOT(base, off_storage), st);
+    }
+    PyObject *device = speedups_storage_device(st);
+    if (device == NULL)
+        goto twin;
+    ks &= view_no_history;
+    ks = has_dtype(complex_dtypes, dt) ? ks | view_complex_bit : ks & ~view_complex_bit;
+    PyObject *shape = as_tuple(given[1]);
+    if (shape == NULL)
+        return NULL;
+    PyObject *stride = as_tuple(given[2]);
+    if (stride == NULL) {
+        Py_DECREF(shape);
+        return NULL;
+    }
+    PyObject *new_ks = PyLong_FromLong(ks);
+    PyObject *v = new_ks == NULL ? NULL : tensor_type->tp_alloc(tensor_type, 0);
+    if (v == NULL) {
+        Py_DECREF(shape);
+        Py_DECREF(stride);
+        Py_XDECREF(new_ks);
+        return NULL;
+    }
+    SLOT(v, off_shape) = shape;             /* the references move in */
+    SLOT(v, off_stride) = stride;
+    SLOT(v, off_ks) = new_ks;
+    put(v, off_np, arr);
+    put(v, off_contig, Py_None);
+    put(v, off_offset, given[3]);
+    put(v, off_dtype, dt);
+    put(v, off_device, device);
+    put(v, off_storage, st);
+    put(v, off_base, root == Py_None ? base : root);
+    put(v, off_ag, Py_None);
+    return v;
+twin:
+    return PyObject_Vectorcall(py_make_view, args, nargsf, kwnames);
+}
+
+static PyObject *
+setup_views(PyObject *mod, PyObject *args)
+{
+    PyObject *twin;
+    if (!PyArg_ParseTuple(args, "Olll:setup_views", &twin, &view_no_history, &view_complex_bit,
+                          &view_adinplace_bit))
+        return NULL;
+    Py_INCREF(twin);
+    Py_XSETREF(py_make_view, twin);
+    Py_RETURN_NONE;
 }
 
 /* the operand's array when the fast path may use it, else NULL */
@@ -484,6 +600,12 @@ static PyMethodDef methods[] = {
      "ember/core/elision.py."},
     {"set_elision", set_elision, METH_VARARGS,
      "set_elision(temp_refs, min_bytes): the thresholds binary_keys uses."},
+    {"make_view", (PyCFunction)(void (*)(void))make_view, METH_FASTCALL | METH_KEYWORDS,
+     "make_view(base, shape, stride, offset, dt=None, arr=None) -> Tensor: "
+     "ember.core.tensor.make_view in C for the common case."},
+    {"setup_views", setup_views, METH_VARARGS,
+     "setup_views(make_view, no_history_mask, complex_bit, adinplace_bit): the Python twin "
+     "make_view calls for every other case, and the keyset bits it uses."},
     {"set_inference", set_inference, METH_O,
      "set_inference(flag): this thread's inference-mode flag, as from_array reads it."},
     {"inference", get_inference, METH_NOARGS, "inference() -> bool: the flag set_inference set."},

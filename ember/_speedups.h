@@ -36,6 +36,10 @@ PyObject *speedups_new_node(PyObject *mod, PyObject *const *args, Py_ssize_t nar
 PyObject *speedups_save(PyObject *mod, PyObject *t);
 PyObject *speedups_save_output(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
 PyObject *speedups_set_history_one(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);
+/* Storage.of_array(arr) (a new reference), and a Storage's device (borrowed); NULL without an
+   exception before setup_recording (or, for the device, for an object not a Storage) */
+PyObject *speedups_storage_of_array(PyObject *arr);
+PyObject *speedups_storage_device(PyObject *st);
 
 /* _speedups_fma.c */
 PyObject *speedups_fma_update(PyObject *mod, PyObject *const *args, Py_ssize_t nargs);

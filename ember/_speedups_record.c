@@ -431,3 +431,19 @@ speedups_set_history_one(PyObject *mod, PyObject *const *args, Py_ssize_t nargs)
     Py_XSETREF(SLOT(node, off_out_meta), meta);
     Py_RETURN_NONE;
 }
+
+/* for make_view (_speedups.c): Storage.of_array(arr), and a storage's device (borrowed);
+   NULL (without an exception) until setup_recording has run */
+PyObject *
+speedups_storage_of_array(PyObject *arr)
+{
+    return storage_type == NULL ? NULL : storage_of_array(arr);
+}
+
+PyObject *
+speedups_storage_device(PyObject *st)
+{
+    if (storage_type == NULL || Py_TYPE(st) != storage_type)
+        return NULL;
+    return SLOT(st, off_st_device);
+}

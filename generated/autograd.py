@@ -331,6 +331,7 @@ _c_diagonal = _o.diagonal._cache
 _c_split_Tensor = _o.split_Tensor._cache
 _c_split_with_sizes = _o.split_with_sizes._cache
 _c__unsafe_view = _o._unsafe_view._cache
+_c__reshape_alias = _o._reshape_alias._cache
 _c_unbind_int = _o.unbind_int._cache
 _c_alias = _o.alias._cache
 _c_t_ = _o.t_._cache
@@ -540,6 +541,7 @@ _c_select_copy_int = _o.select_copy_int._cache
 _c_diagonal_copy = _o.diagonal_copy._cache
 _c_split_copy_Tensor = _o.split_copy_Tensor._cache
 _c_split_with_sizes_copy = _o.split_with_sizes_copy._cache
+_c__reshape_alias_copy = _o._reshape_alias_copy._cache
 _c_unbind_copy_int = _o.unbind_copy_int._cache
 _c_alias_copy = _o.alias_copy._cache
 _c_unfold_copy = _o.unfold_copy._cache
@@ -2669,6 +2671,35 @@ class LinalgMatrixExpBackward0(_Node):
 # schema/derivatives.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 class ViewBackward0(_Node):
     """Backward of view, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml: _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)
+class ReshapeAliasBackward0(_Node):
+    """Backward of _reshape_alias, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -13928,6 +13959,35 @@ class SplitWithSizesBackward0_copy(_Node):
         return self._s_dim
 
 
+# schema/derivatives.yaml: _reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor
+class ReshapeAliasBackward0_copy(_Node):
+    """Backward of _reshape_alias_copy, from schema/derivatives.yaml."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        self_shape = _node._s_self_shape
+        return (_o._entry_reshape(grad, self_shape),)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
 # schema/derivatives.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[]
 class UnbindBackward0_copy(_Node):
     """Backward of unbind_copy.int, from schema/derivatives.yaml."""
@@ -20430,6 +20490,24 @@ def _ag__unsafe_view(ks, self, size):
     return _out
 
 
+# schema/native_functions.yaml: _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a) (derivative: schema/derivatives.yaml: _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a))
+def _ag__reshape_alias(ks, self, size, stride):
+    _ks = ks & _BELOW
+    _k = _c__reshape_alias.get(_ks)
+    if _k is None:
+        _k = _o._reshape_alias._fill(_ks)
+    _out = _k(self, size, stride)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(ReshapeAliasBackward0, (_e_self,), (True,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[] (derivative: schema/derivatives.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[])
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
@@ -25150,6 +25228,24 @@ def _ag_split_with_sizes_copy(ks, self, split_sizes, dim):
     return _out
 
 
+# schema/native_functions.yaml: _reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor (autogen of _reshape_alias) (derivative: schema/derivatives.yaml: _reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor)
+def _ag__reshape_alias_copy(ks, self, size, stride):
+    _ks = ks & _BELOW
+    _k = _c__reshape_alias_copy.get(_ks)
+    if _k is None:
+        _k = _o._reshape_alias_copy._fill(_ks)
+    _out = _k(self, size, stride)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(ReshapeAliasBackward0_copy, (_e_self,), (True,))
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[] (autogen of unbind.int) (derivative: schema/derivatives.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[])
 def _ag_unbind_copy_int(ks, self, dim):
     _ks = ks & _BELOW
@@ -25950,6 +26046,7 @@ _o.diagonal.register("Autograd", _ag_diagonal, with_keyset=True)
 _o.split_Tensor.register("Autograd", _ag_split_Tensor, with_keyset=True)
 _o.split_with_sizes.register("Autograd", _ag_split_with_sizes, with_keyset=True)
 _o._unsafe_view.register("Autograd", _ag__unsafe_view, with_keyset=True)
+_o._reshape_alias.register("Autograd", _ag__reshape_alias, with_keyset=True)
 _o.unbind_int.register("Autograd", _ag_unbind_int, with_keyset=True)
 _o.alias.register("Autograd", _ag_alias, with_keyset=True)
 _o.t_.register("Autograd", _ag_t_, with_keyset=True)
@@ -26330,6 +26427,7 @@ _o.select_copy_int.register("Autograd", _ag_select_copy_int, with_keyset=True)
 _o.diagonal_copy.register("Autograd", _ag_diagonal_copy, with_keyset=True)
 _o.split_copy_Tensor.register("Autograd", _ag_split_copy_Tensor, with_keyset=True)
 _o.split_with_sizes_copy.register("Autograd", _ag_split_with_sizes_copy, with_keyset=True)
+_o._reshape_alias_copy.register("Autograd", _ag__reshape_alias_copy, with_keyset=True)
 _o.unbind_copy_int.register("Autograd", _ag_unbind_copy_int, with_keyset=True)
 _o.alias_copy.register("Autograd", _ag_alias_copy, with_keyset=True)
 _o.unfold_copy.register("Autograd", _ag_unfold_copy, with_keyset=True)

@@ -37,6 +37,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__log_softmax_out,
     _entry__prelu_kernel,
     _entry__prelu_kernel_backward,
+    _entry__reshape_alias,
+    _entry__reshape_alias_copy,
     _entry__scaled_dot_product_flash_attention_for_cpu,
     _entry__scaled_dot_product_flash_attention_for_cpu_backward,
     _entry__softmax,
@@ -1620,6 +1622,7 @@ __all__ = [
     '_log_softmax_backward_data',
     '_prelu_kernel',
     '_prelu_kernel_backward',
+    '_reshape_alias_copy',
     '_scaled_dot_product_flash_attention_for_cpu',
     '_scaled_dot_product_flash_attention_for_cpu_backward',
     '_softmax',
@@ -2528,6 +2531,23 @@ def _prelu_kernel_backward(grad_output, input, weight):
 
     except TypeError:
         _r = _hra(_prelu_kernel_backward, (grad_output, input, weight), (grad_output, input, weight), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: _reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor (autogen of _reshape_alias)
+def _reshape_alias_copy(input, size, stride):
+    """_reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(_reshape_alias_copy, (input,), (input, size, stride), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry__reshape_alias_copy(input, size, stride)
+
+    except TypeError:
+        _r = _hra(_reshape_alias_copy, (input,), (input, size, stride), {})
         if _r is _NO:
             raise
         return _r
@@ -6805,6 +6825,9 @@ def dsplit(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `dsplit(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_dsplit_int(args[0], args[1])
         return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
     except TypeError:
         _r = _hra_any(dsplit, args, kwargs)
@@ -6928,7 +6951,10 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
 # schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def empty(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
         if _r is not _NO:
@@ -9306,6 +9332,9 @@ def hsplit(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `hsplit(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_hsplit_int(args[0], args[1])
         return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
     except TypeError:
         _r = _hra_any(hsplit, args, kwargs)
@@ -13527,7 +13556,10 @@ def one_hot(input, num_classes=-1):
 # schema/native_functions.yaml: ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
@@ -14013,7 +14045,10 @@ def rad2deg_(input):
 
 # schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_rand(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
@@ -14026,7 +14061,10 @@ def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
 
 # schema/native_functions.yaml: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
@@ -14317,7 +14355,10 @@ def randint_like(*args, **kwargs):
 
 # schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_randn(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (size, dtype, layout, device, pin_memory, out, requires_grad)
     return None
@@ -14330,7 +14371,10 @@ def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
 
 # schema/native_functions.yaml: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and (generator is None or _F['Generator'](generator)) and (dtype is None or _F['ScalarType'](dtype)) and (layout is None or _F['Layout'](layout)) and (device is None or _F['Device'](device)) and (pin_memory is None or _F['bool'](pin_memory)):
         return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
     return None
@@ -17680,6 +17724,9 @@ def squeeze(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `squeeze(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_squeeze_dim(args[0], args[1])
         return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
     except TypeError:
         _r = _hra_any(squeeze, args, kwargs)
@@ -17745,6 +17792,9 @@ def squeeze_copy(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `squeeze_copy(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_squeeze_copy_dim(args[0], args[1])
         return _resolve(_cases_squeeze_copy, args, kwargs, 'squeeze_copy', _sigs_squeeze_copy)
     except TypeError:
         _r = _hra_any(squeeze_copy, args, kwargs)
@@ -19207,6 +19257,9 @@ def vsplit(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `vsplit(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_vsplit_int(args[0], args[1])
         return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
     except TypeError:
         _r = _hra_any(vsplit, args, kwargs)
@@ -19457,7 +19510,10 @@ def zero_(input):
 # schema/native_functions.yaml: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def zeros(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:

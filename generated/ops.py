@@ -31323,6 +31323,35 @@ _unsafe_view._entry = _entry__unsafe_view
 _aten._packet('_unsafe_view')._add(_unsafe_view)
 
 
+# schema/native_functions.yaml: _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)
+_reshape_alias = _Op("aten", '_reshape_alias', 'default',
+    '_reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)',
+    ('self', 'size', 'stride'), 3, tags=('view',))
+_e__reshape_alias = _reshape_alias._entry_cache
+
+
+def _bind__reshape_alias(self, size, stride):
+    return (self, size, stride)
+
+
+def _entry__reshape_alias(self, size, stride):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_reshape_alias, (self, size, stride)) from None
+    try:
+        _k = _e__reshape_alias[ks]
+    except KeyError:
+        _k = _reshape_alias._fill_entry(ks)
+    return _k(self, size, stride)
+
+
+_reshape_alias._bind = _bind__reshape_alias
+_reshape_alias._entry = _entry__reshape_alias
+_aten._packet('_reshape_alias')._add(_reshape_alias)
+
+
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
@@ -47459,6 +47488,35 @@ def _entry_split_with_sizes_copy(self, split_sizes, dim):
 split_with_sizes_copy._bind = _bind_split_with_sizes_copy
 split_with_sizes_copy._entry = _entry_split_with_sizes_copy
 _aten._packet('split_with_sizes_copy')._add(split_with_sizes_copy)
+
+
+# schema/native_functions.yaml: _reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor (autogen of _reshape_alias)
+_reshape_alias_copy = _Op("aten", '_reshape_alias_copy', 'default',
+    '_reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor',
+    ('self', 'size', 'stride'), 3, tags=('view_copy',))
+_e__reshape_alias_copy = _reshape_alias_copy._entry_cache
+
+
+def _bind__reshape_alias_copy(self, size, stride):
+    return (self, size, stride)
+
+
+def _entry__reshape_alias_copy(self, size, stride):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_reshape_alias_copy, (self, size, stride)) from None
+    try:
+        _k = _e__reshape_alias_copy[ks]
+    except KeyError:
+        _k = _reshape_alias_copy._fill_entry(ks)
+    return _k(self, size, stride)
+
+
+_reshape_alias_copy._bind = _bind__reshape_alias_copy
+_reshape_alias_copy._entry = _entry__reshape_alias_copy
+_aten._packet('_reshape_alias_copy')._add(_reshape_alias_copy)
 
 
 # schema/native_functions.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[] (autogen of unbind.int)

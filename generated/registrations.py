@@ -4238,6 +4238,9 @@ _o.unsafe_chunk.register('CompositeImplicitAutograd', _composite_views.unsafe_ch
 # schema/native_functions.yaml: _unsafe_view(Tensor self, SymInt[] size) -> Tensor
 _o._unsafe_view.register('CompositeExplicitAutograd', _common_views.unsafe_view)
 
+# schema/native_functions.yaml: _reshape_alias(Tensor(a) self, SymInt[] size, SymInt[] stride) -> Tensor(a)
+_o._reshape_alias.register('CompositeExplicitAutograd', _common_views.reshape_alias)
+
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
@@ -6363,6 +6366,9 @@ _o.split_copy_Tensor.register('CompositeExplicitAutograd', _autogen_view_copy(_o
 
 # schema/native_functions.yaml: split_with_sizes_copy(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[] (autogen of split_with_sizes)
 _o.split_with_sizes_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o.split_with_sizes), with_keyset=True)
+
+# schema/native_functions.yaml: _reshape_alias_copy(Tensor self, SymInt[] size, SymInt[] stride) -> Tensor (autogen of _reshape_alias)
+_o._reshape_alias_copy.register('CompositeExplicitAutograd', _autogen_view_copy(_o._reshape_alias), with_keyset=True)
 
 # schema/native_functions.yaml: unbind_copy.int(Tensor self, int dim=0) -> Tensor[] (autogen of unbind.int)
 _o.unbind_copy_int.register('CompositeExplicitAutograd', _autogen_view_copy(_o.unbind_int), with_keyset=True)

@@ -44,6 +44,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry__log_softmax_out,
     _entry__prelu_kernel,
     _entry__prelu_kernel_backward,
+    _entry__reshape_alias,
+    _entry__reshape_alias_copy,
     _entry__scaled_dot_product_flash_attention_for_cpu,
     _entry__scaled_dot_product_flash_attention_for_cpu_backward,
     _entry__softmax,
@@ -3608,7 +3610,10 @@ def bmm(self, mat2):
 # schema/native_functions.yaml: broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def broadcast_to(self, *_size, size=None):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(broadcast_to, (self,), (self, size), {})
         if _r is not _NO:
@@ -4360,7 +4365,10 @@ def cosh_(self):
 
 # schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
 def _m0_count_nonzero(self, *_dim, dim=None):
-    dim = _ivar(_dim, dim, 'dim')
+    if dim is None and (len(_dim) != 1 or _dim[0].__class__ is int):
+        dim = _dim
+    else:
+        dim = _ivar(_dim, dim, 'dim')
     if isinstance(self, _Tensor) and _F['int[]'](dim):
         return (self, dim)
     return None
@@ -4409,7 +4417,7 @@ def count_nonzero(*args, **kwargs):
                 if _i.__class__ is not int:
                     break
             else:
-                return _c0_count_nonzero(args[0], _ints)
+                return _entry_count_nonzero_dim_IntList(args[0], _ints)
         return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
     except TypeError:
         _r = _hra_any(count_nonzero, args, kwargs)
@@ -5065,7 +5073,10 @@ def _c0_dsplit(self, sections):
 
 # schema/native_functions.yaml: dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_dsplit(self, *_indices, indices=None):
-    indices = _ivar(_indices, indices, 'indices')
+    if indices is None and (len(_indices) != 1 or _indices[0].__class__ is int):
+        indices = _indices
+    else:
+        indices = _ivar(_indices, indices, 'indices')
     if isinstance(self, _Tensor) and _F['int[]'](indices):
         return (self, indices)
     return None
@@ -5096,6 +5107,9 @@ def dsplit(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `dsplit(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_dsplit_int(args[0], args[1])
         return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
     except TypeError:
         _r = _hra_any(dsplit, args, kwargs)
@@ -5379,7 +5393,10 @@ def exp_(self):
 # schema/native_functions.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 def expand(self, *_size, size=None, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(expand, (self,), (self, size), {'implicit': implicit})
         if _r is not _NO:
@@ -5584,7 +5601,10 @@ def flatten(self, start_dim=0, end_dim=-1):
 # schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 def flip(self, *_dims, dims=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
-    dims = _ivar(_dims, dims, 'dims')
+    if dims is None and (len(_dims) != 1 or _dims[0].__class__ is int):
+        dims = _dims
+    else:
+        dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         _r = _htf(flip, (self,), (self, dims), {})
         if _r is not _NO:
@@ -6678,7 +6698,10 @@ def _c0_hsplit(self, sections):
 
 # schema/native_functions.yaml: hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_hsplit(self, *_indices, indices=None):
-    indices = _ivar(_indices, indices, 'indices')
+    if indices is None and (len(_indices) != 1 or _indices[0].__class__ is int):
+        indices = _indices
+    else:
+        indices = _ivar(_indices, indices, 'indices')
     if isinstance(self, _Tensor) and _F['int[]'](indices):
         return (self, indices)
     return None
@@ -6709,6 +6732,9 @@ def hsplit(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `hsplit(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_hsplit_int(args[0], args[1])
         return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
     except TypeError:
         _r = _hra_any(hsplit, args, kwargs)
@@ -9506,7 +9532,10 @@ def negative_(self):
 # schema/native_functions.yaml: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
@@ -9561,7 +9590,10 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pi
 # schema/native_functions.yaml: new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
@@ -9580,7 +9612,10 @@ def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_
 # schema/native_functions.yaml: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
@@ -9807,7 +9842,10 @@ def outer(self, vec2):
 # schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 def permute(self, *_dims, dims=None):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
-    dims = _ivar(_dims, dims, 'dims')
+    if dims is None and (len(_dims) != 1 or _dims[0].__class__ is int):
+        dims = _dims
+    else:
+        dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         _r = _htf(permute, (self,), (self, dims), {})
         if _r is not _NO:
@@ -10487,7 +10525,10 @@ def renorm_(self, p, dim, maxnorm):
 # schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
 def repeat(self, *_repeats, repeats=None):
     """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
-    repeats = _ivar(_repeats, repeats, 'repeats')
+    if repeats is None and (len(_repeats) != 1 or _repeats[0].__class__ is int):
+        repeats = _repeats
+    else:
+        repeats = _ivar(_repeats, repeats, 'repeats')
     if _tf[0]:
         _r = _htf(repeat, (self,), (self, repeats), {})
         if _r is not _NO:
@@ -10556,7 +10597,10 @@ def repeat_interleave(*args, **kwargs):
 # schema/native_functions.yaml: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 def reshape(self, *_shape, shape=None):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
-    shape = _ivar(_shape, shape, 'shape')
+    if shape is None and (len(_shape) != 1 or _shape[0].__class__ is int):
+        shape = _shape
+    else:
+        shape = _ivar(_shape, shape, 'shape')
     if _tf[0]:
         _r = _htf(reshape, (self,), (self, shape), {})
         if _r is not _NO:
@@ -10591,7 +10635,10 @@ def reshape_as(self, other):
 # schema/native_functions.yaml: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
 def resize_(self, *_size, size=None, memory_format=None):
     """resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(resize_, (self,), (self, size), {'memory_format': memory_format})
         if _r is not _NO:
@@ -11635,7 +11682,10 @@ def _c1_squeeze(self, dim):
 
 # schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 def _m2_squeeze(self, *_dim, dim=None):
-    dim = _ivar(_dim, dim, 'dim')
+    if dim is None and (len(_dim) != 1 or _dim[0].__class__ is int):
+        dim = _dim
+    else:
+        dim = _ivar(_dim, dim, 'dim')
     if isinstance(self, _Tensor) and _F['int[]'](dim):
         return (self, dim)
     return None
@@ -11669,6 +11719,9 @@ def squeeze(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `squeeze(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_squeeze_dim(args[0], args[1])
         return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
     except TypeError:
         _r = _hra_any(squeeze, args, kwargs)
@@ -11701,7 +11754,10 @@ def _c1_squeeze_(self, dim):
 
 # schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
 def _m2_squeeze_(self, *_dim, dim=None):
-    dim = _ivar(_dim, dim, 'dim')
+    if dim is None and (len(_dim) != 1 or _dim[0].__class__ is int):
+        dim = _dim
+    else:
+        dim = _ivar(_dim, dim, 'dim')
     if isinstance(self, _Tensor) and _F['int[]'](dim):
         return (self, dim)
     return None
@@ -11735,6 +11791,9 @@ def squeeze_(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `squeeze_(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_squeeze__dim(args[0], args[1])
         return _resolve(_cases_squeeze_, args, kwargs, 'squeeze_', _sigs_squeeze_)
     except TypeError:
         _r = _hra_any(squeeze_, args, kwargs)
@@ -11947,7 +12006,10 @@ def sum(*args, **kwargs):
 # schema/native_functions.yaml: sum_to_size(Tensor self, SymInt[] size) -> Tensor
 def sum_to_size(self, *_size, size=None):
     """sum_to_size(Tensor self, SymInt[] size) -> Tensor"""
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if _tf[0]:
         _r = _htf(sum_to_size, (self,), (self, size), {})
         if _r is not _NO:
@@ -12251,7 +12313,10 @@ def tensor_split(*args, **kwargs):
 # schema/native_functions.yaml: tile(Tensor self, SymInt[] dims) -> Tensor
 def tile(self, *_dims, dims=None):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
-    dims = _ivar(_dims, dims, 'dims')
+    if dims is None and (len(_dims) != 1 or _dims[0].__class__ is int):
+        dims = _dims
+    else:
+        dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         _r = _htf(tile, (self,), (self, dims), {})
         if _r is not _NO:
@@ -12741,7 +12806,10 @@ def vdot(self, other):
 
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def _m0_view(self, *_size, size=None):
-    size = _ivar(_size, size, 'size')
+    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+        size = _size
+    else:
+        size = _ivar(_size, size, 'size')
     if isinstance(self, _Tensor) and _F['SymInt[]'](size):
         return (self, size)
     return None
@@ -12790,7 +12858,7 @@ def view(*args, **kwargs):
                 if _i.__class__ is not int:
                     break
             else:
-                return _c0_view(args[0], _ints)
+                return _entry_view(args[0], _ints)
         return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
     except TypeError:
         _r = _hra_any(view, args, kwargs)
@@ -12829,7 +12897,10 @@ def _c0_vsplit(self, sections):
 
 # schema/native_functions.yaml: vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_vsplit(self, *_indices, indices=None):
-    indices = _ivar(_indices, indices, 'indices')
+    if indices is None and (len(_indices) != 1 or _indices[0].__class__ is int):
+        indices = _indices
+    else:
+        indices = _ivar(_indices, indices, 'indices')
     if isinstance(self, _Tensor) and _F['int[]'](indices):
         return (self, indices)
     return None
@@ -12860,6 +12931,9 @@ def vsplit(*args, **kwargs):
         if _r is not _NO:
             return _r
     try:
+        if not kwargs and len(args) == 2 and args[1].__class__ is int and isinstance(args[0], _Tensor):
+            # the common call, `vsplit(t, 0)`: the (Tensor, int) overload, unresolved
+            return _entry_vsplit_int(args[0], args[1])
         return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
     except TypeError:
         _r = _hra_any(vsplit, args, kwargs)

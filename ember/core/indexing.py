@@ -56,6 +56,9 @@ def getitem(t: Tensor, index):
             return r
     tp = type(index)
     if tp is int:
+        shape = t._shape
+        if shape and -shape[0] <= index < shape[0]:    # (else _select raises torch's error)
+            return _entry_select_int(t, 0, index)
         return _select(t, 0, index, 0)
     if tp is slice:
         return _slice(t, 0, index)
@@ -66,7 +69,13 @@ def getitem(t: Tensor, index):
     if tp is bool:
         r = _entry_unsqueeze(t, 0)
         return _entry_index_Tensor(r, [_bool_index(r, index)])
-    if tp is not tuple and _is_int(index):
+    if tp is tuple and len(index) <= len(t._shape):
+        for it in index:
+            if it.__class__ is not slice and it.__class__ is not int:
+                break
+        else:
+            return _apply_ints_and_slices(t, index)
+    elif tp is not tuple and _is_int(index):
         return _select(t, 0, int(index), 0)
     result, adv = _apply(t, _as_items(index))
     if adv is None:
@@ -156,8 +165,13 @@ def _slice(t, dim, s):
             raise ValueError("slice step cannot be zero")
         if step < 0:
             raise ValueError("step must be greater than zero")
-    start = 0 if s.start is None else _slice_int(s.start)
-    stop = None if s.stop is None else _slice_int(s.stop)
+    start, stop = s.start, s.stop
+    if start is None:
+        start = 0
+    elif start.__class__ is not int:
+        start = _slice_int(start)
+    if stop is not None and stop.__class__ is not int:
+        stop = _slice_int(stop)
     if not t._shape:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     return _entry_slice_Tensor(t, dim, start, stop, step)
@@ -169,6 +183,24 @@ def _slice_int(x):
     except TypeError:
         raise TypeError("slice indices must be integers or None or have an __index__ "
                         "method") from None
+
+
+def _apply_ints_and_slices(t, items):
+    """`t[items]` for a tuple of ints and slices, no more than t has dims (the common index,
+    `x[:, -1]`, `x[:, :n]`): what _apply does for it, in one pass."""
+    result, dim = t, 0
+    for i, it in enumerate(items):
+        if it.__class__ is int:
+            result = _select(result, dim, it, i)
+            continue
+        start, stop = it.start, it.stop
+        if it.step is not None or (start is not None and start.__class__ is not int) or (
+                stop is not None and stop.__class__ is not int):
+            result = _slice(result, dim, it)
+        elif start is not None or stop is not None:     # (`:` alone keeps the dim as it is)
+            result = _entry_slice_Tensor(result, dim, 0 if start is None else start, stop, 1)
+        dim += 1
+    return _entry_alias(t) if result is t else result
 
 
 def _apply(t, items):

@@ -85,20 +85,28 @@ def infer_size(shape, numel: int) -> tuple:
 
 def view_shape(size, numel: int) -> tuple:
     """`infer_size(int_list(size), numel)` for a view/reshape `size` argument, with one
-    pass for the common call (a tuple or list of non-negative Python ints, no -1).
+    pass for the common call (a tuple or list of Python ints, at most one -1).
 
-    >>> view_shape([2, 3], 6), view_shape((-1, 3), 6)
-    ((2, 3), (2, 3))
+    >>> view_shape([2, 3], 6), view_shape((-1, 3), 6), view_shape([2, -1], 6)
+    ((2, 3), (2, 3), (2, 3))
     """
     if size.__class__ is tuple or size.__class__ is list:
-        n = 1
-        for s in size:
-            if s.__class__ is not int or s < 0:
+        n, infer = 1, -1
+        for i, s in enumerate(size):
+            if s.__class__ is not int:
                 break
-            n *= s
+            if s < 0:
+                if s != -1 or infer >= 0:
+                    break           # (infer_size raises torch's error)
+                infer = i
+            else:
+                n *= s
         else:
-            if n == numel:
-                return tuple(size)
+            if infer < 0:
+                if n == numel:
+                    return tuple(size)
+            elif n and not numel % n:
+                return (*size[:infer], numel // n, *size[infer + 1:])
     return infer_size(int_list(size), numel)
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import builtins
 import operator
 
+import numpy as np
+
 from ember.core.alloc import storage_nbytes
 from ember.core.sym import index_or_symint
 from ember.core.tensor import contiguous_strides, make_view
@@ -37,20 +39,64 @@ def view(self, size):
     >>> ember.from_numpy(np.zeros((2, 3))).view(-1).stride()
     (1,)
     """
-    old_shape = self._shape
+    old_shape, a = self._shape, self._np
+    old_stride = self._stride or self.stride()
+    if a is not None:
+        try:
+            shape, stride, contiguous = _CONTIGUOUS_VIEWS[old_shape, size]
+        except (KeyError, TypeError):   # (TypeError: a list, or symbolic sizes, unhashable)
+            pass
+        else:
+            for n in size:      # (2.0 finds 2's entry: it gets int_list's TypeError below)
+                if n.__class__ is not int:
+                    break
+            else:
+                if old_stride == contiguous:
+                    return make_view(self, shape, stride, self._offset, arr=a.reshape(shape))
     numel = 1
     for n in old_shape:
         numel *= n
     shape = R.view_shape(size, numel)
-    a = self._np
-    old_stride = self._stride or self.stride()
     if a is not None and numel and old_stride == contiguous_strides(old_shape):
         # exactly contiguous (size-1 dims included): NumPy's reshape is the same view
-        return make_view(self, shape, contiguous_strides(shape), self._offset, arr=a.reshape(shape))
+        stride = contiguous_strides(shape)
+        if size.__class__ is tuple and len(_CONTIGUOUS_VIEWS) < 4096 and all(
+                n.__class__ is int for n in size):
+            _CONTIGUOUS_VIEWS[old_shape, size] = shape, stride, old_stride
+        return make_view(self, shape, stride, self._offset, arr=a.reshape(shape))
     stride = R.compute_stride(old_shape, old_stride, shape)
     if stride is None:
         raise RuntimeError(R.VIEW_ERROR)
-    return make_view(self, shape, stride, self._offset)
+    return make_view(self, shape, stride, self._offset, arr=_reshaped_array(a, shape))
+
+
+# (a contiguous input's shape, view's size argument of plain ints) -> the view's shape and
+# strides, and the input's strides: a repeated view of a contiguous tensor (an attention
+# head split, every step) skips the shape arithmetic
+_CONTIGUOUS_VIEWS = {}
+
+
+def reshape_alias(self, size, stride):
+    """torch's _reshape_alias: reshape's view of a tensor whose strides allow one (computed
+    by reshape: `compute_stride`), with self's storage offset.
+
+    >>> x = ember.from_numpy(np.zeros((2, 3, 4))).transpose(0, 1)
+    >>> ember.ops.aten._reshape_alias(x, (3, 2, 2, 2), (4, 12, 2, 1)).stride()
+    (4, 12, 2, 1)
+    """
+    shape, stride = tuple(R.int_list(size)), tuple(R.int_list(stride))
+    return make_view(self, shape, stride, self._offset, arr=_reshaped_array(self._np, shape))
+
+
+def _reshaped_array(a, shape):
+    """NumPy's view of `a` reshaped to `shape` (which its strides allow), or None when NumPy
+    would copy (then make_view builds the array from the storage)."""
+    if a is None or not a.size:
+        return None
+    arr = a.reshape(shape)
+    if arr.base is a or (a.base is not None and arr.base is a.base):
+        return arr
+    return None
 
 
 def unsafe_view(self, size):
@@ -148,8 +194,28 @@ def permute(self, dims):
     >>> ember.from_numpy(np.zeros((2, 3, 4))).permute(2, 0, 1).shape
     ember.Size([4, 2, 3])
     """
-    dims = R.int_list(dims)
     ndim = len(self._shape)
+    try:
+        order, pick = _PERMUTATIONS[ndim, dims]
+        for d in dims:          # (2.0 finds 2's entry: it gets int_list's TypeError)
+            if d.__class__ is not int:
+                order, pick = _permutation(dims, ndim)
+                break
+    except (KeyError, TypeError):       # (TypeError: a list, or a symbolic dim, unhashable)
+        order, pick = _permutation(dims, ndim)
+    a = self._np
+    return make_view(self, pick(self._shape), pick(self._stride or self.stride()), self._offset,
+                     arr=None if a is None else a.transpose(order))
+
+
+_PERMUTATIONS = {}      # (ndim, dims) -> _permutation's result, for dims of plain ints
+
+
+def _permutation(dims, ndim):
+    """permute's dims wrapped, with torch's checks, and a function that reorders a tuple
+    by them (a plain-int `dims` tuple is remembered: the next call skips the checks)."""
+    key = dims
+    dims = R.int_list(dims)
     if len(dims) != ndim:
         raise RuntimeError("permute(sparse_coo): number of dimensions in the tensor input does "
                            "not match the length of the desired ordering of dimensions i.e. "
@@ -160,11 +226,11 @@ def permute(self, dims):
         if d in wrapped:
             raise RuntimeError("permute(): duplicate dims are not allowed.")
         wrapped.append(d)
-    stride = self.stride()
-    a = self._np
-    return make_view(self, tuple(self._shape[d] for d in wrapped),
-                     tuple(stride[d] for d in wrapped), self._offset,
-                     arr=None if a is None else a.transpose(wrapped))
+    order = tuple(wrapped)
+    pick = operator.itemgetter(*order) if ndim > 1 else tuple   # (itemgetter(d) gives no tuple)
+    if key.__class__ is tuple and len(_PERMUTATIONS) < 4096 and all(d.__class__ is int for d in key):
+        _PERMUTATIONS[ndim, key] = order, pick
+    return order, pick
 
 
 def transpose(self, dim0, dim1):
@@ -174,13 +240,15 @@ def transpose(self, dim0, dim1):
     (1, 3)
     """
     ndim = len(self._shape)
-    d0, d1 = R.wrap(dim0, ndim), R.wrap(dim1, ndim)
+    # (plain ints in range, the common call: no generic wrapping)
+    d0 = dim0 % ndim if dim0.__class__ is int and -ndim <= dim0 < ndim else R.wrap(dim0, ndim)
+    d1 = dim1 % ndim if dim1.__class__ is int and -ndim <= dim1 < ndim else R.wrap(dim1, ndim)
+    a = self._np
     if d0 == d1:   # also the 0-d case, where both wrap to 0
-        return make_view(self, self._shape, self.stride(), self._offset)
-    shape, stride = list(self._shape), list(self.stride())
+        return make_view(self, self._shape, self._stride or self.stride(), self._offset, arr=a)
+    shape, stride = list(self._shape), list(self._stride or self.stride())
     shape[d0], shape[d1] = shape[d1], shape[d0]
     stride[d0], stride[d1] = stride[d1], stride[d0]
-    a = self._np
     return make_view(self, shape, stride, self._offset,
                      arr=None if a is None else a.swapaxes(d0, d1))
 
@@ -189,7 +257,7 @@ def t(self):
     """Transposes a 2-D tensor; 0-D and 1-D tensors come back as they are (as a view)."""
     ndim = len(self._shape)
     if ndim == 2:   # a Linear layer's weight, every call: no generic dim wrapping
-        (n, m), (s0, s1), a = self._shape, self.stride(), self._np
+        (n, m), (s0, s1), a = self._shape, self._stride or self.stride(), self._np
         return make_view(self, (m, n), (s1, s0), self._offset, arr=None if a is None else a.T)
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
@@ -204,12 +272,14 @@ def unsqueeze(self, dim):
     ember.Size([2, 3, 1])
     """
     ndim = len(self._shape)
-    d = R.wrap(dim, ndim + 1)
-    stride = self.stride()
+    d = dim % (ndim + 1) if dim.__class__ is int and -ndim <= dim <= ndim else R.wrap(dim, ndim + 1)
+    stride = self._stride or self.stride()
     new_stride = 1 if d >= ndim else self._shape[d] * stride[d]
     shape = self._shape[:d] + (1,) + self._shape[d:]
-    return make_view(self, shape, stride[:d] + (new_stride,) + stride[d:], self._offset,
-                     arr=_with_unit_dims(self._np, shape))
+    a = self._np
+    if a is not None:
+        a = a[None] if d == 0 else a.reshape(shape)
+    return make_view(self, shape, stride[:d] + (new_stride,) + stride[d:], self._offset, arr=a)
 
 
 def _with_unit_dims(a, shape):
@@ -220,11 +290,19 @@ def _with_unit_dims(a, shape):
 
 def _squeeze_dims(self, dims):
     """The view without the size-1 dims among `dims` (wrapped)."""
-    shape, stride = self._shape, self.stride()
+    shape, stride = self._shape, self._stride or self.stride()
     keep = [d for d in range(len(shape)) if shape[d] != 1 or d not in dims]
     new_shape = tuple(shape[d] for d in keep)
     return make_view(self, new_shape, tuple(stride[d] for d in keep), self._offset,
                      arr=_with_unit_dims(self._np, new_shape))
+
+
+def _without_dim(self, d):
+    """The view without dim `d` (of size 1)."""
+    shape, stride, a = self._shape, self._stride or self.stride(), self._np
+    new_shape = shape[:d] + shape[d + 1:]
+    return make_view(self, new_shape, stride[:d] + stride[d + 1:], self._offset,
+                     arr=None if a is None else a.reshape(new_shape))
 
 
 def squeeze(self):
@@ -238,7 +316,11 @@ def squeeze(self):
 
 def squeeze_dim(self, dim):
     """Removes `dim` if its size is 1; otherwise the view has self's shape."""
-    return _squeeze_dims(self, (R.wrap(dim, len(self._shape)),))
+    ndim = len(self._shape)
+    d = dim % ndim if dim.__class__ is int and -ndim <= dim < ndim else R.wrap(dim, ndim)
+    if ndim and self._shape[d] == 1:
+        return _without_dim(self, d)
+    return make_view(self, self._shape, self._stride or self.stride(), self._offset, arr=self._np)
 
 
 def squeeze_dims(self, dim):
@@ -253,22 +335,53 @@ def expand(self, size, implicit):
     >>> ember.from_numpy(np.zeros((3, 1))).expand(2, -1, 4).stride()
     (0, 1, 0)
     """
-    sizes = R.int_list(size)
+    shape, stride = self._shape, self._stride or self.stride()
+    try:
+        new_shape, new_stride = _EXPANSIONS[shape, stride, size]
+        for n in size:      # (2.0 finds 2's entry: it gets int_list's TypeError below)
+            if n.__class__ is not int:
+                break
+        else:
+            return make_view(self, new_shape, new_stride, self._offset,
+                             arr=_expanded_array(self._np, new_shape, new_stride))
+    except (KeyError, TypeError):   # (TypeError: a list, or symbolic sizes, unhashable)
+        pass
+    new_shape, new_stride = _expansion(self, size)
+    if size.__class__ is tuple and len(_EXPANSIONS) < 4096 and all(
+            n.__class__ is int for n in size + shape + stride):
+        _EXPANSIONS[shape, stride, size] = new_shape, new_stride
+    return make_view(self, new_shape, new_stride, self._offset,
+                     arr=_expanded_array(self._np, new_shape, new_stride))
+
+
+# (shape, strides, expand's size argument of plain ints) -> the expanded shape and strides:
+# a repeated expand (a bias, a mask, a reduction's gradient) skips the checks
+_EXPANSIONS = {}
+
+
+def _expansion(self, size):
+    """expand's shape and strides, with torch's checks and errors."""
+    sizes = size if size.__class__ is tuple else R.int_list(size)   # (checked one by one below)
     shape = self._shape
     # a 0-d tensor (a sum's gradient); (each size compared alone: min() of symbolic sizes
     # would guard on their order)
-    if not shape and all(n >= 0 for n in sizes):
-        return make_view(self, tuple(sizes), (0,) * len(sizes), self._offset)
-    stride = self.stride()
+    if not shape:
+        sizes = R.int_list(sizes)
+        if all(n >= 0 for n in sizes):
+            return tuple(sizes), (0,) * len(sizes)
+    stride = self._stride or self.stride()
     ndim, tensor_dim = len(sizes), len(shape)
     if ndim < tensor_dim:
-        raise RuntimeError(f"expand({_type_string(self)}{{{list(shape)}}}, size={list(sizes)}): "
-                           f"the number of sizes provided ({ndim}) must be greater or equal to "
-                           f"the number of dimensions in the tensor ({tensor_dim})")
+        raise RuntimeError(f"expand({_type_string(self)}{{{list(shape)}}}, size="
+                           f"{list(R.int_list(sizes))}): the number of sizes provided ({ndim}) "
+                           f"must be greater or equal to the number of dimensions in the tensor "
+                           f"({tensor_dim})")
     new_shape, new_stride = [0] * ndim, [0] * ndim
     for i in range(ndim - 1, -1, -1):
         dim = i - (ndim - tensor_dim)
         target = sizes[i]
+        if target.__class__ is not int:
+            target = R.int_list((target,))[0]
         if dim < 0:
             if target == -1:
                 raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a "
@@ -282,15 +395,26 @@ def expand(self, size, implicit):
                 target = n
         if target < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {target}: "
-                               f"{list(sizes)}")
+                               f"{list(R.int_list(sizes))}")
         if n != target:
             if n != 1:
                 raise RuntimeError(f"The expanded size of the tensor ({target}) must match the "
                                    f"existing size ({n}) at non-singleton dimension {i}.  "
-                                   f"Target sizes: {list(sizes)}.  Tensor sizes: {list(shape)}")
+                                   f"Target sizes: {list(R.int_list(sizes))}.  Tensor sizes: "
+                                   f"{list(shape)}")
             n, st = target, 0
         new_shape[i], new_stride[i] = n, st
-    return make_view(self, new_shape, new_stride, self._offset)
+    return tuple(new_shape), tuple(new_stride)
+
+
+def _expanded_array(a, shape, stride):
+    """The NumPy array of an expanded view of the C-contiguous array `a` (its elements all
+    lie inside `a`: the new dims have stride 0); None when `a` is not C-contiguous or the
+    view is empty (make_view then finds it the general way)."""
+    if a is None or 0 in shape or not a.flags.c_contiguous:
+        return None
+    # (positional arguments: NumPy parses keyword arguments for ~0.6 us)
+    return np.ndarray(shape, a.dtype, a, 0, tuple(map(a.itemsize.__mul__, stride)))
 
 
 def _type_string(self):
@@ -312,25 +436,29 @@ def slice(self, dim, start, end, step):
     ndim = len(self._shape)
     if ndim == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    d = R.wrap(dim, ndim)
-    step = _index(step)
+    d = dim % ndim if dim.__class__ is int and -ndim <= dim < ndim else R.wrap(dim, ndim)
+    if step.__class__ is not int:
+        step = _index(step)
     if step <= 0:
         raise RuntimeError("slice step must be positive")
     n = self._shape[d]
-    start = 0 if start is None else _bound(start)
-    end = n if end is None else _bound(end)
+    start = 0 if start is None else start if start.__class__ is int else _bound(start)
+    end = n if end is None else end if end.__class__ is int else _bound(end)
     if start < 0:
         start += n
     if end < 0:
         end += n
     start = min(max(start, 0), n)
     end = min(max(end, start), n)
-    stride = self.stride()
-    shape = self._shape[:d] + ((end - start + step - 1) // step,) + self._shape[d + 1:]
-    new_stride = stride[:d] + (stride[d] * step,) + stride[d + 1:]
+    stride = self._stride or self.stride()
+    shape, new_stride = list(self._shape), list(stride)
+    shape[d] = (end - start + step - 1) // step
+    new_stride[d] *= step
     a = self._np
-    arr = None if a is None else a[(_ALL,) * d + (_py_slice(start, end, step), ...)]
-    return make_view(self, shape, new_stride, self._offset + start * stride[d], arr=arr)
+    if a is not None:       # (no `...` needed: a slice never gives a NumPy scalar)
+        s = _py_slice(start, end, step)
+        a = a[s] if d == 0 else a[_ALL, s] if d == 1 else a[(_ALL,) * d + (s,)]
+    return make_view(self, shape, new_stride, self._offset + start * stride[d], arr=a)
 
 
 def select(self, dim, index):
@@ -342,17 +470,26 @@ def select(self, dim, index):
     ndim = len(self._shape)
     if ndim == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
-    d = R.wrap(dim, ndim)
-    index = _bound(index)
+    d = dim % ndim if dim.__class__ is int and -ndim <= dim < ndim else R.wrap(dim, ndim)
+    if index.__class__ is not int:
+        index = _bound(index)
     n = self._shape[d]
     if index < -n or index >= n:
         raise IndexError(f"select(): index {index} out of range for tensor of size "
                          f"{list(self._shape)} at dimension {d}")
     if index < 0:
         index += n
-    stride = self.stride()
+    stride = self._stride or self.stride()
     a = self._np
-    arr = None if a is None else a[(_ALL,) * d + (index, ...)]  # `...` keeps a 0-d view
+    if a is None:
+        arr = None
+    elif d == 0 and ndim > 1:
+        arr = a[index]
+    else:
+        arr = a[(_ALL,) * d + (index, ...)]    # (`...` keeps a 0-d view)
+    if d == 0:
+        return make_view(self, self._shape[1:], stride[1:], self._offset + index * stride[0],
+                         arr=arr)
     return make_view(self, _drop(self._shape, d), _drop(stride, d),
                      self._offset + index * stride[d], arr=arr)
 
@@ -457,9 +594,13 @@ def unbind(self, dim):
 # --- aliases -----------------------------------------------------------------------------
 def detach(self):
     """A tensor sharing self's storage (and version counter) without autograd history;
-    like torch, it is not recorded as a view (`_base` is None)."""
-    v = make_view(self, self._shape, self.stride(), self._offset)
+    like torch, it is not recorded as a view (`_base` is None). It shares self's NumPy
+    array too (the same layout; the C-contiguity mark with it)."""
+    a = self._np
+    v = make_view(self, self._shape, self._stride or self.stride(), self._offset, arr=a)
     v._base = None
+    if a is not None:
+        v._contig = self._contig
     return v
 
 

@@ -16,6 +16,8 @@ import ember
 from ember._generated import ops as _ops
 from ember.core.sym import index_or_symint
 from ember.core.tensor import contiguous_strides
+from ember.dispatch import keys as K
+from ember.dispatch.tls import state as _tls
 from ember.kernels.common import _view_rules as R
 
 _index = operator.index
@@ -29,16 +31,34 @@ def reshape(self, shape):
     (True, False)
     """
     old_shape, old_stride = self._shape, self._stride or self.stride()
+    if old_stride == contiguous_strides(old_shape):
+        return _ops._entry_view(self, shape)     # (view resolves the shape, with its errors)
     numel = 1
     for n in old_shape:
         numel *= n
     shape = R.view_shape(shape, numel)
-    if (old_stride != contiguous_strides(old_shape)      # (contiguous: view computes the rest)
-            and R.compute_stride(old_shape, old_stride, shape) is None):
+    stride = R.compute_stride(old_shape, old_stride, shape)
+    if stride is None:
         # torch's copy: clone, then _unsafe_view (a plain tensor, UnsafeViewBackward0)
         copy = _ops._entry_clone(self, ember.contiguous_format)
         return _ops._entry__unsafe_view(copy, shape)
-    return _ops._entry_view(self, shape)     # (the entry: no overload to resolve)
+    if _subclass_like(self):
+        return _ops._entry_view(self, shape)     # (the entry: no overload to resolve)
+    return _ops._entry__reshape_alias(self, shape, stride)     # (torch's ReshapeAliasBackward0)
+
+
+_SUBCLASS_KEYS = K.PYTHON_BIT | K.bit(K.Functionalize)
+
+
+def _subclass_like(t) -> bool:
+    """torch's isTensorSubclassLike, as reshape reads it: a __torch_dispatch__ subclass or a
+    functional tensor, or any dispatch mode (or pre-dispatch tracing) active: those see
+    view rather than the internal _reshape_alias."""
+    return bool(t._ks & _SUBCLASS_KEYS or _tls.dispatch_modes
+                or _tls.masks[0] & _TRACING_KEYS)
+
+
+_TRACING_KEYS = K.PYTHON_BIT | K.bit(K.PreDispatch)
 
 
 def view_as(self, other):

@@ -857,6 +857,12 @@ _view("unsafe_chunk.default", lambda: [
 _view("_unsafe_view.default", lambda: [
     S(_u((3, 4)), [2, 6], name="basic"), S(_u((2, 3, 4)), [-1, 4], name="infer"),
     S(transposed((3, 4), rng=_urng), [12], name="not_viewable_error")])
+# reshape's view of a tensor it can view: the strides reshape computed (not checked by the op)
+_view("_reshape_alias.default", lambda: [
+    S(_u((2, 3, 4)), [6, 4], [4, 1], name="contiguous"),
+    S(transposed((3, 4), rng=_urng), [3, 2, 2], [1, 6, 3], name="transposed"),
+    S(offset((3, 4), rng=_urng), [3, 2, 2], [5, 2, 1], name="offset"),
+    S(strided((3, 4), rng=_urng), [3, 4, 1], [8, 1, 1], name="strided")])
 _view("unbind.int", lambda: [
     S(_X(), name="dim0"), S(_X3(), -1, name="last"), S(offset((3, 4), F32), 1, name="offset"),
     S(make((0, 3), F32), 1, name="empty"), S(make((), F32), name="0d_error")])

@@ -71,6 +71,65 @@ def test_from_array_bad_arguments():
         T.py_from_array(np.ones(2, np.uint32))
 
 
+def _view_bases():
+    """Bases of every kind make_view meets: a kernel's result (no storage yet), a view (its
+    _base is the root), a complex tensor, a leaf that requires grad, a Parameter, Meta."""
+    fresh = ember.arange(12.0).view(3, 4) * 1
+    root = ember.arange(24.0)
+    leaf = ember.ones(3, 4, requires_grad=True)
+    return {"fresh": lambda: ember.arange(12.0).view(3, 4) * 1, "view": lambda: root[2:14].view(3, 4),
+            "complex": lambda: ember.ones(3, 4, dtype=ember.complex64) * 1, "leaf": lambda: leaf,
+            "parameter": lambda: ember.nn.Parameter(fresh), "meta": lambda: ember.ones(3, 4, device="meta")}
+
+
+@needs_c
+@pytest.mark.parametrize("kind", list(_view_bases()))
+@pytest.mark.parametrize("inference", [False, True])
+def test_make_view_matches_python(kind, inference):
+    """The C make_view and its Python twin give the same views (slots, keysets, _base, the
+    shared storage), with and without the view's array, and with a dtype change."""
+    make = _view_bases()[kind]
+    with ember.inference_mode(inference):
+        for arr in (True, False):
+            for dt in (None, ember.int32):
+                views = []
+                for f in (speedups.make_view, T.py_make_view):
+                    base = make()
+                    if dt is not None and base.dtype is not ember.float32:
+                        continue
+                    a = None if base._np is None else base._np[:2]
+                    if a is not None and dt is not None:
+                        a = a.view(np.int32)
+                    v = f(base, (2, 4), (4, 1), base._offset, dt, a if arr else None)
+                    assert v.untyped_storage() is base.untyped_storage()
+                    assert v._base is (base if base._base is None else base._base)
+                    assert v.is_inference() == base.is_inference()
+                    views.append(v)
+                if not views:
+                    continue
+                c, p = views
+                for name in ("_shape", "_stride", "_offset", "_dtype", "_device", "_ks", "_contig"):
+                    assert getattr(c, name) == getattr(p, name), name
+                if c._np is not None:
+                    np.testing.assert_array_equal(c._np, p._np)
+                    assert c._np.strides == p._np.strides
+
+
+@needs_c
+def test_make_view_arguments():
+    """Keywords and lists reach the same view; a bad call raises the twin's TypeError."""
+    base = ember.arange(6.0) * 1
+    a = base._np.reshape(2, 3)
+    v = speedups.make_view(base, [2, 3], [3, 1], offset=0, arr=a)
+    assert v._shape == (2, 3) and v._stride == (3, 1) and v._np is a and v._base is base
+    for call in (lambda f: f(base, (2, 3)), lambda f: f(base, (2, 3), (3, 1), 0, bogus=1),
+                 lambda f: f(base, (2, 3), (3, 1), 0, base=base)):
+        with pytest.raises(TypeError):
+            call(speedups.make_view)
+        with pytest.raises(TypeError):
+            call(T.py_make_view)
+
+
 def test_inference_flag_follows_inference_mode():
     with ember.inference_mode():
         assert ember.is_inference_mode_enabled()
@@ -174,6 +233,7 @@ def test_pure_python_fallback_runs_the_same_tests():
     probe = ("import ember, ember._accel as a, ember.core.tensor as T, "
              "ember.kernels.cpu.binary as B; "
              "assert a.speedups is None and T.from_array is T.py_from_array; "
+             "assert T.make_view is T.py_make_view; "
              "assert type(B.mul).__name__ == 'function'; "
              "import ember.autograd.graph as G, ember.kernels.cpu.linalg as L; "
              "assert G.save_output is G.py_save_output and L._c_bias_gemm is None; "

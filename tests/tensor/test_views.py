@@ -371,6 +371,9 @@ def test_reshape_copies_only_when_needed():
     (lambda lib, x: x.reshape(6), (2, 3)),                 # a view
     (lambda lib, x: x.t().reshape(6), (2, 3)),             # a copy: clone + _unsafe_view
     (lambda lib, x: x.t().flatten(), (2, 3)),
+    (lambda lib, x: x.transpose(0, 1).reshape(3, 2, 2, 2), (2, 3, 4)),   # _reshape_alias
+    (lambda lib, x: x[:, :, :2].reshape(6, 2), (2, 3, 4)),               # _reshape_alias
+    (lambda lib, x: x[:, 1:].flatten(1), (2, 3, 4)),
     (lambda lib, x: x.flatten(0, 1), (2, 3, 4)),
     (lambda lib, x: x.unflatten(-1, (2, 2)), (2, 3, 4)),
     (lambda lib, x: x @ x.transpose(-1, -2), (2, 3, 4)),   # matmul's bmm, then _unsafe_view
@@ -394,6 +397,74 @@ def test_view_ness_and_grad_fn_of_reshapes_and_matmul(make, shape):
         (t._is_view(), t._base is None, t.grad_fn.name())
     np.testing.assert_allclose(e.detach().numpy(), t.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(grads[1], grads[0], rtol=1e-12)
+
+
+@pytest.mark.parametrize("mode", ["make_fx", "fake"])
+def test_reshape_of_a_non_contiguous_tensor_under_modes_is_a_view(mode):
+    """Under a dispatch mode (and for subclasses) torch's reshape calls view, not the
+    internal _reshape_alias: the same graph and grad_fn in ember."""
+    if mode == "make_fx":
+        from torch.fx.experimental.proxy_tensor import make_fx as t_make_fx
+
+        from ember.fx.experimental.proxy_tensor import make_fx as e_make_fx
+        graphs = [[str(n.target) for n in make(lambda t: t[:, :, :2].reshape(6, 2))(
+            lib.zeros(2, 3, 4)).graph.nodes if n.op == "call_function"]
+            for lib, make in ((torch, t_make_fx), (ember, e_make_fx))]
+        assert [g.replace("ember.ops", "aten") for g in graphs[1]] == graphs[0] == \
+            ["aten.slice.Tensor", "aten.view.default"]
+        return
+    from torch._subclasses.fake_tensor import FakeTensorMode as TFake
+
+    from ember._subclasses.fake_tensor import FakeTensorMode as EFake
+    names = []
+    for lib, fake in ((torch, TFake), (ember, EFake)):
+        with fake():
+            x = lib.zeros(2, 3, 4, requires_grad=True) * 1
+            names.append(x.transpose(0, 1).reshape(3, 2, 2, 2).grad_fn.name())
+    assert names[0] == names[1] == "ViewBackward0"
+
+
+def test_cached_view_plans_keep_errors():
+    """A repeated view, permute or expand (served from a remembered plan) gives the same
+    view and still refuses what the first call refuses: float sizes, and a non-contiguous
+    input goes the general way."""
+    x = ember.arange(24.0).view(2, 3, 4) * 1
+    b = x[:, :1]
+    for _ in range(2):
+        assert x.view(6, 4).stride() == (4, 1) and x.permute(2, 0, 1).stride() == (1, 12, 4)
+        e = b.expand(5, 2, 3, 4)
+        assert e.stride() == (0, 12, 0, 1) and e._base is x
+        np.testing.assert_array_equal(e.numpy(), np.broadcast_to(b.numpy(), (5, 2, 3, 4)))
+    for call in (lambda: ember.ops.aten.view.default(x, (6.0, 4)),
+                 lambda: ember.ops.aten.permute.default(x, (2.0, 0, 1)),
+                 lambda: ember.ops.aten.expand.default(b, (5, 2, 3.0, 4))):
+        with pytest.raises(TypeError):
+            call()
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        x.transpose(0, 1).view(6, 4)
+
+
+@pytest.mark.parametrize("index", [(0,), (slice(None), 1), (slice(None), slice(None, 2)),
+                                   (-1, slice(1, None), slice(None, None, 2)),
+                                   (slice(None), slice(None)), (1, -1, 2), (slice(5, 1),),
+                                   (0, slice(None), 9), (2, 0), (slice(None),) * 4])
+def test_getitem_of_ints_and_slices(index):
+    """getitem's one-pass path for tuples of ints and slices: torch's views and errors."""
+    data = np.arange(24.0).reshape(2, 3, 4)
+    got = []
+    for lib in (torch, ember):
+        x = lib.tensor(data, requires_grad=True) * 1
+        try:
+            got.append(x[index])
+        except (IndexError, RuntimeError) as err:
+            got.append(type(err))
+    t, e = got
+    if isinstance(t, type):
+        assert e is t
+        return
+    check_layout(e, t)
+    assert e.grad_fn.name() == t.grad_fn.name() and (e._base is None) == (t._base is None)
+    np.testing.assert_array_equal(e.detach().numpy(), t.detach().numpy())
 
 
 def test_flatten_returns_self_when_nothing_to_merge():
