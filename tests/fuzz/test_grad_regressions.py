@@ -689,7 +689,7 @@ def test_seed_3652_gradients():
 def test_sinc_second_derivative_near_zero(dtype):
     """sinc's derivative is a Taylor series for |pi x| < 0.5: its second derivative near 0 is
     -pi^2/3 + pi^4 x^2 / 10 (torch's float32 closed form cancels: 0 at 1e-6, -3.2454 at
-    1e-3; TORCH_FLOAT32_CANCELLATION), and the first derivative is torch's away from 0."""
+    1e-3; TORCH_CANCELLATION), and the first derivative is torch's away from 0."""
     xs = [1e-6, -1e-3, 0.02, 0.1, 0.3, -1.7, 4.2]
     x = ember.tensor(xs, dtype=getattr(ember, dtype), requires_grad=True)
     g, = ember.autograd.grad(ember.sinc(x).sum(), x, create_graph=True)
@@ -700,3 +700,36 @@ def test_sinc_second_derivative_near_zero(dtype):
     t = torch.tensor(xs, dtype=getattr(torch, dtype), requires_grad=True)
     tg, = torch.autograd.grad(torch.sinc(t).sum(), t)
     np.testing.assert_allclose(to_np(g.detach())[3:], tg.numpy()[3:], rtol=1e-6, atol=1e-6)
+
+
+def test_sinc_second_derivative_of_large_inputs():
+    """Seed 3653: sinc's series was evaluated at every element and masked by a where(): its
+    u^16 overflows in float32 from |x| ~ 1e4, and the masked branch's 0 * inf made the second
+    derivative NaN there (torch: -1.72e-07 at 3e5)."""
+    check_grads(lambda lib, x: lib.sinc(x), np.array([-3e5, 1e4, 2e19, 2.5], np.float32),
+                double=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["i1", "i1e"])
+def test_i1_i1e_second_derivatives_near_zero(op, dtype):
+    """i1' is a power series for |x| < 1 (the closed form i0(x) - i1(x) / x cancels when
+    differentiated again: float32 i1''(1e-6) was 0, torch's 0.125, exact 3x/8 = 3.75e-07;
+    i1e''(1e-6) -1.0, torch's -0.84375, exact -1 + 15x/8); elsewhere the first and second
+    derivatives are torch's float64 ones."""
+    xs = [1e-6, -1e-6, 2e-3, -0.3, 0.9, -1.0, 1.7, 4.2]
+    x = ember.tensor(xs, dtype=getattr(ember, dtype), requires_grad=True)
+    g, = ember.autograd.grad(getattr(ember.special, op)(x).sum(), x, create_graph=True)
+    gg, = ember.autograd.grad(g.sum(), x)
+    near_zero = np.array(xs[:2])
+    exact = 3 * near_zero / 8 if op == "i1" else np.sign(near_zero) * (15 * np.abs(near_zero)
+                                                                        / 8 - 1)
+    rtol = 1e-6 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(to_np(gg)[:2], exact, rtol=rtol)
+    t = torch.tensor(xs[2:], dtype=torch.float64, requires_grad=True)
+    tg, = torch.autograd.grad(getattr(torch.special, op)(t).sum(), t, create_graph=True)
+    tgg, = torch.autograd.grad(tg.sum(), t)
+    # (torch's closed forms cancel a little there too: errors relative to 1)
+    tol = 1e-6 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(to_np(g.detach())[2:], tg.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(to_np(gg)[2:], tgg.numpy(), rtol=tol, atol=tol)
