@@ -321,9 +321,8 @@ TORCH_NOT_IMPLEMENTED = ("torch has no derivative (its node is NotImplemented, i
                          "raises); ember's node is its formula's (not_implemented(...) or one)")
 NODE_NAMES_DIFFER: dict[str, str] = {
     **dict.fromkeys([
-        "kron.default", "ravel.default",   # torch: UnsafeView, or View where ember copies;
-        "reshape.default", "flatten.using_ints", "reshape_as.default",  # ReshapeAlias where a
-                                                                  # non-contiguous input views
+        # torch: ReshapeAlias where a non-contiguous input views
+        "reshape.default", "flatten.using_ints", "reshape_as.default",
         "unsafe_chunk.default", "unsafe_split.Tensor", "unsafe_split_with_sizes.default",
         "diff.default",                   # torch: CopyBackwards (n=0 copies self)
         "quantile.scalar", "quantile.default", "nanquantile.scalar",  # torch's end with

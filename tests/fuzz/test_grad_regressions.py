@@ -733,3 +733,59 @@ def test_i1_i1e_second_derivatives_near_zero(op, dtype):
     tol = 1e-6 if dtype == "float32" else 1e-12
     np.testing.assert_allclose(to_np(g.detach())[2:], tg.detach().numpy(), rtol=tol, atol=tol)
     np.testing.assert_allclose(to_np(gg)[2:], tgg.numpy(), rtol=tol, atol=tol)
+
+
+def _node_chain(out) -> list:
+    """grad_fn.name() along each node's first input, down to the leaf."""
+    names, node = [], out.grad_fn
+    while node is not None:
+        names.append(node.name().removeprefix("torch::autograd::"))
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+_RNG = np.random.default_rng(5)
+
+
+@pytest.mark.parametrize("shapes, call", [
+    # (3, 4) @ (2, 4, 5): torch folds the batch into one mm of the transposed operands and
+    # makes the transposed result contiguous (CloneBackward0); ember gave bmm's UnsafeView
+    (((3, 4), (2, 4, 5)), lambda lib, a, b: a @ b),
+    (((4,), (2, 4, 5)), lambda lib, a, b: a @ b),
+    (((2, 3, 4), (4, 5)), lambda lib, a, b: a @ b),
+    # a constant other and a self whose batch does not fold into rows: bmm, and for a
+    # vector other torch's squeeze (SqueezeBackward1) before the view
+    (((3, 1, 2, 4), (4,)), lambda lib, a, b: a.transpose(0, 2) @ b.detach()),
+    (((3, 2, 4), (4, 5)), lambda lib, a, b: a.transpose(0, 1) @ b.detach()),
+    (((3, 4), (2, 4, 5)), lambda lib, a, b: a.detach() @ b),
+    # kron: torch's _unsafe_views of both inputs and of the product
+    (((2, 3), (3, 2)), lambda lib, a, b: lib.kron(a, b)),
+    (((3,), (2, 2)), lambda lib, a, b: lib.kron(a, b)),
+])
+def test_matmul_and_kron_graphs_are_torchs(shapes, call):
+    """matmul follows torch's _matmul_impl (should_fold, the transposed fold, bmm with a
+    squeezed vector) and kron its _unsafe_views: the same nodes, values and gradients."""
+    results = check_grads(call, *(_RNG.standard_normal(s) for s in shapes), double=True)
+    # (reshape's own difference, grad_support.NODE_NAMES_DIFFER: torch's reshape of a
+    # viewable non-contiguous tensor records ReshapeAlias, ember's View)
+    chains = [[n.replace("ReshapeAlias", "View") for n in _node_chain(out)]
+              for out, _, _ in results.values()]
+    assert chains[0] == chains[1], chains
+    outs = [out for out, _, _ in results.values()]
+    assert outs[0].stride() == outs[1].stride()
+
+
+def test_add_of_a_0d_meta_tensor_into_a_cpu_tensor_raises():
+    """ember.ones(3).add_(0-d meta tensor) raises torch's device error for the out-of-place
+    add (`Tensor on device meta is not on the expected device cpu!`); torch's in-place
+    add_ picks the Meta kernel for the mixed key set and returns self unchanged, a wrong
+    answer (ones(3) + that tensor raises in torch too), not a rule to follow."""
+    meta = {lib: lib.tensor(2.0, device="meta") for lib in (ember, torch)}
+    assert torch.ones(3).add_(meta[torch]).tolist() == [1.0] * 3      # (torch's no-op)
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="Tensor on device meta is not on the "
+                                               "expected device cpu"):
+            lib.ones(3) + meta[lib]
+    for inplace in (lambda t, m: t.add_(m), lambda t, m: t.mul_(m), lambda t, m: t.copy_(m)):
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            inplace(ember.ones(3), meta[ember])

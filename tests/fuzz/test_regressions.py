@@ -5,6 +5,8 @@ and strides).
 
     .venv/bin/python -m pytest tests/fuzz/test_regressions.py -q
 """
+import math
+
 import numpy as np
 import pytest
 from helpers import check_call, raises_like
@@ -454,3 +456,29 @@ def test_meta_tensor_with_a_cpu_scalar_tensor(call):
     e = call(ember)
     assert (tuple(e.shape), str(e.device), e.dtype.name) == \
         (tuple(t.shape), str(t.device), str(t.dtype).removeprefix("torch."))
+
+
+# --------------------------------------------------------------------------- seed 3603
+def _halves(M, dtype="float16", n=20):
+    return M.full((n,), 1.0, dtype=getattr(M, dtype))
+
+
+@pytest.mark.parametrize("call", [
+    # float16/bfloat16 mul and div read a one-element divisor as one float from its own
+    # dtype (torch's original_scalar_value), not rounded to the reduced type first
+    lambda M: M.tensor(math.inf, dtype=M.float16) / M.tensor([-2**31], dtype=M.int32),
+    lambda M: _halves(M) / M.tensor([70000]),
+    lambda M: _halves(M).div_(M.tensor([70000])),
+    lambda M: _halves(M, "bfloat16") / M.tensor(257),
+    lambda M: _halves(M) * M.tensor(1e-5, dtype=M.float64),
+    lambda M: _halves(M) / M.tensor([70000] * 20),      # (a tensor: rounded, 1/inf = 0)
+    # copysign with a number (torch's copysign.Scalar overloads)
+    lambda M: M.copysign(M.tensor(_X), -2.0),
+    lambda M: M.copysign(M.tensor([1, -2]), True),
+    lambda M: M.tensor(_X).copysign_(-1),
+    lambda M: M.tensor([1, 2]).copysign_(-1.0),
+])
+def test_fuzz_seed_3603_findings(call):
+    """Found by the forward fuzzer's seed 3603 (div.Tensor of float16 inf by int32 min: NaN,
+    torch -inf) and by the binary-op sweep with Python numbers (copysign refused them)."""
+    check_call(call)
