@@ -129,7 +129,29 @@ UNSUPPORTED = {
         next(a for a in args if a.__class__ is int), "polygamma"))[1]),
 }
 # max/min: their reduction overloads name the op, the binary one is maximum/minimum's
-_OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
+def _clamp_message(inplace: bool, tensor_bounds: bool):
+    """clamp's refusal with a complex argument, torch's order: a complex self refused, the
+    in-place cast of the promoted dtype checked (clamp_ of an int64 self and 0.5 + 0j), then
+    the kernel of the Tensor overload named (clamp(x, min=tensor(1j)): "maximum_cpu")."""
+    def message(args):
+        from ember.kernels.common import _pointwise as P
+        self, lo, hi = (list(args) + [None, None])[:3]
+        if self._dtype.is_complex:
+            return _CLAMP[1]
+        if inplace:
+            P.check_inplace(self, complex_dtype_of(args), cpp_name=not tensor_bounds)
+        if not tensor_bounds:
+            return _CLAMP[1]
+        kernel = "clamp" if lo is not None and hi is not None else \
+            "maximum" if lo is not None else "minimum"
+        return _kernel_name(f"{kernel}_cpu")[1]
+    return message
+
+
+_OVERLOADS = {**{(f"clamp{inplace}", overload): (_NI, _clamp_message(inplace == "_",
+                                                                      overload == "Tensor"))
+                 for inplace in ("", "_") for overload in ("default", "Tensor")},
+              ("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
               ("max", "dim"): (RuntimeError, _selection_message("max", None)),
               ("min", "dim"): (RuntimeError, _selection_message("min", None)),
               ("median", "dim"): (_NI, _selection_message("median", "median_out")),
@@ -160,6 +182,10 @@ BEFORE_OVERLAP = ("floor", "ceil", "trunc", "sign", "clamp", "clamp_min", "clamp
                   "hardtanh", "mvlgamma", "abs_")
 # (the aliases' in-place kernels check overlap before they decompose)
 _ALIASES = {"fix_": "trunc", "clip_": "clamp"}
+# overloads refusing only a complex self before the overlap check (clamp_.Tensor: its
+# TensorIterator checks overlap, then the cast, then the kernel refuses)
+_SELF_BEFORE_OVERLAP = {("clamp_", "Tensor"): (_NI, lambda args: _CLAMP[1] if
+                                               args[0]._dtype.is_complex else None)}
 
 _BELOW = K.below(K.Complex)
 
@@ -180,25 +206,39 @@ SCALAR_PARAMETERS = ("elu", "leaky_relu", "softplus", "threshold", "threshold_ba
                      "hardtanh")
 
 
+# clamp (clip) with Scalar bounds promotes only a non-floating self (torch's manual
+# promotion: floating is the highest it supports): a floating self's complex bounds are
+# parameters (clamp(float16 x, 0.5 + 0j) clamps, 1j raises "... type double ...")
+FLOAT_SELF_PARAMETERS = ("clamp", "clip")
+
+
+def _parameters_only(name: str, args) -> bool:
+    """Whether the complex numbers among `args` are parameters of the op `name` (no complex
+    tensor among them): they promote nothing, the kernel converts them."""
+    if any(getattr(a, "_dtype", D.bool_).is_complex for a in args):
+        return False
+    return name in SCALAR_PARAMETERS or name in FLOAT_SELF_PARAMETERS and bool(args) and \
+        getattr(args[0], "_dtype", D.bool_).category == D.FLOAT
+
+
 def _refusal(op, error):
     """The kernel at the Complex key of an op without complex kernels: torch's error (Meta
     tensors pass, as torch's meta functions have no dtype dispatch)."""
-    parameters_only = op.name.rstrip("_") in SCALAR_PARAMETERS
+    name = op.name.rstrip("_")
 
     def refuse(keyset, *args):
-        if keyset & K.META_BIT or parameters_only and not any(
-                getattr(a, "_dtype", D.bool_).is_complex for a in args):
+        if keyset & K.META_BIT or _parameters_only(name, args):
             return op.redispatch(keyset & _BELOW, *args)
         _raise_refusal(error, args)
         return op.redispatch(keyset & _BELOW, *args)    # (declined: no dtype check here)
     return refuse
 
 
-def _refusal_before_overlap(error):
+def _refusal_before_overlap(error, name):
     """The check registered in CHECKS_BEFORE_OVERLAP: the refusal when an argument is
-    complex."""
+    complex (not a parameter)."""
     def check(args):
-        if complex_dtype_of(args) is not None:
+        if not _parameters_only(name, args) and complex_dtype_of(args) is not None:
             _raise_refusal(error, args)
     return check
 
@@ -216,8 +256,9 @@ def install(all_ops) -> None:
             op.register(K.Complex, _refusal(op, error), with_keyset=True)
         name = _ALIASES.get(op.name, op.name)
         if op.name.endswith("_") and (name in BEFORE_OVERLAP or name.rstrip("_") in BEFORE_OVERLAP):
-            error = error or UNSUPPORTED[name]
-            CHECKS_BEFORE_OVERLAP[op] = _refusal_before_overlap(error)
+            error = _SELF_BEFORE_OVERLAP.get((op.name, op.overload_name)) or error or \
+                UNSUPPORTED[name]
+            CHECKS_BEFORE_OVERLAP[op] = _refusal_before_overlap(error, name.rstrip("_"))
 
 
 def _install_at_import():

@@ -352,6 +352,7 @@ def _np_strides(t) -> tuple:
 
 
 def _clamp_into(out_np, a, lo, hi, dt):
+    lo, hi = P.real_bounds(lo, hi)
     if lo is not None and hi is not None and _is_nan(lo) | _is_nan(hi):
         out_np[...] = P.scalar_arg(float("nan"), dt)  # torch fills NaN, converting no bound
         return

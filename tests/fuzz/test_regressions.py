@@ -276,13 +276,31 @@ def test_float16_with_a_complex_number_raises_like_torch():
         raises_like(lambda c=call: c(ember), lambda c=call: c(torch))
 
 
-def test_known_complex_bound_of_clamp():
-    """COMPLEX_BOUNDS (fuzz_support): torch reads clamp's Scalar bounds as doubles (0j
-    clamps a float16 self, no promotion); ember promotes a complex bound and refuses."""
-    x = [-1.0, 2.0]
-    assert torch.clamp(torch.tensor(x, dtype=torch.float16), 0j, 0j).dtype == torch.float16
-    with pytest.raises(NotImplementedError, match="clamp is not supported for complex"):
-        ember.clamp(ember.tensor(x), 0j, 0j)
+@pytest.mark.parametrize("call", [
+    lambda M: M.clamp(M.tensor(_X, dtype=M.float16), 0j, 0j),
+    lambda M: M.clamp(M.tensor(_X), 0.5 + 0j),
+    lambda M: M.clamp(M.tensor(_X), None, complex(math.nan, 0)),
+    lambda M: M.clip(M.tensor(_X), -1 + 0j, 1.5),
+    lambda M: M.tensor(_X).clamp_(0.5 + 0j),
+    lambda M: M.tensor(_X).expand(2, 2).clip_(0.5 + 0j, 1),   # (then the overlap error)
+    lambda M: M.clamp(M.tensor(_X), 1j),                       # "... type double ..."
+    lambda M: M.tensor(_X).clamp_(None, 2 - 1j),
+    lambda M: M.clamp(M.tensor([1, 2]), 0.5 + 0j),             # promotes: complex refused
+    lambda M: M.tensor([1, 2]).clamp_(0.5 + 0j),               # the in-place cast first
+    lambda M: M.clamp_min(M.tensor(_X), 0.5 + 0j),             # always refused
+    # Tensor bounds: a complex self refused, then (in place) overlap and cast, then the kernel
+    lambda M: M.clamp(M.tensor(_X), M.tensor(1j)),
+    lambda M: M.clamp(M.tensor(_X), None, M.tensor(1j)),
+    lambda M: M.tensor(_X).clamp_(M.tensor(1j)),
+    lambda M: M.tensor(_X).expand(2, 2).clamp_(M.tensor(1j)),
+    lambda M: M.tensor([1j, 2]).expand(2, 2).clamp_(M.tensor(1.0)),
+])
+def test_complex_bounds_of_clamp(call):
+    """torch promotes clamp's Scalar bounds with a non-floating self only: a floating self
+    keeps its dtype and reads a complex bound as a double (0j clamps, 1j raises the
+    conversion error), where ember refused every complex bound (the former COMPLEX_BOUNDS
+    of fuzz_support)."""
+    check_call(call)
 
 
 # --------------------------------------------------------------------------- factors
