@@ -49,6 +49,15 @@ def _selection_message(name, kernel, dim_at=1):
         return _kernel_name(kernel)[1]
     return message
 
+def _dim_first_message(kernel):
+    """torch wraps the dim (IndexError) before its dtype dispatch (aminmax)."""
+    def message(args):
+        if len(args) > 1 and args[1] is not None:
+            wrap_dim(args[1], args[0].dim())
+        return _kernel_name(kernel)[1]
+    return message
+
+
 def _cum_extreme_message(name):
     """cummax/cummin: torch checks the dim (IndexError) before the dtype, and a 0-d or empty
     self never reaches its dtype dispatch (None: no refusal)."""
@@ -67,7 +76,9 @@ UNSUPPORTED = {
     **{op: _kernel_name(f"{op}_cpu") for op in (
         "lt", "le", "gt", "ge", "remainder", "fmod", "atan2", "bitwise_and", "bitwise_or",
         "bitwise_xor", "bitwise_not", "frac", "elu", "leaky_relu",
-        "softplus", "threshold", "searchsorted", "bucketize", "logit", "bincount", "aminmax", "xlogy", "copysign")},
+        "softplus", "threshold", "searchsorted", "bucketize", "logit", "bincount", "xlogy",
+        "copysign")},
+    "aminmax": (_NI, _dim_first_message("aminmax_cpu")),
     "cummax": (_NI, _cum_extreme_message("cummax")),
     "cummin": (_NI, _cum_extreme_message("cummin")),
     "median": _kernel_name("median_cpu"),

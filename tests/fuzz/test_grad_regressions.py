@@ -789,3 +789,17 @@ def test_add_of_a_0d_meta_tensor_into_a_cpu_tensor_raises():
     for inplace in (lambda t, m: t.add_(m), lambda t, m: t.mul_(m), lambda t, m: t.copy_(m)):
         with pytest.raises((RuntimeError, NotImplementedError)):
             inplace(ember.ones(3), meta[ember])
+
+
+def test_seed_3653_findings():
+    """nan_to_num wrote its replacements one after another over masks read from the output
+    itself: a +inf replaced by a negative posinf then counted as a -inf (nan_to_num(inf,
+    posinf=-1.5, neginf=0.0) gave 0.0), in each part of a complex element too; aminmax of a
+    complex self checks its dim (IndexError) before refusing the dtype, as torch."""
+    values = np.array([math.inf, -math.inf, math.nan, 2.0])
+    check_grads(lambda lib, x: lib.nan_to_num(x, -1.5, -1.5, 0.0), values)
+    check_grads(lambda lib, x: x.clone().nan_to_num_(-1.5, -1.5, 0.0), values)
+    z = [complex(math.inf, 1), complex(1, math.inf), complex(math.nan, -math.inf)]
+    e, t = (lib.nan_to_num(lib.tensor(z), -1.5, -1.5, 0.0) for lib in (ember, torch))
+    np.testing.assert_array_equal(to_np(e), t.numpy())
+    raises_like_torch(lambda lib: lib.aminmax(lib.tensor([[1j]]), dim=-3))
