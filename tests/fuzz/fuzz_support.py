@@ -948,16 +948,39 @@ def load_out_ops() -> dict[str, tuple[OpSpec, OpSpec]]:
 OUT_OPS = load_out_ops()
 
 
-def draw_out(data, result, name: str) -> TensorArg:
+# Two gaps between ember's out= handling and torch's, each across many ops, known by cause
+# (a case showing one is reported as an OutGap, which test_out_variants.py xfails):
+OUT_GAPS = {
+    "exact dtype": "torch's out= of many ops takes only the result's dtype (its generated "
+                   "out= wrappers' copy_arg: 'Expected out tensor to have dtype float, but got "
+                   "double instead'; TensorIterator ops built with check_all_same_dtype: 'Found "
+                   "dtype Float but expected Half'; amax, take, histc, signbit, ...: their own "
+                   "checks); ember casts the result into any dtype it can be cast to",
+    "resized strides": "a resized out= (empty, or of another shape) of a TensorIterator op "
+                       "takes the result's layout in torch (a permuted input's strides), "
+                       "ember's copy_to_out resizes it contiguously (only the schema's "
+                       "out_strides: result keeps the result's strides)",
+}
+
+
+class OutGap(Mismatch):
+    """A mismatch of one of the OUT_GAPS causes (`cause`)."""
+
+    def __init__(self, cause: str, text: str):
+        super().__init__(text)
+        self.cause = cause
+
+
+def draw_out(data, result, name: str) -> tuple[TensorArg, str]:
     """An out= tensor for torch's `result` (a tensor, or None when torch raised: then any
-    small tensor), of one of the OUT_KINDS."""
+    small tensor), of one of the OUT_KINDS, and the kind."""
     if result is None:
-        return TensorArg(np.zeros((0,), np.float32))
+        return TensorArg(np.zeros((0,), np.float32)), "empty"
     shape, dt = tuple(result.shape), dtype_name(result.dtype)
     kind = data.draw(st.sampled_from(OUT_KINDS), label=f"{name} kind")
     if kind == "transposed" and len(shape) > 1:
         perm = list(range(len(shape)))[::-1]
-        return TensorArg(np.zeros(shape[::-1], np_dtype(dt)), (("permute", perm),))
+        return TensorArg(np.zeros(shape[::-1], np_dtype(dt)), (("permute", perm),)), kind
     if kind == "empty":
         shape = (0,)
     elif kind == "other shape":
@@ -965,7 +988,7 @@ def draw_out(data, result, name: str) -> TensorArg:
                           label=f"{name} shape")
     elif kind == "other dtype":
         dt = data.draw(dtype_st(), label=f"{name} dtype")
-    return TensorArg(np.zeros(shape, np_dtype(dt)))
+    return TensorArg(np.zeros(shape, np_dtype(dt))), kind
 
 
 RESIZED = "An output with one or more elements was resized"
@@ -995,8 +1018,9 @@ def run_out_case(data, out_spec: OpSpec, spec: OpSpec, case: Case):
     names = [a.name for a in out_spec.schema.arguments.out]
     results = _tensors(t_res) if t_exc is None else [None] * len(names)
     reject_if(len(results) != len(names))
-    outs = {n: draw_out(data, r, n) for n, r in zip(names, results)}
-    case = Case(case.args, {**case.kwargs, **outs})
+    drawn = {n: draw_out(data, r, n) for n, r in zip(names, results)}
+    kinds = {kind for _, kind in drawn.values()}
+    case = Case(case.args, {**case.kwargs, **{n: arg for n, (arg, _) in drawn.items()}})
     t_args, t_kwargs = materialize(case.args, "torch"), materialize(case.kwargs, "torch")
     e_args, e_kwargs = materialize(case.args, "ember"), materialize(case.kwargs, "ember")
     shapes_before = {n: tuple(t_kwargs[n].shape) for n in names}
@@ -1007,8 +1031,11 @@ def run_out_case(data, out_spec: OpSpec, spec: OpSpec, case: Case):
     if t_exc is not None or e_exc is not None:
         if not (t_exc is not None and e_exc is not None
                 and isinstance(e_exc, builtin_type(type(t_exc)))):
-            raise Mismatch(f"{head}\n  ember: {short(e_exc if e_exc else e_res)}"
-                           f"\n  torch: {short(t_exc if t_exc else t_res)}")
+            text = (f"{head}\n  ember: {short(e_exc if e_exc else e_res)}"
+                    f"\n  torch: {short(t_exc if t_exc else t_res)}")
+            if e_exc is None and isinstance(t_exc, RuntimeError) and "other dtype" in kinds:
+                raise OutGap("exact dtype", text)
+            raise Mismatch(text)
         return
     # (torch passes its warning to Python once, then logs it to stderr: its rule instead,
     # resize_output_check's: an out with elements and another shape warns)
@@ -1025,5 +1052,7 @@ def run_out_case(data, out_spec: OpSpec, spec: OpSpec, case: Case):
                 assert e.stride() == t.stride(), f"{n} strides {e.stride()} {t.stride()}"
     except AssertionError as err:
         first = str(err).strip().splitlines()[0]
-        raise Mismatch(f"{head}\n  {first}\n  ember: {short(e_res)}\n  torch: {short(t_res)}") \
-            from None
+        text = f"{head}\n  {first}\n  ember: {short(e_res)}\n  torch: {short(t_res)}"
+        if "strides" in first and kinds & {"empty", "other shape"}:
+            raise OutGap("resized strides", text) from None
+        raise Mismatch(text) from None
