@@ -156,7 +156,7 @@ TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
     "large inputs (1e3, 1e4): torch's mish second derivative overflows (inf / inf = NaN), "
     "ember's is the limit, 0"))
 TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
-    ["copysign.Tensor", "copysign_.Tensor"],
+    ["copysign.Tensor", "copysign_.Tensor", "copysign.Scalar", "copysign_.Scalar"],
     "at self == 0 torch's formula grad * result / self is masked by a where(); "
     "differentiated again the masked branch's 0/0 gives NaN, ember's 0"))
 TORCH_SECOND_ORDER_NAN.update(dict.fromkeys(
