@@ -5956,6 +5956,8 @@ def copy_(input, src, non_blocking=False):
         return _entry_copy_(input, src, non_blocking)
 
     except TypeError:
+        if isinstance(src, _Number):   # torch's parser takes a number there
+            return copy_(input, _wrap_number(src, input), non_blocking)
         _r = _hra(copy_, (input, src), (input, src, non_blocking), {})
         if _r is _NO:
             raise

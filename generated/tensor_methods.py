@@ -18,6 +18,8 @@ from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import not_tensor as _not_tensor
 from ember.dispatch.argcheck import resolve as _resolve
 from ember.dispatch.argcheck import wrap_number as _wrap
+from ember.dispatch.argcheck import wrap_number as _wrap_number
+from numbers import Number as _Number
 from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function_given as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
@@ -4232,6 +4234,8 @@ def copy_(self, src, non_blocking=False):
         return _entry_copy_(self, src, non_blocking)
 
     except TypeError:
+        if isinstance(src, _Number):   # torch's parser takes a number there
+            return copy_(self, _wrap_number(src, self), non_blocking)
         _r = _hra(copy_, (self, src), (self, src, non_blocking), {})
         if _r is _NO:
             raise

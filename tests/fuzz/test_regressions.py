@@ -495,8 +495,15 @@ def _halves(M, dtype="float16", n=20):
     lambda M: M.copysign(M.tensor([1, -2]), True),
     lambda M: M.tensor(_X).copysign_(-1),
     lambda M: M.tensor([1, 2]).copysign_(-1.0),
+    # copy_ takes a number for src in torch's parser (python_arg_parser's numbers-as-tensors)
+    lambda M: M.zeros(2, dtype=M.int64).copy_(2.5),
+    lambda M: M.zeros(2, dtype=M.int8).copy_(300),
+    lambda M: M.zeros(2, dtype=M.float16).copy_(70000),
+    lambda M: M.zeros(2).copy_(True),
+    lambda M: M.zeros(2, dtype=M.complex64).copy_(1 + 2j),
 ])
 def test_fuzz_seed_3603_findings(call):
     """Found by the forward fuzzer's seed 3603 (div.Tensor of float16 inf by int32 min: NaN,
-    torch -inf) and by the binary-op sweep with Python numbers (copysign refused them)."""
+    torch -inf) and by the binary-op sweep with Python numbers (copysign and copy_ refused
+    them)."""
     check_call(call)
