@@ -133,6 +133,8 @@ SHRINK_NAN = ("hardshrink_backward/softshrink_backward at a NaN self: torch's ve
               "keeps grad where self < -lambd or self > lambd (0 for NaN), its scalar loop, "
               "which runs the elements past the last full SIMD vector, zeroes where -lambd <= "
               "self <= lambd (grad for NaN); ember gives the scalar loop's grad everywhere")
+HARDSWISH_NAN = ("hardswish_backward at a NaN self: NaN in torch's vectorized lanes, grad in its "
+                 "scalar tail (test_grad_regressions shows it); ember gives the tail's grad")
 KNOWN: dict[str, str] = {
     **dict.fromkeys(["norm.ScalarOpt_dim", "linalg_vector_norm.default"], HALF),
     "topk.default": TOPK,
@@ -172,6 +174,7 @@ KNOWN: dict[str, str] = {
     **dict.fromkeys(["isin.Tensor_Tensor", "kron.default"], TORCH_VIEW),
     **dict.fromkeys(["inner.default", "tensordot.default"], DOT_BOOL),
     **dict.fromkeys(["hardshrink_backward.default", "softshrink_backward.default"], SHRINK_NAN),
+    "hardswish_backward.default": HARDSWISH_NAN,
 }
 
 
