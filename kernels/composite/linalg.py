@@ -65,19 +65,24 @@ def _should_fold(a, b):
     the 1-D/2-D other: always when the small one requires grad (its gradient stays small),
     never for a 2-D self (the transposed result would be copied), else when the fold is a
     view (an empty operand, or batch dims laid out row-major)."""
-    a_larger = a.dim() >= b.dim()
-    big = a if a_larger else b.mT
-    small_dim = b.dim() if a_larger else a.dim()
-    if big.dim() < 3 or small_dim > 2:
+    a_larger = len(a._shape) >= len(b._shape)
+    big, small = (a, b) if a_larger else (b, a)
+    if len(big._shape) < 3 or len(small._shape) > 2:
         return False
-    if (b if a_larger else a).requires_grad:
+    if small.requires_grad:
         return True
-    if a.dim() == 2:
+    if len(a._shape) == 2:
         return False
-    if big.numel() == 0:
+    # (the batch dims of big, which is other.mT for a 1-D self: its dims but the last two)
+    if 0 in big._shape:
         return True
     shape, strides = big._shape, big.stride()
-    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(big.dim() - 2))
+    n = len(shape) - 2
+    last = n if a_larger else n + 1     # (the rows of the fold: other.mT's are its columns)
+    for i in range(n - 1):
+        if strides[i] != strides[i + 1] * shape[i + 1]:
+            return False
+    return strides[n - 1] == strides[last] * shape[last]
 
 
 def _batched(a, b, d1, d2):
