@@ -803,3 +803,16 @@ def test_seed_3653_findings():
     e, t = (lib.nan_to_num(lib.tensor(z), -1.5, -1.5, 0.0) for lib in (ember, torch))
     np.testing.assert_array_equal(to_np(e), t.numpy())
     raises_like_torch(lambda lib: lib.aminmax(lib.tensor([[1j]]), dim=-3))
+
+
+@pytest.mark.parametrize("op", ["std", "var", "std_mean", "var_mean"])
+def test_seed_3654_variance_of_equal_values_is_zero(op):
+    """Seed 3654: var/std of a row of equal values was a rounding error of the mean (2e-31),
+    and std's gradient there the quotient of two rounding errors (-1.35, torch's masked 0);
+    the corrected two-pass sum subtracts (sum dev)^2 / n: exactly 0, as torch's Welford."""
+    def fn(lib, x, n=21):
+        out = getattr(lib, op)(x.expand(2, n), [1], keepdim=True)
+        return out[0] if isinstance(out, tuple) else out
+    results = check_grads(fn, np.array([[3.08560746], [-0.22184905]]))
+    assert to_np(results["ember"][0].detach()).tolist() == [[0.0], [0.0]]
+    check_grads(lambda lib, x: fn(lib, x, 3), np.array([[-4.37533432 + 5j], [-2.9036721 + 1j]]))
