@@ -507,3 +507,14 @@ def test_fuzz_seed_3603_findings(call):
     torch -inf) and by the binary-op sweep with Python numbers (copysign and copy_ refused
     them)."""
     check_call(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.quantile(M.tensor(_X), True),
+    lambda M: M.tensor(_X).nanquantile(False),
+    lambda M: M.linalg.matrix_rank(M.eye(3), True),
+])
+def test_a_bool_for_a_float_argument(call):
+    """torch's parser takes a bool for a `float` argument (Python's bool is an int; the
+    binary-op sweep found quantile(t, True) refused by ember's overload resolution)."""
+    check_call(call)
