@@ -221,7 +221,7 @@ TORCH_NEGATIVE_ZERO_PATH = dict.fromkeys(
 # holding a NaN are dropped
 TORCH_SIMD_NAN = dict.fromkeys(
     ["elu.default", "hardshrink.default", "softshrink.default", "hardswish.default",
-     "hardswish_.default"],
+     "hardswish_.default", "hardshrink_backward.default", "softshrink_backward.default"],
     "backward at NaN: torch's vectorized lanes and scalar loop disagree")
 
 
