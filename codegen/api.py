@@ -107,6 +107,16 @@ def python_accepts_numbers(fn: NativeFunction, index: int) -> bool:
     return accepts_numbers(fn, index) and fn.op_name.rstrip("_") in NUMBERS_AS_TENSORS
 
 
+def python_wraps_numbers(fn: NativeFunction) -> list[int]:
+    """Positions of the non-first Tensor arguments torch's parser takes a number for where
+    ember's entry does not (copy_'s src, not a pointwise op): the binding wraps such a
+    number (`t.copy_(2.5)`) when the entry refuses it."""
+    if fn.op_name.rstrip("_") not in NUMBERS_AS_TENSORS:
+        return []
+    return [i for i, a in enumerate(fn.schema.arguments.flat_non_out())
+            if i > 0 and str(a.type) == "Tensor" and not accepts_numbers(fn, i)]
+
+
 def python_accepts_numbers_as_self(fn: NativeFunction) -> bool:
     """`ember.add(2, t)`: torch's parser also takes a number for `input` in these ops' public
     functions (a wrapped number, promoting as a Python scalar)."""

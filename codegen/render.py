@@ -186,6 +186,11 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             if api.out_drops_options(fn, b.out_fn):  # torch: options must agree with out's
                 out_arg = "_out_options(out, dtype, device)"
             out_call = _call_exprs(b.out_fn.schema, out_args + [out_arg])
+        # (torch's parser takes a number for these Tensor arguments: wrapped, then called again)
+        wrapped = [call[i] for i in api.python_wraps_numbers(fn)] if b.out_fn is None else []
+        exprs = [f"_wrap_number({n}, {call[0]})" if n in wrapped else n for n in call]
+        number_call = ", ".join(exprs[:n_pos] +
+                                [f"{n}={e}" for n, e in zip(call[n_pos:], exprs[n_pos:])])
         cases.append({
             "fn": op_context(fn), "out": op_context(b.out_fn) if b.out_fn and not method else None,
             "out_call": out_call,
@@ -202,6 +207,7 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "checks": _type_checks(fn, method), "idx": i,
             "tensor_only": _tensor_only(fn, method),
             "number_self": not method and api.python_accepts_numbers_as_self(fn),
+            "number_args": wrapped, "number_call": number_call,
             "requires_grad": api.takes_requires_grad(fn),
             "tf_args": _tuple_expr(call[:n_pos]),
             "tf_kwargs": "{" + ", ".join(f"{k!r}: {k}" for k in call[n_pos:] + (

@@ -229,6 +229,8 @@ _c_heaviside = _o.heaviside._cache
 _c_heaviside_ = _o.heaviside_._cache
 _c_copysign_Tensor = _o.copysign_Tensor._cache
 _c_copysign__Tensor = _o.copysign__Tensor._cache
+_c_copysign_Scalar = _o.copysign_Scalar._cache
+_c_copysign__Scalar = _o.copysign__Scalar._cache
 _c_xlogy_Tensor = _o.xlogy_Tensor._cache
 _c_xlogy__Tensor = _o.xlogy__Tensor._cache
 _c_special_xlog1py = _o.special_xlog1py._cache
@@ -6143,6 +6145,34 @@ class CopysignBackward0(_Node):
     @property
     def _saved_other_shape(self):
         return self._s_other_shape
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml: copysign.Scalar(Tensor self, Scalar other) -> Tensor
+class CopysignBackward1(_Node):
+    """Backward of copysign.Scalar, from schema/derivatives.yaml."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        self = _unpack(_node._s_self, _node)
+        result = _unpack(_node._s_result, _node)
+        if _n[0]:
+            _r_self = _H.copysign_backward(grad, self, result)
+        return (_r_self,)
 
     @property
     def _saved_result(self):
@@ -18265,6 +18295,47 @@ def _ag_copysign__Tensor(ks, self, other):
     return _out
 
 
+# schema/native_functions.yaml: copysign.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: copysign.Scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_copysign_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_copysign_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.copysign_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if _e_self is None:
+        return _out
+    _node = _new_node(CopysignBackward1, (_e_self,), (True,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: copysign.Scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_copysign__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CopysignBackward1, (_e_self,), (True,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_copysign__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.copysign__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
 # schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor)
 def _ag_xlogy_Tensor(ks, self, other):
     _ks = ks & _BELOW
@@ -25741,6 +25812,9 @@ _o.heaviside_.register("Autograd", _ag_heaviside_, with_keyset=True)
 _o.copysign_Tensor.register("Autograd", _ag_copysign_Tensor, with_keyset=True)
 _o.copysign_out.register("Autograd", _autograd_out(_o.copysign_out), with_keyset=True)
 _o.copysign__Tensor.register("Autograd", _ag_copysign__Tensor, with_keyset=True)
+_o.copysign_Scalar.register("Autograd", _ag_copysign_Scalar, with_keyset=True)
+_o.copysign_Scalar_out.register("Autograd", _autograd_out(_o.copysign_Scalar_out), with_keyset=True)
+_o.copysign__Scalar.register("Autograd", _ag_copysign__Scalar, with_keyset=True)
 _o.xlogy_Tensor.register("Autograd", _ag_xlogy_Tensor, with_keyset=True)
 _o.xlogy_OutTensor.register("Autograd", _autograd_out(_o.xlogy_OutTensor), with_keyset=True)
 _o.xlogy__Tensor.register("Autograd", _ag_xlogy__Tensor, with_keyset=True)

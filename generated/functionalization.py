@@ -307,6 +307,8 @@ _F.register_mutation(_o.heaviside_out, _o.heaviside, (2,), same_args=True, n_out
 _F.register_mutation(_o.heaviside_, _o.heaviside, (0,), same_args=True, n_out=0)
 _F.register_mutation(_o.copysign_out, _o.copysign_Tensor, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.copysign__Tensor, _o.copysign_Tensor, (0,), same_args=True, n_out=0)
+_F.register_mutation(_o.copysign_Scalar_out, _o.copysign_Scalar, (2,), same_args=True, n_out=1)
+_F.register_mutation(_o.copysign__Scalar, _o.copysign_Scalar, (0,), same_args=True, n_out=0)
 _F.register_mutation(_o.xlogy_OutTensor, _o.xlogy_Tensor, (2,), same_args=True, n_out=1)
 _F.register_mutation(_o.xlogy__Tensor, _o.xlogy_Tensor, (0,), same_args=True, n_out=0)
 _F.register_mutation(_o.special_xlog1py_out, _o.special_xlog1py, (2,), same_args=True, n_out=1)

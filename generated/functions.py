@@ -340,7 +340,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copy,
     _entry_copy_,
     _entry_copy_out,
+    _entry_copysign_Scalar,
+    _entry_copysign_Scalar_out,
     _entry_copysign_Tensor,
+    _entry_copysign__Scalar,
     _entry_copysign__Tensor,
     _entry_copysign_out,
     _entry_corrcoef,
@@ -5973,6 +5976,8 @@ def copy_(input, src, non_blocking=False):
         return _entry_copy_(input, src, non_blocking)
 
     except TypeError:
+        if isinstance(src, _Number):   # torch's parser takes a number there
+            return copy_(input, _wrap_number(src, input), non_blocking)
         _r = _hra(copy_, (input, src), (input, src, non_blocking), {})
         if _r is _NO:
             raise
@@ -5980,21 +5985,55 @@ def copy_(input, src, non_blocking=False):
 
 
 # schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
-def copysign(input, other, *, out=None):
-    """copysign.Tensor(Tensor self, Tensor other) -> Tensor"""
+def _m0_copysign(input, other, *, out=None):
+    if isinstance(input, _Tensor) and isinstance(other, _Tensor):
+        return (input, other, out)
+    return None
+
+
+def _c0_copysign(input, other, out):
+    if out is None:
+        return _entry_copysign_Tensor(input, other)
+    return _entry_copysign_out(input, other, out)
+
+
+# schema/native_functions.yaml: copysign.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_copysign(input, other, *, out=None):
+    if isinstance(input, _Tensor) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_copysign(input, other, out):
+    if out is None:
+        return _entry_copysign_Scalar(input, other)
+    return _entry_copysign_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_copysign = (
+    (_m0_copysign, _c0_copysign, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_copysign, _c1_copysign, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_copysign = (
+    'copysign.Tensor(Tensor self, Tensor other) -> Tensor',
+    'copysign.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def copysign(*args, **kwargs):
+    """Overloads:
+    copysign.Tensor(Tensor self, Tensor other) -> Tensor
+    copysign.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(copysign, (input, other), (input, other), {'out': out})
+        _r = _htf_any(copysign, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(other, _Tensor):
-            raise _not_tensor('copysign', 'other', 2, other)
-        if out is None:
-            return _entry_copysign_Tensor(input, other)
-        return _entry_copysign_out(input, other, out)
-
+        return _resolve(_cases_copysign, args, kwargs, 'copysign', _sigs_copysign)
     except TypeError:
-        _r = _hra(copysign, (input, other), (input, other), {'out': out})
+        _r = _hra_any(copysign, args, kwargs)
         if _r is _NO:
             raise
         return _r

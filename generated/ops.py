@@ -17447,6 +17447,97 @@ copysign__Tensor._entry = _entry_copysign__Tensor
 _aten._packet('copysign_')._add(copysign__Tensor)
 
 
+# schema/native_functions.yaml: copysign.Scalar(Tensor self, Scalar other) -> Tensor
+copysign_Scalar = _Op("aten", 'copysign', 'Scalar',
+    'copysign.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_e_copysign_Scalar = copysign_Scalar._entry_cache
+
+
+def _bind_copysign_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_copysign_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copysign_Scalar, (self, other)) from None
+    try:
+        _k = _e_copysign_Scalar[ks]
+    except KeyError:
+        _k = copysign_Scalar._fill_entry(ks)
+    return _k(self, other)
+
+
+copysign_Scalar._bind = _bind_copysign_Scalar
+copysign_Scalar._entry = _entry_copysign_Scalar
+_aten._packet('copysign')._add(copysign_Scalar)
+
+
+# schema/native_functions.yaml: copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of copysign.Scalar)
+copysign_Scalar_out = _Op("aten", 'copysign', 'Scalar_out',
+    'copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_e_copysign_Scalar_out = copysign_Scalar_out._entry_cache
+
+
+def _bind_copysign_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_copysign_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else 0 if out.__class__ is float else _ks_num(out)) | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copysign_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    try:
+        _k = _e_copysign_Scalar_out[ks]
+    except KeyError:
+        _k = copysign_Scalar_out._fill_entry(ks)
+    return _k(self, other, out)
+
+
+copysign_Scalar_out._bind = _bind_copysign_Scalar_out
+copysign_Scalar_out._entry = _entry_copysign_Scalar_out
+_aten._packet('copysign')._add(copysign_Scalar_out)
+
+
+# schema/native_functions.yaml: copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+copysign__Scalar = _Op("aten", 'copysign_', 'Scalar',
+    'copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_e_copysign__Scalar = copysign__Scalar._entry_cache
+
+
+def _bind_copysign__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_copysign__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (_COMPLEX if other.__class__ is _complex else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copysign__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    try:
+        _k = _e_copysign__Scalar[ks]
+    except KeyError:
+        _k = copysign__Scalar._fill_entry(ks)
+    return _k(self, other)
+
+
+copysign__Scalar._bind = _bind_copysign__Scalar
+copysign__Scalar._entry = _entry_copysign__Scalar
+_aten._packet('copysign_')._add(copysign__Scalar)
+
+
 # schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
 xlogy_Tensor = _Op("aten", 'xlogy', 'Tensor',
     'xlogy.Tensor(Tensor self, Tensor other) -> Tensor',

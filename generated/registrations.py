@@ -2492,6 +2492,18 @@ _o.copysign_out.register("ADInplaceOrView", _inplace_or_view(_o.copysign_out, (2
 _o.copysign__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.copysign_Tensor, broadcast=True), with_keyset=True)
 _o.copysign__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.copysign__Tensor, (0,)), with_keyset=True)
 
+# schema/native_functions.yaml: copysign.Scalar(Tensor self, Scalar other) -> Tensor
+_o.copysign_Scalar.register('CPU', _cpu_special.copysign)
+_o.copysign_Scalar.register('Meta', _meta_special.copysign)
+
+# schema/native_functions.yaml: copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of copysign.Scalar)
+_o.copysign_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.copysign_Scalar))
+_o.copysign_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.copysign_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.copysign__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.copysign_Scalar), with_keyset=True)
+_o.copysign__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.copysign__Scalar, (0,)), with_keyset=True)
+
 # schema/native_functions.yaml: xlogy.Tensor(Tensor self, Tensor other) -> Tensor
 _o.xlogy_Tensor.register('CPU', _cpu_special.xlogy)
 _o.xlogy_Tensor.register('Meta', _meta_special.xlogy)

@@ -18,6 +18,8 @@ from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import not_tensor as _not_tensor
 from ember.dispatch.argcheck import resolve as _resolve
 from ember.dispatch.argcheck import wrap_number as _wrap
+from ember.dispatch.argcheck import wrap_number as _wrap_number
+from numbers import Number as _Number
 from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function_given as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
@@ -347,7 +349,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_copy,
     _entry_copy_,
     _entry_copy_out,
+    _entry_copysign_Scalar,
+    _entry_copysign_Scalar_out,
     _entry_copysign_Tensor,
+    _entry_copysign__Scalar,
     _entry_copysign__Tensor,
     _entry_copysign_out,
     _entry_corrcoef,
@@ -4234,6 +4239,8 @@ def copy_(self, src, non_blocking=False):
         return _entry_copy_(self, src, non_blocking)
 
     except TypeError:
+        if isinstance(src, _Number):   # torch's parser takes a number there
+            return copy_(self, _wrap_number(src, self), non_blocking)
         _r = _hra(copy_, (self, src), (self, src, non_blocking), {})
         if _r is _NO:
             raise
@@ -4241,38 +4248,102 @@ def copy_(self, src, non_blocking=False):
 
 
 # schema/native_functions.yaml: copysign.Tensor(Tensor self, Tensor other) -> Tensor
-def copysign(self, other):
-    """copysign.Tensor(Tensor self, Tensor other) -> Tensor"""
+def _m0_copysign(self, other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
+        return (self, other)
+    return None
+
+
+def _c0_copysign(self, other):
+    return _entry_copysign_Tensor(self, other)
+
+
+# schema/native_functions.yaml: copysign.Scalar(Tensor self, Scalar other) -> Tensor
+def _m1_copysign(self, other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_copysign(self, other):
+    return _entry_copysign_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_copysign = (
+    (_m0_copysign, _c0_copysign, 2, frozenset(('other',))),
+    (_m1_copysign, _c1_copysign, 2, frozenset(('other',))),
+)
+_sigs_copysign = (
+    'copysign.Tensor(Tensor self, Tensor other) -> Tensor',
+    'copysign.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def copysign(*args, **kwargs):
+    """Overloads:
+    copysign.Tensor(Tensor self, Tensor other) -> Tensor
+    copysign.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(copysign, (self, other), (self, other), {})
+        _r = _htf_any(copysign, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(other, _Tensor):
-            raise _not_tensor('copysign', 'other', 2, other)
-        return _entry_copysign_Tensor(self, other)
-
+        return _resolve(_cases_copysign, args, kwargs, 'copysign', _sigs_copysign)
     except TypeError:
-        _r = _hra(copysign, (self, other), (self, other), {})
+        _r = _hra_any(copysign, args, kwargs)
         if _r is _NO:
             raise
         return _r
 
 
 # schema/native_functions.yaml: copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-def copysign_(self, other):
-    """copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+def _m0_copysign_(self, other):
+    if isinstance(self, _Tensor) and isinstance(other, _Tensor):
+        return (self, other)
+    return None
+
+
+def _c0_copysign_(self, other):
+    return _entry_copysign__Tensor(self, other)
+
+
+# schema/native_functions.yaml: copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+def _m1_copysign_(self, other):
+    if isinstance(self, _Tensor) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_copysign_(self, other):
+    return _entry_copysign__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_copysign_ = (
+    (_m0_copysign_, _c0_copysign_, 2, frozenset(('other',))),
+    (_m1_copysign_, _c1_copysign_, 2, frozenset(('other',))),
+)
+_sigs_copysign_ = (
+    'copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def copysign_(*args, **kwargs):
+    """Overloads:
+    copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
     if _tf[0]:
-        _r = _htf(copysign_, (self, other), (self, other), {})
+        _r = _htf_any(copysign_, args, kwargs)
         if _r is not _NO:
             return _r
     try:
-        if not isinstance(other, _Tensor):
-            raise _not_tensor('copysign_', 'other', 2, other)
-        return _entry_copysign__Tensor(self, other)
-
+        return _resolve(_cases_copysign_, args, kwargs, 'copysign_', _sigs_copysign_)
     except TypeError:
-        _r = _hra(copysign_, (self, other), (self, other), {})
+        _r = _hra_any(copysign_, args, kwargs)
         if _r is _NO:
             raise
         return _r

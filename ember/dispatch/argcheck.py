@@ -98,7 +98,8 @@ _BASE = {
     "Tensor": lambda x: isinstance(x, Tensor),
     "Tensor|number": lambda x: isinstance(x, Tensor) or _is_number(x),
     "int": _is_int, "SymInt": _is_int,
-    "float": lambda x: _is_number(x) and not isinstance(x, (bool, complex, np.complexfloating)),
+    # (torch's parser takes a bool for a double, as Python's int: quantile(t, True))
+    "float": lambda x: _is_number(x) and not isinstance(x, (complex, np.complexfloating)),
     "bool": lambda x: isinstance(x, (bool, np.bool_)),
     "str": lambda x: isinstance(x, str),
     "Scalar": _is_number,

@@ -49,6 +49,15 @@ def _selection_message(name, kernel, dim_at=1):
         return _kernel_name(kernel)[1]
     return message
 
+def _dim_first_message(kernel):
+    """torch wraps the dim (IndexError) before its dtype dispatch (aminmax)."""
+    def message(args):
+        if len(args) > 1 and args[1] is not None:
+            wrap_dim(args[1], args[0].dim())
+        return _kernel_name(kernel)[1]
+    return message
+
+
 def _cum_extreme_message(name):
     """cummax/cummin: torch checks the dim (IndexError) before the dtype, and a 0-d or empty
     self never reaches its dtype dispatch (None: no refusal)."""
@@ -67,7 +76,9 @@ UNSUPPORTED = {
     **{op: _kernel_name(f"{op}_cpu") for op in (
         "lt", "le", "gt", "ge", "remainder", "fmod", "atan2", "bitwise_and", "bitwise_or",
         "bitwise_xor", "bitwise_not", "frac", "elu", "leaky_relu",
-        "softplus", "threshold", "searchsorted", "bucketize", "logit", "bincount", "aminmax", "xlogy", "copysign")},
+        "softplus", "threshold", "searchsorted", "bucketize", "logit", "bincount", "xlogy",
+        "copysign")},
+    "aminmax": (_NI, _dim_first_message("aminmax_cpu")),
     "cummax": (_NI, _cum_extreme_message("cummax")),
     "cummin": (_NI, _cum_extreme_message("cummin")),
     "median": _kernel_name("median_cpu"),
@@ -129,7 +140,29 @@ UNSUPPORTED = {
         next(a for a in args if a.__class__ is int), "polygamma"))[1]),
 }
 # max/min: their reduction overloads name the op, the binary one is maximum/minimum's
-_OVERLOADS = {("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
+def _clamp_message(inplace: bool, tensor_bounds: bool):
+    """clamp's refusal with a complex argument, torch's order: a complex self refused, the
+    in-place cast of the promoted dtype checked (clamp_ of an int64 self and 0.5 + 0j), then
+    the kernel of the Tensor overload named (clamp(x, min=tensor(1j)): "maximum_cpu")."""
+    def message(args):
+        from ember.kernels.common import _pointwise as P
+        self, lo, hi = (list(args) + [None, None])[:3]
+        if self._dtype.is_complex:
+            return _CLAMP[1]
+        if inplace:
+            P.check_inplace(self, complex_dtype_of(args), cpp_name=not tensor_bounds)
+        if not tensor_bounds:
+            return _CLAMP[1]
+        kernel = "clamp" if lo is not None and hi is not None else \
+            "maximum" if lo is not None else "minimum"
+        return _kernel_name(f"{kernel}_cpu")[1]
+    return message
+
+
+_OVERLOADS = {**{(f"clamp{inplace}", overload): (_NI, _clamp_message(inplace == "_",
+                                                                      overload == "Tensor"))
+                 for inplace in ("", "_") for overload in ("default", "Tensor")},
+              ("max", "default"): _kernel_name("max_all"), ("min", "default"): _kernel_name("min_all"),
               ("max", "dim"): (RuntimeError, _selection_message("max", None)),
               ("min", "dim"): (RuntimeError, _selection_message("min", None)),
               ("median", "dim"): (_NI, _selection_message("median", "median_out")),
@@ -160,6 +193,10 @@ BEFORE_OVERLAP = ("floor", "ceil", "trunc", "sign", "clamp", "clamp_min", "clamp
                   "hardtanh", "mvlgamma", "abs_")
 # (the aliases' in-place kernels check overlap before they decompose)
 _ALIASES = {"fix_": "trunc", "clip_": "clamp"}
+# overloads refusing only a complex self before the overlap check (clamp_.Tensor: its
+# TensorIterator checks overlap, then the cast, then the kernel refuses)
+_SELF_BEFORE_OVERLAP = {("clamp_", "Tensor"): (_NI, lambda args: _CLAMP[1] if
+                                               args[0]._dtype.is_complex else None)}
 
 _BELOW = K.below(K.Complex)
 
@@ -180,25 +217,39 @@ SCALAR_PARAMETERS = ("elu", "leaky_relu", "softplus", "threshold", "threshold_ba
                      "hardtanh")
 
 
+# clamp (clip) with Scalar bounds promotes only a non-floating self (torch's manual
+# promotion: floating is the highest it supports): a floating self's complex bounds are
+# parameters (clamp(float16 x, 0.5 + 0j) clamps, 1j raises "... type double ...")
+FLOAT_SELF_PARAMETERS = ("clamp", "clip")
+
+
+def _parameters_only(name: str, args) -> bool:
+    """Whether the complex numbers among `args` are parameters of the op `name` (no complex
+    tensor among them): they promote nothing, the kernel converts them."""
+    if any(getattr(a, "_dtype", D.bool_).is_complex for a in args):
+        return False
+    return name in SCALAR_PARAMETERS or name in FLOAT_SELF_PARAMETERS and bool(args) and \
+        getattr(args[0], "_dtype", D.bool_).category == D.FLOAT
+
+
 def _refusal(op, error):
     """The kernel at the Complex key of an op without complex kernels: torch's error (Meta
     tensors pass, as torch's meta functions have no dtype dispatch)."""
-    parameters_only = op.name.rstrip("_") in SCALAR_PARAMETERS
+    name = op.name.rstrip("_")
 
     def refuse(keyset, *args):
-        if keyset & K.META_BIT or parameters_only and not any(
-                getattr(a, "_dtype", D.bool_).is_complex for a in args):
+        if keyset & K.META_BIT or _parameters_only(name, args):
             return op.redispatch(keyset & _BELOW, *args)
         _raise_refusal(error, args)
         return op.redispatch(keyset & _BELOW, *args)    # (declined: no dtype check here)
     return refuse
 
 
-def _refusal_before_overlap(error):
+def _refusal_before_overlap(error, name):
     """The check registered in CHECKS_BEFORE_OVERLAP: the refusal when an argument is
-    complex."""
+    complex (not a parameter)."""
     def check(args):
-        if complex_dtype_of(args) is not None:
+        if not _parameters_only(name, args) and complex_dtype_of(args) is not None:
             _raise_refusal(error, args)
     return check
 
@@ -216,8 +267,9 @@ def install(all_ops) -> None:
             op.register(K.Complex, _refusal(op, error), with_keyset=True)
         name = _ALIASES.get(op.name, op.name)
         if op.name.endswith("_") and (name in BEFORE_OVERLAP or name.rstrip("_") in BEFORE_OVERLAP):
-            error = error or UNSUPPORTED[name]
-            CHECKS_BEFORE_OVERLAP[op] = _refusal_before_overlap(error)
+            error = _SELF_BEFORE_OVERLAP.get((op.name, op.overload_name)) or error or \
+                UNSUPPORTED[name]
+            CHECKS_BEFORE_OVERLAP[op] = _refusal_before_overlap(error, name.rstrip("_"))
 
 
 def _install_at_import():

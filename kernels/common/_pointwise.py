@@ -8,7 +8,7 @@ import itertools
 import numpy as np
 
 from ember.core import dtype as D
-from ember.core.factory_args import checked_scalar, like_strides
+from ember.core.factory_args import checked_scalar, like_strides, real_scalar
 from ember.core.outputs import check_cast, check_output_shape
 from ember.core.shapes import (
     broadcast_shapes,
@@ -163,6 +163,13 @@ def scalar_arg(value, dt: D.dtype):
     return value if isinstance(value, Tensor) else checked_scalar(value, dt)
 
 
+def real_bounds(*bounds) -> list:
+    """clamp's Scalar bounds of a floating self, a complex one read as a double (torch's
+    kernel: "value cannot be converted to type double without overflow" for an imaginary
+    part); tensors, None and real numbers pass through."""
+    return [real_scalar(b) if b.__class__ is complex else b for b in bounds]
+
+
 def opmath_dtype(dt: D.dtype) -> D.dtype:
     """The type torch's kernels compute float16/bfloat16 in (and convert Scalars to)."""
     return D.float32 if dt in HALF else dt
@@ -287,7 +294,10 @@ def where_dtype(self, other) -> D.dtype:
 def clamp_dtype(self, lo, hi) -> D.dtype:
     if lo is None and hi is None:
         raise RuntimeError("ember.clamp: At least one of 'min' or 'max' must not be None")
-    dt = D.result_type(self, *[v for v in (lo, hi) if v is not None])
+    # (torch's manual promotion: a floating self's dtype is kept, floating being the
+    # highest clamp supports, so complex bounds without an imaginary part clamp it)
+    dt = self._dtype if self._dtype.category == D.FLOAT and not tensors_of(lo, hi) else \
+        D.result_type(self, *[v for v in (lo, hi) if v is not None])
     if dt is D.bool_:
         name = "clamp" if lo is not None and hi is not None else "clamp_min" if hi is None \
             else "clamp_max"

@@ -27,8 +27,11 @@ def _mv(mat, vec):
 def matmul(self, other):
     """The matrix product with broadcasting, like torch.matmul / NumPy's `@`:
 
-    1-D.1-D dot, 2-D.1-D mv, 1-D.2-D and 2-D.2-D mm; N-D (N >= 3) by 1-D/2-D folds the
-    batch into the rows of one mm; everything else broadcasts the batch dims and runs bmm.
+    1-D.1-D dot, 2-D.1-D mv, 1-D.2-D and 2-D.2-D mm; N-D (N >= 3) by 1-D/2-D (or the
+    reverse, transposed) folds the batch into the rows of one mm when torch does
+    (`_should_fold`); everything else broadcasts the batch dims and runs bmm. The graph is
+    torch's: (3, 4) @ (2, 4, 5) ends in CloneBackward0 (the transposed product made
+    contiguous), a folded product in UnsafeViewBackward0.
     """
     d1, d2 = self.dim(), other.dim()
     if d1 == 0 or d2 == 0:
@@ -42,14 +45,44 @@ def matmul(self, other):
         return ember.mm(self.unsqueeze(0), other).squeeze(0)
     if d1 == 2 and d2 == 2:
         return ember.mm(self, other)
-    if d1 >= 3 and d2 <= 2:
-        batch_rows = self.shape[:-1]
-        folded = self.reshape(_prod(batch_rows), self._shape[-1])
+    if _should_fold(self, other):
+        # (the larger operand first: b @ a = (a^T @ b^T)^T for a 1-D/2-D self)
+        transpose = d2 > d1
+        big = other.mT if transpose else self
+        small = (self.t() if d1 == 2 else self) if transpose else other
+        rows = big.shape[:-1]
+        folded = big.reshape(_prod(rows), big._shape[-1])
         # (torch's: the result is an _unsafe_view, UnsafeViewBackward0, not a tracked view)
-        if d2 == 1:
-            return _ops._entry__unsafe_view(_mv(folded, other), batch_rows)
-        return _ops._entry__unsafe_view(ember.mm(folded, other), batch_rows + (other._shape[1],))
+        if small.dim() == 1:
+            return _ops._entry__unsafe_view(_mv(folded, small), rows)
+        out = _ops._entry__unsafe_view(ember.mm(folded, small), rows + (small._shape[1],))
+        return out.mT.contiguous() if transpose else out
     return _batched(self, other, d1, d2)
+
+
+def _should_fold(a, b):
+    """torch's rule for folding the batch of the larger (N >= 3) operand into one mm against
+    the 1-D/2-D other: always when the small one requires grad (its gradient stays small),
+    never for a 2-D self (the transposed result would be copied), else when the fold is a
+    view (an empty operand, or batch dims laid out row-major)."""
+    a_larger = len(a._shape) >= len(b._shape)
+    big, small = (a, b) if a_larger else (b, a)
+    if len(big._shape) < 3 or len(small._shape) > 2:
+        return False
+    if small.requires_grad:
+        return True
+    if len(a._shape) == 2:
+        return False
+    # (the batch dims of big, which is other.mT for a 1-D self: its dims but the last two)
+    if 0 in big._shape:
+        return True
+    shape, strides = big._shape, big.stride()
+    n = len(shape) - 2
+    last = n if a_larger else n + 1     # (the rows of the fold: other.mT's are its columns)
+    for i in range(n - 1):
+        if strides[i] != strides[i + 1] * shape[i + 1]:
+            return False
+    return strides[n - 1] == strides[last] * shape[last]
 
 
 def _batched(a, b, d1, d2):
@@ -66,7 +99,9 @@ def _batched(a, b, d1, d2):
     else:
         b3 = b.expand(batch + (k2, p)).reshape(size, k2, p)
     out_shape = batch + ((n,) if d1 > 1 else ()) + ((p,) if d2 > 1 else ())
-    return _ops._entry__unsafe_view(ember.bmm(a3, b3), out_shape)
+    out = ember.bmm(a3, b3)
+    # (torch squeezes a vector's column first: SqueezeBackward1 in the graph)
+    return _ops._entry__unsafe_view(out.squeeze(-1) if d2 == 1 else out, out_shape)
 
 
 def _prod(shape):

@@ -10,6 +10,7 @@ renorm_backward, schema/derivatives.yaml).
 import math
 
 import ember
+from ember._generated import ops as _ops
 from ember.core.factory_args import checked_scalar
 from ember.core.outputs import check_cast
 from ember.core.shapes import wrap_dim
@@ -25,9 +26,19 @@ def kron(self, other):
     n = max(self.dim(), other.dim())
     sa = (1,) * (n - self.dim()) + tuple(self.shape)
     sb = (1,) * (n - other.dim()) + tuple(other.shape)
-    a = self.reshape([s for d in sa for s in (d, 1)])
-    b = other.reshape([s for d in sb for s in (1, d)])
-    return (a * b).reshape([x * y for x, y in zip(sa, sb)])
+    a = _unsafe_view_or_copy(self, [s for d in sa for s in (d, 1)])
+    b = _unsafe_view_or_copy(other, [s for d in sb for s in (1, d)])
+    return _unsafe_view_or_copy(a * b, [x * y for x, y in zip(sa, sb)])
+
+
+def _unsafe_view_or_copy(t, shape):
+    """torch's _unsafe_view (kron's graph: UnsafeViewBackward0); where the view algorithm
+    refuses the layout (the product of a transposed matrix keeps its layout), which makes
+    torch's kron raise, a reshaped copy."""
+    try:
+        return _ops._entry__unsafe_view(t, shape)
+    except RuntimeError:
+        return t.reshape(shape)
 
 
 def inner(self, other):

@@ -72,13 +72,18 @@ def _arr(x, dt):
 def _opmath_args(operands, half, exact_other=False):
     """float32 operands of an op whose result is `half` (float16/bfloat16), computed like
     torch's opmath: tensors are cast to `half`, then widened exactly; numbers are rounded
-    to `half` too (through float, like c10::Half(double)), except a number given as the
-    last operand of the ops whose kernels read it as float (`exact_other`: mul, div), so
-    the result is rounded once."""
+    to `half` too (through float, like c10::Half(double)), except a number or a one-element
+    tensor given as the last operand of the ops whose kernels read it as one float from its
+    own dtype (`exact_other`: mul, div; float16 ones / int32 [70000] is 1.43e-05, not 0),
+    so the result is rounded once."""
     args = []
     last = len(operands) - 1
     with _quiet(over="ignore"):
         for i, x in enumerate(operands):
+            if exact_other and i == last and isinstance(x, Tensor) and x.numel() == 1 and \
+                    not x.is_complex():
+                args.append(x._np.astype(np.float32))
+                continue
             a = _arr(x, half)
             if not isinstance(a, np.ndarray):
                 a = np.float32(a)
@@ -347,6 +352,7 @@ def _np_strides(t) -> tuple:
 
 
 def _clamp_into(out_np, a, lo, hi, dt):
+    lo, hi = P.real_bounds(lo, hi)
     if lo is not None and hi is not None and _is_nan(lo) | _is_nan(hi):
         out_np[...] = P.scalar_arg(float("nan"), dt)  # torch fills NaN, converting no bound
         return

@@ -236,7 +236,14 @@ def _var_mean(self, dim, correction, keepdim, name, op):
         mean = np.add.reduce(a, axis=axis, keepdims=True) / n
         dev = a - mean
         sq = (dev * dev.conj()).real if a.dtype == _C128 else dev * dev
-        var = np.add.reduce(sq, axis=axis, keepdims=True) / (max(0.0, n - c) if n else np.nan)
+        # the corrected two-pass sum: minus (sum dev)^2 / n, the rounding of the mean, so
+        # equal values have variance exactly 0 (as torch's Welford: std's gradient there is
+        # its masked 0, not the quotient of two rounding errors)
+        drift = np.add.reduce(dev, axis=axis, keepdims=True)
+        drift = (drift * drift.conj()).real if a.dtype == _C128 else drift * drift
+        # (never below 0: Cauchy-Schwarz, but for rounding)
+        ss = np.maximum(np.add.reduce(sq, axis=axis, keepdims=True) - drift / n, 0.0)
+        var = ss / (max(0.0, n - c) if n else np.nan)
     return var.reshape(shape), mean.reshape(shape)
 
 

@@ -235,10 +235,12 @@ def _replace_nonfinite(o, dt, nan, posinf, neginf):
                            info.max if posinf is None else posinf,
                            -info.max if neginf is None else neginf], np.float64).astype(dt.np)
     f = o.astype(np.float32) if dt in (D.float16, D.bfloat16) else o
+    # (every mask before the first write: f may be o itself, and a +inf replaced by a
+    # negative posinf must not then count as a -inf)
     inf = np.isinf(f)
-    np.copyto(o, values[0], where=np.isnan(f))
-    np.copyto(o, values[1], where=inf & (f > 0))
-    np.copyto(o, values[2], where=inf & (f < 0))
+    masks = (np.isnan(f), inf & (f > 0), inf & (f < 0))
+    for value, mask in zip(values, masks):
+        np.copyto(o, value, where=mask)
 
 
 def nan_to_num(self, nan=None, posinf=None, neginf=None):

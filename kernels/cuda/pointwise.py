@@ -206,6 +206,7 @@ def _clamp_into(out, self, lo, hi):
     dt = out._dtype
     src = self
     for op, bound in (("maximum", lo), ("minimum", hi)):
+        bound, = P.real_bounds(bound)
         if bound is not None:
             binary(op, None, dt, src, bound, out=out)
             src = out

@@ -689,7 +689,7 @@ def test_seed_3652_gradients():
 def test_sinc_second_derivative_near_zero(dtype):
     """sinc's derivative is a Taylor series for |pi x| < 0.5: its second derivative near 0 is
     -pi^2/3 + pi^4 x^2 / 10 (torch's float32 closed form cancels: 0 at 1e-6, -3.2454 at
-    1e-3; TORCH_FLOAT32_CANCELLATION), and the first derivative is torch's away from 0."""
+    1e-3; TORCH_CANCELLATION), and the first derivative is torch's away from 0."""
     xs = [1e-6, -1e-3, 0.02, 0.1, 0.3, -1.7, 4.2]
     x = ember.tensor(xs, dtype=getattr(ember, dtype), requires_grad=True)
     g, = ember.autograd.grad(ember.sinc(x).sum(), x, create_graph=True)
@@ -700,3 +700,119 @@ def test_sinc_second_derivative_near_zero(dtype):
     t = torch.tensor(xs, dtype=getattr(torch, dtype), requires_grad=True)
     tg, = torch.autograd.grad(torch.sinc(t).sum(), t)
     np.testing.assert_allclose(to_np(g.detach())[3:], tg.numpy()[3:], rtol=1e-6, atol=1e-6)
+
+
+def test_sinc_second_derivative_of_large_inputs():
+    """Seed 3653: sinc's series was evaluated at every element and masked by a where(): its
+    u^16 overflows in float32 from |x| ~ 1e4, and the masked branch's 0 * inf made the second
+    derivative NaN there (torch: -1.72e-07 at 3e5)."""
+    check_grads(lambda lib, x: lib.sinc(x), np.array([-3e5, 1e4, 2e19, 2.5], np.float32),
+                double=True)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", ["i1", "i1e"])
+def test_i1_i1e_second_derivatives_near_zero(op, dtype):
+    """i1' is a power series for |x| < 1 (the closed form i0(x) - i1(x) / x cancels when
+    differentiated again: float32 i1''(1e-6) was 0, torch's 0.125, exact 3x/8 = 3.75e-07;
+    i1e''(1e-6) -1.0, torch's -0.84375, exact -1 + 15x/8); elsewhere the first and second
+    derivatives are torch's float64 ones."""
+    xs = [1e-6, -1e-6, 2e-3, -0.3, 0.9, -1.0, 1.7, 4.2]
+    x = ember.tensor(xs, dtype=getattr(ember, dtype), requires_grad=True)
+    g, = ember.autograd.grad(getattr(ember.special, op)(x).sum(), x, create_graph=True)
+    gg, = ember.autograd.grad(g.sum(), x)
+    near_zero = np.array(xs[:2])
+    exact = 3 * near_zero / 8 if op == "i1" else np.sign(near_zero) * (15 * np.abs(near_zero)
+                                                                        / 8 - 1)
+    rtol = 1e-6 if dtype == "float32" else 1e-10
+    np.testing.assert_allclose(to_np(gg)[:2], exact, rtol=rtol)
+    t = torch.tensor(xs[2:], dtype=torch.float64, requires_grad=True)
+    tg, = torch.autograd.grad(getattr(torch.special, op)(t).sum(), t, create_graph=True)
+    tgg, = torch.autograd.grad(tg.sum(), t)
+    # (torch's closed forms cancel a little there too: errors relative to 1)
+    tol = 1e-6 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(to_np(g.detach())[2:], tg.detach().numpy(), rtol=tol, atol=tol)
+    np.testing.assert_allclose(to_np(gg)[2:], tgg.numpy(), rtol=tol, atol=tol)
+
+
+def _node_chain(out) -> list:
+    """grad_fn.name() along each node's first input, down to the leaf."""
+    names, node = [], out.grad_fn
+    while node is not None:
+        names.append(node.name().removeprefix("torch::autograd::"))
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
+_RNG = np.random.default_rng(5)
+
+
+@pytest.mark.parametrize("shapes, call", [
+    # (3, 4) @ (2, 4, 5): torch folds the batch into one mm of the transposed operands and
+    # makes the transposed result contiguous (CloneBackward0); ember gave bmm's UnsafeView
+    (((3, 4), (2, 4, 5)), lambda lib, a, b: a @ b),
+    (((4,), (2, 4, 5)), lambda lib, a, b: a @ b),
+    (((2, 3, 4), (4, 5)), lambda lib, a, b: a @ b),
+    # a constant other and a self whose batch does not fold into rows: bmm, and for a
+    # vector other torch's squeeze (SqueezeBackward1) before the view
+    (((3, 1, 2, 4), (4,)), lambda lib, a, b: a.transpose(0, 2) @ b.detach()),
+    (((3, 2, 4), (4, 5)), lambda lib, a, b: a.transpose(0, 1) @ b.detach()),
+    (((3, 4), (2, 4, 5)), lambda lib, a, b: a.detach() @ b),
+    # kron: torch's _unsafe_views of both inputs and of the product
+    (((2, 3), (3, 2)), lambda lib, a, b: lib.kron(a, b)),
+    (((3,), (2, 2)), lambda lib, a, b: lib.kron(a, b)),
+])
+def test_matmul_and_kron_graphs_are_torchs(shapes, call):
+    """matmul follows torch's _matmul_impl (should_fold, the transposed fold, bmm with a
+    squeezed vector) and kron its _unsafe_views: the same nodes, values and gradients."""
+    results = check_grads(call, *(_RNG.standard_normal(s) for s in shapes), double=True)
+    # (reshape's own difference, grad_support.NODE_NAMES_DIFFER: torch's reshape of a
+    # viewable non-contiguous tensor records ReshapeAlias, ember's View)
+    chains = [[n.replace("ReshapeAlias", "View") for n in _node_chain(out)]
+              for out, _, _ in results.values()]
+    assert chains[0] == chains[1], chains
+    outs = [out for out, _, _ in results.values()]
+    assert outs[0].stride() == outs[1].stride()
+
+
+def test_add_of_a_0d_meta_tensor_into_a_cpu_tensor_raises():
+    """ember.ones(3).add_(0-d meta tensor) raises torch's device error for the out-of-place
+    add (`Tensor on device meta is not on the expected device cpu!`); torch's in-place
+    add_ picks the Meta kernel for the mixed key set and returns self unchanged, a wrong
+    answer (ones(3) + that tensor raises in torch too), not a rule to follow."""
+    meta = {lib: lib.tensor(2.0, device="meta") for lib in (ember, torch)}
+    assert torch.ones(3).add_(meta[torch]).tolist() == [1.0] * 3      # (torch's no-op)
+    for lib in (ember, torch):
+        with pytest.raises(RuntimeError, match="Tensor on device meta is not on the "
+                                               "expected device cpu"):
+            lib.ones(3) + meta[lib]
+    for inplace in (lambda t, m: t.add_(m), lambda t, m: t.mul_(m), lambda t, m: t.copy_(m)):
+        with pytest.raises((RuntimeError, NotImplementedError)):
+            inplace(ember.ones(3), meta[ember])
+
+
+def test_seed_3653_findings():
+    """nan_to_num wrote its replacements one after another over masks read from the output
+    itself: a +inf replaced by a negative posinf then counted as a -inf (nan_to_num(inf,
+    posinf=-1.5, neginf=0.0) gave 0.0), in each part of a complex element too; aminmax of a
+    complex self checks its dim (IndexError) before refusing the dtype, as torch."""
+    values = np.array([math.inf, -math.inf, math.nan, 2.0])
+    check_grads(lambda lib, x: lib.nan_to_num(x, -1.5, -1.5, 0.0), values)
+    check_grads(lambda lib, x: x.clone().nan_to_num_(-1.5, -1.5, 0.0), values)
+    z = [complex(math.inf, 1), complex(1, math.inf), complex(math.nan, -math.inf)]
+    e, t = (lib.nan_to_num(lib.tensor(z), -1.5, -1.5, 0.0) for lib in (ember, torch))
+    np.testing.assert_array_equal(to_np(e), t.numpy())
+    raises_like_torch(lambda lib: lib.aminmax(lib.tensor([[1j]]), dim=-3))
+
+
+@pytest.mark.parametrize("op", ["std", "var", "std_mean", "var_mean"])
+def test_seed_3654_variance_of_equal_values_is_zero(op):
+    """Seed 3654: var/std of a row of equal values was a rounding error of the mean (2e-31),
+    and std's gradient there the quotient of two rounding errors (-1.35, torch's masked 0);
+    the corrected two-pass sum subtracts (sum dev)^2 / n: exactly 0, as torch's Welford."""
+    def fn(lib, x, n=21):
+        out = getattr(lib, op)(x.expand(2, n), [1], keepdim=True)
+        return out[0] if isinstance(out, tuple) else out
+    results = check_grads(fn, np.array([[3.08560746], [-0.22184905]]))
+    assert to_np(results["ember"][0].detach()).tolist() == [[0.0], [0.0]]
+    check_grads(lambda lib, x: fn(lib, x, 3), np.array([[-4.37533432 + 5j], [-2.9036721 + 1j]]))

@@ -5,6 +5,8 @@ and strides).
 
     .venv/bin/python -m pytest tests/fuzz/test_regressions.py -q
 """
+import math
+
 import numpy as np
 import pytest
 from helpers import check_call, raises_like
@@ -274,13 +276,31 @@ def test_float16_with_a_complex_number_raises_like_torch():
         raises_like(lambda c=call: c(ember), lambda c=call: c(torch))
 
 
-def test_known_complex_bound_of_clamp():
-    """COMPLEX_BOUNDS (fuzz_support): torch reads clamp's Scalar bounds as doubles (0j
-    clamps a float16 self, no promotion); ember promotes a complex bound and refuses."""
-    x = [-1.0, 2.0]
-    assert torch.clamp(torch.tensor(x, dtype=torch.float16), 0j, 0j).dtype == torch.float16
-    with pytest.raises(NotImplementedError, match="clamp is not supported for complex"):
-        ember.clamp(ember.tensor(x), 0j, 0j)
+@pytest.mark.parametrize("call", [
+    lambda M: M.clamp(M.tensor(_X, dtype=M.float16), 0j, 0j),
+    lambda M: M.clamp(M.tensor(_X), 0.5 + 0j),
+    lambda M: M.clamp(M.tensor(_X), None, complex(math.nan, 0)),
+    lambda M: M.clip(M.tensor(_X), -1 + 0j, 1.5),
+    lambda M: M.tensor(_X).clamp_(0.5 + 0j),
+    lambda M: M.tensor(_X).expand(2, 2).clip_(0.5 + 0j, 1),   # (then the overlap error)
+    lambda M: M.clamp(M.tensor(_X), 1j),                       # "... type double ..."
+    lambda M: M.tensor(_X).clamp_(None, 2 - 1j),
+    lambda M: M.clamp(M.tensor([1, 2]), 0.5 + 0j),             # promotes: complex refused
+    lambda M: M.tensor([1, 2]).clamp_(0.5 + 0j),               # the in-place cast first
+    lambda M: M.clamp_min(M.tensor(_X), 0.5 + 0j),             # always refused
+    # Tensor bounds: a complex self refused, then (in place) overlap and cast, then the kernel
+    lambda M: M.clamp(M.tensor(_X), M.tensor(1j)),
+    lambda M: M.clamp(M.tensor(_X), None, M.tensor(1j)),
+    lambda M: M.tensor(_X).clamp_(M.tensor(1j)),
+    lambda M: M.tensor(_X).expand(2, 2).clamp_(M.tensor(1j)),
+    lambda M: M.tensor([1j, 2]).expand(2, 2).clamp_(M.tensor(1.0)),
+])
+def test_complex_bounds_of_clamp(call):
+    """torch promotes clamp's Scalar bounds with a non-floating self only: a floating self
+    keeps its dtype and reads a complex bound as a double (0j clamps, 1j raises the
+    conversion error), where ember refused every complex bound (the former COMPLEX_BOUNDS
+    of fuzz_support)."""
+    check_call(call)
 
 
 # --------------------------------------------------------------------------- factors
@@ -454,3 +474,47 @@ def test_meta_tensor_with_a_cpu_scalar_tensor(call):
     e = call(ember)
     assert (tuple(e.shape), str(e.device), e.dtype.name) == \
         (tuple(t.shape), str(t.device), str(t.dtype).removeprefix("torch."))
+
+
+# --------------------------------------------------------------------------- seed 3603
+def _halves(M, dtype="float16", n=20):
+    return M.full((n,), 1.0, dtype=getattr(M, dtype))
+
+
+@pytest.mark.parametrize("call", [
+    # float16/bfloat16 mul and div read a one-element divisor as one float from its own
+    # dtype (torch's original_scalar_value), not rounded to the reduced type first
+    lambda M: M.tensor(math.inf, dtype=M.float16) / M.tensor([-2**31], dtype=M.int32),
+    lambda M: _halves(M) / M.tensor([70000]),
+    lambda M: _halves(M).div_(M.tensor([70000])),
+    lambda M: _halves(M, "bfloat16") / M.tensor(257),
+    lambda M: _halves(M) * M.tensor(1e-5, dtype=M.float64),
+    lambda M: _halves(M) / M.tensor([70000] * 20),      # (a tensor: rounded, 1/inf = 0)
+    # copysign with a number (torch's copysign.Scalar overloads)
+    lambda M: M.copysign(M.tensor(_X), -2.0),
+    lambda M: M.copysign(M.tensor([1, -2]), True),
+    lambda M: M.tensor(_X).copysign_(-1),
+    lambda M: M.tensor([1, 2]).copysign_(-1.0),
+    # copy_ takes a number for src in torch's parser (python_arg_parser's numbers-as-tensors)
+    lambda M: M.zeros(2, dtype=M.int64).copy_(2.5),
+    lambda M: M.zeros(2, dtype=M.int8).copy_(300),
+    lambda M: M.zeros(2, dtype=M.float16).copy_(70000),
+    lambda M: M.zeros(2).copy_(True),
+    lambda M: M.zeros(2, dtype=M.complex64).copy_(1 + 2j),
+])
+def test_fuzz_seed_3603_findings(call):
+    """Found by the forward fuzzer's seed 3603 (div.Tensor of float16 inf by int32 min: NaN,
+    torch -inf) and by the binary-op sweep with Python numbers (copysign and copy_ refused
+    them)."""
+    check_call(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda M: M.quantile(M.tensor(_X), True),
+    lambda M: M.tensor(_X).nanquantile(False),
+    lambda M: M.linalg.matrix_rank(M.eye(3), True),
+])
+def test_a_bool_for_a_float_argument(call):
+    """torch's parser takes a bool for a `float` argument (Python's bool is an int; the
+    binary-op sweep found quantile(t, True) refused by ember's overload resolution)."""
+    check_call(call)

@@ -166,6 +166,12 @@ _binary("heaviside", extra=[S(_a(-1.0, 0.0, -0.0, 2.0, np.nan), _a(0.5, 0.5, 7.0
                               name="zeros")])
 _binary("copysign.Tensor", extra=[_NAN, S(_a(1.0, -2.0, 0.0, 3.0), _a(-0.0, 0.0, -1.0, np.inf),
                                           name="signed_zeros")])
+register("copysign.Scalar", lambda: scalar_samples(values=(-2, 0.5, True)) + [
+    S(_a(1.0, -0.0, np.nan, -np.inf), -0.0, name="signed_zero")])
+out_of("copysign.Scalar_out", "copysign.Scalar")
+register("copysign_.Scalar", lambda: [
+    S(make((3, 4), dt), v, name=f"{dtname(dt)}_{type(v).__name__}")
+    for dt in (F32, F64, F16, I64) for v in (-3, 0.5)])
 register("xlogy.Tensor", lambda: _tensors_only(binary_samples(rhs={"low": 0.1, "high": 5})) + [
     _NAN, S(_a(0.0, 0.0, 1.0, 2.0), _a(0.0, np.nan, 0.0, 3.0), name="zeros")])
 out_of("xlogy.OutTensor", "xlogy.Tensor")
