@@ -565,8 +565,8 @@ class CloneBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -759,8 +759,8 @@ class AddBackward0(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -816,8 +816,8 @@ class AddBackward1(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -857,8 +857,8 @@ class SubBackward0(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -914,8 +914,8 @@ class SubBackward1(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -939,13 +939,16 @@ class MulBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'other')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_other = None
-        other = _unpack(_node._s_other, _node) if _n[0] else None
-        self = _unpack(_node._s_self, _node) if _n[1] else None
+        if _saved is None:
+            other = _unpack(_node._s_other, _node) if _n[0] else None
+            self = _unpack(_node._s_self, _node) if _n[1] else None
+        else:
+            other, self = _saved
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
@@ -957,13 +960,15 @@ class MulBackward0(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_other = _unpack(_node._s_other, _node) if _n[0] else None
+        _t_self = _unpack(_node._s_self, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
-            other = _A.arr(_unpack(_node._s_other, _node)) if _n[0] else None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
+            other = _A.arr(_t_other)
+            self = _A.arr(_t_self)
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
@@ -974,7 +979,7 @@ class MulBackward0(_Node):
                 _r_other = _A.out(_A.reduce_to(_A.mul(grad, _A.conjugate(self)), other_shape, other_dtype), _grads, self)
             return (_r_self, _r_other)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_other, _t_self))
 
     @property
     def _saved_other(self):
@@ -1020,8 +1025,8 @@ class MulBackward1(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -1463,8 +1468,8 @@ class NegBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -1483,26 +1488,30 @@ class ExpBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
-            _r_self = grad * result.conj()
+            _r_self = grad * _H.conj(result)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.mul(grad, _A.conj(result)), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -1524,7 +1533,7 @@ class LogBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / self.conj()
+            _r_self = grad / _H.conj(self)
         return (_r_self,)
 
     @property
@@ -1615,26 +1624,30 @@ class SigmoidBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
             _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.sigmoid_backward(grad, result), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -1650,26 +1663,30 @@ class TanhBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
             _r_self = _F.tanh_backward(grad, result)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.tanh_backward(grad, result), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -1851,13 +1868,16 @@ class MmBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'mat2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_mat2 = None
-        mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
-        self = _unpack(_node._s_self, _node) if _n[1] else None
+        if _saved is None:
+            mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+            self = _unpack(_node._s_self, _node) if _n[1] else None
+        else:
+            mat2, self = _saved
         if _n[0]:
             self_shape = _node._s_self_shape
             self_stride = _node._s_self_stride
@@ -1869,13 +1889,15 @@ class MmBackward0(_Node):
         return (_r_self, _r_mat2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+        _t_self = _unpack(_node._s_self, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat2 = None
-            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[0] else None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
+            mat2 = _A.arr(_t_mat2)
+            self = _A.arr(_t_self)
             if _n[0]:
                 self_shape = _node._s_self_shape
                 self_stride = _node._s_self_stride
@@ -1886,7 +1908,7 @@ class MmBackward0(_Node):
                 _r_mat2 = _A.out(_A.mm_mat2_backward(grad, self, mat2_shape, mat2_stride, 1), _grads, self)
             return (_r_self, _r_mat2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_mat2, _t_self))
 
     @property
     def _saved_mat2(self):
@@ -1922,34 +1944,39 @@ class BmmBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'mat2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_mat2 = None
-        mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
-        self = _unpack(_node._s_self, _node) if _n[1] else None
+        if _saved is None:
+            mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+            self = _unpack(_node._s_self, _node) if _n[1] else None
+        else:
+            mat2, self = _saved
         if _n[0]:
-            _r_self = grad.bmm(mat2.transpose(1, 2).conj())
+            _r_self = grad.bmm(_H.conj(mat2.transpose(1, 2)))
         if _n[1]:
-            _r_mat2 = self.transpose(1, 2).conj().bmm(grad)
+            _r_mat2 = _H.conj(self.transpose(1, 2)).bmm(grad)
         return (_r_self, _r_mat2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+        _t_self = _unpack(_node._s_self, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat2 = None
-            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[0] else None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
+            mat2 = _A.arr(_t_mat2)
+            self = _A.arr(_t_self)
             if _n[0]:
                 _r_self = _A.out(_A.bmm(grad, _A.conj(_A.transpose(mat2, 1, 2))), _grads, mat2)
             if _n[1]:
                 _r_mat2 = _A.out(_A.bmm(_A.conj(_A.transpose(self, 1, 2)), grad), _grads, self)
             return (_r_self, _r_mat2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_mat2, _t_self))
 
     @property
     def _saved_mat2(self):
@@ -1969,14 +1996,17 @@ class AddmmBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'mat1', 'mat2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_mat1 = None
         _r_mat2 = None
-        mat1 = _unpack(_node._s_mat1, _node) if _n[2] else None
-        mat2 = _unpack(_node._s_mat2, _node) if _n[1] else None
+        if _saved is None:
+            mat1 = _unpack(_node._s_mat1, _node) if _n[2] else None
+            mat2 = _unpack(_node._s_mat2, _node) if _n[1] else None
+        else:
+            mat1, mat2 = _saved
         if _n[0]:
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
@@ -1995,14 +2025,16 @@ class AddmmBackward0(_Node):
         return (_r_self, _r_mat1, _r_mat2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_mat1 = _unpack(_node._s_mat1, _node) if _n[2] else None
+        _t_mat2 = _unpack(_node._s_mat2, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat1 = None
             _r_mat2 = None
-            mat1 = _A.arr(_unpack(_node._s_mat1, _node)) if _n[2] else None
-            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[1] else None
+            mat1 = _A.arr(_t_mat1)
+            mat2 = _A.arr(_t_mat2)
             if _n[0]:
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
@@ -2020,7 +2052,7 @@ class AddmmBackward0(_Node):
                 _r_mat2 = _A.out(_A.mm_mat2_backward(grad, mat1, mat2_shape, mat2_stride, alpha), _grads, mat1)
             return (_r_self, _r_mat1, _r_mat2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_mat1, _t_mat2))
 
     @property
     def _saved_alpha(self):
@@ -3192,8 +3224,8 @@ class ExpandBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3230,8 +3262,8 @@ class SliceBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3286,8 +3318,8 @@ class SelectBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3429,8 +3461,8 @@ class AliasBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3457,8 +3489,8 @@ class LiftFreshBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3485,8 +3517,8 @@ class LiftFreshCopyBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -4794,7 +4826,7 @@ class Exp2Backward0(_Node):
         _r_self = None
         result = _unpack(_node._s_result, _node)
         if _n[0]:
-            _r_self = grad * _H.mul_number(result, 0.6931471805599453).conj()
+            _r_self = grad * _H.conj(_H.mul_number(result, 0.6931471805599453))
         return (_r_self,)
 
     @property
@@ -4811,26 +4843,30 @@ class Expm1Backward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
-            _r_self = grad * (result.conj() + 1)
+            _r_self = grad * (_H.conj(result) + 1)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.mul(grad, _A.add(_A.conj(result), 1)), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -4852,7 +4888,7 @@ class Log2Backward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / _H.mul_number(self.conj(), 0.6931471805599453)
+            _r_self = grad / _H.mul_number(_H.conj(self), 0.6931471805599453)
         return (_r_self,)
 
     @property
@@ -4875,7 +4911,7 @@ class Log10Backward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / _H.mul_number(self.conj(), 2.3025850929940455)
+            _r_self = grad / _H.mul_number(_H.conj(self), 2.3025850929940455)
         return (_r_self,)
 
     @property
@@ -4898,7 +4934,7 @@ class Log1PBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / (self + 1).conj()
+            _r_self = grad / _H.conj(self + 1)
         return (_r_self,)
 
     @property
@@ -4921,7 +4957,7 @@ class SqrtBackward0(_Node):
         _r_self = None
         result = _unpack(_node._s_result, _node)
         if _n[0]:
-            _r_self = grad / _H.mul_number(result.conj(), 2)
+            _r_self = grad / _H.mul_number(_H.conj(result), 2)
         return (_r_self,)
 
     @property
@@ -4944,7 +4980,7 @@ class RsqrtBackward0(_Node):
         _r_self = None
         result = _unpack(_node._s_result, _node)
         if _n[0]:
-            _r_self = _H.mul_number(grad, -0.5) * result.pow(3).conj()
+            _r_self = _H.mul_number(grad, -0.5) * _H.conj(result.pow(3))
         return (_r_self,)
 
     @property
@@ -4961,26 +4997,30 @@ class ReciprocalBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
-            _r_self = -grad * (result * result).conj()
+            _r_self = -grad * _H.conj(result * result)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.mul(_A.neg(grad), _A.conj(_A.mul(result, result))), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -5002,7 +5042,7 @@ class SinBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * self.cos().conj()
+            _r_self = grad * _H.conj(self.cos())
         return (_r_self,)
 
     @property
@@ -5025,7 +5065,7 @@ class CosBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * -self.sin().conj()
+            _r_self = grad * -_H.conj(self.sin())
         return (_r_self,)
 
     @property
@@ -5048,7 +5088,7 @@ class TanBackward0(_Node):
         _r_self = None
         result = _unpack(_node._s_result, _node)
         if _n[0]:
-            _r_self = grad * (1 + result.pow(2)).conj()
+            _r_self = grad * _H.conj(1 + result.pow(2))
         return (_r_self,)
 
     @property
@@ -5071,7 +5111,7 @@ class AsinBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * (-self * self + 1).rsqrt().conj()
+            _r_self = grad * _H.conj((-self * self + 1).rsqrt())
         return (_r_self,)
 
     @property
@@ -5094,7 +5134,7 @@ class AcosBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * -(-self * self + 1).rsqrt().conj()
+            _r_self = grad * -_H.conj((-self * self + 1).rsqrt())
         return (_r_self,)
 
     @property
@@ -5117,7 +5157,7 @@ class AtanBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / (self * self + 1).conj()
+            _r_self = grad / _H.conj(self * self + 1)
         return (_r_self,)
 
     @property
@@ -5140,7 +5180,7 @@ class SinhBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * self.cosh().conj()
+            _r_self = grad * _H.conj(self.cosh())
         return (_r_self,)
 
     @property
@@ -5163,7 +5203,7 @@ class CoshBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * self.sinh().conj()
+            _r_self = grad * _H.conj(self.sinh())
         return (_r_self,)
 
     @property
@@ -5296,8 +5336,8 @@ class FracBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -5962,7 +6002,7 @@ class AsinhBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * (self.pow(2) + 1).rsqrt().conj()
+            _r_self = grad * _H.conj((self.pow(2) + 1).rsqrt())
         return (_r_self,)
 
     @property
@@ -6001,7 +6041,7 @@ class AtanhBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / (1 - self.pow(2)).conj()
+            _r_self = grad / _H.conj(1 - self.pow(2))
         return (_r_self,)
 
     @property
@@ -6600,14 +6640,8 @@ class ConjBackward0(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = grad.conj()
+            _r_self = _H.conj(grad)
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        grad = _grads[0]
-        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
-            return _node.apply(_grads)
-        return (_o._entry_conj(grad),)
 
 
 # schema/derivatives.yaml: _conj_physical(Tensor self) -> Tensor
@@ -7293,34 +7327,39 @@ class DotBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'tensor')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_tensor = None
-        self = _unpack(_node._s_self, _node) if _n[1] else None
-        tensor = _unpack(_node._s_tensor, _node) if _n[0] else None
+        if _saved is None:
+            self = _unpack(_node._s_self, _node) if _n[1] else None
+            tensor = _unpack(_node._s_tensor, _node) if _n[0] else None
+        else:
+            self, tensor = _saved
         if _n[0]:
-            _r_self = grad * tensor.conj()
+            _r_self = grad * _H.conj(tensor)
         if _n[1]:
-            _r_tensor = grad * self.conj()
+            _r_tensor = grad * _H.conj(self)
         return (_r_self, _r_tensor)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_self = _unpack(_node._s_self, _node) if _n[1] else None
+        _t_tensor = _unpack(_node._s_tensor, _node) if _n[0] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_tensor = None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
-            tensor = _A.arr(_unpack(_node._s_tensor, _node)) if _n[0] else None
+            self = _A.arr(_t_self)
+            tensor = _A.arr(_t_tensor)
             if _n[0]:
                 _r_self = _A.out(_A.mul(grad, _A.conj(tensor)), _grads, tensor)
             if _n[1]:
                 _r_tensor = _A.out(_A.mul(grad, _A.conj(self)), _grads, self)
             return (_r_self, _r_tensor)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_self, _t_tensor))
 
     @property
     def _saved_self(self):
@@ -7348,9 +7387,9 @@ class MvBackward0(_Node):
         self = _unpack(_node._s_self, _node) if _n[1] else None
         vec = _unpack(_node._s_vec, _node) if _n[0] else None
         if _n[0]:
-            _r_self = grad.unsqueeze(1) * vec.conj()
+            _r_self = grad.unsqueeze(1) * _H.conj(vec)
         if _n[1]:
-            _r_vec = self.t().conj().mv(grad)
+            _r_vec = _H.conj(self.t()).mv(grad)
         return (_r_self, _r_vec)
 
     @property
@@ -7371,14 +7410,17 @@ class BaddbmmBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'batch1', 'batch2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_batch1 = None
         _r_batch2 = None
-        batch1 = _unpack(_node._s_batch1, _node) if _n[2] else None
-        batch2 = _unpack(_node._s_batch2, _node) if _n[1] else None
+        if _saved is None:
+            batch1 = _unpack(_node._s_batch1, _node) if _n[2] else None
+            batch2 = _unpack(_node._s_batch2, _node) if _n[1] else None
+        else:
+            batch1, batch2 = _saved
         if _n[0]:
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
@@ -7386,21 +7428,23 @@ class BaddbmmBackward0(_Node):
             _r_self = _H.reduce_to(_H.maybe_multiply(grad, _H.conjugate(beta)), self_shape, self_dtype)
         if _n[1]:
             alpha = _node._s_alpha
-            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), _H.conjugate(alpha))
+            _r_batch1 = _H.maybe_multiply(grad.bmm(_H.conj(batch2.transpose(1, 2))), _H.conjugate(alpha))
         if _n[2]:
             alpha = _node._s_alpha
-            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), _H.conjugate(alpha))
+            _r_batch2 = _H.maybe_multiply(_H.conj(batch1.transpose(1, 2)).bmm(grad), _H.conjugate(alpha))
         return (_r_self, _r_batch1, _r_batch2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_batch1 = _unpack(_node._s_batch1, _node) if _n[2] else None
+        _t_batch2 = _unpack(_node._s_batch2, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_batch1 = None
             _r_batch2 = None
-            batch1 = _A.arr(_unpack(_node._s_batch1, _node)) if _n[2] else None
-            batch2 = _A.arr(_unpack(_node._s_batch2, _node)) if _n[1] else None
+            batch1 = _A.arr(_t_batch1)
+            batch2 = _A.arr(_t_batch2)
             if _n[0]:
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
@@ -7414,7 +7458,7 @@ class BaddbmmBackward0(_Node):
                 _r_batch2 = _A.out(_A.maybe_multiply(_A.bmm(_A.conj(_A.transpose(batch1, 1, 2)), grad), _A.conjugate(alpha)), _grads, batch1)
             return (_r_self, _r_batch1, _r_batch2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_batch1, _t_batch2))
 
     @property
     def _saved_alpha(self):
@@ -7611,8 +7655,8 @@ class RsubBackward0(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -7669,8 +7713,8 @@ class RsubBackward1(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -7741,8 +7785,8 @@ class RemainderBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -7842,8 +7886,8 @@ class FmodBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8095,39 +8139,45 @@ class LerpBackward1(_Node):
     _release_after_backward = True
     _input_names = ('self', 'end', 'weight')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_end = None
         _r_weight = None
-        end = _unpack(_node._s_end, _node) if _n[2] else None
-        self = _unpack(_node._s_self, _node) if _n[2] else None
-        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
+        if _saved is None:
+            end = _unpack(_node._s_end, _node) if _n[2] else None
+            self = _unpack(_node._s_self, _node) if _n[2] else None
+            weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
+        else:
+            end, self, weight = _saved
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            _r_self = _H.reduce_to(grad * (1 - weight).conj(), self_shape, self_dtype)
+            _r_self = _H.reduce_to(grad * _H.conj(1 - weight), self_shape, self_dtype)
         if _n[1]:
             end_dtype = _node._s_end_dtype
             end_shape = _node._s_end_shape
-            _r_end = _H.reduce_to(grad * weight.conj(), end_shape, end_dtype)
+            _r_end = _H.reduce_to(grad * _H.conj(weight), end_shape, end_dtype)
         if _n[2]:
             weight_dtype = _node._s_weight_dtype
             weight_shape = _node._s_weight_shape
-            _r_weight = _H.reduce_to(grad * (end - self).conj(), weight_shape, weight_dtype)
+            _r_weight = _H.reduce_to(grad * _H.conj(end - self), weight_shape, weight_dtype)
         return (_r_self, _r_end, _r_weight)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_end = _unpack(_node._s_end, _node) if _n[2] else None
+        _t_self = _unpack(_node._s_self, _node) if _n[2] else None
+        _t_weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_end = None
             _r_weight = None
-            end = _A.arr(_unpack(_node._s_end, _node)) if _n[2] else None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[2] else None
-            weight = _A.arr(_unpack(_node._s_weight, _node)) if _n[0] or _n[1] else None
+            end = _A.arr(_t_end)
+            self = _A.arr(_t_self)
+            weight = _A.arr(_t_weight)
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
@@ -8142,7 +8192,7 @@ class LerpBackward1(_Node):
                 _r_weight = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.sub(end, self))), weight_shape, weight_dtype), _grads, end, self)
             return (_r_self, _r_end, _r_weight)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_end, _t_self, _t_weight))
 
     @property
     def _saved_end(self):
@@ -8190,14 +8240,17 @@ class AddcmulBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'tensor1', 'tensor2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_tensor1 = None
         _r_tensor2 = None
-        tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
-        tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] else None
+        if _saved is None:
+            tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
+            tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] else None
+        else:
+            tensor1, tensor2 = _saved
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
@@ -8206,23 +8259,25 @@ class AddcmulBackward0(_Node):
             tensor1_dtype = _node._s_tensor1_dtype
             tensor1_shape = _node._s_tensor1_shape
             value = _node._s_value
-            _r_tensor1 = _H.reduce_to(grad * (tensor2 * value).conj(), tensor1_shape, tensor1_dtype)
+            _r_tensor1 = _H.reduce_to(grad * _H.conj(tensor2 * value), tensor1_shape, tensor1_dtype)
         if _n[2]:
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
-            _r_tensor2 = _H.reduce_to(grad * (tensor1 * value).conj(), tensor2_shape, tensor2_dtype)
+            _r_tensor2 = _H.reduce_to(grad * _H.conj(tensor1 * value), tensor2_shape, tensor2_dtype)
         return (_r_self, _r_tensor1, _r_tensor2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
+        _t_tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_tensor1 = None
             _r_tensor2 = None
-            tensor1 = _A.arr(_unpack(_node._s_tensor1, _node)) if _n[2] else None
-            tensor2 = _A.arr(_unpack(_node._s_tensor2, _node)) if _n[1] else None
+            tensor1 = _A.arr(_t_tensor1)
+            tensor2 = _A.arr(_t_tensor2)
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
@@ -8239,7 +8294,7 @@ class AddcmulBackward0(_Node):
                 _r_tensor2 = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.mul(tensor1, value))), tensor2_shape, tensor2_dtype), _grads, tensor1)
             return (_r_self, _r_tensor1, _r_tensor2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_tensor1, _t_tensor2))
 
     @property
     def _saved_self_dtype(self):
@@ -8303,12 +8358,12 @@ class AddcdivBackward0(_Node):
             tensor1_dtype = _node._s_tensor1_dtype
             tensor1_shape = _node._s_tensor1_shape
             value = _node._s_value
-            _r_tensor1 = _H.reduce_to(grad * _H.scalar_over(value, tensor2).conj(), tensor1_shape, tensor1_dtype)
+            _r_tensor1 = _H.reduce_to(grad * _H.conj(_H.scalar_over(value, tensor2)), tensor1_shape, tensor1_dtype)
         if _n[2]:
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
-            _r_tensor2 = _H.reduce_to(grad.neg() * (value * tensor1 / (tensor2 * tensor2)).conj(), tensor2_shape, tensor2_dtype)
+            _r_tensor2 = _H.reduce_to(grad.neg() * _H.conj(value * tensor1 / (tensor2 * tensor2)), tensor2_shape, tensor2_dtype)
         return (_r_self, _r_tensor1, _r_tensor2)
 
     @property
@@ -8404,8 +8459,8 @@ class EqBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8449,8 +8504,8 @@ class EqBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8502,8 +8557,8 @@ class NeBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8547,8 +8602,8 @@ class NeBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8600,8 +8655,8 @@ class LtBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8645,8 +8700,8 @@ class LtBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8698,8 +8753,8 @@ class LeBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8743,8 +8798,8 @@ class LeBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8796,8 +8851,8 @@ class GtBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8841,8 +8896,8 @@ class GtBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8894,8 +8949,8 @@ class GeBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8939,8 +8994,8 @@ class GeBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -10487,11 +10542,11 @@ class SigmoidBackwardBackward0(_Node):
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
+            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, _H.conj(output)), grad_output_shape, grad_output_dtype)
         if _n[1]:
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(grad.conj() * grad_output * (_H.mul_number(output.conj(), -2) + 1), output_shape, output_dtype)
+            _r_output = _H.reduce_to(_H.conj(grad) * grad_output * (_H.mul_number(_H.conj(output), -2) + 1), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -10538,11 +10593,11 @@ class TanhBackwardBackward0(_Node):
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
+            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, _H.conj(output)), grad_output_shape, grad_output_dtype)
         if _n[1]:
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(_H.mul_number(output.conj(), -2) * grad_output * grad.conj(), output_shape, output_dtype)
+            _r_output = _H.reduce_to(_H.mul_number(_H.conj(output), -2) * grad_output * _H.conj(grad), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -13036,8 +13091,8 @@ class NormalBackward1(_Node):
         return (_r_mean,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_mean = None
             if _n[0]:
@@ -13076,8 +13131,8 @@ class NormalBackward2(_Node):
         return (_r_std,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_std = None
             if _n[0]:
@@ -13121,8 +13176,8 @@ class NormalBackward3(_Node):
         return (_r_mean, _r_std)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_mean = None
             _r_std = None
@@ -13225,8 +13280,8 @@ class PoissonBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -13729,8 +13784,8 @@ class ExpandBackward0_copy(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -13767,8 +13822,8 @@ class SliceBackward0_copy(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -13823,8 +13878,8 @@ class SelectBackward0_copy(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -13966,8 +14021,8 @@ class AliasBackward0_copy(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -14061,14 +14116,8 @@ class ConjBackward0_copy(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = grad.conj()
+            _r_self = _H.conj(grad)
         return (_r_self,)
-
-    def _apply_array(_node, _grads):
-        grad = _grads[0]
-        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
-            return _node.apply(_grads)
-        return (_o._entry_conj(grad),)
 
 
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)
