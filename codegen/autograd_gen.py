@@ -209,7 +209,7 @@ def _apply_array(d: Derivative) -> list[str]:
     """`_apply_array`: the formulas over NumPy arrays (array_formulas.py), run by the engine
     when nobody can observe the ops; `Fallback` runs `apply`. Only when every formula has
     an array version."""
-    if _list_input(d) or not all(f.array_code for f in d.formulas):
+    if not all(f.array_code for f in d.formulas):
         return []
     rets = return_names(d.fn.schema)
     unpacked = _unpacked_first(d)
@@ -217,6 +217,8 @@ def _apply_array(d: Derivative) -> list[str]:
     lines = ["", f"{IND}def _apply_array(_node, _grads):", f"{IND*2}_n = _node._needs"]
     lines += [f"{IND*2}{_unpack_first_line(d, local, prefix='_t_')}" for local in unpacked]
     lines += [f"{IND*2}try:"]
+    if _list_input(d):
+        lines.append(f"{IND*3}_L = _node._nlist")
     for g in sorted({g for f in d.formulas for g in f.grads}):
         if g == "grad":
             lines.append(f"{IND*3}grad = _A.arr(_grads[0])")
@@ -224,19 +226,23 @@ def _apply_array(d: Derivative) -> list[str]:
             lines.append(f"{IND*3}grads = _A.arrs(_grads)")
         else:
             lines.append(f"{IND*3}{g} = _A.arr(_grads[{rets.index(g[5:])}])")
-    for name, _ in d.inputs:
-        lines.append(f"{IND*3}_r_{name} = None")
+    for name, is_list in d.inputs:
+        lines.append(f"{IND*3}_r_{name} = [None] * _L" if is_list else f"{IND*3}_r_{name} = None")
     lines += [f"{IND*3}{local} = _A.arr(_t_{local})" for local in unpacked]
     pos = _positions(d)
     kinds = {s.local: s.kind for s in d.saved}
+    is_list = dict(d.inputs)
     for f in d.formulas:
-        lines.append(f"{IND*3}if {' or '.join(f'_n[{pos[n]}]' for n in f.inputs)}:")
+        conds = [f"any(_n[{pos[n]}])" if ":" in pos[n] else f"_n[{pos[n]}]" for n in f.inputs]
+        lines.append(f"{IND*3}if {' or '.join(conds)}:")
         for local in f.uses:
             if kinds[local] not in _TENSOR_KINDS:
                 lines.append(f"{IND*4}{_unpack_line(d, local)}")
         sources = "".join(f", {u}" for u in f.uses if kinds[u] in ("tensor", "output"))
-        lines.append(f"{IND*4}_r_{f.inputs[0]} = _A.out({f.array_code}, _grads{sources})")
-    parts = [f"_r_{n}" for n, _ in d.inputs]
+        # (a list input's formula gives a list: `outs` keeps views of the gradient views)
+        wrap = "_A.outs" if is_list[f.inputs[0]] else "_A.out"
+        lines.append(f"{IND*4}_r_{f.inputs[0]} = {wrap}({f.array_code}, _grads{sources})")
+    parts = [f"*_r_{n}" if is_list else f"_r_{n}" for n, is_list in d.inputs]
     lines.append(f"{IND*3}return ({', '.join(parts)}{',' if len(parts) == 1 else ''})")
     handed = f", ({_tuple_items(f'_t_{u}' for u in unpacked)})" if unpacked else ""
     lines += [f"{IND*2}except _A.Fallback:", f"{IND*3}return _node.apply(_grads{handed})"]

@@ -410,8 +410,10 @@ class _Rewriter(ast.NodeTransformer):
         if isinstance(f, ast.Name) and f.id not in self.bound:
             self._check_arity(f.id, node)
         if (isinstance(f, ast.Attribute) and f.attr == "conj" and not node.args
-                and not node.keywords and "conj" in self.ctx.helpers):
+                and not node.keywords and "conj" in self.ctx.helpers
+                and not (isinstance(f.value, ast.Name) and f.value.id == "grad")):
             # `x.conj()` -> `_H.conj(x)`: no dispatch for a real x, as torch's inline conj
+            # (not `grad.conj()`, _conj's formula: a complex grad, its node's direct view)
             return _helper_call("conj", self.visit(f.value))
         return self.generic_visit(node)
 

@@ -3397,6 +3397,18 @@ class SplitBackward0(_Node):
             _r_self = _F.cat(grads, dim)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.cat(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -3418,6 +3430,18 @@ class SplitWithSizesBackward0(_Node):
             _r_self = _F.cat(grads, dim)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.cat(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -3438,6 +3462,18 @@ class UnbindBackward0(_Node):
             dim = _node._s_dim
             _r_self = _F.stack(grads, dim)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.stack(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
@@ -3602,6 +3638,21 @@ class CatBackward0(_Node):
             _r_tensors = _H.cat_tensors_backward(grad, to_args_sizes_tensors, to_args_dtypes_tensors, dim)
         return (*_r_tensors,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            _L = _node._nlist
+            grad = _A.arr(_grads[0])
+            _r_tensors = [None] * _L
+            if any(_n[0:0 + _L]):
+                dim = _node._s_dim
+                to_args_dtypes_tensors = _node._s_to_args_dtypes_tensors
+                to_args_sizes_tensors = _node._s_to_args_sizes_tensors
+                _r_tensors = _A.outs(_A.cat_tensors_backward(grad, to_args_sizes_tensors, to_args_dtypes_tensors, dim), _grads)
+            return (*_r_tensors,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -3633,6 +3684,20 @@ class StackBackward0(_Node):
             to_args_dtypes_tensors = _node._s_to_args_dtypes_tensors
             _r_tensors = _H.stack_tensors_backward(grad, dim, to_args_dtypes_tensors)
         return (*_r_tensors,)
+
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            _L = _node._nlist
+            grad = _A.arr(_grads[0])
+            _r_tensors = [None] * _L
+            if any(_n[0:0 + _L]):
+                dim = _node._s_dim
+                to_args_dtypes_tensors = _node._s_to_args_dtypes_tensors
+                _r_tensors = _A.outs(_A.stack_tensors_backward(grad, dim, to_args_dtypes_tensors), _grads)
+            return (*_r_tensors,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
@@ -6640,8 +6705,14 @@ class ConjBackward0(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = _H.conj(grad)
+            _r_self = grad.conj()
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        return (_o._entry_conj(grad),)
 
 
 # schema/derivatives.yaml: _conj_physical(Tensor self) -> Tensor
@@ -10546,7 +10617,7 @@ class SigmoidBackwardBackward0(_Node):
         if _n[1]:
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(_H.conj(grad) * grad_output * (_H.mul_number(_H.conj(output), -2) + 1), output_shape, output_dtype)
+            _r_output = _H.reduce_to(grad.conj() * grad_output * (_H.mul_number(_H.conj(output), -2) + 1), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -10597,7 +10668,7 @@ class TanhBackwardBackward0(_Node):
         if _n[1]:
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(_H.mul_number(_H.conj(output), -2) * grad_output * _H.conj(grad), output_shape, output_dtype)
+            _r_output = _H.reduce_to(_H.mul_number(_H.conj(output), -2) * grad_output * grad.conj(), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -13957,6 +14028,18 @@ class SplitBackward0_copy(_Node):
             _r_self = _F.cat(grads, dim)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.cat(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -13978,6 +14061,18 @@ class SplitWithSizesBackward0_copy(_Node):
             _r_self = _F.cat(grads, dim)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.cat(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -13998,6 +14093,18 @@ class UnbindBackward0_copy(_Node):
             dim = _node._s_dim
             _r_self = _F.stack(grads, dim)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.stack(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
@@ -14116,8 +14223,14 @@ class ConjBackward0_copy(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = _H.conj(grad)
+            _r_self = grad.conj()
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        grad = _grads[0]
+        if grad.__class__ is not _A.Tensor or not _node._needs[0]:
+            return _node.apply(_grads)
+        return (_o._entry_conj(grad),)
 
 
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import dtype as D
-from ..core.tensor import Tensor, from_array
+from ..core.tensor import Tensor, from_array, make_view
 from . import formulas as _H
 
 ENABLED = True      # tests switch the array versions off to compare
@@ -318,3 +318,91 @@ def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
     if _H.column_major(sizes, strides):
         return maybe_multiply(t(mm(t(grad), conj(mat1))), alpha)
     return maybe_multiply(mm(conj(t(mat1)), grad), alpha)
+
+
+# --- list formulas: joining gradients (split's, unbind's backward) -----------------------
+def _one_float_dtype(arrays, max_ndim) -> bool:
+    """Float arrays of one dtype and one number of dims (1 to max_ndim, not 4: no
+    channels-last layout for the kernels to choose)."""
+    if not arrays or not _float(arrays[0]):
+        return False
+    first = arrays[0]
+    ndim = first.ndim
+    if not 1 <= ndim <= max_ndim or ndim == 4:
+        return False
+    return all(a.__class__ is _ndarray and a.dtype == first.dtype and a.ndim == ndim
+               for a in arrays)
+
+
+def _op_list(name, arrays, *args):
+    """The ember op `name` on a list of arrays as tensors: its exact result."""
+    return _ember_op(name)([_wrap(a) for a in arrays], *args)._np
+
+
+def cat(tensors, dim=0):
+    """The CPU cat kernel's np.concatenate (a contiguous result) for gradients of one float
+    dtype whose sizes match outside `dim`; else the op (its checks and promotion)."""
+    if _one_float_dtype(tensors, 8) and -tensors[0].ndim <= dim < tensors[0].ndim:
+        d = dim % tensors[0].ndim
+        shape = tensors[0].shape
+        if all(a.shape[:d] == shape[:d] and a.shape[d + 1:] == shape[d + 1:] for a in tensors):
+            return np.concatenate(tensors, axis=d)
+    return _op_list("cat", tensors, dim)
+
+
+def stack(tensors, dim=0):
+    """The stack kernel's np.stack for gradients of one float dtype and shape, 1 or 2 dims
+    (a contiguous result); else the op."""
+    if _one_float_dtype(tensors, 2) and -tensors[0].ndim - 1 <= dim <= tensors[0].ndim:
+        shape = tensors[0].shape
+        if all(a.shape == shape for a in tensors):
+            return np.stack(tensors, axis=dim % (len(shape) + 1))
+    return _op_list("stack", tensors, dim)
+
+
+# --- list formulas: slicing a gradient (cat's, stack's backward) --------------------------
+# Their results are views of the gradient, as the ember ops' (narrow, select): `outs`
+# makes each an ember view of the gradient tensor with the NumPy view's geometry.
+def cat_tensors_backward(grad, sizes, dtypes, dim):
+    """grad's slice along `dim` for each input (its narrow); other dtypes, legacy empty
+    inputs or a non-float gradient: Fallback."""
+    if not _float(grad) or any(dt.np != grad.dtype for dt in dtypes) or \
+            any(tuple(s) == (0,) for s in sizes):
+        raise Fallback
+    d = dim % grad.ndim
+    lead = (slice(None),) * d
+    out, start = [], 0
+    for shape in sizes:
+        n = shape[d]
+        out.append(grad[lead + (slice(start, start + n),)])
+        start += n
+    return out
+
+
+def stack_tensors_backward(grad, dim, dtypes):
+    """grad's index i along `dim` for input i (its select)."""
+    if not _float(grad) or any(dt.np != grad.dtype for dt in dtypes):
+        raise Fallback
+    lead = (slice(None),) * (dim % grad.ndim)
+    return [grad[lead + (i, ...)] for i in range(len(dtypes))]   # (a 0-d view, no scalar)
+
+
+def outs(rs, grads, *sources):
+    """`out` for a list formula's results; a view of an incoming gradient's array becomes
+    the same view of that gradient tensor (what the ember ops' narrow/select give)."""
+    return [_view_out(r, grads, sources) for r in rs]
+
+
+def _view_out(r, grads, sources):
+    if r is not None and r.__class__ is _ndarray and r.base is not None:
+        for g in grads:
+            if g is None:
+                continue
+            a = g._np
+            if r.base is a or (a.base is not None and r.base is a.base):
+                item = r.itemsize
+                offset = (r.__array_interface__["data"][0] -
+                          a.__array_interface__["data"][0]) // item
+                return make_view(g, r.shape, tuple(s // item for s in r.strides),
+                                 g._offset + offset, arr=r)
+    return out(r, grads, *sources)

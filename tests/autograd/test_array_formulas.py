@@ -53,7 +53,7 @@ def _array_apply(node, grads):
     """node._apply_array(grads), or _FellBack when it ran the ember-op version."""
     cls = type(node)
 
-    def fell_back(self, g):
+    def fell_back(self, g, _saved=None):
         raise _FellBack
     original = cls.apply
     cls.apply = fell_back
@@ -72,6 +72,11 @@ def _same(e, a, grads, what):
     assert e.dtype is a.dtype, f"{what}: dtype {e.dtype} vs {a.dtype}"
     assert e.shape == a.shape, f"{what}: shape {e.shape} vs {a.shape}"
     assert e.stride() == a.stride(), f"{what}: strides {e.stride()} vs {a.stride()}"
+    # a view of an incoming gradient (cat's, stack's backward) on both sides, the same one
+    bases = [g if g._base is None else g._base for g in grads if g is not None]
+    if any(e._base is b or a._base is b for b in bases):
+        assert e._base is a._base, f"{what}: the view's base {e._base} vs {a._base}"
+        assert e.storage_offset() == a.storage_offset(), f"{what}: storage offset"
     assert np.ascontiguousarray(e._np).tobytes() == np.ascontiguousarray(a._np).tobytes(), \
         f"{what}: values {e._np} vs {a._np}"
 
@@ -107,7 +112,10 @@ def test_array_versions_ran():
     """The comparisons above were not all fallbacks: the nodes of the training steps'
     ops ran their array versions."""
     for name in ("addmm.default", "mm.default", "bmm.default", "mul.Tensor", "add.Tensor",
-                 "sub.Tensor", "neg.default", "expand.default"):
+                 "sub.Tensor", "neg.default", "expand.default",
+                 # list inputs and outputs
+                 "cat.default", "stack.default", "split.Tensor", "split_with_sizes.default",
+                 "unbind.int"):
         ran = 0
         for case in CASES[name]:
             found = _node_and_grads(case, None)
