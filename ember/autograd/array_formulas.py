@@ -363,6 +363,17 @@ def stack(tensors, dim=0):
 # --- list formulas: slicing a gradient (cat's, stack's backward) --------------------------
 # Their results are views of the gradient, as the ember ops' (narrow, select): `outs`
 # makes each an ember view of the gradient tensor with the NumPy view's geometry.
+class GradSlices(list):
+    """Views (arrays) of the gradient array `source`, with each one's element offset into
+    it: what `outs` makes ember views of the gradient tensor of."""
+
+    __slots__ = ("offsets", "source")
+
+    def __init__(self, source, views, offsets):
+        super().__init__(views)
+        self.source, self.offsets = source, offsets
+
+
 def cat_tensors_backward(grad, sizes, dtypes, dim):
     """grad's slice along `dim` for each input (its narrow); other dtypes, legacy empty
     inputs or a non-float gradient: Fallback."""
@@ -371,38 +382,35 @@ def cat_tensors_backward(grad, sizes, dtypes, dim):
         raise Fallback
     d = dim % grad.ndim
     lead = (slice(None),) * d
-    out, start = [], 0
+    step = grad.strides[d] // grad.itemsize
+    views, offsets, start = [], [], 0
     for shape in sizes:
         n = shape[d]
-        out.append(grad[lead + (slice(start, start + n),)])
+        views.append(grad[lead + (slice(start, start + n),)])
+        offsets.append(start * step)
         start += n
-    return out
+    return GradSlices(grad, views, offsets)
 
 
 def stack_tensors_backward(grad, dim, dtypes):
     """grad's index i along `dim` for input i (its select)."""
     if not _float(grad) or any(dt.np != grad.dtype for dt in dtypes):
         raise Fallback
-    lead = (slice(None),) * (dim % grad.ndim)
-    return [grad[lead + (i, ...)] for i in range(len(dtypes))]   # (a 0-d view, no scalar)
+    d = dim % grad.ndim
+    lead = (slice(None),) * d
+    step = grad.strides[d] // grad.itemsize
+    n = len(dtypes)
+    return GradSlices(grad, [grad[lead + (i, ...)] for i in range(n)],   # (0-d views, no scalars)
+                      [i * step for i in range(n)])
 
 
 def outs(rs, grads, *sources):
-    """`out` for a list formula's results; a view of an incoming gradient's array becomes
-    the same view of that gradient tensor (what the ember ops' narrow/select give)."""
-    return [_view_out(r, grads, sources) for r in rs]
-
-
-def _view_out(r, grads, sources):
-    if r is not None and r.__class__ is _ndarray and r.base is not None:
-        for g in grads:
-            if g is None:
-                continue
-            a = g._np
-            if r.base is a or (a.base is not None and r.base is a.base):
-                item = r.itemsize
-                offset = (r.__array_interface__["data"][0] -
-                          a.__array_interface__["data"][0]) // item
-                return make_view(g, r.shape, tuple(s // item for s in r.strides),
-                                 g._offset + offset, arr=r)
-    return out(r, grads, *sources)
+    """`out` for each result of a list formula; the slices of an incoming gradient become
+    the same views of that gradient tensor (what the ember ops' narrow/select give)."""
+    if rs.__class__ is GradSlices:
+        g = next((g for g in grads if g is not None and g._np is rs.source), None)
+        if g is not None:
+            item = rs.source.itemsize
+            return [make_view(g, r.shape, tuple(st // item for st in r.strides),
+                              g._offset + off, arr=r) for r, off in zip(rs, rs.offsets)]
+    return [out(r, grads, *sources) for r in rs]
