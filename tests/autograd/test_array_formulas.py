@@ -285,3 +285,41 @@ def test_gradients_summed_into_one_input_both_ways(monkeypatch, dtype):
     assert slow.stride() == (4, 1)
     np.testing.assert_array_equal(fast, slow.numpy())
     np.testing.assert_allclose(fast, run(torch).numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("observer", [None, "dispatch_mode", "slow"])
+def test_grad_accumulated_into_existing_grad(monkeypatch, observer):
+    """A second backward adds into `.grad` in place: with NumPy's add when unobserved, with
+    add_ otherwise (a dispatch mode sees it); same bits, version counter, identity, torch's."""
+    from ember.autograd import accumulate
+    from ember.utils._python_dispatch import TorchDispatchMode
+    seen = []
+
+    class Recorder(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(str(func))
+            return func(*args, **(kwargs or {}))
+    if observer == "slow":
+        monkeypatch.setattr(accumulate, "_add_unobserved", lambda old, g: False)
+
+    def run(lib, mode=None):
+        rng = np.random.default_rng(3)
+        w = lib.tensor(rng.standard_normal((3, 4)), dtype=lib.float32, requires_grad=True)
+        x = lib.tensor(rng.standard_normal((5, 3)), dtype=lib.float32)
+        (x @ w).tanh().sum().backward()
+        first = w.grad
+        if mode is not None:
+            with mode:
+                (x @ w).sin().sum().backward()
+        else:
+            (x @ w).sin().sum().backward()
+        assert w.grad is first
+        return w.grad
+    e = run(ember, Recorder() if observer == "dispatch_mode" else None)
+    t = run(torch)
+    assert e._version == t._version
+    if observer == "dispatch_mode":
+        assert "aten.add_.Tensor" in seen
+    np.testing.assert_allclose(e.numpy(), t.numpy(), rtol=1e-5, atol=1e-6)
+    monkeypatch.setattr(accumulate, "_add_unobserved", lambda old, g: False)
+    np.testing.assert_array_equal(e.numpy(), run(ember).numpy())
