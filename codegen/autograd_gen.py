@@ -134,7 +134,13 @@ def _apply_array_view(d: Derivative, entry: tuple[str, list[str]]) -> list[str]:
              f"{IND*3}return _node.apply(_grads)"]
     for local in d.formulas[0].uses:
         lines.append(f"{IND*2}{_unpack_line(d, local)}")
-    lines.append(f"{IND*2}return (_o._entry_{ident}({', '.join(['grad', *args])}),)")
+    call = f"_o._entry_{ident}({', '.join(['grad', *args])})"
+    if ident == "reshape":
+        # (a contiguous gradient: the view kernel's make_view, without reshape's layers)
+        lines += [f"{IND*2}_v = _A.reshape_contiguous(grad, {args[0]})",
+                  f"{IND*2}return ({call} if _v is None else _v,)"]
+    else:
+        lines.append(f"{IND*2}return ({call},)")
     return lines
 
 

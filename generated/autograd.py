@@ -2720,7 +2720,8 @@ class ViewBackward0(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -2749,7 +2750,8 @@ class UnsafeViewBackward0(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3054,7 +3056,8 @@ class SqueezeBackward0(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3083,7 +3086,8 @@ class SqueezeBackward1(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3112,7 +3116,8 @@ class SqueezeBackward2(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3141,7 +3146,8 @@ class SqueezeBackward3(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3170,7 +3176,8 @@ class SqueezeBackward4(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3199,7 +3206,8 @@ class SqueezeBackward5(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -13594,7 +13602,8 @@ class ViewBackward0_copy(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -13772,7 +13781,8 @@ class SqueezeBackward0_copy(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -13801,7 +13811,8 @@ class SqueezeBackward1_copy(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -13830,7 +13841,8 @@ class SqueezeBackward2_copy(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):

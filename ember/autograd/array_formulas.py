@@ -28,10 +28,12 @@ ember view's identity and strides.
 """
 from __future__ import annotations
 
+import math as _math
+
 import numpy as np
 
 from ..core import dtype as D
-from ..core.tensor import Tensor, from_array, make_view
+from ..core.tensor import Tensor, contiguous_strides, from_array, make_view
 from . import formulas as _H
 
 ENABLED = True      # tests switch the array versions off to compare
@@ -148,6 +150,29 @@ def reshape(a, *shape):
     if a.flags.c_contiguous:
         return a.reshape(shape)
     return _op(Tensor.reshape, a, shape)
+
+
+def reshape_contiguous(grad, shape):
+    """`grad.reshape(shape)` for a plain CPU gradient tensor laid out exactly contiguous
+    (size-1 dims included): the view kernel's own view (make_view with contiguous strides
+    and NumPy's reshape of the array), without the composite reshape and the dispatch;
+    None for any other gradient (the caller takes the op). A tensor-level helper for the
+    generated view nodes, not an array formula.
+
+    >>> g = from_array(np.zeros((2, 3), np.float32))
+    >>> v = reshape_contiguous(g, (6,))
+    >>> v.shape, v._base is g
+    (ember.Size([6]), True)
+    """
+    a = grad._np
+    if a.__class__ is not _ndarray or not a.size or grad._dtype not in _DTYPES:
+        return None
+    if (grad._stride or grad.stride()) != contiguous_strides(grad._shape):
+        return None
+    shape = tuple(shape)
+    if a.size != _math.prod(shape) or not all(n.__class__ is int for n in shape):
+        return None
+    return make_view(grad, shape, contiguous_strides(shape), grad._offset, arr=a.reshape(shape))
 
 
 # --- arithmetic --------------------------------------------------------------------------
