@@ -402,14 +402,15 @@ class GradSlices(list):
 def cat_tensors_backward(grad, sizes, dtypes, dim):
     """grad's slice along `dim` for each input (its narrow); other dtypes, legacy empty
     inputs or a non-float gradient: Fallback."""
-    if not _float(grad) or any(dt.np != grad.dtype for dt in dtypes) or \
-            any(tuple(s) == (0,) for s in sizes):
+    if not _float(grad):
         raise Fallback
     d = dim % grad.ndim
     lead = (slice(None),) * d
     step = grad.strides[d] // grad.itemsize
     views, offsets, start = [], [], 0
-    for shape in sizes:
+    for shape, dt in zip(sizes, dtypes):
+        if dt.np != grad.dtype or shape == (0,):     # (a legacy empty input: new zeros)
+            raise Fallback
         n = shape[d]
         views.append(grad[lead + (slice(start, start + n),)])
         offsets.append(start * step)

@@ -32,8 +32,9 @@ def forward_value(fn):
 
 @forward_value
 def to_args_sizes(tensors):
-    """The shapes of a tensor list (what `cat`'s backward needs, not the tensors)."""
-    return [t.shape for t in tensors]
+    """The shapes of a tensor list (what `cat`'s backward needs, not the tensors), as
+    tuples (the raw `_shape`, as `self.shape` is saved)."""
+    return [t._shape for t in tensors]
 
 
 @forward_value
