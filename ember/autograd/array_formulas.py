@@ -290,6 +290,9 @@ def sum_to_size(grad, shape):
     gshape = grad.shape
     if gshape == shape:
         return grad
+    if shape and len(gshape) == len(shape) + 1 and gshape[1:] == shape and _plain(grad):
+        # a bias's gradient: the leading dim summed (what `sum(grad, [0])` computes)
+        return np.add.reduce(grad, axis=0)
     shape = tuple(shape)
     dims, lead = _H.common.summed_dims(gshape, shape)
     if len(dims) == lead:
