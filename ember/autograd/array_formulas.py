@@ -34,6 +34,7 @@ import numpy as np
 
 from ..core import dtype as D
 from ..core.tensor import Tensor, contiguous_strides, from_array, make_view
+from ..kernels.cpu._pointwise import quiet_call
 from . import formulas as _H
 
 ENABLED = True      # tests switch the array versions off to compare
@@ -241,17 +242,23 @@ def _same_plain(a, b) -> bool:
 def sigmoid_backward(grad, output):
     """The CPU kernel's g * ((1 - y) * y) (kernels/cpu/activation.py)."""
     if _same_plain(grad, output):
-        with np.errstate(all="ignore"):
-            return grad * ((1 - output) * output)
+        return quiet_call(_sigmoid_grad, grad, output)
     return _op(_ember_op("sigmoid_backward"), grad, output)
+
+
+def _sigmoid_grad(g, y):
+    return g * ((1 - y) * y)
 
 
 def tanh_backward(grad, output):
     """The CPU kernel's g * (1 - y * y)."""
     if _same_plain(grad, output):
-        with np.errstate(all="ignore"):
-            return grad * (1 - output * output)
+        return quiet_call(_tanh_grad, grad, output)
     return _op(_ember_op("tanh_backward"), grad, output)
+
+
+def _tanh_grad(g, y):
+    return g * (1 - y * y)
 
 
 def _ember_op(name):
