@@ -313,8 +313,7 @@ def grad_to_dtype(grad, dtype):
         return grad
     if (dtype is D.float32 or dtype is D.float64) and _plain(grad):
         # (float64 -> float32 overflows to inf silently, as in the copy kernel's cast)
-        with np.errstate(over="ignore", invalid="ignore"):
-            return grad.astype(dtype.np)
+        return quiet_call(grad.astype, dtype.np)
     return _op(_H.grad_to_dtype, grad, dtype)
 
 
