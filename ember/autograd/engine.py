@@ -22,6 +22,7 @@ import numpy as np
 
 import ember
 
+from ..core import dtype as D
 from ..core.tensor import Tensor, from_array
 from ..dispatch import observers as _observers
 from ..dispatch.keys import AUTOGRAD_BIT, FULL
@@ -383,7 +384,7 @@ def _call_multi(node, buf, anomaly, arrays=False):
     if node._skip_if_no_grad and all(g is None for g in buf):
         return ()
     if node.materialize_grads:
-        buf = _materialize(node, buf)
+        buf = _materialize(node, buf, arrays)
     if anomaly:
         return _call_anomaly(node, buf)
     ex = node._extra
@@ -403,16 +404,24 @@ def _run_post_hooks(ex, outputs, buf):
     return outputs
 
 
-def _materialize(node, buf):
-    """Multi-output nodes get zeros for outputs no gradient reached (torch does too)."""
+def _materialize(node, buf, arrays=False):
+    """Multi-output nodes get zeros for outputs no gradient reached (torch does too);
+    `arrays` (nothing observes the ops): float CPU zeros made from NumPy's, no dispatch."""
     if all(g is not None for g in buf):
         return buf
     out = list(buf)
     for i, g in enumerate(out):
         if g is None and node._out_meta[i] is not None:   # None: an undefined output
             shape, dtype, device = node._out_meta[i]
-            out[i] = ember.zeros(shape, dtype=dtype, device=device)
+            if arrays and (dtype is _F32 or dtype is _F64) and device is not None \
+                    and device.type == "cpu":
+                out[i] = from_array(np.zeros(shape, dtype.np), dtype)
+            else:
+                out[i] = ember.zeros(shape, dtype=dtype, device=device)
     return out
+
+
+_F32, _F64 = D.float32, D.float64
 
 
 def _run_pre_hooks(node, ex, buf):
