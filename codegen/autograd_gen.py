@@ -60,22 +60,29 @@ def _unpacked_first(d: Derivative) -> list[str]:
     return inputs + outputs
 
 
-def _unpack_first_line(d: Derivative, local: str, array: bool = False) -> str:
-    """The unpacking of saved tensor `local` at the top of apply(), under the condition the
-    forward saved it on (_save_lines: an input whose formula uses it needs a gradient)."""
+def _unpack_first_line(d: Derivative, local: str, prefix: str = "") -> str:
+    """The unpacking of saved tensor `local` (into `prefix + local`) at the top of apply(),
+    under the condition the forward saved it on (_save_lines: an input whose formula uses
+    it needs a gradient)."""
     kind = next(s.kind for s in d.saved if s.local == local)
     if kind == "tensor_list":
         value = f"[_unpack(_s, _node) for _s in _node._s_{local}]"
     else:
         value = f"_unpack(_node._s_{local}, _node)"
-        value = f"_A.arr({value})" if array else value
+    target = prefix + local
     if len(d.inputs) == 1:
-        return f"{local} = {value}"
+        return f"{target} = {value}"
     pos = _positions(d)
     users = [n for f in d.formulas if local in f.uses for n in f.inputs]
     conds = dict.fromkeys(f"any(_n[{pos[n]}])" if ":" in pos[n] else f"_n[{pos[n]}]"
                           for n in users)
-    return f"{local} = {value} if {' or '.join(conds)} else None"
+    return f"{target} = {value} if {' or '.join(conds)} else None"
+
+
+def _tuple_items(names) -> str:
+    """'a, b' (or 'a,' for one name): a tuple's items, to build or unpack it."""
+    names = list(names)
+    return ", ".join(names) + ("," if len(names) == 1 else "")
 
 
 def _unpack_line(d: Derivative, local: str) -> str:
@@ -127,7 +134,13 @@ def _apply_array_view(d: Derivative, entry: tuple[str, list[str]]) -> list[str]:
              f"{IND*3}return _node.apply(_grads)"]
     for local in d.formulas[0].uses:
         lines.append(f"{IND*2}{_unpack_line(d, local)}")
-    lines.append(f"{IND*2}return (_o._entry_{ident}({', '.join(['grad', *args])}),)")
+    call = f"_o._entry_{ident}({', '.join(['grad', *args])})"
+    if ident == "reshape":
+        # (a contiguous gradient: the view kernel's make_view, without reshape's layers)
+        lines += [f"{IND*2}_v = _A.reshape_contiguous(grad, {args[0]})",
+                  f"{IND*2}return ({call} if _v is None else _v,)"]
+    else:
+        lines.append(f"{IND*2}return ({call},)")
     return lines
 
 
@@ -139,6 +152,12 @@ def node_class(d: Derivative, entries: dict | None = None) -> str:
     lst = _list_input(d)
     if lst:
         slots.append("_nlist")
+    view = _view_of_grad(d, entries or {})
+    array = _apply_array_view(d, view) if view else _apply_array(d)
+    unpacked = _unpacked_first(d) if any(f.kind != "not_implemented" for f in d.formulas) else []
+    # (an array version that falls back hands apply() the saved tensors it unpacked: the
+    # saved_tensors_hooks run once per tensor, as in torch)
+    handed = bool(array and unpacked and not view)
     lines = [f"class {d.node}(_Node):",
              f'{IND}"""Backward of {d.fn.schema.name}, from {d.loc.file}."""',
              f"{IND}__slots__ = {tuple(slots)!r}",
@@ -147,7 +166,7 @@ def node_class(d: Derivative, entries: dict | None = None) -> str:
              *([f"{IND}_release_after_backward = True"] if tensor_slots or list_slots else []),
              f"{IND}_input_names = {tuple(n for n, _ in d.inputs)!r}",
              "",
-             f"{IND}def apply(_node, grads):",
+             f"{IND}def apply(_node, grads{', _saved=None' if handed else ''}):",
              f"{IND*2}_n = _node._needs"]
     if lst:
         lines.append(f"{IND*2}_L = _node._nlist")
@@ -159,8 +178,12 @@ def node_class(d: Derivative, entries: dict | None = None) -> str:
             lines.append(f"{IND*2}{g} = grads[{rets.index(g[5:])}]")
     for name, is_list in d.inputs:
         lines.append(f"{IND*2}_r_{name} = [None] * _L" if is_list else f"{IND*2}_r_{name} = None")
-    if any(f.kind != "not_implemented" for f in d.formulas):
-        lines += [f"{IND*2}{_unpack_first_line(d, local)}" for local in _unpacked_first(d)]
+    if handed:
+        lines.append(f"{IND*2}if _saved is None:")
+        lines += [f"{IND*3}{_unpack_first_line(d, local)}" for local in unpacked]
+        lines += [f"{IND*2}else:", f"{IND*3}{_tuple_items(unpacked)} = _saved"]
+    else:
+        lines += [f"{IND*2}{_unpack_first_line(d, local)}" for local in unpacked]
     kinds = {s.local: s.kind for s in d.saved}
     pos = _positions(d)
     for f in d.formulas:
@@ -176,8 +199,7 @@ def node_class(d: Derivative, entries: dict | None = None) -> str:
         lines.append(f"{IND*3}{targets} = {f.code}")
     parts = [f"*_r_{n}" if is_list else f"_r_{n}" for n, is_list in d.inputs]
     lines.append(f"{IND*2}return ({', '.join(parts)}{',' if len(parts) == 1 else ''})")
-    view = _view_of_grad(d, entries or {})
-    lines += _apply_array_view(d, view) if view else _apply_array(d)
+    lines += array
     for s in d.saved:
         lines += ["", f"{IND}@property", f"{IND}def _saved_{s.local}(self):"]
         if s.kind in ("tensor", "output"):
@@ -193,11 +215,16 @@ def _apply_array(d: Derivative) -> list[str]:
     """`_apply_array`: the formulas over NumPy arrays (array_formulas.py), run by the engine
     when nobody can observe the ops; `Fallback` runs `apply`. Only when every formula has
     an array version."""
-    if _list_input(d) or not all(f.array_code for f in d.formulas):
+    if not all(f.array_code for f in d.formulas):
         return []
     rets = return_names(d.fn.schema)
-    lines = ["", f"{IND}def _apply_array(_node, _grads):", f"{IND*2}try:",
-             f"{IND*3}_n = _node._needs"]
+    unpacked = _unpacked_first(d)
+    # the saved tensors first, as apply() unpacks them (its order), kept for a fallback
+    lines = ["", f"{IND}def _apply_array(_node, _grads):", f"{IND*2}_n = _node._needs"]
+    lines += [f"{IND*2}{_unpack_first_line(d, local, prefix='_t_')}" for local in unpacked]
+    lines += [f"{IND*2}try:"]
+    if _list_input(d):
+        lines.append(f"{IND*3}_L = _node._nlist")
     for g in sorted({g for f in d.formulas for g in f.grads}):
         if g == "grad":
             lines.append(f"{IND*3}grad = _A.arr(_grads[0])")
@@ -205,24 +232,26 @@ def _apply_array(d: Derivative) -> list[str]:
             lines.append(f"{IND*3}grads = _A.arrs(_grads)")
         else:
             lines.append(f"{IND*3}{g} = _A.arr(_grads[{rets.index(g[5:])}])")
-    for name, _ in d.inputs:
-        lines.append(f"{IND*3}_r_{name} = None")
-    # (apply's order; a saved tensor a hook unpacks as no plain CPU tensor makes the node
-    # fall back to apply, which unpacks again)
-    lines += [f"{IND*3}{_unpack_first_line(d, local, array=True)}"
-              for local in _unpacked_first(d)]
+    for name, is_list in d.inputs:
+        lines.append(f"{IND*3}_r_{name} = [None] * _L" if is_list else f"{IND*3}_r_{name} = None")
+    lines += [f"{IND*3}{local} = _A.arr(_t_{local})" for local in unpacked]
     pos = _positions(d)
     kinds = {s.local: s.kind for s in d.saved}
+    is_list = dict(d.inputs)
     for f in d.formulas:
-        lines.append(f"{IND*3}if {' or '.join(f'_n[{pos[n]}]' for n in f.inputs)}:")
+        conds = [f"any(_n[{pos[n]}])" if ":" in pos[n] else f"_n[{pos[n]}]" for n in f.inputs]
+        lines.append(f"{IND*3}if {' or '.join(conds)}:")
         for local in f.uses:
             if kinds[local] not in _TENSOR_KINDS:
                 lines.append(f"{IND*4}{_unpack_line(d, local)}")
         sources = "".join(f", {u}" for u in f.uses if kinds[u] in ("tensor", "output"))
-        lines.append(f"{IND*4}_r_{f.inputs[0]} = _A.out({f.array_code}, _grads{sources})")
-    parts = [f"_r_{n}" for n, _ in d.inputs]
+        # (a list input's formula gives a list: `outs` keeps views of the gradient views)
+        wrap = "_A.outs" if is_list[f.inputs[0]] else "_A.out"
+        lines.append(f"{IND*4}_r_{f.inputs[0]} = {wrap}({f.array_code}, _grads{sources})")
+    parts = [f"*_r_{n}" if is_list else f"_r_{n}" for n, is_list in d.inputs]
     lines.append(f"{IND*3}return ({', '.join(parts)}{',' if len(parts) == 1 else ''})")
-    lines += [f"{IND*2}except _A.Fallback:", f"{IND*3}return _node.apply(_grads)"]
+    handed = f", ({_tuple_items(f'_t_{u}' for u in unpacked)})" if unpacked else ""
+    lines += [f"{IND*2}except _A.Fallback:", f"{IND*3}return _node.apply(_grads{handed})"]
     return lines
 
 

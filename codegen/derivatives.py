@@ -409,6 +409,12 @@ class _Rewriter(ast.NodeTransformer):
             return ast.Name(local, ast.Load())
         if isinstance(f, ast.Name) and f.id not in self.bound:
             self._check_arity(f.id, node)
+        if (isinstance(f, ast.Attribute) and f.attr == "conj" and not node.args
+                and not node.keywords and "conj" in self.ctx.helpers
+                and not (isinstance(f.value, ast.Name) and f.value.id == "grad")):
+            # `x.conj()` -> `_H.conj(x)`: no dispatch for a real x, as torch's inline conj
+            # (not `grad.conj()`, _conj's formula: a complex grad, its node's direct view)
+            return _helper_call("conj", self.visit(f.value))
         return self.generic_visit(node)
 
     def _check_arity(self, name, call):

@@ -569,8 +569,8 @@ class CloneBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -763,8 +763,8 @@ class AddBackward0(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -820,8 +820,8 @@ class AddBackward1(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -861,8 +861,8 @@ class SubBackward0(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -918,8 +918,8 @@ class SubBackward1(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -943,13 +943,16 @@ class MulBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'other')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_other = None
-        other = _unpack(_node._s_other, _node) if _n[0] else None
-        self = _unpack(_node._s_self, _node) if _n[1] else None
+        if _saved is None:
+            other = _unpack(_node._s_other, _node) if _n[0] else None
+            self = _unpack(_node._s_self, _node) if _n[1] else None
+        else:
+            other, self = _saved
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
@@ -961,13 +964,15 @@ class MulBackward0(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_other = _unpack(_node._s_other, _node) if _n[0] else None
+        _t_self = _unpack(_node._s_self, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
-            other = _A.arr(_unpack(_node._s_other, _node)) if _n[0] else None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
+            other = _A.arr(_t_other)
+            self = _A.arr(_t_self)
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
@@ -978,7 +983,7 @@ class MulBackward0(_Node):
                 _r_other = _A.out(_A.reduce_to(_A.mul(grad, _A.conjugate(self)), other_shape, other_dtype), _grads, self)
             return (_r_self, _r_other)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_other, _t_self))
 
     @property
     def _saved_other(self):
@@ -1024,8 +1029,8 @@ class MulBackward1(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -1467,8 +1472,8 @@ class NegBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -1487,26 +1492,30 @@ class ExpBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
-            _r_self = grad * result.conj()
+            _r_self = grad * _H.conj(result)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.mul(grad, _A.conj(result)), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -1528,7 +1537,7 @@ class LogBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / self.conj()
+            _r_self = grad / _H.conj(self)
         return (_r_self,)
 
     @property
@@ -1619,26 +1628,30 @@ class SigmoidBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
             _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.sigmoid_backward(grad, result), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -1654,26 +1667,30 @@ class TanhBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
             _r_self = _F.tanh_backward(grad, result)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.tanh_backward(grad, result), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -1855,13 +1872,16 @@ class MmBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'mat2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_mat2 = None
-        mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
-        self = _unpack(_node._s_self, _node) if _n[1] else None
+        if _saved is None:
+            mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+            self = _unpack(_node._s_self, _node) if _n[1] else None
+        else:
+            mat2, self = _saved
         if _n[0]:
             self_shape = _node._s_self_shape
             self_stride = _node._s_self_stride
@@ -1873,13 +1893,15 @@ class MmBackward0(_Node):
         return (_r_self, _r_mat2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+        _t_self = _unpack(_node._s_self, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat2 = None
-            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[0] else None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
+            mat2 = _A.arr(_t_mat2)
+            self = _A.arr(_t_self)
             if _n[0]:
                 self_shape = _node._s_self_shape
                 self_stride = _node._s_self_stride
@@ -1890,7 +1912,7 @@ class MmBackward0(_Node):
                 _r_mat2 = _A.out(_A.mm_mat2_backward(grad, self, mat2_shape, mat2_stride, 1), _grads, self)
             return (_r_self, _r_mat2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_mat2, _t_self))
 
     @property
     def _saved_mat2(self):
@@ -1926,34 +1948,39 @@ class BmmBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'mat2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_mat2 = None
-        mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
-        self = _unpack(_node._s_self, _node) if _n[1] else None
+        if _saved is None:
+            mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+            self = _unpack(_node._s_self, _node) if _n[1] else None
+        else:
+            mat2, self = _saved
         if _n[0]:
-            _r_self = grad.bmm(mat2.transpose(1, 2).conj())
+            _r_self = grad.bmm(_H.conj(mat2.transpose(1, 2)))
         if _n[1]:
-            _r_mat2 = self.transpose(1, 2).conj().bmm(grad)
+            _r_mat2 = _H.conj(self.transpose(1, 2)).bmm(grad)
         return (_r_self, _r_mat2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_mat2 = _unpack(_node._s_mat2, _node) if _n[0] else None
+        _t_self = _unpack(_node._s_self, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat2 = None
-            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[0] else None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
+            mat2 = _A.arr(_t_mat2)
+            self = _A.arr(_t_self)
             if _n[0]:
                 _r_self = _A.out(_A.bmm(grad, _A.conj(_A.transpose(mat2, 1, 2))), _grads, mat2)
             if _n[1]:
                 _r_mat2 = _A.out(_A.bmm(_A.conj(_A.transpose(self, 1, 2)), grad), _grads, self)
             return (_r_self, _r_mat2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_mat2, _t_self))
 
     @property
     def _saved_mat2(self):
@@ -1973,14 +2000,17 @@ class AddmmBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'mat1', 'mat2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_mat1 = None
         _r_mat2 = None
-        mat1 = _unpack(_node._s_mat1, _node) if _n[2] else None
-        mat2 = _unpack(_node._s_mat2, _node) if _n[1] else None
+        if _saved is None:
+            mat1 = _unpack(_node._s_mat1, _node) if _n[2] else None
+            mat2 = _unpack(_node._s_mat2, _node) if _n[1] else None
+        else:
+            mat1, mat2 = _saved
         if _n[0]:
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
@@ -1999,14 +2029,16 @@ class AddmmBackward0(_Node):
         return (_r_self, _r_mat1, _r_mat2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_mat1 = _unpack(_node._s_mat1, _node) if _n[2] else None
+        _t_mat2 = _unpack(_node._s_mat2, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_mat1 = None
             _r_mat2 = None
-            mat1 = _A.arr(_unpack(_node._s_mat1, _node)) if _n[2] else None
-            mat2 = _A.arr(_unpack(_node._s_mat2, _node)) if _n[1] else None
+            mat1 = _A.arr(_t_mat1)
+            mat2 = _A.arr(_t_mat2)
             if _n[0]:
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
@@ -2024,7 +2056,7 @@ class AddmmBackward0(_Node):
                 _r_mat2 = _A.out(_A.mm_mat2_backward(grad, mat1, mat2_shape, mat2_stride, alpha), _grads, mat1)
             return (_r_self, _r_mat1, _r_mat2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_mat1, _t_mat2))
 
     @property
     def _saved_alpha(self):
@@ -2692,7 +2724,8 @@ class ViewBackward0(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -2750,7 +2783,8 @@ class UnsafeViewBackward0(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3055,7 +3089,8 @@ class SqueezeBackward0(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3084,7 +3119,8 @@ class SqueezeBackward1(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3113,7 +3149,8 @@ class SqueezeBackward2(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3142,7 +3179,8 @@ class SqueezeBackward3(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3171,7 +3209,8 @@ class SqueezeBackward4(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3200,7 +3239,8 @@ class SqueezeBackward5(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -3225,8 +3265,8 @@ class ExpandBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3263,8 +3303,8 @@ class SliceBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3319,8 +3359,8 @@ class SelectBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3398,6 +3438,18 @@ class SplitBackward0(_Node):
             _r_self = _F.cat(grads, dim)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.cat(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -3419,6 +3471,18 @@ class SplitWithSizesBackward0(_Node):
             _r_self = _F.cat(grads, dim)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.cat(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -3439,6 +3503,18 @@ class UnbindBackward0(_Node):
             dim = _node._s_dim
             _r_self = _F.stack(grads, dim)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.stack(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
@@ -3462,8 +3538,8 @@ class AliasBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3490,8 +3566,8 @@ class LiftFreshBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3518,8 +3594,8 @@ class LiftFreshCopyBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -3603,6 +3679,21 @@ class CatBackward0(_Node):
             _r_tensors = _H.cat_tensors_backward(grad, to_args_sizes_tensors, to_args_dtypes_tensors, dim)
         return (*_r_tensors,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            _L = _node._nlist
+            grad = _A.arr(_grads[0])
+            _r_tensors = [None] * _L
+            if any(_n[0:0 + _L]):
+                dim = _node._s_dim
+                to_args_dtypes_tensors = _node._s_to_args_dtypes_tensors
+                to_args_sizes_tensors = _node._s_to_args_sizes_tensors
+                _r_tensors = _A.outs(_A.cat_tensors_backward(grad, to_args_sizes_tensors, to_args_dtypes_tensors, dim), _grads)
+            return (*_r_tensors,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -3634,6 +3725,20 @@ class StackBackward0(_Node):
             to_args_dtypes_tensors = _node._s_to_args_dtypes_tensors
             _r_tensors = _H.stack_tensors_backward(grad, dim, to_args_dtypes_tensors)
         return (*_r_tensors,)
+
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            _L = _node._nlist
+            grad = _A.arr(_grads[0])
+            _r_tensors = [None] * _L
+            if any(_n[0:0 + _L]):
+                dim = _node._s_dim
+                to_args_dtypes_tensors = _node._s_to_args_dtypes_tensors
+                _r_tensors = _A.outs(_A.stack_tensors_backward(grad, dim, to_args_dtypes_tensors), _grads)
+            return (*_r_tensors,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
@@ -4827,7 +4932,7 @@ class Exp2Backward0(_Node):
         _r_self = None
         result = _unpack(_node._s_result, _node)
         if _n[0]:
-            _r_self = grad * _H.mul_number(result, 0.6931471805599453).conj()
+            _r_self = grad * _H.conj(_H.mul_number(result, 0.6931471805599453))
         return (_r_self,)
 
     @property
@@ -4844,26 +4949,30 @@ class Expm1Backward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
-            _r_self = grad * (result.conj() + 1)
+            _r_self = grad * (_H.conj(result) + 1)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.mul(grad, _A.add(_A.conj(result), 1)), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -4885,7 +4994,7 @@ class Log2Backward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / _H.mul_number(self.conj(), 0.6931471805599453)
+            _r_self = grad / _H.mul_number(_H.conj(self), 0.6931471805599453)
         return (_r_self,)
 
     @property
@@ -4908,7 +5017,7 @@ class Log10Backward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / _H.mul_number(self.conj(), 2.3025850929940455)
+            _r_self = grad / _H.mul_number(_H.conj(self), 2.3025850929940455)
         return (_r_self,)
 
     @property
@@ -4931,7 +5040,7 @@ class Log1PBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / (self + 1).conj()
+            _r_self = grad / _H.conj(self + 1)
         return (_r_self,)
 
     @property
@@ -4954,7 +5063,7 @@ class SqrtBackward0(_Node):
         _r_self = None
         result = _unpack(_node._s_result, _node)
         if _n[0]:
-            _r_self = grad / _H.mul_number(result.conj(), 2)
+            _r_self = grad / _H.mul_number(_H.conj(result), 2)
         return (_r_self,)
 
     @property
@@ -4977,7 +5086,7 @@ class RsqrtBackward0(_Node):
         _r_self = None
         result = _unpack(_node._s_result, _node)
         if _n[0]:
-            _r_self = _H.mul_number(grad, -0.5) * result.pow(3).conj()
+            _r_self = _H.mul_number(grad, -0.5) * _H.conj(result.pow(3))
         return (_r_self,)
 
     @property
@@ -4994,26 +5103,30 @@ class ReciprocalBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self',)
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
-        result = _unpack(_node._s_result, _node)
+        if _saved is None:
+            result = _unpack(_node._s_result, _node)
+        else:
+            result, = _saved
         if _n[0]:
-            _r_self = -grad * (result * result).conj()
+            _r_self = -grad * _H.conj(result * result)
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_result = _unpack(_node._s_result, _node)
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
-            result = _A.arr(_unpack(_node._s_result, _node))
+            result = _A.arr(_t_result)
             if _n[0]:
                 _r_self = _A.out(_A.mul(_A.neg(grad), _A.conj(_A.mul(result, result))), _grads, result)
             return (_r_self,)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_result,))
 
     @property
     def _saved_result(self):
@@ -5035,7 +5148,7 @@ class SinBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * self.cos().conj()
+            _r_self = grad * _H.conj(self.cos())
         return (_r_self,)
 
     @property
@@ -5058,7 +5171,7 @@ class CosBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * -self.sin().conj()
+            _r_self = grad * -_H.conj(self.sin())
         return (_r_self,)
 
     @property
@@ -5081,7 +5194,7 @@ class TanBackward0(_Node):
         _r_self = None
         result = _unpack(_node._s_result, _node)
         if _n[0]:
-            _r_self = grad * (1 + result.pow(2)).conj()
+            _r_self = grad * _H.conj(1 + result.pow(2))
         return (_r_self,)
 
     @property
@@ -5104,7 +5217,7 @@ class AsinBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * (-self * self + 1).rsqrt().conj()
+            _r_self = grad * _H.conj((-self * self + 1).rsqrt())
         return (_r_self,)
 
     @property
@@ -5127,7 +5240,7 @@ class AcosBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * -(-self * self + 1).rsqrt().conj()
+            _r_self = grad * -_H.conj((-self * self + 1).rsqrt())
         return (_r_self,)
 
     @property
@@ -5150,7 +5263,7 @@ class AtanBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / (self * self + 1).conj()
+            _r_self = grad / _H.conj(self * self + 1)
         return (_r_self,)
 
     @property
@@ -5173,7 +5286,7 @@ class SinhBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * self.cosh().conj()
+            _r_self = grad * _H.conj(self.cosh())
         return (_r_self,)
 
     @property
@@ -5196,7 +5309,7 @@ class CoshBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * self.sinh().conj()
+            _r_self = grad * _H.conj(self.sinh())
         return (_r_self,)
 
     @property
@@ -5329,8 +5442,8 @@ class FracBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -5995,7 +6108,7 @@ class AsinhBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad * (self.pow(2) + 1).rsqrt().conj()
+            _r_self = grad * _H.conj((self.pow(2) + 1).rsqrt())
         return (_r_self,)
 
     @property
@@ -6034,7 +6147,7 @@ class AtanhBackward0(_Node):
         _r_self = None
         self = _unpack(_node._s_self, _node)
         if _n[0]:
-            _r_self = grad / (1 - self.pow(2)).conj()
+            _r_self = grad / _H.conj(1 - self.pow(2))
         return (_r_self,)
 
     @property
@@ -7354,34 +7467,39 @@ class DotBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'tensor')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_tensor = None
-        self = _unpack(_node._s_self, _node) if _n[1] else None
-        tensor = _unpack(_node._s_tensor, _node) if _n[0] else None
+        if _saved is None:
+            self = _unpack(_node._s_self, _node) if _n[1] else None
+            tensor = _unpack(_node._s_tensor, _node) if _n[0] else None
+        else:
+            self, tensor = _saved
         if _n[0]:
-            _r_self = grad * tensor.conj()
+            _r_self = grad * _H.conj(tensor)
         if _n[1]:
-            _r_tensor = grad * self.conj()
+            _r_tensor = grad * _H.conj(self)
         return (_r_self, _r_tensor)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_self = _unpack(_node._s_self, _node) if _n[1] else None
+        _t_tensor = _unpack(_node._s_tensor, _node) if _n[0] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_tensor = None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[1] else None
-            tensor = _A.arr(_unpack(_node._s_tensor, _node)) if _n[0] else None
+            self = _A.arr(_t_self)
+            tensor = _A.arr(_t_tensor)
             if _n[0]:
                 _r_self = _A.out(_A.mul(grad, _A.conj(tensor)), _grads, tensor)
             if _n[1]:
                 _r_tensor = _A.out(_A.mul(grad, _A.conj(self)), _grads, self)
             return (_r_self, _r_tensor)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_self, _t_tensor))
 
     @property
     def _saved_self(self):
@@ -7409,9 +7527,9 @@ class MvBackward0(_Node):
         self = _unpack(_node._s_self, _node) if _n[1] else None
         vec = _unpack(_node._s_vec, _node) if _n[0] else None
         if _n[0]:
-            _r_self = grad.unsqueeze(1) * vec.conj()
+            _r_self = grad.unsqueeze(1) * _H.conj(vec)
         if _n[1]:
-            _r_vec = self.t().conj().mv(grad)
+            _r_vec = _H.conj(self.t()).mv(grad)
         return (_r_self, _r_vec)
 
     @property
@@ -7432,14 +7550,17 @@ class BaddbmmBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'batch1', 'batch2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_batch1 = None
         _r_batch2 = None
-        batch1 = _unpack(_node._s_batch1, _node) if _n[2] else None
-        batch2 = _unpack(_node._s_batch2, _node) if _n[1] else None
+        if _saved is None:
+            batch1 = _unpack(_node._s_batch1, _node) if _n[2] else None
+            batch2 = _unpack(_node._s_batch2, _node) if _n[1] else None
+        else:
+            batch1, batch2 = _saved
         if _n[0]:
             beta = _node._s_beta
             self_dtype = _node._s_self_dtype
@@ -7447,21 +7568,23 @@ class BaddbmmBackward0(_Node):
             _r_self = _H.reduce_to(_H.maybe_multiply(grad, _H.conjugate(beta)), self_shape, self_dtype)
         if _n[1]:
             alpha = _node._s_alpha
-            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), _H.conjugate(alpha))
+            _r_batch1 = _H.maybe_multiply(grad.bmm(_H.conj(batch2.transpose(1, 2))), _H.conjugate(alpha))
         if _n[2]:
             alpha = _node._s_alpha
-            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), _H.conjugate(alpha))
+            _r_batch2 = _H.maybe_multiply(_H.conj(batch1.transpose(1, 2)).bmm(grad), _H.conjugate(alpha))
         return (_r_self, _r_batch1, _r_batch2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_batch1 = _unpack(_node._s_batch1, _node) if _n[2] else None
+        _t_batch2 = _unpack(_node._s_batch2, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_batch1 = None
             _r_batch2 = None
-            batch1 = _A.arr(_unpack(_node._s_batch1, _node)) if _n[2] else None
-            batch2 = _A.arr(_unpack(_node._s_batch2, _node)) if _n[1] else None
+            batch1 = _A.arr(_t_batch1)
+            batch2 = _A.arr(_t_batch2)
             if _n[0]:
                 beta = _node._s_beta
                 self_dtype = _node._s_self_dtype
@@ -7475,7 +7598,7 @@ class BaddbmmBackward0(_Node):
                 _r_batch2 = _A.out(_A.maybe_multiply(_A.bmm(_A.conj(_A.transpose(batch1, 1, 2)), grad), _A.conjugate(alpha)), _grads, batch1)
             return (_r_self, _r_batch1, _r_batch2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_batch1, _t_batch2))
 
     @property
     def _saved_alpha(self):
@@ -7672,8 +7795,8 @@ class RsubBackward0(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -7730,8 +7853,8 @@ class RsubBackward1(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -7802,8 +7925,8 @@ class RemainderBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -7903,8 +8026,8 @@ class FmodBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8156,39 +8279,45 @@ class LerpBackward1(_Node):
     _release_after_backward = True
     _input_names = ('self', 'end', 'weight')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_end = None
         _r_weight = None
-        end = _unpack(_node._s_end, _node) if _n[2] else None
-        self = _unpack(_node._s_self, _node) if _n[2] else None
-        weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
+        if _saved is None:
+            end = _unpack(_node._s_end, _node) if _n[2] else None
+            self = _unpack(_node._s_self, _node) if _n[2] else None
+            weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
+        else:
+            end, self, weight = _saved
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
-            _r_self = _H.reduce_to(grad * (1 - weight).conj(), self_shape, self_dtype)
+            _r_self = _H.reduce_to(grad * _H.conj(1 - weight), self_shape, self_dtype)
         if _n[1]:
             end_dtype = _node._s_end_dtype
             end_shape = _node._s_end_shape
-            _r_end = _H.reduce_to(grad * weight.conj(), end_shape, end_dtype)
+            _r_end = _H.reduce_to(grad * _H.conj(weight), end_shape, end_dtype)
         if _n[2]:
             weight_dtype = _node._s_weight_dtype
             weight_shape = _node._s_weight_shape
-            _r_weight = _H.reduce_to(grad * (end - self).conj(), weight_shape, weight_dtype)
+            _r_weight = _H.reduce_to(grad * _H.conj(end - self), weight_shape, weight_dtype)
         return (_r_self, _r_end, _r_weight)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_end = _unpack(_node._s_end, _node) if _n[2] else None
+        _t_self = _unpack(_node._s_self, _node) if _n[2] else None
+        _t_weight = _unpack(_node._s_weight, _node) if _n[0] or _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_end = None
             _r_weight = None
-            end = _A.arr(_unpack(_node._s_end, _node)) if _n[2] else None
-            self = _A.arr(_unpack(_node._s_self, _node)) if _n[2] else None
-            weight = _A.arr(_unpack(_node._s_weight, _node)) if _n[0] or _n[1] else None
+            end = _A.arr(_t_end)
+            self = _A.arr(_t_self)
+            weight = _A.arr(_t_weight)
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
@@ -8203,7 +8332,7 @@ class LerpBackward1(_Node):
                 _r_weight = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.sub(end, self))), weight_shape, weight_dtype), _grads, end, self)
             return (_r_self, _r_end, _r_weight)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_end, _t_self, _t_weight))
 
     @property
     def _saved_end(self):
@@ -8251,14 +8380,17 @@ class AddcmulBackward0(_Node):
     _release_after_backward = True
     _input_names = ('self', 'tensor1', 'tensor2')
 
-    def apply(_node, grads):
+    def apply(_node, grads, _saved=None):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
         _r_tensor1 = None
         _r_tensor2 = None
-        tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
-        tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] else None
+        if _saved is None:
+            tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
+            tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] else None
+        else:
+            tensor1, tensor2 = _saved
         if _n[0]:
             self_dtype = _node._s_self_dtype
             self_shape = _node._s_self_shape
@@ -8267,23 +8399,25 @@ class AddcmulBackward0(_Node):
             tensor1_dtype = _node._s_tensor1_dtype
             tensor1_shape = _node._s_tensor1_shape
             value = _node._s_value
-            _r_tensor1 = _H.reduce_to(grad * (tensor2 * value).conj(), tensor1_shape, tensor1_dtype)
+            _r_tensor1 = _H.reduce_to(grad * _H.conj(tensor2 * value), tensor1_shape, tensor1_dtype)
         if _n[2]:
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
-            _r_tensor2 = _H.reduce_to(grad * (tensor1 * value).conj(), tensor2_shape, tensor2_dtype)
+            _r_tensor2 = _H.reduce_to(grad * _H.conj(tensor1 * value), tensor2_shape, tensor2_dtype)
         return (_r_self, _r_tensor1, _r_tensor2)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
+        _t_tensor1 = _unpack(_node._s_tensor1, _node) if _n[2] else None
+        _t_tensor2 = _unpack(_node._s_tensor2, _node) if _n[1] else None
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_tensor1 = None
             _r_tensor2 = None
-            tensor1 = _A.arr(_unpack(_node._s_tensor1, _node)) if _n[2] else None
-            tensor2 = _A.arr(_unpack(_node._s_tensor2, _node)) if _n[1] else None
+            tensor1 = _A.arr(_t_tensor1)
+            tensor2 = _A.arr(_t_tensor2)
             if _n[0]:
                 self_dtype = _node._s_self_dtype
                 self_shape = _node._s_self_shape
@@ -8300,7 +8434,7 @@ class AddcmulBackward0(_Node):
                 _r_tensor2 = _A.out(_A.reduce_to(_A.mul(grad, _A.conj(_A.mul(tensor1, value))), tensor2_shape, tensor2_dtype), _grads, tensor1)
             return (_r_self, _r_tensor1, _r_tensor2)
         except _A.Fallback:
-            return _node.apply(_grads)
+            return _node.apply(_grads, (_t_tensor1, _t_tensor2))
 
     @property
     def _saved_self_dtype(self):
@@ -8364,12 +8498,12 @@ class AddcdivBackward0(_Node):
             tensor1_dtype = _node._s_tensor1_dtype
             tensor1_shape = _node._s_tensor1_shape
             value = _node._s_value
-            _r_tensor1 = _H.reduce_to(grad * _H.scalar_over(value, tensor2).conj(), tensor1_shape, tensor1_dtype)
+            _r_tensor1 = _H.reduce_to(grad * _H.conj(_H.scalar_over(value, tensor2)), tensor1_shape, tensor1_dtype)
         if _n[2]:
             tensor2_dtype = _node._s_tensor2_dtype
             tensor2_shape = _node._s_tensor2_shape
             value = _node._s_value
-            _r_tensor2 = _H.reduce_to(grad.neg() * (value * tensor1 / (tensor2 * tensor2)).conj(), tensor2_shape, tensor2_dtype)
+            _r_tensor2 = _H.reduce_to(grad.neg() * _H.conj(value * tensor1 / (tensor2 * tensor2)), tensor2_shape, tensor2_dtype)
         return (_r_self, _r_tensor1, _r_tensor2)
 
     @property
@@ -8465,8 +8599,8 @@ class EqBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8510,8 +8644,8 @@ class EqBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8563,8 +8697,8 @@ class NeBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8608,8 +8742,8 @@ class NeBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8661,8 +8795,8 @@ class LtBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8706,8 +8840,8 @@ class LtBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8759,8 +8893,8 @@ class LeBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8804,8 +8938,8 @@ class LeBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8857,8 +8991,8 @@ class GtBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -8902,8 +9036,8 @@ class GtBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -8955,8 +9089,8 @@ class GeBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -9000,8 +9134,8 @@ class GeBackward1(_Node):
         return (_r_self, _r_other)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             _r_other = None
@@ -10548,11 +10682,11 @@ class SigmoidBackwardBackward0(_Node):
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
+            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, _H.conj(output)), grad_output_shape, grad_output_dtype)
         if _n[1]:
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(grad.conj() * grad_output * (_H.mul_number(output.conj(), -2) + 1), output_shape, output_dtype)
+            _r_output = _H.reduce_to(grad.conj() * grad_output * (_H.mul_number(_H.conj(output), -2) + 1), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -10599,11 +10733,11 @@ class TanhBackwardBackward0(_Node):
         if _n[0]:
             grad_output_dtype = _node._s_grad_output_dtype
             grad_output_shape = _node._s_grad_output_shape
-            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output.conj()), grad_output_shape, grad_output_dtype)
+            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, _H.conj(output)), grad_output_shape, grad_output_dtype)
         if _n[1]:
             output_dtype = _node._s_output_dtype
             output_shape = _node._s_output_shape
-            _r_output = _H.reduce_to(_H.mul_number(output.conj(), -2) * grad_output * grad.conj(), output_shape, output_dtype)
+            _r_output = _H.reduce_to(_H.mul_number(_H.conj(output), -2) * grad_output * grad.conj(), output_shape, output_dtype)
         return (_r_grad_output, _r_output)
 
     @property
@@ -13097,8 +13231,8 @@ class NormalBackward1(_Node):
         return (_r_mean,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_mean = None
             if _n[0]:
@@ -13137,8 +13271,8 @@ class NormalBackward2(_Node):
         return (_r_std,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_std = None
             if _n[0]:
@@ -13182,8 +13316,8 @@ class NormalBackward3(_Node):
         return (_r_mean, _r_std)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_mean = None
             _r_std = None
@@ -13286,8 +13420,8 @@ class PoissonBackward0(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -13529,7 +13663,8 @@ class ViewBackward0_copy(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -13707,7 +13842,8 @@ class SqueezeBackward0_copy(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -13736,7 +13872,8 @@ class SqueezeBackward1_copy(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -13765,7 +13902,8 @@ class SqueezeBackward2_copy(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -13790,8 +13928,8 @@ class ExpandBackward0_copy(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -13828,8 +13966,8 @@ class SliceBackward0_copy(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -13884,8 +14022,8 @@ class SelectBackward0_copy(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:
@@ -13963,6 +14101,18 @@ class SplitBackward0_copy(_Node):
             _r_self = _F.cat(grads, dim)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.cat(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -13983,6 +14133,18 @@ class SplitWithSizesBackward0_copy(_Node):
             dim = _node._s_dim
             _r_self = _F.cat(grads, dim)
         return (_r_self,)
+
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.cat(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
 
     @property
     def _saved_dim(self):
@@ -14034,6 +14196,18 @@ class UnbindBackward0_copy(_Node):
             _r_self = _F.stack(grads, dim)
         return (_r_self,)
 
+    def _apply_array(_node, _grads):
+        _n = _node._needs
+        try:
+            grads = _A.arrs(_grads)
+            _r_self = None
+            if _n[0]:
+                dim = _node._s_dim
+                _r_self = _A.out(_A.stack(grads, dim), _grads)
+            return (_r_self,)
+        except _A.Fallback:
+            return _node.apply(_grads)
+
     @property
     def _saved_dim(self):
         return self._s_dim
@@ -14056,8 +14230,8 @@ class AliasBackward0_copy(_Node):
         return (_r_self,)
 
     def _apply_array(_node, _grads):
+        _n = _node._needs
         try:
-            _n = _node._needs
             grad = _A.arr(_grads[0])
             _r_self = None
             if _n[0]:

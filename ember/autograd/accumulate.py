@@ -12,14 +12,20 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 import ember
 
+from ..core import dtype as D
 from ..core.refcounts import EXACT as _EXACT_REFCOUNTS
 from ..core.shapes import is_non_overlapping_and_dense
 from ..core.tensor import Tensor, from_array
-from ..dispatch.keys import AUTOGRAD_BIT, CONJ_BIT
+from ..dispatch import observers as _observers
+from ..dispatch.keys import ADINPLACE_BIT, AUTOGRAD_BIT, CONJ_BIT, FULL
 from ..dispatch.tls import state as _tls
 from ..kernels.common.views import detach as _detach
+
+_ndarray = np.ndarray
 
 
 def _hook_name(hook):
@@ -101,11 +107,42 @@ def accumulate_grad(variable, g, run_hooks=True, held=1):
             ag.grad = _copy_like(g, variable)
     elif _tls.grad_enabled:
         ag.grad = old + g
-    else:
+    elif not _add_unobserved(old, g):
         old.add_(g.detach())
     if ag.post_acc_hooks:
         for hook in list(ag.post_acc_hooks):
             hook(variable)
+
+
+_FLOAT_DTYPES = (D.float32, D.float64)
+_NO_MASKS = (0, FULL)
+
+
+def _add_unobserved(old, g) -> bool:
+    """`old.add_(g.detach())` as the add_ kernel runs it, np.add(out=), when nothing can see
+    the ops (no dispatch or function mode, no profiler, no key masks): plain CPU tensors of
+    one float dtype and shape, `old` C-contiguous (no internal overlap) and sharing no
+    storage with `g`; the version counter bumps as add_'s. False: not done, run the ops.
+
+    >>> x = ember.ones(2)
+    >>> _add_unobserved(x, ember.ones(2)), x
+    (True, tensor([2., 2.]))
+    """
+    o, a = old._np, g._np
+    if not (old.__class__ is Tensor and g.__class__ is Tensor and o.__class__ is _ndarray
+            and a.__class__ is _ndarray and old._dtype is g._dtype
+            and old._dtype in _FLOAT_DTYPES and o.shape == a.shape and o.flags.c_contiguous
+            and (old._storage is None or old._storage is not g._storage)
+            and not _tls.dispatch_modes and not _tls.function_modes
+            and _observers.active is None and _tls.masks == _NO_MASKS):
+        return False
+    np.add(o, a, out=o)
+    if old._ks & ADINPLACE_BIT:
+        st = old._storage
+        if st is None:
+            st = old.untyped_storage()
+        st._version += 1
+    return True
 
 
 def _stealable_view(g) -> bool:

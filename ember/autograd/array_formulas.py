@@ -28,10 +28,13 @@ ember view's identity and strides.
 """
 from __future__ import annotations
 
+import math as _math
+
 import numpy as np
 
 from ..core import dtype as D
-from ..core.tensor import Tensor, from_array
+from ..core.tensor import Tensor, contiguous_strides, from_array, make_view
+from ..kernels.cpu._pointwise import quiet_call
 from . import formulas as _H
 
 ENABLED = True      # tests switch the array versions off to compare
@@ -150,6 +153,29 @@ def reshape(a, *shape):
     return _op(Tensor.reshape, a, shape)
 
 
+def reshape_contiguous(grad, shape):
+    """`grad.reshape(shape)` for a plain CPU gradient tensor laid out exactly contiguous
+    (size-1 dims included): the view kernel's own view (make_view with contiguous strides
+    and NumPy's reshape of the array), without the composite reshape and the dispatch;
+    None for any other gradient (the caller takes the op). A tensor-level helper for the
+    generated view nodes, not an array formula.
+
+    >>> g = from_array(np.zeros((2, 3), np.float32))
+    >>> v = reshape_contiguous(g, (6,))
+    >>> v.shape, v._base is g
+    (ember.Size([6]), True)
+    """
+    a = grad._np
+    if a.__class__ is not _ndarray or not a.size or grad._dtype not in _DTYPES:
+        return None
+    if (grad._stride or grad.stride()) != contiguous_strides(grad._shape):
+        return None
+    shape = tuple(shape)
+    if a.size != _math.prod(shape) or not all(n.__class__ is int for n in shape):
+        return None
+    return make_view(grad, shape, contiguous_strides(shape), grad._offset, arr=a.reshape(shape))
+
+
 # --- arithmetic --------------------------------------------------------------------------
 def _binary(fn, ember_fn):
     def apply(a, b):
@@ -216,17 +242,23 @@ def _same_plain(a, b) -> bool:
 def sigmoid_backward(grad, output):
     """The CPU kernel's g * ((1 - y) * y) (kernels/cpu/activation.py)."""
     if _same_plain(grad, output):
-        with np.errstate(all="ignore"):
-            return grad * ((1 - output) * output)
+        return quiet_call(_sigmoid_grad, grad, output)
     return _op(_ember_op("sigmoid_backward"), grad, output)
+
+
+def _sigmoid_grad(g, y):
+    return g * ((1 - y) * y)
 
 
 def tanh_backward(grad, output):
     """The CPU kernel's g * (1 - y * y)."""
     if _same_plain(grad, output):
-        with np.errstate(all="ignore"):
-            return grad * (1 - output * output)
+        return quiet_call(_tanh_grad, grad, output)
     return _op(_ember_op("tanh_backward"), grad, output)
+
+
+def _tanh_grad(g, y):
+    return g * (1 - y * y)
 
 
 def _ember_op(name):
@@ -265,6 +297,9 @@ def sum_to_size(grad, shape):
     gshape = grad.shape
     if gshape == shape:
         return grad
+    if shape and len(gshape) == len(shape) + 1 and gshape[1:] == shape and _plain(grad):
+        # a bias's gradient: the leading dim summed (what `sum(grad, [0])` computes)
+        return np.add.reduce(grad, axis=0)
     shape = tuple(shape)
     dims, lead = _H.common.summed_dims(gshape, shape)
     if len(dims) == lead:
@@ -278,8 +313,7 @@ def grad_to_dtype(grad, dtype):
         return grad
     if (dtype is D.float32 or dtype is D.float64) and _plain(grad):
         # (float64 -> float32 overflows to inf silently, as in the copy kernel's cast)
-        with np.errstate(over="ignore", invalid="ignore"):
-            return grad.astype(dtype.np)
+        return quiet_call(grad.astype, dtype.np)
     return _op(_H.grad_to_dtype, grad, dtype)
 
 
@@ -318,3 +352,100 @@ def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
     if _H.column_major(sizes, strides):
         return maybe_multiply(t(mm(t(grad), conj(mat1))), alpha)
     return maybe_multiply(mm(conj(t(mat1)), grad), alpha)
+
+
+# --- list formulas: joining gradients (split's, unbind's backward) -----------------------
+def _one_float_dtype(arrays, max_ndim) -> bool:
+    """Float arrays of one dtype and one number of dims (1 to max_ndim, not 4: no
+    channels-last layout for the kernels to choose)."""
+    if not arrays or not _float(arrays[0]):
+        return False
+    first = arrays[0]
+    ndim = first.ndim
+    if not 1 <= ndim <= max_ndim or ndim == 4:
+        return False
+    return all(a.__class__ is _ndarray and a.dtype == first.dtype and a.ndim == ndim
+               for a in arrays)
+
+
+def _op_list(name, arrays, *args):
+    """The ember op `name` on a list of arrays as tensors: its exact result."""
+    return _ember_op(name)([_wrap(a) for a in arrays], *args)._np
+
+
+def cat(tensors, dim=0):
+    """The CPU cat kernel's np.concatenate (a contiguous result) for gradients of one float
+    dtype whose sizes match outside `dim`; else the op (its checks and promotion)."""
+    if _one_float_dtype(tensors, 8) and -tensors[0].ndim <= dim < tensors[0].ndim:
+        d = dim % tensors[0].ndim
+        shape = tensors[0].shape
+        if all(a.shape[:d] == shape[:d] and a.shape[d + 1:] == shape[d + 1:] for a in tensors):
+            return np.concatenate(tensors, axis=d)
+    return _op_list("cat", tensors, dim)
+
+
+def stack(tensors, dim=0):
+    """The stack kernel's np.stack for gradients of one float dtype and shape, 1 or 2 dims
+    (a contiguous result); else the op."""
+    if _one_float_dtype(tensors, 2) and -tensors[0].ndim - 1 <= dim <= tensors[0].ndim:
+        shape = tensors[0].shape
+        if all(a.shape == shape for a in tensors):
+            return np.stack(tensors, axis=dim % (len(shape) + 1))
+    return _op_list("stack", tensors, dim)
+
+
+# --- list formulas: slicing a gradient (cat's, stack's backward) --------------------------
+# Their results are views of the gradient, as the ember ops' (narrow, select): `outs`
+# makes each an ember view of the gradient tensor with the NumPy view's geometry.
+class GradSlices(list):
+    """Views (arrays) of the gradient array `source`, with each one's element offset into
+    it: what `outs` makes ember views of the gradient tensor of."""
+
+    __slots__ = ("offsets", "source")
+
+    def __init__(self, source, views, offsets):
+        super().__init__(views)
+        self.source, self.offsets = source, offsets
+
+
+def cat_tensors_backward(grad, sizes, dtypes, dim):
+    """grad's slice along `dim` for each input (its narrow); other dtypes, legacy empty
+    inputs or a non-float gradient: Fallback."""
+    if not _float(grad):
+        raise Fallback
+    d = dim % grad.ndim
+    lead = (slice(None),) * d
+    step = grad.strides[d] // grad.itemsize
+    views, offsets, start = [], [], 0
+    for shape, dt in zip(sizes, dtypes):
+        if dt.np != grad.dtype or shape == (0,):     # (a legacy empty input: new zeros)
+            raise Fallback
+        n = shape[d]
+        views.append(grad[lead + (slice(start, start + n),)])
+        offsets.append(start * step)
+        start += n
+    return GradSlices(grad, views, offsets)
+
+
+def stack_tensors_backward(grad, dim, dtypes):
+    """grad's index i along `dim` for input i (its select)."""
+    if not _float(grad) or any(dt.np != grad.dtype for dt in dtypes):
+        raise Fallback
+    d = dim % grad.ndim
+    lead = (slice(None),) * d
+    step = grad.strides[d] // grad.itemsize
+    n = len(dtypes)
+    return GradSlices(grad, [grad[lead + (i, ...)] for i in range(n)],   # (0-d views, no scalars)
+                      [i * step for i in range(n)])
+
+
+def outs(rs, grads, *sources):
+    """`out` for each result of a list formula; the slices of an incoming gradient become
+    the same views of that gradient tensor (what the ember ops' narrow/select give)."""
+    if rs.__class__ is GradSlices:
+        g = next((g for g in grads if g is not None and g._np is rs.source), None)
+        if g is not None:
+            item = rs.source.itemsize
+            return [make_view(g, r.shape, tuple(st // item for st in r.strides),
+                              g._offset + off, arr=r) for r, off in zip(rs, rs.offsets)]
+    return [out(r, grads, *sources) for r in rs]

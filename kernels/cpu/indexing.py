@@ -13,6 +13,7 @@ from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array
 
 from ..meta import indexing as _meta
+from .conv import add_rows_at
 
 
 def cat(tensors, dim):
@@ -62,6 +63,18 @@ def index(self, indices):
     return out
 
 
+def _add_at(a, idx, v, shape):
+    """np.add.at(a, idx, v); an index of dim 0 only (an integer array: index's backward, an
+    embedding lookup's) into a C-contiguous array adds whole rows, in add.at's order
+    (first to last, so the same values), with conv.add_rows_at's compiled loop."""
+    if len(idx) == 1 and idx[0].__class__ is np.ndarray and idx[0].dtype.kind in "iu" \
+            and a.ndim and a.flags.c_contiguous and v.shape == tuple(shape):
+        i = idx[0].reshape(-1)
+        add_rows_at(a.reshape(len(a), -1), i, v.reshape(i.size, -1))
+    else:
+        np.add.at(a, idx, v)
+
+
 def index_put_(self, indices, values, accumulate):
     """`self[indices] = values` in place; accumulate=True adds (duplicates add up).
 
@@ -79,7 +92,7 @@ def index_put_(self, indices, values, accumulate):
     _check_bounds(self, plan)
     idx = plan.numpy_index
     if accumulate:
-        np.add.at(self._np, idx, v)
+        _add_at(self._np, idx, v, plan.shape)
     else:
         self._np[idx] = v.reshape(()) if v.size == 1 else v
     return self

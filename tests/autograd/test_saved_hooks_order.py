@@ -48,3 +48,26 @@ def test_unpack_hooks_run_in_torchs_order(name, needs):
         assert t[-1] == [1.0, 16.0]
         t = t[:-1]
     assert e == t
+
+
+@pytest.mark.parametrize("name", ["mul", "mm", "addmm"])
+def test_unpack_hook_runs_once_when_it_returns_a_subclass(name):
+    """An unpack hook giving back a tensor subclass: the node's NumPy version cannot take it
+    and runs its ember-op formulas with the tensors it already unpacked (torch unpacks each
+    saved tensor once)."""
+    def run(M):
+        class Sub(M.Tensor):
+            pass
+        seen = []
+
+        def unpack(t):
+            seen.append(tuple(t.shape))
+            return t.as_subclass(Sub)
+        a = M.ones(2, 3, requires_grad=True)
+        b, c = M.full((3, 4), 0.5), M.full((2, 4), 2.0)
+        with M.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+            y = {"mul": lambda: a * c[:, :3], "mm": lambda: a.mm(b),
+                 "addmm": lambda: M.addmm(c, a, b)}[name]()
+        y.sum().backward()
+        return seen, a.grad.tolist()
+    assert run(ember) == run(torch)

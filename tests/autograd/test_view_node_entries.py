@@ -84,3 +84,25 @@ def test_gradients_and_their_layout_match_torch(chain):
         grads.append((x.grad, w.grad))
     for e, t in zip(*grads):
         check(e, t)
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "offset", "size1_stride", "transposed",
+                                    "empty", "float64"])
+def test_reshape_of_a_contiguous_gradient_is_the_kernels_view(layout):
+    """ViewBackward0's reshape of a gradient laid out exactly contiguous is made directly
+    (array_formulas.reshape_contiguous): the same view as the op's (base, offset, strides,
+    keys); other layouts (a size-1 dim with another stride, transposed, empty) take the op."""
+    dtype = ember.float64 if layout == "float64" else ember.float32
+    x = ember.zeros(0 if layout == "empty" else 2, 3, 4, dtype=dtype, requires_grad=True)
+    node = x.view(-1, 1, 4).grad_fn
+    big = ember.arange(48.0, dtype=dtype).reshape(2, 6, 1, 4)
+    g = {"contiguous": big[0] * 1, "offset": big[1], "empty": ember.zeros(0, 1, 4),
+         "size1_stride": big.as_strided((6, 1, 4), (4, 7, 1), 24),
+         "transposed": big[0].squeeze(1).t().contiguous().t().unsqueeze(1),
+         "float64": big[1]}[layout]
+    with ember.no_grad():
+        (expected,) = node.apply([g])
+        (got,) = node._apply_array([g])
+    assert got.stride() == expected.stride() and got.storage_offset() == expected.storage_offset()
+    assert got._base is expected._base and got._ks == expected._ks and got.shape == expected.shape
+    np.testing.assert_array_equal(got.numpy(), expected.numpy())

@@ -309,7 +309,25 @@ INDEX_PUT_CASES = [  # (self shape, layout, index specs, values shape, accumulat
     ((4, 5), "contiguous", [("m", np.array([True, False, True, True]))], (3, 5), True),
     ((4, 5), "contiguous", [("m", np.arange(20).reshape(4, 5) % 3 == 0)], (), False),
     ((4, 5), "contiguous", [("i", [])], (5,), False),
+    # dim 0 only, accumulating: whole rows added (index's backward)
+    ((4, 5), "contiguous", [("i", [[1, 1, -1], [2, 1, 0]])], (2, 3, 5), True),
+    ((4, 5, 6), "contiguous", [("i", [3, 3, 0])], (3, 5, 6), True),
+    ((4, 5), "transposed", [("i", [1, 1])], (2, 5), True),
 ]
+
+
+def test_index_put_accumulating_rows_has_add_ats_bits():
+    """Rows added by index (dim 0 only) give np.add.at's bits: each row's additions in
+    index order (the compiled row loop), here with many repeats of mixed magnitudes."""
+    rng = np.random.default_rng(4)
+    idx_np = rng.integers(-7, 7, (40, 3))
+    values = (rng.standard_normal((40, 3, 9)) * 10.0 ** rng.integers(-4, 5, (40, 3, 1)))
+    for dt in (np.float32, np.float64):
+        expected = np.zeros((7, 9), dt)
+        np.add.at(expected, idx_np, values.astype(dt))
+        got = ember.zeros(7, 9, dtype=ember.float32 if dt == np.float32 else ember.float64)
+        got.index_put_((ember.from_numpy(idx_np),), ember.from_numpy(values.astype(dt)), True)
+        assert got.numpy().tobytes() == expected.tobytes()
 
 
 @pytest.mark.parametrize("case", INDEX_PUT_CASES)

@@ -7,6 +7,7 @@ import math
 import ember
 
 from .common import (
+    conj,
     conjugate,
     grad_to_dtype,
     grad_where,
@@ -34,7 +35,7 @@ def div_self_backward(grad, other, shape, dtype, rounding_mode=None):
     if rounding_mode is not None:
         return zeros_for(grad, shape, dtype)
     if isinstance(other, ember.Tensor):
-        return reduce_to(grad / other.conj(), shape, dtype)
+        return reduce_to(grad / conj(other), shape, dtype)
     return grad_to_dtype(ember.ops.aten.div.Scalar(grad, conjugate(other)), dtype)
 
 
@@ -42,7 +43,7 @@ def div_other_backward(grad, self, other, rounding_mode=None):
     """d(self / other)/d(other) = -self / other**2; zero for rounding divisions."""
     if rounding_mode is not None:
         return zeros_for(grad, other.shape, other.dtype)
-    return reduce_to(grad.neg() * ((self / other) / other).conj(), other.shape, other.dtype)
+    return reduce_to(grad.neg() * conj((self / other) / other), other.shape, other.dtype)
 
 
 def pow_backward(grad, self, exponent):
@@ -50,14 +51,14 @@ def pow_backward(grad, self, exponent):
     exponent = scalar_value(exponent)
     if exponent == 0:
         return ember.zeros_like(self)
-    return grad * scale(self.pow(exponent - 1), exponent).conj()
+    return grad * conj(scale(self.pow(exponent - 1), exponent))
 
 
 def pow_backward_self(grad, self, exponent):
     """d(self ** exponent)/d(self) = exponent * self ** (exponent - 1), 0 where exponent == 0."""
     if not isinstance(exponent, ember.Tensor):     # a Python number for the exponent
         return reduce_to(pow_backward(grad, self, exponent), self.shape, self.dtype)
-    g = grad * (exponent * self.pow(exponent - 1)).conj()
+    g = grad * conj(exponent * self.pow(exponent - 1))
     return reduce_to(zero_where(exponent == 0, g), self.shape, self.dtype)
 
 
@@ -67,7 +68,7 @@ def pow_backward_exponent(grad, self, exponent, result):
     base = grad_to_dtype(self, result.dtype) if isinstance(self, ember.Tensor) else self
     cond = (base == 0) * _nonnegative(exponent)
     log_base = zero_where(cond, ember.where(cond, base.new_ones(()), base).log())
-    return reduce_to(grad * (result * log_base).conj(), exponent.shape, exponent.dtype)
+    return reduce_to(grad * conj(result * log_base), exponent.shape, exponent.dtype)
 
 
 def _nonnegative(exponent):
@@ -100,9 +101,9 @@ def pow_scalar_backward(grad, base, exponent, result):
         # grad times the masked factor, as torch, so d/dgrad is 0 there, not 0 * -inf)
         masked = _nonnegative(exponent)
         safe = ember.where(masked, result.new_ones(()), result)
-        g = grad * zero_where(masked, scale(safe, -math.inf)).conj()
+        g = grad * conj(zero_where(masked, scale(safe, -math.inf)))
     else:
-        g = grad * scale(result, _log_of_number(base)).conj()
+        g = grad * conj(scale(result, _log_of_number(base)))
     return grad_to_dtype(g, exponent.dtype)
 
 

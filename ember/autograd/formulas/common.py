@@ -32,8 +32,9 @@ def forward_value(fn):
 
 @forward_value
 def to_args_sizes(tensors):
-    """The shapes of a tensor list (what `cat`'s backward needs, not the tensors)."""
-    return [t.shape for t in tensors]
+    """The shapes of a tensor list (what `cat`'s backward needs, not the tensors), as
+    tuples (the raw `_shape`, as `self.shape` is saved)."""
+    return [t._shape for t in tensors]
 
 
 @forward_value
@@ -128,9 +129,20 @@ def scalar_value(x):
     return x.item() if isinstance(x, ember.Tensor) else x
 
 
+def conj(x):
+    """`x.conj()` as torch's C++ formulas call it: for a real tensor the tensor itself, no
+    op dispatched (torch's inline Tensor::conj); the conjugate view for a complex one.
+
+    >>> t = ember.ones(2)
+    >>> conj(t) is t
+    True
+    """
+    return x.conj() if x._dtype.is_complex else x
+
+
 def conjugate(x):
     """The complex conjugate of a tensor or of a Python number (a wrapped operand)."""
-    return x.conj() if isinstance(x, ember.Tensor) else x.conjugate()
+    return conj(x) if isinstance(x, ember.Tensor) else x.conjugate()
 
 
 def scale(grad, s):

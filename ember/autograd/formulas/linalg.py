@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import ember
 
-from .common import conjugate, maybe_multiply, sum_to_size
+from .common import conj, conjugate, maybe_multiply, sum_to_size
 
 
 def _z(g, like):
@@ -35,8 +35,8 @@ def mm_mat1_backward(grad, mat2, sizes, strides, alpha):
     mat1 is column-major, so the gradient takes mat1's layout (torch's FunctionsManual)."""
     alpha = conjugate(alpha)
     if column_major(sizes, strides):
-        return maybe_multiply(mat2.conj().mm(grad.t()).t(), alpha)
-    return maybe_multiply(grad.mm(mat2.t().conj()), alpha)
+        return maybe_multiply(conj(mat2).mm(grad.t()).t(), alpha)
+    return maybe_multiply(grad.mm(conj(mat2.t())), alpha)
 
 
 def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
@@ -44,8 +44,8 @@ def mm_mat2_backward(grad, mat1, sizes, strides, alpha):
     weight.t(): the weight's gradient comes out contiguous, as torch's)."""
     alpha = conjugate(alpha)
     if column_major(sizes, strides):
-        return maybe_multiply(grad.t().mm(mat1.conj()).t(), alpha)
-    return maybe_multiply(mat1.t().conj().mm(grad), alpha)
+        return maybe_multiply(grad.t().mm(conj(mat1)).t(), alpha)
+    return maybe_multiply(conj(mat1.t()).mm(grad), alpha)
 
 
 def linalg_solve_backward(grad, A, B_shape, X, left):
@@ -76,11 +76,11 @@ def linalg_det_backward(grad, A, det):
     if A.numel() == 0:
         return ember.zeros_like(A)
     singular = det.abs() < 100 * _eps(A.dtype)
-    d = (grad * det.conj()).unsqueeze(-1).unsqueeze(-1) * ember.eye(A.shape[-1], dtype=A.dtype)
+    d = (grad * conj(det)).unsqueeze(-1).unsqueeze(-1) * ember.eye(A.shape[-1], dtype=A.dtype)
     if not bool(singular.any()):
         return ember.linalg_solve(A.mH, d)
     U, S, Vh = ember.linalg_svd(A)
-    alpha = (ember.linalg_det(U) * ember.linalg_det(Vh)).conj() * grad
+    alpha = conj(ember.linalg_det(U) * ember.linalg_det(Vh)) * grad
     adj = (U * (alpha.unsqueeze(-1) * _prod_of_others(S)).unsqueeze(-2)) @ Vh
     mask = singular.unsqueeze(-1).unsqueeze(-1)
     safe = ember.where(mask, ember.eye(A.shape[-1], dtype=A.dtype), A)   # solvable stand-ins
@@ -100,7 +100,7 @@ def linalg_slogdet_backward(grad_sign, grad_logabsdet, A, sign):
     n = A.shape[-1]
     g = grad_logabsdet
     if A.is_complex() and grad_sign is not None:
-        phase = 1j * (grad_sign * sign.conj()).imag
+        phase = 1j * (grad_sign * conj(sign)).imag
         g = phase if g is None else g + phase
     if g is None:
         return None
@@ -210,7 +210,7 @@ def linalg_eig_backward(gL, gV, L, V, dtype):
                                "specified up to multiplication by e^{i phi}. The specified loss "
                                "function depends on this quantity, so it is ill-defined.")
         VhgV = VhgV - Vh @ (V * diag.real.unsqueeze(-2))
-        Lc = L.conj()
+        Lc = conj(L)
         E = Lc.unsqueeze(-2) - Lc.unsqueeze(-1) + ember.diag_embed(ember.ones_like(L))
         gA = VhgV / E
         if gL is not None:

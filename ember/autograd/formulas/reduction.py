@@ -7,6 +7,7 @@ import ember
 from ember.core.factory_args import real_scalar
 
 from .common import (
+    conj,
     expand_grad,
     grad_to_dtype,
     grad_where,
@@ -77,8 +78,8 @@ def prod_backward(grad, self, result, dim=None, keepdim=False):
     """Gradient of prod (torch's prod_backward): grad * result / self when no element is 0;
     else the product of the other elements (zero where a slice holds two zeros)."""
     dtype = self.dtype
-    x = grad_to_dtype(self, grad.dtype).conj()        # (complex: the conjugate products)
-    result = grad_to_dtype(result, grad.dtype).conj()
+    x = conj(grad_to_dtype(self, grad.dtype))        # (complex: the conjugate products)
+    result = conj(grad_to_dtype(result, grad.dtype))
     if x.ndim == 0:
         return grad_to_dtype(grad, dtype)
     if dim is None:
@@ -168,7 +169,7 @@ def logsumexp_backward(grad, self, result, dim, keepdim):
     """grad * conj(exp(self - logsumexp))."""
     grad = _keep_dims(grad, dim, self.ndim, keepdim)
     result = _keep_dims(result, dim, self.ndim, keepdim)
-    return grad * (self - result).exp().conj()
+    return grad * conj((self - result).exp())
 
 
 def norm_backward(grad, self, ord, norm, dim, keepdim, cast=True):
@@ -224,7 +225,7 @@ def renorm_backward(grad, self, p, dim, maxnorm):
     acc = getattr(ember, _CPU_ACC.get(self.dtype.name, self.dtype.name))
     real = acc.to_real() if acc.is_complex else acc
     norm = ember.linalg.vector_norm(self, p, others, keepdim=True, dtype=acc)
-    projection = self.conj() * grad
+    projection = conj(self) * grad
     if projection.is_complex():
         projection = ember.real(projection)
     projection = projection.sum(others, keepdim=True, dtype=real)
@@ -254,9 +255,9 @@ def cumprod_backward(grad, self, dim, result):
     n = self.shape[d]
     if n == 1:
         return grad_to_dtype(grad, dtype)
-    x = grad_to_dtype(self, grad.dtype).conj()        # (complex: the conjugate products)
+    x = conj(grad_to_dtype(self, grad.dtype))        # (complex: the conjugate products)
     if bool((x != 0).all()):
-        w = grad_to_dtype(result, grad.dtype).conj() * grad
+        w = conj(grad_to_dtype(result, grad.dtype)) * grad
         return grad_to_dtype(_flip(_flip(w, d).cumsum(d), d) / x, dtype)
     xl, gl = x.movedim(d, -1), grad.movedim(d, -1)
     r = ember.arange(n, device=x.device)
