@@ -2754,7 +2754,8 @@ class ReshapeAliasBackward0(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
@@ -14173,7 +14174,8 @@ class ReshapeAliasBackward0_copy(_Node):
         if grad.__class__ is not _A.Tensor or not _node._needs[0]:
             return _node.apply(_grads)
         self_shape = _node._s_self_shape
-        return (_o._entry_reshape(grad, self_shape),)
+        _v = _A.reshape_contiguous(grad, self_shape)
+        return (_o._entry_reshape(grad, self_shape) if _v is None else _v,)
 
     @property
     def _saved_self_shape(self):
