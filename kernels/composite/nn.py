@@ -471,6 +471,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
     if _flash_attention_applies(query, key, value, attn_mask, dropout_p):
         return _ops._entry__scaled_dot_product_flash_attention_for_cpu(
             query, key, value, 0.0, is_causal, None, scale)[0]
+    low = query._dtype if query._dtype in (D.float16, D.bfloat16) and \
+        query._device.type == "cpu" else None
+    if low is not None:     # torch computes half types in float32 on the CPU, rounding once
+        query, key, value = (t.to(D.float32) for t in (query, key, value))
     e = query._shape[-1]
     s = (1.0 / math.sqrt(e) if e else float("inf")) if scale is None else scale
     root = math.sqrt(abs(s))
@@ -495,7 +499,10 @@ def scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_cau
     if dropout_p > 0.0:
         keep = ember.rand_like(attn) >= dropout_p
         attn = attn * keep / (1 - dropout_p)
-    return ember.matmul(attn, value)
+    if low is None:
+        return ember.matmul(attn, value)
+    attn.to(low)            # (torch's math path also rounds the weights it does not return)
+    return ember.matmul(attn, value).to(low)
 
 
 def _flash_attention_applies(query, key, value, attn_mask, dropout_p):
@@ -504,8 +511,8 @@ def _flash_attention_applies(query, key, value, attn_mask, dropout_p):
     sequence, the last dims of stride 1 (the math path below handles every other case)."""
     q, k, v = query._shape, key._shape, value._shape
     return (attn_mask is None and not dropout_p > 0.0 and len(q) == len(k) == len(v) == 4
-            and query._dtype in (D.float32, D.float64) and query._device.type == "cpu"
-            and key._device.type == "cpu" and value._device.type == "cpu"
+            and query._dtype in (D.float32, D.float64) and query.device.type == "cpu"
+            and key.device.type == "cpu" and value.device.type == "cpu"  # (fakes: cpu)
             and q[:2] == k[:2] == v[:2] and q[3] == k[3] == v[3] and k[2] == v[2]
             and q[2] > 0 and k[2] > 0 and q[3] > 0
             and query.stride(-1) == key.stride(-1) == value.stride(-1) == 1)

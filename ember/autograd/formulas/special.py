@@ -71,7 +71,7 @@ def i1_backward(grad, self, result):
 
         >>> x = ember.tensor([0.0, 2.0], requires_grad=True)
         >>> ember.autograd.grad(ember.special.i1(x).sum(), x)[0]
-        tensor([0.5000, 1.6901])
+        tensor([0.5000, 1.4843])
     """
     return grad * _i1_derivative(self, lambda x: _aten().i0.default(x) - result / x,
                                  lambda x, x2: _power_series(x2, _I1_SERIES))
