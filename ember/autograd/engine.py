@@ -370,8 +370,10 @@ def _add_unobserved(a, b):
     add kernel's own np.add on two plain CPU tensors of one float dtype and shape,
     C-contiguous (a fresh C-contiguous result, torch's layout); else the op.
 
-    >>> _add_unobserved(ember.ones(2), ember.ones(2))
-    tensor([2., 2.])
+    >>> x = ember.ones(2, requires_grad=True)
+    >>> (x * 2 + x * 3).sum().backward()    # x's two gradients are summed
+    >>> x.grad
+    tensor([5., 5.])
     """
     x, y = a._np, b._np
     if a.__class__ is Tensor and b.__class__ is Tensor and _A._same_plain(x, y):

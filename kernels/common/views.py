@@ -12,6 +12,7 @@ Error types and messages follow torch (ATen's TensorShape.cpp).
 from __future__ import annotations
 
 import builtins
+import math
 import operator
 
 import numpy as np
@@ -85,13 +86,17 @@ def reshape_alias(self, size, stride):
     (4, 12, 2, 1)
     """
     shape, stride = tuple(R.int_list(size)), tuple(R.int_list(stride))
-    return make_view(self, shape, stride, self._offset, arr=_reshaped_array(self._np, shape))
+    arr = _reshaped_array(self._np, shape)
+    if arr is None or arr.strides != tuple(map(arr.itemsize.__mul__, stride)):
+        # not reshape's own call: as_strided's checks of sizes, strides and bounds
+        return as_strided(self, shape, stride, None)
+    return make_view(self, shape, stride, self._offset, arr=arr)
 
 
 def _reshaped_array(a, shape):
     """NumPy's view of `a` reshaped to `shape` (which its strides allow), or None when NumPy
-    would copy (then make_view builds the array from the storage)."""
-    if a is None or not a.size:
+    would copy or `shape` has another number of elements (or a negative size)."""
+    if a is None or not a.size or math.prod(shape) != a.size or min(shape, default=0) < 0:
         return None
     arr = a.reshape(shape)
     if arr.base is a or (a.base is not None and arr.base is a.base):
@@ -413,8 +418,10 @@ def _expanded_array(a, shape, stride):
     view is empty (make_view then finds it the general way)."""
     if a is None or 0 in shape or not a.flags.c_contiguous:
         return None
-    # (positional arguments: NumPy parses keyword arguments for ~0.6 us)
-    return np.ndarray(shape, a.dtype, a, 0, tuple(map(a.itemsize.__mul__, stride)))
+    try:    # (positional arguments: NumPy parses keyword arguments for ~0.6 us)
+        return np.ndarray(shape, a.dtype, a, 0, tuple(map(a.itemsize.__mul__, stride)))
+    except ValueError:      # more bytes than NumPy spans: make_view raises torch's way
+        return None
 
 
 def _type_string(self):

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import ember
+from ember.utils._python_dispatch import TorchDispatchMode
 
 torch = pytest.importorskip("torch")
 
@@ -74,3 +75,26 @@ def assert_attention_close(e_result, t_result, atol=1e-6):
         assert e_weights is None
     else:
         assert_close(e_weights, t_weights, atol=atol)
+
+
+def graph_names(t) -> list:
+    """The sorted names of the backward nodes behind t (one per node)."""
+    seen, stack = set(), [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(fn for fn, _ in node.next_functions)
+    return sorted(n.name().removeprefix("torch::autograd::") for n in seen)
+
+
+class OpLog(TorchDispatchMode):
+    """Records the name of every op it sees (`log.ops`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(str(func))
+        return func(*args, **(kwargs or {}))

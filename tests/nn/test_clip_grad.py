@@ -3,10 +3,10 @@ import math
 
 import numpy as np
 import pytest
+from nn_compare import OpLog
 
 import ember
 from ember import nn
-from ember.utils._python_dispatch import TorchDispatchMode
 
 torch = pytest.importorskip("torch")
 
@@ -48,16 +48,6 @@ def test_clip_grad_norm_matches_torch(norm_type, max_norm, foreach):
     assert isinstance(ne, ember.Tensor) and ne.dim() == 0 and ne.dtype == ember.float32
     np.testing.assert_allclose(ne.item(), nt.item(), rtol=1e-6)
     assert_same_grads(pe, pt)
-
-
-class OpLog(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.ops = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.ops.append(str(func))
-        return func(*args, **(kwargs or {}))
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])

@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
-from nn_compare import assert_close, pair, to_ember
+from nn_compare import assert_close, graph_names, pair, to_ember
 
 import ember
 import ember.nn.functional as EF
@@ -31,17 +31,6 @@ def build(make, dtype):
         e_mod = make(ember.nn, EF, EDTYPE[dtype])
     copy_weights(t_mod, e_mod)
     return t_mod, e_mod
-
-
-def graph_names(t) -> list:
-    """The sorted names of the backward nodes behind t (one per node)."""
-    seen, stack = set(), [t.grad_fn]
-    while stack:
-        node = stack.pop()
-        if node is not None and node not in seen:
-            seen.add(node)
-            stack.extend(fn for fn, _ in node.next_functions)
-    return sorted(n.name().removeprefix("torch::autograd::") for n in seen)
 
 
 def check(t_mod, e_mod, t_args, e_args, dtype, t_kw=None, e_kw=None, same_graph=False):
