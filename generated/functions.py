@@ -6990,10 +6990,10 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
 # schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def empty(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'empty')
     if _tf[0]:
         _r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
         if _r is not _NO:
@@ -13595,10 +13595,10 @@ def one_hot(input, num_classes=-1):
 # schema/native_functions.yaml: ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'ones')
     if _tf[0]:
         _r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
@@ -14084,7 +14084,9 @@ def rad2deg_(input):
 
 # schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_rand(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if not _size and size is None:
+        return None     # (torch's parser: a size is required)
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
         size = _ivar(_size, size, 'size')
@@ -14100,7 +14102,9 @@ def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
 
 # schema/native_functions.yaml: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if not _size and size is None:
+        return None     # (torch's parser: a size is required)
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
         size = _ivar(_size, size, 'size')
@@ -14394,7 +14398,9 @@ def randint_like(*args, **kwargs):
 
 # schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_randn(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if not _size and size is None:
+        return None     # (torch's parser: a size is required)
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
         size = _ivar(_size, size, 'size')
@@ -14410,7 +14416,9 @@ def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
 
 # schema/native_functions.yaml: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if not _size and size is None:
+        return None     # (torch's parser: a size is required)
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
         size = _ivar(_size, size, 'size')
@@ -19549,10 +19557,10 @@ def zero_(input):
 # schema/native_functions.yaml: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def zeros(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'zeros')
     if _tf[0]:
         _r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:

@@ -3615,10 +3615,10 @@ def bmm(self, mat2):
 # schema/native_functions.yaml: broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def broadcast_to(self, *_size, size=None):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'broadcast_to')
     if _tf[0]:
         _r = _htf(broadcast_to, (self,), (self, size), {})
         if _r is not _NO:
@@ -4436,7 +4436,9 @@ def cosh_(self):
 
 # schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
 def _m0_count_nonzero(self, *_dim, dim=None):
-    if dim is None and (len(_dim) != 1 or _dim[0].__class__ is int):
+    if not _dim and dim is None:
+        return None     # (torch's parser: a size is required)
+    if dim is None and (len(_dim) > 1 or _dim and _dim[0].__class__ is int):
         dim = _dim
     else:
         dim = _ivar(_dim, dim, 'dim')
@@ -5144,7 +5146,9 @@ def _c0_dsplit(self, sections):
 
 # schema/native_functions.yaml: dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_dsplit(self, *_indices, indices=None):
-    if indices is None and (len(_indices) != 1 or _indices[0].__class__ is int):
+    if not _indices and indices is None:
+        return None     # (torch's parser: a size is required)
+    if indices is None and (len(_indices) > 1 or _indices and _indices[0].__class__ is int):
         indices = _indices
     else:
         indices = _ivar(_indices, indices, 'indices')
@@ -5464,10 +5468,10 @@ def exp_(self):
 # schema/native_functions.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 def expand(self, *_size, size=None, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'expand')
     if _tf[0]:
         _r = _htf(expand, (self,), (self, size), {'implicit': implicit})
         if _r is not _NO:
@@ -5672,10 +5676,10 @@ def flatten(self, start_dim=0, end_dim=-1):
 # schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 def flip(self, *_dims, dims=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
-    if dims is None and (len(_dims) != 1 or _dims[0].__class__ is int):
+    if dims is None and (len(_dims) > 1 or _dims and _dims[0].__class__ is int):
         dims = _dims
     else:
-        dims = _ivar(_dims, dims, 'dims')
+        dims = _ivar(_dims, dims, 'dims', 'flip')
     if _tf[0]:
         _r = _htf(flip, (self,), (self, dims), {})
         if _r is not _NO:
@@ -6769,7 +6773,9 @@ def _c0_hsplit(self, sections):
 
 # schema/native_functions.yaml: hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_hsplit(self, *_indices, indices=None):
-    if indices is None and (len(_indices) != 1 or _indices[0].__class__ is int):
+    if not _indices and indices is None:
+        return None     # (torch's parser: a size is required)
+    if indices is None and (len(_indices) > 1 or _indices and _indices[0].__class__ is int):
         indices = _indices
     else:
         indices = _ivar(_indices, indices, 'indices')
@@ -9603,10 +9609,10 @@ def negative_(self):
 # schema/native_functions.yaml: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'new_empty')
     if _tf[0]:
         _r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
@@ -9661,10 +9667,10 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pi
 # schema/native_functions.yaml: new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'new_ones')
     if _tf[0]:
         _r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
@@ -9683,10 +9689,10 @@ def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_
 # schema/native_functions.yaml: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'new_zeros')
     if _tf[0]:
         _r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
@@ -9913,10 +9919,10 @@ def outer(self, vec2):
 # schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 def permute(self, *_dims, dims=None):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
-    if dims is None and (len(_dims) != 1 or _dims[0].__class__ is int):
+    if dims is None and (len(_dims) > 1 or _dims and _dims[0].__class__ is int):
         dims = _dims
     else:
-        dims = _ivar(_dims, dims, 'dims')
+        dims = _ivar(_dims, dims, 'dims', 'permute')
     if _tf[0]:
         _r = _htf(permute, (self,), (self, dims), {})
         if _r is not _NO:
@@ -10596,10 +10602,10 @@ def renorm_(self, p, dim, maxnorm):
 # schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
 def repeat(self, *_repeats, repeats=None):
     """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
-    if repeats is None and (len(_repeats) != 1 or _repeats[0].__class__ is int):
+    if repeats is None and (len(_repeats) > 1 or _repeats and _repeats[0].__class__ is int):
         repeats = _repeats
     else:
-        repeats = _ivar(_repeats, repeats, 'repeats')
+        repeats = _ivar(_repeats, repeats, 'repeats', 'repeat')
     if _tf[0]:
         _r = _htf(repeat, (self,), (self, repeats), {})
         if _r is not _NO:
@@ -10668,10 +10674,10 @@ def repeat_interleave(*args, **kwargs):
 # schema/native_functions.yaml: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 def reshape(self, *_shape, shape=None):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
-    if shape is None and (len(_shape) != 1 or _shape[0].__class__ is int):
+    if shape is None and (len(_shape) > 1 or _shape and _shape[0].__class__ is int):
         shape = _shape
     else:
-        shape = _ivar(_shape, shape, 'shape')
+        shape = _ivar(_shape, shape, 'shape', 'reshape')
     if _tf[0]:
         _r = _htf(reshape, (self,), (self, shape), {})
         if _r is not _NO:
@@ -10706,10 +10712,10 @@ def reshape_as(self, other):
 # schema/native_functions.yaml: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
 def resize_(self, *_size, size=None, memory_format=None):
     """resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'resize_')
     if _tf[0]:
         _r = _htf(resize_, (self,), (self, size), {'memory_format': memory_format})
         if _r is not _NO:
@@ -11753,7 +11759,9 @@ def _c1_squeeze(self, dim):
 
 # schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 def _m2_squeeze(self, *_dim, dim=None):
-    if dim is None and (len(_dim) != 1 or _dim[0].__class__ is int):
+    if not _dim and dim is None:
+        return None     # (torch's parser: a size is required)
+    if dim is None and (len(_dim) > 1 or _dim and _dim[0].__class__ is int):
         dim = _dim
     else:
         dim = _ivar(_dim, dim, 'dim')
@@ -11825,7 +11833,9 @@ def _c1_squeeze_(self, dim):
 
 # schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
 def _m2_squeeze_(self, *_dim, dim=None):
-    if dim is None and (len(_dim) != 1 or _dim[0].__class__ is int):
+    if not _dim and dim is None:
+        return None     # (torch's parser: a size is required)
+    if dim is None and (len(_dim) > 1 or _dim and _dim[0].__class__ is int):
         dim = _dim
     else:
         dim = _ivar(_dim, dim, 'dim')
@@ -12077,10 +12087,10 @@ def sum(*args, **kwargs):
 # schema/native_functions.yaml: sum_to_size(Tensor self, SymInt[] size) -> Tensor
 def sum_to_size(self, *_size, size=None):
     """sum_to_size(Tensor self, SymInt[] size) -> Tensor"""
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
-        size = _ivar(_size, size, 'size')
+        size = _ivar(_size, size, 'size', 'sum_to_size')
     if _tf[0]:
         _r = _htf(sum_to_size, (self,), (self, size), {})
         if _r is not _NO:
@@ -12384,10 +12394,10 @@ def tensor_split(*args, **kwargs):
 # schema/native_functions.yaml: tile(Tensor self, SymInt[] dims) -> Tensor
 def tile(self, *_dims, dims=None):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
-    if dims is None and (len(_dims) != 1 or _dims[0].__class__ is int):
+    if dims is None and (len(_dims) > 1 or _dims and _dims[0].__class__ is int):
         dims = _dims
     else:
-        dims = _ivar(_dims, dims, 'dims')
+        dims = _ivar(_dims, dims, 'dims', 'tile')
     if _tf[0]:
         _r = _htf(tile, (self,), (self, dims), {})
         if _r is not _NO:
@@ -12877,7 +12887,9 @@ def vdot(self, other):
 
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def _m0_view(self, *_size, size=None):
-    if size is None and (len(_size) != 1 or _size[0].__class__ is int):
+    if not _size and size is None:
+        return None     # (torch's parser: a size is required)
+    if size is None and (len(_size) > 1 or _size and _size[0].__class__ is int):
         size = _size
     else:
         size = _ivar(_size, size, 'size')
@@ -12968,7 +12980,9 @@ def _c0_vsplit(self, sections):
 
 # schema/native_functions.yaml: vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_vsplit(self, *_indices, indices=None):
-    if indices is None and (len(_indices) != 1 or _indices[0].__class__ is int):
+    if not _indices and indices is None:
+        return None     # (torch's parser: a size is required)
+    if indices is None and (len(_indices) > 1 or _indices and _indices[0].__class__ is int):
         indices = _indices
     else:
         indices = _ivar(_indices, indices, 'indices')

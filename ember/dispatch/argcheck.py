@@ -56,12 +56,15 @@ def ks_optlist(xs) -> int:
     return ks
 
 
-def intlist_varargs(args, keyword=None, name="size"):
-    """`view(2, 3)`, `view((2, 3))` and `view(size=(2, 3))` all give (2, 3)."""
+def intlist_varargs(args, keyword=None, name="size", fn=None):
+    """`view(2, 3)`, `view((2, 3))` and `view(size=(2, 3))` all give (2, 3); `fn`, the
+    binding's name when it has no other overload: `x.reshape()` is torch's TypeError."""
     if keyword is not None:
         if args:
             raise TypeError(f"got multiple values for argument '{name}'")
         return keyword
+    if not args and fn is not None:
+        raise TypeError(f'{fn}() missing 1 required positional arguments: "{name}"')
     if len(args) == 1 and type(args[0]) is not int and not isinstance(args[0], np.integer) \
             and not (isinstance(args[0], Tensor) and args[0].dim() == 0):
         return args[0]

@@ -75,6 +75,17 @@ def test_method_varargs():
     check(e.argsort(stable=True), t.argsort(stable=True))
 
 
+@pytest.mark.parametrize("call", ["x.reshape()", "x.permute()", "x.expand()", "x.repeat()",
+                                  "x.view()", "x.new_zeros()", "lib.zeros()", "x.flip()"])
+def test_an_empty_size_varargs_is_a_type_error(call):
+    """`x.reshape()` names no size: torch's TypeError ("missing 1 required positional
+    arguments"), not a 0-d tensor; `x.reshape(())` still gives one."""
+    e, t = _x((1,))
+    raises_like(lambda: eval(call, {"x": e, "lib": ember}),
+                lambda: eval(call, {"x": t, "lib": torch}))
+    check(e.reshape(()), t.reshape(()))
+
+
 def test_nonzero_out_resized_column_major():
     e, t = pair(np.array([[0, 1, 2], [3, 0, 0]], np.int64))
     eo, to = ember.empty(0, dtype=ember.int64), torch.empty(0, dtype=torch.int64)
