@@ -424,6 +424,22 @@ def test_reshape_of_a_non_contiguous_tensor_under_modes_is_a_view(mode):
     assert names[0] == names[1] == "ViewBackward0"
 
 
+def test_reshape_alias_called_directly():
+    """_reshape_alias called with sizes and strides reshape did not compute: the view they
+    describe over self's storage (as torch's, which also takes any strides), and
+    as_strided's RuntimeError for a negative size or one reaching past the storage (torch
+    checks nothing and reads past it) instead of NumPy's ValueError."""
+    alias = ember.ops.aten._reshape_alias.default
+    x = ember.arange(12.0)
+    v = alias(x, (3, 2), (1, 3))        # not NumPy's reshape strides: a strided view
+    t = torch.ops.aten._reshape_alias.default(torch.arange(12.0), (3, 2), (1, 3))
+    assert v.stride() == t.stride() and v._base is x
+    np.testing.assert_array_equal(v.numpy(), t.numpy())
+    for size, stride in (((-1,), (-1,)), ((4, 4), (4, 1))):
+        with pytest.raises(RuntimeError):
+            alias(x, size, stride)
+
+
 def test_cached_view_plans_keep_errors():
     """A repeated view, permute or expand (served from a remembered plan) gives the same
     view and still refuses what the first call refuses: float sizes, and a non-contiguous
