@@ -21,7 +21,7 @@ from ..core.refcounts import EXACT as _EXACT_REFCOUNTS
 from ..core.shapes import is_non_overlapping_and_dense
 from ..core.tensor import Tensor, from_array
 from ..dispatch import observers as _observers
-from ..dispatch.keys import ADINPLACE_BIT, AUTOGRAD_BIT, CONJ_BIT, FULL
+from ..dispatch.keys import ADINPLACE_BIT, AUTOGRAD_BIT, CONJ_BIT
 from ..dispatch.tls import state as _tls
 from ..kernels.common.views import detach as _detach
 
@@ -115,7 +115,6 @@ def accumulate_grad(variable, g, run_hooks=True, held=1):
 
 
 _FLOAT_DTYPES = (D.float32, D.float64)
-_NO_MASKS = (0, FULL)
 
 
 def _add_unobserved(old, g) -> bool:
@@ -133,8 +132,7 @@ def _add_unobserved(old, g) -> bool:
             and a.__class__ is _ndarray and old._dtype is g._dtype
             and old._dtype in _FLOAT_DTYPES and o.shape == a.shape and o.flags.c_contiguous
             and (old._storage is None or old._storage is not g._storage)
-            and not _tls.dispatch_modes and not _tls.function_modes
-            and _observers.active is None and _tls.masks == _NO_MASKS):
+            and _observers.ops_unobserved()):
         return False
     np.add(o, a, out=o)
     if old._ks & ADINPLACE_BIT:

@@ -25,7 +25,7 @@ import ember
 from ..core import dtype as D
 from ..core.tensor import Tensor, from_array
 from ..dispatch import observers as _observers
-from ..dispatch.keys import AUTOGRAD_BIT, FULL
+from ..dispatch.keys import AUTOGRAD_BIT
 from ..dispatch.observers import Range
 from ..dispatch.tls import state as _tls
 from . import array_formulas as _A
@@ -207,7 +207,7 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
     push, pop = heapq.heappush, heapq.heappop
     anomaly = G._anomaly[0]
     profiling = _observers.active is not None
-    arrays = _arrays_unobserved(anomaly, profiling)
+    arrays = _arrays_unobserved(anomaly)
     outputs = root.grads
     node = pop(heap)[2]
     ready = None        # the first node made ready by the current step
@@ -354,15 +354,10 @@ def _call_anomaly(node, buf):
     return outputs
 
 
-def _arrays_unobserved(anomaly, profiling) -> bool:
+def _arrays_unobserved(anomaly) -> bool:
     """Whether nodes may run their formulas on NumPy arrays (array_formulas.py): nothing
-    could see the ops of the formulas (no create_graph, mode, profiler, anomaly mode)."""
-    s = _tls
-    return _A.ENABLED and not (s.grad_enabled or anomaly or profiling or s.dispatch_modes
-                               or s.function_modes) and s.masks == _DEFAULT_MASKS
-
-
-_DEFAULT_MASKS = (0, FULL)      # no key included or excluded
+    could see the ops of the formulas (no create_graph, anomaly mode, mode or profiler)."""
+    return _A.ENABLED and not (_tls.grad_enabled or anomaly) and _observers.ops_unobserved()
 
 
 def _add_unobserved(a, b):

@@ -18,8 +18,21 @@ and `memory(nbytes, device)` (ember/profiler/_collector.py).
 """
 from __future__ import annotations
 
+from .keys import FULL
+from .tls import state as _tls
+
 active = None          # the running profiler's collector, or None
 step_hooks: list = []  # hook(op, keyset, key, fn, args) before each kernel runs
+_NO_MASKS = (0, FULL)  # no key included or excluded
+
+
+def ops_unobserved() -> bool:
+    """Whether nothing could see the ops run now (no dispatch or function mode, no profiler,
+    no key included or excluded): fast paths that skip the ops (the engine's array
+    formulas, AccumulateGrad's in-place add) may run."""
+    s = _tls
+    return active is None and not s.dispatch_modes and not s.function_modes and \
+        s.masks == _NO_MASKS
 
 
 def call(op, kernel, args):

@@ -28,7 +28,6 @@ import ember
 from ...autograd.graph import NO_EDGE, Node, gradient_edge, new_node, save, set_history_many, unpack
 from ...core.tensor import Tensor, from_array
 from ...dispatch import observers as _observers
-from ...dispatch.keys import FULL
 from ...dispatch.tls import state as _tls
 from ...kernels.cpu import rnn as _cpu_rnn
 from .. import functional as F
@@ -49,9 +48,7 @@ def _fused_ok(*tensors) -> bool:
     CPU tensors, and no dispatch or function mode (make_fx, fake tensors, subclasses' modes),
     no key included or excluded (autocast, functionalize, inference mode), no profiler and
     no saved-tensor hooks. Otherwise the step decomposes as torch's CPU cells do."""
-    s = _tls
-    if (s.dispatch_modes or s.function_modes or s.saved_hooks or s.masks != _DEFAULT_MASKS
-            or _observers.active is not None):
+    if _tls.saved_hooks or not _observers.ops_unobserved():
         return False
     for t in tensors:
         if t.__class__ not in _PLAIN or t._dtype not in _FUSED_DTYPES or t.device.type != "cpu":
@@ -59,7 +56,6 @@ def _fused_ok(*tensors) -> bool:
     return True
 
 
-_DEFAULT_MASKS = (0, FULL)
 _PLAIN = (Tensor, Parameter)
 _FUSED_DTYPES = (ember.float32, ember.float64)
 
